@@ -1,0 +1,60 @@
+//! `seekclaw`: runs the daemon and talks to it.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use seekclaw_config::Home;
+use seekclaw_daemon::{DaemonError, DaemonOptions};
+
+#[derive(Parser)]
+#[command(
+    name = "seekclaw",
+    version,
+    about = "Local AI coding-agent runtime and daemon"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
+    Daemon,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    match cli.command {
+        Command::Daemon => run_daemon(),
+    }
+}
+
+fn run_daemon() -> ExitCode {
+    let outcome = (|| -> anyhow::Result<Result<(), DaemonError>> {
+        let home = Home::from_env()?;
+        let cwd = std::env::current_dir()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        Ok(runtime.block_on(seekclaw_daemon::run(DaemonOptions { home, cwd })))
+    })();
+    match outcome {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("seekclaw: {e}");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+use seekclaw_testkit::{DaemonProcess, StartOptions};
+use serde_json::json;
+
+use crate::{bin, start};
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn home_is_0700_and_socket_is_0600() {
+    let d = start();
+    assert_eq!(mode(&d.home), 0o700);
+    assert_eq!(mode(&d.socket), 0o600);
+    assert!(
+        d.home.join("config.json").is_file(),
+        "defaults written on first run"
+    );
+    assert!(d.home.join("seekclaw.db").is_file());
+}
+
+#[test]
+fn second_daemon_on_same_home_exits_and_first_keeps_serving() {
+    let d = start();
+    let mut second = DaemonProcess::spawn_nowait(bin(), &d.home, &StartOptions::default()).unwrap();
+    let status = second.wait_exit(Duration::from_secs(20)).unwrap();
+    assert!(!status.success());
+    let msg = second.stderr();
+    assert!(
+        msg.contains(&format!("another daemon is running (pid {})", d.pid())),
+        "stderr: {msg}"
+    );
+    let mut c = d.connect().unwrap();
+    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
+}
+
+#[test]
+fn stale_socket_is_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // A socket file with nobody listening, as a crashed daemon leaves it.
+    drop(std::os::unix::net::UnixListener::bind(home.join("daemon.sock")).unwrap());
+    assert!(home.join("daemon.sock").exists());
+    let d = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
+    let mut c = d.connect().unwrap();
+    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
+}
+
+#[test]
+fn shutdown_answers_bye_then_exits_zero_and_removes_socket() {
+    let mut d = start();
+    let mut c = d.connect().unwrap();
+    let line_id = c.send("shutdown", json!({})).unwrap();
+    let env = c.collect(line_id).unwrap().pop().unwrap();
+    assert_eq!(env, json!({"id": line_id, "event": "bye", "data": ""}));
+    let status = d.wait_exit(Duration::from_secs(15)).unwrap();
+    assert!(status.success(), "exit status {status}");
+    assert!(!d.socket.exists());
+}
+
+#[test]
+fn sigterm_and_sigint_exit_zero_and_remove_socket() {
+    for sig in [15, 2] {
+        let mut d = start();
+        let _idle = d.connect().unwrap();
+        d.signal(sig).unwrap();
+        let status = d.wait_exit(Duration::from_secs(15)).unwrap();
+        assert!(status.success(), "signal {sig}: {status}");
+        assert!(!d.socket.exists(), "signal {sig}");
+    }
+}
+
+#[test]
+fn kill9_during_writes_loses_no_acknowledged_session_and_db_stays_intact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = crate::project_dir(tmp.path(), "ws");
+    let mut d = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
+    let mut writers = Vec::new();
+    for _ in 0..4 {
+        let mut c = d.connect().unwrap();
+        let ws = ws.display().to_string();
+        writers.push(std::thread::spawn(move || {
+            let mut acked = Vec::new();
+            loop {
+                let Ok(id) = c.ok("session.new", json!({"workspace": ws})) else {
+                    break;
+                };
+                if c.ok(
+                    "session.update",
+                    json!({"id": id, "workspace": ws, "title": "t"}),
+                )
+                .is_err()
+                {
+                    acked.push(id);
+                    break;
+                }
+                acked.push(id);
+            }
+            acked
+        }));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    d.kill9().unwrap();
+    let acked: Vec<String> = writers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
+    assert!(
+        acked.len() > 10,
+        "writes happened before the kill: {}",
+        acked.len()
+    );
+
+    let db = rusqlite::Connection::open(home.join("seekclaw.db")).unwrap();
+    let check: String = db
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    drop(db);
+
+    let d2 = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
+    let mut c = d2.connect().unwrap();
+    let list = c
+        .ok_json(
+            "session.list",
+            json!({"workspace": ws.display().to_string()}),
+        )
+        .unwrap();
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    for id in &acked {
+        assert!(ids.contains(&id.as_str()), "acknowledged session {id} lost");
+    }
+}

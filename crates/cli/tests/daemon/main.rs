@@ -1,0 +1,32 @@
+//! Black-box tests of the real `seekclaw daemon` over its real socket.
+
+mod config;
+mod lifecycle;
+mod projects;
+mod protocol;
+mod sessions;
+mod workspace;
+
+use std::path::{Path, PathBuf};
+
+use seekclaw_testkit::{DaemonProcess, StartOptions};
+
+pub fn bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_seekclaw"))
+}
+
+pub fn start() -> DaemonProcess {
+    DaemonProcess::start(bin()).expect("daemon starts")
+}
+
+pub fn start_with(opts: StartOptions) -> DaemonProcess {
+    DaemonProcess::start_with(bin(), opts).expect("daemon starts")
+}
+
+/// A temp directory that looks like a Rust project (a workspace root).
+pub fn project_dir(parent: &Path, name: &str) -> PathBuf {
+    let dir = parent.join(name);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+    dir
+}

@@ -1,0 +1,355 @@
+//! The global `config.json` schema (reference §5.2, plus our `daemon` section and
+//! agent additions). Every struct is `#[serde(default)]` so partial files load,
+//! and keeps unknown keys in `extra` so a newer config round-trips without loss.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::enums::{AgentMode, ReasoningLevel};
+use crate::provider::Provider;
+
+/// Name of the profile that exists out of the box.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// `~/.seekclaw/config.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Config {
+    pub active_profile: String,
+    /// Looked up case-insensitively by [`Config::active_profile_mut`].
+    pub profiles: BTreeMap<String, Profile>,
+    pub providers: Vec<Provider>,
+    pub routing: Routing,
+    pub agent: AgentSettings,
+    pub mcp: McpSettings,
+    pub daemon: DaemonSettings,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            active_profile: DEFAULT_PROFILE.to_string(),
+            profiles: BTreeMap::from([(DEFAULT_PROFILE.to_string(), Profile::default())]),
+            providers: Vec::new(),
+            routing: Routing::default(),
+            agent: AgentSettings::default(),
+            mcp: McpSettings::default(),
+            daemon: DaemonSettings::default(),
+            extra: Map::new(),
+        }
+    }
+}
+
+impl Config {
+    /// The active profile, matched exactly, else case-insensitively.
+    pub fn active_profile(&self) -> Option<&Profile> {
+        let key = self.active_profile_key()?;
+        self.profiles.get(&key)
+    }
+
+    /// The active profile, created empty if missing (as the original does).
+    pub fn active_profile_mut(&mut self) -> &mut Profile {
+        let key = self
+            .active_profile_key()
+            .unwrap_or_else(|| self.active_profile.clone());
+        self.profiles.entry(key).or_default()
+    }
+
+    /// The provider with this id (case-insensitive).
+    pub fn provider(&self, id: &str) -> Option<&Provider> {
+        self.providers
+            .iter()
+            .find(|p| p.id.eq_ignore_ascii_case(id))
+    }
+
+    fn active_profile_key(&self) -> Option<String> {
+        if self.profiles.contains_key(&self.active_profile) {
+            return Some(self.active_profile.clone());
+        }
+        self.profiles
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case(&self.active_profile))
+            .cloned()
+    }
+}
+
+/// A named set of routing preferences.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Profile {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `fast|balanced|quality|cheap|offline` or any key of `routing.strategies`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Stored for compatibility; the effective mode comes from workspace and `agent.mode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<AgentMode>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `routing`: failover, strategies and retry/circuit-breaker tuning.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Routing {
+    pub failover_enabled: bool,
+    pub deep_seek_optimization_enabled: bool,
+    /// Strategy name → ordered `"provider/model"` refs.
+    pub strategies: BTreeMap<String, Vec<String>>,
+    /// `"provider/model"` refs tried after the strategy.
+    pub fallback: Vec<String>,
+    pub load_balance: LoadBalance,
+    pub retry: Retry,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for Routing {
+    fn default() -> Self {
+        Routing {
+            failover_enabled: true,
+            deep_seek_optimization_enabled: false,
+            strategies: BTreeMap::new(),
+            fallback: Vec::new(),
+            load_balance: LoadBalance::Priority,
+            retry: Retry::default(),
+            extra: Map::new(),
+        }
+    }
+}
+
+/// How candidates of equal rank are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LoadBalance {
+    #[default]
+    Priority,
+    RoundRobin,
+    LeastUsed,
+    LowestCost,
+    Fastest,
+    /// Behaves like priority (as in the original).
+    Sticky,
+}
+
+impl LoadBalance {
+    pub const ALL: [LoadBalance; 6] = [
+        LoadBalance::Priority,
+        LoadBalance::RoundRobin,
+        LoadBalance::LeastUsed,
+        LoadBalance::LowestCost,
+        LoadBalance::Fastest,
+        LoadBalance::Sticky,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadBalance::Priority => "priority",
+            LoadBalance::RoundRobin => "roundRobin",
+            LoadBalance::LeastUsed => "leastUsed",
+            LoadBalance::LowestCost => "lowestCost",
+            LoadBalance::Fastest => "fastest",
+            LoadBalance::Sticky => "sticky",
+        }
+    }
+
+    /// Case-insensitive; `-` and `_` ignored (`round_robin`, `Round-Robin`).
+    pub fn parse(s: &str) -> Option<Self> {
+        let wanted: String = s
+            .trim()
+            .chars()
+            .filter(|c| *c != '-' && *c != '_')
+            .collect();
+        Self::ALL
+            .into_iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(&wanted))
+    }
+}
+
+impl Serialize for LoadBalance {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for LoadBalance {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = LoadBalance;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a load-balance name or 0-5")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LoadBalance, E> {
+                LoadBalance::parse(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LoadBalance, E> {
+                usize::try_from(v)
+                    .ok()
+                    .and_then(|i| LoadBalance::ALL.get(i).copied())
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LoadBalance, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+                    .and_then(|u| self.visit_u64(u))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Per-candidate retries and the per-model circuit breaker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Retry {
+    pub max_attempts: u32,
+    pub base_delay_seconds: f64,
+    pub max_delay_seconds: f64,
+    /// Consecutive failures that open the breaker.
+    pub circuit_break_threshold: u32,
+    pub circuit_cooldown_seconds: f64,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            max_attempts: 3,
+            base_delay_seconds: 1.0,
+            max_delay_seconds: 20.0,
+            circuit_break_threshold: 4,
+            circuit_cooldown_seconds: 60.0,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// `agent`: turn-loop limits and defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AgentSettings {
+    pub max_steps: u32,
+    pub auto_verify: bool,
+    pub max_repair_attempts: u32,
+    /// `pragmatic` or `friendly`.
+    pub personality: String,
+    pub enable_context_compaction: bool,
+    pub max_output_continuations: u32,
+    pub mode: AgentMode,
+    /// Prompt key.
+    pub system_prompt: String,
+    pub thinking_budget_tokens: u64,
+    pub reasoning_level: ReasoningLevel,
+    pub max_tool_output_chars: u64,
+    pub bash_timeout_seconds: u64,
+    pub scheduled_turn_timeout_seconds: u64,
+    /// How long a tool waits for another session's write lock on a file.
+    pub write_lock_timeout_seconds: u64,
+    /// Lets file tools leave the workspace root.
+    pub allow_outside_workspace: bool,
+    pub max_concurrent_scheduled_turns: u32,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            max_steps: 40,
+            auto_verify: true,
+            max_repair_attempts: 3,
+            personality: "pragmatic".to_string(),
+            enable_context_compaction: true,
+            max_output_continuations: 6,
+            mode: AgentMode::Edit,
+            system_prompt: "system/default".to_string(),
+            thinking_budget_tokens: 16384,
+            reasoning_level: ReasoningLevel::High,
+            max_tool_output_chars: 60_000,
+            bash_timeout_seconds: 180,
+            scheduled_turn_timeout_seconds: 1800,
+            write_lock_timeout_seconds: 30,
+            allow_outside_workspace: false,
+            max_concurrent_scheduled_turns: 4,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// `mcp` (also the shape of a workspace's `mcp`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpSettings {
+    pub servers: BTreeMap<String, McpServer>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One MCP server. `transport` stays text: which transports are supported is
+/// the MCP client's decision, and an unknown one must not break config loading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpServer {
+    /// `stdio` (default), `sse`, `http`.
+    pub transport: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub env: Option<BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub enabled: bool,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for McpServer {
+    fn default() -> Self {
+        McpServer {
+            transport: "stdio".to_string(),
+            command: None,
+            args: None,
+            env: None,
+            url: None,
+            enabled: true,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// `daemon`: settings of our daemon that the original did not have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct DaemonSettings {
+    /// A client whose outbound queue stays full this long is disconnected.
+    pub slow_client_timeout_seconds: u64,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for DaemonSettings {
+    fn default() -> Self {
+        DaemonSettings {
+            slow_client_timeout_seconds: 10,
+            extra: Map::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

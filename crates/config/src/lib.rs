@@ -1,0 +1,29 @@
+//! SeekClaw configuration: the home layout (`$SEEKCLAW_HOME`, default `~/.seekclaw`),
+//! `config.json` / `state.json`, workspace overrides and detection, and the
+//! domain enums [`AgentMode`] and [`ReasoningLevel`].
+//!
+//! Synchronous and std-only: callers in async code use `spawn_blocking`.
+//! API keys come only from `config.json`; nothing here reads them from the environment.
+
+mod config;
+mod enums;
+mod error;
+mod home;
+mod jsonfile;
+mod paths;
+mod provider;
+mod state;
+mod workspace;
+
+pub use config::{
+    AgentSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance, McpServer, McpSettings,
+    Profile, Retry, Routing,
+};
+pub use enums::{AgentMode, ReasoningLevel};
+pub use error::{ConfigError, Result};
+pub use home::{HOME_ENV, Home, user_home};
+pub use jsonfile::{FileProblem, Loaded, load_json_file, read_json_lenient, save_json_file};
+pub use paths::{GLOBAL_SCOPE, normalize_path, path_key, scope_key_workspace};
+pub use provider::{Capabilities, Model, Provider};
+pub use state::{State, WorkspaceConfig, workspace_config_path};
+pub use workspace::{detect_root, init_workspace, project_kinds, workspace_name};

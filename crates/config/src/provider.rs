@@ -1,0 +1,300 @@
+//! `providers[]` entries of config.json: provider, model, capabilities (reference §5.2).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::enums::ReasoningLevel;
+
+/// A chat API endpoint with its models.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Provider {
+    pub id: String,
+    pub name: Option<String>,
+    /// `"openai"` (any OpenAI-compatible API) or `"anthropic"`; kept as text so an
+    /// unknown kind from a newer config does not make the whole file unreadable.
+    pub kind: String,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    /// Sent as the `OpenAI-Organization` header.
+    pub organization: Option<String>,
+    pub proxy: Option<String>,
+    pub timeout_seconds: u64,
+    pub model_list_url: Option<String>,
+    /// Added to every request.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// Neutral level name → wire value, e.g. `{"ultra": "xhigh"}`.
+    pub reasoning_effort_map: Option<BTreeMap<String, String>>,
+    pub prompt_caching: bool,
+    pub enabled: bool,
+    /// Lower sorts first.
+    pub priority: i32,
+    pub models: Vec<Model>,
+    /// Unknown keys, kept so a newer config round-trips. `displayName` is
+    /// computed, so it is dropped here rather than written twice.
+    #[serde(flatten, deserialize_with = "extra_without_display_name")]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for Provider {
+    fn default() -> Self {
+        Provider {
+            id: String::new(),
+            name: None,
+            kind: "openai".to_string(),
+            base_url: String::new(),
+            api_key: None,
+            organization: None,
+            proxy: None,
+            timeout_seconds: 120,
+            model_list_url: None,
+            headers: None,
+            reasoning_effort_map: None,
+            prompt_caching: true,
+            enabled: true,
+            priority: 0,
+            models: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+}
+
+impl Provider {
+    /// `name` if set and non-blank, else `id`.
+    pub fn display_name(&self) -> &str {
+        match self.name.as_deref() {
+            Some(n) if !n.trim().is_empty() => n,
+            _ => &self.id,
+        }
+    }
+
+    /// The model whose `id` or `alias` is `name` (case-insensitive).
+    pub fn model(&self, name: &str) -> Option<&Model> {
+        self.models.iter().find(|m| {
+            m.id.eq_ignore_ascii_case(name)
+                || m.alias
+                    .as_deref()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(name))
+        })
+    }
+}
+
+fn extra_without_display_name<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Map<String, Value>, D::Error> {
+    let mut extra = Map::deserialize(d)?;
+    extra.shift_remove("displayName");
+    Ok(extra)
+}
+
+/// Written field by field so the computed `displayName` appears in the file
+/// (clients of the original read it), after the stored fields.
+impl Serialize for Provider {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            id: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            name: &'a Option<String>,
+            kind: &'a str,
+            base_url: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            api_key: &'a Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            organization: &'a Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            proxy: &'a Option<String>,
+            timeout_seconds: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            model_list_url: &'a Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            headers: &'a Option<BTreeMap<String, String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            reasoning_effort_map: &'a Option<BTreeMap<String, String>>,
+            prompt_caching: bool,
+            enabled: bool,
+            priority: i32,
+            models: &'a [Model],
+            display_name: &'a str,
+            #[serde(flatten)]
+            extra: &'a Map<String, Value>,
+        }
+        Wire {
+            id: &self.id,
+            name: &self.name,
+            kind: &self.kind,
+            base_url: &self.base_url,
+            api_key: &self.api_key,
+            organization: &self.organization,
+            proxy: &self.proxy,
+            timeout_seconds: self.timeout_seconds,
+            model_list_url: &self.model_list_url,
+            headers: &self.headers,
+            reasoning_effort_map: &self.reasoning_effort_map,
+            prompt_caching: self.prompt_caching,
+            enabled: self.enabled,
+            priority: self.priority,
+            models: &self.models,
+            display_name: self.display_name(),
+            extra: &self.extra,
+        }
+        .serialize(s)
+    }
+}
+
+/// One model of a provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Model {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    pub context_window: u64,
+    pub max_output: u64,
+    pub capabilities: Capabilities,
+    /// USD per 1M input tokens.
+    #[serde(rename = "inputPricePerMTok")]
+    pub input_price_per_mtok: f64,
+    /// USD per 1M output tokens.
+    #[serde(rename = "outputPricePerMTok")]
+    pub output_price_per_mtok: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        Model {
+            id: String::new(),
+            alias: None,
+            context_window: 128_000,
+            max_output: 8192,
+            capabilities: Capabilities::default(),
+            input_price_per_mtok: 0.0,
+            output_price_per_mtok: 0.0,
+            tags: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// What a model can do; drives routing (vision), tool sending and reasoning caps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Capabilities {
+    pub streaming: bool,
+    /// Anthropic thinking budget / DeepSeek thinking.
+    pub thinking: bool,
+    pub vision: bool,
+    pub image: bool,
+    /// Tools are sent only if true.
+    pub tool_calling: bool,
+    pub json_mode: bool,
+    /// OpenAI `max_completion_tokens` and `reasoning_effort`.
+    pub reasoning: bool,
+    /// Requested levels are clamped to this.
+    pub max_reasoning_level: ReasoningLevel,
+    pub embedding: bool,
+    pub mcp: bool,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for Capabilities {
+    fn default() -> Self {
+        Capabilities {
+            streaming: true,
+            thinking: false,
+            vision: false,
+            image: false,
+            tool_calling: true,
+            json_mode: false,
+            reasoning: false,
+            max_reasoning_level: ReasoningLevel::Max,
+            embedding: false,
+            mcp: true,
+            extra: Map::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_name_written_computed_and_ignored_on_read() {
+        let p = Provider {
+            id: "ds".into(),
+            ..Provider::default()
+        };
+        let v = serde_json::to_value(&p).unwrap();
+        assert_eq!(v["displayName"], "ds");
+        assert!(v.get("name").is_none());
+
+        let text = r#"{"id":"ds","name":"DeepSeek","displayName":"Stale","x":1}"#;
+        let p: Provider = serde_json::from_str(text).unwrap();
+        assert_eq!(p.display_name(), "DeepSeek");
+        assert!(!p.extra.contains_key("displayName"));
+        assert_eq!(p.extra["x"], 1);
+        let out = serde_json::to_string(&p).unwrap();
+        assert_eq!(out.matches("displayName").count(), 1);
+        assert!(out.contains(r#""displayName":"DeepSeek","x":1"#), "{out}");
+    }
+
+    #[test]
+    fn provider_key_order() {
+        let p = Provider {
+            id: "a".into(),
+            api_key: Some("k".into()),
+            models: vec![Model {
+                id: "m".into(),
+                ..Model::default()
+            }],
+            ..Provider::default()
+        };
+        let v = serde_json::to_value(&p).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "kind",
+                "baseUrl",
+                "apiKey",
+                "timeoutSeconds",
+                "promptCaching",
+                "enabled",
+                "priority",
+                "models",
+                "displayName"
+            ]
+        );
+        let m = &v["models"][0];
+        assert_eq!(m["contextWindow"], 128_000);
+        assert_eq!(m["maxOutput"], 8192);
+        assert_eq!(m["inputPricePerMTok"], 0.0);
+        assert_eq!(m["capabilities"]["maxReasoningLevel"], "max");
+        assert_eq!(m["capabilities"]["toolCalling"], true);
+    }
+
+    #[test]
+    fn model_lookup_by_id_or_alias() {
+        let p = Provider {
+            models: vec![Model {
+                id: "deepseek-chat".into(),
+                alias: Some("chat".into()),
+                ..Model::default()
+            }],
+            ..Provider::default()
+        };
+        assert!(p.model("DeepSeek-Chat").is_some());
+        assert!(p.model("chat").is_some());
+        assert!(p.model("other").is_none());
+    }
+}

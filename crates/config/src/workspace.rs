@@ -1,0 +1,262 @@
+//! Workspace root detection, project kinds and `<ws>/.seekclaw/` initialisation
+//! (reference §5.6).
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{ConfigError, Result};
+use crate::home::{Home, user_home};
+
+/// Files or directories whose presence makes a directory a workspace root
+/// (besides `.seekclaw`, `*.sln` and `*.slnx`, which need extra checks).
+const ROOT_MARKERS: [&str; 5] = [
+    ".git",
+    "package.json",
+    "pyproject.toml",
+    "Cargo.toml",
+    "go.mod",
+];
+
+/// Sub-directories of `<ws>/.seekclaw/` created by [`init_workspace`], in order.
+const WORKSPACE_DIRS: [&str; 7] = [
+    "prompts", "memory", "cache", "logs", "skills", "mcp", "docs",
+];
+
+/// Lines [`init_workspace`] makes sure `.gitignore` has.
+const GITIGNORE_LINES: [&str; 4] = [".seekclaw/", ".session/", ".cache/", "logs/"];
+const GITIGNORE_HEADING: &str = "# SeekClaw";
+
+/// Walks up from `start` (absolute; see [`crate::normalize_path`]) to the first
+/// directory holding a project marker: `.git`, `.seekclaw`, `package.json`,
+/// `pyproject.toml`, `Cargo.toml`, `go.mod`, `*.sln` or `*.slnx`. A `.seekclaw`
+/// that is the seekclaw home (or `~/.seekclaw`) is not a marker, and the walk
+/// stops below the user's home directory, so unrelated folders under `~` never
+/// merge into one scope. No match: `start` is the root.
+pub fn detect_root(start: &Path, home: &Home) -> PathBuf {
+    detect_root_in(start, home, user_home().as_deref())
+}
+
+fn detect_root_in(start: &Path, home: &Home, user_home: Option<&Path>) -> PathBuf {
+    let mut ignored_dirs = vec![home.root().to_path_buf()];
+    if let Some(u) = user_home {
+        ignored_dirs.push(u.join(".seekclaw"));
+    }
+    let ignored = SamePathSet::new(ignored_dirs);
+    let stop = user_home.map(|u| SamePathSet::new(vec![u.to_path_buf()]));
+
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        if stop.as_ref().is_some_and(|s| s.contains(d)) {
+            break;
+        }
+        if is_root(d, &ignored) {
+            return d.to_path_buf();
+        }
+        dir = d.parent().filter(|p| !p.as_os_str().is_empty());
+    }
+    start.to_path_buf()
+}
+
+fn is_root(dir: &Path, ignored_seekclaw: &SamePathSet) -> bool {
+    if ROOT_MARKERS.iter().any(|m| dir.join(m).exists()) {
+        return true;
+    }
+    let dot = dir.join(".seekclaw");
+    if dot.is_dir() && !ignored_seekclaw.contains(&dot) {
+        return true;
+    }
+    has_file_with_ext(dir, &["sln", "slnx"])
+}
+
+/// Paths compared lexically and, where they exist, after resolving symlinks
+/// (the home may be reached through a link).
+struct SamePathSet {
+    paths: Vec<(PathBuf, Option<PathBuf>)>,
+}
+
+impl SamePathSet {
+    fn new(paths: Vec<PathBuf>) -> Self {
+        let paths = paths
+            .into_iter()
+            .map(|p| {
+                let canon = fs::canonicalize(&p).ok();
+                (p, canon)
+            })
+            .collect();
+        SamePathSet { paths }
+    }
+
+    fn contains(&self, p: &Path) -> bool {
+        if self.paths.iter().any(|(lex, _)| lex == p) {
+            return true;
+        }
+        let Ok(canon) = fs::canonicalize(p) else {
+            return false;
+        };
+        self.paths.iter().any(|(_, c)| c.as_deref() == Some(&canon))
+    }
+}
+
+fn has_file_with_ext(dir: &Path, exts: &[&str]) -> bool {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let path = e.path();
+        let ext_matches = path
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| exts.iter().any(|want| x.eq_ignore_ascii_case(want)));
+        ext_matches && path.is_file()
+    })
+}
+
+/// Project kinds found at `root`, in the order git, dotnet, node, python, rust,
+/// go, unity, vue.
+pub fn project_kinds(root: &Path) -> Vec<String> {
+    const DOTNET: [&str; 3] = ["sln", "slnx", "csproj"];
+    let package_json = root.join("package.json");
+    let dotnet = has_file_with_ext(root, &DOTNET)
+        || fs::read_dir(root).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                let p = e.path();
+                p.is_dir() && has_file_with_ext(&p, &DOTNET)
+            })
+        });
+    let vue = fs::read_to_string(&package_json).is_ok_and(|s| s.contains("\"vue\""));
+    let checks = [
+        ("git", root.join(".git").exists()),
+        ("dotnet", dotnet),
+        ("node", package_json.is_file()),
+        (
+            "python",
+            ["pyproject.toml", "requirements.txt", "setup.py"]
+                .iter()
+                .any(|f| root.join(f).is_file()),
+        ),
+        ("rust", root.join("Cargo.toml").is_file()),
+        ("go", root.join("go.mod").is_file()),
+        (
+            "unity",
+            root.join("Assets").is_dir() && root.join("ProjectSettings").is_dir(),
+        ),
+        ("vue", vue),
+    ];
+    checks
+        .into_iter()
+        .filter(|(_, found)| *found)
+        .map(|(kind, _)| kind.to_string())
+        .collect()
+}
+
+/// The workspace's display name: its folder name (the whole path for `/`).
+pub fn workspace_name(root: &Path) -> String {
+    match root.file_name() {
+        Some(name) => name.to_string_lossy().into_owned(),
+        None => root.to_string_lossy().into_owned(),
+    }
+}
+
+/// Creates what is missing of `.seekclaw/{prompts,memory,cache,logs,skills,mcp,docs}`
+/// and `.seekclaw/config.json` (`{}`), then adds the missing ignore lines to
+/// `.gitignore` under a `# SeekClaw` heading. Returns what it created or changed,
+/// relative to `root` with `/` separators, in order (`".seekclaw"`,
+/// `".seekclaw/prompts"`, …, `".gitignore (created)"` or `".gitignore (updated)"`).
+/// A second call returns nothing.
+pub fn init_workspace(root: &Path) -> Result<Vec<String>> {
+    let mut created = Vec::new();
+    let dot = root.join(".seekclaw");
+    if create_dir_if_missing(&dot)? {
+        created.push(".seekclaw".to_string());
+    }
+    for sub in WORKSPACE_DIRS {
+        if create_dir_if_missing(&dot.join(sub))? {
+            created.push(format!(".seekclaw/{sub}"));
+        }
+    }
+    let config = dot.join("config.json");
+    if create_file_if_missing(&config, b"{}\n")? {
+        created.push(".seekclaw/config.json".to_string());
+    }
+    if let Some(change) = update_gitignore(&root.join(".gitignore"))? {
+        created.push(change.to_string());
+    }
+    Ok(created)
+}
+
+fn create_dir_if_missing(dir: &Path) -> Result<bool> {
+    match fs::create_dir(dir) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(false),
+        Err(e) => Err(ConfigError::io(dir, e)),
+    }
+}
+
+/// `create_new`, so a file that appears concurrently is never clobbered.
+fn create_file_if_missing(path: &Path, content: &[u8]) -> Result<bool> {
+    match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut f) => {
+            f.write_all(content).map_err(|e| ConfigError::io(path, e))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(ConfigError::io(path, e)),
+    }
+}
+
+/// Appends only the missing lines, keeping the file's own content and line endings.
+fn update_gitignore(path: &Path) -> Result<Option<&'static str>> {
+    let existing = match fs::read(path) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(ConfigError::io(path, e)),
+    };
+    let text = existing.as_deref().unwrap_or("");
+    let present: Vec<&str> = text.lines().map(ignore_pattern).collect();
+    let missing: Vec<&str> = GITIGNORE_LINES
+        .into_iter()
+        .filter(|line| !present.contains(&ignore_pattern(line)))
+        .collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut add = String::new();
+    if !text.is_empty() {
+        if !text.ends_with('\n') {
+            add.push_str(eol);
+        }
+        add.push_str(eol);
+    }
+    if !text.lines().any(|l| l.trim() == GITIGNORE_HEADING) {
+        add.push_str(GITIGNORE_HEADING);
+        add.push_str(eol);
+    }
+    for line in missing {
+        add.push_str(line);
+        add.push_str(eol);
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| ConfigError::io(path, e))?;
+    file.write_all(add.as_bytes())
+        .map_err(|e| ConfigError::io(path, e))?;
+    Ok(Some(if existing.is_some() {
+        ".gitignore (updated)"
+    } else {
+        ".gitignore (created)"
+    }))
+}
+
+/// `/logs/`, `logs/` and `logs` all ignore the same thing for our purpose.
+fn ignore_pattern(line: &str) -> &str {
+    line.trim().trim_start_matches('/').trim_end_matches('/')
+}
+
+#[cfg(test)]
+#[path = "workspace_tests.rs"]
+mod tests;

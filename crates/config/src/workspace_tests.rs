@@ -1,0 +1,245 @@
+use std::fs;
+use std::path::Path;
+
+use super::*;
+
+fn touch(p: &Path) {
+    if let Some(parent) = p.parent() {
+        fs::create_dir_all(parent).unwrap();
+    }
+    fs::write(p, "").unwrap();
+}
+
+/// A fake user home inside a temp dir, so the walk never sees the real `/tmp`.
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    user: PathBuf,
+    home: Home,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let user = fs::canonicalize(tmp.path()).unwrap().join("user");
+    fs::create_dir_all(&user).unwrap();
+    let home = Home::at(user.join(".seekclaw"));
+    home.ensure().unwrap();
+    Fixture {
+        _tmp: tmp,
+        user,
+        home,
+    }
+}
+
+#[test]
+fn detect_root_from_subdir_finds_repo_root() {
+    let f = fixture();
+    let repo = f.user.join("code/app");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    let deep = repo.join("src/a/b");
+    fs::create_dir_all(&deep).unwrap();
+    assert_eq!(detect_root_in(&deep, &f.home, Some(&f.user)), repo);
+    assert_eq!(detect_root_in(&repo, &f.home, Some(&f.user)), repo);
+}
+
+#[test]
+fn nearest_marker_wins() {
+    let f = fixture();
+    let repo = f.user.join("mono");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    touch(&repo.join("pkgs/web/package.json"));
+    let start = repo.join("pkgs/web/src");
+    fs::create_dir_all(&start).unwrap();
+    assert_eq!(
+        detect_root_in(&start, &f.home, Some(&f.user)),
+        repo.join("pkgs/web")
+    );
+}
+
+#[test]
+fn each_marker_counts() {
+    let f = fixture();
+    for (i, marker) in [
+        "package.json",
+        "pyproject.toml",
+        "Cargo.toml",
+        "go.mod",
+        "App.sln",
+        "App.SLNX",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let root = f.user.join(format!("p{i}"));
+        touch(&root.join(marker));
+        let start = root.join("x");
+        fs::create_dir_all(&start).unwrap();
+        assert_eq!(
+            detect_root_in(&start, &f.home, Some(&f.user)),
+            root,
+            "{marker}"
+        );
+    }
+    let ws = f.user.join("ws");
+    fs::create_dir_all(ws.join(".seekclaw")).unwrap();
+    fs::create_dir_all(ws.join("deep")).unwrap();
+    assert_eq!(detect_root_in(&ws.join("deep"), &f.home, Some(&f.user)), ws);
+}
+
+#[test]
+fn home_seekclaw_marker_is_ignored_and_walk_stops_at_user_home() {
+    let f = fixture();
+    // `~/.seekclaw` exists, and `~` even has a `.git` (dotfiles repo): neither
+    // may turn a plain folder under `~` into part of one big scope.
+    fs::create_dir_all(f.user.join(".git")).unwrap();
+    let plain = f.user.join("notes/2026");
+    fs::create_dir_all(&plain).unwrap();
+    assert_eq!(detect_root_in(&plain, &f.home, Some(&f.user)), plain);
+    assert_eq!(detect_root_in(&f.user, &f.home, Some(&f.user)), f.user);
+}
+
+#[test]
+fn seekclaw_home_elsewhere_is_ignored_too() {
+    let f = fixture();
+    // SEEKCLAW_HOME pointing at `<dir>/.seekclaw`, not `~/.seekclaw`.
+    let user = f.user.parent().unwrap();
+    let outside = user.join("other");
+    let home = Home::at(outside.join(".seekclaw"));
+    home.ensure().unwrap();
+    let start = outside.join("sub");
+    fs::create_dir_all(&start).unwrap();
+    assert_eq!(detect_root_in(&start, &home, Some(user)), start);
+    // A real workspace `.seekclaw` right there still counts.
+    let ws = user.join("ws");
+    fs::create_dir_all(ws.join(".seekclaw")).unwrap();
+    fs::create_dir_all(ws.join("sub")).unwrap();
+    assert_eq!(detect_root_in(&ws.join("sub"), &home, Some(user)), ws);
+}
+
+#[cfg(unix)]
+#[test]
+fn seekclaw_home_through_symlink_is_ignored() {
+    let f = fixture();
+    let link = f.user.parent().unwrap().join("link-home");
+    std::os::unix::fs::symlink(&f.user, &link).unwrap();
+    let home = Home::at(link.join(".seekclaw"));
+    let start = f.user.join("docs");
+    fs::create_dir_all(&start).unwrap();
+    // The user home itself is still the stop, so check the marker logic directly.
+    let ignored = SamePathSet::new(vec![home.root().to_path_buf()]);
+    assert!(!is_root(&f.user, &ignored));
+    assert_eq!(detect_root_in(&start, &home, Some(&f.user)), start);
+}
+
+#[test]
+fn project_kind_detection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    assert!(project_kinds(root).is_empty());
+
+    fs::create_dir(root.join(".git")).unwrap();
+    touch(&root.join("App/App.csproj"));
+    fs::write(
+        root.join("package.json"),
+        r#"{"dependencies":{"vue":"^3"}}"#,
+    )
+    .unwrap();
+    touch(&root.join("requirements.txt"));
+    touch(&root.join("Cargo.toml"));
+    touch(&root.join("go.mod"));
+    fs::create_dir(root.join("Assets")).unwrap();
+    fs::create_dir(root.join("ProjectSettings")).unwrap();
+    assert_eq!(
+        project_kinds(root),
+        [
+            "git", "dotnet", "node", "python", "rust", "go", "unity", "vue"
+        ]
+    );
+
+    let other = tempfile::tempdir().unwrap();
+    fs::write(other.path().join("package.json"), r#"{"name":"x"}"#).unwrap();
+    touch(&other.path().join("setup.py"));
+    fs::create_dir(other.path().join("Assets")).unwrap();
+    // csproj two levels down does not count.
+    touch(&other.path().join("a/b/X.csproj"));
+    assert_eq!(project_kinds(other.path()), ["node", "python"]);
+}
+
+#[test]
+fn workspace_names() {
+    assert_eq!(workspace_name(Path::new("/home/u/my-app")), "my-app");
+    assert_eq!(workspace_name(Path::new("/")), "/");
+}
+
+#[test]
+fn init_workspace_creates_layout_and_is_idempotent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let created = init_workspace(root).unwrap();
+    assert_eq!(
+        created,
+        [
+            ".seekclaw",
+            ".seekclaw/prompts",
+            ".seekclaw/memory",
+            ".seekclaw/cache",
+            ".seekclaw/logs",
+            ".seekclaw/skills",
+            ".seekclaw/mcp",
+            ".seekclaw/docs",
+            ".seekclaw/config.json",
+            ".gitignore (created)",
+        ]
+    );
+    assert_eq!(
+        fs::read_to_string(root.join(".seekclaw/config.json")).unwrap(),
+        "{}\n"
+    );
+    assert!(!root.join(".seekclaw/memory/MEMORY.md").exists());
+    assert_eq!(
+        fs::read_to_string(root.join(".gitignore")).unwrap(),
+        "# SeekClaw\n.seekclaw/\n.session/\n.cache/\nlogs/\n"
+    );
+    assert!(init_workspace(root).unwrap().is_empty());
+}
+
+#[test]
+fn init_workspace_fills_only_what_is_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::create_dir_all(root.join(".seekclaw/skills")).unwrap();
+    fs::write(root.join(".seekclaw/config.json"), "{\"mode\":\"plan\"}").unwrap();
+    fs::write(root.join(".gitignore"), "target\n/logs\n.cache/").unwrap();
+    let created = init_workspace(root).unwrap();
+    assert_eq!(
+        created,
+        [
+            ".seekclaw/prompts",
+            ".seekclaw/memory",
+            ".seekclaw/cache",
+            ".seekclaw/logs",
+            ".seekclaw/mcp",
+            ".seekclaw/docs",
+            ".gitignore (updated)",
+        ]
+    );
+    assert_eq!(
+        fs::read_to_string(root.join(".seekclaw/config.json")).unwrap(),
+        "{\"mode\":\"plan\"}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join(".gitignore")).unwrap(),
+        "target\n/logs\n.cache/\n\n# SeekClaw\n.seekclaw/\n.session/\n"
+    );
+    assert!(init_workspace(root).unwrap().is_empty());
+}
+
+#[test]
+fn gitignore_keeps_crlf() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join(".gitignore"), "bin\r\n").unwrap();
+    init_workspace(tmp.path()).unwrap();
+    assert_eq!(
+        fs::read_to_string(tmp.path().join(".gitignore")).unwrap(),
+        "bin\r\n\r\n# SeekClaw\r\n.seekclaw/\r\n.session/\r\n.cache/\r\nlogs/\r\n"
+    );
+}

@@ -1,0 +1,254 @@
+//! The daemon's shared state and its life: bind, serve, shut down.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use seekclaw_config::Home;
+use seekclaw_protocol::MethodError;
+use seekclaw_store::{EventItem, Store, TerminalStatus, TurnTerminal};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config_service::ConfigService;
+use crate::endpoint::{self, DaemonLock, Endpoint};
+use crate::error::DaemonError;
+use crate::outbox::Outbox;
+
+/// How long shutdown waits for connections to flush before cutting them off.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// What `seekclaw daemon` was started with.
+#[derive(Debug, Clone)]
+pub struct DaemonOptions {
+    pub home: Home,
+    /// The process's working directory: the initial workspace and the base of relative paths.
+    pub cwd: PathBuf,
+}
+
+/// Open connections, for broadcasts (`schedule.updated`, …).
+#[derive(Default)]
+pub struct Connections {
+    open: Mutex<HashMap<u64, Outbox>>,
+}
+
+impl Connections {
+    pub fn insert(&self, id: u64, outbox: Outbox) {
+        if let Ok(mut open) = self.open.lock() {
+            open.insert(id, outbox);
+        }
+    }
+
+    pub fn remove(&self, id: u64) {
+        if let Ok(mut open) = self.open.lock() {
+            open.remove(&id);
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.open.lock().map(|o| o.len()).unwrap_or(0)
+    }
+}
+
+/// State shared by every connection and request.
+pub struct Daemon {
+    pub home: Home,
+    pub cwd: PathBuf,
+    pub store: Store,
+    pub config: ConfigService,
+    /// The daemon's current workspace root (`workspace.get` / `workspace.open`).
+    pub workspace: RwLock<PathBuf>,
+    /// Serializes config-writing methods across all connections.
+    pub admin_gate: tokio::sync::Mutex<()>,
+    /// Graceful stop: connections stop reading, finish and flush.
+    pub shutdown: CancellationToken,
+    /// Hard stop: writers are abandoned.
+    pub kill: CancellationToken,
+    pub connections: Connections,
+    pub slow_client_timeout: Duration,
+    next_conn: AtomicU64,
+}
+
+impl Daemon {
+    pub fn current_workspace(&self) -> PathBuf {
+        self.workspace
+            .read()
+            .map(|w| w.clone())
+            .unwrap_or_else(|_| self.cwd.clone())
+    }
+
+    pub fn set_workspace(&self, root: PathBuf) {
+        if let Ok(mut w) = self.workspace.write() {
+            *w = root;
+        }
+    }
+
+    /// Runs a store call off the async threads and maps its error for the wire.
+    pub async fn db<T, F>(&self, f: F) -> Result<T, MethodError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> seekclaw_store::Result<T> + Send + 'static,
+    {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || f(&store))
+            .await
+            .map_err(|e| MethodError::internal(format!("store task failed: {e}")))?
+            .map_err(crate::error::store_error)
+    }
+}
+
+/// Runs the daemon until `shutdown`, SIGINT or SIGTERM.
+pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
+    let home = opts.home.clone();
+    home.ensure().map_err(DaemonError::Config)?;
+    // Lock first: a second daemon must fail fast without touching the database.
+    let lock = DaemonLock::acquire(&home.lock_path())?;
+    // Signals are hooked before anyone can connect, so an early SIGTERM is graceful too.
+    let signals = Signals::install()?;
+    let store = {
+        let path = home.db_path();
+        tokio::task::spawn_blocking(move || Store::open(&path))
+            .await
+            .map_err(|e| DaemonError::Startup(e.to_string()))?
+            .map_err(DaemonError::Store)?
+    };
+    let config = ConfigService::new(home.clone());
+    config.ensure_files();
+    let slow = config.slow_client_timeout();
+    let workspace = seekclaw_config::detect_root(&opts.cwd, &home);
+    let daemon = Arc::new(Daemon {
+        home,
+        cwd: opts.cwd,
+        store,
+        config,
+        workspace: RwLock::new(workspace),
+        admin_gate: tokio::sync::Mutex::new(()),
+        shutdown: CancellationToken::new(),
+        kill: CancellationToken::new(),
+        connections: Connections::default(),
+        slow_client_timeout: slow,
+        next_conn: AtomicU64::new(1),
+    });
+    recover_interrupted_turns(&daemon).await;
+    signals.watch(daemon.shutdown.clone());
+    // Listen last: a client that connects finds config, store and workspace ready.
+    let endpoint = endpoint::bind_listener(&daemon.home, lock)?;
+    tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
+    serve(&daemon, endpoint).await
+}
+
+/// Turns left without a terminal by a crash or `kill -9` get an `interrupted` one.
+async fn recover_interrupted_turns(daemon: &Daemon) {
+    let result = daemon
+        .db(|s| {
+            let stale = s.sessions_with_active_turn()?;
+            for (scope, id, owner) in &stale {
+                let terminal = EventItem::Terminal(TurnTerminal {
+                    status: TerminalStatus::Interrupted,
+                    text: "The daemon stopped before this turn finished.".into(),
+                });
+                s.append_event(scope, id, Some(owner), &terminal)?;
+                s.set_active_turn(scope, id, None)?;
+            }
+            Ok(stale.len())
+        })
+        .await;
+    match result {
+        Ok(0) => {}
+        Ok(n) => tracing::warn!(turns = n, "marked interrupted turns from a previous run"),
+        Err(e) => tracing::error!(error = %e, "could not recover interrupted turns"),
+    }
+}
+
+/// SIGTERM/SIGINT (Ctrl-C elsewhere) turn into a graceful shutdown.
+struct Signals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> Result<Signals, DaemonError> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let err = |e: std::io::Error| DaemonError::Startup(format!("cannot hook signals: {e}"));
+            Ok(Signals {
+                term: signal(SignalKind::terminate()).map_err(err)?,
+                int: signal(SignalKind::interrupt()).map_err(err)?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(Signals {})
+        }
+    }
+
+    fn watch(self, shutdown: CancellationToken) {
+        tokio::spawn(async move {
+            #[cfg(unix)]
+            {
+                let Signals { mut term, mut int } = self;
+                tokio::select! {
+                    _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+                    _ = int.recv() => tracing::info!("SIGINT: shutting down"),
+                    _ = shutdown.cancelled() => return,
+                }
+            }
+            #[cfg(not(unix))]
+            {
+                let _ = self;
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => tracing::info!("Ctrl-C: shutting down"),
+                    _ = shutdown.cancelled() => return,
+                }
+            }
+            shutdown.cancel();
+        });
+    }
+}
+
+async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), DaemonError> {
+    let connections = TaskTracker::new();
+    loop {
+        let accepted = tokio::select! {
+            _ = daemon.shutdown.cancelled() => break,
+            accepted = endpoint.accept() => accepted,
+        };
+        match accepted {
+            Ok(stream) => {
+                let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
+                connections.spawn(crate::connection::serve_connection(
+                    daemon.clone(),
+                    id,
+                    stream,
+                ));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    tracing::info!("shutting down");
+    connections.close();
+    if tokio::time::timeout(SHUTDOWN_GRACE, connections.wait())
+        .await
+        .is_err()
+    {
+        daemon.kill.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(1), connections.wait()).await;
+    }
+    let store = daemon.store.clone();
+    match tokio::task::spawn_blocking(move || store.checkpoint()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "final checkpoint failed"),
+        Err(e) => tracing::warn!(error = %e, "final checkpoint task failed"),
+    }
+    endpoint.close();
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! Method → handler. The match is exhaustive over the protocol's method table, so a
+//! listed method without a handler does not compile.
+
+use std::sync::Arc;
+
+use seekclaw_protocol::{Envelope, Method, MethodError, ProtocolInfo, Request, Serving, event};
+
+use crate::connection::Connection;
+use crate::daemon::Daemon;
+use crate::handlers::{project, session, system, workspace};
+
+/// Handles methods that answer without I/O, straight from the read loop.
+pub fn inline(method: Method, req: &Request) -> Envelope {
+    match method {
+        Method::Ping => Envelope::new(req.id, event::PONG, ""),
+        Method::ProtocolInfo => Envelope::json_result(req.id, &ProtocolInfo::from_table()),
+        other => Envelope::error(
+            req.id,
+            &MethodError::internal(format!("{} is not an inline method", other.spec().name)),
+        ),
+    }
+}
+
+/// Runs one request to its terminal envelope.
+pub async fn handle(
+    daemon: &Arc<Daemon>,
+    conn: &Arc<Connection>,
+    method: Method,
+    req: Request,
+) -> Envelope {
+    let id = req.id;
+    let _gate = match method.spec().serving {
+        Serving::Exclusive => Some(daemon.admin_gate.lock().await),
+        Serving::Inline | Serving::Task => None,
+    };
+    let d = daemon.as_ref();
+    let p = &req.params;
+    let result = match method {
+        Method::Ping | Method::ProtocolInfo => return inline(method, &req),
+        Method::WorkspaceGet => workspace::get(d, id).await,
+        Method::WorkspaceOpen => workspace::open(d, conn, id, p).await,
+        Method::WorkspaceInit => workspace::init(d, id).await,
+        Method::AgentModeGet => workspace::mode_get(d, id).await,
+        Method::AgentModeSwitch => workspace::mode_switch(d, id, p).await,
+        Method::DoctorText => system::doctor_text(d, id).await,
+        Method::DoctorRun => system::doctor_run(d, id).await,
+        Method::ProjectList => project::list(d, id).await,
+        Method::ProjectUpsert => project::upsert(d, id, p).await,
+        Method::ProjectRemove => project::remove(d, id, p).await,
+        Method::SessionList => session::list(d, id, p).await,
+        Method::SessionGet => session::get(d, id, p).await,
+        Method::SessionUpdate => session::update(d, id, p).await,
+        Method::SessionArchive => session::archive(d, conn, id, p).await,
+        Method::SessionDelete => session::delete(d, conn, id, p).await,
+        Method::SessionResume => session::resume(d, conn, id, p).await,
+        Method::SessionNew => session::new_session(d, conn, id, p).await,
+        Method::SessionTruncate => session::truncate(d, id, p).await,
+        Method::LockList => system::lock_list(id),
+        Method::FactoryReset => system::factory_reset(d, id).await,
+        Method::Shutdown => system::shutdown(d, conn, id).await,
+    };
+    result.unwrap_or_else(|err| Envelope::error(id, &err))
+}

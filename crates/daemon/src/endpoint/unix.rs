@@ -1,0 +1,59 @@
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use tokio::net::{UnixListener, UnixStream};
+
+use super::DaemonLock;
+use crate::error::DaemonError;
+
+/// The Unix socket `daemon.sock` (mode 0600) inside the 0700 home.
+pub struct Endpoint {
+    listener: UnixListener,
+    path: PathBuf,
+    lock: DaemonLock,
+}
+
+pub fn bind_listener(
+    home: &seekclaw_config::Home,
+    lock: DaemonLock,
+) -> Result<Endpoint, DaemonError> {
+    let path = home.socket_path();
+    let io_err = |source| DaemonError::Endpoint {
+        path: path.display().to_string(),
+        source,
+    };
+    if path.exists() {
+        // We hold the lock, so a listener here belongs to something else (an older
+        // daemon without the lock); a socket nobody answers on is stale.
+        if std::os::unix::net::UnixStream::connect(&path).is_ok() {
+            return Err(DaemonError::AlreadyRunning {
+                pid: "unknown".into(),
+            });
+        }
+        tracing::info!(socket = %path.display(), "removing stale socket");
+        std::fs::remove_file(&path).map_err(io_err)?;
+    }
+    let listener = UnixListener::bind(&path).map_err(io_err)?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(io_err)?;
+    Ok(Endpoint {
+        listener,
+        path,
+        lock,
+    })
+}
+
+impl Endpoint {
+    pub async fn accept(&mut self) -> std::io::Result<UnixStream> {
+        self.listener.accept().await.map(|(stream, _)| stream)
+    }
+
+    pub fn display(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// Removes the socket file and releases the lock.
+    pub fn close(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        self.lock.release();
+    }
+}

@@ -1,0 +1,32 @@
+use seekclaw_protocol::{ErrorCode, MethodError};
+use seekclaw_store::StoreError;
+
+/// Why the daemon could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("another daemon is running (pid {pid})")]
+    AlreadyRunning { pid: String },
+    #[error("cannot prepare the endpoint {path}: {source}")]
+    Endpoint {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Config(seekclaw_config::ConfigError),
+    #[error("cannot open the database: {0}")]
+    Store(StoreError),
+    #[error("startup failed: {0}")]
+    Startup(String),
+}
+
+/// Maps a store failure to the wire: missing rows are `not_found`, clashes `conflict`.
+pub fn store_error(err: StoreError) -> MethodError {
+    match err {
+        StoreError::NotFound(msg) => MethodError::not_found(msg),
+        StoreError::Conflict(msg) => MethodError::new(ErrorCode::Conflict, msg),
+        other => {
+            tracing::error!(error = %other, "store error");
+            MethodError::internal(format!("Database error: {other}"))
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! Method handlers, one file per domain. Each returns the request's terminal envelope.
+
+pub mod project;
+pub mod session;
+pub mod system;
+pub mod workspace;
+
+use seekclaw_config::ReasoningLevel;
+use seekclaw_protocol::{Envelope, MethodError};
+
+pub type Reply = Result<Envelope, MethodError>;
+
+/// Validates a neutral reasoning level name.
+pub fn parse_reasoning_level(raw: &str) -> Result<ReasoningLevel, MethodError> {
+    ReasoningLevel::parse(raw).ok_or_else(|| {
+        MethodError::invalid_param(
+            "reasoningLevel",
+            "params.reasoningLevel must be one of: none, low, medium, high, max, xhigh, ultra",
+        )
+    })
+}

@@ -1,0 +1,77 @@
+//! `project.*`: the desktop's project registry.
+
+use std::path::Path;
+
+use seekclaw_config::{normalize_path, path_key, scope_key_workspace, user_home, workspace_name};
+use seekclaw_protocol::params::{ProjectRemoveParams, ProjectUpsertParams};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params};
+
+use super::Reply;
+use crate::daemon::Daemon;
+
+pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+    let projects = daemon.db(|s| s.list_projects()).await?;
+    Ok(Envelope::json_result(id, &projects))
+}
+
+/// The user's home and the SeekClaw state directory are never projects: sessions
+/// scoped there would merge unrelated work.
+fn forbidden(daemon: &Daemon, path: &Path) -> bool {
+    let home = user_home();
+    let default_state = home.as_ref().map(|h| h.join(".seekclaw"));
+    home.as_deref() == Some(path)
+        || path.starts_with(daemon.home.root())
+        || default_state.is_some_and(|d| path.starts_with(d))
+}
+
+pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let params = ProjectUpsertParams::parse(p)?;
+    let raw = params.path.trim();
+    if raw.contains('\0') {
+        return Err(MethodError::invalid_param(
+            "path",
+            format!("Invalid project path: {raw}"),
+        ));
+    }
+    let path = normalize_path(Path::new(raw), &daemon.cwd);
+    if forbidden(daemon, &path) {
+        return Err(MethodError::new(
+            ErrorCode::Forbidden,
+            "The user profile or the SeekClaw state directory cannot be registered as a project.",
+        ));
+    }
+    let project_id = params
+        .id
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let name = params.name.unwrap_or_else(|| workspace_name(&path));
+    let key = path_key(&path);
+    let path = path.display().to_string();
+    let project = daemon
+        .db(move |s| s.upsert_project(&project_id, &path, &key, &name))
+        .await?;
+    Ok(Envelope::json_result(id, &project))
+}
+
+pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let params = ProjectRemoveParams::parse(p)?;
+    let pid = params.id.clone();
+    let keep = params.keep_sessions;
+    let removed = daemon
+        .db(move |s| {
+            let Some(project) = s.project(&pid)? else {
+                return Ok(false);
+            };
+            if !keep {
+                s.delete_scope(&scope_key_workspace(Path::new(&project.path)))?;
+            }
+            s.remove_project(&pid)
+        })
+        .await?;
+    if !removed {
+        return Err(MethodError::not_found(format!(
+            "Project not found: {}",
+            params.id
+        )));
+    }
+    Ok(Envelope::result(id, params.id))
+}

@@ -1,0 +1,217 @@
+//! `session.*`: scoped session headers and their projected message logs.
+
+use seekclaw_protocol::params::{
+    SessionArchiveParams, SessionListParams, SessionNewParams, SessionRef, SessionTruncateParams,
+    SessionUpdateParams,
+};
+use seekclaw_protocol::{Envelope, MethodError, Params};
+use seekclaw_store::{Message, NewSession, SessionHeader, SessionPatch, StoreError};
+use serde::Serialize;
+
+use super::{Reply, parse_reasoning_level};
+use crate::connection::{Connection, LegacySession};
+use crate::daemon::Daemon;
+use crate::scope::{self, Scope};
+
+/// A new session id: `yyyyMMdd-HHmmss-xxxxxx` (UTC, 6 lower-case hex).
+pub fn new_session_id() -> String {
+    let random = uuid::Uuid::new_v4();
+    let b = random.as_bytes();
+    format!(
+        "{}-{:02x}{:02x}{:02x}",
+        chrono::Utc::now().format("%Y%m%d-%H%M%S"),
+        b[0],
+        b[1],
+        b[2]
+    )
+}
+
+fn validate_id(id: &str) -> Result<(), MethodError> {
+    if id.is_empty() || id.len() > 128 || id.contains(['/', '\\']) || id == "." || id == ".." {
+        return Err(MethodError::invalid_param(
+            "id",
+            "Invalid session id. (Parameter 'sessionId')",
+        ));
+    }
+    Ok(())
+}
+
+fn not_found(id: &str) -> MethodError {
+    MethodError::not_found(format!("Session not found: {id}"))
+}
+
+/// Resolves the scope and checks the id of a session-addressing request.
+fn target(daemon: &Daemon, r: &SessionRef) -> Result<Scope, MethodError> {
+    validate_id(&r.id)?;
+    scope::resolve(daemon, &r.scope)
+}
+
+pub async fn new_session(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let params = SessionNewParams::parse(p)?;
+    let scope = scope::resolve(daemon, &params.scope)?;
+    let level = match &params.reasoning_level {
+        Some(raw) => parse_reasoning_level(raw)?,
+        None => daemon.config.load().agent.reasoning_level,
+    };
+    let network_enabled = params.network_enabled.unwrap_or(true);
+    let workspace = scope.workspace_string();
+    let key = scope.key.clone();
+    let header = daemon
+        .db(move |s| {
+            // Ids carry 24 random bits per second; retry the rare clash.
+            let mut attempt = 0;
+            loop {
+                let new = NewSession {
+                    scope: key.clone(),
+                    id: new_session_id(),
+                    workspace: workspace.clone(),
+                    title: None,
+                    reasoning_level: level.as_str().to_string(),
+                    network_enabled,
+                };
+                match s.create_session(&new) {
+                    Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
+                    other => return other,
+                }
+            }
+        })
+        .await?;
+    conn.set_legacy(Some(LegacySession {
+        scope: scope.key,
+        id: header.id.clone(),
+    }));
+    Ok(Envelope::result(id, header.id))
+}
+
+pub async fn list(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let params = SessionListParams::parse(p)?;
+    let scope = scope::resolve(daemon, &params.scope)?;
+    let include = params.include_archived;
+    let headers = daemon
+        .db(move |s| s.list_sessions(&scope.key, include))
+        .await?;
+    Ok(Envelope::pretty_result(id, &headers))
+}
+
+#[derive(Serialize)]
+struct SessionView {
+    #[serde(flatten)]
+    header: SessionHeader,
+    messages: Vec<Message>,
+}
+
+pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let r = SessionRef::parse(p)?;
+    let scope = target(daemon, &r)?;
+    let sid = r.id.clone();
+    let view = daemon
+        .db(move |s| {
+            let Some(header) = s.session(&scope.key, &sid)? else {
+                return Ok(None);
+            };
+            let messages = s.messages(&scope.key, &sid)?;
+            Ok(Some(SessionView { header, messages }))
+        })
+        .await?
+        .ok_or_else(|| not_found(&r.id))?;
+    Ok(Envelope::json_result(id, &view))
+}
+
+async fn patch(
+    daemon: &Daemon,
+    r: &SessionRef,
+    patch: SessionPatch,
+) -> Result<SessionHeader, MethodError> {
+    let scope = target(daemon, r)?;
+    let sid = r.id.clone();
+    daemon
+        .db(move |s| s.update_session(&scope.key, &sid, &patch))
+        .await?
+        .ok_or_else(|| not_found(&r.id))
+}
+
+pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let params = SessionUpdateParams::parse(p)?;
+    let reasoning_level = match &params.reasoning_level {
+        Some(raw) => Some(parse_reasoning_level(raw)?.as_str().to_string()),
+        None => None,
+    };
+    let header = patch(
+        daemon,
+        &params.session,
+        SessionPatch {
+            title: params.title,
+            reasoning_level,
+            network_enabled: params.network_enabled,
+            archived: None,
+        },
+    )
+    .await?;
+    Ok(Envelope::json_result(id, &header))
+}
+
+pub async fn archive(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let params = SessionArchiveParams::parse(p)?;
+    let header = patch(
+        daemon,
+        &params.session,
+        SessionPatch {
+            archived: Some(params.archived),
+            ..SessionPatch::default()
+        },
+    )
+    .await?;
+    if params.archived {
+        conn.clear_legacy_if(&header.id);
+    }
+    Ok(Envelope::json_result(id, &header))
+}
+
+pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let r = SessionRef::parse(p)?;
+    let scope = target(daemon, &r)?;
+    let sid = r.id.clone();
+    let deleted = daemon
+        .db(move |s| s.delete_session(&scope.key, &sid))
+        .await?;
+    if !deleted {
+        return Err(not_found(&r.id));
+    }
+    conn.clear_legacy_if(&r.id);
+    Ok(Envelope::result(id, r.id))
+}
+
+pub async fn truncate(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let params = SessionTruncateParams::parse(p)?;
+    let scope = target(daemon, &params.session)?;
+    let sid = params.session.id.clone();
+    let keep = params.keep_count;
+    let remaining = daemon
+        .db(move |s| {
+            if s.session(&scope.key, &sid)?.is_none() {
+                return Ok(None);
+            }
+            s.truncate_messages(&scope.key, &sid, keep).map(Some)
+        })
+        .await?
+        .ok_or_else(|| not_found(&params.session.id))?;
+    Ok(Envelope::result(id, remaining.to_string()))
+}
+
+pub async fn resume(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let r = SessionRef::parse(p)?;
+    let scope = target(daemon, &r)?;
+    let (key, sid) = (scope.key.clone(), r.id.clone());
+    let found = daemon.db(move |s| s.session(&key, &sid)).await?;
+    if found.is_none() {
+        return Err(MethodError::not_found(format!(
+            "Session {} not found",
+            r.id
+        )));
+    }
+    conn.set_legacy(Some(LegacySession {
+        scope: scope.key,
+        id: r.id.clone(),
+    }));
+    Ok(Envelope::result(id, format!("resumed {}", r.id)))
+}

@@ -1,0 +1,206 @@
+//! `doctor`, `doctor.run`, `lock.list`, `factory.reset`, `shutdown`.
+
+use std::path::Path;
+
+use seekclaw_protocol::{Envelope, event};
+use serde::Serialize;
+
+use super::Reply;
+use crate::connection::Connection;
+use crate::daemon::Daemon;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub name: String,
+    pub ok: bool,
+    pub detail: String,
+    pub kind: &'static str,
+}
+
+fn check(name: &str, ok: bool, detail: impl Into<String>) -> Check {
+    Check {
+        name: name.into(),
+        ok,
+        detail: detail.into(),
+        kind: "runtime",
+    }
+}
+
+#[cfg(unix)]
+fn mode_of(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn mode_of(_path: &Path) -> Option<u32> {
+    None
+}
+
+/// Local checks of the daemon's current workspace, home, config and database.
+pub async fn local_checks(daemon: &Daemon) -> Vec<Check> {
+    let root = daemon.current_workspace();
+    let meta = root.join(".seekclaw");
+    let memory = meta.join("memory").join("MEMORY.md");
+    let config = daemon.config.load();
+    let mut checks = vec![
+        if root.is_dir() {
+            check("Workspace Root", true, root.display().to_string())
+        } else {
+            check(
+                "Workspace Root",
+                false,
+                format!("Directory not found: {}", root.display()),
+            )
+        },
+        if meta.is_dir() {
+            check("SeekClaw Metadata Dir", true, meta.display().to_string())
+        } else {
+            check(
+                "SeekClaw Metadata Dir",
+                false,
+                "Not initialized (run seekclaw init)",
+            )
+        },
+        if config.providers.is_empty() {
+            check("Provider Config", false, "No providers configured")
+        } else {
+            check(
+                "Provider Config",
+                true,
+                format!(
+                    "{} provider(s) configured. Active profile: {}",
+                    config.providers.len(),
+                    config.active_profile
+                ),
+            )
+        },
+        match std::fs::metadata(&memory) {
+            Ok(m) if m.len() > 0 => check("Workspace Memory", true, memory.display().to_string()),
+            _ => check("Workspace Memory", false, "Memory file empty/missing"),
+        },
+    ];
+    let problems = daemon.config.problems();
+    for file in ["config.json", "state.json"] {
+        let name = format!("Config File {file}");
+        match problems
+            .iter()
+            .rev()
+            .find(|p| p.path.file_name().is_some_and(|n| n == file))
+        {
+            None => checks.push(check(
+                &name,
+                true,
+                daemon.home.root().join(file).display().to_string(),
+            )),
+            Some(p) => checks.push(check(
+                &name,
+                false,
+                format!(
+                    "{} was invalid ({}); moved to {}; defaults in use",
+                    file,
+                    p.error,
+                    p.moved_to
+                        .as_ref()
+                        .map(|m| m.display().to_string())
+                        .unwrap_or_else(|| "(not moved)".into())
+                ),
+            )),
+        }
+    }
+    let home_mode = mode_of(daemon.home.root());
+    checks.push(check(
+        "Home Directory",
+        home_mode.is_none_or(|m| m == 0o700),
+        match home_mode {
+            Some(m) => format!("{} (mode {m:o})", daemon.home.root().display()),
+            None => daemon.home.root().display().to_string(),
+        },
+    ));
+    checks.push(check(
+        "Daemon",
+        true,
+        format!(
+            "pid {}, {} client(s) connected",
+            std::process::id(),
+            daemon.connections.count()
+        ),
+    ));
+    match daemon.db(|s| s.stats()).await {
+        Ok(stats) => checks.push(check(
+            "Database",
+            true,
+            format!("{} session(s), {} event(s)", stats.sessions, stats.events),
+        )),
+        Err(e) => checks.push(check("Database", false, e.message)),
+    }
+    checks
+}
+
+pub async fn doctor_text(daemon: &Daemon, id: i64) -> Reply {
+    let text = local_checks(daemon)
+        .await
+        .iter()
+        .map(|c| {
+            format!(
+                "[{}] {}: {}",
+                if c.ok { "OK" } else { "FAIL" },
+                c.name,
+                c.detail
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(Envelope::result(id, text))
+}
+
+pub async fn doctor_run(daemon: &Daemon, id: i64) -> Reply {
+    Ok(Envelope::json_result(id, &local_checks(daemon).await))
+}
+
+/// Held write locks. The coordinator arrives with the tool suite; until a tool can
+/// take a lock, no lock can be held.
+pub fn lock_list(id: i64) -> Reply {
+    Ok(Envelope::json_result(id, &Vec::<serde_json::Value>::new()))
+}
+
+#[derive(Serialize)]
+struct ResetResult {
+    ok: bool,
+    home: String,
+}
+
+pub async fn factory_reset(daemon: &Daemon, id: i64) -> Reply {
+    daemon.config.reset().await?;
+    daemon.db(|s| s.reset()).await?;
+    let home = daemon.home.clone();
+    tokio::task::spawn_blocking(move || {
+        let _ = std::fs::remove_file(home.usage_path());
+        for dir in [home.logs_dir(), home.prompts_dir(), home.skills_dir()] {
+            if dir.is_dir() {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            let _ = std::fs::create_dir_all(&dir);
+        }
+    })
+    .await
+    .map_err(|e| seekclaw_protocol::MethodError::internal(e.to_string()))?;
+    tracing::warn!("factory reset done");
+    Ok(Envelope::json_result(
+        id,
+        &ResetResult {
+            ok: true,
+            home: daemon.home.root().display().to_string(),
+        },
+    ))
+}
+
+pub async fn shutdown(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
+    // Stopping the connection's turns first; they end with `cancelled` before `bye`.
+    conn.closing.cancel();
+    tracing::info!("shutdown requested by a client");
+    daemon.shutdown.cancel();
+    Ok(Envelope::new(id, event::BYE, ""))
+}

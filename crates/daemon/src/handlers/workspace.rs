@@ -1,0 +1,142 @@
+//! `workspace.*` and `agent.mode.*`.
+
+use std::path::Path;
+
+use seekclaw_config::{
+    AgentMode, WorkspaceConfig, init_workspace, project_kinds, read_json_lenient, save_json_file,
+    workspace_config_path, workspace_name,
+};
+use seekclaw_protocol::{Envelope, MethodError, Params};
+use serde::Serialize;
+
+use super::Reply;
+use crate::connection::Connection;
+use crate::daemon::Daemon;
+use crate::scope::resolve_workspace_path;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WorkspaceInfo {
+    path: String,
+    name: String,
+    project_kinds: Vec<String>,
+    mode: &'static str,
+}
+
+/// The workspace's own config, unless its `.seekclaw` is the SeekClaw home itself.
+fn workspace_config_file(daemon: &Daemon, root: &Path) -> Option<std::path::PathBuf> {
+    let path = workspace_config_path(root);
+    let home_config = daemon.home.config_path();
+    (path != home_config).then_some(path)
+}
+
+/// Effective mode: the workspace's `mode`, else the global `agent.mode`.
+pub fn effective_mode(daemon: &Daemon, root: &Path) -> AgentMode {
+    let ws_mode = workspace_config_file(daemon, root)
+        .and_then(|p| read_json_lenient::<WorkspaceConfig>(&p).ok().flatten())
+        .and_then(|c| c.mode);
+    ws_mode.unwrap_or_else(|| daemon.config.load().agent.mode)
+}
+
+async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
+    let mode = effective_mode(daemon, &root).as_str();
+    let kinds_root = root.clone();
+    let project_kinds = tokio::task::spawn_blocking(move || project_kinds(&kinds_root))
+        .await
+        .map_err(|e| MethodError::internal(e.to_string()))?;
+    Ok(WorkspaceInfo {
+        path: root.display().to_string(),
+        name: workspace_name(&root),
+        project_kinds,
+        mode,
+    })
+}
+
+pub async fn get(daemon: &Daemon, id: i64) -> Reply {
+    let info = describe(daemon, daemon.current_workspace()).await?;
+    Ok(Envelope::json_result(id, &info))
+}
+
+pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let raw = p.str_req("path")?;
+    let root = resolve_workspace_path(daemon, raw).map_err(|e| MethodError {
+        param: Some("path".into()),
+        ..e
+    })?;
+    daemon.set_workspace(root.clone());
+    conn.set_legacy(None);
+    tracing::info!(workspace = %root.display(), "workspace opened");
+    Ok(Envelope::json_result(id, &describe(daemon, root).await?))
+}
+
+#[derive(Serialize)]
+struct InitResult {
+    path: String,
+    created: Vec<String>,
+}
+
+pub async fn init(daemon: &Daemon, id: i64) -> Reply {
+    let root = daemon.current_workspace();
+    if root == daemon.home.root() || Some(root.as_path()) == seekclaw_config::user_home().as_deref()
+    {
+        return Err(MethodError::new(
+            seekclaw_protocol::ErrorCode::Forbidden,
+            format!(
+                "Refusing to initialize {} as a workspace; open a project folder first",
+                root.display()
+            ),
+        ));
+    }
+    let target = root.clone();
+    let created = tokio::task::spawn_blocking(move || init_workspace(&target))
+        .await
+        .map_err(|e| MethodError::internal(e.to_string()))?
+        .map_err(|e| MethodError::internal(format!("Cannot initialize workspace: {e}")))?;
+    Ok(Envelope::json_result(
+        id,
+        &InitResult {
+            path: root.display().to_string(),
+            created,
+        },
+    ))
+}
+
+pub async fn mode_get(daemon: &Daemon, id: i64) -> Reply {
+    let mode = effective_mode(daemon, &daemon.current_workspace());
+    Ok(Envelope::result(id, mode.as_str()))
+}
+
+pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let invalid = || {
+        MethodError::invalid_param(
+            "mode",
+            "params.mode must be one of: plan, readonly, edit, auto",
+        )
+    };
+    let mode =
+        AgentMode::parse_strict(p.str_opt("mode")?.ok_or_else(invalid)?).ok_or_else(invalid)?;
+    daemon
+        .config
+        .update(|cfg| {
+            cfg.agent.mode = mode;
+            cfg.active_profile_mut().mode = Some(mode);
+            Ok(())
+        })
+        .await?;
+    let root = daemon.current_workspace();
+    if let Some(path) = workspace_config_file(daemon, &root) {
+        let mut ws = match read_json_lenient::<WorkspaceConfig>(&path) {
+            Ok(existing) => existing.unwrap_or_default(),
+            Err(e) => {
+                return Err(MethodError::invalid(format!(
+                    "Mode saved globally, but {} is not valid JSON ({e}); fix it to set the workspace mode",
+                    path.display()
+                )));
+            }
+        };
+        ws.mode = Some(mode);
+        save_json_file(&path, &ws)
+            .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+    }
+    Ok(Envelope::result(id, mode.as_str()))
+}

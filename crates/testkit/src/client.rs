@@ -1,0 +1,134 @@
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+const TERMINAL: &[&str] = &["pong", "bye", "result", "done", "cancelled", "error"];
+
+/// A blocking JSONL client for tests.
+pub struct Client {
+    writer: UnixStream,
+    reader: BufReader<UnixStream>,
+    next_id: i64,
+    /// Envelopes read while waiting for another id.
+    pending: VecDeque<Value>,
+}
+
+impl Client {
+    pub fn connect(socket: &Path) -> Result<Client> {
+        let stream =
+            UnixStream::connect(socket).with_context(|| format!("connect {}", socket.display()))?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        Ok(Client {
+            writer: stream.try_clone()?,
+            reader: BufReader::new(stream),
+            next_id: 1,
+            pending: VecDeque::new(),
+        })
+    }
+
+    pub fn set_read_timeout(&self, t: Duration) -> Result<()> {
+        self.writer.set_read_timeout(Some(t))?;
+        Ok(())
+    }
+
+    pub fn stream(&self) -> &UnixStream {
+        &self.writer
+    }
+
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<()> {
+        self.writer.write_all(bytes)?;
+        Ok(())
+    }
+
+    /// Sends a request and returns its id.
+    pub fn send(&mut self, method: &str, params: Value) -> Result<i64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut line = serde_json::to_vec(&json!({"id": id, "method": method, "params": params}))?;
+        line.push(b'\n');
+        self.writer.write_all(&line)?;
+        Ok(id)
+    }
+
+    /// Reads the next envelope line from the socket (raw text kept in `_raw`).
+    pub fn read_line(&mut self) -> Result<String> {
+        let mut line = String::new();
+        let n = self.reader.read_line(&mut line)?;
+        if n == 0 {
+            bail!("connection closed by the daemon");
+        }
+        Ok(line)
+    }
+
+    pub fn next_envelope(&mut self) -> Result<Value> {
+        if let Some(v) = self.pending.pop_front() {
+            return Ok(v);
+        }
+        let line = self.read_line()?;
+        serde_json::from_str(&line).with_context(|| format!("not JSON: {line}"))
+    }
+
+    /// Reads until the terminal envelope of `id`; returns every envelope of `id`
+    /// (the terminal last). Envelopes of other ids are kept for later reads.
+    pub fn collect(&mut self, id: i64) -> Result<Vec<Value>> {
+        let mut out = Vec::new();
+        let mut skipped = VecDeque::new();
+        let mut queued: VecDeque<Value> = std::mem::take(&mut self.pending);
+        loop {
+            let env = match queued.pop_front() {
+                Some(v) => v,
+                None => {
+                    let line = self.read_line()?;
+                    serde_json::from_str(&line).with_context(|| format!("not JSON: {line}"))?
+                }
+            };
+            if env["id"].as_i64() == Some(id) {
+                let terminal = env["event"].as_str().is_some_and(|e| TERMINAL.contains(&e));
+                out.push(env);
+                if terminal {
+                    skipped.extend(queued);
+                    self.pending = skipped;
+                    return Ok(out);
+                }
+            } else {
+                skipped.push_back(env);
+            }
+        }
+    }
+
+    /// Sends a request and returns its terminal envelope.
+    pub fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+        let id = self.send(method, params)?;
+        let mut all = self.collect(id)?;
+        all.pop().context("no terminal envelope")
+    }
+
+    /// A request that must succeed: returns `data`.
+    pub fn ok(&mut self, method: &str, params: Value) -> Result<String> {
+        let env = self.request(method, params)?;
+        match env["event"].as_str() {
+            Some("error") => bail!("{method} failed: {env}"),
+            _ => Ok(env["data"].as_str().unwrap_or_default().to_string()),
+        }
+    }
+
+    /// A request whose `data` is JSON: returns it parsed.
+    pub fn ok_json(&mut self, method: &str, params: Value) -> Result<Value> {
+        let data = self.ok(method, params)?;
+        serde_json::from_str(&data).with_context(|| format!("{method} data is not JSON: {data}"))
+    }
+
+    /// A request that must fail: returns the error envelope.
+    pub fn err(&mut self, method: &str, params: Value) -> Result<Value> {
+        let env = self.request(method, params)?;
+        if env["event"] != "error" {
+            bail!("{method} was expected to fail: {env}");
+        }
+        Ok(env)
+    }
+}
