@@ -67,6 +67,8 @@ pub struct Daemon {
     /// Hard stop: writers are abandoned.
     pub kill: CancellationToken,
     pub connections: Connections,
+    /// File write locks shared by every turn and scheduled run.
+    pub locks: seekclaw_tools::WriteLocks,
     pub slow_client_timeout: Duration,
     next_conn: AtomicU64,
 }
@@ -128,6 +130,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
         shutdown: CancellationToken::new(),
         kill: CancellationToken::new(),
         connections: Connections::default(),
+        locks: seekclaw_tools::WriteLocks::new(),
         slow_client_timeout: slow,
         next_conn: AtomicU64::new(1),
     });

@@ -160,10 +160,9 @@ pub async fn doctor_run(daemon: &Daemon, id: i64) -> Reply {
     Ok(Envelope::json_result(id, &local_checks(daemon).await))
 }
 
-/// Held write locks. The coordinator arrives with the tool suite; until a tool can
-/// take a lock, no lock can be held.
-pub fn lock_list(id: i64) -> Reply {
-    Ok(Envelope::json_result(id, &Vec::<serde_json::Value>::new()))
+/// Held file write locks, from the daemon-wide coordinator.
+pub fn lock_list(daemon: &Daemon, id: i64) -> Reply {
+    Ok(Envelope::json_result(id, &daemon.locks.snapshot()))
 }
 
 #[derive(Serialize)]
