@@ -1,0 +1,251 @@
+//! The append-only session log: appending, reading, projecting, truncating.
+
+use chrono::Utc;
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use crate::blobs::{self, BlobCache};
+use crate::error::{Result, StoreError};
+use crate::items::{EventItem, SessionEvent};
+use crate::projection::{self, Message};
+use crate::sessions::{not_found, session_pk};
+use crate::store::Store;
+use crate::stored;
+use crate::time::format_iso;
+
+/// Auto-titles keep this many characters of the first user message.
+const TITLE_CHARS: usize = 42;
+
+/// The title derived from a user message, or `None` if it has no text.
+fn title_from(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(TITLE_CHARS).collect();
+    Some(if chars.next().is_some() {
+        head + "…"
+    } else {
+        head
+    })
+}
+
+impl Store {
+    /// Appends one event; returns its seq. Bumps the session's `updated_at`.
+    pub fn append_event(
+        &self,
+        scope: &str,
+        id: &str,
+        turn: Option<&str>,
+        item: &EventItem,
+    ) -> Result<u64> {
+        let seqs = self.append_events(scope, id, turn, std::slice::from_ref(item))?;
+        seqs.first()
+            .copied()
+            .ok_or_else(|| StoreError::Corrupt("append returned no sequence number".into()))
+    }
+
+    /// Appends several events in one transaction (all or none); returns
+    /// their seqs, which are contiguous.
+    pub fn append_events(
+        &self,
+        scope: &str,
+        id: &str,
+        turn: Option<&str>,
+        items: &[EventItem],
+    ) -> Result<Vec<u64>> {
+        self.write(|tx| {
+            let (pk, title) = tx
+                .prepare_cached("SELECT pk, title FROM sessions WHERE scope = ?1 AND id = ?2")?
+                .query_row(params![scope, id], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+                })
+                .optional()?
+                .ok_or_else(|| not_found(scope, id))?;
+            if items.is_empty() {
+                return Ok(Vec::new());
+            }
+            // Safe against races: only the writer (held here) inserts.
+            let mut seq: i64 = tx
+                .prepare_cached(
+                    "SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1",
+                )?
+                .query_row([pk], |r| r.get(0))?;
+            let now = Utc::now();
+            let unix_ms = now.timestamp_millis();
+            let now_iso = format_iso(now);
+            let mut needs_title = title.is_none();
+            let mut seqs = Vec::with_capacity(items.len());
+            for item in items {
+                seq += 1;
+                let enc = stored::encode(tx, item, &now_iso)?;
+                tx.prepare_cached(
+                    "INSERT INTO session_events (session_pk, seq, kind, turn, unix_ms, payload) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )?
+                .execute(params![
+                    pk,
+                    seq,
+                    item.kind(),
+                    turn,
+                    unix_ms,
+                    enc.payload
+                ])?;
+                for h in &enc.hashes {
+                    blobs::add_ref(tx, pk, seq, h)?;
+                }
+                if needs_title && let EventItem::User(m) = item {
+                    needs_title = !maybe_set_title(tx, pk, seq, &m.text)?;
+                }
+                seqs.push(seq as u64);
+            }
+            tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
+                .execute(params![now_iso, pk])?;
+            Ok(seqs)
+        })
+    }
+
+    /// The whole log of a session, in seq order, images re-inflated.
+    pub fn events(&self, scope: &str, id: &str) -> Result<Vec<SessionEvent>> {
+        self.read(|tx| {
+            let pk = session_pk(tx, scope, id)?;
+            let mut blobs = BlobCache::default();
+            let mut stmt = tx.prepare_cached(
+                "SELECT seq, unix_ms, turn, kind, payload FROM session_events \
+                 WHERE session_pk = ?1 ORDER BY seq",
+            )?;
+            let mut rows = stmt.query([pk])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                let kind: String = r.get(3)?;
+                let payload: String = r.get(4)?;
+                out.push(SessionEvent {
+                    seq: seq as u64,
+                    unix_ms: r.get(1)?,
+                    turn: r.get(2)?,
+                    item: decode_row(tx, id, seq, &kind, &payload, &mut blobs)?,
+                });
+            }
+            Ok(out)
+        })
+    }
+
+    /// The session as `session.get` messages: one query in seq order,
+    /// each distinct image blob read once.
+    pub fn messages(&self, scope: &str, id: &str) -> Result<Vec<Message>> {
+        self.read(|tx| {
+            let pk = session_pk(tx, scope, id)?;
+            let mut blobs = BlobCache::default();
+            let mut stmt = tx.prepare_cached(
+                "SELECT seq, kind, payload FROM session_events \
+                 WHERE session_pk = ?1 AND kind <> 'terminal' ORDER BY seq",
+            )?;
+            let mut rows = stmt.query([pk])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                let seq: i64 = r.get(0)?;
+                let kind: String = r.get(1)?;
+                let payload: String = r.get(2)?;
+                let item = decode_row(tx, id, seq, &kind, &payload, &mut blobs)?;
+                out.extend(Message::from_item(seq as u64, item));
+            }
+            Ok(out)
+        })
+    }
+
+    /// Keeps the first `keep` projected messages: deletes every event after
+    /// the `keep`-th message (`keep == 0` deletes all events; a `keep`
+    /// beyond the message count deletes nothing). Returns how many messages
+    /// remain.
+    pub fn truncate_messages(&self, scope: &str, id: &str, keep: usize) -> Result<usize> {
+        self.write(|tx| {
+            let pk = session_pk(tx, scope, id)?;
+            let (count, cut) = message_cut(tx, pk, keep)?;
+            let Some(cut) = cut else {
+                return Ok(count);
+            };
+            let hashes = blobs::hashes_after(tx, pk, cut)?;
+            let deleted = tx
+                .prepare_cached("DELETE FROM session_events WHERE session_pk = ?1 AND seq > ?2")?
+                .execute(params![pk, cut])?;
+            blobs::drop_unreferenced(tx, &hashes)?;
+            if deleted > 0 {
+                bump(tx, pk)?;
+            }
+            Ok(count.min(keep))
+        })
+    }
+}
+
+/// Counts the session's messages and finds the seq after which to cut so
+/// that `keep` messages remain (`Some(0)` for keep = 0).
+fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Option<i64>)> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT seq, kind, CASE WHEN kind = 'runtime' THEN json_extract(payload, '$.kind') END \
+         FROM session_events WHERE session_pk = ?1 ORDER BY seq",
+    )?;
+    let mut rows = stmt.query([pk])?;
+    let mut count = 0usize;
+    let mut cut = (keep == 0).then_some(0i64);
+    while let Some(r) = rows.next()? {
+        let kind: String = r.get(1)?;
+        let runtime_kind: Option<String> = r.get(2)?;
+        if projection::is_message_row(&kind, runtime_kind.as_deref()) {
+            count += 1;
+            if count == keep {
+                cut = Some(r.get(0)?);
+            }
+        }
+    }
+    Ok((count, cut))
+}
+
+fn decode_row(
+    conn: &Connection,
+    id: &str,
+    seq: i64,
+    kind: &str,
+    payload: &str,
+    blobs: &mut BlobCache,
+) -> Result<EventItem> {
+    stored::decode(conn, kind, payload, blobs).map_err(|e| match e {
+        StoreError::Json(e) => {
+            StoreError::Corrupt(format!("event {seq} of session {id} ({kind}): {e}"))
+        }
+        other => other,
+    })
+}
+
+/// Sets the auto-title if this is the session's first user message with
+/// text. Returns whether the session has a title afterwards.
+fn maybe_set_title(tx: &Transaction<'_>, pk: i64, seq: i64, text: &str) -> Result<bool> {
+    let Some(title) = title_from(text) else {
+        return Ok(false);
+    };
+    // Only reached while the title is NULL (rare after the first message):
+    // if an earlier message had text, the user cleared the title on purpose.
+    let earlier: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM session_events WHERE session_pk = ?1 AND seq < ?2 \
+             AND kind = 'user' \
+             AND trim(json_extract(payload, '$.text'), ' ' || char(9) || char(10) || char(13)) <> '')",
+        )?
+        .query_row(params![pk, seq], |r| r.get(0))?;
+    if earlier {
+        return Ok(true);
+    }
+    tx.prepare_cached("UPDATE sessions SET title = ?1 WHERE pk = ?2")?
+        .execute(params![title, pk])?;
+    Ok(true)
+}
+
+fn bump(tx: &Transaction<'_>, pk: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
+        .execute(params![format_iso(Utc::now()), pk])?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "event_log_tests.rs"]
+mod tests;

@@ -1,0 +1,130 @@
+//! Projection of the event log to the message shape `session.get` returns
+//! (reference §5.4, plus `modelRef`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::items::{EventItem, ImageAttachment, SessionEvent, UserMessage, ViewedImage};
+
+/// Prefix of a compaction summary shown as a user message.
+pub const SUMMARY_PREFIX: &str = ">>> [Context compaction]\n\n";
+
+/// Runtime notice kinds that the model saw as user turns, and so are shown.
+const VISIBLE_RUNTIME_KINDS: [&str; 2] = ["repair", "continuation"];
+
+/// One message of `session.get`. Field order is the wire order; every field
+/// is always present (null or `[]` when absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    pub role: String,
+    pub text: String,
+    pub images: Vec<ImageAttachment>,
+    pub thinking: Option<String>,
+    pub viewed_images: Vec<ViewedImage>,
+    pub tool_calls: Vec<ToolCallRef>,
+    pub tool_call_id: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_success: bool,
+    pub tool_diff: Option<String>,
+    pub tool_file_path: Option<String>,
+    pub model_ref: Option<String>,
+    /// The event this message was projected from (not on the wire).
+    #[serde(skip)]
+    pub seq: u64,
+}
+
+/// A tool call as shown to clients: no arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRef {
+    pub id: String,
+    pub name: String,
+}
+
+impl Message {
+    fn plain(role: &str, text: String, seq: u64) -> Message {
+        Message {
+            role: role.to_string(),
+            text,
+            images: Vec::new(),
+            thinking: None,
+            viewed_images: Vec::new(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            tool_name: None,
+            tool_success: true,
+            tool_diff: None,
+            tool_file_path: None,
+            model_ref: None,
+            seq,
+        }
+    }
+
+    fn user(m: UserMessage, seq: u64) -> Message {
+        Message {
+            images: m.images,
+            ..Message::plain("user", m.text, seq)
+        }
+    }
+
+    /// The message an event shows as, or `None` for events that are not
+    /// messages (terminals, internal runtime notices).
+    pub fn from_item(seq: u64, item: EventItem) -> Option<Message> {
+        match item {
+            EventItem::User(m) | EventItem::Steer(m) => Some(Message::user(m, seq)),
+            EventItem::Assistant(a) => Some(Message {
+                thinking: a.thinking,
+                viewed_images: a.viewed_images,
+                tool_calls: a
+                    .tool_calls
+                    .into_iter()
+                    .map(|c| ToolCallRef {
+                        id: c.id,
+                        name: c.name,
+                    })
+                    .collect(),
+                model_ref: a.model_ref,
+                ..Message::plain("assistant", a.text, seq)
+            }),
+            EventItem::ToolResult(t) => Some(Message {
+                tool_call_id: Some(t.tool_call_id),
+                tool_name: Some(t.tool_name),
+                tool_success: t.success,
+                tool_diff: t.diff,
+                tool_file_path: t.file_path,
+                ..Message::plain("tool", t.output, seq)
+            }),
+            EventItem::Summary(s) => Some(Message::plain(
+                "user",
+                format!("{SUMMARY_PREFIX}{}", s.text),
+                seq,
+            )),
+            EventItem::Runtime(r) if is_visible_runtime(&r.kind) => {
+                Some(Message::plain("user", r.text, seq))
+            }
+            EventItem::Runtime(_) | EventItem::Terminal(_) => None,
+        }
+    }
+}
+
+/// Projects a whole log, in order.
+pub fn project(events: impl IntoIterator<Item = SessionEvent>) -> Vec<Message> {
+    events
+        .into_iter()
+        .filter_map(|e| Message::from_item(e.seq, e.item))
+        .collect()
+}
+
+pub(crate) fn is_visible_runtime(kind: &str) -> bool {
+    VISIBLE_RUNTIME_KINDS.contains(&kind)
+}
+
+/// Whether an event row projects to a message, from its `kind` column and,
+/// for runtime notices, the notice's own kind.
+pub(crate) fn is_message_row(kind: &str, runtime_kind: Option<&str>) -> bool {
+    match kind {
+        "user" | "steer" | "assistant" | "tool_result" | "summary" => true,
+        "runtime" => runtime_kind.is_some_and(is_visible_runtime),
+        _ => false,
+    }
+}

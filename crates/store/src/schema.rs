@@ -1,0 +1,188 @@
+//! Versioned schema. Each entry of [`MIGRATIONS`] is one SQL batch; the
+//! database's `PRAGMA user_version` is the number of batches applied. New
+//! issues append a batch and never edit an old one.
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use crate::error::{Result, StoreError};
+
+const V1: &str = r#"
+CREATE TABLE sessions (
+    pk INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    id TEXT NOT NULL,
+    workspace TEXT NULL,
+    title TEXT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    reasoning_level TEXT NOT NULL,
+    network_enabled INTEGER NOT NULL DEFAULT 1,
+    llm_rounds INTEGER NOT NULL DEFAULT 0,
+    execution_steps INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    total_input_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    output_elapsed_ms INTEGER NOT NULL DEFAULT 0,
+    active_turn TEXT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (scope, id)
+);
+CREATE INDEX sessions_scope_recent ON sessions (scope, archived, updated_at DESC);
+CREATE INDEX sessions_active_turn ON sessions (active_turn) WHERE active_turn IS NOT NULL;
+
+CREATE TABLE session_events (
+    session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    turn TEXT NULL,
+    unix_ms INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (session_pk, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE blobs (
+    hash TEXT PRIMARY KEY,
+    media_type TEXT,
+    size INTEGER,
+    data BLOB,
+    created_at TEXT
+);
+
+-- Which event references which blob, so deleting or truncating sessions can
+-- drop blobs nobody references any more without parsing event payloads.
+CREATE TABLE blob_refs (
+    session_pk INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (session_pk, seq, hash),
+    FOREIGN KEY (session_pk, seq) REFERENCES session_events (session_pk, seq) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX blob_refs_hash ON blob_refs (hash);
+
+CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    path_key TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    created_at TEXT,
+    updated_at TEXT
+);
+
+CREATE TABLE scheduled_tasks (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    workspace TEXT NULL,
+    prompt TEXT,
+    cron TEXT,
+    enabled INTEGER DEFAULT 1,
+    last_run_at TEXT NULL,
+    next_run_at TEXT NULL,
+    last_status TEXT NULL,
+    last_error TEXT NULL,
+    last_output TEXT NULL,
+    last_session_id TEXT NULL,
+    created_at TEXT,
+    updated_at TEXT
+);
+CREATE INDEX scheduled_tasks_due ON scheduled_tasks (enabled, next_run_at);
+
+CREATE TABLE schedule_claims (
+    task_id TEXT NOT NULL,
+    occurrence TEXT NOT NULL,
+    claimed_at TEXT,
+    finished_at TEXT NULL,
+    status TEXT NULL,
+    PRIMARY KEY (task_id, occurrence)
+);
+
+CREATE TABLE usage_records (
+    id INTEGER PRIMARY KEY,
+    ts TEXT,
+    provider TEXT,
+    model TEXT,
+    session_id TEXT NULL,
+    input_tokens INTEGER,
+    total_input_tokens INTEGER,
+    cached_input_tokens INTEGER,
+    cache_creation_input_tokens INTEGER,
+    output_tokens INTEGER,
+    cost REAL,
+    elapsed_ms REAL,
+    success INTEGER
+);
+CREATE INDEX usage_records_ts ON usage_records (ts);
+"#;
+
+/// Schema batches in order; index + 1 is the resulting `user_version`.
+const MIGRATIONS: &[&str] = &[V1];
+
+/// The schema version this build writes.
+pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database up to [`LATEST_VERSION`]. Reads only `user_version`
+/// when nothing is pending, so it costs nothing on a large database.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
+    // IMMEDIATE: two processes opening at once must not both apply a batch.
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    apply_pending(&tx)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Drops every table and index, then recreates the latest schema, all in one
+/// transaction so a failed reset leaves the old data intact.
+pub(crate) fn reset(conn: &mut Connection) -> Result<()> {
+    // Dropping a parent table with foreign keys on would first run the
+    // cascades row by row; nothing survives the reset, so skip them. The
+    // pragma is a no-op inside a transaction, hence set around it.
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let outcome = drop_and_recreate(conn);
+    conn.pragma_update(None, "foreign_keys", true)?;
+    outcome?;
+    // Hand the freed pages back to the file system; a factory reset is rare.
+    conn.execute_batch("VACUUM")?;
+    Ok(())
+}
+
+fn drop_and_recreate(conn: &mut Connection) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tables: Vec<String> = {
+        let mut stmt = tx.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+        )?;
+        stmt.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    for t in tables {
+        // Indexes go with their table.
+        tx.execute_batch(&format!(
+            "DROP TABLE IF EXISTS \"{}\"",
+            t.replace('"', "\"\"")
+        ))?;
+    }
+    tx.pragma_update(None, "user_version", 0)?;
+    apply_pending(&tx)?;
+    tx.commit()?;
+    Ok(())
+}
+
+fn apply_pending(tx: &Transaction<'_>) -> Result<()> {
+    let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > LATEST_VERSION {
+        return Err(StoreError::Corrupt(format!(
+            "schema version {current} is newer than this build supports ({LATEST_VERSION}); \
+             upgrade seekclaw or reset the database"
+        )));
+    }
+    if current < 0 {
+        return Err(StoreError::Corrupt(format!(
+            "invalid schema version {current}"
+        )));
+    }
+    for (i, batch) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        tx.execute_batch(batch)?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+    }
+    Ok(())
+}

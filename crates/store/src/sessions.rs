@@ -1,0 +1,484 @@
+//! Session rows: create, read, list, patch, delete, usage counters and the
+//! active-turn marker.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use crate::blobs;
+use crate::error::{Result, StoreError};
+use crate::model::{NewSession, SessionHeader, SessionPatch, UsageDelta};
+use crate::store::Store;
+use crate::time::now_iso;
+
+/// Columns read into a [`SessionHeader`], in [`header_from_row`] order.
+macro_rules! header_cols {
+    () => {
+        "id, title, workspace, archived, reasoning_level, network_enabled, llm_rounds, \
+         execution_steps, input_tokens, total_input_tokens, cached_input_tokens, output_tokens, \
+         output_elapsed_ms, created_at, updated_at, scope, active_turn"
+    };
+}
+
+fn header_from_row(r: &Row<'_>) -> rusqlite::Result<SessionHeader> {
+    Ok(SessionHeader {
+        id: r.get(0)?,
+        title: r.get(1)?,
+        workspace: r.get(2)?,
+        archived: r.get(3)?,
+        reasoning_level: r.get(4)?,
+        network_enabled: r.get(5)?,
+        llm_rounds: r.get(6)?,
+        execution_steps: r.get(7)?,
+        input_tokens: r.get(8)?,
+        total_input_tokens: r.get(9)?,
+        cached_input_tokens: r.get(10)?,
+        output_tokens: r.get(11)?,
+        output_elapsed_ms: r.get(12)?,
+        created_at: r.get(13)?,
+        updated_at: r.get(14)?,
+        scope: r.get(15)?,
+        active_turn: r.get(16)?,
+    })
+}
+
+pub(crate) fn not_found(scope: &str, id: &str) -> StoreError {
+    StoreError::NotFound(format!("session {id} (scope {scope})"))
+}
+
+/// The row key of a session, or `NotFound`.
+pub(crate) fn session_pk(conn: &Connection, scope: &str, id: &str) -> Result<i64> {
+    conn.prepare_cached("SELECT pk FROM sessions WHERE scope = ?1 AND id = ?2")?
+        .query_row(params![scope, id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| not_found(scope, id))
+}
+
+impl Store {
+    /// Creates a session; `Conflict` if `(scope, id)` already exists.
+    pub fn create_session(&self, s: &NewSession) -> Result<SessionHeader> {
+        self.write(|tx| {
+            let now = now_iso();
+            let inserted = tx
+                .prepare_cached(
+                    "INSERT INTO sessions (scope, id, workspace, title, reasoning_level, \
+                     network_enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
+                     ON CONFLICT (scope, id) DO NOTHING",
+                )?
+                .execute(params![
+                    s.scope,
+                    s.id,
+                    s.workspace,
+                    s.title,
+                    s.reasoning_level,
+                    s.network_enabled,
+                    now
+                ])?;
+            if inserted == 0 {
+                return Err(StoreError::Conflict(format!(
+                    "session {} already exists",
+                    s.id
+                )));
+            }
+            Ok(SessionHeader {
+                id: s.id.clone(),
+                title: s.title.clone(),
+                workspace: s.workspace.clone(),
+                archived: false,
+                reasoning_level: s.reasoning_level.clone(),
+                network_enabled: s.network_enabled,
+                llm_rounds: 0,
+                execution_steps: 0,
+                input_tokens: 0,
+                total_input_tokens: 0,
+                cached_input_tokens: 0,
+                output_tokens: 0,
+                output_elapsed_ms: 0,
+                created_at: now.clone(),
+                updated_at: now,
+                scope: s.scope.clone(),
+                active_turn: None,
+            })
+        })
+    }
+
+    pub fn session(&self, scope: &str, id: &str) -> Result<Option<SessionHeader>> {
+        self.read(|tx| {
+            let header = tx
+                .prepare_cached(concat!(
+                    "SELECT ",
+                    header_cols!(),
+                    " FROM sessions WHERE scope = ?1 AND id = ?2"
+                ))?
+                .query_row(params![scope, id], header_from_row)
+                .optional()?;
+            Ok(header)
+        })
+    }
+
+    /// Sessions of one scope, most recently updated first.
+    pub fn list_sessions(&self, scope: &str, include_archived: bool) -> Result<Vec<SessionHeader>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached(concat!(
+                "SELECT ",
+                header_cols!(),
+                " FROM sessions WHERE scope = ?1 AND (?2 OR archived = 0) \
+                 ORDER BY updated_at DESC, pk DESC"
+            ))?;
+            let rows = stmt
+                .query_map(params![scope, include_archived], header_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+
+    /// The most recently updated non-archived session of a scope.
+    pub fn latest_session(&self, scope: &str) -> Result<Option<SessionHeader>> {
+        self.read(|tx| {
+            let header = tx
+                .prepare_cached(concat!(
+                    "SELECT ",
+                    header_cols!(),
+                    " FROM sessions WHERE scope = ?1 AND archived = 0 \
+                     ORDER BY updated_at DESC, pk DESC LIMIT 1"
+                ))?
+                .query_row(params![scope], header_from_row)
+                .optional()?;
+            Ok(header)
+        })
+    }
+
+    /// Applies a patch and bumps `updated_at`; `None` if the session is
+    /// missing.
+    pub fn update_session(
+        &self,
+        scope: &str,
+        id: &str,
+        patch: &SessionPatch,
+    ) -> Result<Option<SessionHeader>> {
+        self.write(|tx| {
+            let header = tx
+                .prepare_cached(concat!(
+                    "UPDATE sessions SET \
+                     title = CASE WHEN ?1 THEN ?2 ELSE title END, \
+                     reasoning_level = COALESCE(?3, reasoning_level), \
+                     network_enabled = COALESCE(?4, network_enabled), \
+                     archived = COALESCE(?5, archived), \
+                     updated_at = ?6 \
+                     WHERE scope = ?7 AND id = ?8 RETURNING ",
+                    header_cols!()
+                ))?
+                .query_row(
+                    params![
+                        patch.title.is_some(),
+                        patch.title.clone().flatten(),
+                        patch.reasoning_level,
+                        patch.network_enabled,
+                        patch.archived,
+                        now_iso(),
+                        scope,
+                        id
+                    ],
+                    header_from_row,
+                )
+                .optional()?;
+            Ok(header)
+        })
+    }
+
+    /// Deletes a session and (by cascade) its events; `false` if missing.
+    pub fn delete_session(&self, scope: &str, id: &str) -> Result<bool> {
+        self.write(|tx| {
+            let hashes = tx
+                .prepare_cached(
+                    "SELECT DISTINCT r.hash FROM blob_refs r JOIN sessions s ON s.pk = r.session_pk \
+                     WHERE s.scope = ?1 AND s.id = ?2",
+                )?
+                .query_map(params![scope, id], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            let deleted = tx
+                .prepare_cached("DELETE FROM sessions WHERE scope = ?1 AND id = ?2")?
+                .execute(params![scope, id])?;
+            blobs::drop_unreferenced(tx, &hashes)?;
+            Ok(deleted > 0)
+        })
+    }
+
+    /// Deletes every session of a scope; returns how many.
+    pub fn delete_scope(&self, scope: &str) -> Result<usize> {
+        self.write(|tx| {
+            let hashes = tx
+                .prepare_cached(
+                    "SELECT DISTINCT r.hash FROM blob_refs r JOIN sessions s ON s.pk = r.session_pk \
+                     WHERE s.scope = ?1",
+                )?
+                .query_map(params![scope], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            let deleted = tx
+                .prepare_cached("DELETE FROM sessions WHERE scope = ?1")?
+                .execute(params![scope])?;
+            blobs::drop_unreferenced(tx, &hashes)?;
+            Ok(deleted)
+        })
+    }
+
+    /// Adds token/round counters; `execution_steps` keeps the maximum.
+    /// Does not bump `updated_at` (the turn's events already do).
+    pub fn add_usage(&self, scope: &str, id: &str, d: &UsageDelta) -> Result<()> {
+        self.write(|tx| {
+            let n = tx
+                .prepare_cached(
+                    "UPDATE sessions SET llm_rounds = llm_rounds + ?1, \
+                     execution_steps = MAX(execution_steps, ?2), \
+                     input_tokens = input_tokens + ?3, \
+                     total_input_tokens = total_input_tokens + ?4, \
+                     cached_input_tokens = cached_input_tokens + ?5, \
+                     output_tokens = output_tokens + ?6, \
+                     output_elapsed_ms = output_elapsed_ms + ?7 \
+                     WHERE scope = ?8 AND id = ?9",
+                )?
+                .execute(params![
+                    d.llm_rounds,
+                    d.execution_steps,
+                    d.input_tokens,
+                    d.total_input_tokens,
+                    d.cached_input_tokens,
+                    d.output_tokens,
+                    d.output_elapsed_ms,
+                    scope,
+                    id
+                ])?;
+            if n == 0 {
+                return Err(not_found(scope, id));
+            }
+            Ok(())
+        })
+    }
+
+    /// Marks (or with `None` clears) the turn running on a session, so a
+    /// restarted daemon can find turns that never wrote their terminal.
+    pub fn set_active_turn(&self, scope: &str, id: &str, owner: Option<&str>) -> Result<()> {
+        self.write(|tx| {
+            let n = tx
+                .prepare_cached(
+                    "UPDATE sessions SET active_turn = ?1 WHERE scope = ?2 AND id = ?3",
+                )?
+                .execute(params![owner, scope, id])?;
+            if n == 0 {
+                return Err(not_found(scope, id));
+            }
+            Ok(())
+        })
+    }
+
+    /// `(scope, id, owner)` of every session with an active turn (uses the
+    /// partial index, so it is cheap at startup).
+    pub fn sessions_with_active_turn(&self) -> Result<Vec<(String, String, String)>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT scope, id, active_turn FROM sessions WHERE active_turn IS NOT NULL \
+                 ORDER BY scope, id",
+            )?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{new_session, temp_store};
+
+    #[test]
+    fn create_get_and_conflict() {
+        let (_dir, store) = temp_store();
+        let mut s = new_session("scopeA", "s1");
+        s.workspace = Some("/w".into());
+        let h = store.create_session(&s).unwrap();
+        assert_eq!(h.id, "s1");
+        assert_eq!(h.workspace.as_deref(), Some("/w"));
+        assert_eq!(h.created_at, h.updated_at);
+        let got = store.session("scopeA", "s1").unwrap().unwrap();
+        assert_eq!(got, h);
+        assert!(store.session("scopeB", "s1").unwrap().is_none());
+        assert!(matches!(
+            store.create_session(&s),
+            Err(StoreError::Conflict(_))
+        ));
+        // Same id in another scope is a different session.
+        store.create_session(&new_session("scopeB", "s1")).unwrap();
+    }
+
+    #[test]
+    fn header_serializes_in_wire_order_with_nulls() {
+        let (_dir, store) = temp_store();
+        let h = store.create_session(&new_session("g", "s1")).unwrap();
+        let json = serde_json::to_string(&h).unwrap();
+        let expected = format!(
+            r#"{{"id":"s1","title":null,"workspace":null,"archived":false,"reasoningLevel":"high","networkEnabled":true,"llmRounds":0,"executionSteps":0,"inputTokens":0,"totalInputTokens":0,"cachedInputTokens":0,"outputTokens":0,"outputElapsedMs":0,"createdAt":"{0}","updatedAt":"{0}"}}"#,
+            h.created_at
+        );
+        assert_eq!(json, expected);
+    }
+
+    #[test]
+    fn list_is_scoped_ordered_and_filters_archived() {
+        let (_dir, store) = temp_store();
+        for id in ["a", "b", "c"] {
+            store.create_session(&new_session("one", id)).unwrap();
+        }
+        store.create_session(&new_session("two", "x")).unwrap();
+        let ids = |v: Vec<SessionHeader>| v.into_iter().map(|h| h.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(store.list_sessions("one", false).unwrap()),
+            ["c", "b", "a"]
+        );
+        assert_eq!(ids(store.list_sessions("two", true).unwrap()), ["x"]);
+        assert!(store.list_sessions("three", true).unwrap().is_empty());
+
+        // Touching "a" moves it to the front; archiving "c" hides it.
+        let patch = SessionPatch {
+            title: Some(Some("A".into())),
+            ..Default::default()
+        };
+        store.update_session("one", "a", &patch).unwrap().unwrap();
+        let archive = SessionPatch {
+            archived: Some(true),
+            ..Default::default()
+        };
+        store.update_session("one", "c", &archive).unwrap().unwrap();
+        assert_eq!(ids(store.list_sessions("one", false).unwrap()), ["a", "b"]);
+        assert_eq!(
+            ids(store.list_sessions("one", true).unwrap()),
+            ["c", "a", "b"]
+        );
+        assert_eq!(store.latest_session("one").unwrap().unwrap().id, "a");
+        assert_eq!(store.latest_session("two").unwrap().unwrap().id, "x");
+        assert!(store.latest_session("none").unwrap().is_none());
+    }
+
+    #[test]
+    fn patch_semantics() {
+        let (_dir, store) = temp_store();
+        let mut s = new_session("g", "s");
+        s.title = Some("original".into());
+        let created = store.create_session(&s).unwrap();
+
+        let none = store
+            .update_session("g", "s", &SessionPatch::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(none.title.as_deref(), Some("original"));
+        assert!(none.updated_at > created.updated_at);
+
+        let p = SessionPatch {
+            reasoning_level: Some("ultra".into()),
+            network_enabled: Some(false),
+            archived: Some(true),
+            ..Default::default()
+        };
+        let h = store.update_session("g", "s", &p).unwrap().unwrap();
+        assert_eq!(h.title.as_deref(), Some("original"));
+        assert_eq!(h.reasoning_level, "ultra");
+        assert!(!h.network_enabled);
+        assert!(h.archived);
+
+        let clear = SessionPatch {
+            title: Some(None),
+            ..Default::default()
+        };
+        let h = store.update_session("g", "s", &clear).unwrap().unwrap();
+        assert_eq!(h.title, None);
+        assert_eq!(h.reasoning_level, "ultra");
+        assert_eq!(store.session("g", "s").unwrap().unwrap(), h);
+
+        assert!(
+            store
+                .update_session("g", "missing", &clear)
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .update_session("other", "s", &clear)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn delete_and_delete_scope() {
+        let (_dir, store) = temp_store();
+        for id in ["a", "b"] {
+            store.create_session(&new_session("one", id)).unwrap();
+        }
+        store.create_session(&new_session("two", "a")).unwrap();
+        assert!(store.delete_session("one", "a").unwrap());
+        assert!(!store.delete_session("one", "a").unwrap());
+        assert!(store.session("two", "a").unwrap().is_some());
+        store.create_session(&new_session("one", "c")).unwrap();
+        assert_eq!(store.delete_scope("one").unwrap(), 2);
+        assert_eq!(store.delete_scope("one").unwrap(), 0);
+        assert_eq!(store.stats().unwrap().sessions, 1);
+    }
+
+    #[test]
+    fn usage_sums_and_keeps_max_steps() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s")).unwrap();
+        let d = UsageDelta {
+            llm_rounds: 1,
+            execution_steps: 5,
+            input_tokens: 100,
+            total_input_tokens: 150,
+            cached_input_tokens: 50,
+            output_tokens: 20,
+            output_elapsed_ms: 300,
+        };
+        store.add_usage("g", "s", &d).unwrap();
+        let d2 = UsageDelta {
+            execution_steps: 3,
+            ..d
+        };
+        store.add_usage("g", "s", &d2).unwrap();
+        let h = store.session("g", "s").unwrap().unwrap();
+        assert_eq!(h.llm_rounds, 2);
+        assert_eq!(h.execution_steps, 5);
+        assert_eq!(h.input_tokens, 200);
+        assert_eq!(h.total_input_tokens, 300);
+        assert_eq!(h.cached_input_tokens, 100);
+        assert_eq!(h.output_tokens, 40);
+        assert_eq!(h.output_elapsed_ms, 600);
+        assert!(matches!(
+            store.add_usage("g", "nope", &d),
+            Err(StoreError::NotFound(_))
+        ));
+    }
+
+    #[test]
+    fn active_turn_set_list_clear() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "a")).unwrap();
+        store.create_session(&new_session("w", "b")).unwrap();
+        assert!(store.sessions_with_active_turn().unwrap().is_empty());
+        store.set_active_turn("g", "a", Some("turn-1")).unwrap();
+        store.set_active_turn("w", "b", Some("turn-2")).unwrap();
+        assert_eq!(
+            store.sessions_with_active_turn().unwrap(),
+            [
+                ("g".to_string(), "a".to_string(), "turn-1".to_string()),
+                ("w".to_string(), "b".to_string(), "turn-2".to_string()),
+            ]
+        );
+        let h = store.session("g", "a").unwrap().unwrap();
+        assert_eq!(h.active_turn.as_deref(), Some("turn-1"));
+        assert!(!serde_json::to_string(&h).unwrap().contains("turn-1"));
+        store.set_active_turn("g", "a", None).unwrap();
+        assert_eq!(store.sessions_with_active_turn().unwrap().len(), 1);
+        assert!(matches!(
+            store.set_active_turn("g", "zz", None),
+            Err(StoreError::NotFound(_))
+        ));
+    }
+}

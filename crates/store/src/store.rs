@@ -1,0 +1,289 @@
+//! The `Store` handle: one writer connection and a few read-only
+//! connections over the same WAL database, each behind a std `Mutex`.
+//!
+//! Writes are serialized through the single writer (so sequence numbers are
+//! assigned without races); reads run concurrently on the reader pool and see
+//! the last committed state thanks to WAL.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+use crate::error::{Result, StoreError};
+use crate::model::StoreStats;
+use crate::schema;
+
+/// Read-only connections; more than the box has cores is of no use.
+const READERS: usize = 4;
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+const STATEMENT_CACHE: usize = 64;
+
+/// Handle to the SQLite store. Cheap to clone; all clones share the same
+/// connections. Every method blocks: call it from `spawn_blocking`.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.inner.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and brings its
+    /// schema up to date. Does no work proportional to the data size.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let mut writer = Connection::open(path)?;
+        configure_writer(&writer)?;
+        schema::migrate(&mut writer)?;
+        // Readers open after the writer switched to WAL and created the
+        // schema, so they never see a rollback-journal database.
+        let readers = (0..READERS)
+            .map(|_| open_reader(path).map(Mutex::new))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Store {
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                writer: Mutex::new(writer),
+                readers,
+                next_reader: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// The database file this store was opened on.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// `PRAGMA integrity_check`: `"ok"` when healthy, otherwise the problems
+    /// found, one per line.
+    pub fn integrity_check(&self) -> Result<String> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare("PRAGMA integrity_check")?;
+            let lines = stmt
+                .query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(lines.join("\n"))
+        })
+    }
+
+    /// Folds the WAL back into the main file and truncates it; called on
+    /// shutdown. A checkpoint blocked by a concurrent reader is not an error.
+    pub fn checkpoint(&self) -> Result<()> {
+        let conn = self.writer()?;
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    /// Factory reset: drops every table and recreates the latest schema.
+    pub fn reset(&self) -> Result<()> {
+        let mut conn = self.writer()?;
+        schema::reset(&mut conn)
+    }
+
+    /// Row counts of sessions and events.
+    pub fn stats(&self) -> Result<StoreStats> {
+        self.read(|tx| {
+            let sessions = tx.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))?;
+            let events = tx.query_row("SELECT COUNT(*) FROM session_events", [], |r| r.get(0))?;
+            Ok(StoreStats { sessions, events })
+        })
+    }
+
+    /// Runs `f` in an IMMEDIATE transaction on the writer; commits when `f`
+    /// succeeds, rolls back otherwise.
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Runs `f` in a read transaction on a pooled reader, so multi-query
+    /// reads see one consistent snapshot.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.reader()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.inner
+            .writer
+            .lock()
+            .map_err(|_| StoreError::Poisoned("writer"))
+    }
+
+    /// Takes the first idle reader, starting at a rotating index; waits on
+    /// one only when all are busy.
+    fn reader(&self) -> Result<MutexGuard<'_, Connection>> {
+        let readers = &self.inner.readers;
+        let start = self.inner.next_reader.fetch_add(1, Ordering::Relaxed) % readers.len();
+        for i in 0..readers.len() {
+            match readers[(start + i) % readers.len()].try_lock() {
+                Ok(guard) => return Ok(guard),
+                // A poisoned reader is skipped; the others still serve.
+                Err(TryLockError::WouldBlock | TryLockError::Poisoned(_)) => {}
+            }
+        }
+        readers[start]
+            .lock()
+            .map_err(|_| StoreError::Poisoned("reader"))
+    }
+}
+
+fn configure_writer(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Corrupt(format!(
+            "could not switch the database to WAL mode (got {mode})"
+        )));
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    Ok(())
+}
+
+fn open_reader(path: &Path) -> Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NewSession;
+    use crate::testutil::{new_session, temp_store};
+
+    fn assert_send_sync_clone<T: Send + Sync + Clone>() {}
+
+    #[test]
+    fn store_is_send_sync_clone() {
+        assert_send_sync_clone::<Store>();
+    }
+
+    #[test]
+    fn pragmas_are_set() {
+        let (_dir, store) = temp_store();
+        let w = store.writer().unwrap();
+        let mode: String = w
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let sync: i64 = w.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
+        assert_eq!(sync, 1, "NORMAL");
+        let fk: i64 = w
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(fk, 1);
+        let busy: i64 = w
+            .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(busy, 10_000);
+        let version: i64 = w
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, schema::LATEST_VERSION);
+    }
+
+    #[test]
+    fn integrity_check_is_ok() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("s", "a")).unwrap();
+        assert_eq!(store.integrity_check().unwrap(), "ok");
+    }
+
+    #[test]
+    fn reopen_persists_and_migrations_are_idempotent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/seekclaw.db");
+        {
+            let store = Store::open(&path).unwrap();
+            store.create_session(&new_session("s", "a")).unwrap();
+            store.checkpoint().unwrap();
+        }
+        let again = Store::open(&path).unwrap();
+        let third = Store::open(&path).unwrap();
+        assert!(again.session("s", "a").unwrap().is_some());
+        assert_eq!(third.stats().unwrap().sessions, 1);
+        assert_eq!(third.integrity_check().unwrap(), "ok");
+    }
+
+    #[test]
+    fn newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.pragma_update(None, "user_version", 99).unwrap();
+        }
+        assert!(matches!(Store::open(&path), Err(StoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn reset_drops_everything_and_keeps_working() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("s", "a")).unwrap();
+        store.upsert_project("p1", "/x", "/x", "x").unwrap();
+        // A reader has seen the old schema; it must cope with the new one.
+        assert_eq!(store.stats().unwrap().sessions, 1);
+        store.reset().unwrap();
+        assert_eq!(store.stats().unwrap(), StoreStats::default());
+        assert!(store.list_projects().unwrap().is_empty());
+        let s = NewSession {
+            scope: "s".into(),
+            id: "a".into(),
+            reasoning_level: "high".into(),
+            ..Default::default()
+        };
+        store.create_session(&s).unwrap();
+        assert_eq!(store.stats().unwrap().sessions, 1);
+        assert_eq!(store.integrity_check().unwrap(), "ok");
+    }
+
+    #[test]
+    fn poisoned_writer_is_an_error_not_a_panic() {
+        let (_dir, store) = temp_store();
+        let clone = store.clone();
+        let _ = std::thread::spawn(move || {
+            let _guard = clone.inner.writer.lock().unwrap();
+            panic!("poison the writer");
+        })
+        .join();
+        let err = store.create_session(&new_session("s", "a")).unwrap_err();
+        assert!(matches!(err, StoreError::Poisoned("writer")));
+        // Reads still work.
+        assert!(store.session("s", "a").unwrap().is_none());
+    }
+}

@@ -1,0 +1,153 @@
+//! The database form of event items: identical to [`EventItem`] except that
+//! images carry a blob hash instead of base64 data.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+use crate::blobs::{self, BlobCache};
+use crate::error::{Result, StoreError};
+use crate::items::{
+    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Summary, ToolResult, TurnTerminal,
+    UserMessage,
+};
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum StoredRef<'a> {
+    User(StoredUserRef<'a>),
+    Assistant(&'a AssistantMessage),
+    ToolResult(&'a ToolResult),
+    Steer(StoredUserRef<'a>),
+    Summary(&'a Summary),
+    Runtime(&'a RuntimeNotice),
+    Terminal(&'a TurnTerminal),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredUserRef<'a> {
+    text: &'a str,
+    images: Vec<ImageRef<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ImageRef<'a> {
+    id: &'a str,
+    name: &'a str,
+    media_type: &'a str,
+    size_bytes: u64,
+    hash: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredUser {
+    text: String,
+    #[serde(default)]
+    images: Vec<StoredImage>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredImage {
+    id: String,
+    name: String,
+    media_type: String,
+    size_bytes: u64,
+    hash: String,
+}
+
+/// A payload ready to insert, plus the blobs it references.
+pub(crate) struct Encoded {
+    pub payload: String,
+    pub hashes: Vec<String>,
+}
+
+/// Serializes `item` for the `payload` column, storing its images as blobs.
+pub(crate) fn encode(conn: &Connection, item: &EventItem, now: &str) -> Result<Encoded> {
+    let mut hashes = Vec::new();
+    let stored = match item {
+        EventItem::User(m) => StoredRef::User(store_images(conn, m, now, &mut hashes)?),
+        EventItem::Steer(m) => StoredRef::Steer(store_images(conn, m, now, &mut hashes)?),
+        EventItem::Assistant(a) => StoredRef::Assistant(a),
+        EventItem::ToolResult(t) => StoredRef::ToolResult(t),
+        EventItem::Summary(s) => StoredRef::Summary(s),
+        EventItem::Runtime(r) => StoredRef::Runtime(r),
+        EventItem::Terminal(t) => StoredRef::Terminal(t),
+    };
+    Ok(Encoded {
+        payload: serde_json::to_string(&stored)?,
+        hashes,
+    })
+}
+
+fn store_images<'a>(
+    conn: &Connection,
+    m: &'a UserMessage,
+    now: &str,
+    hashes: &mut Vec<String>,
+) -> Result<StoredUserRef<'a>> {
+    let mut images = Vec::with_capacity(m.images.len());
+    for img in &m.images {
+        let bytes = STANDARD.decode(img.data.as_bytes()).map_err(|e| {
+            StoreError::InvalidInput(format!("image {:?} is not valid base64: {e}", img.name))
+        })?;
+        let hash = blobs::put(conn, &img.media_type, &bytes, now)?;
+        if !hashes.contains(&hash) {
+            hashes.push(hash.clone());
+        }
+        images.push(ImageRef {
+            id: &img.id,
+            name: &img.name,
+            media_type: &img.media_type,
+            size_bytes: img.size_bytes,
+            hash,
+        });
+    }
+    Ok(StoredUserRef {
+        text: &m.text,
+        images,
+    })
+}
+
+/// Parses a payload by its `kind` column (cheaper than buffering the
+/// internally tagged enum) and re-inflates image data from blobs.
+pub(crate) fn decode(
+    conn: &Connection,
+    kind: &str,
+    payload: &str,
+    blobs: &mut BlobCache,
+) -> Result<EventItem> {
+    Ok(match kind {
+        "user" => EventItem::User(inflate(conn, serde_json::from_str(payload)?, blobs)?),
+        "steer" => EventItem::Steer(inflate(conn, serde_json::from_str(payload)?, blobs)?),
+        "assistant" => EventItem::Assistant(serde_json::from_str(payload)?),
+        "tool_result" => EventItem::ToolResult(serde_json::from_str(payload)?),
+        "summary" => EventItem::Summary(serde_json::from_str(payload)?),
+        "runtime" => EventItem::Runtime(serde_json::from_str(payload)?),
+        "terminal" => EventItem::Terminal(serde_json::from_str(payload)?),
+        other => {
+            return Err(StoreError::Corrupt(format!("unknown event kind {other:?}")));
+        }
+    })
+}
+
+fn inflate(conn: &Connection, m: StoredUser, blobs: &mut BlobCache) -> Result<UserMessage> {
+    let mut images = Vec::with_capacity(m.images.len());
+    for img in m.images {
+        images.push(ImageAttachment {
+            data: blobs.base64(conn, &img.hash)?,
+            id: img.id,
+            name: img.name,
+            media_type: img.media_type,
+            size_bytes: img.size_bytes,
+        });
+    }
+    Ok(UserMessage {
+        text: m.text,
+        images,
+    })
+}
