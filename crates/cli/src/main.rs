@@ -1,5 +1,7 @@
 //! `seekclaw`: runs the daemon and talks to it.
 
+mod admin;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +23,12 @@ struct Cli {
 enum Command {
     /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
     Daemon,
+    /// Manage providers in config.json.
+    #[command(subcommand)]
+    Provider(admin::ProviderCommand),
+    /// Inspect models.
+    #[command(subcommand)]
+    Model(admin::ModelCommand),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +42,26 @@ fn main() -> ExitCode {
         .init();
     match cli.command {
         Command::Daemon => run_daemon(),
+        Command::Provider(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| admin::provider(&h, cmd)),
+        ),
+        Command::Model(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| admin::model(&h, cmd)),
+        ),
+    }
+}
+
+fn report(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            ExitCode::from(1)
+        }
     }
 }
 

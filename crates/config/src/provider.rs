@@ -161,6 +161,18 @@ pub struct Model {
     /// USD per 1M output tokens.
     #[serde(rename = "outputPricePerMTok")]
     pub output_price_per_mtok: f64,
+    /// USD per 1M input tokens served from the prompt cache (default: the input price).
+    #[serde(
+        rename = "cachedInputPricePerMTok",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cached_input_price_per_mtok: Option<f64>,
+    /// USD per 1M input tokens written to the prompt cache (default: the input price).
+    #[serde(
+        rename = "cacheWritePricePerMTok",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_write_price_per_mtok: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
     #[serde(flatten)]
@@ -177,6 +189,8 @@ impl Default for Model {
             capabilities: Capabilities::default(),
             input_price_per_mtok: 0.0,
             output_price_per_mtok: 0.0,
+            cached_input_price_per_mtok: None,
+            cache_write_price_per_mtok: None,
             tags: None,
             extra: Map::new(),
         }

@@ -67,6 +67,8 @@ pub struct Daemon {
     /// Hard stop: writers are abandoned.
     pub kill: CancellationToken,
     pub connections: Connections,
+    /// Provider HTTP pool and circuit breaker, shared by every turn.
+    pub providers: seekclaw_providers::Providers,
     /// File write locks shared by every turn and scheduled run.
     pub locks: seekclaw_tools::WriteLocks,
     pub slow_client_timeout: Duration,
@@ -130,6 +132,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
         shutdown: CancellationToken::new(),
         kill: CancellationToken::new(),
         connections: Connections::default(),
+        providers: seekclaw_providers::Providers::new(),
         locks: seekclaw_tools::WriteLocks::new(),
         slow_client_timeout: slow,
         next_conn: AtomicU64::new(1),

@@ -7,7 +7,7 @@ use seekclaw_protocol::{Envelope, Method, MethodError, ProtocolInfo, Request, Se
 
 use crate::connection::Connection;
 use crate::daemon::Daemon;
-use crate::handlers::{project, session, system, workspace};
+use crate::handlers::{model, profile, project, provider, session, system, workspace};
 
 /// Handles methods that answer without I/O, straight from the read loop.
 pub fn inline(method: Method, req: &Request) -> Envelope {
@@ -42,6 +42,25 @@ pub async fn handle(
         Method::WorkspaceInit => workspace::init(d, id).await,
         Method::AgentModeGet => workspace::mode_get(d, id).await,
         Method::AgentModeSwitch => workspace::mode_switch(d, id, p).await,
+        Method::RoutingGet => profile::routing_get(d, id).await,
+        Method::RoutingSet => profile::routing_set(d, id, p).await,
+        Method::PromptOptimize => model::prompt_optimize(d, id, p).await,
+        Method::ProfileList => profile::list(d, id).await,
+        Method::ProfileUpsert => profile::upsert(d, id, p).await,
+        Method::ProfileUse => profile::use_profile(d, id, p).await,
+        Method::ProfileRemove => profile::remove(d, id, p).await,
+        Method::ProviderList => provider::list(d, id).await,
+        Method::ProviderUpsert => provider::upsert(d, id, p).await,
+        Method::ProviderUse => provider::use_provider(d, id, p).await,
+        Method::ProviderRemove => provider::remove(d, id, p).await,
+        Method::ProviderTest => provider::test(d, id, p).await,
+        Method::ProviderModelsFetch => provider::models_fetch(d, id, p).await,
+        Method::ModelList => model::list(d, id).await,
+        Method::ModelCatalog => model::catalog(d, id).await,
+        Method::ModelSwitch => model::switch(d, id, p).await,
+        Method::ModelTest => model::test(d, id, p).await,
+        Method::ModelUpdate => model::update(d, id, p).await,
+        Method::UsageGet => model::usage_get(d, id, p).await,
         Method::DoctorText => system::doctor_text(d, id).await,
         Method::DoctorRun => system::doctor_run(d, id).await,
         Method::ProjectList => project::list(d, id).await,

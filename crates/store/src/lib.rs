@@ -18,6 +18,7 @@ mod sessions;
 mod store;
 mod stored;
 mod time;
+mod usage;
 
 pub use error::{Result, StoreError};
 pub use items::{
@@ -29,6 +30,7 @@ pub use projection::{Message, SUMMARY_PREFIX, ToolCallRef, project};
 pub use schema::LATEST_VERSION as SCHEMA_VERSION;
 pub use store::Store;
 pub use time::{format_iso, now_iso};
+pub use usage::{UsageRecord, UsageSummary};
 
 #[cfg(test)]
 mod perf_tests;

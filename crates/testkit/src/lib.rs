@@ -1,9 +1,11 @@
 //! Test harness for seekclaw: starts the real `seekclaw daemon` binary with a
-//! temporary `SEEKCLAW_HOME` and speaks JSONL over its real socket.
-//! (The scripted provider server joins with the providers issue.)
+//! temporary `SEEKCLAW_HOME` and speaks JSONL over its real socket, and serves
+//! scripted OpenAI/Anthropic provider replies over real HTTP ([`ProviderServer`]).
 
 mod client;
 mod daemon;
+mod provider_server;
 
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
+pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};

@@ -4,6 +4,7 @@ mod config;
 mod lifecycle;
 mod projects;
 mod protocol;
+mod providers;
 mod sessions;
 mod workspace;
 

@@ -1,6 +1,9 @@
 //! Method handlers, one file per domain. Each returns the request's terminal envelope.
 
+pub mod model;
+pub mod profile;
 pub mod project;
+pub mod provider;
 pub mod session;
 pub mod system;
 pub mod workspace;

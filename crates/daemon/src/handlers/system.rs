@@ -156,8 +156,25 @@ pub async fn doctor_text(daemon: &Daemon, id: i64) -> Reply {
     Ok(Envelope::result(id, text))
 }
 
+/// Local checks plus a probe of every enabled provider.
 pub async fn doctor_run(daemon: &Daemon, id: i64) -> Reply {
-    Ok(Envelope::json_result(id, &local_checks(daemon).await))
+    let mut checks = local_checks(daemon).await;
+    let enabled: Vec<_> = daemon
+        .config
+        .load()
+        .providers
+        .into_iter()
+        .filter(|p| p.enabled)
+        .collect();
+    for probe in super::provider::probe_all(daemon, enabled).await {
+        checks.push(Check {
+            name: format!("Provider {}", probe.id),
+            ok: probe.online,
+            detail: format!("{} ({} ms)", probe.detail, probe.latency_ms),
+            kind: "provider",
+        });
+    }
+    Ok(Envelope::json_result(id, &checks))
 }
 
 /// Held file write locks, from the daemon-wide coordinator.

@@ -1,0 +1,96 @@
+//! `seekclaw-bench`: figures for the seekclaw daemon, each against a baseline
+//! measured in the same run (the box is shared and noisy, so absolute numbers
+//! mean little). Not a test: it prints, it never fails on a slow result.
+//!
+//! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
+//! `seekclaw-bench ping` or `seekclaw-bench startup`.
+
+mod canned;
+mod cpu;
+mod daemon;
+mod echo;
+mod load;
+mod ping;
+mod populate;
+mod startup;
+mod stats;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+use crate::ping::Shape;
+
+#[derive(Parser)]
+#[command(name = "seekclaw-bench", about = "Benchmarks of the seekclaw daemon")]
+struct Cli {
+    /// The `seekclaw` binary (default: the one next to this executable).
+    #[arg(long, global = true)]
+    bin: Option<PathBuf>,
+    /// Print one JSON object instead of the table.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: BenchCommand,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Ping throughput and latency: daemon vs an in-process JSONL echo server.
+    Ping {
+        /// Measured seconds per run (after a 0.5 s warm-up).
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Alternating baseline/daemon rounds per configuration; the median is reported.
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Configurations as CONNECTIONSxIN_FLIGHT.
+        #[arg(long, value_delimiter = ',', default_value = "1x1,1x64,16x16")]
+        configs: Vec<Shape>,
+    },
+    /// Startup, session.list/get and idle RSS on a home with 10,000 sessions / 1,000,000 events.
+    Startup {
+        /// Home to reuse (population is skipped if it has a database) or to create and keep.
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Daemon start runs (the last one stays up for the read measurements).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let bin = match cli.bin {
+        Some(b) => b,
+        None => std::env::current_exe()
+            .context("locate the bench executable")?
+            .with_file_name("seekclaw"),
+    };
+    if !bin.is_file() {
+        bail!(
+            "seekclaw binary not found at {} (build it with `cargo build --release -p seekclaw` or pass --bin)",
+            bin.display()
+        );
+    }
+    match cli.command {
+        BenchCommand::Ping {
+            seconds,
+            rounds,
+            configs,
+        } => ping::run(&ping::PingArgs {
+            bin: &bin,
+            seconds,
+            rounds,
+            shapes: configs,
+            json: cli.json,
+        }),
+        BenchCommand::Startup { home, runs } => startup::run(&startup::StartupArgs {
+            bin: &bin,
+            home,
+            runs,
+            json: cli.json,
+        }),
+    }
+}

@@ -1,0 +1,181 @@
+//! `profile.*` and `routing.*`.
+
+use seekclaw_config::{AgentMode, Profile};
+use seekclaw_protocol::{Envelope, MethodError, Params};
+use serde::Serialize;
+
+use super::Reply;
+use crate::daemon::Daemon;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfileView {
+    name: String,
+    active: bool,
+    provider: Option<String>,
+    model: Option<String>,
+    strategy: Option<String>,
+    temperature: Option<f64>,
+    mode: Option<AgentMode>,
+}
+
+fn not_found(name: &str) -> MethodError {
+    MethodError::not_found(format!("Profile not found: {name}"))
+}
+
+pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+    let config = daemon.config.load();
+    let mut views: Vec<ProfileView> = config
+        .profiles
+        .iter()
+        .map(|(name, p)| ProfileView {
+            name: name.clone(),
+            active: name.eq_ignore_ascii_case(&config.active_profile),
+            provider: p.provider.clone(),
+            model: p.model.clone(),
+            strategy: p.strategy.clone(),
+            temperature: p.temperature,
+            mode: p.mode,
+        })
+        .collect();
+    views.sort_by_key(|v| v.name.to_lowercase());
+    Ok(Envelope::json_result(id, &views))
+}
+
+fn opt(params: &Params, key: &str) -> Result<Option<String>, MethodError> {
+    Ok(params
+        .str_opt(key)?
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string))
+}
+
+/// Overwrites every field: an absent one becomes unset (reference behaviour).
+pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+    let name = params.str_req("name")?.trim().to_string();
+    let mode = match opt(params, "mode")? {
+        None => None,
+        Some(m) => Some(AgentMode::parse_strict(&m).ok_or_else(|| {
+            MethodError::invalid_param(
+                "mode",
+                "params.mode must be one of: plan, readonly, edit, auto",
+            )
+        })?),
+    };
+    let profile = Profile {
+        provider: opt(params, "provider")?,
+        model: opt(params, "model")?,
+        strategy: opt(params, "strategy")?,
+        temperature: params.f64_opt("temperature")?,
+        mode,
+        ..Profile::default()
+    };
+    let saved = daemon
+        .config
+        .update(|cfg| {
+            let existing = cfg
+                .profiles
+                .keys()
+                .find(|k| k.eq_ignore_ascii_case(&name))
+                .cloned();
+            let key = existing.unwrap_or(name);
+            let extra = cfg
+                .profiles
+                .get(&key)
+                .map(|p| p.extra.clone())
+                .unwrap_or_default();
+            cfg.profiles
+                .insert(key.clone(), Profile { extra, ..profile });
+            Ok(key)
+        })
+        .await?;
+    Ok(Envelope::result(id, saved))
+}
+
+pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+    let name = params.str_req("name")?.trim().to_string();
+    let chosen = daemon
+        .config
+        .update(|cfg| {
+            let key = cfg
+                .profiles
+                .keys()
+                .find(|k| k.eq_ignore_ascii_case(&name))
+                .cloned()
+                .ok_or_else(|| not_found(&name))?;
+            cfg.active_profile = key.clone();
+            Ok(key)
+        })
+        .await?;
+    Ok(Envelope::result(id, chosen))
+}
+
+pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+    let name = params.str_req("name")?.trim().to_string();
+    let removed = daemon
+        .config
+        .update(|cfg| {
+            let key = cfg
+                .profiles
+                .keys()
+                .find(|k| k.eq_ignore_ascii_case(&name))
+                .cloned()
+                .ok_or_else(|| not_found(&name))?;
+            if key.eq_ignore_ascii_case(&cfg.active_profile) {
+                return Err(MethodError::new(
+                    seekclaw_protocol::ErrorCode::Conflict,
+                    "Cannot remove the active profile",
+                ));
+            }
+            cfg.profiles.remove(&key);
+            Ok(key)
+        })
+        .await?;
+    Ok(Envelope::result(id, removed))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RoutingView {
+    failover_enabled: bool,
+    deep_seek_optimization_enabled: bool,
+}
+
+pub async fn routing_get(daemon: &Daemon, id: i64) -> Reply {
+    let r = daemon.config.load().routing;
+    Ok(Envelope::json_result(
+        id,
+        &RoutingView {
+            failover_enabled: r.failover_enabled,
+            deep_seek_optimization_enabled: r.deep_seek_optimization_enabled,
+        },
+    ))
+}
+
+pub async fn routing_set(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+    let required = || {
+        MethodError::invalid_param(
+            "failoverEnabled",
+            "params.failoverEnabled (boolean) is required",
+        )
+    };
+    let failover = params
+        .bool_opt("failoverEnabled")
+        .map_err(|_| required())?
+        .ok_or_else(required)?;
+    let deepseek = params.bool_opt("deepSeekOptimizationEnabled")?;
+    let view = daemon
+        .config
+        .update(|cfg| {
+            cfg.routing.failover_enabled = failover;
+            if let Some(d) = deepseek {
+                cfg.routing.deep_seek_optimization_enabled = d;
+            }
+            Ok(RoutingView {
+                failover_enabled: cfg.routing.failover_enabled,
+                deep_seek_optimization_enabled: cfg.routing.deep_seek_optimization_enabled,
+            })
+        })
+        .await?;
+    Ok(Envelope::json_result(id, &view))
+}

@@ -1,0 +1,160 @@
+//! Per-model circuit breaker, one instance shared by the whole daemon: after
+//! `circuitBreakThreshold` consecutive failures a model is skipped for
+//! `circuitCooldownSeconds`; then one probe request decides (half-open).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakerState {
+    Closed,
+    Open,
+    /// Cooldown over: the next request is a probe.
+    HalfOpen,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct BreakerSettings {
+    pub threshold: u32,
+    pub cooldown: Duration,
+}
+
+impl BreakerSettings {
+    pub fn from_retry(retry: &seekclaw_config::Retry) -> Self {
+        BreakerSettings {
+            threshold: retry.circuit_break_threshold.max(1),
+            cooldown: Duration::from_secs_f64(retry.circuit_cooldown_seconds.clamp(0.0, 86_400.0)),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Entry {
+    failures: u32,
+    opened_at: Option<Instant>,
+    probe_in_flight: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Breaker {
+    models: Mutex<HashMap<String, Entry>>,
+}
+
+impl Breaker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn state_of(entry: &Entry, s: BreakerSettings, now: Instant) -> BreakerState {
+        match entry.opened_at {
+            None => BreakerState::Closed,
+            Some(at) if now.duration_since(at) < s.cooldown => BreakerState::Open,
+            Some(_) => BreakerState::HalfOpen,
+        }
+    }
+
+    pub fn state(&self, model_ref: &str, s: BreakerSettings) -> BreakerState {
+        let Ok(models) = self.models.lock() else {
+            return BreakerState::Closed;
+        };
+        models
+            .get(model_ref)
+            .map(|e| Self::state_of(e, s, Instant::now()))
+            .unwrap_or(BreakerState::Closed)
+    }
+
+    /// May a request go to this model now? In half-open state only one probe
+    /// is let through at a time.
+    pub fn try_acquire(&self, model_ref: &str, s: BreakerSettings) -> bool {
+        let Ok(mut models) = self.models.lock() else {
+            return true;
+        };
+        let Some(entry) = models.get_mut(model_ref) else {
+            return true;
+        };
+        match Self::state_of(entry, s, Instant::now()) {
+            BreakerState::Closed => true,
+            BreakerState::Open => false,
+            BreakerState::HalfOpen if entry.probe_in_flight => false,
+            BreakerState::HalfOpen => {
+                entry.probe_in_flight = true;
+                true
+            }
+        }
+    }
+
+    pub fn record_success(&self, model_ref: &str) {
+        if let Ok(mut models) = self.models.lock() {
+            models.remove(model_ref);
+        }
+    }
+
+    pub fn record_failure(&self, model_ref: &str, s: BreakerSettings) {
+        let Ok(mut models) = self.models.lock() else {
+            return;
+        };
+        let entry = models.entry(model_ref.to_string()).or_default();
+        entry.failures = entry.failures.saturating_add(1);
+        let now = Instant::now();
+        let was_probe = entry.probe_in_flight;
+        entry.probe_in_flight = false;
+        // A failed probe re-opens at once; otherwise open at the threshold.
+        if was_probe || entry.failures >= s.threshold {
+            entry.opened_at = Some(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: BreakerSettings = BreakerSettings {
+        threshold: 3,
+        cooldown: Duration::from_secs(60),
+    };
+
+    #[tokio::test(start_paused = true)]
+    async fn opens_cools_down_probes_and_recovers() {
+        let b = Breaker::new();
+        for _ in 0..2 {
+            b.record_failure("p/m", S);
+            assert_eq!(b.state("p/m", S), BreakerState::Closed);
+        }
+        b.record_failure("p/m", S);
+        assert_eq!(b.state("p/m", S), BreakerState::Open);
+        assert!(!b.try_acquire("p/m", S));
+        assert!(b.try_acquire("p/other", S), "per model");
+
+        tokio::time::advance(Duration::from_secs(61)).await;
+        assert_eq!(b.state("p/m", S), BreakerState::HalfOpen);
+        assert!(b.try_acquire("p/m", S), "one probe");
+        assert!(!b.try_acquire("p/m", S), "only one probe at a time");
+        b.record_failure("p/m", S);
+        assert_eq!(
+            b.state("p/m", S),
+            BreakerState::Open,
+            "a failed probe re-opens"
+        );
+
+        tokio::time::advance(Duration::from_secs(61)).await;
+        assert!(b.try_acquire("p/m", S));
+        b.record_success("p/m");
+        assert_eq!(b.state("p/m", S), BreakerState::Closed);
+        assert!(b.try_acquire("p/m", S));
+    }
+
+    #[test]
+    fn success_resets_the_count() {
+        let b = Breaker::new();
+        b.record_failure("a", S);
+        b.record_failure("a", S);
+        b.record_success("a");
+        b.record_failure("a", S);
+        b.record_failure("a", S);
+        assert_eq!(b.state("a", S), BreakerState::Closed);
+    }
+}

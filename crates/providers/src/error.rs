@@ -1,0 +1,152 @@
+//! Provider failures. Texts name the provider and quote its message; they never
+//! contain an API key (keys live only in request headers, which are never printed).
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProviderError {
+    /// The provider answered with a non-success status.
+    #[error("{provider} returned HTTP {status}: {message}")]
+    Http {
+        provider: String,
+        status: u16,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// No connection could be made (DNS, refused, TLS, reset before headers).
+    #[error("{provider} connection failed: {message}")]
+    Connect { provider: String, message: String },
+    /// Connect, response-header or stream-idle timeout.
+    #[error("{provider} timed out ({phase} after {}s)", .after.as_secs_f64())]
+    Timeout {
+        provider: String,
+        phase: &'static str,
+        after: Duration,
+    },
+    /// The stream broke or reported an error event after it started.
+    #[error("{provider} stream failed: {message}")]
+    Stream {
+        provider: String,
+        message: String,
+        retryable: bool,
+    },
+    /// A response that does not follow the wire format.
+    #[error("{provider} sent an invalid response: {message}")]
+    InvalidResponse { provider: String, message: String },
+    /// Configuration that cannot work (unknown kind, no models, bad URL).
+    #[error("{0}")]
+    Config(String),
+    #[error("cancelled")]
+    Cancelled,
+    /// Every failover candidate failed.
+    #[error("{}", format_all_failed(.0))]
+    AllFailed(Vec<(String, ProviderError)>),
+}
+
+fn format_all_failed(tried: &[(String, ProviderError)]) -> String {
+    let mut out = format!(
+        "All candidate models failed after automatic failover ({} tried):",
+        tried.len()
+    );
+    for (model, err) in tried {
+        out.push_str(&format!("\n- {model}: {err}"));
+    }
+    out
+}
+
+impl ProviderError {
+    /// Worth another attempt on the same model: 408/409/429/5xx (and Anthropic's
+    /// 529), connection errors, timeouts and broken streams.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ProviderError::Http { status, .. } => {
+                matches!(status, 408 | 409 | 429) || *status >= 500
+            }
+            ProviderError::Connect { .. } | ProviderError::Timeout { .. } => true,
+            ProviderError::Stream { retryable, .. } => *retryable,
+            ProviderError::InvalidResponse { .. }
+            | ProviderError::Config(_)
+            | ProviderError::Cancelled
+            | ProviderError::AllFailed(_) => false,
+        }
+    }
+
+    /// The server's requested wait, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ProviderError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// Pulls a readable message out of an error body: `error.message`, a string
+/// `error`, or `message`; else up to 400 characters of the raw text.
+pub fn error_detail(body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) {
+        let candidates = [
+            v.pointer("/error/message"),
+            v.get("error").filter(|e| e.is_string()),
+            v.get("message"),
+        ];
+        if let Some(msg) = candidates.into_iter().flatten().find_map(|m| m.as_str()) {
+            return msg.to_string();
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return "(empty response body)".to_string();
+    }
+    trimmed.chars().take(400).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_retryability() {
+        let e = ProviderError::Http {
+            provider: "openai".into(),
+            status: 401,
+            message: "Invalid API key supplied".into(),
+            retry_after: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "openai returned HTTP 401: Invalid API key supplied"
+        );
+        assert!(!e.is_retryable());
+        for s in [408, 409, 429, 500, 503, 529] {
+            let e = ProviderError::Http {
+                provider: "p".into(),
+                status: s,
+                message: String::new(),
+                retry_after: None,
+            };
+            assert!(e.is_retryable(), "{s}");
+        }
+        let all = ProviderError::AllFailed(vec![
+            ("a/x".into(), ProviderError::Config("boom".into())),
+            ("b/y".into(), ProviderError::Cancelled),
+        ]);
+        assert_eq!(
+            all.to_string(),
+            "All candidate models failed after automatic failover (2 tried):\n- a/x: boom\n- b/y: cancelled"
+        );
+    }
+
+    #[test]
+    fn error_detail_extracts_messages() {
+        assert_eq!(
+            error_detail(br#"{"error":{"message":"bad key"}}"#),
+            "bad key"
+        );
+        assert_eq!(error_detail(br#"{"error":"nope"}"#), "nope");
+        assert_eq!(error_detail(br#"{"message":"m"}"#), "m");
+        assert_eq!(error_detail(b"  plain text "), "plain text");
+        assert_eq!(error_detail(&[b'x'; 1000]).len(), 400);
+        assert_eq!(error_detail(b""), "(empty response body)");
+    }
+}

@@ -1,0 +1,272 @@
+//! The candidate chain: which models a request may go to, in order.
+//! workspace model → profile model → strategy (load-balanced) → fallback, then —
+//! with failover on — every other enabled model in provider priority order, so a
+//! second provider rescues a turn without any routing set up.
+
+use std::collections::HashMap;
+
+use seekclaw_config::{Config, LoadBalance, Model, Provider, WorkspaceConfig};
+
+use crate::error::ProviderError;
+
+/// A resolved model: indices into `config.providers` and its `models`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelHandle {
+    pub provider: usize,
+    pub model: usize,
+}
+
+impl ModelHandle {
+    pub fn provider<'c>(&self, config: &'c Config) -> &'c Provider {
+        &config.providers[self.provider]
+    }
+
+    pub fn model<'c>(&self, config: &'c Config) -> &'c Model {
+        &config.providers[self.provider].models[self.model]
+    }
+
+    /// `provider/model`.
+    pub fn model_ref(&self, config: &Config) -> String {
+        format!("{}/{}", self.provider(config).id, self.model(config).id)
+    }
+}
+
+/// Usage aggregates that `leastUsed` and `fastest` order by.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ModelStats {
+    pub calls: u64,
+    pub avg_latency_ms: f64,
+}
+
+/// Everything routing looks at.
+#[derive(Debug, Clone, Default)]
+pub struct RouteInput<'a> {
+    pub workspace: Option<&'a WorkspaceConfig>,
+    /// The turn carries images: only vision models qualify.
+    pub needs_vision: bool,
+    /// Per model ref.
+    pub stats: HashMap<String, ModelStats>,
+    /// `state.json` round-robin cursor of the strategy in use.
+    pub round_robin_cursor: i64,
+    /// Restrict to exactly this model (model.test, prompt.optimize).
+    pub only: Option<&'a str>,
+}
+
+/// Providers in priority order (then id), enabled only.
+fn enabled_providers(config: &Config) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..config.providers.len())
+        .filter(|i| config.providers[*i].enabled)
+        .collect();
+    idx.sort_by(|a, b| {
+        let (pa, pb) = (&config.providers[*a], &config.providers[*b]);
+        (pa.priority, &pa.id).cmp(&(pb.priority, &pb.id))
+    });
+    idx
+}
+
+fn model_matches(m: &Model, name: &str) -> bool {
+    m.id.eq_ignore_ascii_case(name)
+        || m.alias
+            .as_deref()
+            .is_some_and(|a| a.eq_ignore_ascii_case(name))
+}
+
+/// Resolves `provider/model`, an alias, or a unique bare id (enabled providers only,
+/// unless `include_disabled`).
+pub fn resolve(config: &Config, reference: &str, include_disabled: bool) -> Option<ModelHandle> {
+    let reference = reference.trim();
+    if reference.is_empty() {
+        return None;
+    }
+    let providers: Vec<usize> = if include_disabled {
+        (0..config.providers.len()).collect()
+    } else {
+        enabled_providers(config)
+    };
+    if let Some((pid, mid)) = reference.split_once('/') {
+        let qualified = providers.iter().find_map(|&p| {
+            let prov = &config.providers[p];
+            if !prov.id.eq_ignore_ascii_case(pid) {
+                return None;
+            }
+            prov.models
+                .iter()
+                .position(|m| model_matches(m, mid))
+                .map(|model| ModelHandle { provider: p, model })
+        });
+        if qualified.is_some() {
+            return qualified;
+        }
+    }
+    // Alias first, then a bare id that exists exactly once (OpenRouter ids contain `/`).
+    let mut by_alias = None;
+    let mut by_id = Vec::new();
+    for &p in &providers {
+        for (i, m) in config.providers[p].models.iter().enumerate() {
+            let h = ModelHandle {
+                provider: p,
+                model: i,
+            };
+            if by_alias.is_none()
+                && m.alias
+                    .as_deref()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(reference))
+            {
+                by_alias = Some(h);
+            }
+            if m.id.eq_ignore_ascii_case(reference) {
+                by_id.push(h);
+            }
+        }
+    }
+    by_alias.or(if by_id.len() == 1 {
+        Some(by_id[0])
+    } else {
+        None
+    })
+}
+
+/// Resolves a configured model name, trying it qualified with `provider` first.
+fn resolve_with(config: &Config, model: &str, provider: Option<&str>) -> Option<ModelHandle> {
+    provider
+        .and_then(|p| resolve(config, &format!("{p}/{model}"), false))
+        .or_else(|| resolve(config, model, false))
+}
+
+fn order_strategy(config: &Config, refs: &[String], input: &RouteInput) -> Vec<ModelHandle> {
+    let mut handles: Vec<ModelHandle> = refs
+        .iter()
+        .filter_map(|r| resolve(config, r, false))
+        .collect();
+    match config.routing.load_balance {
+        LoadBalance::Priority | LoadBalance::Sticky => {}
+        LoadBalance::RoundRobin => {
+            if !handles.is_empty() {
+                let n = handles.len() as i64;
+                let shift = input.round_robin_cursor.rem_euclid(n) as usize;
+                handles.rotate_left(shift);
+            }
+        }
+        LoadBalance::LeastUsed => {
+            let calls = |h: &ModelHandle| {
+                input
+                    .stats
+                    .get(&h.model_ref(config))
+                    .map(|s| s.calls)
+                    .unwrap_or(0)
+            };
+            handles.sort_by_key(calls);
+        }
+        LoadBalance::LowestCost => {
+            let price = |h: &ModelHandle| {
+                let m = h.model(config);
+                m.input_price_per_mtok + m.output_price_per_mtok
+            };
+            handles.sort_by(|a, b| price(a).total_cmp(&price(b)));
+        }
+        LoadBalance::Fastest => {
+            // Models without measurements go last, in their listed order.
+            let latency = |h: &ModelHandle| {
+                input
+                    .stats
+                    .get(&h.model_ref(config))
+                    .filter(|s| s.calls > 0)
+                    .map(|s| s.avg_latency_ms)
+                    .unwrap_or(f64::INFINITY)
+            };
+            handles.sort_by(|a, b| latency(a).total_cmp(&latency(b)));
+        }
+    }
+    handles
+}
+
+/// The ordered, de-duplicated candidates for one request. `is_open` reports models
+/// whose circuit is open; they are dropped unless that would leave nothing.
+pub fn candidates(
+    config: &Config,
+    input: &RouteInput,
+    is_open: impl Fn(&str) -> bool,
+) -> Result<Vec<ModelHandle>, ProviderError> {
+    if config
+        .providers
+        .iter()
+        .all(|p| !p.enabled || p.models.is_empty())
+    {
+        return Err(ProviderError::Config(
+            "No models configured. Run 'seekclaw provider add' or edit ~/.seekclaw/config.json."
+                .into(),
+        ));
+    }
+    if let Some(only) = input.only {
+        let handle = resolve(config, only, false)
+            .ok_or_else(|| ProviderError::Config(format!("Unknown model: {only}")))?;
+        return Ok(vec![handle]);
+    }
+    let profile = config.active_profile();
+    let ws = input.workspace;
+    let profile_provider = profile.and_then(|p| p.provider.as_deref());
+    let mut chain: Vec<ModelHandle> = Vec::new();
+    let push = |h: Option<ModelHandle>, chain: &mut Vec<ModelHandle>| {
+        if let Some(h) = h
+            && !chain.contains(&h)
+        {
+            chain.push(h);
+        }
+    };
+    if let Some(m) = ws.and_then(|w| w.model.as_deref()) {
+        let provider = ws.and_then(|w| w.provider.as_deref()).or(profile_provider);
+        push(resolve_with(config, m, provider), &mut chain);
+    }
+    if let Some(m) = profile.and_then(|p| p.model.as_deref()) {
+        push(resolve_with(config, m, profile_provider), &mut chain);
+    }
+    let strategy = ws
+        .and_then(|w| w.strategy.as_deref())
+        .or_else(|| profile.and_then(|p| p.strategy.as_deref()))
+        .unwrap_or("balanced");
+    if let Some(refs) = config.routing.strategies.get(strategy) {
+        for h in order_strategy(config, refs, input) {
+            push(Some(h), &mut chain);
+        }
+    }
+    for r in &config.routing.fallback {
+        push(resolve(config, r, false), &mut chain);
+    }
+    // Everything else enabled: the whole list when nothing is configured, and the
+    // failover tail otherwise.
+    if chain.is_empty() || config.routing.failover_enabled {
+        for p in enabled_providers(config) {
+            for m in 0..config.providers[p].models.len() {
+                push(
+                    Some(ModelHandle {
+                        provider: p,
+                        model: m,
+                    }),
+                    &mut chain,
+                );
+            }
+        }
+    }
+    if input.needs_vision {
+        chain.retain(|h| h.model(config).capabilities.vision);
+        if chain.is_empty() {
+            return Err(ProviderError::Config(
+                "The current routing profile has no model that supports image understanding."
+                    .into(),
+            ));
+        }
+    }
+    if !config.routing.failover_enabled {
+        chain.truncate(1);
+    }
+    let closed: Vec<ModelHandle> = chain
+        .iter()
+        .copied()
+        .filter(|h| !is_open(&h.model_ref(config)))
+        .collect();
+    Ok(if closed.is_empty() { chain } else { closed })
+}
+
+#[cfg(test)]
+#[path = "routing_tests.rs"]
+mod tests;

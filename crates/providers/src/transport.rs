@@ -1,0 +1,313 @@
+//! HTTP for providers: one pooled client per provider configuration, shared by the
+//! whole daemon; connect, response-header and sliding stream-idle timeouts.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use seekclaw_config::Provider;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{ProviderError, error_detail};
+use crate::reasoning::Target;
+use crate::types::StreamEvent;
+use crate::wire::{self, WireRequest};
+
+/// The three waits of one request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timeouts {
+    pub connect: Duration,
+    /// Until the response headers arrive.
+    pub header: Duration,
+    /// Between two chunks of the body (keep-alive comments count).
+    pub idle: Duration,
+}
+
+impl Timeouts {
+    pub fn for_provider(provider: &Provider, deepseek_optimized: bool) -> Timeouts {
+        let base = Duration::from_secs(provider.timeout_seconds.clamp(1, 3600));
+        let idle = if deepseek_optimized {
+            base.max(Duration::from_secs(300))
+        } else {
+            base
+        };
+        Timeouts {
+            connect: base.min(Duration::from_secs(30)),
+            header: base,
+            idle,
+        }
+    }
+}
+
+/// Clients keyed by what changes their behaviour, so every turn reuses connections.
+pub struct HttpPool {
+    clients: Mutex<HashMap<String, reqwest::Client>>,
+}
+
+impl Default for HttpPool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HttpPool {
+    pub fn new() -> Self {
+        // reqwest needs a process-wide rustls provider; a second install is a no-op.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        HttpPool {
+            clients: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn client(
+        &self,
+        provider: &Provider,
+        connect: Duration,
+    ) -> Result<reqwest::Client, ProviderError> {
+        let key = format!(
+            "{}|{}|{}|{}",
+            provider.id,
+            provider.base_url,
+            provider.proxy.as_deref().unwrap_or(""),
+            connect.as_millis()
+        );
+        if let Ok(clients) = self.clients.lock()
+            && let Some(c) = clients.get(&key)
+        {
+            return Ok(c.clone());
+        }
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(connect)
+            .pool_idle_timeout(Duration::from_secs(90))
+            .pool_max_idle_per_host(64)
+            .tcp_nodelay(true);
+        if let Some(proxy) = provider.proxy.as_deref().filter(|p| !p.trim().is_empty()) {
+            let proxy = reqwest::Proxy::all(proxy).map_err(|e| {
+                ProviderError::Config(format!(
+                    "{}: invalid proxy: {}",
+                    provider.id,
+                    e.without_url()
+                ))
+            })?;
+            builder = builder.proxy(proxy);
+        } else {
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| {
+            ProviderError::Config(format!("{}: cannot build HTTP client: {e}", provider.id))
+        })?;
+        if let Ok(mut clients) = self.clients.lock() {
+            clients.insert(key, client.clone());
+        }
+        Ok(client)
+    }
+}
+
+fn transport_error(
+    provider: &str,
+    err: reqwest::Error,
+    phase: &'static str,
+    after: Duration,
+) -> ProviderError {
+    if err.is_timeout() {
+        ProviderError::Timeout {
+            provider: provider.into(),
+            phase,
+            after,
+        }
+    } else {
+        ProviderError::Connect {
+            provider: provider.into(),
+            message: error_chain(&err.without_url()),
+        }
+    }
+}
+
+/// The error with its sources ("error sending request: connection refused").
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let raw = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| Duration::from_secs_f64(s.min(3600.0)))
+}
+
+async fn wait<T>(
+    cancel: &CancellationToken,
+    limit: Duration,
+    fut: impl std::future::Future<Output = T>,
+) -> Result<Option<T>, ProviderError> {
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => Err(ProviderError::Cancelled),
+        r = tokio::time::timeout(limit, fut) => Ok(r.ok()),
+    }
+}
+
+/// Sends one request and feeds every decoded event to `on_event` as soon as its
+/// bytes arrive. Errors after the first event are the caller's to treat as final.
+pub async fn run_attempt(
+    pool: &HttpPool,
+    target: &Target<'_>,
+    request: WireRequest,
+    timeouts: Timeouts,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(StreamEvent) + Send),
+) -> Result<(), ProviderError> {
+    let provider = target.provider.id.as_str();
+    let client = pool.client(target.provider, timeouts.connect)?;
+    let mut builder = client.post(&request.url).json(&request.body);
+    for (name, value) in &request.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    let mut response = match wait(cancel, timeouts.header, builder.send()).await? {
+        None => {
+            return Err(ProviderError::Timeout {
+                provider: provider.into(),
+                phase: "waiting for response headers",
+                after: timeouts.header,
+            });
+        }
+        Some(Err(e)) => return Err(transport_error(provider, e, "connect", timeouts.connect)),
+        Some(Ok(r)) => r,
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let retry_after = parse_retry_after(response.headers());
+        let body = match wait(cancel, timeouts.idle, response.bytes()).await? {
+            Some(Ok(b)) => b.to_vec(),
+            _ => Vec::new(),
+        };
+        return Err(ProviderError::Http {
+            provider: provider.into(),
+            status: status.as_u16(),
+            message: error_detail(&body),
+            retry_after,
+        });
+    }
+    if !request.stream {
+        // Non-streamed answer (image turns): one JSON document, or SSE from a
+        // gateway that streams anyway (parse_completion detects it).
+        let mut body = Vec::new();
+        loop {
+            match wait(cancel, timeouts.idle, response.chunk()).await? {
+                None => return Err(idle_timeout(provider, timeouts.idle)),
+                Some(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
+                Some(Ok(None)) => break,
+                Some(Err(e)) => return Err(broken(provider, &e)),
+            }
+        }
+        for ev in wire::parse_completion(target, &body)? {
+            on_event(ev);
+        }
+        return Ok(());
+    }
+    let mut parser = wire::StreamParser::new(target)?;
+    let mut events: Vec<StreamEvent> = Vec::new();
+    while !parser.is_done() {
+        let chunk = match wait(cancel, timeouts.idle, response.chunk()).await? {
+            None => return Err(idle_timeout(provider, timeouts.idle)),
+            Some(Err(e)) => return Err(broken(provider, &e)),
+            Some(Ok(None)) => break,
+            Some(Ok(Some(bytes))) => bytes,
+        };
+        parser.push(&chunk, &mut events)?;
+        for ev in events.drain(..) {
+            on_event(ev);
+        }
+    }
+    parser.finish(&mut events)?;
+    for ev in events.drain(..) {
+        on_event(ev);
+    }
+    Ok(())
+}
+
+fn idle_timeout(provider: &str, after: Duration) -> ProviderError {
+    ProviderError::Timeout {
+        provider: provider.into(),
+        phase: "stream idle",
+        after,
+    }
+}
+
+fn broken(provider: &str, err: &reqwest::Error) -> ProviderError {
+    ProviderError::Stream {
+        provider: provider.into(),
+        message: format!("connection lost mid-response: {}", error_chain(err)),
+        retryable: true,
+    }
+}
+
+/// `GET {base}/models` (or `/v1/models` for Anthropic) as a health probe: online on
+/// 2xx, 401 or 403. Returns (online, detail).
+pub async fn probe(pool: &HttpPool, provider: &Provider, timeout: Duration) -> (bool, String) {
+    let url = crate::models::models_url(provider);
+    let client = match pool.client(provider, timeout.min(Duration::from_secs(10))) {
+        Ok(c) => c,
+        Err(e) => return (false, e.to_string()),
+    };
+    let mut req = client.get(&url);
+    for (name, value) in crate::models::auth_headers(provider) {
+        req = req.header(name, value);
+    }
+    match tokio::time::timeout(timeout, req.send()).await {
+        Err(_) => (false, "timeout".into()),
+        Ok(Err(e)) => (false, error_chain(&e.without_url())),
+        Ok(Ok(resp)) => {
+            let s = resp.status().as_u16();
+            match s {
+                200..=299 => (true, "ok".into()),
+                401 | 403 => (true, format!("reachable, auth failed (HTTP {s})")),
+                _ => (false, format!("HTTP {s}")),
+            }
+        }
+    }
+}
+
+/// Fetches the ids of a provider's model list.
+pub async fn fetch_models(
+    pool: &HttpPool,
+    provider: &Provider,
+    url: &str,
+    timeout: Duration,
+) -> Result<Vec<String>, ProviderError> {
+    let client = pool.client(provider, timeout.min(Duration::from_secs(10)))?;
+    let mut req = client.get(url);
+    for (name, value) in crate::models::auth_headers(provider) {
+        req = req.header(name, value);
+    }
+    let resp = tokio::time::timeout(timeout, req.send())
+        .await
+        .map_err(|_| ProviderError::Timeout {
+            provider: provider.id.clone(),
+            phase: "model list",
+            after: timeout,
+        })?
+        .map_err(|e| transport_error(&provider.id, e, "connect", timeout))?;
+    let status = resp.status().as_u16();
+    let body = tokio::time::timeout(timeout, resp.bytes())
+        .await
+        .map_err(|_| idle_timeout(&provider.id, timeout))?
+        .map_err(|e| broken(&provider.id, &e))?;
+    if !(200..300).contains(&status) {
+        let detail: String = String::from_utf8_lossy(&body).chars().take(240).collect();
+        return Err(ProviderError::Config(format!(
+            "Model list request failed for {} (HTTP {status}): {detail}",
+            provider.id
+        )));
+    }
+    crate::models::parse_model_list(&provider.id, &body)
+}

@@ -1,0 +1,180 @@
+//! Provider attempts (one row each) and their aggregation for `usage.get`.
+
+use rusqlite::params;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::store::Store;
+use crate::time::now_iso;
+
+/// One provider attempt, successful or not.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageRecord {
+    pub provider: String,
+    pub model: String,
+    pub session_id: Option<String>,
+    /// Input billed at the plain price (excludes cache reads and writes).
+    pub input_tokens: u64,
+    pub total_input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost: f64,
+    pub elapsed_ms: f64,
+    pub success: bool,
+}
+
+/// Aggregate per (provider, model), the `usage.get` row shape.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageSummary {
+    pub provider: String,
+    pub model: String,
+    pub calls: u64,
+    pub failures: u64,
+    pub input_tokens: u64,
+    pub total_input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost: f64,
+    pub avg_latency_ms: f64,
+    pub success_rate: f64,
+}
+
+impl Store {
+    pub fn record_usage(&self, r: &UsageRecord) -> Result<()> {
+        let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        self.write(|tx| {
+            tx.prepare_cached(
+                "INSERT INTO usage_records (ts, provider, model, session_id, input_tokens, \
+                 total_input_tokens, cached_input_tokens, cache_creation_input_tokens, output_tokens, \
+                 cost, elapsed_ms, success) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?
+            .execute(params![
+                now_iso(),
+                r.provider,
+                r.model,
+                r.session_id,
+                clamp(r.input_tokens),
+                clamp(r.total_input_tokens),
+                clamp(r.cached_input_tokens),
+                clamp(r.cache_creation_input_tokens),
+                clamp(r.output_tokens),
+                r.cost,
+                r.elapsed_ms,
+                r.success
+            ])?;
+            Ok(())
+        })
+    }
+
+    /// Aggregates attempts since `since` (an ISO timestamp; `None` = all time),
+    /// most expensive first.
+    pub fn usage_summary(&self, since: Option<&str>) -> Result<Vec<UsageSummary>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT provider, model, COUNT(*), SUM(success = 0), SUM(input_tokens), \
+                 SUM(total_input_tokens), SUM(cached_input_tokens), SUM(cache_creation_input_tokens), \
+                 SUM(output_tokens), SUM(cost), AVG(elapsed_ms) \
+                 FROM usage_records WHERE (?1 IS NULL OR ts >= ?1) GROUP BY provider, model \
+                 ORDER BY SUM(cost) DESC, provider, model",
+            )?;
+            let rows = stmt
+                .query_map(params![since], |r| {
+                    let n = |i: usize| -> rusqlite::Result<u64> {
+                        Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
+                    };
+                    let calls = n(2)?;
+                    let failures = n(3)?;
+                    Ok(UsageSummary {
+                        provider: r.get(0)?,
+                        model: r.get(1)?,
+                        calls,
+                        failures,
+                        input_tokens: n(4)?,
+                        total_input_tokens: n(5)?,
+                        cached_input_tokens: n(6)?,
+                        cache_creation_input_tokens: n(7)?,
+                        output_tokens: n(8)?,
+                        cost: r.get::<_, Option<f64>>(9)?.unwrap_or(0.0),
+                        avg_latency_ms: r.get::<_, Option<f64>>(10)?.unwrap_or(0.0),
+                        success_rate: if calls == 0 {
+                            0.0
+                        } else {
+                            (calls - failures) as f64 / calls as f64
+                        },
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testutil::temp_store;
+
+    use super::*;
+
+    fn rec(model: &str, cost: f64, ms: f64, success: bool) -> UsageRecord {
+        UsageRecord {
+            provider: "p".into(),
+            model: model.into(),
+            input_tokens: 10,
+            total_input_tokens: 15,
+            cached_input_tokens: 5,
+            output_tokens: 3,
+            cost,
+            elapsed_ms: ms,
+            success,
+            ..UsageRecord::default()
+        }
+    }
+
+    #[test]
+    fn records_and_aggregates() {
+        let (_d, s) = temp_store();
+        s.record_usage(&rec("a", 0.5, 100.0, true)).unwrap();
+        s.record_usage(&rec("a", 0.0, 300.0, false)).unwrap();
+        s.record_usage(&rec("b", 2.0, 50.0, true)).unwrap();
+        let sum = s.usage_summary(None).unwrap();
+        assert_eq!(sum.len(), 2);
+        assert_eq!(sum[0].model, "b", "most expensive first");
+        let a = &sum[1];
+        assert_eq!(
+            (
+                a.calls,
+                a.failures,
+                a.input_tokens,
+                a.total_input_tokens,
+                a.cached_input_tokens,
+                a.output_tokens
+            ),
+            (2, 1, 20, 30, 10, 6)
+        );
+        assert!((a.avg_latency_ms - 200.0).abs() < 1e-9);
+        assert!((a.success_rate - 0.5).abs() < 1e-9);
+        assert!(s.usage_summary(Some("9999")).unwrap().is_empty());
+        let json = serde_json::to_value(&sum[0]).unwrap();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "provider",
+                "model",
+                "calls",
+                "failures",
+                "inputTokens",
+                "totalInputTokens",
+                "cachedInputTokens",
+                "cacheCreationInputTokens",
+                "outputTokens",
+                "cost",
+                "avgLatencyMs",
+                "successRate"
+            ]
+        );
+    }
+}
