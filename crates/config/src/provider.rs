@@ -28,6 +28,9 @@ pub struct Provider {
     /// Neutral level name → wire value, e.g. `{"ultra": "xhigh"}`.
     pub reasoning_effort_map: Option<BTreeMap<String, String>>,
     pub prompt_caching: bool,
+    /// Speak HTTP/2 without TLS negotiation (h2c) to a plain-`http` endpoint, so
+    /// concurrent streams share one connection. TLS endpoints negotiate HTTP/2 anyway.
+    pub http2_prior_knowledge: bool,
     pub enabled: bool,
     /// Lower sorts first.
     pub priority: i32,
@@ -53,6 +56,7 @@ impl Default for Provider {
             headers: None,
             reasoning_effort_map: None,
             prompt_caching: true,
+            http2_prior_knowledge: false,
             enabled: true,
             priority: 0,
             models: Vec::new(),
@@ -115,6 +119,8 @@ impl Serialize for Provider {
             #[serde(skip_serializing_if = "Option::is_none")]
             reasoning_effort_map: &'a Option<BTreeMap<String, String>>,
             prompt_caching: bool,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            http2_prior_knowledge: bool,
             enabled: bool,
             priority: i32,
             models: &'a [Model],
@@ -135,6 +141,7 @@ impl Serialize for Provider {
             headers: &self.headers,
             reasoning_effort_map: &self.reasoning_effort_map,
             prompt_caching: self.prompt_caching,
+            http2_prior_knowledge: self.http2_prior_knowledge,
             enabled: self.enabled,
             priority: self.priority,
             models: &self.models,

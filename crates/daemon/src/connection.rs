@@ -10,7 +10,7 @@ use futures::FutureExt;
 use seekclaw_protocol::{
     Envelope, ErrorCode, MAX_LINE_BYTES, Method, MethodError, Request, Serving, parse_request,
 };
-use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -18,13 +18,15 @@ use tokio_util::task::TaskTracker;
 use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader};
-use crate::outbox::{Outbox, run_writer};
+use crate::outbox::Outbox;
 
 /// Requests of one connection in flight at once; beyond this the reader stops reading
 /// (back-pressure instead of unbounded task growth).
 const MAX_IN_FLIGHT: usize = 512;
 /// How long a closing connection waits for its running requests before giving up.
 const DRAIN_GRACE: Duration = Duration::from_secs(5);
+/// Inline answers batched past this size are queued without waiting for more.
+const BATCH_FLUSH_BYTES: usize = 64 * 1024;
 
 /// The session a connection last created or resumed; used by chats without `sessionId`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,15 +62,19 @@ impl Connection {
 
 /// Serves one accepted stream until the peer leaves, the daemon shuts down, or the
 /// client is disconnected for not reading.
-pub async fn serve_connection<S>(daemon: Arc<Daemon>, id: u64, stream: S)
+///
+/// One task owns both halves: it reads requests, answers inline methods into a
+/// pending buffer, collects the answers of spawned requests from the outbox queue,
+/// and writes everything pending once no more input is waiting. Pipelined requests
+/// thus cost one read and one write per batch, with no hand-off between tasks.
+pub async fn serve_connection<R, W>(daemon: Arc<Daemon>, id: u64, read_half: R, mut write_half: W)
 where
-    S: AsyncRead + AsyncWrite + Send + 'static,
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (read_half, write_half) = tokio::io::split(stream);
     let kill = daemon.kill.child_token();
     let closing = daemon.shutdown.child_token();
-    let (outbox, rx) = Outbox::new(daemon.slow_client_timeout, kill.clone());
-    let writer = tokio::spawn(run_writer(write_half, rx, kill.clone()));
+    let (outbox, mut queued) = Outbox::new(daemon.slow_client_timeout, kill.clone());
     let conn = Arc::new(Connection {
         outbox: outbox.clone(),
         legacy: Mutex::new(None),
@@ -82,71 +88,183 @@ where
         BufReader::with_capacity(64 * 1024, read_half),
         MAX_LINE_BYTES,
     );
+    let mut pending: Vec<u8> = Vec::with_capacity(4096);
+    let mut reading = true;
+    let mut checks: u32 = 0;
+    let drain_deadline = tokio::time::sleep(Duration::MAX);
+    let closed = closing.cancelled();
+    let killed = kill.cancelled();
+    tokio::pin!(closed, killed, drain_deadline);
     loop {
-        let frame = tokio::select! {
-            _ = closing.cancelled() => break,
-            _ = kill.cancelled() => break,
-            frame = reader.next() => frame,
-        };
-        match frame {
-            Err(_) | Ok(Frame::Eof) => break,
-            Ok(Frame::TooLarge(len)) => {
-                let err = MethodError::new(
-                    ErrorCode::TooLarge,
-                    format!("Request line too large: {len} bytes (limit {MAX_LINE_BYTES} bytes)"),
-                );
-                conn.outbox.send(&Envelope::error(0, &err)).await;
+        if !pending.is_empty()
+            && (!reading || !reader.has_buffered() || pending.len() >= BATCH_FLUSH_BYTES)
+        {
+            let written = tokio::select! {
+                biased;
+                _ = &mut killed => false,
+                ok = write_all_or_stall(&mut write_half, &pending, daemon.slow_client_timeout) => ok,
+            };
+            pending.clear();
+            if !written {
+                kill.cancel();
+                break;
             }
-            Ok(Frame::Line(line)) => {
-                let Ok(permit) = permits.clone().acquire_owned().await else {
-                    break;
-                };
-                match parse_request(&line) {
-                    Err(bad) => {
-                        conn.outbox.send(&Envelope::error(bad.id, &bad.error)).await;
+        }
+        // Cancellation is checked explicitly now and then, because the reader branch
+        // comes first and stays ready while a client pipelines requests.
+        checks = checks.wrapping_add(1);
+        if checks.is_multiple_of(64) {
+            if kill.is_cancelled() {
+                break;
+            }
+            if reading && closing.is_cancelled() {
+                reading = false;
+                stop_reading(&requests, &closing, &mut drain_deadline);
+            }
+        }
+        tokio::select! {
+            biased;
+            frame = reader.next(), if reading => {
+                // Every complete line already buffered is handled in this one pass.
+                let mut next = Some(frame);
+                while let Some(frame) = next.take() {
+                    match frame {
+                        Err(_) | Ok(Frame::Eof) => {
+                            reading = false;
+                            stop_reading(&requests, &closing, &mut drain_deadline);
+                            break;
+                        }
+                        Ok(Frame::TooLarge(len)) => {
+                            let err = MethodError::new(
+                                ErrorCode::TooLarge,
+                                format!("Request line too large: {len} bytes (limit {MAX_LINE_BYTES} bytes)"),
+                            );
+                            Envelope::error(0, &err).write_line(&mut pending);
+                        }
+                        Ok(Frame::Line(line)) => {
+                            let parsed = parse_request(&line);
+                            reader.recycle(line);
+                            let task = match parsed {
+                                Err(bad) => {
+                                    Envelope::error(bad.id, &bad.error).write_line(&mut pending);
+                                    None
+                                }
+                                Ok(req) => route(req, &mut pending),
+                            };
+                            if let Some(task) = task {
+                                // Past the in-flight limit the reader waits (back-pressure);
+                                // the semaphore is never closed.
+                                let permit = match permits.clone().try_acquire_owned() {
+                                    Ok(p) => Some(p),
+                                    Err(_) => permits.clone().acquire_owned().await.ok(),
+                                };
+                                if let Some(permit) = permit {
+                                    spawn_request(&daemon, &conn, &requests, task, permit);
+                                }
+                            }
+                        }
                     }
-                    Ok(req) => start_request(&daemon, &conn, &requests, req, permit).await,
+                    if pending.len() < BATCH_FLUSH_BYTES {
+                        next = reader.next_buffered().map(Ok);
+                    }
                 }
+            }
+            _ = &mut killed => break,
+            Some(lines) = queued.recv() => {
+                pending.extend_from_slice(&lines);
+                while pending.len() < BATCH_FLUSH_BYTES {
+                    let Ok(more) = queued.try_recv() else { break };
+                    pending.extend_from_slice(&more);
+                }
+            }
+            _ = &mut closed, if reading => {
+                reading = false;
+                stop_reading(&requests, &closing, &mut drain_deadline);
+            }
+            _ = requests.wait(), if !reading => {
+                // Every request has finished and queued its answer: flush and go.
+                while let Ok(more) = queued.try_recv() {
+                    pending.extend_from_slice(&more);
+                }
+                if !pending.is_empty() {
+                    tokio::select! {
+                        biased;
+                        _ = &mut killed => {}
+                        _ = write_all_or_stall(&mut write_half, &pending, daemon.slow_client_timeout) => {}
+                    }
+                }
+                let _ = write_half.shutdown().await;
+                break;
+            }
+            _ = &mut drain_deadline, if !reading => {
+                tracing::warn!(conn = id, "requests still running after the drain grace; closing");
+                kill.cancel();
+                break;
             }
         }
     }
-
-    // The connection is closing: its turns stop, running requests finish and flush.
+    // Whatever still runs for this connection (its turns) is told to stop.
     closing.cancel();
-    requests.close();
-    if tokio::time::timeout(DRAIN_GRACE, requests.wait())
-        .await
-        .is_err()
-    {
-        kill.cancel();
-    }
     daemon.connections.remove(id);
-    drop(conn);
-    drop(reader);
-    let _ = writer.await;
     tracing::debug!(conn = id, "connection closed");
 }
 
-async fn start_request(
-    daemon: &Arc<Daemon>,
-    conn: &Arc<Connection>,
+/// Writes `buf`, giving up when the peer accepts no byte for `stall` (a client
+/// that stopped reading is cut off; a slow one that keeps reading is not).
+async fn write_all_or_stall<W: AsyncWrite + Unpin>(w: &mut W, buf: &[u8], stall: Duration) -> bool {
+    let mut off = 0;
+    while off < buf.len() {
+        match tokio::time::timeout(stall, w.write(&buf[off..])).await {
+            Ok(Ok(n)) if n > 0 => off += n,
+            Ok(_) => return false,
+            Err(_) => {
+                tracing::warn!(timeout = ?stall, "client stopped reading; disconnecting it");
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The peer left or the daemon is stopping: no more requests are read; running
+/// ones get a grace period to answer.
+fn stop_reading(
     requests: &TaskTracker,
-    req: Request,
-    permit: tokio::sync::OwnedSemaphorePermit,
+    closing: &CancellationToken,
+    deadline: &mut std::pin::Pin<&mut tokio::time::Sleep>,
 ) {
+    closing.cancel();
+    requests.close();
+    deadline
+        .as_mut()
+        .reset(tokio::time::Instant::now() + DRAIN_GRACE);
+}
+
+/// Answers inline methods and unknown names into `batch`; returns the request when
+/// it must run as a task.
+fn route(req: Request, batch: &mut Vec<u8>) -> Option<(Method, Request)> {
     let Some(method) = Method::from_name(&req.method) else {
         let err = MethodError::new(
             ErrorCode::UnknownMethod,
             format!("Unknown method: {}", req.method),
         );
-        conn.outbox.send(&Envelope::error(req.id, &err)).await;
-        return;
+        Envelope::error(req.id, &err).write_line(batch);
+        return None;
     };
     if method.spec().serving == Serving::Inline {
-        let env = dispatch::inline(method, &req);
-        conn.outbox.send(&env).await;
-        return;
+        dispatch::inline(method, &req).write_line(batch);
+        return None;
     }
+    Some((method, req))
+}
+
+fn spawn_request(
+    daemon: &Arc<Daemon>,
+    conn: &Arc<Connection>,
+    requests: &TaskTracker,
+    (method, req): (Method, Request),
+    permit: tokio::sync::OwnedSemaphorePermit,
+) {
     let daemon = daemon.clone();
     let conn = conn.clone();
     requests.spawn(async move {

@@ -227,10 +227,12 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
         match accepted {
             Ok(stream) => {
                 let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
+                let (reader, writer) = endpoint::split(stream);
                 connections.spawn(crate::connection::serve_connection(
                     daemon.clone(),
                     id,
-                    stream,
+                    reader,
+                    writer,
                 ));
             }
             Err(e) => {

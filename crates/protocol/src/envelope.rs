@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -25,7 +27,8 @@ pub mod event {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Envelope {
     pub id: i64,
-    pub event: String,
+    /// Event names are almost always static; `Cow` keeps the hot path allocation-free.
+    pub event: Cow<'static, str>,
     pub data: String,
     #[serde(rename = "sessionId", skip_serializing_if = "blank")]
     pub session_id: Option<String>,
@@ -38,7 +41,7 @@ fn blank(s: &Option<String>) -> bool {
 }
 
 impl Envelope {
-    pub fn new(id: i64, event: impl Into<String>, data: impl Into<String>) -> Self {
+    pub fn new(id: i64, event: impl Into<Cow<'static, str>>, data: impl Into<String>) -> Self {
         Envelope {
             id,
             event: event.into(),
@@ -71,7 +74,7 @@ impl Envelope {
         }
         Envelope {
             id,
-            event: event::ERROR.into(),
+            event: Cow::Borrowed(event::ERROR),
             data: err.message.clone(),
             session_id: err.session_id.clone(),
             details: Some(Value::Object(details)),
@@ -95,15 +98,44 @@ impl Envelope {
     /// Serializes the envelope as one JSONL line (with the trailing `\n`).
     pub fn to_line(&self) -> Vec<u8> {
         let mut buf = Vec::with_capacity(64 + self.data.len());
-        if serde_json::to_writer(&mut buf, self).is_err() {
+        self.write_line(&mut buf);
+        buf
+    }
+
+    /// Appends the envelope as one JSONL line (with the trailing `\n`) to `buf`.
+    /// Written field by field (same bytes as the derived form): this runs for every
+    /// answer and every streamed event.
+    pub fn write_line(&self, buf: &mut Vec<u8>) {
+        let start = buf.len();
+        if self.write_fields(buf).is_err() {
             // Serializing strings and JSON values cannot fail; keep the wire valid regardless.
-            buf.clear();
+            buf.truncate(start);
             buf.extend_from_slice(
                 br#"{"id":0,"event":"error","data":"internal serialization error"}"#,
             );
         }
         buf.push(b'\n');
-        buf
+    }
+
+    fn write_fields(&self, buf: &mut Vec<u8>) -> serde_json::Result<()> {
+        buf.extend_from_slice(b"{\"id\":");
+        serde_json::to_writer(&mut *buf, &self.id)?;
+        buf.extend_from_slice(b",\"event\":");
+        serde_json::to_writer(&mut *buf, self.event.as_ref())?;
+        buf.extend_from_slice(b",\"data\":");
+        serde_json::to_writer(&mut *buf, &self.data)?;
+        if !blank(&self.session_id)
+            && let Some(session) = &self.session_id
+        {
+            buf.extend_from_slice(b",\"sessionId\":");
+            serde_json::to_writer(&mut *buf, session)?;
+        }
+        if let Some(details) = &self.details {
+            buf.extend_from_slice(b",\"details\":");
+            serde_json::to_writer(&mut *buf, details)?;
+        }
+        buf.push(b'}');
+        Ok(())
     }
 }
 
@@ -151,6 +183,23 @@ mod tests {
             line,
             "{\"id\":3,\"event\":\"error\",\"data\":\"params.message must be a string\",\"details\":{\"code\":\"invalid_request\",\"param\":\"message\"}}\n"
         );
+    }
+
+    #[test]
+    fn hand_written_line_matches_serde() {
+        let envs = [
+            Envelope::new(-3, "delta", "a \"quoted\"\n\u{1}line ✓"),
+            Envelope::result(i64::MAX, "{\"x\":[1,2]}").with_session(Some("s-1".into())),
+            Envelope::error(9, &MethodError::not_found("gone")).with_session(Some("".into())),
+        ];
+        for env in envs {
+            let mut serde_line = serde_json::to_vec(&env).unwrap();
+            serde_line.push(b'\n');
+            assert_eq!(
+                String::from_utf8(env.to_line()).unwrap(),
+                String::from_utf8(serde_line).unwrap()
+            );
+        }
     }
 
     #[test]

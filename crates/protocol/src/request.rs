@@ -1,3 +1,4 @@
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, MethodError};
@@ -24,37 +25,91 @@ pub struct RequestError {
 const INVALID_JSON: &str = "Invalid JSON request";
 const INVALID_TYPES: &str = "Request id and method have invalid types";
 
+/// The common well-typed request, parsed in one pass.
+#[derive(serde::Deserialize)]
+struct TypedRequest<'a> {
+    #[serde(default)]
+    id: Option<i64>,
+    #[serde(borrow, default)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+/// The three known keys, borrowed from the line; other keys are ignored.
+#[derive(serde::Deserialize)]
+struct RawRequest<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+fn is_null(raw: Option<&RawValue>) -> bool {
+    raw.is_none_or(|r| r.get() == "null")
+}
+
 /// Parses one line (without its `\n`). Never panics; every failure names what is wrong.
+///
+/// Borrows the three known fields as raw JSON and parses only what each needs, so
+/// the hot path (`ping`) builds no JSON tree.
 pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
     let fail = |id: i64, code: ErrorCode, msg: &str| RequestError {
         id,
         error: MethodError::new(code, msg),
     };
-    let value: Value =
-        serde_json::from_slice(line).map_err(|_| fail(0, ErrorCode::InvalidJson, INVALID_JSON))?;
-    let Value::Object(mut obj) = value else {
+    // A struct also deserializes from an array; only objects are requests.
+    let first = line.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
         return Err(fail(0, ErrorCode::InvalidJson, INVALID_JSON));
+    }
+    // Well-typed lines (nearly all) take one pass; anything else is re-read
+    // field by field below to say exactly what is wrong.
+    if let Ok(typed) = serde_json::from_slice::<TypedRequest<'_>>(line)
+        && typed
+            .params
+            .is_none_or(|p| p.get() == "null" || p.get().starts_with('{'))
+    {
+        let params = match typed.params {
+            Some(p) if p.get() != "null" => serde_json::from_str::<Map<String, Value>>(p.get())
+                .map_err(|_| fail(0, ErrorCode::InvalidJson, INVALID_JSON))?,
+            _ => Map::new(),
+        };
+        return Ok(Request {
+            id: typed.id.unwrap_or(0),
+            method: typed.method.map(|m| m.into_owned()).unwrap_or_default(),
+            params: Params::new(params),
+        });
+    }
+    let raw: RawRequest<'_> =
+        serde_json::from_slice(line).map_err(|_| fail(0, ErrorCode::InvalidJson, INVALID_JSON))?;
+    let id = if is_null(raw.id) {
+        0
+    } else {
+        raw.id
+            .and_then(|r| serde_json::from_str::<i64>(r.get()).ok())
+            .ok_or_else(|| fail(0, ErrorCode::InvalidRequest, INVALID_TYPES))?
     };
-    let id = match obj.get("id") {
-        None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_i64()
-            .ok_or_else(|| fail(0, ErrorCode::InvalidRequest, INVALID_TYPES))?,
+    let method = if is_null(raw.method) {
+        String::new()
+    } else {
+        raw.method
+            .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+            .ok_or_else(|| fail(0, ErrorCode::InvalidRequest, INVALID_TYPES))?
     };
-    let method = match obj.remove("method") {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s,
-        Some(_) => return Err(fail(0, ErrorCode::InvalidRequest, INVALID_TYPES)),
-    };
-    let params = match obj.remove("params") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map,
+    let params = match raw.params {
+        p if is_null(p) => Map::new(),
+        Some(p) if p.get().starts_with('{') => serde_json::from_str::<Map<String, Value>>(p.get())
+            .map_err(|_| fail(0, ErrorCode::InvalidJson, INVALID_JSON))?,
         Some(_) => {
             return Err(RequestError {
                 id,
                 error: MethodError::invalid_param("params", "params must be an object"),
             });
         }
+        None => Map::new(),
     };
     Ok(Request {
         id,

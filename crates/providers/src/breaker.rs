@@ -92,6 +92,16 @@ impl Breaker {
         }
     }
 
+    /// Gives back a half-open probe slot that ended without a verdict (the request
+    /// was cancelled or dropped); otherwise the model would be skipped for good.
+    pub fn release_probe(&self, model_ref: &str) {
+        if let Ok(mut models) = self.models.lock()
+            && let Some(entry) = models.get_mut(model_ref)
+        {
+            entry.probe_in_flight = false;
+        }
+    }
+
     pub fn record_failure(&self, model_ref: &str, s: BreakerSettings) {
         let Ok(mut models) = self.models.lock() else {
             return;
@@ -104,6 +114,38 @@ impl Breaker {
         // A failed probe re-opens at once; otherwise open at the threshold.
         if was_probe || entry.failures >= s.threshold {
             entry.opened_at = Some(now);
+        }
+    }
+}
+
+/// Held while a request may be a model's half-open probe: dropped before
+/// [`ProbeSlot::settled`] (cancellation, a dropped future, an unusable request), it
+/// releases the slot.
+pub(crate) struct ProbeSlot<'a> {
+    breaker: &'a Breaker,
+    model_ref: String,
+    armed: bool,
+}
+
+impl<'a> ProbeSlot<'a> {
+    pub(crate) fn new(breaker: &'a Breaker, model_ref: &str, armed: bool) -> Self {
+        ProbeSlot {
+            breaker,
+            model_ref: model_ref.to_string(),
+            armed,
+        }
+    }
+
+    /// A success or failure is about to be recorded, which settles the probe.
+    pub(crate) fn settled(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for ProbeSlot<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.breaker.release_probe(&self.model_ref);
         }
     }
 }
@@ -145,6 +187,24 @@ mod tests {
         b.record_success("p/m");
         assert_eq!(b.state("p/m", S), BreakerState::Closed);
         assert!(b.try_acquire("p/m", S));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unsettled_probe_gives_its_slot_back() {
+        let b = Breaker::new();
+        for _ in 0..3 {
+            b.record_failure("p/m", S);
+        }
+        tokio::time::advance(Duration::from_secs(61)).await;
+        assert!(b.try_acquire("p/m", S));
+        drop(ProbeSlot::new(&b, "p/m", true));
+        assert!(b.try_acquire("p/m", S), "released: another probe may go");
+        let mut slot = ProbeSlot::new(&b, "p/m", true);
+        slot.settled();
+        b.record_failure("p/m", S);
+        drop(slot);
+        assert_eq!(b.state("p/m", S), BreakerState::Open);
+        assert!(!b.try_acquire("p/m", S));
     }
 
     #[test]

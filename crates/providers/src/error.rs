@@ -71,6 +71,56 @@ impl ProviderError {
         }
     }
 
+    /// Replaces `secret` (the provider's API key) wherever the provider's own text
+    /// was quoted: some servers echo the credential they rejected. Keys shorter
+    /// than 8 characters (`"ollama"`, placeholders) are not secret and stay.
+    pub fn without_secret(self, secret: Option<&str>) -> ProviderError {
+        let Some(secret) = secret.map(str::trim).filter(|k| k.len() >= 8) else {
+            return self;
+        };
+        let clean = |m: String| {
+            if m.contains(secret) {
+                m.replace(secret, "<redacted>")
+            } else {
+                m
+            }
+        };
+        match self {
+            ProviderError::Http {
+                provider,
+                status,
+                message,
+                retry_after,
+            } => ProviderError::Http {
+                provider,
+                status,
+                message: clean(message),
+                retry_after,
+            },
+            ProviderError::Connect { provider, message } => ProviderError::Connect {
+                provider,
+                message: clean(message),
+            },
+            ProviderError::Stream {
+                provider,
+                message,
+                retryable,
+            } => ProviderError::Stream {
+                provider,
+                message: clean(message),
+                retryable,
+            },
+            ProviderError::InvalidResponse { provider, message } => {
+                ProviderError::InvalidResponse {
+                    provider,
+                    message: clean(message),
+                }
+            }
+            ProviderError::Config(m) => ProviderError::Config(clean(m)),
+            other => other,
+        }
+    }
+
     /// The server's requested wait, if any.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
@@ -135,6 +185,23 @@ mod tests {
             all.to_string(),
             "All candidate models failed after automatic failover (2 tried):\n- a/x: boom\n- b/y: cancelled"
         );
+    }
+
+    #[test]
+    fn without_secret_redacts_echoed_keys() {
+        let e = ProviderError::Http {
+            provider: "p".into(),
+            status: 401,
+            message: "bad key sk-abcdef123 (sk-abcdef123)".into(),
+            retry_after: None,
+        };
+        assert_eq!(
+            e.clone().without_secret(Some(" sk-abcdef123 ")).to_string(),
+            "p returned HTTP 401: bad key <redacted> (<redacted>)"
+        );
+        assert_eq!(e.clone().without_secret(None), e);
+        let short = ProviderError::Config("model ollama not found".into());
+        assert_eq!(short.clone().without_secret(Some("ollama")), short);
     }
 
     #[test]

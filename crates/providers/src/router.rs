@@ -8,7 +8,7 @@ use seekclaw_config::{Config, Retry};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::breaker::{Breaker, BreakerSettings, BreakerState};
+use crate::breaker::{Breaker, BreakerSettings, BreakerState, ProbeSlot};
 use crate::error::ProviderError;
 use crate::reasoning::{Target, is_deepseek};
 use crate::routing::{RouteInput, candidates};
@@ -147,6 +147,7 @@ impl Providers {
                 ));
                 continue;
             }
+            let mut probe = ProbeSlot::new(&self.breaker, &model_ref, !single);
             let wire = match build_request(&target, req) {
                 Ok(w) => w,
                 Err(e) if position == 0 => return Err(e),
@@ -189,6 +190,9 @@ impl Providers {
                     elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
                     success: result.is_ok(),
                 });
+                if !matches!(result, Err(ProviderError::Cancelled)) {
+                    probe.settled();
+                }
                 match result {
                     Ok(()) => {
                         self.breaker.record_success(&model_ref);

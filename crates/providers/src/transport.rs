@@ -65,11 +65,12 @@ impl HttpPool {
         connect: Duration,
     ) -> Result<reqwest::Client, ProviderError> {
         let key = format!(
-            "{}|{}|{}|{}",
+            "{}|{}|{}|{}|{}",
             provider.id,
             provider.base_url,
             provider.proxy.as_deref().unwrap_or(""),
-            connect.as_millis()
+            connect.as_millis(),
+            provider.http2_prior_knowledge
         );
         if let Ok(clients) = self.clients.lock()
             && let Some(c) = clients.get(&key)
@@ -81,6 +82,9 @@ impl HttpPool {
             .pool_idle_timeout(Duration::from_secs(90))
             .pool_max_idle_per_host(64)
             .tcp_nodelay(true);
+        if provider.http2_prior_knowledge {
+            builder = builder.http2_prior_knowledge();
+        }
         if let Some(proxy) = provider.proxy.as_deref().filter(|p| !p.trim().is_empty()) {
             let proxy = reqwest::Proxy::all(proxy).map_err(|e| {
                 ProviderError::Config(format!(
@@ -158,7 +162,21 @@ async fn wait<T>(
 
 /// Sends one request and feeds every decoded event to `on_event` as soon as its
 /// bytes arrive. Errors after the first event are the caller's to treat as final.
+/// Error texts never carry the API key, even when the server echoes it.
 pub async fn run_attempt(
+    pool: &HttpPool,
+    target: &Target<'_>,
+    request: WireRequest,
+    timeouts: Timeouts,
+    cancel: &CancellationToken,
+    on_event: &mut (dyn FnMut(StreamEvent) + Send),
+) -> Result<(), ProviderError> {
+    attempt(pool, target, request, timeouts, cancel, on_event)
+        .await
+        .map_err(|e| e.without_secret(target.provider.api_key.as_deref()))
+}
+
+async fn attempt(
     pool: &HttpPool,
     target: &Target<'_>,
     request: WireRequest,
@@ -232,7 +250,23 @@ pub async fn run_attempt(
     for ev in events.drain(..) {
         on_event(ev);
     }
+    drain_after_end(&mut response, cancel).await;
     Ok(())
+}
+
+/// How long the body's own end may lag behind the provider's end marker.
+const DRAIN_LIMIT: Duration = Duration::from_millis(250);
+
+/// Reads what follows the end marker (normally just the body's terminating chunk)
+/// so the keep-alive connection is idle in the pool when the answer returns; a body
+/// dropped unread is drained late or closed, and the next turn opened a second
+/// connection. A server that keeps the body open past the limit costs only its
+/// connection.
+async fn drain_after_end(response: &mut reqwest::Response, cancel: &CancellationToken) {
+    let _ = wait(cancel, DRAIN_LIMIT, async {
+        while let Ok(Some(_)) = response.chunk().await {}
+    })
+    .await;
 }
 
 fn idle_timeout(provider: &str, after: Duration) -> ProviderError {

@@ -114,8 +114,13 @@ CREATE TABLE usage_records (
 CREATE INDEX usage_records_ts ON usage_records (ts);
 "#;
 
+/// V2: `session.list {includeArchived}` reads in index order too.
+const V2: &str = r#"
+CREATE INDEX sessions_scope_updated ON sessions (scope, updated_at DESC);
+"#;
+
 /// Schema batches in order; index + 1 is the resulting `user_version`.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -117,14 +117,24 @@ impl Store {
     /// Sessions of one scope, most recently updated first.
     pub fn list_sessions(&self, scope: &str, include_archived: bool) -> Result<Vec<SessionHeader>> {
         self.read(|tx| {
-            let mut stmt = tx.prepare_cached(concat!(
-                "SELECT ",
-                header_cols!(),
-                " FROM sessions WHERE scope = ?1 AND (?2 OR archived = 0) \
-                 ORDER BY updated_at DESC, pk DESC"
-            ))?;
+            // Two statements so each walks an index in order (no sort of 10k rows).
+            let mut stmt = if include_archived {
+                tx.prepare_cached(concat!(
+                    "SELECT ",
+                    header_cols!(),
+                    " FROM sessions INDEXED BY sessions_scope_updated WHERE scope = ?1 \
+                     ORDER BY updated_at DESC"
+                ))?
+            } else {
+                tx.prepare_cached(concat!(
+                    "SELECT ",
+                    header_cols!(),
+                    " FROM sessions INDEXED BY sessions_scope_recent WHERE scope = ?1 AND archived = 0 \
+                     ORDER BY updated_at DESC"
+                ))?
+            };
             let rows = stmt
-                .query_map(params![scope, include_archived], header_from_row)?
+                .query_map(params![scope], header_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })

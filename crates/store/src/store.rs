@@ -142,14 +142,16 @@ impl Store {
     /// one only when all are busy.
     fn reader(&self) -> Result<MutexGuard<'_, Connection>> {
         let readers = &self.inner.readers;
-        let start = self.inner.next_reader.fetch_add(1, Ordering::Relaxed) % readers.len();
-        for i in 0..readers.len() {
-            match readers[(start + i) % readers.len()].try_lock() {
+        // The first idle reader: one connection's page cache stays warm and the
+        // others only fill up under real concurrency (idle memory stays small).
+        for reader in readers.iter() {
+            match reader.try_lock() {
                 Ok(guard) => return Ok(guard),
                 // A poisoned reader is skipped; the others still serve.
                 Err(TryLockError::WouldBlock | TryLockError::Poisoned(_)) => {}
             }
         }
+        let start = self.inner.next_reader.fetch_add(1, Ordering::Relaxed) % readers.len();
         readers[start]
             .lock()
             .map_err(|_| StoreError::Poisoned("reader"))

@@ -10,12 +10,12 @@ use crate::error::DaemonError;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
-pub use unix::{Endpoint, bind_listener};
+pub use unix::{Endpoint, bind_listener, split};
 
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::{Endpoint, bind_listener};
+pub use windows::{Endpoint, bind_listener, split};
 
 /// An exclusive lock on `daemon.lock` holding our pid, kept for the daemon's life.
 pub struct DaemonLock {

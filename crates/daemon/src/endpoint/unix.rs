@@ -1,6 +1,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 
 use super::DaemonLock;
@@ -56,4 +57,9 @@ impl Endpoint {
         let _ = std::fs::remove_file(&self.path);
         self.lock.release();
     }
+}
+
+/// Owned halves: reads and writes never contend on a shared lock.
+pub fn split(stream: UnixStream) -> (OwnedReadHalf, OwnedWriteHalf) {
+    stream.into_split()
 }

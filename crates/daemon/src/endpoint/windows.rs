@@ -41,3 +41,13 @@ impl Endpoint {
         self.lock.release();
     }
 }
+
+/// Named pipes have no owned split; tokio's split serializes the halves.
+pub fn split(
+    stream: NamedPipeServer,
+) -> (
+    tokio::io::ReadHalf<NamedPipeServer>,
+    tokio::io::WriteHalf<NamedPipeServer>,
+) {
+    tokio::io::split(stream)
+}

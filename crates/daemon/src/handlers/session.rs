@@ -90,7 +90,7 @@ pub async fn list(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let headers = daemon
         .db(move |s| s.list_sessions(&scope.key, include))
         .await?;
-    Ok(Envelope::pretty_result(id, &headers))
+    Ok(Envelope::json_result(id, &headers))
 }
 
 #[derive(Serialize)]

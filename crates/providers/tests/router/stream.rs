@@ -1,0 +1,191 @@
+//! Whole answers through the real stack: the Completion and the Observer's view.
+
+use seekclaw_providers::{FinishReason, Providers, StreamEvent, Thinking, TokenUsage, ToolCall};
+use seekclaw_testkit::Reply;
+
+use crate::support::*;
+
+/// The argument pieces the testkit sends for `args` cut every `n` characters.
+fn pieces(args: &str, n: usize) -> Vec<StreamEvent> {
+    let chars: Vec<char> = args.chars().collect();
+    chars
+        .chunks(n)
+        .map(|c| StreamEvent::ToolCallArgsDelta {
+            index: 0,
+            delta: c.iter().collect(),
+        })
+        .collect()
+}
+
+const ARGS: &str = r#"{"path":"src/main.rs","limit":20}"#;
+
+fn tool_call() -> ToolCall {
+    ToolCall {
+        id: "call_1".into(),
+        name: "read_file".into(),
+        arguments: ARGS.into(),
+    }
+}
+
+#[tokio::test]
+async fn openai_stream_assembles_the_completion_in_order() {
+    let srv = server();
+    srv.enqueue(
+        Reply::new()
+            .reasoning("Let me ")
+            .reasoning("look.")
+            .text("Hel")
+            .text("lo")
+            .tool_call("call_1", "read_file", ARGS)
+            .args_chunk_chars(5)
+            .usage(1000, 400, 50),
+    );
+    let cfg = config(vec![provider("a", "openai", &srv, 0)]);
+    let providers = Providers::new();
+    let mut rec = Recorder::default();
+    let c = chat(&providers, &cfg, &mut rec).await.expect("chat");
+
+    assert_eq!(c.model_ref(), "a/m");
+    assert_eq!(c.text, "Hello");
+    assert_eq!(
+        c.thinking,
+        Some(Thinking {
+            text: "Let me look.".into(),
+            signature: None
+        })
+    );
+    assert_eq!(c.tool_calls, vec![tool_call()]);
+    assert_eq!(c.finish, Some(FinishReason::ToolCalls));
+    let usage = TokenUsage {
+        total_input_tokens: 1000,
+        cached_input_tokens: 400,
+        cache_creation_input_tokens: 0,
+        output_tokens: 50,
+    };
+    assert_eq!(c.usage, usage);
+
+    let mut expected = vec![
+        StreamEvent::ReasoningDelta("Let me ".into()),
+        StreamEvent::ReasoningDelta("look.".into()),
+        StreamEvent::TextDelta("Hel".into()),
+        StreamEvent::TextDelta("lo".into()),
+        StreamEvent::ToolCallStart {
+            index: 0,
+            id: "call_1".into(),
+            name: "read_file".into(),
+        },
+    ];
+    expected.extend(pieces(ARGS, 5));
+    expected.extend([
+        StreamEvent::ToolCallComplete {
+            index: 0,
+            call: tool_call(),
+        },
+        StreamEvent::Usage(usage),
+        StreamEvent::Finish(FinishReason::ToolCalls),
+    ]);
+    assert_eq!(rec.events(), expected);
+
+    // model_start first, every event, then exactly one attempt record last.
+    assert_eq!(rec.seen.first(), Some(&Seen::ModelStart("a/m".into())));
+    let attempts = rec.attempts();
+    assert_eq!(attempts.len(), 1);
+    assert!(matches!(rec.seen.last(), Some(Seen::Attempt(_))));
+    assert_eq!(rec.seen.len(), expected.len() + 2);
+    let a = &attempts[0];
+    assert!(a.success);
+    assert_eq!((a.provider.as_str(), a.model.as_str()), ("a", "m"));
+    assert_eq!(a.usage, usage);
+    // 600 uncached × 2 + 400 cached × 0.5 + 50 out × 8, per million.
+    assert!((a.cost - 0.0018).abs() < 1e-12, "cost {}", a.cost);
+    assert!(a.elapsed_ms > 0.0);
+    assert!(rec.retries().is_empty());
+
+    let reqs = srv.requests();
+    assert_eq!(reqs.len(), 1);
+    let r = &reqs[0];
+    assert_eq!(r.path, "/chat/completions");
+    assert_eq!(
+        r.header("authorization"),
+        Some(format!("Bearer {}", api_key("a")).as_str())
+    );
+    assert!(r.is_stream());
+    assert_eq!(r.body["model"], "m");
+    assert_eq!(r.body["stream_options"]["include_usage"], true);
+}
+
+#[tokio::test]
+async fn anthropic_stream_keeps_the_signed_thinking() {
+    let srv = server();
+    srv.enqueue(
+        Reply::new()
+            .reasoning("think ")
+            .reasoning("hard")
+            .text("Answer")
+            .tool_call("call_1", "read_file", ARGS)
+            .args_chunk_chars(7)
+            .usage(1000, 300, 40),
+    );
+    let cfg = config(vec![provider("claude", "anthropic", &srv, 0)]);
+    let providers = Providers::new();
+    let mut rec = Recorder::default();
+    let c = chat(&providers, &cfg, &mut rec).await.expect("chat");
+
+    assert_eq!(c.model_ref(), "claude/m");
+    assert_eq!(c.text, "Answer");
+    assert_eq!(
+        c.thinking,
+        Some(Thinking {
+            text: "think hard".into(),
+            signature: Some("testkit-sig-0".into())
+        })
+    );
+    assert_eq!(c.tool_calls, vec![tool_call()]);
+    assert_eq!(c.finish, Some(FinishReason::ToolCalls));
+    // Anthropic counts cache reads apart; the neutral total includes them.
+    let usage = TokenUsage {
+        total_input_tokens: 1000,
+        cached_input_tokens: 300,
+        cache_creation_input_tokens: 0,
+        output_tokens: 40,
+    };
+    assert_eq!(c.usage, usage);
+
+    let mut expected = vec![
+        StreamEvent::ReasoningDelta("think ".into()),
+        StreamEvent::ReasoningDelta("hard".into()),
+        StreamEvent::ReasoningSignature("testkit-sig-0".into()),
+        StreamEvent::TextDelta("Answer".into()),
+        StreamEvent::ToolCallStart {
+            index: 0,
+            id: "call_1".into(),
+            name: "read_file".into(),
+        },
+    ];
+    expected.extend(pieces(ARGS, 7));
+    expected.extend([
+        StreamEvent::ToolCallComplete {
+            index: 0,
+            call: tool_call(),
+        },
+        StreamEvent::Usage(usage),
+        StreamEvent::Finish(FinishReason::ToolCalls),
+    ]);
+    assert_eq!(rec.events(), expected);
+    assert_eq!(rec.model_starts(), vec!["claude/m"]);
+    let attempts = rec.attempts();
+    assert_eq!(attempts.len(), 1);
+    assert!(attempts[0].success);
+    // 700 × 2 + 300 × 0.5 + 40 × 8, per million.
+    assert!((attempts[0].cost - 0.00187).abs() < 1e-12);
+
+    let reqs = srv.requests();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0].path, "/v1/messages");
+    assert_eq!(
+        reqs[0].header("x-api-key"),
+        Some(api_key("claude").as_str())
+    );
+    assert!(reqs[0].header("anthropic-version").is_some());
+    assert_eq!(reqs[0].body["thinking"]["type"], "enabled");
+}
