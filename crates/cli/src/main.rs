@@ -65,7 +65,24 @@ fn report(result: anyhow::Result<()>) -> ExitCode {
     }
 }
 
+/// glibc raises its mmap threshold after freeing a large block and then keeps big
+/// answers (a 4 MB session list) on the heap for good; a fixed threshold and two
+/// arenas return that memory, so an idle daemon stays small.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn tune_allocator() {
+    // SAFETY: mallopt only changes allocator parameters; called before any other
+    // thread exists, so nothing allocates concurrently.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn tune_allocator() {}
+
 fn run_daemon() -> ExitCode {
+    tune_allocator();
     let outcome = (|| -> anyhow::Result<Result<(), DaemonError>> {
         let home = Home::from_env()?;
         let cwd = std::env::current_dir()?;

@@ -171,7 +171,12 @@ where
             }
             _ = &mut killed => break,
             Some(lines) = queued.recv() => {
-                pending.extend_from_slice(&lines);
+                if pending.is_empty() {
+                    // Large answers move in without a copy.
+                    pending = lines;
+                } else {
+                    pending.extend_from_slice(&lines);
+                }
                 while pending.len() < BATCH_FLUSH_BYTES {
                     let Ok(more) = queued.try_recv() else { break };
                     pending.extend_from_slice(&more);

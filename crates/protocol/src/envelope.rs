@@ -3,7 +3,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{ErrorCode, MethodError};
+use crate::error::MethodError;
 
 /// Event names used on the wire.
 pub mod event {
@@ -24,16 +24,90 @@ pub mod event {
 
 /// One response line: `{id, event, data, sessionId?, details?}` in exactly this key order.
 /// `data` is always a string; structured results are JSON encoded into it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
     pub id: i64,
     /// Event names are almost always static; `Cow` keeps the hot path allocation-free.
     pub event: Cow<'static, str>,
-    pub data: String,
-    #[serde(rename = "sessionId", skip_serializing_if = "blank")]
+    data: Data,
     pub session_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+}
+
+/// The `data` string, either as text or as a JSON document serialized straight
+/// into its escaped (string-content) form, so a large result is encoded in one pass.
+#[derive(Debug, Clone, PartialEq)]
+enum Data {
+    Text(String),
+    EscapedJson(Vec<u8>),
+}
+
+/// Appends JSON text produced by serde_json to `out` as JSON string contents.
+/// serde_json escapes control bytes inside strings and its pretty output adds only
+/// `\n` and spaces, so `"`, `\\` and `\n` are the only bytes to escape.
+fn escape_json_into(json: &[u8], out: &mut Vec<u8>) {
+    out.reserve(json.len() + json.len() / 4);
+    let mut rest = json;
+    while let Some(i) = memchr::memchr3(b'"', b'\\', b'\n', rest) {
+        out.extend_from_slice(&rest[..i]);
+        out.extend_from_slice(match rest[i] {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            _ => b"\\n",
+        });
+        rest = &rest[i + 1..];
+    }
+    out.extend_from_slice(rest);
+}
+
+/// A serde_json formatter that writes JSON directly in its escaped form (as the
+/// contents of a JSON string): the quotes and escapes of the document get one
+/// more level of escaping, everything else is written as is. One pass, no copy.
+struct Escaped;
+
+impl serde_json::ser::Formatter for Escaped {
+    fn begin_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b"\\\"")
+    }
+
+    fn end_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b"\\\"")
+    }
+
+    fn write_char_escape<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        escape: serde_json::ser::CharEscape,
+    ) -> std::io::Result<()> {
+        use serde_json::ser::CharEscape::*;
+        match escape {
+            Quote => w.write_all(b"\\\\\\\""),
+            ReverseSolidus => w.write_all(b"\\\\\\\\"),
+            Solidus => w.write_all(b"\\\\/"),
+            Backspace => w.write_all(b"\\\\b"),
+            FormFeed => w.write_all(b"\\\\f"),
+            LineFeed => w.write_all(b"\\\\n"),
+            CarriageReturn => w.write_all(b"\\\\r"),
+            Tab => w.write_all(b"\\\\t"),
+            AsciiControl(byte) => write!(w, "\\\\u{byte:04x}"),
+        }
+    }
+
+    fn write_raw_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut escaped = Vec::with_capacity(fragment.len() + 16);
+        escape_json_into(fragment.as_bytes(), &mut escaped);
+        w.write_all(&escaped)
+    }
+}
+
+/// Serializes `value` as compact JSON, already escaped as string contents, onto `out`.
+fn write_escaped_json(out: &mut Vec<u8>, value: &impl Serialize) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, Escaped);
+    value.serialize(&mut ser)
 }
 
 fn blank(s: &Option<String>) -> bool {
@@ -45,9 +119,42 @@ impl Envelope {
         Envelope {
             id,
             event: event.into(),
-            data: data.into(),
+            data: Data::Text(data.into()),
             session_id: None,
             details: None,
+        }
+    }
+
+    /// The `data` string as a client reads it.
+    pub fn data(&self) -> Cow<'_, str> {
+        match &self.data {
+            Data::Text(t) => Cow::Borrowed(t),
+            Data::EscapedJson(raw) => {
+                let mut quoted = Vec::with_capacity(raw.len() + 2);
+                quoted.push(b'"');
+                quoted.extend_from_slice(raw);
+                quoted.push(b'"');
+                Cow::Owned(serde_json::from_slice(&quoted).unwrap_or_default())
+            }
+        }
+    }
+
+    fn json(id: i64, value: &impl Serialize, pretty: bool) -> Self {
+        let mut raw = Vec::new();
+        let res = if pretty {
+            serde_json::to_vec_pretty(value).map(|json| escape_json_into(&json, &mut raw))
+        } else {
+            write_escaped_json(&mut raw, value)
+        };
+        match res {
+            Ok(()) => Envelope {
+                data: Data::EscapedJson(raw),
+                ..Self::new(id, event::RESULT, "")
+            },
+            Err(e) => Self::error(
+                id,
+                &MethodError::internal(format!("cannot encode result: {e}")),
+            ),
         }
     }
 
@@ -57,13 +164,13 @@ impl Envelope {
 
     /// A `result` whose data is `value` encoded as compact JSON.
     pub fn json_result<T: Serialize>(id: i64, value: &T) -> Self {
-        Self::result(id, encode(value, false))
+        Self::json(id, value, false)
     }
 
     /// A `result` whose data is `value` encoded as indented JSON (the original
     /// serializes session header lists this way and clients tolerate either).
     pub fn pretty_result<T: Serialize>(id: i64, value: &T) -> Self {
-        Self::result(id, encode(value, true))
+        Self::json(id, value, true)
     }
 
     pub fn error(id: i64, err: &MethodError) -> Self {
@@ -75,7 +182,7 @@ impl Envelope {
         Envelope {
             id,
             event: Cow::Borrowed(event::ERROR),
-            data: err.message.clone(),
+            data: Data::Text(err.message.clone()),
             session_id: err.session_id.clone(),
             details: Some(Value::Object(details)),
         }
@@ -97,7 +204,11 @@ impl Envelope {
 
     /// Serializes the envelope as one JSONL line (with the trailing `\n`).
     pub fn to_line(&self) -> Vec<u8> {
-        let mut buf = Vec::with_capacity(64 + self.data.len());
+        let len = match &self.data {
+            Data::Text(t) => t.len(),
+            Data::EscapedJson(raw) => raw.len(),
+        };
+        let mut buf = Vec::with_capacity(64 + len);
         self.write_line(&mut buf);
         buf
     }
@@ -123,7 +234,15 @@ impl Envelope {
         buf.extend_from_slice(b",\"event\":");
         serde_json::to_writer(&mut *buf, self.event.as_ref())?;
         buf.extend_from_slice(b",\"data\":");
-        serde_json::to_writer(&mut *buf, &self.data)?;
+        match &self.data {
+            Data::Text(text) => serde_json::to_writer(&mut *buf, text)?,
+            Data::EscapedJson(raw) => {
+                buf.reserve(raw.len() + 2);
+                buf.push(b'"');
+                buf.extend_from_slice(raw);
+                buf.push(b'"');
+            }
+        }
         if !blank(&self.session_id)
             && let Some(session) = &self.session_id
         {
@@ -139,16 +258,48 @@ impl Envelope {
     }
 }
 
-fn encode<T: Serialize>(value: &T, pretty: bool) -> String {
-    let out = if pretty {
-        serde_json::to_string_pretty(value)
-    } else {
-        serde_json::to_string(value)
-    };
-    out.unwrap_or_else(|e| {
-        let err = MethodError::new(ErrorCode::Internal, format!("cannot encode result: {e}"));
-        err.message
-    })
+/// Builds a `result` whose data is a JSON array, one element at a time, already
+/// in its escaped form: large lists are encoded while they are read.
+#[derive(Debug, Default)]
+pub struct JsonArrayBuilder {
+    raw: Vec<u8>,
+    count: usize,
+}
+
+impl JsonArrayBuilder {
+    pub fn new() -> Self {
+        JsonArrayBuilder {
+            raw: vec![b'['],
+            count: 0,
+        }
+    }
+
+    pub fn push<T: Serialize>(&mut self, item: &T) -> serde_json::Result<()> {
+        if self.count > 0 {
+            self.raw.push(b',');
+        }
+        self.count += 1;
+        write_escaped_json(&mut self.raw, item)
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn into_result(mut self, id: i64) -> Envelope {
+        if self.raw.is_empty() {
+            self.raw.push(b'[');
+        }
+        self.raw.push(b']');
+        Envelope {
+            data: Data::EscapedJson(self.raw),
+            ..Envelope::new(id, event::RESULT, "")
+        }
+    }
 }
 
 #[cfg(test)]
@@ -193,19 +344,67 @@ mod tests {
             Envelope::error(9, &MethodError::not_found("gone")).with_session(Some("".into())),
         ];
         for env in envs {
-            let mut serde_line = serde_json::to_vec(&env).unwrap();
-            serde_line.push(b'\n');
-            assert_eq!(
-                String::from_utf8(env.to_line()).unwrap(),
-                String::from_utf8(serde_line).unwrap()
-            );
+            let line = env.to_line();
+            assert_eq!(line.last(), Some(&b'\n'));
+            let parsed: serde_json::Value = serde_json::from_slice(&line).unwrap();
+            assert_eq!(parsed["id"], env.id);
+            assert_eq!(parsed["event"], env.event.as_ref());
+            assert_eq!(parsed["data"], env.data().as_ref());
+            let has_session = env
+                .session_id
+                .as_deref()
+                .is_some_and(|s| !s.trim().is_empty());
+            assert_eq!(parsed.get("sessionId").is_some(), has_session);
         }
     }
 
     #[test]
+    fn one_pass_escaping_equals_escaping_the_json_text() {
+        let raw = serde_json::value::RawValue::from_string(r#"{"r":"a\"b"}"#.into()).unwrap();
+        let value = serde_json::json!({
+            "s": "quote \" backslash \\ slash / nl \n cr \r tab \t bell \u{7} ✓ \u{1F600}",
+            "n": [1, -2.5, null, true],
+            "raw": raw,
+        });
+        let mut one = Vec::new();
+        write_escaped_json(&mut one, &value).unwrap();
+        let mut two = Vec::new();
+        escape_json_into(serde_json::to_string(&value).unwrap().as_bytes(), &mut two);
+        assert_eq!(
+            String::from_utf8(one).unwrap(),
+            String::from_utf8(two).unwrap()
+        );
+    }
+
+    #[test]
+    fn array_builder_matches_json_result() {
+        let items = vec![
+            serde_json::json!({"a": "x\"y"}),
+            serde_json::json!([1, "\\"]),
+        ];
+        let mut b = JsonArrayBuilder::new();
+        for i in &items {
+            b.push(i).unwrap();
+        }
+        assert_eq!(b.into_result(3), Envelope::json_result(3, &items));
+        assert_eq!(JsonArrayBuilder::new().into_result(1).data(), "[]");
+    }
+
+    #[test]
     fn json_results_are_strings() {
-        let env = Envelope::json_result(4, &serde_json::json!({"a":1}));
-        assert_eq!(env.data, "{\"a\":1}");
-        assert!(Envelope::pretty_result(4, &vec![1, 2]).data.contains('\n'));
+        let value = serde_json::json!({"a": 1, "s": "q\"\\\n\u{1}✓", "list": [null, true, 1.5]});
+        let env = Envelope::json_result(4, &value);
+        assert_eq!(env.data(), serde_json::to_string(&value).unwrap());
+        let line: serde_json::Value = serde_json::from_slice(&env.to_line()).unwrap();
+        let inner: serde_json::Value =
+            serde_json::from_str(line["data"].as_str().unwrap()).unwrap();
+        assert_eq!(inner, value);
+        let pretty = Envelope::pretty_result(4, &value);
+        assert!(pretty.data().contains('\n'));
+        let line: serde_json::Value = serde_json::from_slice(&pretty.to_line()).unwrap();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(line["data"].as_str().unwrap()).unwrap(),
+            value
+        );
     }
 }

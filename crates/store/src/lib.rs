@@ -28,6 +28,7 @@ pub use items::{
 pub use model::{NewSession, Project, SessionHeader, SessionPatch, StoreStats, UsageDelta};
 pub use projection::{Message, SUMMARY_PREFIX, ToolCallRef, project};
 pub use schema::LATEST_VERSION as SCHEMA_VERSION;
+pub use sessions::HeaderRow;
 pub use store::Store;
 pub use time::{format_iso, now_iso};
 pub use usage::{UsageRecord, UsageSummary};

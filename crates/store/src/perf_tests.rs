@@ -93,3 +93,46 @@ fn open_and_projection_budgets() {
     assert_eq!(msgs.len(), 5_000);
     assert_eq!(store.stats().unwrap().events, 1_005_000);
 }
+
+/// Profiles `list_sessions` on an existing big home (e.g. the one `seekclaw-bench
+/// startup --home DIR` leaves): `SEEKCLAW_BENCH_DB=DIR/seekclaw.db`.
+#[test]
+#[ignore = "needs SEEKCLAW_BENCH_DB"]
+fn list_sessions_phases() {
+    let Ok(path) = std::env::var("SEEKCLAW_BENCH_DB") else {
+        return;
+    };
+    let store = Store::open(std::path::Path::new(&path)).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    for sql in [
+        "SELECT count(*) FROM sessions",
+        "SELECT id FROM sessions WHERE scope='global' AND archived=0 ORDER BY updated_at DESC",
+        "SELECT id, title, workspace, archived, reasoning_level, network_enabled, llm_rounds, execution_steps, input_tokens, total_input_tokens, cached_input_tokens, output_tokens, output_elapsed_ms, created_at, updated_at, scope, active_turn FROM sessions WHERE scope='global' AND archived=0 ORDER BY updated_at DESC",
+    ] {
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            let mut stmt = conn.prepare_cached(sql).unwrap();
+            let mut rows = stmt.query([]).unwrap();
+            let mut n = 0;
+            while let Some(_r) = rows.next().unwrap() {
+                n += 1;
+            }
+            eprintln!("{n} rows {:?}  {}", t.elapsed(), &sql[..sql.len().min(40)]);
+        }
+    }
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let rows = store.list_sessions("global", false).unwrap();
+        let q = t.elapsed();
+        let json = serde_json::to_string(&rows).unwrap();
+        let j = t.elapsed() - q;
+        let mut line = Vec::new();
+        serde_json::to_writer(&mut line, &json).unwrap();
+        let e = t.elapsed() - q - j;
+        eprintln!(
+            "rows {} query {q:?} json {j:?} ({} B) escape {e:?}",
+            rows.len(),
+            json.len()
+        );
+    }
+}

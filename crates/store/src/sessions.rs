@@ -2,6 +2,7 @@
 //! active-turn marker.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::Serialize;
 
 use crate::blobs;
 use crate::error::{Result, StoreError};
@@ -38,6 +39,96 @@ fn header_from_row(r: &Row<'_>) -> rusqlite::Result<SessionHeader> {
         scope: r.get(15)?,
         active_turn: r.get(16)?,
     })
+}
+
+/// A header borrowed straight from its SQLite row: serializes exactly like
+/// [`SessionHeader`] without allocating, for streaming large lists.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeaderRow<'a> {
+    pub id: &'a str,
+    pub title: Option<&'a str>,
+    pub workspace: Option<&'a str>,
+    pub archived: bool,
+    pub reasoning_level: &'a str,
+    pub network_enabled: bool,
+    pub llm_rounds: i64,
+    pub execution_steps: i64,
+    pub input_tokens: i64,
+    pub total_input_tokens: i64,
+    pub cached_input_tokens: i64,
+    pub output_tokens: i64,
+    pub output_elapsed_ms: i64,
+    pub created_at: &'a str,
+    pub updated_at: &'a str,
+    #[serde(skip)]
+    pub scope: &'a str,
+    #[serde(skip)]
+    pub active_turn: Option<&'a str>,
+}
+
+impl HeaderRow<'_> {
+    fn from_row<'r>(r: &'r Row<'_>) -> rusqlite::Result<HeaderRow<'r>> {
+        let text = |i: usize| -> rusqlite::Result<&'r str> {
+            r.get_ref(i)?.as_str().map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    i,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })
+        };
+        let opt_text = |i: usize| -> rusqlite::Result<Option<&'r str>> {
+            r.get_ref(i)?.as_str_or_null().map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    i,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })
+        };
+        Ok(HeaderRow {
+            id: text(0)?,
+            title: opt_text(1)?,
+            workspace: opt_text(2)?,
+            archived: r.get(3)?,
+            reasoning_level: text(4)?,
+            network_enabled: r.get(5)?,
+            llm_rounds: r.get(6)?,
+            execution_steps: r.get(7)?,
+            input_tokens: r.get(8)?,
+            total_input_tokens: r.get(9)?,
+            cached_input_tokens: r.get(10)?,
+            output_tokens: r.get(11)?,
+            output_elapsed_ms: r.get(12)?,
+            created_at: text(13)?,
+            updated_at: text(14)?,
+            scope: text(15)?,
+            active_turn: opt_text(16)?,
+        })
+    }
+
+    pub fn to_header(&self) -> SessionHeader {
+        SessionHeader {
+            id: self.id.to_string(),
+            title: self.title.map(str::to_string),
+            workspace: self.workspace.map(str::to_string),
+            archived: self.archived,
+            reasoning_level: self.reasoning_level.to_string(),
+            network_enabled: self.network_enabled,
+            llm_rounds: self.llm_rounds,
+            execution_steps: self.execution_steps,
+            input_tokens: self.input_tokens,
+            total_input_tokens: self.total_input_tokens,
+            cached_input_tokens: self.cached_input_tokens,
+            output_tokens: self.output_tokens,
+            output_elapsed_ms: self.output_elapsed_ms,
+            created_at: self.created_at.to_string(),
+            updated_at: self.updated_at.to_string(),
+            scope: self.scope.to_string(),
+            active_turn: self.active_turn.map(str::to_string),
+        }
+    }
 }
 
 pub(crate) fn not_found(scope: &str, id: &str) -> StoreError {
@@ -116,6 +207,22 @@ impl Store {
 
     /// Sessions of one scope, most recently updated first.
     pub fn list_sessions(&self, scope: &str, include_archived: bool) -> Result<Vec<SessionHeader>> {
+        let mut all = Vec::new();
+        self.for_each_session(scope, include_archived, |h| {
+            all.push(h.to_header());
+            Ok(())
+        })?;
+        Ok(all)
+    }
+
+    /// Streams the headers of a scope, newest first, to `visit` without collecting
+    /// them (a 10,000-session list is encoded as it is read).
+    pub fn for_each_session(
+        &self,
+        scope: &str,
+        include_archived: bool,
+        mut visit: impl FnMut(&HeaderRow<'_>) -> Result<()>,
+    ) -> Result<()> {
         self.read(|tx| {
             // Two statements so each walks an index in order (no sort of 10k rows).
             let mut stmt = if include_archived {
@@ -133,10 +240,11 @@ impl Store {
                      ORDER BY updated_at DESC"
                 ))?
             };
-            let rows = stmt
-                .query_map(params![scope], header_from_row)?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows)
+            let mut rows = stmt.query(params![scope])?;
+            while let Some(row) = rows.next()? {
+                visit(&HeaderRow::from_row(row)?)?;
+            }
+            Ok(())
         })
     }
 
@@ -490,5 +598,36 @@ mod tests {
             store.set_active_turn("g", "zz", None),
             Err(StoreError::NotFound(_))
         ));
+    }
+}
+
+#[cfg(test)]
+mod header_row_tests {
+    use crate::model::SessionPatch;
+    use crate::testutil::{new_session, temp_store};
+
+    #[test]
+    fn borrowed_rows_serialize_like_owned_headers() {
+        let (_d, s) = temp_store();
+        s.create_session(&new_session("global", "a")).unwrap();
+        s.create_session(&new_session("global", "b")).unwrap();
+        let patch = SessionPatch {
+            title: Some(Some("T \"q\"".into())),
+            ..SessionPatch::default()
+        };
+        s.update_session("global", "b", &patch).unwrap();
+        let owned = s.list_sessions("global", false).unwrap();
+        let mut streamed = Vec::new();
+        s.for_each_session("global", false, |h| {
+            streamed.push(serde_json::to_value(h)?);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&owned).unwrap(),
+            serde_json::Value::Array(streamed)
+        );
+        assert_eq!(owned[0].id, "b", "newest first");
+        assert_eq!(owned[0].scope, "global");
     }
 }

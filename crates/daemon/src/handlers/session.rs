@@ -4,7 +4,7 @@ use seekclaw_protocol::params::{
     SessionArchiveParams, SessionListParams, SessionNewParams, SessionRef, SessionTruncateParams,
     SessionUpdateParams,
 };
-use seekclaw_protocol::{Envelope, MethodError, Params};
+use seekclaw_protocol::{Envelope, JsonArrayBuilder, MethodError, Params};
 use seekclaw_store::{Message, NewSession, SessionHeader, SessionPatch, StoreError};
 use serde::Serialize;
 
@@ -87,10 +87,13 @@ pub async fn list(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let params = SessionListParams::parse(p)?;
     let scope = scope::resolve(daemon, &params.scope)?;
     let include = params.include_archived;
-    let headers = daemon
-        .db(move |s| s.list_sessions(&scope.key, include))
-        .await?;
-    Ok(Envelope::json_result(id, &headers))
+    daemon
+        .db(move |s| {
+            let mut list = JsonArrayBuilder::new();
+            s.for_each_session(&scope.key, include, |h| Ok(list.push(h)?))?;
+            Ok(list.into_result(id))
+        })
+        .await
 }
 
 #[derive(Serialize)]

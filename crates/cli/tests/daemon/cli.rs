@@ -1,0 +1,142 @@
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::bin;
+
+fn seekclaw(home: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(bin())
+        .args(args)
+        .env("SEEKCLAW_HOME", home)
+        .env("DEEPSEEK_API_KEY", "sk-from-env-must-be-ignored")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn provider_and_model_commands_edit_config_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let out = seekclaw(
+        &home,
+        &["provider", "add", "deepseek", "--api-key", "sk-cli-123"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config: Value =
+        serde_json::from_slice(&std::fs::read(home.join("config.json")).unwrap()).unwrap();
+    let p = &config["providers"][0];
+    assert_eq!(
+        (
+            p["id"].as_str(),
+            p["baseUrl"].as_str(),
+            p["apiKey"].as_str()
+        ),
+        (
+            Some("deepseek"),
+            Some("https://api.deepseek.com"),
+            Some("sk-cli-123")
+        )
+    );
+    let models: Vec<&str> = p["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(models, ["deepseek-chat", "deepseek-reasoner"]);
+    assert_eq!(p["models"][1]["capabilities"]["thinking"], true);
+    assert!(p["models"][0]["inputPricePerMTok"].as_f64().unwrap() > 0.0);
+    assert_eq!(config["profiles"]["default"]["provider"], "deepseek");
+
+    // Re-adding without a key keeps the stored one; a second preset joins.
+    assert!(
+        seekclaw(&home, &["provider", "add", "deepseek"])
+            .status
+            .success()
+    );
+    assert!(
+        seekclaw(
+            &home,
+            &["provider", "add", "anthropic", "--api-key", "sk-ant"]
+        )
+        .status
+        .success()
+    );
+    let list = seekclaw(&home, &["provider", "list"]);
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        text.contains("deepseek\topenai\thttps://api.deepseek.com\tenabled\tkey set"),
+        "{text}"
+    );
+    assert!(text.contains("anthropic\tanthropic"), "{text}");
+    assert!(
+        !text.contains("sk-cli-123") && !text.contains("sk-ant"),
+        "keys are never printed"
+    );
+    let models = String::from_utf8_lossy(&seekclaw(&home, &["model", "list"]).stdout).to_string();
+    assert!(
+        models.lines().any(|l| l == "deepseek/deepseek-chat"),
+        "{models}"
+    );
+    assert!(
+        models.lines().any(|l| l == "anthropic/claude-sonnet-4-5"),
+        "{models}"
+    );
+
+    let custom = seekclaw(
+        &home,
+        &[
+            "provider",
+            "add",
+            "local",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ],
+    );
+    assert!(custom.status.success());
+    let bad = seekclaw(&home, &["provider", "add", "nosuchpreset"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown preset"));
+    assert!(
+        seekclaw(&home, &["provider", "remove", "local"])
+            .status
+            .success()
+    );
+    assert!(
+        !seekclaw(&home, &["provider", "remove", "local"])
+            .status
+            .success()
+    );
+    // An unreachable provider fails its probe with a non-zero exit.
+    assert!(
+        seekclaw(
+            &home,
+            &[
+                "provider",
+                "add",
+                "dead",
+                "--base-url",
+                "http://127.0.0.1:9",
+                "--model",
+                "x"
+            ]
+        )
+        .status
+        .success()
+    );
+    let test = seekclaw(&home, &["provider", "test", "dead"]);
+    assert!(!test.status.success());
+    assert!(String::from_utf8_lossy(&test.stdout).starts_with("[FAIL] dead:"));
+    let config: Value =
+        serde_json::from_slice(&std::fs::read(home.join("config.json")).unwrap()).unwrap();
+    assert!(
+        !config.to_string().contains("sk-from-env"),
+        "no key is taken from the environment"
+    );
+}
