@@ -23,6 +23,23 @@ struct Cli {
 enum Command {
     /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
     Daemon,
+    /// Run one agent turn in-process (no daemon needed) and stream the answer.
+    Run {
+        /// What to do.
+        prompt: String,
+        /// Project directory (default: the current directory's project root).
+        #[arg(long)]
+        workspace: Option<std::path::PathBuf>,
+        /// Use the directory-free global scope.
+        #[arg(long, conflicts_with = "workspace")]
+        global: bool,
+        /// Continue this session instead of starting a new one.
+        #[arg(long)]
+        session: Option<String>,
+        /// Print protocol envelopes as JSONL.
+        #[arg(long)]
+        json: bool,
+    },
     /// Manage providers in config.json.
     #[command(subcommand)]
     Provider(admin::ProviderCommand),
@@ -42,6 +59,13 @@ fn main() -> ExitCode {
         .init();
     match cli.command {
         Command::Daemon => run_daemon(),
+        Command::Run {
+            prompt,
+            workspace,
+            global,
+            session,
+            json,
+        } => run_turn(prompt, workspace, global, session, json),
         Command::Provider(cmd) => report(
             Home::from_env()
                 .map_err(Into::into)
@@ -52,6 +76,44 @@ fn main() -> ExitCode {
                 .map_err(Into::into)
                 .and_then(|h| admin::model(&h, cmd)),
         ),
+    }
+}
+
+fn run_turn(
+    prompt: String,
+    workspace: Option<std::path::PathBuf>,
+    global: bool,
+    session: Option<String>,
+    json: bool,
+) -> ExitCode {
+    let outcome = (|| -> anyhow::Result<seekclaw_daemon::RunResult> {
+        let opts = seekclaw_daemon::RunOptions {
+            home: Home::from_env()?,
+            cwd: std::env::current_dir()?,
+            prompt,
+            workspace,
+            global,
+            session,
+            json,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        runtime
+            .block_on(seekclaw_daemon::run_headless(opts))
+            .map_err(|e| anyhow::anyhow!(e.message))
+    })();
+    match outcome {
+        Ok(seekclaw_daemon::RunResult::Done) => ExitCode::SUCCESS,
+        Ok(seekclaw_daemon::RunResult::Cancelled) => ExitCode::from(130),
+        Ok(seekclaw_daemon::RunResult::Failed(e)) => {
+            eprintln!("seekclaw: {e}");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            ExitCode::from(1)
+        }
     }
 }
 

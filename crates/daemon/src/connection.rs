@@ -37,6 +37,7 @@ pub struct LegacySession {
 
 /// Per-connection state shared by its request tasks.
 pub struct Connection {
+    pub id: u64,
     pub outbox: Outbox,
     pub legacy: Mutex<Option<LegacySession>>,
     /// Fires when the connection closes; running turns watch it.
@@ -48,6 +49,10 @@ impl Connection {
         if let Ok(mut slot) = self.legacy.lock() {
             *slot = session;
         }
+    }
+
+    pub fn legacy(&self) -> Option<LegacySession> {
+        self.legacy.lock().ok().and_then(|s| s.clone())
     }
 
     /// Forgets the legacy session if it is `id` (archive, delete).
@@ -76,6 +81,7 @@ where
     let closing = daemon.shutdown.child_token();
     let (outbox, mut queued) = Outbox::new(daemon.slow_client_timeout, kill.clone());
     let conn = Arc::new(Connection {
+        id,
         outbox: outbox.clone(),
         legacy: Mutex::new(None),
         closing: closing.clone(),

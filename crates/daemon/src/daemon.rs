@@ -70,7 +70,11 @@ pub struct Daemon {
     /// Provider HTTP pool and circuit breaker, shared by every turn.
     pub providers: seekclaw_providers::Providers,
     /// File write locks shared by every turn and scheduled run.
-    pub locks: seekclaw_tools::WriteLocks,
+    pub locks: Arc<seekclaw_tools::WriteLocks>,
+    /// Built-in tools offered to turns.
+    pub tools: seekclaw_tools::Registry,
+    /// Running turns, one per session.
+    pub turns: crate::turns::Turns,
     pub slow_client_timeout: Duration,
     next_conn: AtomicU64,
 }
@@ -133,7 +137,9 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
         kill: CancellationToken::new(),
         connections: Connections::default(),
         providers: seekclaw_providers::Providers::new(),
-        locks: seekclaw_tools::WriteLocks::new(),
+        locks: Arc::new(seekclaw_tools::WriteLocks::new()),
+        tools: seekclaw_tools::builtin_registry(),
+        turns: crate::turns::Turns::default(),
         slow_client_timeout: slow,
         next_conn: AtomicU64::new(1),
     });

@@ -7,7 +7,7 @@ use seekclaw_protocol::{Envelope, Method, MethodError, ProtocolInfo, Request, Se
 
 use crate::connection::Connection;
 use crate::daemon::Daemon;
-use crate::handlers::{model, profile, project, provider, session, system, workspace};
+use crate::handlers::{chat, model, profile, project, provider, session, system, workspace};
 
 /// Handles methods that answer without I/O, straight from the read loop.
 pub fn inline(method: Method, req: &Request) -> Envelope {
@@ -37,6 +37,9 @@ pub async fn handle(
     let p = &req.params;
     let result = match method {
         Method::Ping | Method::ProtocolInfo => return inline(method, &req),
+        Method::Chat => chat::chat(d, conn, id, p).await,
+        Method::AgentSteer => chat::steer(d, conn, id, p).await,
+        Method::AgentCancel => chat::cancel(d, conn, id, p).await,
         Method::WorkspaceGet => workspace::get(d, id).await,
         Method::WorkspaceOpen => workspace::open(d, conn, id, p).await,
         Method::WorkspaceInit => workspace::init(d, id).await,
@@ -75,7 +78,7 @@ pub async fn handle(
         Method::SessionNew => session::new_session(d, conn, id, p).await,
         Method::SessionTruncate => session::truncate(d, id, p).await,
         Method::LockList => system::lock_list(d, id),
-        Method::FactoryReset => system::factory_reset(d, id).await,
+        Method::FactoryReset => system::factory_reset(d, conn, id).await,
         Method::Shutdown => system::shutdown(d, conn, id).await,
     };
     result.unwrap_or_else(|err| Envelope::error(id, &err))

@@ -9,8 +9,11 @@ mod endpoint;
 mod error;
 mod framing;
 mod handlers;
+mod headless;
 mod outbox;
 mod scope;
+mod turns;
 
 pub use daemon::{DaemonOptions, run};
 pub use error::DaemonError;
+pub use headless::{RunOptions, RunResult, run as run_headless};

@@ -119,6 +119,9 @@ macro_rules! method_table {
 method_table! {
     Ping => "ping" [] Inline [];
     ProtocolInfo => "protocol.info" [] Inline [];
+    Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel];
+    AgentSteer => "agent.steer" [] Task [AgentSteer];
+    AgentCancel => "agent.cancel" [] Task [AgentCancel];
     WorkspaceGet => "workspace.get" [] Task [Workspace];
     WorkspaceOpen => "workspace.open" [] Exclusive [Workspace];
     WorkspaceInit => "workspace.init" [] Exclusive [Workspace];

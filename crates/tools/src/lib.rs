@@ -1,6 +1,23 @@
 //! Tools the agent runs in a workspace, and the rules that keep concurrent turns
-//! safe. For now: the daemon-wide file write-lock coordinator.
+//! safe: tools as data, the registry, the built-in tool suite, workspace path
+//! confinement, the output budget, shell jobs and the daemon-wide write locks.
 
+mod args;
+pub mod budget;
+pub mod builtin;
+mod confine;
+mod error;
+mod fsio;
+mod jobs;
 mod locks;
+mod registry;
+mod tool;
+mod walk;
 
+pub use builtin::builtin_registry;
+pub use confine::{ConfinedPath, PathError, confine, confine_to};
+pub use error::ToolError;
+pub use jobs::{JobInfo, Jobs};
 pub use locks::{LockError, LockInfo, WriteLocks};
+pub use registry::{Registry, ToolFilter};
+pub use tool::{Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput};

@@ -140,3 +140,49 @@ fn provider_and_model_commands_edit_config_json() {
         "no key is taken from the environment"
     );
 }
+
+#[test]
+fn run_executes_a_turn_in_process() {
+    use seekclaw_testkit::{ProviderServer, Reply};
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = serde_json::json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}]});
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    server.enqueue(Reply::new().text("Hello ").text("there"));
+    let out = seekclaw(&home, &["run", "greet me", "--global"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Hello there");
+
+    server.enqueue(Reply::plain("json mode"));
+    let out = seekclaw(&home, &["run", "again", "--global", "--json"]);
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.first().unwrap()["event"], "workflow");
+    assert_eq!(
+        (
+            lines.last().unwrap()["event"].as_str(),
+            lines.last().unwrap()["data"].as_str()
+        ),
+        (Some("done"), Some("json mode"))
+    );
+
+    server.enqueue(Reply::http_error(
+        400,
+        serde_json::json!({"error": {"message": "bad request body"}}),
+        None,
+    ));
+    let out = seekclaw(&home, &["run", "fail", "--global"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("tk returned HTTP 400: bad request body")
+    );
+}

@@ -1,5 +1,6 @@
 //! Black-box tests of the real `seekclaw daemon` over its real socket.
 
+mod chat;
 mod cli;
 mod config;
 mod lifecycle;

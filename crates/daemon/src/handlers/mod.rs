@@ -1,5 +1,7 @@
 //! Method handlers, one file per domain. Each returns the request's terminal envelope.
 
+pub mod chat;
+pub mod images;
 pub mod model;
 pub mod profile;
 pub mod project;

@@ -123,9 +123,10 @@ pub async fn local_checks(daemon: &Daemon) -> Vec<Check> {
         "Daemon",
         true,
         format!(
-            "pid {}, {} client(s) connected",
+            "pid {}, {} client(s) connected, {} turn(s) running",
             std::process::id(),
-            daemon.connections.count()
+            daemon.connections.count(),
+            daemon.turns.count()
         ),
     ));
     match daemon.db(|s| s.stats()).await {
@@ -188,7 +189,8 @@ struct ResetResult {
     home: String,
 }
 
-pub async fn factory_reset(daemon: &Daemon, id: i64) -> Reply {
+pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
+    stop_connection_turns(daemon, conn).await;
     daemon.config.reset().await?;
     daemon.db(|s| s.reset()).await?;
     let home = daemon.home.clone();
@@ -213,10 +215,24 @@ pub async fn factory_reset(daemon: &Daemon, id: i64) -> Reply {
     ))
 }
 
+/// Cancels this connection's turns and waits (bounded) until they have ended, so
+/// their `cancelled` terminals go out first.
+pub async fn stop_connection_turns(daemon: &Daemon, conn: &Connection) {
+    for t in daemon.turns.of_connection(conn.id) {
+        t.cancel.cancel();
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !daemon.turns.of_connection(conn.id).is_empty() && tokio::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 pub async fn shutdown(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
-    // Stopping the connection's turns first; they end with `cancelled` before `bye`.
-    conn.closing.cancel();
     tracing::info!("shutdown requested by a client");
+    stop_connection_turns(daemon, conn).await;
+    daemon.turns.cancel_all();
+    conn.closing.cancel();
     daemon.shutdown.cancel();
     Ok(Envelope::new(id, event::BYE, ""))
 }

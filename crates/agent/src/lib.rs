@@ -1,0 +1,47 @@
+//! The SeekClaw turn engine: runs one agent turn (model ⇄ tools loop) over a
+//! session, emitting typed events. Knows no wire and no socket.
+
+pub mod context;
+pub mod events;
+pub mod history;
+pub mod prompt;
+pub mod steer;
+pub mod tool_calls;
+pub mod turn;
+pub mod verify;
+
+pub use events::{AgentEvent, TurnOutcome, WorkflowKind};
+pub use steer::{Steer, SteerQueue, TurnFinishing};
+pub use turn::{TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
+
+use seekclaw_providers::Observer;
+use seekclaw_providers::usage::AttemptRecord;
+use seekclaw_store::UsageRecord;
+
+/// Keeps only attempt records (side requests such as compaction).
+#[derive(Default)]
+pub(crate) struct UsageOnly {
+    pub records: Vec<AttemptRecord>,
+}
+
+impl Observer for UsageOnly {
+    fn attempt(&mut self, r: &AttemptRecord) {
+        self.records.push(r.clone());
+    }
+}
+
+pub(crate) fn usage_record(r: &AttemptRecord, session_id: &str) -> UsageRecord {
+    UsageRecord {
+        provider: r.provider.clone(),
+        model: r.model.clone(),
+        session_id: Some(session_id.to_string()),
+        input_tokens: r.usage.uncached_input_tokens(),
+        total_input_tokens: r.usage.total_input_tokens,
+        cached_input_tokens: r.usage.cached_input_tokens,
+        cache_creation_input_tokens: r.usage.cache_creation_input_tokens,
+        output_tokens: r.usage.output_tokens,
+        cost: r.cost,
+        elapsed_ms: r.elapsed_ms,
+        success: r.success,
+    }
+}

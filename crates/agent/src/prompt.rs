@@ -1,0 +1,370 @@
+//! System prompt assembly. The prompt is built from slots in a fixed order,
+//! most stable first, so the provider's prompt-prefix cache keeps hitting
+//! across the steps of a turn and across turns: base guidance, personality,
+//! vision, mode, permissions, project kinds, workspace files, skills, MCP
+//! prompts, and last the small `Environment` block (date, model, tools).
+//!
+//! Reads a few small files (overrides, `AGENTS.md`, `MEMORY.md`) with blocking
+//! std I/O; a missing or unreadable file just leaves its slot out.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use seekclaw_config::AgentMode;
+
+/// Cap for each injected file or fragment (about 10k tokens).
+pub const MAX_INJECTED_CHARS: usize = 40_000;
+
+/// Name of the override file in `<ws>/.seekclaw/prompts/` and `$SEEKCLAW_HOME/prompts/`.
+pub const SYSTEM_OVERRIDE_FILE: &str = "system.md";
+
+const BASE_SYSTEM: &str = include_str!("prompt/system.md");
+const PERSONALITY_PRAGMATIC: &str = include_str!("prompt/personality_pragmatic.md");
+const PERSONALITY_FRIENDLY: &str = include_str!("prompt/personality_friendly.md");
+const VISION: &str = include_str!("prompt/vision.md");
+const MODE_PLAN: &str = include_str!("prompt/mode_plan.md");
+const MODE_READONLY: &str = include_str!("prompt/mode_readonly.md");
+const MODE_AUTO: &str = include_str!("prompt/mode_auto.md");
+
+/// One short note per project kind; `git` and unknown kinds have none.
+const KIND_NOTES: [(&str, &str); 7] = [
+    ("dotnet", include_str!("prompt/kinds/dotnet.md")),
+    ("go", include_str!("prompt/kinds/go.md")),
+    ("node", include_str!("prompt/kinds/node.md")),
+    ("python", include_str!("prompt/kinds/python.md")),
+    ("rust", include_str!("prompt/kinds/rust.md")),
+    ("unity", include_str!("prompt/kinds/unity.md")),
+    ("vue", include_str!("prompt/kinds/vue.md")),
+];
+
+/// Everything the system prompt depends on. Same input (and same files on
+/// disk) → same bytes.
+#[derive(Debug, Clone)]
+pub struct PromptInput<'a> {
+    pub mode: AgentMode,
+    /// `pragmatic` (default for anything unknown) or `friendly`.
+    pub personality: &'a str,
+    /// Global sessions have no project: workspace files are not read.
+    pub scope_global: bool,
+    /// The turn's working directory (the project root, or the global work dir).
+    pub workspace_root: &'a Path,
+    /// As from `seekclaw_config::project_kinds`.
+    pub project_kinds: &'a [String],
+    pub network_enabled: bool,
+    pub auto_verify: bool,
+    /// `provider/model` of the model answering.
+    pub model_ref: &'a str,
+    pub vision: bool,
+    /// Active tools; listed sorted in the Environment block.
+    pub tool_names: &'a [String],
+    /// Date only, so the prompt stays byte-identical for a whole day.
+    pub date: NaiveDate,
+    pub os: &'a str,
+    /// Enabled skills as (name, prompt text).
+    pub skills: &'a [(String, String)],
+    /// Prompt texts fetched from MCP servers.
+    pub mcp_prompts: &'a [String],
+    /// `$SEEKCLAW_HOME/prompts`, where a user-wide `system.md` override may live.
+    pub home_prompts: Option<PathBuf>,
+}
+
+/// Prompt texts that replace built-in slots.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptOverrides {
+    /// Replaces the base system slot.
+    pub system: Option<String>,
+}
+
+/// Reads `system.md` overrides: the workspace's `<ws>/.seekclaw/prompts/` wins
+/// over `home_prompts`. Empty files count as absent.
+pub fn load_overrides(home_prompts: &Path, workspace: Option<&Path>) -> PromptOverrides {
+    find_overrides(Some(home_prompts), workspace)
+}
+
+fn find_overrides(home_prompts: Option<&Path>, workspace: Option<&Path>) -> PromptOverrides {
+    let workspace_file = workspace.map(|ws| {
+        ws.join(".seekclaw")
+            .join("prompts")
+            .join(SYSTEM_OVERRIDE_FILE)
+    });
+    let home_file = home_prompts.map(|dir| dir.join(SYSTEM_OVERRIDE_FILE));
+    let system = workspace_file
+        .into_iter()
+        .chain(home_file)
+        .find_map(|path| read_text(&path));
+    PromptOverrides { system }
+}
+
+/// The full system prompt for one model request.
+pub fn system_prompt(input: &PromptInput) -> String {
+    let workspace = (!input.scope_global).then_some(input.workspace_root);
+    let overrides = find_overrides(input.home_prompts.as_deref(), workspace);
+    let mut slots: Vec<Cow<'_, str>> = Vec::new();
+    slots.push(match overrides.system {
+        Some(text) => Cow::Owned(cap_text(&text, MAX_INJECTED_CHARS).into_owned()),
+        None => Cow::Borrowed(BASE_SYSTEM),
+    });
+    slots.push(Cow::Borrowed(personality(input.personality)));
+    if input.vision {
+        slots.push(Cow::Borrowed(VISION));
+    }
+    if let Some(section) = mode_section(input.mode) {
+        slots.push(Cow::Borrowed(section));
+    }
+    slots.push(Cow::Owned(permissions(input)));
+    if let Some(notes) = kind_notes(input.project_kinds) {
+        slots.push(Cow::Owned(notes));
+    }
+    if let Some(root) = workspace {
+        if let Some(agents) = agents_md_section(root) {
+            slots.push(Cow::Owned(agents));
+        }
+        if let Some(memory) = memory_section(root) {
+            slots.push(Cow::Owned(memory));
+        }
+    }
+    if let Some(skills) = skills_section(input.skills) {
+        slots.push(Cow::Owned(skills));
+    }
+    if let Some(mcp) = mcp_section(input.mcp_prompts) {
+        slots.push(Cow::Owned(mcp));
+    }
+    slots.push(Cow::Owned(environment(input)));
+    join_slots(&slots)
+}
+
+/// `text` cut to at most `max_chars` characters by dropping the middle, so both
+/// the start (usually the important rules) and the end (often the latest notes)
+/// survive.
+pub fn cap_text(text: &str, max_chars: usize) -> Cow<'_, str> {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return Cow::Borrowed(text);
+    }
+    // Room for the marker line, whose digits depend on the omitted count.
+    let marker_room = 80;
+    let keep = max_chars.saturating_sub(marker_room);
+    let head = keep / 2;
+    let tail = keep - head;
+    let omitted = total - head - tail;
+    let head_end = byte_index(text, head);
+    let tail_start = byte_index(text, total - tail);
+    let mut out = String::with_capacity(head_end + (text.len() - tail_start) + marker_room);
+    out.push_str(&text[..head_end]);
+    let _ = write!(
+        out,
+        "\n\n[... middle section trimmed: {omitted} characters omitted ...]\n\n"
+    );
+    out.push_str(&text[tail_start..]);
+    Cow::Owned(out)
+}
+
+/// Byte offset of the `n`th character (or the end).
+fn byte_index(text: &str, n: usize) -> usize {
+    text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
+fn join_slots(slots: &[Cow<'_, str>]) -> String {
+    let mut out = String::new();
+    for slot in slots {
+        let slot = slot.trim();
+        if slot.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(slot);
+    }
+    out.push('\n');
+    out
+}
+
+fn personality(name: &str) -> &'static str {
+    if name.trim().eq_ignore_ascii_case("friendly") {
+        PERSONALITY_FRIENDLY
+    } else {
+        PERSONALITY_PRAGMATIC
+    }
+}
+
+fn mode_section(mode: AgentMode) -> Option<&'static str> {
+    match mode {
+        AgentMode::Plan => Some(MODE_PLAN),
+        AgentMode::Readonly => Some(MODE_READONLY),
+        AgentMode::Auto => Some(MODE_AUTO),
+        AgentMode::Edit => None,
+    }
+}
+
+fn permissions(input: &PromptInput) -> String {
+    let sandbox = if input.mode.is_read_only() {
+        "read_only (files and the system must not be changed)"
+    } else {
+        "workspace_write (you may change files inside the workspace)"
+    };
+    let network = if input.network_enabled {
+        "enabled"
+    } else {
+        "disabled (web tools are unavailable; do not try to reach the network from the shell either)"
+    };
+    let verify = if input.auto_verify && !input.mode.is_read_only() && !input.scope_global {
+        "on (after you change files, the runtime runs the project's build check and reports failures back to you)"
+    } else {
+        "off (verify your changes yourself)"
+    };
+    format!(
+        "# Permissions\n\
+         - Approval policy: never. Tool calls run without asking the user, so judge for yourself whether an action is safe and reversible.\n\
+         - Sandbox: {sandbox}\n\
+         - Network: {network}\n\
+         - Auto-verify: {verify}"
+    )
+}
+
+fn kind_notes(kinds: &[String]) -> Option<String> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = String::from("# Project notes");
+    for kind in kinds {
+        let kind = kind.trim();
+        let Some((name, note)) = KIND_NOTES
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(kind))
+        else {
+            continue;
+        };
+        if seen.contains(name) {
+            continue;
+        }
+        seen.push(name);
+        out.push_str("\n\n");
+        out.push_str(note.trim());
+    }
+    (!seen.is_empty()).then_some(out)
+}
+
+fn agents_md_section(root: &Path) -> Option<String> {
+    let text = read_text(&root.join("AGENTS.md"))?;
+    Some(format!(
+        "# Project instructions\n\
+         The workspace's AGENTS.md files, written by the project's maintainers. Follow them unless the user says otherwise.\n\n\
+         ## AGENTS.md\n{}",
+        cap_text(text.trim(), MAX_INJECTED_CHARS)
+    ))
+}
+
+fn memory_section(root: &Path) -> Option<String> {
+    let path = root.join(".seekclaw").join("memory").join("MEMORY.md");
+    let text = read_text(&path)?;
+    Some(format!(
+        "# Memory\n\
+         Notes kept in `.seekclaw/memory/MEMORY.md` from earlier sessions in this workspace. They may be out of date; check them against the code when it matters.\n\n{}",
+        cap_text(text.trim(), MAX_INJECTED_CHARS)
+    ))
+}
+
+fn skills_section(skills: &[(String, String)]) -> Option<String> {
+    let mut sorted: Vec<&(String, String)> = skills
+        .iter()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    // Sorted so the caller's discovery order cannot change the bytes.
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = String::from(
+        "# Skills\nInstructions for specific kinds of work. Apply a skill when the task calls for it.",
+    );
+    for (name, text) in sorted {
+        let _ = write!(
+            out,
+            "\n\n## {}\n{}",
+            name.trim(),
+            cap_text(text.trim(), MAX_INJECTED_CHARS)
+        );
+    }
+    Some(out)
+}
+
+fn mcp_section(prompts: &[String]) -> Option<String> {
+    let mut out =
+        String::from("# Tool server instructions\nGuidance supplied by the connected MCP servers.");
+    let mut any = false;
+    for text in prompts.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        any = true;
+        out.push_str("\n\n");
+        out.push_str(&cap_text(text, MAX_INJECTED_CHARS));
+    }
+    any.then_some(out)
+}
+
+fn environment(input: &PromptInput) -> String {
+    let mut tools: Vec<&str> = input.tool_names.iter().map(String::as_str).collect();
+    tools.sort_unstable();
+    tools.dedup();
+    let kinds: Vec<&str> = input
+        .project_kinds
+        .iter()
+        .map(|k| k.trim())
+        .filter(|k| !k.is_empty())
+        .collect();
+    let mut out = String::from("# Environment\n");
+    let _ = writeln!(out, "- Date: {}", input.date);
+    let _ = writeln!(out, "- OS: {}", input.os);
+    if input.scope_global {
+        let _ = writeln!(
+            out,
+            "- Scope: global (no project is open; {} is a scratch directory)",
+            input.workspace_root.display()
+        );
+    } else {
+        let _ = writeln!(out, "- Scope: workspace");
+        let _ = writeln!(out, "- Workspace: {}", input.workspace_root.display());
+        let kinds = if kinds.is_empty() {
+            "general".to_string()
+        } else {
+            kinds.join(", ")
+        };
+        let _ = writeln!(out, "- Project kinds: {kinds}");
+    }
+    let _ = writeln!(out, "- Mode: {}", input.mode);
+    let _ = writeln!(out, "- Model: {}", input.model_ref);
+    let tools = if tools.is_empty() {
+        "none".to_string()
+    } else {
+        tools.join(", ")
+    };
+    let _ = write!(out, "- Tools: {tools}");
+    out
+}
+
+/// A file's text; `None` when missing, empty or unreadable (logged).
+fn read_text(path: &Path) -> Option<String> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            (!text.trim().is_empty()).then_some(text)
+        }
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            None
+        }
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "prompt file unreadable; skipped");
+            None
+        }
+    }
+}
+
+pub(crate) mod summary;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,202 @@
+//! Runs one step's tool calls: consecutive parallel-safe calls together, mutating
+//! calls one at a time in order; results keep call order. Denied, unknown and
+//! malformed calls become failed results, never a failed turn.
+
+use std::time::Instant;
+
+use futures::future::join_all;
+use seekclaw_providers::args::sanitize_arguments;
+use seekclaw_providers::types::ToolCall;
+use seekclaw_tools::{Registry, ToolContext, ToolFilter, ToolOutput};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::events::{AgentEvent, WorkflowKind};
+
+/// `key: value` for up to three scalar arguments (values cut at 60 chars).
+pub fn call_summary(arguments: &Value) -> String {
+    let Some(obj) = arguments.as_object() else {
+        return String::new();
+    };
+    obj.iter()
+        .filter_map(|(k, v)| {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            let flat = text.replace(['\n', '\r'], " ");
+            let cut: String = flat.chars().take(60).collect();
+            let ellipsis = if flat.chars().count() > 60 { "…" } else { "" };
+            Some(format!("{k}: {cut}{ellipsis}"))
+        })
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn parse_arguments(raw: &str) -> Result<Value, String> {
+    if raw.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    // Repairable damage (a truncated object, text around it) is fixed; text with
+    // no object in it at all is reported so the model regenerates the call.
+    let fixed = sanitize_arguments(raw);
+    let unrecoverable = fixed.trim() == "{}" && raw.trim() != "{}";
+    match serde_json::from_str::<Value>(&fixed) {
+        Ok(v @ Value::Object(_)) if !unrecoverable => Ok(v),
+        Ok(_) | Err(_) => Err(format!(
+            "Invalid tool arguments: {}. Regenerate the tool call with valid JSON arguments.",
+            raw.chars().take(200).collect::<String>()
+        )),
+    }
+}
+
+struct Prepared<'a> {
+    call: &'a ToolCall,
+    args: Result<Value, String>,
+    parallel: bool,
+}
+
+async fn run_one(
+    registry: &Registry,
+    filter: &ToolFilter,
+    ctx: &ToolContext,
+    p: &Prepared<'_>,
+    events: &UnboundedSender<AgentEvent>,
+) -> ToolOutput {
+    let call = p.call;
+    let summary = p.args.as_ref().map(call_summary).unwrap_or_default();
+    let _ = events.send(AgentEvent::ToolStart {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        summary,
+    });
+    let refused = |message: String| {
+        let out = ToolOutput::error(message);
+        let _ = events.send(AgentEvent::ToolDone {
+            call_id: call.id.clone(),
+            success: false,
+            duration_ms: 0.0,
+            summary: out.summary.clone(),
+        });
+        out
+    };
+    let Some(tool) = registry.get(&call.name) else {
+        return refused(format!("Unknown tool: {}", call.name));
+    };
+    if let Some(denied) = registry.denial(tool.definition(), filter) {
+        return refused(denied);
+    }
+    let args = match &p.args {
+        Ok(a) => a.clone(),
+        Err(e) => return refused(e.clone()),
+    };
+    let _ = events.send(AgentEvent::Status(tool.definition().status_label.clone()));
+    let started = Instant::now();
+    let out = tool.execute(args, ctx).await;
+    if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
+        && out.success
+    {
+        let _ = events.send(AgentEvent::FileDiff {
+            call_id: call.id.clone(),
+            path: path.clone(),
+            diff: diff.clone(),
+        });
+    }
+    if let Some(status) = &out.status {
+        let _ = events.send(AgentEvent::Status(status.clone()));
+    }
+    let _ = events.send(AgentEvent::ToolDone {
+        call_id: call.id.clone(),
+        success: out.success,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        summary: out.summary.clone(),
+    });
+    out
+}
+
+/// Runs `calls` and returns their outputs in call order.
+pub async fn run_calls(
+    registry: &Registry,
+    filter: &ToolFilter,
+    ctx: &ToolContext,
+    calls: &[ToolCall],
+    step: u32,
+    events: &UnboundedSender<AgentEvent>,
+) -> Vec<ToolOutput> {
+    let prepared: Vec<Prepared<'_>> = calls
+        .iter()
+        .map(|call| {
+            let args = parse_arguments(&call.arguments);
+            let parallel = args.is_ok()
+                && registry
+                    .get(&call.name)
+                    .is_some_and(|t| t.definition().flags.parallel_safe);
+            Prepared {
+                call,
+                args,
+                parallel,
+            }
+        })
+        .collect();
+    let mut outputs = Vec::with_capacity(calls.len());
+    let mut i = 0;
+    while i < prepared.len() {
+        if ctx.cancel.is_cancelled() {
+            break;
+        }
+        let mut end = i + 1;
+        if prepared[i].parallel {
+            while end < prepared.len() && prepared[end].parallel {
+                end += 1;
+            }
+        }
+        let group = &prepared[i..end];
+        for p in group {
+            let _ = events.send(AgentEvent::Workflow {
+                step,
+                kind: WorkflowKind::Tool,
+                label: p.call.name.clone(),
+                detail: p.args.as_ref().map(call_summary).unwrap_or_default(),
+            });
+        }
+        let results = join_all(
+            group
+                .iter()
+                .map(|p| run_one(registry, filter, ctx, p, events)),
+        )
+        .await;
+        outputs.extend(results);
+        i = end;
+    }
+    // Calls skipped by cancellation still get a result so the log stays valid.
+    while outputs.len() < calls.len() {
+        outputs.push(ToolOutput::error("Cancelled before this tool ran."));
+    }
+    outputs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_and_argument_repair() {
+        let v: Value = serde_json::json!({"path": "src/a.rs", "limit": 5, "deep": {"x": 1}, "flag": true, "more": "x"});
+        assert_eq!(call_summary(&v), "path: src/a.rs, limit: 5, flag: true");
+        let long = serde_json::json!({"command": format!("echo {}\nnext", "a".repeat(80))});
+        let s = call_summary(&long);
+        assert!(s.ends_with('…') && !s.contains('\n'));
+        assert!(
+            parse_arguments(r#"{"a":1"#).is_ok(),
+            "a truncated object is closed"
+        );
+        assert!(
+            parse_arguments("not json at all")
+                .unwrap_err()
+                .starts_with("Invalid tool arguments")
+        );
+    }
+}

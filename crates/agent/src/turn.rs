@@ -1,0 +1,826 @@
+//! One agent turn: the model ⇄ tools loop over a session, with steering,
+//! cancellation, compaction, output-cap continuation and a step limit. Every
+//! user message, assistant step, tool result, steer, summary and terminal is
+//! appended to the session's log as it happens.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use seekclaw_config::{AgentMode, Config, Home, ReasoningLevel, WorkspaceConfig, project_kinds};
+use seekclaw_providers::routing::{RouteInput, candidates};
+use seekclaw_providers::types::{
+    ChatMessage, ChatRequest, FinishReason, ImageData, StreamEvent, ToolSpec,
+};
+use seekclaw_providers::usage::AttemptRecord;
+use seekclaw_providers::{Observer, ProviderError, Providers};
+use seekclaw_store::{
+    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Store, Summary, TerminalStatus,
+    ToolCall as StoredCall, ToolResult, TurnTerminal, UsageDelta, UsageRecord, UserMessage,
+    ViewedImage,
+};
+use seekclaw_tools::{Registry, ToolContext, ToolFilter, WriteLocks};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::context;
+use crate::events::{AgentEvent, TurnOutcome, WorkflowKind};
+use crate::history;
+use crate::prompt;
+use crate::steer::SteerQueue;
+use crate::tool_calls::run_calls;
+
+/// An image attached to the user's message (base64 without a data-URL prefix).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserImage {
+    pub id: String,
+    pub name: String,
+    pub media_type: String,
+    pub data: String,
+    pub size_bytes: u64,
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct TurnInput {
+    pub scope: String,
+    pub session_id: String,
+    pub message: String,
+    pub images: Vec<UserImage>,
+    pub reasoning: ReasoningLevel,
+    pub network_enabled: bool,
+}
+
+/// Everything a turn runs with, captured at its start: later config, workspace
+/// or mode changes do not affect a running turn.
+pub struct TurnRuntime<'a> {
+    pub config: Config,
+    pub workspace: Option<WorkspaceConfig>,
+    /// The project root; `None` for global sessions.
+    pub workspace_root: Option<PathBuf>,
+    /// Where tools work: the root, or `$SEEKCLAW_HOME/global`.
+    pub work_dir: PathBuf,
+    pub home: Home,
+    pub mode: AgentMode,
+    pub store: Store,
+    pub providers: &'a Providers,
+    pub registry: Registry,
+    pub locks: Arc<WriteLocks>,
+}
+
+/// Lock owner id of a turn: `<sessionId>/<8 hex>`.
+pub fn owner_id(session_id: &str) -> String {
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("{session_id}/{}", &random[..8])
+}
+
+async fn persist(store: &Store, scope: &str, id: &str, turn: &str, item: EventItem) -> Option<u64> {
+    let (store, scope, id, turn) = (
+        store.clone(),
+        scope.to_string(),
+        id.to_string(),
+        turn.to_string(),
+    );
+    match tokio::task::spawn_blocking(move || store.append_event(&scope, &id, Some(&turn), &item))
+        .await
+    {
+        Ok(Ok(seq)) => Some(seq),
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "cannot append to the session log");
+            None
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "session log task failed");
+            None
+        }
+    }
+}
+
+/// Relays provider events to the turn's listener and keeps the step's text.
+struct StepObserver<'a> {
+    events: &'a UnboundedSender<AgentEvent>,
+    step: u32,
+    text: String,
+    records: Vec<AttemptRecord>,
+    rounds: u64,
+}
+
+impl Observer for StepObserver<'_> {
+    fn model_start(&mut self, provider: &str, model: &str) {
+        self.rounds += 1;
+        self.text.clear();
+        let _ = self.events.send(AgentEvent::ModelStart {
+            provider: provider.into(),
+            model: model.into(),
+            step: self.step,
+        });
+    }
+
+    fn event(&mut self, ev: &StreamEvent) {
+        match ev {
+            StreamEvent::ReasoningDelta(d) => {
+                let _ = self.events.send(AgentEvent::Thinking(d.clone()));
+            }
+            StreamEvent::TextDelta(d) => {
+                self.text.push_str(d);
+                let _ = self.events.send(AgentEvent::Delta(d.clone()));
+            }
+            StreamEvent::ToolCallStart { .. } if self.text.is_empty() => {
+                let _ = self
+                    .events
+                    .send(AgentEvent::Status("Preparing tool call".into()));
+            }
+            _ => {}
+        }
+    }
+
+    fn attempt(&mut self, r: &AttemptRecord) {
+        let _ = self.events.send(AgentEvent::Usage {
+            provider: r.provider.clone(),
+            model: r.model.clone(),
+            input_tokens: r.usage.total_input_tokens,
+            output_tokens: r.usage.output_tokens,
+            total_input_tokens: r.usage.total_input_tokens,
+            cached_input_tokens: r.usage.cached_input_tokens,
+            elapsed_ms: r.elapsed_ms,
+        });
+        self.records.push(r.clone());
+    }
+}
+
+struct Counters {
+    rounds: u64,
+    steps: u64,
+    delta: UsageDelta,
+    records: Vec<UsageRecord>,
+}
+
+impl TurnRuntime<'_> {
+    fn tool_filter(&self, input: &TurnInput, vision: bool) -> ToolFilter {
+        ToolFilter {
+            read_only: matches!(self.mode, AgentMode::Plan | AgentMode::Readonly),
+            network_enabled: input.network_enabled,
+            vision,
+            disabled: self
+                .workspace
+                .as_ref()
+                .and_then(|w| w.disabled_tools.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn tool_context(
+        &self,
+        input: &TurnInput,
+        owner: &str,
+        cancel: &CancellationToken,
+        context_window: u64,
+    ) -> ToolContext {
+        let agent = &self.config.agent;
+        // Per-result budget: 5 % of the window in characters, within [4000, maxToolOutputChars].
+        let budget = ((context_window as f64 * 4.0 * 0.05) as u64)
+            .clamp(4000, agent.max_tool_output_chars.max(4000));
+        ToolContext::new(
+            self.work_dir.clone(),
+            agent.allow_outside_workspace,
+            owner.to_string(),
+            self.locks.clone(),
+            Duration::from_secs(agent.write_lock_timeout_seconds.max(1)),
+            Duration::from_secs(agent.bash_timeout_seconds.clamp(1, 3600)),
+            input.network_enabled,
+            budget as usize,
+            cancel.clone(),
+        )
+    }
+
+    fn system_prompt(
+        &self,
+        input: &TurnInput,
+        model_ref: &str,
+        vision: bool,
+        tools: &[String],
+    ) -> String {
+        let kinds = self
+            .workspace_root
+            .as_deref()
+            .map(project_kinds)
+            .unwrap_or_default();
+        let personality = self
+            .workspace
+            .as_ref()
+            .and_then(|w| w.personality.clone())
+            .unwrap_or_else(|| self.config.agent.personality.clone());
+        let prompt_input = prompt::PromptInput {
+            mode: self.mode,
+            personality: &personality,
+            scope_global: self.workspace_root.is_none(),
+            workspace_root: &self.work_dir,
+            project_kinds: &kinds,
+            network_enabled: input.network_enabled,
+            auto_verify: self.config.agent.auto_verify,
+            model_ref,
+            vision,
+            tool_names: tools,
+            date: chrono::Local::now().date_naive(),
+            os: std::env::consts::OS,
+            skills: &[],
+            mcp_prompts: &[],
+            home_prompts: Some(self.home.prompts_dir()),
+        };
+        prompt::system_prompt(&prompt_input)
+    }
+}
+
+/// Runs one turn to its outcome. Events go to `events` as they happen.
+pub async fn run_turn(
+    rt: &TurnRuntime<'_>,
+    input: TurnInput,
+    owner: &str,
+    steer: &SteerQueue,
+    events: &UnboundedSender<AgentEvent>,
+    cancel: &CancellationToken,
+) -> TurnOutcome {
+    let _ = events.send(AgentEvent::Workflow {
+        step: 0,
+        kind: WorkflowKind::Start,
+        label: "开始".into(),
+        detail: input.message.chars().take(80).collect(),
+    });
+    let (scope, sid) = (input.scope.clone(), input.session_id.clone());
+    let mut counters = Counters {
+        rounds: 0,
+        steps: 0,
+        delta: UsageDelta::default(),
+        records: Vec::new(),
+    };
+    // One tool context per turn: background jobs live across steps and are all
+    // killed when the turn ends, however it ends.
+    let window = candidates(&rt.config, &RouteInput::default(), |_| false)
+        .ok()
+        .and_then(|c| c.first().map(|h| h.model(&rt.config).context_window))
+        .unwrap_or(128_000);
+    let tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
+    let outcome = turn_loop(
+        rt,
+        &input,
+        owner,
+        steer,
+        events,
+        cancel,
+        &tools,
+        &mut counters,
+    )
+    .await;
+    tools.cancel.cancel();
+    steer.close();
+    let (status, text) = match &outcome {
+        TurnOutcome::Done(t) => (TerminalStatus::Finished, t.clone()),
+        TurnOutcome::Cancelled(t) => (TerminalStatus::Aborted, t.clone()),
+        TurnOutcome::Failed(e) => (TerminalStatus::Failed, e.clone()),
+    };
+    persist(
+        &rt.store,
+        &scope,
+        &sid,
+        owner,
+        EventItem::Terminal(TurnTerminal { status, text }),
+    )
+    .await;
+    counters.delta.llm_rounds = counters.rounds as i64;
+    counters.delta.execution_steps = counters.steps as i64;
+    let store = rt.store.clone();
+    let delta = counters.delta;
+    let records = std::mem::take(&mut counters.records);
+    let saved = tokio::task::spawn_blocking(move || {
+        store.add_usage(&scope, &sid, &delta)?;
+        for r in &records {
+            store.record_usage(r)?;
+        }
+        store.set_active_turn(&scope, &sid, None)
+    })
+    .await;
+    if !matches!(saved, Ok(Ok(()))) {
+        tracing::warn!("cannot record the turn's usage counters");
+    }
+    outcome
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn turn_loop(
+    rt: &TurnRuntime<'_>,
+    input: &TurnInput,
+    owner: &str,
+    steer: &SteerQueue,
+    events: &UnboundedSender<AgentEvent>,
+    cancel: &CancellationToken,
+    tools: &ToolContext,
+    counters: &mut Counters,
+) -> TurnOutcome {
+    let (scope, sid) = (input.scope.as_str(), input.session_id.as_str());
+    // The conversation so far, then this turn's message (its images are sent now).
+    let (store, s, i) = (rt.store.clone(), scope.to_string(), sid.to_string());
+    let past = match tokio::task::spawn_blocking(move || store.events(&s, &i)).await {
+        Ok(Ok(evs)) => evs,
+        Ok(Err(e)) => return TurnOutcome::Failed(format!("Cannot read the session: {e}")),
+        Err(e) => return TurnOutcome::Failed(format!("Cannot read the session: {e}")),
+    };
+    let (past_seqs, mut history): (Vec<u64>, Vec<ChatMessage>) =
+        history::conversation(&past).into_iter().unzip();
+    let mut seqs: Vec<Option<u64>> = past_seqs.into_iter().map(Some).collect();
+    let user_item = EventItem::User(UserMessage {
+        text: input.message.clone(),
+        images: input
+            .images
+            .iter()
+            .map(|i| ImageAttachment {
+                id: i.id.clone(),
+                name: i.name.clone(),
+                media_type: i.media_type.clone(),
+                data: i.data.clone(),
+                size_bytes: i.size_bytes,
+            })
+            .collect(),
+    });
+    let (store, s, i, o) = (
+        rt.store.clone(),
+        scope.to_string(),
+        sid.to_string(),
+        owner.to_string(),
+    );
+    let started = tokio::task::spawn_blocking(move || {
+        store.set_active_turn(&s, &i, Some(&o))?;
+        store.append_event(&s, &i, Some(&o), &user_item)
+    })
+    .await;
+    let user_seq = match started {
+        Ok(Ok(seq)) => seq,
+        Ok(Err(e)) => return TurnOutcome::Failed(format!("Cannot record the message: {e}")),
+        Err(e) => return TurnOutcome::Failed(format!("Cannot record the message: {e}")),
+    };
+    history.push(ChatMessage::User {
+        text: input.message.clone(),
+        images: input
+            .images
+            .iter()
+            .map(|i| ImageData {
+                media_type: i.media_type.clone(),
+                data_base64: i.data.clone(),
+            })
+            .collect(),
+    });
+    seqs.push(Some(user_seq));
+
+    let agent = &rt.config.agent;
+    let max_steps = agent.max_steps.max(1) + agent.max_repair_attempts.min(128);
+    let needs_vision = !input.images.is_empty();
+    let route = RouteInput {
+        workspace: rt.workspace.as_ref(),
+        needs_vision,
+        ..RouteInput::default()
+    };
+    let mut last_text = String::new();
+    let mut mutated = false;
+    let mut repairs = 0u32;
+    let mut continuations = 0u32;
+    let mut compacted = false;
+    let mut step: u32 = 0;
+    loop {
+        if cancel.is_cancelled() {
+            return TurnOutcome::Cancelled(last_text);
+        }
+        if step as u64 >= max_steps as u64 {
+            return TurnOutcome::Failed(format!(
+                "Stopped after {max_steps} steps (agent.maxSteps); the task is not finished. Send a follow-up to continue."
+            ));
+        }
+        step += 1;
+        counters.steps = step as u64;
+        for g in steer.drain() {
+            let _ = events.send(AgentEvent::Steer(g.text.clone()));
+            let item = EventItem::Steer(UserMessage {
+                text: g.text.clone(),
+                images: g
+                    .images
+                    .iter()
+                    .map(|i| ImageAttachment {
+                        id: i.id.clone(),
+                        name: i.name.clone(),
+                        media_type: i.media_type.clone(),
+                        data: i.data.clone(),
+                        size_bytes: i.size_bytes,
+                    })
+                    .collect(),
+            });
+            let seq = persist(&rt.store, scope, sid, owner, item).await;
+            history.push(ChatMessage::User {
+                text: g.text,
+                images: g
+                    .images
+                    .into_iter()
+                    .map(|i| ImageData {
+                        media_type: i.media_type,
+                        data_base64: i.data,
+                    })
+                    .collect(),
+            });
+            seqs.push(seq);
+        }
+        // The model the request will most likely go to sizes the context.
+        let chain = match candidates(&rt.config, &route, |_| false) {
+            Ok(c) => c,
+            Err(e) => return TurnOutcome::Failed(e.to_string()),
+        };
+        let first = chain[0];
+        let model = first.model(&rt.config);
+        let model_ref = first.model_ref(&rt.config);
+        let vision = model.capabilities.vision;
+        let filter = rt.tool_filter(input, vision);
+        let offered = rt.registry.offered(&filter);
+        let tool_names: Vec<String> = offered
+            .iter()
+            .map(|t| t.definition().name.clone())
+            .collect();
+        let system = rt.system_prompt(input, &model_ref, vision, &tool_names);
+        let budget = context::Budget {
+            context_window: model.context_window,
+            max_output: model.max_output,
+            system_tokens: (system.chars().count() as u64).div_ceil(4),
+        }
+        .history_budget();
+        let _ = events.send(AgentEvent::Status("Thinking".into()));
+        let _ = events.send(AgentEvent::Workflow {
+            step,
+            kind: WorkflowKind::Think,
+            label: if continuations > 0 {
+                "续写"
+            } else {
+                "思考"
+            }
+            .into(),
+            detail: String::new(),
+        });
+        let origin = context::repair_pairs_with_origin(&mut history);
+        seqs = origin
+            .iter()
+            .map(|o| o.and_then(|i| seqs.get(i).copied().flatten()))
+            .collect();
+        if agent.enable_context_compaction
+            && !compacted
+            && let Some(plan) = context::plan_compaction(&history, budget)
+        {
+            compacted = true;
+            compact(
+                rt,
+                input,
+                owner,
+                events,
+                cancel,
+                step,
+                &mut history,
+                &mut seqs,
+                plan,
+                counters,
+            )
+            .await;
+        }
+        let fitted = context::fit(&history, budget);
+        if step == 1 {
+            for img in &input.images {
+                let _ = events.send(AgentEvent::ImageView {
+                    image_id: img.id.clone(),
+                    name: img.name.clone(),
+                    media_type: img.media_type.clone(),
+                });
+            }
+        }
+        let request = ChatRequest {
+            system,
+            messages: fitted.messages,
+            tools: offered
+                .iter()
+                .map(|t| {
+                    let d = t.definition();
+                    ToolSpec {
+                        name: d.name.clone(),
+                        description: d.description.clone(),
+                        parameters: d.parameters.clone(),
+                    }
+                })
+                .collect(),
+            max_output: None,
+            temperature: rt
+                .workspace
+                .as_ref()
+                .and_then(|w| w.temperature)
+                .or_else(|| rt.config.active_profile().and_then(|p| p.temperature)),
+            reasoning: input.reasoning,
+            thinking_budget_tokens: agent.thinking_budget_tokens,
+        };
+        let mut observer = StepObserver {
+            events,
+            step,
+            text: String::new(),
+            records: Vec::new(),
+            rounds: 0,
+        };
+        let result = rt
+            .providers
+            .chat(&rt.config, &route, &request, &mut observer, cancel)
+            .await;
+        counters.rounds += observer.rounds;
+        for r in &observer.records {
+            counters.delta.input_tokens += r.usage.total_input_tokens as i64;
+            counters.delta.total_input_tokens += r.usage.total_input_tokens as i64;
+            counters.delta.cached_input_tokens += r.usage.cached_input_tokens as i64;
+            counters.delta.output_tokens += r.usage.output_tokens as i64;
+            counters.delta.output_elapsed_ms += r.elapsed_ms as i64;
+            counters.records.push(crate::usage_record(r, sid));
+        }
+        let completion = match result {
+            Ok(c) => c,
+            Err(ProviderError::Cancelled) => {
+                // Text streamed before the cancel is kept as the assistant's answer.
+                if !observer.text.is_empty() {
+                    let item = EventItem::Assistant(AssistantMessage {
+                        text: observer.text.clone(),
+                        ..AssistantMessage::default()
+                    });
+                    persist(&rt.store, scope, sid, owner, item).await;
+                    last_text = observer.text;
+                }
+                return TurnOutcome::Cancelled(last_text);
+            }
+            Err(e) => {
+                let _ = events.send(AgentEvent::Workflow {
+                    step,
+                    kind: WorkflowKind::Error,
+                    label: "错误".into(),
+                    detail: e.to_string(),
+                });
+                return TurnOutcome::Failed(e.to_string());
+            }
+        };
+        let assistant = AssistantMessage {
+            text: completion.text.clone(),
+            thinking: completion
+                .thinking
+                .as_ref()
+                .map(|t| t.text.clone())
+                .filter(|t| !t.is_empty()),
+            thinking_signature: completion
+                .thinking
+                .as_ref()
+                .and_then(|t| t.signature.clone()),
+            model_ref: Some(completion.model_ref()),
+            tool_calls: completion
+                .tool_calls
+                .iter()
+                .map(|c| StoredCall {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    arguments_json: c.arguments.clone(),
+                })
+                .collect(),
+            viewed_images: if step == 1 {
+                input
+                    .images
+                    .iter()
+                    .map(|i| ViewedImage {
+                        id: i.id.clone(),
+                        name: i.name.clone(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            finish_reason: completion
+                .finish
+                .as_ref()
+                .map(|f| format!("{f:?}").to_lowercase()),
+        };
+        let seq = persist(
+            &rt.store,
+            scope,
+            sid,
+            owner,
+            EventItem::Assistant(assistant),
+        )
+        .await;
+        if !completion.text.trim().is_empty() {
+            last_text = completion.text.clone();
+        }
+        history.push(ChatMessage::Assistant {
+            text: completion.text.clone(),
+            thinking: completion.thinking.clone(),
+            tool_calls: completion.tool_calls.clone(),
+        });
+        seqs.push(seq);
+
+        if !completion.tool_calls.is_empty() {
+            let outputs = run_calls(
+                &rt.registry,
+                &filter,
+                tools,
+                &completion.tool_calls,
+                step,
+                events,
+            )
+            .await;
+            for (call, out) in completion.tool_calls.iter().zip(outputs) {
+                mutated |= out.mutated;
+                let item = EventItem::ToolResult(ToolResult {
+                    tool_call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    success: out.success,
+                    output: out.content.clone(),
+                    diff: out.diff.clone(),
+                    file_path: out.file_path.clone(),
+                });
+                let seq = persist(&rt.store, scope, sid, owner, item).await;
+                history.push(ChatMessage::Tool {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: out.content,
+                    is_error: !out.success,
+                    images: out
+                        .images
+                        .into_iter()
+                        .map(|i| ImageData {
+                            media_type: i.media_type,
+                            data_base64: i.data_base64,
+                        })
+                        .collect(),
+                });
+                seqs.push(seq);
+            }
+            continue;
+        }
+        if steer.has_pending() {
+            continue;
+        }
+        if completion.finish == Some(FinishReason::Length)
+            && continuations < agent.max_output_continuations
+        {
+            continuations += 1;
+            let _ = events.send(AgentEvent::Status("Output truncated; continuing".into()));
+            if completion.text.trim().is_empty() {
+                let text = ">>> [output truncated] Your last answer hit the output limit before any text. Continue, more concisely.".to_string();
+                let item = EventItem::Runtime(RuntimeNotice {
+                    kind: "continuation".into(),
+                    text: text.clone(),
+                });
+                let seq = persist(&rt.store, scope, sid, owner, item).await;
+                history.push(ChatMessage::User {
+                    text,
+                    images: Vec::new(),
+                });
+                seqs.push(seq);
+            }
+            continue;
+        }
+        if mutated && repairs < agent.max_repair_attempts {
+            mutated = false;
+            if let Some((command, output)) = verify(rt, events, cancel, step).await {
+                repairs += 1;
+                let text = crate::verify::repair_message(&command, &output);
+                let _ = events.send(AgentEvent::Workflow {
+                    step,
+                    kind: WorkflowKind::Repair,
+                    label: "修复".into(),
+                    detail: command,
+                });
+                let item = EventItem::Runtime(RuntimeNotice {
+                    kind: "repair".into(),
+                    text: text.clone(),
+                });
+                let seq = persist(&rt.store, scope, sid, owner, item).await;
+                history.push(ChatMessage::User {
+                    text,
+                    images: Vec::new(),
+                });
+                seqs.push(seq);
+                continue;
+            }
+            if cancel.is_cancelled() {
+                return TurnOutcome::Cancelled(last_text);
+            }
+        }
+        if !steer.close_if_empty() {
+            continue;
+        }
+        let _ = events.send(AgentEvent::Workflow {
+            step,
+            kind: WorkflowKind::Done,
+            label: "任务完成".into(),
+            detail: String::new(),
+        });
+        return TurnOutcome::Done(last_text);
+    }
+}
+
+/// Runs the project's checks after file changes. Returns the command and its
+/// output when they failed (the turn then repairs), `None` when they passed or
+/// do not apply (global scope, read-only modes, autoVerify off, no command).
+async fn verify(
+    rt: &TurnRuntime<'_>,
+    events: &UnboundedSender<AgentEvent>,
+    cancel: &CancellationToken,
+    step: u32,
+) -> Option<(String, String)> {
+    let root = rt.workspace_root.as_deref()?;
+    let ws = rt.workspace.as_ref();
+    let auto = ws
+        .and_then(|w| w.auto_verify)
+        .unwrap_or(rt.config.agent.auto_verify);
+    if !auto || matches!(rt.mode, AgentMode::Plan | AgentMode::Readonly) {
+        return None;
+    }
+    let kinds = project_kinds(root);
+    let command =
+        crate::verify::verify_command(root, ws.and_then(|w| w.verify_command.as_deref()), &kinds)?;
+    let _ = events.send(AgentEvent::Status("Verifying".into()));
+    let _ = events.send(AgentEvent::Workflow {
+        step,
+        kind: WorkflowKind::Verify,
+        label: "构建验证".into(),
+        detail: command.clone(),
+    });
+    match crate::verify::run_verification(root, &command, cancel).await {
+        crate::verify::Verification::Failed { output } => Some((command, output)),
+        crate::verify::Verification::Passed | crate::verify::Verification::Cancelled => None,
+    }
+}
+
+/// Summarizes the older part of the history with a separate request and appends a
+/// summary covering that range of the log (events are never rewritten). A failure
+/// only warns: fitting then trims instead.
+#[allow(clippy::too_many_arguments)]
+async fn compact(
+    rt: &TurnRuntime<'_>,
+    input: &TurnInput,
+    owner: &str,
+    events: &UnboundedSender<AgentEvent>,
+    cancel: &CancellationToken,
+    step: u32,
+    history: &mut Vec<ChatMessage>,
+    seqs: &mut Vec<Option<u64>>,
+    plan: context::CompactionPlan,
+    counters: &mut Counters,
+) {
+    let _ = events.send(AgentEvent::Status("Compacting context".into()));
+    let _ = events.send(AgentEvent::Workflow {
+        step,
+        kind: WorkflowKind::Compact,
+        label: "压缩记忆".into(),
+        detail: String::new(),
+    });
+    let older = &history[plan.summarize.clone()];
+    let request = context::summary_request(older, 4096);
+    let route = RouteInput {
+        workspace: rt.workspace.as_ref(),
+        ..RouteInput::default()
+    };
+    let mut collector = crate::UsageOnly::default();
+    let summary = rt
+        .providers
+        .chat(&rt.config, &route, &request, &mut collector, cancel)
+        .await;
+    for r in &collector.records {
+        counters
+            .records
+            .push(crate::usage_record(r, &input.session_id));
+    }
+    let text = match summary {
+        Ok(c) if !c.text.trim().is_empty() => c.text,
+        Ok(_) => {
+            tracing::warn!("compaction returned an empty summary; trimming instead");
+            return;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "compaction failed; trimming instead");
+            return;
+        }
+    };
+    let covered: Vec<u64> = seqs[plan.summarize.clone()]
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let (Some(&from_seq), Some(&to_seq)) = (covered.iter().min(), covered.iter().max()) else {
+        return;
+    };
+    let item = EventItem::Summary(Summary {
+        text: text.clone(),
+        from_seq,
+        to_seq,
+    });
+    let seq = persist(&rt.store, &input.scope, &input.session_id, owner, item).await;
+    let tail_start = plan.keep_from;
+    let mut new_history = vec![context::summary_message(&text)];
+    new_history.extend(history.drain(tail_start..));
+    let mut new_seqs = vec![seq];
+    new_seqs.extend(seqs.drain(tail_start..));
+    *history = new_history;
+    *seqs = new_seqs;
+    let _ = events.send(AgentEvent::Status("Context compacted".into()));
+}

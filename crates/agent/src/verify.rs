@@ -1,0 +1,214 @@
+//! Verify-and-repair: after a turn changed files in a project, run the workspace's
+//! `verifyCommand` (or the default for its kind); a failure goes back to the model
+//! as a repair message, a bounded number of times.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
+
+/// Longest a verification may run.
+pub const VERIFY_TIMEOUT: Duration = Duration::from_secs(600);
+/// Output kept for the repair message (the end, where errors are).
+const KEEP_CHARS: usize = 8000;
+
+/// The command to verify `root` with: the configured one, else by project kind.
+pub fn verify_command(root: &Path, configured: Option<&str>, kinds: &[String]) -> Option<String> {
+    if let Some(cmd) = configured.map(str::trim).filter(|c| !c.is_empty()) {
+        return Some(cmd.to_string());
+    }
+    let has = |k: &str| kinds.iter().any(|x| x == k);
+    if has("dotnet") {
+        return Some("dotnet build --nologo -v q".into());
+    }
+    if has("rust") {
+        return Some("cargo check --quiet".into());
+    }
+    if has("go") {
+        return Some("go build ./...".into());
+    }
+    if has("node") {
+        let pkg = std::fs::read_to_string(root.join("package.json")).unwrap_or_default();
+        let has_build = serde_json::from_str::<serde_json::Value>(&pkg)
+            .ok()
+            .and_then(|v| v.pointer("/scripts/build").cloned())
+            .is_some();
+        if has_build {
+            return Some("npm run build".into());
+        }
+    }
+    None
+}
+
+/// Outcome of one verification run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verification {
+    Passed,
+    Failed { output: String },
+    Cancelled,
+}
+
+/// The tail of `text`, at most `max` characters.
+fn tail(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let skip = count - max;
+    format!(
+        "[… {skip} characters omitted]\n{}",
+        text.chars().skip(skip).collect::<String>()
+    )
+}
+
+/// Runs `command` in `root` in its own process group; cancellation or the timeout
+/// kills the whole group.
+pub async fn run_verification(
+    root: &Path,
+    command: &str,
+    cancel: &CancellationToken,
+) -> Verification {
+    let mut cmd = tokio::process::Command::new("/bin/bash");
+    cmd.arg("-c")
+        .arg(format!("{command} 2>&1"))
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Verification::Failed {
+                output: format!("Could not start `{command}`: {e}"),
+            };
+        }
+    };
+    let pid = child.id();
+    let mut stdout = child.stdout.take();
+    let run = async {
+        let mut out = Vec::new();
+        if let Some(s) = stdout.as_mut() {
+            let _ = s.read_to_end(&mut out).await;
+        }
+        let status = child.wait().await;
+        (status, out)
+    };
+    let result = tokio::select! {
+        _ = cancel.cancelled() => None,
+        r = tokio::time::timeout(VERIFY_TIMEOUT, run) => Some(r),
+    };
+    let kill_group = || {
+        // The command's whole group (build tools spawn many children). A group id
+        // of 1 or less would address other processes: never signal those.
+        #[cfg(unix)]
+        if let Some(pgid) = pid
+            .filter(|p| *p > 1)
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+        }
+    };
+    match result {
+        None => {
+            kill_group();
+            Verification::Cancelled
+        }
+        Some(Err(_)) => {
+            kill_group();
+            Verification::Failed {
+                output: format!(
+                    "`{command}` did not finish within {} s",
+                    VERIFY_TIMEOUT.as_secs()
+                ),
+            }
+        }
+        Some(Ok((status, out))) => {
+            let text = String::from_utf8_lossy(&out);
+            match status {
+                Ok(s) if s.success() => Verification::Passed,
+                Ok(s) => Verification::Failed {
+                    output: format!("`{command}` exited with {s}\n{}", tail(&text, KEEP_CHARS)),
+                },
+                Err(e) => Verification::Failed {
+                    output: format!("`{command}` failed: {e}"),
+                },
+            }
+        }
+    }
+}
+
+/// The repair message sent back to the model.
+pub fn repair_message(command: &str, output: &str) -> String {
+    format!(
+        ">>> [verification failed] The checks after your changes failed. Command: `{command}`\n\n{output}\n\n\
+         Fix the cause of these errors (re-read the files you changed first), then finish."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_by_kind_and_override() {
+        let dir = tempfile::tempdir().unwrap();
+        let kinds = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            verify_command(dir.path(), Some(" make test "), &[]).as_deref(),
+            Some("make test")
+        );
+        assert_eq!(
+            verify_command(dir.path(), None, &kinds(&["git", "rust"])).as_deref(),
+            Some("cargo check --quiet")
+        );
+        assert_eq!(verify_command(dir.path(), None, &kinds(&["python"])), None);
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"scripts":{"test":"x"}}"#,
+        )
+        .unwrap();
+        assert_eq!(verify_command(dir.path(), None, &kinds(&["node"])), None);
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"scripts":{"build":"tsc"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            verify_command(dir.path(), None, &kinds(&["node"])).as_deref(),
+            Some("npm run build")
+        );
+    }
+
+    #[tokio::test]
+    async fn runs_passes_fails_and_cancels() {
+        let dir = tempfile::tempdir().unwrap();
+        let never = CancellationToken::new();
+        assert_eq!(
+            run_verification(dir.path(), "true", &never).await,
+            Verification::Passed
+        );
+        match run_verification(dir.path(), "echo broken >&2; exit 3", &never).await {
+            Verification::Failed { output } => {
+                assert!(output.contains("broken") && output.contains("exit status: 3"))
+            }
+            other => panic!("{other:?}"),
+        }
+        let cancel = CancellationToken::new();
+        let c2 = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            c2.cancel();
+        });
+        let t = std::time::Instant::now();
+        assert_eq!(
+            run_verification(dir.path(), "sleep 30", &cancel).await,
+            Verification::Cancelled
+        );
+        assert!(t.elapsed() < Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,388 @@
+//! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
+//! streamed to the requesting connection as envelopes.
+
+use std::path::PathBuf;
+
+use seekclaw_agent::{
+    AgentEvent, Steer, SteerQueue, TurnInput, TurnOutcome, TurnRuntime, owner_id, run_turn,
+};
+use seekclaw_config::{ReasoningLevel, WorkspaceConfig, read_json_lenient, workspace_config_path};
+use seekclaw_protocol::params::ScopeParams;
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event};
+use seekclaw_store::{NewSession, SessionHeader, SessionPatch};
+use serde_json::json;
+
+use super::images::parse_images;
+use super::session::new_session_id;
+use super::{Reply, parse_reasoning_level};
+use crate::connection::{Connection, LegacySession};
+use crate::daemon::Daemon;
+use crate::scope::{self, Scope};
+use crate::turns::ActiveTurn;
+
+fn message_param(p: &Params) -> Result<String, MethodError> {
+    Ok(match p.str_opt("message")? {
+        Some(m) => m.to_string(),
+        None => p.str_opt("prompt")?.unwrap_or_default().to_string(),
+    })
+}
+
+/// The session a chat runs on: the named one, else the connection's current one
+/// in this scope, else the newest in the scope, else a new one.
+async fn resolve_session(
+    daemon: &Daemon,
+    conn: &Connection,
+    scope: &Scope,
+    requested: Option<String>,
+) -> Result<SessionHeader, MethodError> {
+    let key = scope.key.clone();
+    if let Some(sid) = requested {
+        let (k, s) = (key.clone(), sid.clone());
+        return daemon
+            .db(move |st| st.session(&k, &s))
+            .await?
+            .ok_or_else(|| {
+                MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
+            });
+    }
+    let legacy = conn.legacy().filter(|l| l.scope == key).map(|l| l.id);
+    let workspace = scope.workspace_string();
+    let default_level = daemon.config.load().agent.reasoning_level;
+    daemon
+        .db(move |st| {
+            if let Some(id) = legacy
+                && let Some(h) = st.session(&key, &id)?
+            {
+                return Ok(h);
+            }
+            if let Some(h) = st.latest_session(&key)? {
+                return Ok(h);
+            }
+            st.create_session(&NewSession {
+                scope: key.clone(),
+                id: new_session_id(),
+                workspace,
+                title: None,
+                reasoning_level: default_level.as_str().to_string(),
+                network_enabled: true,
+            })
+        })
+        .await
+}
+
+/// Maps an agent event to its envelope (reference §3 shapes).
+pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
+    let (name, data, details) = match ev {
+        AgentEvent::Workflow {
+            step,
+            kind,
+            label,
+            detail,
+        } => (
+            "workflow",
+            label.clone(),
+            Some(json!({"step": step, "kind": kind.as_str(), "label": label, "detail": detail})),
+        ),
+        AgentEvent::Status(s) => ("status", s, None),
+        AgentEvent::ModelStart {
+            provider,
+            model,
+            step,
+        } => (
+            "model_start",
+            format!("{provider}/{model}"),
+            Some(json!({"provider": provider, "model": model, "step": step})),
+        ),
+        AgentEvent::Thinking(d) => ("thinking", d, None),
+        AgentEvent::Delta(d) => ("delta", d, None),
+        AgentEvent::Usage {
+            provider,
+            model,
+            input_tokens,
+            output_tokens,
+            total_input_tokens,
+            cached_input_tokens,
+            elapsed_ms,
+        } => (
+            "usage",
+            format!("{provider}/{model}"),
+            Some(json!({
+                "provider": provider, "model": model, "inputTokens": input_tokens,
+                "outputTokens": output_tokens, "totalInputTokens": total_input_tokens,
+                "cachedInputTokens": cached_input_tokens, "elapsedMs": elapsed_ms,
+            })),
+        ),
+        AgentEvent::ImageView {
+            image_id,
+            name,
+            media_type,
+        } => (
+            "image_view",
+            name,
+            Some(json!({"imageId": image_id, "mediaType": media_type})),
+        ),
+        AgentEvent::ToolStart {
+            call_id,
+            name,
+            summary,
+        } => (
+            "tool_start",
+            name,
+            Some(json!({"callId": call_id, "summary": summary})),
+        ),
+        AgentEvent::ToolDone {
+            call_id,
+            success,
+            duration_ms,
+            summary,
+        } => (
+            "tool_done",
+            summary,
+            Some(json!({"callId": call_id, "success": success, "durationMs": duration_ms})),
+        ),
+        AgentEvent::FileDiff {
+            call_id,
+            path,
+            diff,
+        } => (
+            "file_diff",
+            path,
+            Some(json!({"callId": call_id, "diff": diff})),
+        ),
+        AgentEvent::Steer(text) => ("steer", text, None),
+    };
+    let env = Envelope::new(id, name, data).with_session(Some(session.to_string()));
+    match details {
+        Some(d) => env.with_details(d),
+        None => env,
+    }
+}
+
+pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let images = parse_images(p)?;
+    let message = message_param(p)?;
+    if message.trim().is_empty() && images.is_empty() {
+        return Err(MethodError::invalid_param(
+            "message",
+            "params.message or params.images is required",
+        ));
+    }
+    let level = match p.str_opt("reasoningLevel")? {
+        Some(raw) => Some(parse_reasoning_level(raw)?),
+        None => None,
+    };
+    let requested = p
+        .str_opt("sessionId")?
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let scope = scope::resolve(daemon, &ScopeParams::parse(p)?)
+        .map_err(|e| e.with_session(requested.clone()))?;
+    let mut session = resolve_session(daemon, conn, &scope, requested).await?;
+    let sid = session.id.clone();
+    let stored_level = ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default();
+    let reasoning = level.unwrap_or(stored_level);
+    if level.is_some_and(|l| l != stored_level) {
+        let (k, s) = (scope.key.clone(), sid.clone());
+        let patch = SessionPatch {
+            reasoning_level: Some(reasoning.as_str().to_string()),
+            ..SessionPatch::default()
+        };
+        if let Some(h) = daemon
+            .db(move |st| st.update_session(&k, &s, &patch))
+            .await?
+        {
+            session = h;
+        }
+    }
+    let cancel = conn.closing.child_token();
+    let steer = SteerQueue::new();
+    let Some(_guard) = daemon.turns.start(ActiveTurn {
+        session_id: sid.clone(),
+        request_id: id,
+        connection: conn.id,
+        cancel: cancel.clone(),
+        steer: steer.clone(),
+    }) else {
+        return Err(MethodError::new(
+            ErrorCode::Busy,
+            format!("Session {sid} is already running a turn; use agent.steer to add guidance or agent.cancel to stop it"),
+        )
+        .with_session(Some(sid)));
+    };
+    conn.set_legacy(Some(LegacySession {
+        scope: scope.key.clone(),
+        id: sid.clone(),
+    }));
+
+    let runtime = runtime_for(daemon, &scope)?;
+    let owner = owner_id(&sid);
+    let input = TurnInput {
+        scope: scope.key.clone(),
+        session_id: sid.clone(),
+        message,
+        images,
+        reasoning,
+        network_enabled: session.network_enabled,
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel);
+    tokio::pin!(turn);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            Some(ev) = rx.recv() => {
+                conn.outbox.send(&envelope(id, &sid, ev)).await;
+            }
+            outcome = &mut turn => break outcome,
+        }
+    };
+    // Every event is written before the terminal.
+
+    while let Ok(ev) = rx.try_recv() {
+        conn.outbox.send(&envelope(id, &sid, ev)).await;
+    }
+    daemon.locks.release_all(&owner);
+    let session_id = Some(sid);
+    Ok(match outcome {
+        TurnOutcome::Done(text) => Envelope::new(id, event::DONE, text).with_session(session_id),
+        TurnOutcome::Cancelled(text) => {
+            Envelope::new(id, event::CANCELLED, text).with_session(session_id)
+        }
+        TurnOutcome::Failed(err) => Envelope::error(
+            id,
+            &MethodError::new(ErrorCode::Provider, err).with_session(session_id),
+        ),
+    })
+}
+
+/// Captures everything the turn runs with at its start.
+fn runtime_for<'d>(daemon: &'d Daemon, scope: &Scope) -> Result<TurnRuntime<'d>, MethodError> {
+    build_runtime(
+        &daemon.home,
+        daemon.config.load(),
+        &daemon.store,
+        &daemon.providers,
+        &daemon.tools,
+        &daemon.locks,
+        scope,
+    )
+}
+
+/// The runtime of a turn on `scope`: config snapshot, the workspace's own config
+/// and mode, and the shared pieces (store, providers, tools, locks).
+pub fn build_runtime<'p>(
+    home: &seekclaw_config::Home,
+    config: seekclaw_config::Config,
+    store: &seekclaw_store::Store,
+    providers: &'p seekclaw_providers::Providers,
+    tools: &seekclaw_tools::Registry,
+    locks: &std::sync::Arc<seekclaw_tools::WriteLocks>,
+    scope: &Scope,
+) -> Result<TurnRuntime<'p>, MethodError> {
+    let (workspace, work_dir): (Option<WorkspaceConfig>, PathBuf) = match &scope.workspace {
+        Some(root) => {
+            let path = workspace_config_path(root);
+            let ws = if path == home.config_path() {
+                None
+            } else {
+                read_json_lenient::<WorkspaceConfig>(&path).ok().flatten()
+            };
+            (ws, root.clone())
+        }
+        None => {
+            let dir = home.global_dir();
+            std::fs::create_dir_all(&dir).map_err(|e| {
+                MethodError::internal(format!("Cannot create {}: {e}", dir.display()))
+            })?;
+            (None, dir)
+        }
+    };
+    let mode = workspace
+        .as_ref()
+        .and_then(|w| w.mode)
+        .unwrap_or(config.agent.mode);
+    Ok(TurnRuntime {
+        config,
+        workspace,
+        workspace_root: scope.workspace.clone(),
+        work_dir,
+        home: home.clone(),
+        mode,
+        store: store.clone(),
+        providers,
+        registry: tools.clone(),
+        locks: locks.clone(),
+    })
+}
+
+pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let images = parse_images(p)?;
+    let message = message_param(p)?;
+    if message.trim().is_empty() && images.is_empty() {
+        return Err(MethodError::invalid_param(
+            "message",
+            "params.message or params.images is required",
+        ));
+    }
+    let request_id = p.i64_opt("requestId")?;
+    let session_id = p
+        .str_opt("sessionId")?
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let turn = match (request_id, session_id) {
+        (Some(rid), _) => daemon
+            .turns
+            .of_connection(conn.id)
+            .into_iter()
+            .find(|t| t.request_id == rid),
+        (None, Some(sid)) => daemon.turns.by_session(sid),
+        (None, None) => {
+            return Err(MethodError::invalid_param(
+                "sessionId",
+                "params.requestId or params.sessionId is required",
+            ));
+        }
+    };
+    let Some(turn) = turn else {
+        return Err(
+            MethodError::not_found("No active turn found for this session")
+                .with_session(session_id.map(str::to_string)),
+        );
+    };
+    turn.steer
+        .push(Steer {
+            text: message,
+            images,
+        })
+        .map_err(|e| {
+            MethodError::new(ErrorCode::Conflict, e.to_string())
+                .with_session(Some(turn.session_id.clone()))
+        })?;
+    Ok(Envelope::result(id, "guidance queued").with_session(Some(turn.session_id)))
+}
+
+pub async fn cancel(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let mine = daemon.turns.of_connection(conn.id);
+    let text = match p.i64_opt("requestId")? {
+        Some(rid) => match mine.iter().find(|t| t.request_id == rid) {
+            Some(t) => {
+                t.cancel.cancel();
+                format!("cancellation requested for {rid}")
+            }
+            None => "no active turn".to_string(),
+        },
+        None if mine.is_empty() => "no active turn".to_string(),
+        None => {
+            for t in &mine {
+                t.cancel.cancel();
+            }
+            if mine.len() == 1 {
+                format!("cancellation requested for {}", mine[0].request_id)
+            } else {
+                format!("cancellation requested for {} active turns", mine.len())
+            }
+        }
+    };
+    Ok(Envelope::result(id, text))
+}

@@ -1,0 +1,88 @@
+//! Active turns: one per session daemon-wide (a second `chat` is `busy`), and
+//! per connection by chat request id (for `agent.cancel`).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use seekclaw_agent::SteerQueue;
+use tokio_util::sync::CancellationToken;
+
+/// Handles of a running turn.
+#[derive(Clone)]
+pub struct ActiveTurn {
+    pub session_id: String,
+    pub request_id: i64,
+    pub connection: u64,
+    pub cancel: CancellationToken,
+    pub steer: SteerQueue,
+}
+
+#[derive(Default)]
+pub struct Turns {
+    /// By session id.
+    active: Mutex<HashMap<String, ActiveTurn>>,
+}
+
+/// Removes the turn from the registry when it ends, however it ends.
+pub struct TurnGuard<'a> {
+    turns: &'a Turns,
+    session_id: String,
+}
+
+impl Drop for TurnGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut active) = self.turns.active.lock() {
+            active.remove(&self.session_id);
+        }
+    }
+}
+
+impl Turns {
+    /// Registers a turn; `None` when the session already has one.
+    pub fn start(&self, turn: ActiveTurn) -> Option<TurnGuard<'_>> {
+        let mut active = self.active.lock().ok()?;
+        if active.contains_key(&turn.session_id) {
+            return None;
+        }
+        let session_id = turn.session_id.clone();
+        active.insert(session_id.clone(), turn);
+        Some(TurnGuard {
+            turns: self,
+            session_id,
+        })
+    }
+
+    pub fn by_session(&self, session_id: &str) -> Option<ActiveTurn> {
+        let active = self.active.lock().ok()?;
+        active
+            .values()
+            .find(|t| t.session_id.eq_ignore_ascii_case(session_id))
+            .cloned()
+    }
+
+    /// Turns started by one connection.
+    pub fn of_connection(&self, connection: u64) -> Vec<ActiveTurn> {
+        self.active
+            .lock()
+            .map(|a| {
+                a.values()
+                    .filter(|t| t.connection == connection)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn count(&self) -> usize {
+        self.active.lock().map(|a| a.len()).unwrap_or(0)
+    }
+
+    /// Cancels every turn (shutdown).
+    pub fn cancel_all(&self) {
+        if let Ok(active) = self.active.lock() {
+            for t in active.values() {
+                t.cancel.cancel();
+            }
+        }
+    }
+}

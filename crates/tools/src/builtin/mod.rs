@@ -1,0 +1,239 @@
+//! The built-in tools, one module per tool or family.
+
+mod bash;
+mod edit;
+mod glob;
+mod grep;
+mod html;
+mod list_dir;
+mod plan;
+mod read;
+mod remove;
+mod web_fetch;
+mod write;
+
+#[cfg(test)]
+pub(crate) mod testing;
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+
+use crate::args::schema_of;
+use crate::error::ToolError;
+use crate::registry::Registry;
+use crate::tool::{ToolDefinition, ToolFlags};
+
+pub use bash::{BashOutputTool, BashStopTool, BashTool, FOREGROUND_WAIT};
+pub use edit::{EditFileTool, MultiEditTool};
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use list_dir::ListDirTool;
+pub use plan::PlanTool;
+pub use read::ReadFileTool;
+pub use remove::RemoveTool;
+pub use web_fetch::WebFetchTool;
+pub use write::WriteFileTool;
+
+/// Every built-in tool.
+pub fn builtin_registry() -> Registry {
+    let mut registry = Registry::new();
+    registry.register(Arc::new(ReadFileTool::new()));
+    registry.register(Arc::new(WriteFileTool::new()));
+    registry.register(Arc::new(EditFileTool::new()));
+    registry.register(Arc::new(MultiEditTool::new()));
+    registry.register(Arc::new(RemoveTool::new()));
+    registry.register(Arc::new(ListDirTool::new()));
+    registry.register(Arc::new(GlobTool::new()));
+    registry.register(Arc::new(GrepTool::new()));
+    registry.register(Arc::new(BashTool::new()));
+    registry.register(Arc::new(BashOutputTool::new()));
+    registry.register(Arc::new(BashStopTool::new()));
+    registry.register(Arc::new(WebFetchTool::new()));
+    registry.register(Arc::new(PlanTool::new()));
+    registry
+}
+
+/// Reads the world; may run alongside neighbouring reads.
+pub(crate) const READS: ToolFlags = ToolFlags {
+    mutating: false,
+    network: false,
+    vision: false,
+    parallel_safe: true,
+};
+
+/// Changes files or runs commands: one at a time, never in plan/readonly modes.
+pub(crate) const MUTATES: ToolFlags = ToolFlags {
+    mutating: true,
+    network: false,
+    vision: false,
+    parallel_safe: false,
+};
+
+pub(crate) fn definition<T: JsonSchema>(
+    name: &str,
+    description: &str,
+    flags: ToolFlags,
+    status_label: &str,
+) -> ToolDefinition {
+    ToolDefinition {
+        name: name.to_string(),
+        description: description.to_string(),
+        parameters: schema_of::<T>(),
+        flags,
+        status_label: status_label.to_string(),
+    }
+}
+
+/// Runs file-system work off the async workers.
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ToolError::failed(format!("The tool's worker failed: {e}")))?
+}
+
+/// Implements `Tool` for a struct with a `def` field and an
+/// `async fn run(&self, Args, &ToolContext) -> Result<ToolOutput, ToolError>`.
+macro_rules! impl_tool {
+    ($tool:ty, $args:ty) => {
+        impl $crate::tool::Tool for $tool {
+            fn definition(&self) -> &$crate::tool::ToolDefinition {
+                &self.def
+            }
+
+            fn execute<'a>(
+                &'a self,
+                args: serde_json::Value,
+                ctx: &'a $crate::tool::ToolContext,
+            ) -> $crate::tool::ToolFuture<'a> {
+                Box::pin(async move {
+                    let result = match $crate::args::parse_args::<$args>(args) {
+                        Ok(args) => self.run(args, ctx).await,
+                        Err(err) => Err(err),
+                    };
+                    $crate::error::into_output(result)
+                })
+            }
+        }
+
+        impl Default for $tool {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+    };
+}
+pub(crate) use impl_tool;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::ToolFilter;
+
+    fn names(registry: &Registry, filter: &ToolFilter) -> Vec<String> {
+        registry
+            .offered(filter)
+            .iter()
+            .map(|t| t.definition().name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn all_tools_sorted_by_name() {
+        let registry = builtin_registry();
+        let all = names(
+            &registry,
+            &ToolFilter {
+                network_enabled: true,
+                ..ToolFilter::default()
+            },
+        );
+        assert_eq!(
+            all,
+            [
+                "bash",
+                "bash_output",
+                "bash_stop",
+                "edit_file",
+                "glob",
+                "grep",
+                "list_dir",
+                "multi_edit",
+                "plan",
+                "read_file",
+                "remove",
+                "web_fetch",
+                "write_file"
+            ]
+        );
+        for tool in registry.all() {
+            let def = tool.definition();
+            assert_eq!(def.parameters["type"], "object", "{}", def.name);
+            assert!(!def.description.is_empty() && !def.status_label.is_empty());
+        }
+    }
+
+    #[test]
+    fn read_only_mode_removes_mutating_tools_and_bash() {
+        let registry = builtin_registry();
+        let filter = ToolFilter {
+            read_only: true,
+            network_enabled: true,
+            ..ToolFilter::default()
+        };
+        assert_eq!(
+            names(&registry, &filter),
+            [
+                "bash_output",
+                "glob",
+                "grep",
+                "list_dir",
+                "plan",
+                "read_file",
+                "web_fetch"
+            ]
+        );
+        let bash = registry.get("bash").unwrap();
+        assert_eq!(
+            registry.denial(bash.definition(), &filter).unwrap(),
+            "Tool execution denied: 'bash' is not allowed in Plan Mode. Switch mode via '/mode edit' (or agent.mode.switch) to make changes."
+        );
+    }
+
+    #[test]
+    fn network_off_and_disabled_tools_are_removed() {
+        let registry = builtin_registry();
+        let filter = ToolFilter {
+            disabled: vec!["grep".into(), "plan".into()],
+            ..ToolFilter::default()
+        };
+        let offered = names(&registry, &filter);
+        assert!(!offered.contains(&"web_fetch".to_string()));
+        assert!(!offered.contains(&"grep".to_string()) && !offered.contains(&"plan".to_string()));
+        assert!(offered.contains(&"bash".to_string()));
+        let web = registry.get("web_fetch").unwrap();
+        assert!(web.definition().flags.network);
+    }
+
+    #[test]
+    fn flags_and_labels() {
+        let registry = builtin_registry();
+        let flags = |n: &str| registry.get(n).unwrap().definition().flags;
+        for n in ["write_file", "edit_file", "multi_edit", "remove", "bash"] {
+            assert!(flags(n).mutating && !flags(n).parallel_safe, "{n}");
+        }
+        for n in ["read_file", "list_dir", "glob", "grep", "web_fetch"] {
+            assert!(!flags(n).mutating && flags(n).parallel_safe, "{n}");
+        }
+        assert!(!flags("plan").mutating && !flags("plan").parallel_safe);
+        let label = |n: &str| registry.get(n).unwrap().definition().status_label.clone();
+        assert_eq!(label("read_file"), "Reading files");
+        assert_eq!(label("edit_file"), "Editing");
+        assert_eq!(label("grep"), "Searching");
+        assert_eq!(label("bash"), "Running command");
+        assert_eq!(label("web_fetch"), "Fetching web page");
+        assert_eq!(label("plan"), "Planning");
+    }
+}

@@ -1,0 +1,165 @@
+//! `write_file`: create or overwrite a file, under its write lock.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{MUTATES, definition, impl_tool};
+use crate::confine::confine;
+use crate::error::ToolError;
+use crate::fsio::{FileLock, read_if_exists, unified_diff, write_atomic};
+use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
+
+const DESCRIPTION: &str = "Create a file or overwrite it completely with `content`. Parent directories \
+are created. Prefer edit_file or multi_edit to change part of an existing file.";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct WriteFileArgs {
+    /// File path, relative to the workspace root.
+    path: String,
+    /// The complete new content of the file.
+    content: String,
+}
+
+pub struct WriteFileTool {
+    def: ToolDefinition,
+}
+
+impl WriteFileTool {
+    pub fn new() -> Self {
+        WriteFileTool {
+            def: definition::<WriteFileArgs>("write_file", DESCRIPTION, MUTATES, "Editing"),
+        }
+    }
+
+    async fn run(&self, args: WriteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let path = confine(ctx, &args.path)?;
+        let _lock = FileLock::acquire(ctx, &path.abs).await?;
+        // Inside the lock, with no await until the write is done.
+        let old = read_if_exists(&path)?;
+        if let Some(parent) = path.abs.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                ToolError::io(format!("Cannot create the directory for {}", path.rel), e)
+            })?;
+        }
+        write_atomic(&path.abs, args.content.as_bytes())
+            .map_err(|e| ToolError::io(format!("Cannot write {}", path.rel), e))?;
+        let old_text = old
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        let verb = if old.is_some() {
+            "Overwrote"
+        } else {
+            "Created"
+        };
+        let message = format!("{verb} {}", path.rel);
+        Ok(ToolOutput {
+            diff: Some(unified_diff(&path.rel, &old_text, &args.content)),
+            file_path: Some(path.rel.clone()),
+            mutated: true,
+            ..ToolOutput::ok(message.clone(), message)
+        })
+    }
+}
+
+impl_tool!(WriteFileTool, WriteFileArgs);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::testing::ws;
+    use crate::tool::Tool;
+    use serde_json::json;
+    use std::time::Duration;
+    use tokio_util::sync::CancellationToken;
+
+    #[tokio::test]
+    async fn creates_then_overwrites_with_diffs() {
+        let w = ws();
+        let tool = WriteFileTool::new();
+        let out = w
+            .call(
+                &tool,
+                json!({"path": "src/new/a.txt", "content": "one\ntwo\n"}),
+            )
+            .await;
+        assert!(out.success, "{}", out.content);
+        assert_eq!(out.content, "Created src/new/a.txt");
+        assert_eq!(out.file_path.as_deref(), Some("src/new/a.txt"));
+        assert!(out.mutated);
+        assert_eq!(
+            out.diff.as_deref(),
+            Some("--- a/src/new/a.txt\n+++ b/src/new/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n")
+        );
+        assert_eq!(w.read("src/new/a.txt"), "one\ntwo\n");
+
+        let out = w
+            .call(
+                &tool,
+                json!({"path": "src/new/a.txt", "content": "one\n2\n"}),
+            )
+            .await;
+        assert_eq!(out.content, "Overwrote src/new/a.txt");
+        assert!(out.diff.unwrap().contains("-two\n+2\n"));
+        assert!(
+            w.ctx.locks.snapshot().is_empty(),
+            "the lock is released after the write"
+        );
+    }
+
+    #[tokio::test]
+    async fn refuses_paths_outside_the_workspace() {
+        let w = ws();
+        let out = w
+            .call(
+                &WriteFileTool::new(),
+                json!({"path": "../escape.txt", "content": "x"}),
+            )
+            .await;
+        assert!(!out.success);
+        assert!(!w.root.parent().unwrap().join("escape.txt").exists());
+        let outside = w.root.parent().unwrap().join("abs.txt");
+        let out = w
+            .call(
+                &WriteFileTool::new(),
+                json!({"path": outside, "content": "x"}),
+            )
+            .await;
+        assert!(out.content.contains("is outside the workspace"));
+        let mut allowed = w.ctx.clone();
+        allowed.allow_outside_workspace = true;
+        let out = WriteFileTool::new()
+            .execute(json!({"path": outside, "content": "x"}), &allowed)
+            .await;
+        assert!(out.success, "{}", out.content);
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "x");
+    }
+
+    #[tokio::test]
+    async fn a_lock_held_by_another_turn_times_out_naming_the_holder() {
+        let w = ws();
+        let file = w.path("busy.txt");
+        w.ctx
+            .locks
+            .acquire(
+                &w.root,
+                &file,
+                "other/12345678",
+                Duration::from_secs(1),
+                &CancellationToken::new(),
+            )
+            .await
+            .unwrap();
+        let mut ctx = w.ctx.clone();
+        ctx.lock_timeout = Duration::from_millis(50);
+        let out = WriteFileTool::new()
+            .execute(json!({"path": "busy.txt", "content": "x"}), &ctx)
+            .await;
+        assert!(!out.success);
+        assert_eq!(
+            out.content,
+            "Write lock timeout: busy.txt is being edited by another task (other/12345678). Wait for it to finish, re-read the latest file content, then retry."
+        );
+        assert!(!w.exists("busy.txt"));
+    }
+}

@@ -1,0 +1,213 @@
+//! File plumbing shared by the file tools: the write lock as a guard, text reads
+//! with clear refusals, atomic writes and unified diffs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use similar::TextDiff;
+
+use crate::budget;
+use crate::confine::ConfinedPath;
+use crate::error::ToolError;
+use crate::locks::LockError;
+use crate::tool::ToolContext;
+
+/// How much of a file decides whether it is binary (a NUL byte in it).
+pub(crate) const BINARY_PROBE_BYTES: usize = 8 * 1024;
+/// A diff for clients, not the model; still bounded.
+const MAX_DIFF_CHARS: usize = 256 * 1024;
+
+/// The write lock on one file, released when dropped (also when the call is
+/// cancelled mid-way).
+pub(crate) struct FileLock<'a> {
+    ctx: &'a ToolContext,
+    file: PathBuf,
+}
+
+impl<'a> FileLock<'a> {
+    pub(crate) async fn acquire(ctx: &'a ToolContext, file: &Path) -> Result<Self, LockError> {
+        ctx.locks
+            .acquire(
+                &ctx.workspace_root,
+                file,
+                &ctx.owner,
+                ctx.lock_timeout,
+                &ctx.cancel,
+            )
+            .await?;
+        Ok(FileLock {
+            ctx,
+            file: file.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for FileLock<'_> {
+    fn drop(&mut self) {
+        self.ctx
+            .locks
+            .release(&self.ctx.workspace_root, &self.file, &self.ctx.owner);
+    }
+}
+
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0)
+}
+
+pub(crate) fn not_found(path: &ConfinedPath) -> ToolError {
+    ToolError::failed(format!("File not found: {}", path.abs.display()))
+}
+
+/// The current bytes of a file, `None` when it does not exist.
+pub(crate) fn read_if_exists(path: &ConfinedPath) -> Result<Option<Vec<u8>>, ToolError> {
+    match std::fs::metadata(&path.abs) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(ToolError::failed(format!(
+                "{} is a directory, not a file.",
+                path.rel
+            )));
+        }
+        // A FIFO or device would block the read or never end.
+        Ok(meta) if !meta.is_file() => {
+            return Err(ToolError::failed(format!(
+                "{} is not a regular file.",
+                path.rel
+            )));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ToolError::io(format!("Cannot read {}", path.rel), e)),
+    }
+    match std::fs::read(&path.abs) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ToolError::io(format!("Cannot read {}", path.rel), e)),
+    }
+}
+
+/// The text of a file that is about to be edited.
+pub(crate) fn read_text_for_edit(path: &ConfinedPath) -> Result<String, ToolError> {
+    let bytes = read_if_exists(path)?.ok_or_else(|| not_found(path))?;
+    if looks_binary(&bytes) {
+        return Err(ToolError::failed(format!(
+            "Cannot edit {}: it looks like a binary file (NUL byte in the first 8 KB).",
+            path.rel
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::failed(format!(
+            "Cannot edit {}: it is not valid UTF-8 text. Use bash to change files in other encodings.",
+            path.rel
+        ))
+    })
+}
+
+/// Replaces `path` atomically (temp file in the same directory, then rename), so a
+/// crash never leaves a half-written file. Permissions are kept; a symlink is
+/// written through, staying a link.
+pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        match std::fs::canonicalize(path) {
+            Ok(target) => target,
+            // Dangling link: writing through it creates the target.
+            Err(_) => return std::fs::write(path, data),
+        }
+    } else {
+        path.to_path_buf()
+    };
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => return std::fs::write(&target, data),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    let tmp = dir.join(format!(".{name}.{:016x}.seekclaw-tmp", fastrand::u64(..)));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(data)?;
+        drop(file);
+        if let Some(permissions) = permissions {
+            std::fs::set_permissions(&tmp, permissions)?;
+        }
+        std::fs::rename(&tmp, &target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A unified diff `--- a/<rel>` / `+++ b/<rel>` with 3 context lines.
+pub(crate) fn unified_diff(rel: &str, old: &str, new: &str) -> String {
+    let diff = TextDiff::configure()
+        .timeout(Duration::from_secs(2))
+        .diff_lines(old, new);
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{rel}"), &format!("b/{rel}"))
+        .to_string();
+    budget::truncate(&text, MAX_DIFF_CHARS, "diff")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_keeps_permissions_and_links() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.sh");
+        std::fs::write(&file, "old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_atomic(&file, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755);
+
+        let link = dir.path().join("link.sh");
+        symlink(&file, &link).unwrap();
+        write_atomic(&link, b"through").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "through");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("seekclaw-tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn diff_has_git_style_headers() {
+        let diff = unified_diff("src/a.rs", "a\nb\nc\n", "a\nB\nc\n");
+        assert!(
+            diff.starts_with("--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,3 +1,3 @@\n"),
+            "{diff}"
+        );
+        assert!(diff.contains("-b\n+B\n"));
+    }
+
+    #[test]
+    fn binary_probe_looks_at_the_first_8k() {
+        assert!(looks_binary(b"ab\0cd"));
+        let mut late = vec![b'a'; BINARY_PROBE_BYTES];
+        late.push(0);
+        assert!(!looks_binary(&late));
+    }
+}

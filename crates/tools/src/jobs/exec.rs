@@ -1,0 +1,246 @@
+//! One shell command: `/bin/bash -c` in its own process group, output pumped into
+//! a bounded log, and a supervisor that owns the child and kills the whole group
+//! on timeout, stop, cancellation or teardown. Foreground and background commands
+//! are the same object; "background" is only a status (and a job id).
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Child;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::log::OutputLog;
+
+/// SIGTERM-to-SIGKILL grace when the turn is cancelled or the command times out:
+/// short, because a cancel must take effect in well under 200 ms.
+const FAST_GRACE: Duration = Duration::from_millis(100);
+/// Grace for `bash_stop`, which is not in a hurry.
+pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
+/// Output still arriving after the leader exits (from descendants holding the
+/// pipe) is waited for this long before the result is taken.
+const DRAIN_GRACE: Duration = Duration::from_millis(100);
+
+/// Why a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EndReason {
+    Exited,
+    TimedOut,
+    Cancelled,
+    Stopped,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ExitInfo {
+    /// The exit code, when it exited rather than died of a signal.
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub reason: EndReason,
+}
+
+impl ExitInfo {
+    pub(crate) fn success(&self) -> bool {
+        self.reason == EndReason::Exited && self.code == Some(0)
+    }
+
+    /// `exit 0`, `exit 2`, `signal 9`: for summaries.
+    pub(crate) fn short(&self) -> String {
+        match (self.code, self.signal) {
+            (Some(code), _) => format!("exit {code}"),
+            (None, Some(sig)) => format!("signal {sig}"),
+            (None, None) => "exit ?".to_string(),
+        }
+    }
+}
+
+pub(crate) struct Execution {
+    pub(crate) command: String,
+    pgid: Option<Pid>,
+    log: Arc<Mutex<OutputLog>>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+    /// Byte offset of the model's last read.
+    cursor: AtomicU64,
+    stop: CancellationToken,
+    pub(crate) started: Instant,
+}
+
+/// Locks a mutex, ignoring poisoning: the log stays usable after a panicking reader.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Execution {
+    /// Starts `command` in `cwd`. It is killed (whole group) at `deadline`, when
+    /// `cancel` (the turn) or `teardown` (the job table) fires, or on request.
+    pub(crate) fn spawn(
+        command: &str,
+        cwd: &Path,
+        deadline: Instant,
+        cancel: CancellationToken,
+        teardown: CancellationToken,
+    ) -> std::io::Result<Arc<Execution>> {
+        let mut cmd = tokio::process::Command::new("/bin/bash");
+        cmd.arg("-c")
+            .arg(command)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own group, so the kill reaches every descendant.
+            .process_group(0)
+            // Nothing may wait for a terminal that is not there.
+            .env("PAGER", "cat")
+            .env("GIT_PAGER", "cat")
+            .env("GIT_TERMINAL_PROMPT", "0");
+        let mut child = cmd.spawn()?;
+        let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
+        let log = Arc::new(Mutex::new(OutputLog::default()));
+        let mut readers = Vec::new();
+        if let Some(out) = child.stdout.take() {
+            readers.push(tokio::spawn(pump(out, log.clone())));
+        }
+        if let Some(err) = child.stderr.take() {
+            readers.push(tokio::spawn(pump(err, log.clone())));
+        }
+        let (tx, rx) = watch::channel(None);
+        let exec = Arc::new(Execution {
+            command: command.to_string(),
+            pgid,
+            log,
+            exit: rx,
+            cursor: AtomicU64::new(0),
+            stop: CancellationToken::new(),
+            started: Instant::now(),
+        });
+        let stop = exec.stop.clone();
+        tokio::spawn(supervise(
+            child, pgid, readers, tx, deadline, cancel, teardown, stop,
+        ));
+        Ok(exec)
+    }
+
+    /// How it ended, if it has.
+    pub(crate) fn exit(&self) -> Option<ExitInfo> {
+        *self.exit.borrow()
+    }
+
+    /// Waits until it ends.
+    pub(crate) async fn wait(&self) -> Option<ExitInfo> {
+        let mut rx = self.exit.clone();
+        match rx.wait_for(Option::is_some).await {
+            Ok(info) => *info,
+            // The supervisor is gone without a word: nothing left to wait for.
+            Err(_) => *self.exit.borrow(),
+        }
+    }
+
+    /// Output since the last read (the first read starts at the beginning).
+    pub(crate) fn read_new(&self) -> String {
+        let finished = self.exit().is_some();
+        let from = self.cursor.load(Ordering::Acquire);
+        let (text, next) = lock(&self.log).read_from(from, finished);
+        self.cursor.store(next, Ordering::Release);
+        text
+    }
+
+    /// Asks the supervisor to stop it gracefully (SIGTERM, SIGKILL after 2 s).
+    pub(crate) fn request_stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// SIGKILL to the whole group now, without waiting (teardown path).
+    pub(crate) fn kill_now(&self) {
+        if let Some(pgid) = self.pgid {
+            let _ = kill_process_group(pgid, Signal::KILL);
+        }
+    }
+}
+
+async fn pump<R: AsyncRead + Unpin>(mut reader: R, log: Arc<Mutex<OutputLog>>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => lock(&log).push(&buf[..n]),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn supervise(
+    mut child: Child,
+    pgid: Option<Pid>,
+    readers: Vec<JoinHandle<()>>,
+    tx: watch::Sender<Option<ExitInfo>>,
+    deadline: Instant,
+    cancel: CancellationToken,
+    teardown: CancellationToken,
+    stop: CancellationToken,
+) {
+    let (reason, grace) = tokio::select! {
+        _ = child.wait() => (EndReason::Exited, Duration::ZERO),
+        _ = cancel.cancelled() => (EndReason::Cancelled, FAST_GRACE),
+        _ = teardown.cancelled() => (EndReason::Cancelled, FAST_GRACE),
+        _ = stop.cancelled() => (EndReason::Stopped, STOP_GRACE),
+        _ = tokio::time::sleep_until(deadline) => (EndReason::TimedOut, FAST_GRACE),
+    };
+    if reason != EndReason::Exited {
+        terminate(&mut child, pgid, grace).await;
+    }
+    let status = child.wait().await.ok();
+    // Descendants may still hold the pipes; take what arrives shortly, then go on.
+    let drain = async {
+        for reader in readers {
+            let _ = reader.await;
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_GRACE, drain).await;
+    let info = ExitInfo {
+        code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| {
+            use std::os::unix::process::ExitStatusExt;
+            s.signal()
+        }),
+        reason,
+    };
+    let _ = tx.send(Some(info));
+    if reason == EndReason::Exited {
+        // Leftover descendants (`server &`) still die with the turn.
+        tokio::select! {
+            _ = cancel.cancelled() => {}
+            _ = teardown.cancelled() => {}
+        }
+        if let Some(pgid) = pgid {
+            let _ = kill_process_group(pgid, Signal::KILL);
+        }
+    }
+}
+
+/// SIGTERM to the group; SIGKILL once `grace` has passed while any member lives.
+async fn terminate(child: &mut Child, pgid: Option<Pid>, grace: Duration) {
+    let Some(pgid) = pgid else {
+        let _ = child.kill().await;
+        return;
+    };
+    let _ = kill_process_group(pgid, Signal::TERM);
+    let until = Instant::now() + grace;
+    let mut leader_gone = false;
+    while Instant::now() < until {
+        if !leader_gone {
+            // Reaping the leader keeps it from counting as a live member.
+            leader_gone = matches!(child.try_wait(), Ok(Some(_)));
+        }
+        if leader_gone && test_kill_process_group(pgid).is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let _ = kill_process_group(pgid, Signal::KILL);
+}

@@ -1,0 +1,78 @@
+//! The tool registry: every tool of a turn, sorted by name (a stable prompt prefix),
+//! filtered by mode, workspace settings, network and model capabilities.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::tool::{Tool, ToolDefinition};
+
+/// Which tools a step may offer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolFilter {
+    /// plan/readonly: mutating tools are removed.
+    pub read_only: bool,
+    pub network_enabled: bool,
+    pub vision: bool,
+    /// The workspace's `disabledTools`.
+    pub disabled: Vec<String>,
+}
+
+#[derive(Clone, Default)]
+pub struct Registry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool; a later tool with the same name replaces the earlier one.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.definition().name.clone(), tool);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    /// All tools, sorted by name.
+    pub fn all(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.values()
+    }
+
+    /// Why `name` may not run under `filter`, if it may not.
+    pub fn denial(&self, def: &ToolDefinition, filter: &ToolFilter) -> Option<String> {
+        if filter.disabled.iter().any(|d| d == &def.name) {
+            return Some(format!(
+                "Tool '{}' is disabled in this workspace.",
+                def.name
+            ));
+        }
+        if filter.read_only && def.flags.mutating {
+            return Some(format!(
+                "Tool execution denied: '{}' is not allowed in Plan Mode. Switch mode via '/mode edit' (or agent.mode.switch) to make changes.",
+                def.name
+            ));
+        }
+        if def.flags.network && !filter.network_enabled {
+            return Some(format!(
+                "Tool '{}' needs network access, which is off for this session.",
+                def.name
+            ));
+        }
+        if def.flags.vision && !filter.vision {
+            return Some(format!("Tool '{}' needs a vision-capable model.", def.name));
+        }
+        None
+    }
+
+    /// The tools a step offers, sorted by name.
+    pub fn offered(&self, filter: &ToolFilter) -> Vec<Arc<dyn Tool>> {
+        self.tools
+            .values()
+            .filter(|t| self.denial(t.definition(), filter).is_none())
+            .cloned()
+            .collect()
+    }
+}

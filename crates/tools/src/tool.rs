@@ -1,0 +1,151 @@
+//! Tools as data: a definition (name, description, JSON schema, flags) plus an
+//! executor. The agent sees only this interface.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::jobs::Jobs;
+use crate::locks::WriteLocks;
+
+/// What a tool is allowed to do, for filtering by mode and session settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolFlags {
+    /// Changes files or runs commands: removed in plan/readonly modes; calls run one at a time.
+    pub mutating: bool,
+    /// Reaches the network: only when the session's `networkEnabled`.
+    pub network: bool,
+    /// Needs a vision model.
+    pub vision: bool,
+    /// May run concurrently with neighbouring parallel-safe calls of the same step.
+    pub parallel_safe: bool,
+}
+
+/// A tool as the model and the registry see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema object of the arguments.
+    pub parameters: Value,
+    pub flags: ToolFlags,
+    /// Short status shown while it runs (`Reading files`, `Running command`, …).
+    pub status_label: String,
+}
+
+/// An image a tool returns to the model (base64, no data-URL prefix).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolImage {
+    pub media_type: String,
+    pub data_base64: String,
+}
+
+/// The result of one call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    pub success: bool,
+    /// What the model reads (already within the output budget).
+    pub content: String,
+    /// One line for clients (`tool_done` data), e.g. `Read 120 lines from src/a.rs`.
+    pub summary: String,
+    /// Unified diff of a file change (`file_diff` event).
+    pub diff: Option<String>,
+    /// Workspace-relative path of the changed file.
+    pub file_path: Option<String>,
+    pub images: Vec<ToolImage>,
+    /// A status line to echo to clients (the `plan` tool's checklist).
+    pub status: Option<String>,
+    /// True when the call changed files (drives verify-and-repair).
+    pub mutated: bool,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>, summary: impl Into<String>) -> Self {
+        ToolOutput {
+            success: true,
+            content: content.into(),
+            summary: summary.into(),
+            ..ToolOutput::default()
+        }
+    }
+
+    pub fn error(message: impl Into<String>) -> Self {
+        let message = message.into();
+        let summary = message
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(160)
+            .collect();
+        ToolOutput {
+            success: false,
+            content: message,
+            summary,
+            ..ToolOutput::default()
+        }
+    }
+}
+
+/// Everything a call may use. One per turn; cheap to clone.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// Paths resolve against this root and may not leave it (unless allowed).
+    pub workspace_root: PathBuf,
+    pub allow_outside_workspace: bool,
+    /// Lock owner of the turn: `<sessionId>/<8 hex>`.
+    pub owner: String,
+    pub locks: Arc<WriteLocks>,
+    pub lock_timeout: Duration,
+    pub bash_timeout: Duration,
+    pub network_enabled: bool,
+    /// Output budget per result, in characters.
+    pub max_output_chars: usize,
+    /// Fires when the turn is cancelled or ends: running work stops.
+    pub cancel: CancellationToken,
+    /// The turn's shell commands and background jobs (`bash`, `bash_output`, `bash_stop`).
+    pub jobs: Arc<Jobs>,
+}
+
+impl ToolContext {
+    /// A context with a fresh, empty job table.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        workspace_root: PathBuf,
+        allow_outside_workspace: bool,
+        owner: String,
+        locks: Arc<WriteLocks>,
+        lock_timeout: Duration,
+        bash_timeout: Duration,
+        network_enabled: bool,
+        max_output_chars: usize,
+        cancel: CancellationToken,
+    ) -> Self {
+        ToolContext {
+            workspace_root,
+            allow_outside_workspace,
+            owner,
+            locks,
+            lock_timeout,
+            bash_timeout,
+            network_enabled,
+            max_output_chars,
+            cancel,
+            jobs: Arc::new(Jobs::new()),
+        }
+    }
+}
+
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>>;
+
+/// A tool: its definition and how to run it. Errors are results (`success:false`),
+/// never panics or turn failures.
+pub trait Tool: Send + Sync {
+    fn definition(&self) -> &ToolDefinition;
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> ToolFuture<'a>;
+}
