@@ -780,3 +780,93 @@ fn cancel_stops_a_running_shell_command() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(!running(), "the whole process group was killed");
 }
+
+#[test]
+fn readonly_mode_refuses_mutating_tools() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "ro");
+    server.enqueue(Reply::new().tool_call(
+        "c1",
+        "write_file",
+        r#"{"path":"x.txt","content":"no"}"#,
+    ));
+    server.enqueue(Reply::plain("I can't write in this mode."));
+    let d = setup(
+        &server,
+        StartOptions {
+            cwd: Some(ws.clone()),
+            ..Default::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    assert_eq!(
+        c.ok("agent.mode.switch", json!({"mode": "readonly"}))
+            .unwrap(),
+        "readonly"
+    );
+    let all = chat(
+        &mut c,
+        json!({"message": "write x", "workspace": ws.display().to_string()}),
+    );
+    let done = &events(&all, "tool_done")[0];
+    assert_eq!(
+        (
+            done["details"]["success"].as_bool(),
+            done["details"]["durationMs"].as_f64()
+        ),
+        (Some(false), Some(0.0))
+    );
+    assert!(
+        done["data"].as_str().unwrap().contains("not allowed"),
+        "{done}"
+    );
+    assert!(!ws.join("x.txt").exists());
+    let offered: Vec<String> = server.requests()[0].body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|x| x["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(offered.iter().any(|n| n == "read_file"), "{offered:?}");
+    assert!(
+        !offered.iter().any(|n| n == "write_file" || n == "bash"),
+        "{offered:?}"
+    );
+    let sorted = {
+        let mut s = offered.clone();
+        s.sort();
+        s
+    };
+    assert_eq!(offered, sorted, "tools are sorted by name");
+}
+
+#[test]
+fn write_locks_are_released_and_the_file_written() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "locks");
+    // The file is written, then a slow second step; `lock.list` is empty afterwards.
+    server.enqueue(Reply::new().tool_call("c1", "write_file", r#"{"path":"a.txt","content":"1"}"#));
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for _ in 0..5 {
+        slow = slow.text(".");
+    }
+    server.enqueue(slow);
+    let d = setup(&server, StartOptions::default());
+    let mut c = d.connect().unwrap();
+    let mut other = d.connect().unwrap();
+    let chat_id = c
+        .send(
+            "chat",
+            json!({"message": "w", "workspace": ws.display().to_string()}),
+        )
+        .unwrap();
+    let all = c.collect(chat_id).unwrap();
+    assert_eq!(all.last().unwrap()["event"], "done");
+    // Locks are released when the call (and at the latest the turn) ends.
+    assert_eq!(other.ok_json("lock.list", json!({})).unwrap(), json!([]));
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "1");
+}

@@ -411,31 +411,3 @@ mod tests {
         assert!(w.ctx.locks.snapshot().is_empty());
     }
 }
-
-#[cfg(test)]
-mod perf_scratch {
-    use super::*;
-    use crate::builtin::testing::ws;
-    use serde_json::json;
-
-    #[tokio::test]
-    async fn scratch_big_edit() {
-        let w = ws();
-        let text: String = (0..200_000)
-            .map(|i| format!("line {i:08} some text here\n"))
-            .collect();
-        println!("size {}", text.len());
-        w.write("big.txt", &text);
-        let t = std::time::Instant::now();
-        let out = w.call(&EditFileTool::new(), json!({"path": "big.txt", "old_string": "line 00100000 some", "new_string": "LINE"})).await;
-        println!("edit took {:?} {}", t.elapsed(), out.content);
-        let t = std::time::Instant::now();
-        let out = w
-            .call(
-                &crate::builtin::ReadFileTool::new(),
-                json!({"path": "big.txt", "offset": 100000, "limit": 2000}),
-            )
-            .await;
-        println!("read took {:?} {}", t.elapsed(), out.summary);
-    }
-}
