@@ -30,11 +30,12 @@ impl Observer for UsageOnly {
     }
 }
 
-pub(crate) fn usage_record(r: &AttemptRecord, session_id: &str) -> UsageRecord {
+/// An attempt as a `usage_records` row.
+pub fn usage_record(r: &AttemptRecord, session_id: Option<&str>) -> UsageRecord {
     UsageRecord {
         provider: r.provider.clone(),
         model: r.model.clone(),
-        session_id: Some(session_id.to_string()),
+        session_id: session_id.map(str::to_string),
         input_tokens: r.usage.uncached_input_tokens(),
         total_input_tokens: r.usage.total_input_tokens,
         cached_input_tokens: r.usage.cached_input_tokens,

@@ -74,6 +74,20 @@ pub fn owner_id(session_id: &str) -> String {
     format!("{session_id}/{}", &random[..8])
 }
 
+/// Images as stored in the session log.
+fn attachments(images: &[UserImage]) -> Vec<ImageAttachment> {
+    images
+        .iter()
+        .map(|i| ImageAttachment {
+            id: i.id.clone(),
+            name: i.name.clone(),
+            media_type: i.media_type.clone(),
+            data: i.data.clone(),
+            size_bytes: i.size_bytes,
+        })
+        .collect()
+}
+
 async fn persist(store: &Store, scope: &str, id: &str, turn: &str, item: EventItem) -> Option<u64> {
     let (store, scope, id, turn) = (
         store.clone(),
@@ -329,17 +343,7 @@ async fn turn_loop(
     let mut seqs: Vec<Option<u64>> = past_seqs.into_iter().map(Some).collect();
     let user_item = EventItem::User(UserMessage {
         text: input.message.clone(),
-        images: input
-            .images
-            .iter()
-            .map(|i| ImageAttachment {
-                id: i.id.clone(),
-                name: i.name.clone(),
-                media_type: i.media_type.clone(),
-                data: i.data.clone(),
-                size_bytes: i.size_bytes,
-            })
-            .collect(),
+        images: attachments(&input.images),
     });
     let (store, s, i, o) = (
         rt.store.clone(),
@@ -399,17 +403,7 @@ async fn turn_loop(
             let _ = events.send(AgentEvent::Steer(g.text.clone()));
             let item = EventItem::Steer(UserMessage {
                 text: g.text.clone(),
-                images: g
-                    .images
-                    .iter()
-                    .map(|i| ImageAttachment {
-                        id: i.id.clone(),
-                        name: i.name.clone(),
-                        media_type: i.media_type.clone(),
-                        data: i.data.clone(),
-                        size_bytes: i.size_bytes,
-                    })
-                    .collect(),
+                images: attachments(&g.images),
             });
             let seq = persist(&rt.store, scope, sid, owner, item).await;
             history.push(ChatMessage::User {
@@ -534,7 +528,7 @@ async fn turn_loop(
             counters.delta.cached_input_tokens += r.usage.cached_input_tokens as i64;
             counters.delta.output_tokens += r.usage.output_tokens as i64;
             counters.delta.output_elapsed_ms += r.elapsed_ms as i64;
-            counters.records.push(crate::usage_record(r, sid));
+            counters.records.push(crate::usage_record(r, Some(sid)));
         }
         let completion = match result {
             Ok(c) => c,
@@ -788,7 +782,7 @@ async fn compact(
     for r in &collector.records {
         counters
             .records
-            .push(crate::usage_record(r, &input.session_id));
+            .push(crate::usage_record(r, Some(&input.session_id)));
     }
     let text = match summary {
         Ok(c) if !c.text.trim().is_empty() => c.text,

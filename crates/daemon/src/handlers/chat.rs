@@ -20,11 +20,20 @@ use crate::daemon::Daemon;
 use crate::scope::{self, Scope};
 use crate::turns::ActiveTurn;
 
-fn message_param(p: &Params) -> Result<String, MethodError> {
-    Ok(match p.str_opt("message")? {
+/// `message` (or `prompt`) and `images` of a chat or steer; one of them is required.
+fn guidance(p: &Params) -> Result<(String, Vec<seekclaw_agent::UserImage>), MethodError> {
+    let images = parse_images(p)?;
+    let message = match p.str_opt("message")? {
         Some(m) => m.to_string(),
         None => p.str_opt("prompt")?.unwrap_or_default().to_string(),
-    })
+    };
+    if message.trim().is_empty() && images.is_empty() {
+        return Err(MethodError::invalid_param(
+            "message",
+            "params.message or params.images is required",
+        ));
+    }
+    Ok((message, images))
 }
 
 /// The session a chat runs on: the named one, else the connection's current one
@@ -159,14 +168,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
 }
 
 pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let images = parse_images(p)?;
-    let message = message_param(p)?;
-    if message.trim().is_empty() && images.is_empty() {
-        return Err(MethodError::invalid_param(
-            "message",
-            "params.message or params.images is required",
-        ));
-    }
+    let (message, images) = guidance(p)?;
     let level = match p.str_opt("reasoningLevel")? {
         Some(raw) => Some(parse_reasoning_level(raw)?),
         None => None,
@@ -317,14 +319,7 @@ pub fn build_runtime<'p>(
 }
 
 pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let images = parse_images(p)?;
-    let message = message_param(p)?;
-    if message.trim().is_empty() && images.is_empty() {
-        return Err(MethodError::invalid_param(
-            "message",
-            "params.message or params.images is required",
-        ));
-    }
+    let (message, images) = guidance(p)?;
     let request_id = p.i64_opt("requestId")?;
     let session_id = p
         .str_opt("sessionId")?

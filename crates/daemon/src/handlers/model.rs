@@ -24,23 +24,8 @@ pub struct UsageCollector {
 
 impl Observer for UsageCollector {
     fn attempt(&mut self, r: &AttemptRecord) {
-        self.records.push(to_record(r, self.session_id.clone()));
-    }
-}
-
-pub fn to_record(r: &AttemptRecord, session_id: Option<String>) -> UsageRecord {
-    UsageRecord {
-        provider: r.provider.clone(),
-        model: r.model.clone(),
-        session_id,
-        input_tokens: r.usage.uncached_input_tokens(),
-        total_input_tokens: r.usage.total_input_tokens,
-        cached_input_tokens: r.usage.cached_input_tokens,
-        cache_creation_input_tokens: r.usage.cache_creation_input_tokens,
-        output_tokens: r.usage.output_tokens,
-        cost: r.cost,
-        elapsed_ms: r.elapsed_ms,
-        success: r.success,
+        self.records
+            .push(seekclaw_agent::usage_record(r, self.session_id.as_deref()));
     }
 }
 

@@ -23,6 +23,15 @@ fn not_found(name: &str) -> MethodError {
     MethodError::not_found(format!("Profile not found: {name}"))
 }
 
+/// The stored spelling of a profile name (names match case-insensitively).
+fn profile_key(cfg: &seekclaw_config::Config, name: &str) -> Result<String, MethodError> {
+    cfg.profiles
+        .keys()
+        .find(|k| k.eq_ignore_ascii_case(name))
+        .cloned()
+        .ok_or_else(|| not_found(name))
+}
+
 pub async fn list(daemon: &Daemon, id: i64) -> Reply {
     let config = daemon.config.load();
     let mut views: Vec<ProfileView> = config
@@ -97,12 +106,7 @@ pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let chosen = daemon
         .config
         .update(|cfg| {
-            let key = cfg
-                .profiles
-                .keys()
-                .find(|k| k.eq_ignore_ascii_case(&name))
-                .cloned()
-                .ok_or_else(|| not_found(&name))?;
+            let key = profile_key(cfg, &name)?;
             cfg.active_profile = key.clone();
             Ok(key)
         })
@@ -115,12 +119,7 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let removed = daemon
         .config
         .update(|cfg| {
-            let key = cfg
-                .profiles
-                .keys()
-                .find(|k| k.eq_ignore_ascii_case(&name))
-                .cloned()
-                .ok_or_else(|| not_found(&name))?;
+            let key = profile_key(cfg, &name)?;
             if key.eq_ignore_ascii_case(&cfg.active_profile) {
                 return Err(MethodError::new(
                     seekclaw_protocol::ErrorCode::Conflict,
