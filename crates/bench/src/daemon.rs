@@ -174,10 +174,27 @@ impl JsonlClient {
     /// Sends one request line and returns the first answer line (a
     /// request/response method answers with exactly one terminal line).
     pub fn request_line(&mut self, request: &str) -> Result<&[u8]> {
+        self.send(request)?;
+        self.read_line()
+    }
+
+    /// Writes one request line (`\n` appended) in a single write.
+    pub fn send(&mut self, request: &str) -> Result<()> {
         let mut out = Vec::with_capacity(request.len() + 1);
         out.extend_from_slice(request.as_bytes());
         out.push(b'\n');
         self.writer.write_all(&out)?;
+        Ok(())
+    }
+
+    /// Writes bytes holding one or more complete request lines as they are.
+    pub fn send_raw(&mut self, lines: &[u8]) -> Result<()> {
+        self.writer.write_all(lines)?;
+        Ok(())
+    }
+
+    /// Reads the next line, `\n` included (streams: one envelope per call).
+    pub fn read_line(&mut self) -> Result<&[u8]> {
         self.line.clear();
         if self.reader.read_until(b'\n', &mut self.line)? == 0 {
             bail!("connection closed by the server");

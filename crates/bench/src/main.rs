@@ -3,7 +3,7 @@
 //! mean little). Not a test: it prints, it never fails on a slow result.
 //!
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
-//! `seekclaw-bench ping` or `seekclaw-bench startup`.
+//! `seekclaw-bench ping`, `seekclaw-bench startup` or `seekclaw-bench turns`.
 
 mod canned;
 mod cpu;
@@ -14,8 +14,10 @@ mod ping;
 mod populate;
 mod startup;
 mod stats;
+mod turns;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -58,6 +60,35 @@ enum BenchCommand {
         #[arg(long, default_value_t = 5)]
         runs: usize,
     },
+    /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
+    Turns {
+        /// Sections to run (default: all).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        only: Vec<turns::Section>,
+        /// Measured relay runs per side and transport (after 2 warm-up runs).
+        #[arg(long, default_value_t = 10)]
+        relay_runs: usize,
+        /// Deltas of the relay turn.
+        #[arg(long, default_value_t = 2000)]
+        relay_deltas: usize,
+        /// Concurrent turns (a multiple of --connections).
+        #[arg(long, default_value_t = 500)]
+        turns: usize,
+        #[arg(long, default_value_t = 50)]
+        connections: usize,
+        /// Deltas of each concurrent turn's answer.
+        #[arg(long, default_value_t = 100)]
+        turn_deltas: usize,
+        /// How long the tool-call replies hold their headers in the concurrent section (ms).
+        #[arg(long, default_value_t = turns::DEFAULT_TOOL_DELAY.as_millis() as u64)]
+        tool_delay_ms: u64,
+        /// Cancelled turns per cancel point.
+        #[arg(long, default_value_t = 50)]
+        cancels: usize,
+        /// Turns timed to their first envelope.
+        #[arg(long, default_value_t = 100)]
+        first_events: usize,
+    },
 }
 
 fn main() -> Result<()> {
@@ -91,6 +122,31 @@ fn main() -> Result<()> {
             home,
             runs,
             json: cli.json,
+        }),
+        BenchCommand::Turns {
+            only,
+            relay_runs,
+            relay_deltas,
+            turns,
+            connections,
+            turn_deltas,
+            tool_delay_ms,
+            cancels,
+            first_events,
+        } => turns::run(&turns::TurnsArgs {
+            bin: &bin,
+            json: cli.json,
+            sections: only,
+            relay_runs,
+            relay_deltas,
+            concurrent: turns::ConcurrentPlan {
+                turns,
+                connections,
+                deltas: turn_deltas,
+                tool_delay: Duration::from_millis(tool_delay_ms),
+            },
+            cancels,
+            first_events,
         }),
     }
 }

@@ -48,6 +48,28 @@ impl Timings {
     }
 }
 
+/// Count, median, p99 and max: the tail of many latency samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tail {
+    pub n: usize,
+    pub p50: Duration,
+    pub p99: Duration,
+    pub max: Duration,
+}
+
+impl Tail {
+    pub fn of(samples: &[Duration]) -> Option<Tail> {
+        let mut s = samples.to_vec();
+        s.sort();
+        Some(Tail {
+            n: s.len(),
+            p50: percentile_sorted(&s, 50.0)?,
+            p99: percentile_sorted(&s, 99.0)?,
+            max: *s.last()?,
+        })
+    }
+}
+
 /// Milliseconds with fractions, for printing and JSON.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -87,6 +109,19 @@ mod tests {
         assert_eq!(t.p95, Duration::from_millis(5));
         assert_eq!(t.max, Duration::from_millis(5));
         assert!(Timings::of(&[]).is_none());
+        let tail = Tail::of(
+            &(1..=100)
+                .rev()
+                .map(Duration::from_millis)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(
+            (tail.n, tail.p50, tail.p99),
+            (100, Duration::from_millis(50), Duration::from_millis(99))
+        );
+        assert_eq!(tail.max, Duration::from_millis(100));
+        assert!(Tail::of(&[]).is_none());
         assert_eq!(ms(Duration::from_micros(1500)), 1.5);
     }
 }

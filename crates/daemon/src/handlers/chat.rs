@@ -234,7 +234,15 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
         tokio::select! {
             biased;
             Some(ev) = rx.recv() => {
-                conn.outbox.send(&envelope(id, &sid, ev)).await;
+                // Everything already produced goes out as one queued chunk: a fast
+                // stream of deltas costs one hand-off per batch, not per delta.
+                let mut lines = Vec::with_capacity(256);
+                envelope(id, &sid, ev).write_line(&mut lines);
+                while lines.len() < 64 * 1024 {
+                    let Ok(ev) = rx.try_recv() else { break };
+                    envelope(id, &sid, ev).write_line(&mut lines);
+                }
+                conn.outbox.send_line(lines).await;
             }
             outcome = &mut turn => break outcome,
         }
