@@ -1,6 +1,8 @@
 //! `seekclaw`: runs the daemon and talks to it.
 
 mod admin;
+mod client;
+mod schedule;
 
 use std::process::ExitCode;
 
@@ -46,6 +48,9 @@ enum Command {
     /// Inspect models.
     #[command(subcommand)]
     Model(admin::ModelCommand),
+    /// Manage scheduled tasks on the running daemon.
+    #[command(subcommand)]
+    Schedule(schedule::ScheduleCommand),
 }
 
 fn main() -> ExitCode {
@@ -75,6 +80,11 @@ fn main() -> ExitCode {
             Home::from_env()
                 .map_err(Into::into)
                 .and_then(|h| admin::model(&h, cmd)),
+        ),
+        Command::Schedule(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| schedule::schedule(&h, cmd)),
         ),
     }
 }

@@ -337,14 +337,27 @@ impl Default for McpServer {
 pub struct DaemonSettings {
     /// A client whose outbound queue stays full this long is disconnected.
     pub slow_client_timeout_seconds: u64,
+    /// How often the scheduler looks for due tasks (it also wakes for the
+    /// nearest known occurrence, so this bounds lateness, not precision).
+    pub scheduler_tick_milliseconds: u64,
+    /// Hidden (written only when set): lets `agent.scheduledTurnTimeoutSeconds`
+    /// go below its 60 s floor, so tests can exercise the timeout quickly.
+    #[serde(skip_serializing_if = "is_false")]
+    pub allow_short_scheduled_timeouts: bool,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for DaemonSettings {
     fn default() -> Self {
         DaemonSettings {
             slow_client_timeout_seconds: 10,
+            scheduler_tick_milliseconds: 10_000,
+            allow_short_scheduled_timeouts: false,
             extra: Map::new(),
         }
     }

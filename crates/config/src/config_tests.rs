@@ -70,6 +70,24 @@ fn default_values() {
     assert_eq!(a.max_concurrent_scheduled_turns, 4);
     assert!(c.mcp.servers.is_empty());
     assert_eq!(c.daemon.slow_client_timeout_seconds, 10);
+    assert_eq!(c.daemon.scheduler_tick_milliseconds, 10_000);
+    assert!(!c.daemon.allow_short_scheduled_timeouts);
+}
+
+#[test]
+fn short_scheduled_timeouts_flag_is_hidden_unless_set() {
+    let text = save_and_read(&Config::default());
+    assert!(
+        text.contains("\"schedulerTickMilliseconds\": 10000"),
+        "{text}"
+    );
+    assert!(!text.contains("allowShortScheduledTimeouts"), "{text}");
+    let c = load(
+        r#"{ "daemon": { "allowShortScheduledTimeouts": true, "schedulerTickMilliseconds": 50 } }"#,
+    );
+    assert!(c.daemon.allow_short_scheduled_timeouts);
+    assert_eq!(c.daemon.scheduler_tick_milliseconds, 50);
+    assert!(save_and_read(&c).contains("\"allowShortScheduledTimeouts\": true"));
 }
 
 #[test]

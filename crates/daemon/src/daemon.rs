@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use seekclaw_config::Home;
-use seekclaw_protocol::MethodError;
+use seekclaw_protocol::{Envelope, MethodError};
 use seekclaw_store::{EventItem, Store, TerminalStatus, TurnTerminal};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -50,6 +50,25 @@ impl Connections {
     pub fn count(&self) -> usize {
         self.open.lock().map(|o| o.len()).unwrap_or(0)
     }
+
+    /// Sends `env` to every open connection. Each send is its own task, so a
+    /// client that is slow to read delays (and eventually disconnects) only itself.
+    pub fn broadcast(&self, env: &Envelope) {
+        let outboxes: Vec<Outbox> = match self.open.lock() {
+            Ok(open) => open.values().cloned().collect(),
+            Err(_) => return,
+        };
+        if outboxes.is_empty() {
+            return;
+        }
+        let line = env.to_line();
+        for outbox in outboxes {
+            let line = line.clone();
+            tokio::spawn(async move {
+                outbox.send_line(line).await;
+            });
+        }
+    }
 }
 
 /// State shared by every connection and request.
@@ -75,6 +94,8 @@ pub struct Daemon {
     pub tools: seekclaw_tools::Registry,
     /// Running turns, one per session.
     pub turns: crate::turns::Turns,
+    /// Scheduled tasks: the tick loop's state and the runs in progress.
+    pub scheduler: crate::scheduler::Scheduler,
     pub slow_client_timeout: Duration,
     next_conn: AtomicU64,
 }
@@ -122,33 +143,43 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
             .map_err(|e| DaemonError::Startup(e.to_string()))?
             .map_err(DaemonError::Store)?
     };
-    let config = ConfigService::new(home.clone());
-    config.ensure_files();
-    let slow = config.slow_client_timeout();
-    let workspace = seekclaw_config::detect_root(&opts.cwd, &home);
-    let daemon = Arc::new(Daemon {
-        home,
-        cwd: opts.cwd,
-        store,
-        config,
-        workspace: RwLock::new(workspace),
-        admin_gate: tokio::sync::Mutex::new(()),
-        shutdown: CancellationToken::new(),
-        kill: CancellationToken::new(),
-        connections: Connections::default(),
-        providers: seekclaw_providers::Providers::new(),
-        locks: Arc::new(seekclaw_tools::WriteLocks::new()),
-        tools: seekclaw_tools::builtin_registry(),
-        turns: crate::turns::Turns::default(),
-        slow_client_timeout: slow,
-        next_conn: AtomicU64::new(1),
-    });
+    let daemon = Arc::new(Daemon::new(home, opts.cwd, store));
+    daemon.config.ensure_files();
     recover_interrupted_turns(&daemon).await;
     signals.watch(daemon.shutdown.clone());
     // Listen last: a client that connects finds config, store and workspace ready.
     let endpoint = endpoint::bind_listener(&daemon.home, lock)?;
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
+    crate::scheduler::start(&daemon);
     serve(&daemon, endpoint).await
+}
+
+impl Daemon {
+    /// The shared state over an open store; nothing runs yet.
+    pub(crate) fn new(home: Home, cwd: PathBuf, store: Store) -> Daemon {
+        let config = ConfigService::new(home.clone());
+        let slow = config.slow_client_timeout();
+        let workspace = seekclaw_config::detect_root(&cwd, &home);
+        let shutdown = CancellationToken::new();
+        Daemon {
+            home,
+            cwd,
+            store,
+            config,
+            workspace: RwLock::new(workspace),
+            admin_gate: tokio::sync::Mutex::new(()),
+            scheduler: crate::scheduler::Scheduler::new(shutdown.child_token()),
+            shutdown,
+            kill: CancellationToken::new(),
+            connections: Connections::default(),
+            providers: seekclaw_providers::Providers::new(),
+            locks: Arc::new(seekclaw_tools::WriteLocks::new()),
+            tools: seekclaw_tools::builtin_registry(),
+            turns: crate::turns::Turns::default(),
+            slow_client_timeout: slow,
+            next_conn: AtomicU64::new(1),
+        }
+    }
 }
 
 /// Turns left without a terminal by a crash or `kill -9` get an `interrupted` one.
@@ -248,6 +279,9 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
         }
     }
     tracing::info!("shutting down");
+    // Scheduled runs are cancelled now and record `cancelled` while clients
+    // drain (their `schedule.updated` may still reach them).
+    daemon.scheduler.stop();
     connections.close();
     if tokio::time::timeout(SHUTDOWN_GRACE, connections.wait())
         .await
@@ -256,6 +290,7 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
         daemon.kill.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(1), connections.wait()).await;
     }
+    daemon.scheduler.wait_stopped().await;
     let store = daemon.store.clone();
     match tokio::task::spawn_blocking(move || store.checkpoint()).await {
         Ok(Ok(())) => {}

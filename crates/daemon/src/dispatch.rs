@@ -7,7 +7,9 @@ use seekclaw_protocol::{Envelope, Method, MethodError, ProtocolInfo, Request, Se
 
 use crate::connection::Connection;
 use crate::daemon::Daemon;
-use crate::handlers::{chat, model, profile, project, provider, session, system, workspace};
+use crate::handlers::{
+    chat, model, profile, project, provider, schedule, session, system, workspace,
+};
 
 /// Handles methods that answer without I/O, straight from the read loop.
 pub fn inline(method: Method, req: &Request) -> Envelope {
@@ -48,6 +50,11 @@ pub async fn handle(
         Method::RoutingGet => profile::routing_get(d, id).await,
         Method::RoutingSet => profile::routing_set(d, id, p).await,
         Method::PromptOptimize => model::prompt_optimize(d, id, p).await,
+        Method::ScheduleList => schedule::list(d, id).await,
+        Method::ScheduleCreate | Method::ScheduleUpdate => schedule::upsert(d, id, p).await,
+        Method::ScheduleToggle => schedule::toggle(d, id, p).await,
+        Method::ScheduleDelete => schedule::delete(d, id, p).await,
+        Method::ScheduleRun => schedule::run(daemon, id, p).await,
         Method::ProfileList => profile::list(d, id).await,
         Method::ProfileUpsert => profile::upsert(d, id, p).await,
         Method::ProfileUse => profile::use_profile(d, id, p).await,

@@ -11,6 +11,7 @@ mod framing;
 mod handlers;
 mod headless;
 mod outbox;
+mod scheduler;
 mod scope;
 mod turns;
 

@@ -130,6 +130,12 @@ method_table! {
     RoutingGet => "routing.get" [] Task [Routing];
     RoutingSet => "routing.set" [] Exclusive [Routing];
     PromptOptimize => "prompt.optimize" [] Task [PromptOptimize];
+    ScheduleList => "schedule.list" [] Task [Schedule];
+    ScheduleCreate => "schedule.create" [] Exclusive [Schedule];
+    ScheduleUpdate => "schedule.update" [] Exclusive [Schedule];
+    ScheduleToggle => "schedule.toggle" [] Exclusive [Schedule];
+    ScheduleDelete => "schedule.delete" [] Exclusive [Schedule];
+    ScheduleRun => "schedule.run" [] Task [Schedule];
     ProfileList => "profile.list" [] Task [Profile];
     ProfileUpsert => "profile.upsert" [] Exclusive [Profile];
     ProfileUse => "profile.use" [] Exclusive [Profile];
@@ -224,6 +230,13 @@ mod tests {
         assert_eq!(names.len(), info.methods.len());
         assert!(info.methods.contains(&"session.truncate"));
         assert!(info.capabilities.contains(&"session"));
+        assert!(info.capabilities.contains(&"schedule"));
+        let at = |m: &str| info.methods.iter().position(|x| *x == m).unwrap();
+        // Reference order: after prompt.optimize, before the profile methods.
+        assert!(at("prompt.optimize") < at("schedule.list"));
+        assert!(at("schedule.list") < at("schedule.create"));
+        assert!(at("schedule.create") < at("schedule.update"));
+        assert!(at("schedule.run") < at("profile.list"));
         assert!(!info.capabilities.contains(&"chat") || info.methods.contains(&"chat"));
     }
 }

@@ -267,6 +267,64 @@ impl ProjectRemoveParams {
     }
 }
 
+/// `schedule.create` / `schedule.update` (one handler: upsert by id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleUpsertParams {
+    pub id: Option<String>,
+    pub name: String,
+    pub prompt: String,
+    pub cron: String,
+    pub workspace: Option<String>,
+    pub enabled: bool,
+}
+
+impl ScheduleUpsertParams {
+    pub fn parse(p: &Params) -> ParamResult<Self> {
+        let non_blank = |s: Option<&str>| {
+            s.map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        Ok(ScheduleUpsertParams {
+            id: non_blank(p.str_opt("id")?),
+            name: p.str_req("name")?.trim().to_string(),
+            prompt: p.str_req("prompt")?.to_string(),
+            cron: p.str_req("cron")?.trim().to_string(),
+            workspace: non_blank(p.str_opt("workspace")?),
+            enabled: p.bool_opt("enabled")?.unwrap_or(true),
+        })
+    }
+}
+
+/// `schedule.toggle`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleToggleParams {
+    pub id: String,
+    pub enabled: bool,
+}
+
+impl ScheduleToggleParams {
+    pub fn parse(p: &Params) -> ParamResult<Self> {
+        let id = p.str_req("id")?.trim().to_string();
+        // The reference has one message for a missing and a mistyped flag.
+        let Some(Value::Bool(enabled)) = p.raw("enabled") else {
+            return Err(MethodError::invalid_param(
+                "enabled",
+                "params.enabled (boolean) is required",
+            ));
+        };
+        Ok(ScheduleToggleParams {
+            id,
+            enabled: *enabled,
+        })
+    }
+}
+
+/// `schedule.delete`, `schedule.run`: the task id.
+pub fn schedule_id(p: &Params) -> ParamResult<String> {
+    Ok(p.str_req("id")?.trim().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +369,50 @@ mod tests {
         assert_eq!((u.title, u.network_enabled), (Some(None), Some(true)));
         let u = SessionUpdateParams::parse(&params(json!({"id":"a","title":" T "}))).unwrap();
         assert_eq!(u.title, Some(Some("T".into())));
+    }
+
+    #[test]
+    fn schedule_params() {
+        let u = ScheduleUpsertParams::parse(&params(
+            json!({"name":" n ","prompt":"p","cron":" * * * * * ","workspace":" ","id":""}),
+        ))
+        .unwrap();
+        assert_eq!(
+            (
+                u.id,
+                u.name.as_str(),
+                u.cron.as_str(),
+                u.workspace,
+                u.enabled
+            ),
+            (None, "n", "* * * * *", None, true)
+        );
+        for (missing, msg) in [
+            (json!({"prompt":"p","cron":"c"}), "params.name is required"),
+            (json!({"name":"n","cron":"c"}), "params.prompt is required"),
+            (json!({"name":"n","prompt":"p"}), "params.cron is required"),
+        ] {
+            assert_eq!(
+                ScheduleUpsertParams::parse(&params(missing))
+                    .unwrap_err()
+                    .message,
+                msg
+            );
+        }
+        for bad in [json!({"id":"a"}), json!({"id":"a","enabled":"true"})] {
+            assert_eq!(
+                ScheduleToggleParams::parse(&params(bad))
+                    .unwrap_err()
+                    .message,
+                "params.enabled (boolean) is required"
+            );
+        }
+        let t = ScheduleToggleParams::parse(&params(json!({"id":" a ","enabled":false}))).unwrap();
+        assert_eq!((t.id.as_str(), t.enabled), ("a", false));
+        assert_eq!(
+            schedule_id(&params(json!({}))).unwrap_err().message,
+            "params.id is required"
+        );
     }
 
     #[test]

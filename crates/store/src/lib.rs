@@ -13,6 +13,7 @@ mod items;
 mod model;
 mod projection;
 mod projects;
+mod schedules;
 mod schema;
 mod sessions;
 mod store;
@@ -27,6 +28,10 @@ pub use items::{
 };
 pub use model::{NewSession, Project, SessionHeader, SessionPatch, StoreStats, UsageDelta};
 pub use projection::{Message, SUMMARY_PREFIX, ToolCallRef, project};
+pub use schedules::{
+    Claim, ClaimRow, DEFAULT_TASK_NAME, INTERRUPTED_RUN, MANUAL_OCCURRENCE_PREFIX, RunRecord,
+    RunStatus, ScheduleDraft, ScheduleSlot, ScheduledTask, display_name,
+};
 pub use schema::LATEST_VERSION as SCHEMA_VERSION;
 pub use sessions::HeaderRow;
 pub use store::Store;

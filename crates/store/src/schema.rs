@@ -119,8 +119,16 @@ const V2: &str = r#"
 CREATE INDEX sessions_scope_updated ON sessions (scope, updated_at DESC);
 "#;
 
+/// V3: a scheduled run's claim names the session it created (so a run cut off
+/// by a crash still links to its session), and start-up finds the claims a
+/// crashed daemon left open without a scan.
+const V3: &str = r#"
+ALTER TABLE schedule_claims ADD COLUMN session_id TEXT NULL;
+CREATE INDEX schedule_claims_open ON schedule_claims (task_id) WHERE finished_at IS NULL;
+"#;
+
 /// Schema batches in order; index + 1 is the resulting `user_version`.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

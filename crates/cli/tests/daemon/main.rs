@@ -7,6 +7,7 @@ mod lifecycle;
 mod projects;
 mod protocol;
 mod providers;
+mod schedule;
 mod sessions;
 mod workspace;
 

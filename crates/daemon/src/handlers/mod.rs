@@ -6,6 +6,7 @@ pub mod model;
 pub mod profile;
 pub mod project;
 pub mod provider;
+pub mod schedule;
 pub mod session;
 pub mod system;
 pub mod workspace;

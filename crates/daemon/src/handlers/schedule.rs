@@ -1,0 +1,99 @@
+//! `schedule.*`: scheduled tasks (reference §2.4 and §7.1). Edits wake the
+//! scheduler so a changed next run is honoured at once.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::Utc;
+use seekclaw_config::normalize_path;
+use seekclaw_protocol::params::{ScheduleToggleParams, ScheduleUpsertParams, schedule_id};
+use seekclaw_protocol::{Envelope, MethodError, Params};
+use seekclaw_store::{ScheduleDraft, format_iso};
+
+use super::Reply;
+use crate::daemon::Daemon;
+use crate::scheduler::CancelReason;
+use crate::scheduler::cron::{CronSchedule, next_run_iso};
+
+fn not_found(id: &str) -> MethodError {
+    MethodError::not_found(format!("Scheduled task not found: {id}"))
+}
+
+/// `schedule.list`: every task, newest first, compact.
+pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+    let tasks = daemon.db(|s| s.list_schedules()).await?;
+    Ok(Envelope::json_result(id, &tasks))
+}
+
+/// `schedule.create` and `schedule.update`: upsert by id (an unknown id creates
+/// the task with that id). The next run is strictly after now, in UTC.
+pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let params = ScheduleUpsertParams::parse(p)?;
+    let cron = CronSchedule::parse(&params.cron)
+        .map_err(|e| MethodError::invalid_param("cron", e.to_string()))?;
+    let workspace = match params.workspace {
+        Some(raw) if raw.contains('\0') => {
+            return Err(MethodError::invalid_param(
+                "workspace",
+                format!("Invalid workspace path: {raw}"),
+            ));
+        }
+        // Kept as given (made absolute): a missing folder means the global
+        // scope at run time, as in the original, not an error now.
+        Some(raw) => Some(
+            normalize_path(Path::new(&raw), &daemon.cwd)
+                .display()
+                .to_string(),
+        ),
+        None => None,
+    };
+    let next_run_at = if params.enabled {
+        cron.next_after(Utc::now()).map(format_iso)
+    } else {
+        None
+    };
+    let draft = ScheduleDraft {
+        id: params
+            .id
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+        name: params.name,
+        workspace,
+        prompt: params.prompt,
+        cron: params.cron,
+        enabled: params.enabled,
+        next_run_at,
+    };
+    let task = daemon.db(move |s| s.upsert_schedule(&draft)).await?;
+    daemon.scheduler.wake();
+    Ok(Envelope::json_result(id, &task))
+}
+
+/// `schedule.toggle`: disabling clears the next run, enabling recomputes it.
+pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let params = ScheduleToggleParams::parse(p)?;
+    let (tid, enabled) = (params.id.clone(), params.enabled);
+    let task = daemon
+        .db(move |s| s.set_schedule_enabled(&tid, enabled, |t| next_run_iso(&t.cron, Utc::now())))
+        .await?
+        .ok_or_else(|| not_found(&params.id))?;
+    daemon.scheduler.wake();
+    Ok(Envelope::json_result(id, &task))
+}
+
+/// `schedule.delete`: `ok` whether or not the task existed; a run in progress
+/// is cancelled.
+pub async fn delete(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let tid = schedule_id(p)?;
+    daemon.scheduler.cancel(&tid, CancelReason::Deleted);
+    let key = tid.clone();
+    daemon.db(move |s| s.delete_schedule(&key)).await?;
+    daemon.scheduler.wake();
+    Ok(Envelope::result(id, "ok"))
+}
+
+/// `schedule.run`: starts a run now and answers `started` without waiting.
+pub async fn run(daemon: &Arc<Daemon>, id: i64, p: &Params) -> Reply {
+    let tid = schedule_id(p)?;
+    crate::scheduler::start_manual(daemon, &tid).await?;
+    Ok(Envelope::result(id, "started"))
+}

@@ -1,0 +1,402 @@
+//! One scheduled run: claim, a fresh session titled `<name> (scheduled)` in the
+//! task's workspace (global when it has none or it is gone), one agent turn with
+//! the daemon's shared providers, tools and write locks under a wall-clock
+//! limit, and the outcome stored on the task and broadcast as `schedule.updated`.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::Utc;
+use seekclaw_agent::{SteerQueue, TurnInput, TurnOutcome, owner_id, run_turn};
+use seekclaw_config::ReasoningLevel;
+use seekclaw_protocol::{Envelope, MethodError};
+use seekclaw_store::{
+    Claim, NewSession, RunRecord, RunStatus, ScheduleSlot, ScheduledTask, StoreError,
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::Settings;
+use super::cron::next_run_iso;
+use crate::daemon::Daemon;
+use crate::handlers::chat::build_runtime;
+use crate::handlers::session::new_session_id;
+use crate::scope::Scope;
+use crate::turns::ActiveTurn;
+
+/// `last_output` keeps at most this many characters of the final answer.
+pub const OUTPUT_LIMIT_CHARS: usize = 4000;
+/// After cancelling a turn, how long it may take to wind down and record its end.
+const SETTLE_GRACE: Duration = Duration::from_secs(10);
+
+/// Why a run was cancelled, for its `last_error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelReason {
+    Timeout(Duration),
+    Shutdown,
+    Deleted,
+}
+
+impl CancelReason {
+    pub fn message(self) -> String {
+        match self {
+            CancelReason::Timeout(limit) => format!(
+                "The run took longer than {} seconds and was stopped (agent.scheduledTurnTimeoutSeconds).",
+                limit.as_secs()
+            ),
+            CancelReason::Shutdown => "The run was cancelled because the daemon stopped.".into(),
+            CancelReason::Deleted => "The run was cancelled because its task was deleted.".into(),
+        }
+    }
+}
+
+type ReasonSlot = Arc<Mutex<Option<CancelReason>>>;
+
+/// Starts the due occurrence `slot` unless the task is already running:
+/// claims it, then runs it. Returns whether a run task was started.
+pub(super) fn start_scheduled(
+    daemon: &Arc<Daemon>,
+    slot: ScheduleSlot,
+    settings: &Settings,
+) -> bool {
+    let Some((cancel, reason)) = daemon.scheduler.reserve(&slot.id) else {
+        return false;
+    };
+    let d = daemon.clone();
+    let settings = *settings;
+    daemon.scheduler.runs.spawn(async move {
+        let (id, occurrence) = (slot.id.clone(), slot.next_run_at.clone());
+        let claimed = d
+            .db(move |s| {
+                s.claim_occurrence(&id, &occurrence, |t| next_run_iso(&t.cron, Utc::now()))
+            })
+            .await;
+        match claimed {
+            Ok(Claim::Claimed(task)) => {
+                run_claimed(&d, *task, slot.next_run_at, cancel, reason, settings).await;
+            }
+            Ok(Claim::Taken) => {
+                tracing::info!(task = %slot.id, occurrence = %slot.next_run_at, "occurrence already claimed elsewhere; skipped");
+            }
+            Ok(Claim::Stale) => {}
+            Err(e) => tracing::error!(task = %slot.id, error = %e.message, "cannot claim a scheduled occurrence"),
+        }
+        d.scheduler.release(&slot.id);
+    });
+    true
+}
+
+/// `schedule.run`: claims a manual run and starts it in the background. A task
+/// that is already running is left alone (answered `Ok` all the same).
+pub async fn start_manual(daemon: &Arc<Daemon>, task_id: &str) -> Result<(), MethodError> {
+    let Some((cancel, reason)) = daemon.scheduler.reserve(task_id) else {
+        return Ok(());
+    };
+    let id = task_id.to_string();
+    let claimed = daemon.db(move |s| s.claim_manual_run(&id)).await;
+    let (task, occurrence) = match claimed {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            daemon.scheduler.release(task_id);
+            return Err(MethodError::not_found(format!(
+                "Scheduled task not found: {task_id}"
+            )));
+        }
+        Err(e) => {
+            daemon.scheduler.release(task_id);
+            return Err(e);
+        }
+    };
+    let settings = Settings::from_config(&daemon.config.load());
+    let d = daemon.clone();
+    daemon.scheduler.runs.spawn(async move {
+        let id = task.id.clone();
+        run_claimed(&d, task, occurrence, cancel, reason, settings).await;
+        d.scheduler.release(&id);
+    });
+    Ok(())
+}
+
+/// Runs a claimed occurrence to its recorded, broadcast outcome.
+async fn run_claimed(
+    daemon: &Arc<Daemon>,
+    task: ScheduledTask,
+    occurrence: String,
+    cancel: CancellationToken,
+    reason: ReasonSlot,
+    settings: Settings,
+) {
+    let started_at = seekclaw_store::now_iso();
+    tracing::info!(task = %task.id, name = %task.display_name, occurrence = %occurrence, "scheduled run starts");
+    let record = match execute(daemon, &task, &occurrence, &cancel, &reason, &settings).await {
+        Ok(Outcome {
+            status,
+            error,
+            output,
+            session_id,
+        }) => RunRecord {
+            started_at,
+            status,
+            error,
+            output,
+            session_id,
+        },
+        Err((message, session_id)) => RunRecord {
+            started_at,
+            status: RunStatus::Error,
+            error: Some(message),
+            output: None,
+            session_id,
+        },
+    };
+    tracing::info!(task = %task.id, status = record.status.as_str(), "scheduled run ended");
+    let (id, occ, rec) = (task.id.clone(), occurrence, record.clone());
+    let stored = daemon
+        .db(move |s| s.finish_run(&id, &occ, &rec, |t| next_run_iso(&t.cron, Utc::now())))
+        .await;
+    let name = match stored {
+        Ok(Some(t)) => t.display_name,
+        Ok(None) => task.display_name.clone(),
+        Err(e) => {
+            tracing::error!(task = %task.id, error = %e.message, "cannot record a scheduled run");
+            task.display_name.clone()
+        }
+    };
+    daemon
+        .connections
+        .broadcast(&updated(&task.id, &name, &record));
+}
+
+/// `schedule.updated` (reference §3): data is the task id.
+fn updated(task_id: &str, name: &str, r: &RunRecord) -> Envelope {
+    let mut details = json!({"taskId": task_id, "name": name, "status": r.status.as_str()});
+    if let Some(sid) = &r.session_id {
+        details["sessionId"] = json!(sid);
+    }
+    if let Some(err) = &r.error {
+        details["error"] = json!(err);
+    }
+    Envelope::new(0, "schedule.updated", task_id).with_details(details)
+}
+
+struct Outcome {
+    status: RunStatus,
+    error: Option<String>,
+    output: Option<String>,
+    session_id: Option<String>,
+}
+
+/// The scope a task runs in: its workspace's project root, else global.
+fn task_scope(daemon: &Daemon, task: &ScheduledTask) -> Scope {
+    match task.workspace.as_deref().map(str::trim) {
+        Some(ws) if !ws.is_empty() && Path::new(ws).is_dir() => {
+            Scope::of_root(&seekclaw_config::detect_root(Path::new(ws), &daemon.home))
+        }
+        Some(ws) if !ws.is_empty() => {
+            tracing::warn!(task = %task.id, workspace = ws, "workspace not found; running in the global scope");
+            Scope::global()
+        }
+        _ => Scope::global(),
+    }
+}
+
+async fn execute(
+    daemon: &Arc<Daemon>,
+    task: &ScheduledTask,
+    occurrence: &str,
+    cancel: &CancellationToken,
+    reason: &ReasonSlot,
+    settings: &Settings,
+) -> Result<Outcome, (String, Option<String>)> {
+    let config = daemon.config.load();
+    let scope = task_scope(daemon, task);
+    let level = config.agent.reasoning_level;
+    let new = NewSession {
+        scope: scope.key.clone(),
+        id: String::new(),
+        workspace: scope.workspace_string(),
+        title: Some(format!("{} (scheduled)", task.display_name)),
+        reasoning_level: level.as_str().to_string(),
+        network_enabled: true,
+    };
+    let (tid, occ) = (task.id.clone(), occurrence.to_string());
+    let session = daemon
+        .db(move |s| {
+            // Ids carry 24 random bits per second; retry the rare clash.
+            let mut attempt = 0;
+            let header = loop {
+                let candidate = NewSession {
+                    id: new_session_id(),
+                    ..new.clone()
+                };
+                match s.create_session(&candidate) {
+                    Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
+                    other => break other?,
+                }
+            };
+            s.set_claim_session(&tid, &occ, &header.id)?;
+            Ok(header)
+        })
+        .await
+        .map_err(|e| {
+            (
+                format!("Cannot create the run's session: {}", e.message),
+                None,
+            )
+        })?;
+    let sid = session.id.clone();
+    let fail = |msg: String| (msg, Some(sid.clone()));
+    if cancel.is_cancelled() {
+        let why = reason_of(reason);
+        return Ok(cancelled(why, String::new(), sid));
+    }
+    let runtime = build_runtime(
+        &daemon.home,
+        config,
+        &daemon.store,
+        &daemon.providers,
+        &daemon.tools,
+        &daemon.locks,
+        &scope,
+    )
+    .map_err(|e| fail(e.message))?;
+    let steer = SteerQueue::new();
+    // Registered like a client's turn (connection 0 is no connection), so
+    // `agent.steer` by session id and `doctor` see it.
+    let Some(_guard) = daemon.turns.start(ActiveTurn {
+        session_id: sid.clone(),
+        request_id: 0,
+        connection: 0,
+        cancel: cancel.clone(),
+        steer: steer.clone(),
+    }) else {
+        return Err(fail(format!("Session {sid} is already running a turn")));
+    };
+    let owner = owner_id(&sid);
+    let input = TurnInput {
+        scope: scope.key.clone(),
+        session_id: sid.clone(),
+        message: task.prompt.clone(),
+        images: Vec::new(),
+        reasoning: ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level),
+        network_enabled: true,
+    };
+    // Nobody watches a scheduled turn live: its events are dropped (the
+    // session log keeps everything).
+    let (events, _) = tokio::sync::mpsc::unbounded_channel();
+    let turn = run_turn(&runtime, input, &owner, &steer, &events, cancel);
+    tokio::pin!(turn);
+    let mut timed_out = false;
+    let outcome = tokio::select! {
+        outcome = &mut turn => Some(outcome),
+        _ = tokio::time::sleep(settings.turn_timeout) => {
+            timed_out = true;
+            cancel.cancel();
+            tokio::time::timeout(SETTLE_GRACE, &mut turn).await.ok()
+        }
+        _ = cancel.cancelled() => tokio::time::timeout(SETTLE_GRACE, &mut turn).await.ok(),
+    };
+    daemon.locks.release_all(&owner);
+    let outcome = match outcome {
+        Some(o) => o,
+        None => {
+            // The turn did not wind down: it is dropped, so clear its marker here.
+            tracing::warn!(session = %sid, "scheduled turn ignored cancellation; abandoned");
+            let (key, s) = (scope.key.clone(), sid.clone());
+            let _ = daemon
+                .db(move |st| st.set_active_turn(&key, &s, None))
+                .await;
+            TurnOutcome::Cancelled(String::new())
+        }
+    };
+    Ok(match outcome {
+        TurnOutcome::Done(text) => Outcome {
+            status: RunStatus::Success,
+            error: None,
+            output: Some(cut(&text)),
+            session_id: Some(sid),
+        },
+        TurnOutcome::Failed(err) => Outcome {
+            status: RunStatus::Error,
+            error: Some(err),
+            output: None,
+            session_id: Some(sid),
+        },
+        TurnOutcome::Cancelled(text) => {
+            let why = if timed_out {
+                CancelReason::Timeout(settings.turn_timeout)
+            } else {
+                reason_of(reason)
+            };
+            cancelled(why, text, sid)
+        }
+    })
+}
+
+fn cancelled(why: CancelReason, text: String, sid: String) -> Outcome {
+    Outcome {
+        status: RunStatus::Cancelled,
+        error: Some(why.message()),
+        output: (!text.is_empty()).then(|| cut(&text)),
+        session_id: Some(sid),
+    }
+}
+
+/// Whoever cancelled the run left a reason; the daemon stopping is the only
+/// other way a scheduled turn gets cancelled.
+fn reason_of(reason: &ReasonSlot) -> CancelReason {
+    reason
+        .lock()
+        .ok()
+        .and_then(|r| *r)
+        .unwrap_or(CancelReason::Shutdown)
+}
+
+/// The first [`OUTPUT_LIMIT_CHARS`] characters.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(OUTPUT_LIMIT_CHARS) {
+        Some((i, _)) => text[..i].to_string(),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_is_cut_by_characters() {
+        let long: String = "é".repeat(OUTPUT_LIMIT_CHARS + 10);
+        assert_eq!(cut(&long).chars().count(), OUTPUT_LIMIT_CHARS);
+        assert_eq!(cut("short"), "short");
+    }
+
+    #[test]
+    fn updated_envelope_shape() {
+        let r = RunRecord {
+            started_at: "t".into(),
+            status: RunStatus::Cancelled,
+            error: Some("e".into()),
+            output: None,
+            session_id: Some("s".into()),
+        };
+        let line = String::from_utf8(updated("id-1", "n", &r).to_line()).unwrap();
+        assert_eq!(
+            line,
+            "{\"id\":0,\"event\":\"schedule.updated\",\"data\":\"id-1\",\"details\":{\"taskId\":\"id-1\",\"name\":\"n\",\"status\":\"cancelled\",\"sessionId\":\"s\",\"error\":\"e\"}}\n"
+        );
+        let ok = RunRecord {
+            status: RunStatus::Success,
+            error: None,
+            session_id: None,
+            ..r
+        };
+        let v: serde_json::Value =
+            serde_json::from_slice(&updated("i", "n", &ok).to_line()).unwrap();
+        assert_eq!(
+            v["details"],
+            json!({"taskId":"i","name":"n","status":"success"})
+        );
+    }
+}
