@@ -128,7 +128,18 @@ CREATE INDEX schedule_claims_open ON schedule_claims (task_id) WHERE finished_at
 "#;
 
 /// Schema batches in order; index + 1 is the resulting `user_version`.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+/// V4: `session.list` of a scope reads only this index (every header column is in
+/// it), so listing 10,000 sessions makes no table lookups.
+const V4: &str = r#"
+DROP INDEX IF EXISTS sessions_scope_recent;
+CREATE INDEX sessions_scope_recent ON sessions (
+    scope, archived, updated_at DESC, id, title, workspace, reasoning_level, network_enabled,
+    llm_rounds, execution_steps, input_tokens, total_input_tokens, cached_input_tokens,
+    output_tokens, output_elapsed_ms, created_at, active_turn
+);
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
