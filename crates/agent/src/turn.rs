@@ -15,7 +15,7 @@ use seekclaw_providers::types::{
 use seekclaw_providers::usage::AttemptRecord;
 use seekclaw_providers::{Observer, ProviderError, Providers};
 use seekclaw_store::{
-    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Store, Summary, TerminalStatus,
+    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Store, TerminalStatus,
     ToolCall as StoredCall, ToolResult, TurnTerminal, UsageDelta, UsageRecord, UserMessage,
     ViewedImage,
 };
@@ -88,7 +88,13 @@ fn attachments(images: &[UserImage]) -> Vec<ImageAttachment> {
         .collect()
 }
 
-async fn persist(store: &Store, scope: &str, id: &str, turn: &str, item: EventItem) -> Option<u64> {
+pub(crate) async fn persist(
+    store: &Store,
+    scope: &str,
+    id: &str,
+    turn: &str,
+    item: EventItem,
+) -> Option<u64> {
     let (store, scope, id, turn) = (
         store.clone(),
         scope.to_string(),
@@ -162,11 +168,11 @@ impl Observer for StepObserver<'_> {
     }
 }
 
-struct Counters {
+pub(crate) struct Counters {
     rounds: u64,
     steps: u64,
     delta: UsageDelta,
-    records: Vec<UsageRecord>,
+    pub(crate) records: Vec<UsageRecord>,
 }
 
 impl TurnRuntime<'_> {
@@ -463,7 +469,7 @@ async fn turn_loop(
             && let Some(plan) = context::plan_compaction(&history, budget)
         {
             compacted = true;
-            compact(
+            crate::compaction::compact(
                 rt,
                 input,
                 owner,
@@ -674,7 +680,9 @@ async fn turn_loop(
         }
         if mutated && repairs < agent.max_repair_attempts {
             mutated = false;
-            if let Some((command, output)) = verify(rt, events, cancel, step).await {
+            if let Some((command, output)) =
+                crate::verify::verify_turn(rt, events, cancel, step).await
+            {
                 repairs += 1;
                 let text = crate::verify::repair_message(&command, &output);
                 let _ = events.send(AgentEvent::Workflow {
@@ -710,111 +718,4 @@ async fn turn_loop(
         });
         return TurnOutcome::Done(last_text);
     }
-}
-
-/// Runs the project's checks after file changes. Returns the command and its
-/// output when they failed (the turn then repairs), `None` when they passed or
-/// do not apply (global scope, read-only modes, autoVerify off, no command).
-async fn verify(
-    rt: &TurnRuntime<'_>,
-    events: &UnboundedSender<AgentEvent>,
-    cancel: &CancellationToken,
-    step: u32,
-) -> Option<(String, String)> {
-    let root = rt.workspace_root.as_deref()?;
-    let ws = rt.workspace.as_ref();
-    let auto = ws
-        .and_then(|w| w.auto_verify)
-        .unwrap_or(rt.config.agent.auto_verify);
-    if !auto || matches!(rt.mode, AgentMode::Plan | AgentMode::Readonly) {
-        return None;
-    }
-    let kinds = project_kinds(root);
-    let command =
-        crate::verify::verify_command(root, ws.and_then(|w| w.verify_command.as_deref()), &kinds)?;
-    let _ = events.send(AgentEvent::Status("Verifying".into()));
-    let _ = events.send(AgentEvent::Workflow {
-        step,
-        kind: WorkflowKind::Verify,
-        label: "构建验证".into(),
-        detail: command.clone(),
-    });
-    match crate::verify::run_verification(root, &command, cancel).await {
-        crate::verify::Verification::Failed { output } => Some((command, output)),
-        crate::verify::Verification::Passed | crate::verify::Verification::Cancelled => None,
-    }
-}
-
-/// Summarizes the older part of the history with a separate request and appends a
-/// summary covering that range of the log (events are never rewritten). A failure
-/// only warns: fitting then trims instead.
-#[allow(clippy::too_many_arguments)]
-async fn compact(
-    rt: &TurnRuntime<'_>,
-    input: &TurnInput,
-    owner: &str,
-    events: &UnboundedSender<AgentEvent>,
-    cancel: &CancellationToken,
-    step: u32,
-    history: &mut Vec<ChatMessage>,
-    seqs: &mut Vec<Option<u64>>,
-    plan: context::CompactionPlan,
-    counters: &mut Counters,
-) {
-    let _ = events.send(AgentEvent::Status("Compacting context".into()));
-    let _ = events.send(AgentEvent::Workflow {
-        step,
-        kind: WorkflowKind::Compact,
-        label: "压缩记忆".into(),
-        detail: String::new(),
-    });
-    let older = &history[plan.summarize.clone()];
-    let request = context::summary_request(older, 4096);
-    let route = RouteInput {
-        workspace: rt.workspace.as_ref(),
-        ..RouteInput::default()
-    };
-    let mut collector = crate::UsageOnly::default();
-    let summary = rt
-        .providers
-        .chat(&rt.config, &route, &request, &mut collector, cancel)
-        .await;
-    for r in &collector.records {
-        counters
-            .records
-            .push(crate::usage_record(r, Some(&input.session_id)));
-    }
-    let text = match summary {
-        Ok(c) if !c.text.trim().is_empty() => c.text,
-        Ok(_) => {
-            tracing::warn!("compaction returned an empty summary; trimming instead");
-            return;
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "compaction failed; trimming instead");
-            return;
-        }
-    };
-    let covered: Vec<u64> = seqs[plan.summarize.clone()]
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
-    let (Some(&from_seq), Some(&to_seq)) = (covered.iter().min(), covered.iter().max()) else {
-        return;
-    };
-    let item = EventItem::Summary(Summary {
-        text: text.clone(),
-        from_seq,
-        to_seq,
-    });
-    let seq = persist(&rt.store, &input.scope, &input.session_id, owner, item).await;
-    let tail_start = plan.keep_from;
-    let mut new_history = vec![context::summary_message(&text)];
-    new_history.extend(history.drain(tail_start..));
-    let mut new_seqs = vec![seq];
-    new_seqs.extend(seqs.drain(tail_start..));
-    *history = new_history;
-    *seqs = new_seqs;
-    let _ = events.send(AgentEvent::Status("Context compacted".into()));
 }

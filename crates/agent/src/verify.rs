@@ -6,8 +6,13 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+use seekclaw_config::{AgentMode, project_kinds};
 use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+
+use crate::events::{AgentEvent, WorkflowKind};
+use crate::turn::TurnRuntime;
 
 /// Longest a verification may run.
 pub const VERIFY_TIMEOUT: Duration = Duration::from_secs(600);
@@ -148,6 +153,38 @@ pub fn repair_message(command: &str, output: &str) -> String {
         ">>> [verification failed] The checks after your changes failed. Command: `{command}`\n\n{output}\n\n\
          Fix the cause of these errors (re-read the files you changed first), then finish."
     )
+}
+
+/// Runs the project's checks after file changes. Returns the command and its
+/// output when they failed (the turn then repairs), `None` when they passed or
+/// do not apply (global scope, read-only modes, autoVerify off, no command).
+pub(crate) async fn verify_turn(
+    rt: &TurnRuntime<'_>,
+    events: &UnboundedSender<AgentEvent>,
+    cancel: &CancellationToken,
+    step: u32,
+) -> Option<(String, String)> {
+    let root = rt.workspace_root.as_deref()?;
+    let ws = rt.workspace.as_ref();
+    let auto = ws
+        .and_then(|w| w.auto_verify)
+        .unwrap_or(rt.config.agent.auto_verify);
+    if !auto || matches!(rt.mode, AgentMode::Plan | AgentMode::Readonly) {
+        return None;
+    }
+    let kinds = project_kinds(root);
+    let command = verify_command(root, ws.and_then(|w| w.verify_command.as_deref()), &kinds)?;
+    let _ = events.send(AgentEvent::Status("Verifying".into()));
+    let _ = events.send(AgentEvent::Workflow {
+        step,
+        kind: WorkflowKind::Verify,
+        label: "构建验证".into(),
+        detail: command.clone(),
+    });
+    match run_verification(root, &command, cancel).await {
+        Verification::Failed { output } => Some((command, output)),
+        Verification::Passed | Verification::Cancelled => None,
+    }
 }
 
 #[cfg(test)]

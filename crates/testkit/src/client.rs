@@ -73,6 +73,17 @@ impl Client {
         serde_json::from_str(&line).with_context(|| format!("not JSON: {line}"))
     }
 
+    /// Reads until an envelope with event `name` arrives and returns it (envelopes
+    /// read on the way are dropped).
+    pub fn wait_for(&mut self, name: &str) -> Result<Value> {
+        loop {
+            let env = self.next_envelope()?;
+            if env["event"] == name {
+                return Ok(env);
+            }
+        }
+    }
+
     /// Reads until the terminal envelope of `id`; returns every envelope of `id`
     /// (the terminal last). Envelopes of other ids are kept for later reads.
     pub fn collect(&mut self, id: i64) -> Result<Vec<Value>> {

@@ -9,6 +9,7 @@ mod protocol;
 mod providers;
 mod schedule;
 mod sessions;
+mod turn_tools;
 mod workspace;
 
 use std::path::{Path, PathBuf};

@@ -42,6 +42,11 @@ fn options(server: &ProviderServer, extra: Value, env: Vec<(String, String)>) ->
     }
 }
 
+/// Creates a task and returns its id.
+fn create_id(c: &mut Client, params: Value) -> String {
+    create(c, params)["id"].as_str().unwrap().to_string()
+}
+
 fn create(c: &mut Client, params: Value) -> Value {
     c.ok_json("schedule.create", params).unwrap()
 }
@@ -395,13 +400,10 @@ fn a_run_over_its_time_limit_is_cancelled() {
                "daemon": {"allowShortScheduledTimeouts": true}}),
     );
     let mut c = d.connect().unwrap();
-    let id = create(
+    let id = create_id(
         &mut c,
         json!({"name": "Slow", "prompt": "p", "cron": "0 0 1 1 *"}),
-    )["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    );
     let started = Instant::now();
     c.ok("schedule.run", json!({"id": id})).unwrap();
     let ev = wait_event(&mut c, "schedule.updated");
@@ -424,13 +426,10 @@ fn shutdown_cancels_a_running_task() {
     let home = d.home.clone();
     let _tmp = d.take_tempdir();
     let mut c = d.connect().unwrap();
-    let id = create(
+    let id = create_id(
         &mut c,
         json!({"name": "Long", "prompt": "p", "cron": "0 0 1 1 *"}),
-    )["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    );
     c.ok("schedule.run", json!({"id": id})).unwrap();
     wait_requests(&server, 1);
     stop(&mut d);
@@ -453,13 +452,10 @@ fn a_missed_occurrence_runs_once_and_the_schedule_continues_from_now() {
     let home = d.home.clone();
     let _tmp = d.take_tempdir();
     let mut c = d.connect().unwrap();
-    let id = create(
+    let id = create_id(
         &mut c,
         json!({"name": "Often", "prompt": "p", "cron": "*/5 * * * *"}),
-    )["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    );
     stop(&mut d);
     // Down for three hours: 36 occurrences were missed.
     let missed = iso(Utc::now() - chrono::Duration::hours(3));
@@ -487,13 +483,10 @@ fn a_restart_never_runs_a_claimed_occurrence_again() {
     let home = d.home.clone();
     let _tmp = d.take_tempdir();
     let mut c = d.connect().unwrap();
-    let id = create(
+    let id = create_id(
         &mut c,
         json!({"name": "Once", "prompt": "p", "cron": "0 0 1 1 *"}),
-    )["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    );
     stop(&mut d);
     let due = iso(Utc::now() - chrono::Duration::seconds(30));
     sql(

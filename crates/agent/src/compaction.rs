@@ -1,0 +1,86 @@
+//! Context compaction inside a turn: summarize the older part of the history with
+//! a side request and append a summary event covering that range of the log.
+
+use seekclaw_providers::routing::RouteInput;
+use seekclaw_providers::types::ChatMessage;
+use seekclaw_store::{EventItem, Summary};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::context;
+use crate::events::{AgentEvent, WorkflowKind};
+use crate::turn::{Counters, TurnInput, TurnRuntime, persist};
+
+/// Summarizes the older part of the history with a separate request and appends a
+/// summary covering that range of the log (events are never rewritten). A failure
+/// only warns: fitting then trims instead.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn compact(
+    rt: &TurnRuntime<'_>,
+    input: &TurnInput,
+    owner: &str,
+    events: &UnboundedSender<AgentEvent>,
+    cancel: &CancellationToken,
+    step: u32,
+    history: &mut Vec<ChatMessage>,
+    seqs: &mut Vec<Option<u64>>,
+    plan: context::CompactionPlan,
+    counters: &mut Counters,
+) {
+    let _ = events.send(AgentEvent::Status("Compacting context".into()));
+    let _ = events.send(AgentEvent::Workflow {
+        step,
+        kind: WorkflowKind::Compact,
+        label: "压缩记忆".into(),
+        detail: String::new(),
+    });
+    let older = &history[plan.summarize.clone()];
+    let request = context::summary_request(older, 4096);
+    let route = RouteInput {
+        workspace: rt.workspace.as_ref(),
+        ..RouteInput::default()
+    };
+    let mut collector = crate::UsageOnly::default();
+    let summary = rt
+        .providers
+        .chat(&rt.config, &route, &request, &mut collector, cancel)
+        .await;
+    for r in &collector.records {
+        counters
+            .records
+            .push(crate::usage_record(r, Some(&input.session_id)));
+    }
+    let text = match summary {
+        Ok(c) if !c.text.trim().is_empty() => c.text,
+        Ok(_) => {
+            tracing::warn!("compaction returned an empty summary; trimming instead");
+            return;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "compaction failed; trimming instead");
+            return;
+        }
+    };
+    let covered: Vec<u64> = seqs[plan.summarize.clone()]
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let (Some(&from_seq), Some(&to_seq)) = (covered.iter().min(), covered.iter().max()) else {
+        return;
+    };
+    let item = EventItem::Summary(Summary {
+        text: text.clone(),
+        from_seq,
+        to_seq,
+    });
+    let seq = persist(&rt.store, &input.scope, &input.session_id, owner, item).await;
+    let tail_start = plan.keep_from;
+    let mut new_history = vec![context::summary_message(&text)];
+    new_history.extend(history.drain(tail_start..));
+    let mut new_seqs = vec![seq];
+    new_seqs.extend(seqs.drain(tail_start..));
+    *history = new_history;
+    *seqs = new_seqs;
+    let _ = events.send(AgentEvent::Status("Context compacted".into()));
+}
