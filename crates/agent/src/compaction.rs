@@ -75,12 +75,10 @@ pub(crate) async fn compact(
         to_seq,
     });
     let seq = persist(&rt.store, &input.scope, &input.session_id, owner, item).await;
-    let tail_start = plan.keep_from;
-    let mut new_history = vec![context::summary_message(&text)];
-    new_history.extend(history.drain(tail_start..));
+    *history = context::apply_compaction(history, &plan, &text);
+    // The summary message stands at the summary event's seq, the tail keeps its own.
     let mut new_seqs = vec![seq];
-    new_seqs.extend(seqs.drain(tail_start..));
-    *history = new_history;
+    new_seqs.extend(seqs.drain(plan.keep_from..));
     *seqs = new_seqs;
     let _ = events.send(AgentEvent::Status("Context compacted".into()));
 }
