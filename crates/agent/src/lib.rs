@@ -4,6 +4,7 @@
 mod compaction;
 pub mod context;
 pub mod events;
+mod extras;
 pub mod history;
 pub mod prompt;
 pub mod steer;
@@ -12,6 +13,7 @@ pub mod turn;
 pub mod verify;
 
 pub use events::{AgentEvent, TurnOutcome, WorkflowKind};
+pub use extras::TurnExtras;
 pub use steer::{Steer, SteerQueue, TurnFinishing};
 pub use turn::{TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 

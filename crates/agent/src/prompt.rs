@@ -63,8 +63,8 @@ pub struct PromptInput<'a> {
     /// Date only, so the prompt stays byte-identical for a whole day.
     pub date: NaiveDate,
     pub os: &'a str,
-    /// Enabled skills as (name, prompt text).
-    pub skills: &'a [(String, String)],
+    /// The skills section, already rendered (inline texts and a list of files).
+    pub skills: Option<&'a str>,
     /// Prompt texts fetched from MCP servers.
     pub mcp_prompts: &'a [String],
     /// `$SEEKCLAW_HOME/prompts`, where a user-wide `system.md` override may live.
@@ -126,8 +126,8 @@ pub fn system_prompt(input: &PromptInput) -> String {
             slots.push(Cow::Owned(memory));
         }
     }
-    if let Some(skills) = skills_section(input.skills) {
-        slots.push(Cow::Owned(skills));
+    if let Some(skills) = input.skills.map(str::trim).filter(|s| !s.is_empty()) {
+        slots.push(Cow::Borrowed(skills));
     }
     if let Some(mcp) = mcp_section(input.mcp_prompts) {
         slots.push(Cow::Owned(mcp));
@@ -264,30 +264,6 @@ fn memory_section(root: &Path) -> Option<String> {
          Notes kept in `.seekclaw/memory/MEMORY.md` from earlier sessions in this workspace. They may be out of date; check them against the code when it matters.\n\n{}",
         cap_text(text.trim(), MAX_INJECTED_CHARS)
     ))
-}
-
-fn skills_section(skills: &[(String, String)]) -> Option<String> {
-    let mut sorted: Vec<&(String, String)> = skills
-        .iter()
-        .filter(|(_, text)| !text.trim().is_empty())
-        .collect();
-    if sorted.is_empty() {
-        return None;
-    }
-    // Sorted so the caller's discovery order cannot change the bytes.
-    sorted.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out = String::from(
-        "# Skills\nInstructions for specific kinds of work. Apply a skill when the task calls for it.",
-    );
-    for (name, text) in sorted {
-        let _ = write!(
-            out,
-            "\n\n## {}\n{}",
-            name.trim(),
-            cap_text(text.trim(), MAX_INJECTED_CHARS)
-        );
-    }
-    Some(out)
 }
 
 fn mcp_section(prompts: &[String]) -> Option<String> {

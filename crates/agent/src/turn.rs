@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context;
 use crate::events::{AgentEvent, TurnOutcome, WorkflowKind};
+use crate::extras::{Resolved, TurnExtras};
 use crate::history;
 use crate::prompt;
 use crate::steer::SteerQueue;
@@ -219,6 +220,7 @@ impl TurnRuntime<'_> {
         model_ref: &str,
         vision: bool,
         tools: &[String],
+        extras: &TurnExtras,
     ) -> String {
         let kinds = self
             .workspace_root
@@ -243,15 +245,16 @@ impl TurnRuntime<'_> {
             tool_names: tools,
             date: chrono::Local::now().date_naive(),
             os: std::env::consts::OS,
-            skills: &[],
-            mcp_prompts: &[],
+            skills: extras.skills_prompt.as_deref(),
+            mcp_prompts: &extras.mcp_prompts,
             home_prompts: Some(self.home.prompts_dir()),
         };
         prompt::system_prompt(&prompt_input)
     }
 }
 
-/// Runs one turn to its outcome. Events go to `events` as they happen.
+/// Runs one turn to its outcome. Events go to `events` as they happen; `extras`
+/// (MCP tools and prompts, skills) is awaited once the first event is out.
 pub async fn run_turn(
     rt: &TurnRuntime<'_>,
     input: TurnInput,
@@ -259,6 +262,7 @@ pub async fn run_turn(
     steer: &SteerQueue,
     events: &UnboundedSender<AgentEvent>,
     cancel: &CancellationToken,
+    extras: impl Future<Output = TurnExtras>,
 ) -> TurnOutcome {
     let _ = events.send(AgentEvent::Workflow {
         step: 0,
@@ -266,6 +270,12 @@ pub async fn run_turn(
         label: "开始".into(),
         detail: input.message.chars().take(80).collect(),
     });
+    let extras = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => TurnExtras::default(),
+        extras = extras => extras,
+    };
+    let ext = Resolved::new(&rt.registry, extras);
     let (scope, sid) = (input.scope.clone(), input.session_id.clone());
     let mut counters = Counters {
         rounds: 0,
@@ -279,14 +289,13 @@ pub async fn run_turn(
         .ok()
         .and_then(|c| c.first().map(|h| h.model(&rt.config).context_window))
         .unwrap_or(128_000);
-    let tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
+    let mut tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
+    tools.readable_files = ext.extras.readable_files.clone().into();
     let outcome = turn_loop(
         rt,
+        &ext,
         &input,
-        owner,
-        steer,
-        events,
-        cancel,
+        (owner, steer, events, cancel),
         &tools,
         &mut counters,
     )
@@ -325,14 +334,19 @@ pub async fn run_turn(
     outcome
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Who drives the turn: lock owner, steering queue, event sink, cancellation.
+type Drivers<'a> = (
+    &'a str,
+    &'a SteerQueue,
+    &'a UnboundedSender<AgentEvent>,
+    &'a CancellationToken,
+);
+
 async fn turn_loop(
     rt: &TurnRuntime<'_>,
+    ext: &Resolved,
     input: &TurnInput,
-    owner: &str,
-    steer: &SteerQueue,
-    events: &UnboundedSender<AgentEvent>,
-    cancel: &CancellationToken,
+    (owner, steer, events, cancel): Drivers<'_>,
     tools: &ToolContext,
     counters: &mut Counters,
 ) -> TurnOutcome {
@@ -435,12 +449,12 @@ async fn turn_loop(
         let model_ref = first.model_ref(&rt.config);
         let vision = model.capabilities.vision;
         let filter = rt.tool_filter(input, vision);
-        let offered = rt.registry.offered(&filter);
+        let offered = ext.registry.offered(&filter);
         let tool_names: Vec<String> = offered
             .iter()
             .map(|t| t.definition().name.clone())
             .collect();
-        let system = rt.system_prompt(input, &model_ref, vision, &tool_names);
+        let system = rt.system_prompt(input, &model_ref, vision, &tool_names, &ext.extras);
         let budget = context::Budget {
             context_window: model.context_window,
             max_output: model.max_output,
@@ -618,7 +632,7 @@ async fn turn_loop(
 
         if !completion.tool_calls.is_empty() {
             let outputs = run_calls(
-                &rt.registry,
+                &ext.registry,
                 &filter,
                 tools,
                 &completion.tool_calls,

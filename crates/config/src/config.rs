@@ -293,6 +293,12 @@ impl Default for AgentSettings {
 #[serde(default, rename_all = "camelCase")]
 pub struct McpSettings {
     pub servers: BTreeMap<String, McpServer>,
+    /// Seconds a server gets to start and answer `initialize` (default 30).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect_timeout_seconds: Option<u64>,
+    /// Seconds one `tools/call` may take (default 120).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_timeout_seconds: Option<u64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

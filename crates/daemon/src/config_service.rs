@@ -95,6 +95,19 @@ impl ConfigService {
         Ok(out)
     }
 
+    /// Read-modify-write of `state.json` under the same mutex.
+    pub async fn update_state<R>(
+        &self,
+        change: impl FnOnce(&mut State) -> Result<R, MethodError>,
+    ) -> Result<R, MethodError> {
+        let _guard = self.write.lock().await;
+        let mut state = self.load_state();
+        let out = change(&mut state)?;
+        save_json_file(&self.home.state_path(), &state)
+            .map_err(|e| MethodError::internal(format!("Cannot save state.json: {e}")))?;
+        Ok(out)
+    }
+
     /// Replaces both files with defaults (factory reset).
     pub async fn reset(&self) -> Result<(), MethodError> {
         let _guard = self.write.lock().await;

@@ -92,6 +92,8 @@ pub struct Daemon {
     pub locks: Arc<seekclaw_tools::WriteLocks>,
     /// Built-in tools offered to turns.
     pub tools: seekclaw_tools::Registry,
+    /// MCP server connections, shared by every turn with the same server config.
+    pub mcp: seekclaw_mcp::McpManager,
     /// Running turns, one per session.
     pub turns: crate::turns::Turns,
     /// Scheduled tasks: the tick loop's state and the runs in progress.
@@ -151,6 +153,13 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     let endpoint = endpoint::bind_listener(&daemon.home, lock)?;
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
     crate::scheduler::start(&daemon);
+    // MCP servers connect after we listen: a slow server never delays clients.
+    let starting = daemon.clone();
+    tokio::spawn(async move {
+        let root = starting.current_workspace();
+        let config = starting.config.load();
+        crate::extensions::activate(&starting.mcp, &starting.home, &config, &root, false).await;
+    });
     serve(&daemon, endpoint).await
 }
 
@@ -175,6 +184,7 @@ impl Daemon {
             providers: seekclaw_providers::Providers::new(),
             locks: Arc::new(seekclaw_tools::WriteLocks::new()),
             tools: seekclaw_tools::builtin_registry(),
+            mcp: seekclaw_mcp::McpManager::new(),
             turns: crate::turns::Turns::default(),
             slow_client_timeout: slow,
             next_conn: AtomicU64::new(1),
@@ -291,6 +301,8 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
         let _ = tokio::time::timeout(Duration::from_secs(1), connections.wait()).await;
     }
     daemon.scheduler.wait_stopped().await;
+    // Every MCP server (and whatever it started) ends with us.
+    daemon.mcp.shutdown().await;
     let store = daemon.store.clone();
     match tokio::task::spawn_blocking(move || store.checkpoint()).await {
         Ok(Ok(())) => {}

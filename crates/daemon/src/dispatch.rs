@@ -8,7 +8,7 @@ use seekclaw_protocol::{Envelope, Method, MethodError, ProtocolInfo, Request, Se
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::{
-    chat, model, profile, project, provider, schedule, session, system, workspace,
+    chat, mcp, model, profile, project, provider, schedule, session, skill, system, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -70,6 +70,13 @@ pub async fn handle(
         Method::ModelSwitch => model::switch(d, id, p).await,
         Method::ModelTest => model::test(d, id, p).await,
         Method::ModelUpdate => model::update(d, id, p).await,
+        Method::McpList => mcp::list(d, id).await,
+        Method::McpUpsert => mcp::upsert(d, id, p).await,
+        Method::McpRemove => mcp::remove(d, id, p).await,
+        Method::McpReload => mcp::reload(d, id).await,
+        Method::SkillList => skill::list(d, id).await,
+        Method::SkillImport => skill::import(d, id, p).await,
+        Method::SkillToggle => skill::toggle(d, id, p).await,
         Method::UsageGet => model::usage_get(d, id, p).await,
         Method::DoctorText => system::doctor_text(d, id).await,
         Method::DoctorRun => system::doctor_run(d, id).await,

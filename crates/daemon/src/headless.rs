@@ -126,7 +126,10 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
     };
     let steer = SteerQueue::new();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel);
+    // The same MCP servers and skills as a daemon turn; the servers end with the run.
+    let mcp = seekclaw_mcp::McpManager::new();
+    let extras = crate::extensions::turn_extras(&mcp, &runtime);
+    let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel, extras);
     tokio::pin!(turn);
     let mut stdout = std::io::stdout().lock();
     let outcome = loop {
@@ -164,6 +167,7 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
         let _ = writeln!(stdout);
     }
     let _ = stdout.flush();
+    mcp.shutdown().await;
     let final_store = store.clone();
     let _ = tokio::task::spawn_blocking(move || final_store.checkpoint()).await;
     Ok(result)

@@ -7,6 +7,7 @@ mod daemon;
 mod dispatch;
 mod endpoint;
 mod error;
+mod extensions;
 mod framing;
 mod handlers;
 mod headless;

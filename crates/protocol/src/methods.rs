@@ -151,6 +151,13 @@ method_table! {
     ModelSwitch => "model.switch" [] Exclusive [Model];
     ModelTest => "model.test" [] Task [Model];
     ModelUpdate => "model.update" [] Exclusive [Model];
+    McpList => "mcp.list" [] Task [Mcp];
+    McpUpsert => "mcp.upsert" [] Exclusive [Mcp];
+    McpRemove => "mcp.remove" [] Exclusive [Mcp];
+    McpReload => "mcp.reload" [] Exclusive [Mcp];
+    SkillList => "skill.list" [] Task [Skill];
+    SkillImport => "skill.import" [] Exclusive [Skill];
+    SkillToggle => "skill.toggle" [] Exclusive [Skill];
     UsageGet => "usage.get" [] Task [Usage];
     DoctorText => "doctor" [] Task [Doctor];
     DoctorRun => "doctor.run" [] Task [Doctor];
@@ -238,5 +245,34 @@ mod tests {
         assert!(at("schedule.create") < at("schedule.update"));
         assert!(at("schedule.run") < at("profile.list"));
         assert!(!info.capabilities.contains(&"chat") || info.methods.contains(&"chat"));
+    }
+
+    /// Reference §4: all 23 capabilities, and the 58 methods in their order (our
+    /// extras `agent/runTurn` and `session.truncate` sit in between).
+    #[test]
+    fn info_matches_the_reference_lists() {
+        let info = ProtocolInfo::from_table();
+        let caps: Vec<&str> = CAPABILITIES.iter().map(|(_, n)| *n).collect();
+        assert_eq!(info.capabilities, caps);
+        let reference = "ping protocol.info chat agent.runTurn agent.steer agent.cancel \
+            workspace.get workspace.open workspace.init agent.mode.get agent.mode.switch \
+            routing.get routing.set prompt.optimize schedule.list schedule.create schedule.update \
+            schedule.toggle schedule.delete schedule.run profile.list profile.upsert profile.use \
+            profile.remove provider.list provider.upsert provider.use provider.remove provider.test \
+            provider.models.fetch model.list model.catalog model.switch model.test model.update \
+            mcp.list mcp.upsert mcp.remove mcp.reload skill.list skill.import skill.toggle usage.get \
+            doctor doctor.run project.list project.upsert project.remove session.list session.get \
+            session.update session.archive session.delete session.resume session.new lock.list \
+            factory.reset shutdown";
+        let reference: Vec<&str> = reference.split_whitespace().collect();
+        assert_eq!(reference.len(), 58);
+        let ours: Vec<&str> = info
+            .methods
+            .iter()
+            .copied()
+            .filter(|m| reference.contains(m))
+            .collect();
+        assert_eq!(ours, reference);
+        assert_eq!(info.methods.len(), 60);
     }
 }

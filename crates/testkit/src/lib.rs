@@ -6,6 +6,8 @@ mod client;
 mod daemon;
 mod provider_server;
 
+pub mod mcp_servers;
+
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};

@@ -51,6 +51,23 @@ pub fn confine(ctx: &ToolContext, path: &str) -> Result<ConfinedPath, PathError>
     confine_to(&ctx.workspace_root, ctx.allow_outside_workspace, path)
 }
 
+/// Like [`confine`], but also admits the exact files the turn may read outside
+/// the workspace (the skill files listed in its prompt), given by absolute path.
+pub fn confine_readable(ctx: &ToolContext, path: &str) -> Result<ConfinedPath, PathError> {
+    confine(ctx, path).or_else(|err| {
+        let given = normalize(Path::new(path.trim()));
+        let allowed = given.is_absolute() && ctx.readable_files.contains(&given);
+        if allowed {
+            Ok(ConfinedPath {
+                rel: given.display().to_string(),
+                abs: given,
+            })
+        } else {
+            Err(err)
+        }
+    })
+}
+
 /// Resolves `path` against `root`, refusing escapes unless `allow_outside`.
 pub fn confine_to(root: &Path, allow_outside: bool, path: &str) -> Result<ConfinedPath, PathError> {
     let path = path.trim();

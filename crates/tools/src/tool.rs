@@ -110,6 +110,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The turn's shell commands and background jobs (`bash`, `bash_output`, `bash_stop`).
     pub jobs: Arc<Jobs>,
+    /// Absolute paths of files outside the workspace that `read_file` may open
+    /// (skill files the prompt lists by path).
+    pub readable_files: Arc<[PathBuf]>,
 }
 
 impl ToolContext {
@@ -137,6 +140,7 @@ impl ToolContext {
             max_output_chars,
             cancel,
             jobs: Arc::new(Jobs::new()),
+            readable_files: Arc::from(Vec::new()),
         }
     }
 }

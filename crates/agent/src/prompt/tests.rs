@@ -7,7 +7,7 @@ struct Owned {
     home_prompts: Option<PathBuf>,
     kinds: Vec<String>,
     tools: Vec<String>,
-    skills: Vec<(String, String)>,
+    skills: Option<String>,
     mcp: Vec<String>,
 }
 
@@ -18,7 +18,7 @@ impl Owned {
             home_prompts: None,
             kinds: vec!["git".into(), "rust".into()],
             tools: vec!["write_file".into(), "bash".into(), "read_file".into()],
-            skills: Vec::new(),
+            skills: None,
             mcp: Vec::new(),
         }
     }
@@ -37,7 +37,7 @@ impl Owned {
             tool_names: &self.tools,
             date: NaiveDate::from_ymd_opt(2026, 3, 14).unwrap(),
             os: "linux",
-            skills: &self.skills,
+            skills: self.skills.as_deref(),
             mcp_prompts: &self.mcp,
             home_prompts: self.home_prompts.clone(),
         }
@@ -65,7 +65,7 @@ fn slots_come_in_order() {
         "The API lives in src/api.\n",
     );
     let mut owned = Owned::new(tmp.path());
-    owned.skills = vec![("review".into(), "Check for bugs.".into())];
+    owned.skills = Some("# Skills\n\n## review\nCheck for bugs.".into());
     owned.mcp = vec!["Use the db tool for SQL.".into()];
     let mut input = owned.input();
     input.vision = true;
@@ -248,14 +248,11 @@ fn deterministic() {
     let tmp = tempfile::tempdir().unwrap();
     write(&tmp.path().join("AGENTS.md"), "Rules.");
     let mut owned = Owned::new(tmp.path());
-    owned.skills = vec![("b".into(), "two".into()), ("a".into(), "one".into())];
     let first = system_prompt(&owned.input());
     assert_eq!(first, system_prompt(&owned.input()));
-    // Caller order of tools and skills does not matter.
+    // Caller order of tools does not matter.
     owned.tools.reverse();
-    owned.skills.reverse();
     assert_eq!(first, system_prompt(&owned.input()));
-    assert!(pos(&first, "## a\none") < pos(&first, "## b\ntwo"));
     // The date is the only time-dependent part.
     let mut input = owned.input();
     input.date = NaiveDate::from_ymd_opt(2026, 3, 15).unwrap();

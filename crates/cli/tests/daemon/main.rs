@@ -4,6 +4,7 @@ mod chat;
 mod cli;
 mod config;
 mod lifecycle;
+mod mcp;
 mod projects;
 mod protocol;
 mod providers;

@@ -228,7 +228,8 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
         network_enabled: session.network_enabled,
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel);
+    let extras = crate::extensions::turn_extras(&daemon.mcp, &runtime);
+    let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel, extras);
     tokio::pin!(turn);
     let outcome = loop {
         tokio::select! {

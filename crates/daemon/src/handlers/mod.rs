@@ -2,12 +2,14 @@
 
 pub mod chat;
 pub mod images;
+pub mod mcp;
 pub mod model;
 pub mod profile;
 pub mod project;
 pub mod provider;
 pub mod schedule;
 pub mod session;
+pub mod skill;
 pub mod system;
 pub mod workspace;
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{READS, blocking, definition, impl_tool};
 use crate::args::lenient_u64;
 use crate::budget;
-use crate::confine::{ConfinedPath, confine};
+use crate::confine::{ConfinedPath, confine_readable};
 use crate::error::ToolError;
 use crate::fsio::{BINARY_PROBE_BYTES, looks_binary, not_found};
 use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
@@ -46,7 +46,7 @@ impl ReadFileTool {
     }
 
     async fn run(&self, args: ReadFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let path = confine(ctx, &args.path)?;
+        let path = confine_readable(ctx, &args.path)?;
         let offset = args.offset.unwrap_or(1).max(1);
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let budget = ctx.max_output_chars;

@@ -1,0 +1,239 @@
+//! `mcp.*`: the MCP servers of the current workspace (global config, the
+//! workspace's `mcp/servers.json` and its inline config, merged) with their live
+//! status. Writes reconnect what changed, one server at a time, before answering.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use seekclaw_config::{
+    McpServer, WorkspaceConfig, read_json_lenient, save_json_file, workspace_config_path,
+};
+use seekclaw_mcp::{ServerListing, ServerSpec, ServerStatus, servers_file, transport_of};
+use seekclaw_protocol::{Envelope, MethodError, Params};
+use serde_json::{Map, Value};
+
+use super::Reply;
+use crate::daemon::Daemon;
+use crate::extensions::{self, mcp_config, mcp_cwd, own_workspace, workspace_config};
+
+/// The `mcp.list` rows of the current workspace.
+fn listing(daemon: &Daemon) -> Result<Vec<ServerListing>, MethodError> {
+    let root = daemon.current_workspace();
+    let config = daemon.config.load();
+    let ws = workspace_config(&daemon.home, Some(&root));
+    let merged = mcp_config(&daemon.home, &config, Some(&root), ws.as_ref());
+    if let Some(file) = merged.problems.first() {
+        return Err(MethodError::invalid(format!("Invalid MCP config: {file}")));
+    }
+    let cwd = mcp_cwd(&daemon.home, Some(&root));
+    Ok(merged
+        .servers
+        .iter()
+        .map(|entry| {
+            let status = match &entry.transport {
+                Ok(transport) if entry.config.enabled => daemon.mcp.status(&ServerSpec {
+                    name: entry.name.clone(),
+                    transport: transport.clone(),
+                    cwd: cwd.clone(),
+                }),
+                _ => ServerStatus::default(),
+            };
+            ServerListing::new(entry, status)
+        })
+        .collect())
+}
+
+fn list_reply(daemon: &Daemon, id: i64) -> Reply {
+    Ok(Envelope::json_result(id, &listing(daemon)?))
+}
+
+pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+    list_reply(daemon, id)
+}
+
+/// Reconnects the current workspace's servers (unchanged ones keep running unless `restart`).
+async fn reconnect(daemon: &Daemon, restart: bool) {
+    let root = daemon.current_workspace();
+    let config = daemon.config.load();
+    extensions::activate(&daemon.mcp, &daemon.home, &config, &root, restart).await;
+}
+
+pub async fn reload(daemon: &Daemon, id: i64) -> Reply {
+    reconnect(daemon, true).await;
+    list_reply(daemon, id)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Global,
+    Workspace,
+}
+
+fn target(p: &Params) -> Result<Target, MethodError> {
+    let raw = p.str_opt("scope")?.unwrap_or("workspace");
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "" | "workspace" => Ok(Target::Workspace),
+        "global" => Ok(Target::Global),
+        _ => Err(MethodError::invalid_param(
+            "scope",
+            "MCP scope must be workspace or global",
+        )),
+    }
+}
+
+/// The current workspace root, if it has a config of its own.
+fn workspace_root(daemon: &Daemon) -> Result<PathBuf, MethodError> {
+    let root = daemon.current_workspace();
+    own_workspace(&daemon.home, Some(&root))
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            MethodError::invalid_param(
+                "scope",
+                "No workspace is open (the current folder is the SeekClaw home); use scope global",
+            )
+        })
+}
+
+pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let name = p.str_req("name")?.trim().to_string();
+    let target = target(p)?;
+    let server = match p.raw("server") {
+        Some(v @ Value::Object(_)) => serde_json::from_value::<McpServer>(v.clone())
+            .map_err(|e| MethodError::invalid_param("server", format!("Invalid request: {e}")))?,
+        _ => {
+            return Err(MethodError::invalid_param(
+                "server",
+                "params.server is required",
+            ));
+        }
+    };
+    transport_of(&name, &server).map_err(|e| MethodError::invalid_param("server", e))?;
+    match target {
+        Target::Global => {
+            daemon
+                .config
+                .update(|c| {
+                    c.mcp.servers.insert(name.clone(), server);
+                    Ok(())
+                })
+                .await?
+        }
+        Target::Workspace => {
+            let root = workspace_root(daemon)?;
+            let ws = workspace_config(&daemon.home, Some(&root));
+            let inline = ws
+                .as_ref()
+                .and_then(|w| w.mcp.as_ref())
+                .is_some_and(|m| m.servers.contains_key(&name));
+            if inline {
+                edit_inline(&root, |servers| {
+                    servers.insert(name.clone(), server);
+                    true
+                })?;
+            } else {
+                edit_servers_file(&root, |servers| {
+                    servers.insert(
+                        name.clone(),
+                        serde_json::to_value(&server).unwrap_or_default(),
+                    );
+                    true
+                })?;
+            }
+        }
+    }
+    reconnect(daemon, false).await;
+    list_reply(daemon, id)
+}
+
+pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let name = p.str_req("name")?.trim().to_string();
+    let target = target(p)?;
+    let removed = match target {
+        Target::Global => {
+            daemon
+                .config
+                .update(|c| Ok(c.mcp.servers.remove(&name).is_some()))
+                .await?
+        }
+        Target::Workspace => match workspace_root(daemon) {
+            Ok(root) => {
+                edit_inline(&root, |servers| servers.remove(&name).is_some())?
+                    || edit_servers_file(&root, |servers| servers.remove(&name).is_some())?
+            }
+            Err(_) => false,
+        },
+    };
+    if !removed {
+        let scope = match target {
+            Target::Global => "global",
+            Target::Workspace => "workspace",
+        };
+        return Err(MethodError::not_found(format!(
+            "MCP server not found in {scope} scope: {name}"
+        )));
+    }
+    reconnect(daemon, false).await;
+    list_reply(daemon, id)
+}
+
+/// Edits `mcp.servers` of the workspace's `.seekclaw/config.json`; saves when
+/// `change` says it changed something. Returns that answer.
+fn edit_inline(
+    root: &Path,
+    change: impl FnOnce(&mut BTreeMap<String, McpServer>) -> bool,
+) -> Result<bool, MethodError> {
+    let path = workspace_config_path(root);
+    let mut ws = match read_json_lenient::<WorkspaceConfig>(&path) {
+        Ok(ws) => ws.unwrap_or_default(),
+        Err(e) => {
+            return Err(MethodError::invalid(format!(
+                "Invalid workspace config {}: {e}",
+                path.display()
+            )));
+        }
+    };
+    let mcp = ws.mcp.get_or_insert_with(Default::default);
+    if !change(&mut mcp.servers) {
+        return Ok(false);
+    }
+    save_json_file(&path, &ws)
+        .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+    Ok(true)
+}
+
+/// Edits the servers of `<ws>/.seekclaw/mcp/servers.json` (keeping the file's
+/// `servers` or `mcpServers` key and anything else in it).
+fn edit_servers_file(
+    root: &Path,
+    change: impl FnOnce(&mut Map<String, Value>) -> bool,
+) -> Result<bool, MethodError> {
+    let path = servers_file(root);
+    let mut doc = match read_json_lenient::<Value>(&path) {
+        Ok(Some(Value::Object(doc))) => doc,
+        Ok(None) => Map::new(),
+        Ok(Some(_)) | Err(_) => {
+            return Err(MethodError::invalid(format!(
+                "Invalid MCP config: {}",
+                path.display()
+            )));
+        }
+    };
+    let key = if doc.contains_key("mcpServers") && !doc.contains_key("servers") {
+        "mcpServers"
+    } else {
+        "servers"
+    };
+    let servers = doc.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(servers) = servers else {
+        return Err(MethodError::invalid(format!(
+            "Invalid MCP config: {}",
+            path.display()
+        )));
+    };
+    if !change(servers) {
+        return Ok(false);
+    }
+    save_json_file(&path, &Value::Object(doc))
+        .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+    Ok(true)
+}

@@ -1,0 +1,89 @@
+//! `skill.*`: the skills of the current workspace and the global library.
+
+use std::path::PathBuf;
+
+use seekclaw_config::{save_json_file, workspace_config_path};
+use seekclaw_protocol::{Envelope, MethodError, Params};
+use seekclaw_skills::{SkillEntry, SkillListing};
+
+use super::Reply;
+use crate::daemon::Daemon;
+use crate::extensions::{own_workspace, workspace_config};
+
+fn entries(daemon: &Daemon) -> Vec<SkillEntry> {
+    let root = daemon.current_workspace();
+    let own = own_workspace(&daemon.home, Some(&root));
+    let ws_disabled = workspace_config(&daemon.home, Some(&root))
+        .and_then(|w| w.disabled_skills)
+        .unwrap_or_default();
+    let state = daemon.config.load_state();
+    seekclaw_skills::list(
+        &daemon.home.skills_dir(),
+        own,
+        state.disabled_skills.keys(),
+        &ws_disabled,
+    )
+}
+
+async fn list_reply(daemon: &Daemon, id: i64) -> Reply {
+    let rows: Vec<SkillListing> = entries(daemon).iter().map(SkillEntry::listing).collect();
+    Ok(Envelope::json_result(id, &rows))
+}
+
+pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+    list_reply(daemon, id).await
+}
+
+/// Disabling is global (`state.json`); enabling also lifts a workspace's own
+/// `disabledSkills` entry, so the skill really is on afterwards.
+pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let name = p.str_req("name")?.trim().to_string();
+    let enabled = p
+        .bool_opt("enabled")?
+        .ok_or_else(|| MethodError::invalid_param("enabled", "params.enabled is required"))?;
+    let known = entries(daemon)
+        .into_iter()
+        .find(|e| e.skill.name == name || e.skill.name.eq_ignore_ascii_case(&name))
+        .ok_or_else(|| MethodError::not_found(format!("Skill not found: {name}")))?;
+    let name = known.skill.name;
+    daemon
+        .config
+        .update_state(|state| {
+            if enabled {
+                state.disabled_skills.remove(&name);
+            } else {
+                state.disabled_skills.insert(name.clone(), String::new());
+            }
+            Ok(())
+        })
+        .await?;
+    let root = daemon.current_workspace();
+    if enabled
+        && let Some(mut ws) = workspace_config(&daemon.home, Some(&root))
+        && let Some(disabled) = ws.disabled_skills.as_mut()
+        && disabled.iter().any(|d| d == &name)
+    {
+        disabled.retain(|d| d != &name);
+        let path = workspace_config_path(&root);
+        save_json_file(&path, &ws)
+            .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+    }
+    list_reply(daemon, id).await
+}
+
+/// Imports a `.md` or `.zip` into the global skills library.
+pub async fn import(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let raw = p.str_req("path")?.trim();
+    let given = PathBuf::from(raw);
+    let path = if given.is_absolute() {
+        given
+    } else {
+        daemon.current_workspace().join(given)
+    };
+    let global = daemon.home.skills_dir();
+    tokio::task::spawn_blocking(move || seekclaw_skills::import(&global, &path))
+        .await
+        .map_err(|e| MethodError::internal(e.to_string()))?
+        .map_err(|e| MethodError::invalid_param("path", e.to_string()))?;
+    list_reply(daemon, id).await
+}

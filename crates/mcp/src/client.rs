@@ -1,0 +1,408 @@
+//! One live connection to one MCP server over rmcp: spawn or dial, `initialize`
+//! within a timeout, discover tools and prompts, call tools, and end cleanly.
+//!
+//! A stdio server runs in its own process group, so ending it also ends whatever
+//! it started (`npx` → `node` …): no orphans after a reload or shutdown.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
+    GetPromptRequestParams, Implementation, Prompt, Tool,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::McpError;
+use crate::spec::{ServerSpec, Transport};
+
+/// Lines of a server's stderr kept for the error shown when it dies.
+const STDERR_TAIL: usize = 8;
+/// Prompts fetched per server for the system prompt's MCP slot.
+const MAX_PROMPTS: usize = 16;
+/// How long a stopping server gets to exit after its stdin closes.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// What the server asked for after connecting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    ToolsChanged,
+}
+
+/// Receives server notifications; everything else keeps rmcp's defaults.
+struct Handler {
+    notices: mpsc::UnboundedSender<Notice>,
+}
+
+impl ClientHandler for Handler {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        let _ = self.notices.send(Notice::ToolsChanged);
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("seekclaw", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+/// How a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// We closed it (reload, removal, shutdown).
+    Stopped,
+    /// The server went away on its own; the text says what we know.
+    Lost(String),
+}
+
+/// A prompt's rendered text for the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptText {
+    pub name: String,
+    pub text: String,
+}
+
+/// A connected server.
+pub struct Connection {
+    peer: Peer<RoleClient>,
+    pub tools: Vec<Tool>,
+    pub prompts: Vec<PromptText>,
+    stop: CancellationToken,
+    /// Resolves once the connection is fully closed (child reaped or killed).
+    pub ended: Option<oneshot::Receiver<Ended>>,
+    pub notices: Option<mpsc::UnboundedReceiver<Notice>>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Connection {
+    /// Connects, initializes and discovers tools and prompts, all within `timeout`.
+    pub async fn open(spec: &ServerSpec, timeout: Duration) -> Result<Connection, McpError> {
+        let (tx, notices) = mpsc::unbounded_channel();
+        let handler = Handler { notices: tx };
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let stop = CancellationToken::new();
+        let started = match tokio::time::timeout(timeout, start(spec, handler, &stderr)).await {
+            Ok(Ok(started)) => started,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                return Err(McpError::Timeout(format!(
+                    "MCP server '{}' did not initialize within {}s{}",
+                    spec.name,
+                    timeout.as_secs(),
+                    stderr_suffix(&stderr)
+                )));
+            }
+        };
+        let Started { service, pgid } = started;
+        let peer = service.peer().clone();
+        let (ended_tx, ended) = oneshot::channel();
+        tokio::spawn(watch(service, pgid, stop.clone(), stderr, ended_tx));
+        let discovered = tokio::time::timeout(timeout, discover(&peer)).await;
+        let (tools, prompts) = match discovered {
+            Ok(Ok(found)) => found,
+            Ok(Err(e)) => {
+                stop.cancel();
+                return Err(McpError::Protocol(format!(
+                    "MCP server '{}' could not list its tools: {e}",
+                    spec.name
+                )));
+            }
+            Err(_) => {
+                stop.cancel();
+                return Err(McpError::Timeout(format!(
+                    "MCP server '{}' did not list its tools within {}s",
+                    spec.name,
+                    timeout.as_secs()
+                )));
+            }
+        };
+        Ok(Connection {
+            peer,
+            tools,
+            prompts,
+            stop,
+            ended: Some(ended),
+            notices: Some(notices),
+        })
+    }
+
+    /// A handle for calls that outlives borrows of the connection.
+    pub fn caller(&self) -> Caller {
+        Caller {
+            peer: self.peer.clone(),
+        }
+    }
+
+    /// Closes the connection; `ended` resolves when the server is gone.
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+}
+
+/// Calls tools on a connection.
+#[derive(Clone)]
+pub struct Caller {
+    peer: Peer<RoleClient>,
+}
+
+impl Caller {
+    /// `tools/list` again (after `notifications/tools/list_changed`).
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
+        self.peer
+            .list_all_tools()
+            .await
+            .map_err(|e| McpError::Protocol(e.to_string()))
+    }
+
+    /// `tools/call`. A JSON-RPC error is `Err`; a tool-level failure is a result
+    /// with `is_error`.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<CallToolResult, McpError> {
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        self.peer
+            .call_tool(params)
+            .await
+            .map_err(|e| McpError::Protocol(e.to_string()))
+    }
+}
+
+struct Started {
+    service: RunningService<RoleClient, Handler>,
+    pgid: Option<u32>,
+}
+
+async fn start(
+    spec: &ServerSpec,
+    handler: Handler,
+    stderr: &Arc<Mutex<VecDeque<String>>>,
+) -> Result<Started, McpError> {
+    match &spec.transport {
+        Transport::Stdio { command, args, env } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .envs(env)
+                .current_dir(&spec.cwd)
+                // Its own group: stopping the server also stops its children.
+                .process_group(0)
+                .kill_on_drop(true);
+            let (child, err) = TokioChildProcess::builder(cmd)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| {
+                    McpError::Spawn(format!(
+                        "MCP server '{}' could not start `{command}`: {e}",
+                        spec.name
+                    ))
+                })?;
+            let pgid = child.id();
+            if let Some(err) = err {
+                tokio::spawn(keep_stderr(spec.name.clone(), err, stderr.clone()));
+            }
+            match handler.serve(child).await {
+                Ok(service) => Ok(Started { service, pgid }),
+                Err(e) => {
+                    if let Some(pgid) = pgid {
+                        kill_group(pgid);
+                    }
+                    // Let the stderr reader catch the server's last words.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    Err(McpError::Protocol(format!(
+                        "MCP server '{}' failed to initialize: {e}{}",
+                        spec.name,
+                        stderr_suffix(stderr)
+                    )))
+                }
+            }
+        }
+        Transport::Http { url } => {
+            // reqwest needs a process-wide rustls provider; a second install is a no-op.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let client = reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(10))
+                .build()
+                .map_err(|e| McpError::Spawn(format!("HTTP client: {e}")))?;
+            let transport = StreamableHttpClientTransport::with_client(
+                client,
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+            );
+            let service = handler.serve(transport).await.map_err(|e| {
+                McpError::Protocol(format!(
+                    "MCP server '{}' failed to initialize: {e}",
+                    spec.name
+                ))
+            })?;
+            Ok(Started {
+                service,
+                pgid: None,
+            })
+        }
+    }
+}
+
+/// Tools and the texts of argument-free prompts.
+async fn discover(
+    peer: &Peer<RoleClient>,
+) -> Result<(Vec<Tool>, Vec<PromptText>), rmcp::ServiceError> {
+    let caps = peer.peer_info().map(|i| i.capabilities.clone());
+    let has_tools = caps.as_ref().is_none_or(|c| c.tools.is_some());
+    let tools = if has_tools {
+        peer.list_all_tools().await?
+    } else {
+        Vec::new()
+    };
+    let mut prompts = Vec::new();
+    if caps.as_ref().is_some_and(|c| c.prompts.is_some()) {
+        // A broken prompt list must not cost the server its tools.
+        let listed = peer.list_all_prompts().await.unwrap_or_default();
+        for prompt in listed
+            .iter()
+            .filter(|p| !needs_arguments(p))
+            .take(MAX_PROMPTS)
+        {
+            let params = GetPromptRequestParams::new(prompt.name.clone());
+            if let Ok(got) = peer.get_prompt(params).await {
+                let text = got
+                    .messages
+                    .iter()
+                    .filter_map(|m| match &m.content {
+                        ContentBlock::Text(t) => Some(t.text.as_str()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                if !text.trim().is_empty() {
+                    prompts.push(PromptText {
+                        name: prompt.name.clone(),
+                        text,
+                    });
+                }
+            }
+        }
+    }
+    Ok((tools, prompts))
+}
+
+fn needs_arguments(prompt: &Prompt) -> bool {
+    prompt
+        .arguments
+        .as_ref()
+        .is_some_and(|args| args.iter().any(|a| a.required == Some(true)))
+}
+
+/// Owns the running service until it ends or is stopped, then reports how.
+async fn watch(
+    service: RunningService<RoleClient, Handler>,
+    pgid: Option<u32>,
+    stop: CancellationToken,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    ended: oneshot::Sender<Ended>,
+) {
+    let token = service.cancellation_token();
+    let waiting = service.waiting();
+    tokio::pin!(waiting);
+    let reason = tokio::select! {
+        reason = &mut waiting => reason,
+        _ = stop.cancelled() => {
+            token.cancel();
+            waiting.await
+        }
+    };
+    let by_us = stop.is_cancelled();
+    if let Some(pgid) = pgid {
+        // rmcp closed stdin; a well-behaved server exits now. Whatever is left
+        // of the group (the server or its children) is ended.
+        end_group(pgid, if by_us { STOP_GRACE } else { Duration::ZERO }).await;
+    }
+    let outcome = if by_us {
+        Ended::Stopped
+    } else {
+        let detail = match reason {
+            Ok(_) => "the server closed the connection".to_string(),
+            Err(e) => format!("the connection task failed: {e}"),
+        };
+        // Give the stderr reader a moment to collect the last lines.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Ended::Lost(format!("{detail}{}", stderr_suffix(&stderr)))
+    };
+    let _ = ended.send(outcome);
+}
+
+async fn keep_stderr(
+    name: String,
+    err: tokio::process::ChildStderr,
+    tail: Arc<Mutex<VecDeque<String>>>,
+) {
+    let mut lines = BufReader::new(err).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        tracing::debug!(server = %name, "{line}");
+        if let Ok(mut tail) = tail.lock() {
+            if tail.len() == STDERR_TAIL {
+                tail.pop_front();
+            }
+            tail.push_back(line.chars().take(500).collect());
+        }
+    }
+}
+
+fn stderr_suffix(tail: &Mutex<VecDeque<String>>) -> String {
+    let lines: Vec<String> = tail
+        .lock()
+        .map(|t| t.iter().filter(|l| !l.trim().is_empty()).cloned().collect())
+        .unwrap_or_default();
+    match lines.last() {
+        Some(last) => format!(" (stderr: {})", last.trim()),
+        None => String::new(),
+    }
+}
+
+/// SIGTERM to the group, SIGKILL after `grace` while any member lives.
+async fn end_group(pgid: u32, grace: Duration) {
+    use rustix::process::{Signal, kill_process_group, test_kill_process_group};
+    let Some(pid) = group_pid(pgid) else { return };
+    if test_kill_process_group(pid).is_err() {
+        return;
+    }
+    let _ = kill_process_group(pid, Signal::TERM);
+    let until = tokio::time::Instant::now() + grace;
+    while tokio::time::Instant::now() < until {
+        if test_kill_process_group(pid).is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = kill_process_group(pid, Signal::KILL);
+}
+
+/// SIGKILL to the group now.
+fn kill_group(pgid: u32) {
+    if let Some(pid) = group_pid(pgid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Never signal group 0 or 1 (ourselves or init): only real child groups.
+fn group_pid(pgid: u32) -> Option<rustix::process::Pid> {
+    let raw = i32::try_from(pgid).ok().filter(|p| *p > 1)?;
+    rustix::process::Pid::from_raw(raw)
+}

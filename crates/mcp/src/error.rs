@@ -1,0 +1,16 @@
+//! The crate's error type. MCP failures never break a turn or the daemon: a
+//! server that cannot connect is reported in `mcp.list`, a failed call becomes a
+//! failed tool result.
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    /// The process could not be started or the HTTP client built.
+    #[error("{0}")]
+    Spawn(String),
+    /// The server broke the protocol, refused, or went away.
+    #[error("{0}")]
+    Protocol(String),
+    /// The server did not answer in time.
+    #[error("{0}")]
+    Timeout(String),
+}

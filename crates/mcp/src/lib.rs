@@ -1,0 +1,19 @@
+//! The MCP client of seekclaw, on the official Rust SDK (rmcp): stdio and
+//! Streamable HTTP servers, connected once per daemon and shared by every turn
+//! with the same server configuration; their tools enter the registry as
+//! `mcp__<server>__<tool>`.
+
+mod bridge;
+mod client;
+mod error;
+mod manager;
+mod spec;
+
+pub use bridge::{Names, looks_mutating, render, sanitize};
+pub use client::{Caller, Connection, Ended, PromptText};
+pub use error::McpError;
+pub use manager::{McpManager, TurnMcp};
+pub use spec::{
+    Merged, ServerEntry, ServerListing, ServerSpec, ServerStatus, Source, Timeouts, Transport,
+    invalid_combination, merge, read_servers_file, servers_file, transport_of,
+};

@@ -1,0 +1,444 @@
+//! The daemon-level MCP manager. Each distinct server spec (name, transport,
+//! working directory) has one slot with one connection, shared by every turn that
+//! uses that spec. A slot keeps itself connected: a server that dies or fails to
+//! start is retried with backoff, and its status carries the last error.
+//!
+//! The "active" set is the daemon's current workspace configuration: it is
+//! (re)connected one server at a time on start, `mcp.reload`, config changes and
+//! workspace switches. Turns in other workspaces get their slots on demand; those
+//! are closed after they sit unused for a while.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use rmcp::model::Tool as McpToolDef;
+use seekclaw_tools::Tool;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::bridge::{McpTool, Names};
+use crate::client::{Caller, Connection, Ended, Notice, PromptText};
+use crate::spec::{ServerSpec, ServerStatus, Timeouts};
+
+/// Longest wait between reconnect attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// Slots outside the active set close after this long unused.
+const IDLE_CLOSE: Duration = Duration::from_secs(600);
+/// How long shutdown waits for servers to exit before giving up on them.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+
+/// What a slot currently has.
+#[derive(Default)]
+struct Live {
+    caller: Option<Caller>,
+    tools: Vec<McpToolDef>,
+    prompts: Vec<PromptText>,
+    status: ServerStatus,
+}
+
+/// One server spec and its connection.
+pub struct Slot {
+    pub(crate) spec: ServerSpec,
+    live: RwLock<Live>,
+    timeouts: Arc<RwLock<Timeouts>>,
+    stop: CancellationToken,
+    /// `true` once the first connection attempt has finished, either way.
+    attempted: watch::Sender<bool>,
+    /// `true` once the slot's task has ended and its server is gone.
+    finished: watch::Sender<bool>,
+    last_used: Mutex<Instant>,
+}
+
+impl Slot {
+    fn new(spec: ServerSpec, timeouts: Arc<RwLock<Timeouts>>) -> Slot {
+        Slot {
+            spec,
+            live: RwLock::new(Live {
+                status: ServerStatus {
+                    state: "connecting",
+                    ..ServerStatus::default()
+                },
+                ..Live::default()
+            }),
+            timeouts,
+            stop: CancellationToken::new(),
+            attempted: watch::channel(false).0,
+            finished: watch::channel(false).0,
+            last_used: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// The connection to call through, or why there is none.
+    pub(crate) fn caller(&self) -> Result<Caller, String> {
+        let live = self
+            .live
+            .read()
+            .map_err(|_| "state unavailable".to_string())?;
+        match &live.caller {
+            Some(c) => Ok(c.clone()),
+            None => Err(live
+                .status
+                .error
+                .clone()
+                .unwrap_or_else(|| live.status.state.to_string())),
+        }
+    }
+
+    pub(crate) fn call_timeout(&self) -> Duration {
+        self.timeouts
+            .read()
+            .map(|t| t.call)
+            .unwrap_or(Timeouts::default().call)
+    }
+
+    fn connect_timeout(&self) -> Duration {
+        self.timeouts
+            .read()
+            .map(|t| t.connect)
+            .unwrap_or(Timeouts::default().connect)
+    }
+
+    pub fn status(&self) -> ServerStatus {
+        self.live
+            .read()
+            .map(|l| l.status.clone())
+            .unwrap_or_default()
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Live)) {
+        if let Ok(mut live) = self.live.write() {
+            f(&mut live);
+        }
+    }
+
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    fn idle_for(&self) -> Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Waits until the first connection attempt has finished (or `limit` passes).
+    async fn first_attempt(&self, limit: Duration) {
+        let mut rx = self.attempted.subscribe();
+        let _ = tokio::time::timeout(limit, rx.wait_for(|done| *done)).await;
+    }
+
+    async fn wait_finished(&self, limit: Duration) {
+        let mut rx = self.finished.subscribe();
+        let _ = tokio::time::timeout(limit, rx.wait_for(|done| *done)).await;
+    }
+}
+
+/// Keeps one slot connected until it is stopped.
+async fn run_slot(slot: Arc<Slot>) {
+    let mut failures: u32 = 0;
+    loop {
+        let timeout = slot.connect_timeout();
+        let opened = tokio::select! {
+            _ = slot.stop.cancelled() => break,
+            opened = Connection::open(&slot.spec, timeout) => opened,
+        };
+        match opened {
+            Ok(conn) => {
+                failures = 0;
+                if serve(&slot, conn).await == Ended::Stopped {
+                    break;
+                }
+            }
+            Err(e) => {
+                tracing::warn!(server = %slot.spec.name, error = %e, "MCP server failed to connect");
+                slot.update(|live| {
+                    live.status = ServerStatus {
+                        connected: false,
+                        tool_count: 0,
+                        error: Some(e.to_string()),
+                        state: "failed",
+                    };
+                });
+            }
+        }
+        slot.attempted.send_replace(true);
+        failures = failures.saturating_add(1);
+        let backoff = backoff(failures);
+        tokio::select! {
+            _ = slot.stop.cancelled() => break,
+            _ = tokio::time::sleep(backoff) => {}
+        }
+        slot.update(|live| live.status.state = "reconnecting");
+    }
+    slot.update(|live| {
+        live.caller = None;
+        live.tools.clear();
+        live.prompts.clear();
+        live.status = ServerStatus {
+            state: "stopped",
+            ..ServerStatus::default()
+        };
+    });
+    slot.attempted.send_replace(true);
+    slot.finished.send_replace(true);
+}
+
+/// 1 s, 2 s, 4 s … up to a minute, with a little jitter so servers don't sync up.
+fn backoff(failures: u32) -> Duration {
+    let base = Duration::from_secs(1u64 << failures.saturating_sub(1).min(6));
+    let jitter = Duration::from_millis(fastrand::u64(0..250));
+    (base + jitter).min(MAX_BACKOFF)
+}
+
+/// Publishes a live connection and tends it until it ends.
+async fn serve(slot: &Arc<Slot>, mut conn: Connection) -> Ended {
+    let caller = conn.caller();
+    tracing::info!(server = %slot.spec.name, tools = conn.tools.len(), "MCP server connected");
+    slot.update(|live| {
+        live.caller = Some(caller.clone());
+        live.tools = std::mem::take(&mut conn.tools);
+        live.prompts = std::mem::take(&mut conn.prompts);
+        live.status = ServerStatus {
+            connected: true,
+            tool_count: live.tools.len(),
+            error: None,
+            state: "connected",
+        };
+    });
+    slot.attempted.send_replace(true);
+    let (Some(mut ended), Some(mut notices)) = (conn.ended.take(), conn.notices.take()) else {
+        return Ended::Lost("connection state missing".into());
+    };
+    let outcome = loop {
+        tokio::select! {
+            _ = slot.stop.cancelled() => {
+                conn.stop();
+                let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut ended).await;
+                break Ended::Stopped;
+            }
+            notice = notices.recv() => {
+                if notice == Some(Notice::ToolsChanged) {
+                    refresh_tools(slot, &caller).await;
+                }
+            }
+            end = &mut ended => {
+                break end.unwrap_or_else(|_| Ended::Lost("the connection task ended".into()));
+            }
+        }
+    };
+    if let Ended::Lost(why) = &outcome {
+        tracing::warn!(server = %slot.spec.name, error = %why, "MCP server disconnected");
+        let error = format!("server exited: {why}");
+        slot.update(|live| {
+            live.caller = None;
+            live.status = ServerStatus {
+                connected: false,
+                tool_count: live.tools.len(),
+                error: Some(error),
+                state: "reconnecting",
+            };
+        });
+    }
+    outcome
+}
+
+async fn refresh_tools(slot: &Slot, caller: &Caller) {
+    match tokio::time::timeout(slot.connect_timeout(), caller.list_tools()).await {
+        Ok(Ok(tools)) => slot.update(|live| {
+            live.status.tool_count = tools.len();
+            live.tools = tools;
+        }),
+        Ok(Err(e)) => tracing::warn!(server = %slot.spec.name, error = %e, "tools/list failed"),
+        Err(_) => tracing::warn!(server = %slot.spec.name, "tools/list timed out"),
+    }
+}
+
+/// A turn's share of MCP: its tools and the prompt texts for the MCP slot.
+#[derive(Default)]
+pub struct TurnMcp {
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub prompts: Vec<String>,
+}
+
+/// Every MCP connection of the daemon.
+#[derive(Default)]
+pub struct McpManager {
+    slots: Mutex<HashMap<ServerSpec, Arc<Slot>>>,
+    /// The current workspace's servers, in connection order.
+    active: Mutex<Vec<ServerSpec>>,
+    timeouts: Arc<RwLock<Timeouts>>,
+    tasks: TaskTracker,
+    /// One (re)connection of the active set at a time.
+    switching: tokio::sync::Mutex<()>,
+    /// Set by shutdown: no server starts after it.
+    closed: AtomicBool,
+}
+
+impl McpManager {
+    pub fn new() -> McpManager {
+        McpManager::default()
+    }
+
+    pub fn set_timeouts(&self, timeouts: Timeouts) {
+        if let Ok(mut t) = self.timeouts.write() {
+            *t = timeouts;
+        }
+    }
+
+    /// The slot for `spec`, started if it did not exist.
+    fn slot(&self, spec: &ServerSpec) -> Option<Arc<Slot>> {
+        let mut slots = self.slots.lock().ok()?;
+        if self.closed.load(Ordering::Acquire) {
+            return None;
+        }
+        if let Some(slot) = slots.get(spec) {
+            slot.touch();
+            return Some(slot.clone());
+        }
+        let slot = Arc::new(Slot::new(spec.clone(), self.timeouts.clone()));
+        slots.insert(spec.clone(), slot.clone());
+        self.tasks.spawn(run_slot(slot.clone()));
+        Some(slot)
+    }
+
+    /// Stops and forgets the given slots, waiting until their servers are gone.
+    async fn close(&self, specs: &[ServerSpec]) {
+        let removed: Vec<Arc<Slot>> = match self.slots.lock() {
+            Ok(mut slots) => specs.iter().filter_map(|s| slots.remove(s)).collect(),
+            Err(_) => Vec::new(),
+        };
+        for slot in &removed {
+            slot.stop.cancel();
+        }
+        for slot in &removed {
+            slot.wait_finished(SHUTDOWN_WAIT).await;
+        }
+    }
+
+    /// Makes `specs` the active set. With `restart`, every server is reconnected
+    /// (`mcp.reload`); otherwise unchanged servers keep their connection. Old
+    /// servers are closed first, then the new ones connect one at a time; returns
+    /// once each has finished its first attempt.
+    pub async fn activate(&self, specs: Vec<ServerSpec>, restart: bool) {
+        let _one_at_a_time = self.switching.lock().await;
+        let old = match self.active.lock() {
+            Ok(mut active) => std::mem::replace(&mut *active, specs.clone()),
+            Err(_) => Vec::new(),
+        };
+        let gone: Vec<ServerSpec> = old
+            .into_iter()
+            .filter(|s| restart || !specs.contains(s))
+            .collect();
+        self.close(&gone).await;
+        self.close_idle().await;
+        for spec in &specs {
+            if let Some(slot) = self.slot(spec) {
+                let limit = slot.connect_timeout() + Duration::from_secs(1);
+                slot.first_attempt(limit).await;
+            }
+        }
+    }
+
+    /// Closes on-demand slots (other workspaces) that nobody used for a while.
+    async fn close_idle(&self) {
+        let active = self.active.lock().map(|a| a.clone()).unwrap_or_default();
+        let idle: Vec<ServerSpec> = match self.slots.lock() {
+            Ok(slots) => slots
+                .values()
+                .filter(|s| !active.contains(&s.spec) && s.idle_for() > IDLE_CLOSE)
+                .map(|s| s.spec.clone())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        self.close(&idle).await;
+    }
+
+    /// The tools and prompts of `specs` for one turn. Servers still on their first
+    /// connection attempt are waited for; failed ones are skipped. `taken` holds
+    /// the names already in the registry.
+    pub async fn for_turn(
+        &self,
+        specs: &[ServerSpec],
+        taken: impl IntoIterator<Item = String>,
+    ) -> TurnMcp {
+        let slots: Vec<Arc<Slot>> = specs.iter().filter_map(|s| self.slot(s)).collect();
+        for slot in &slots {
+            let limit = slot.connect_timeout() + Duration::from_secs(1);
+            slot.first_attempt(limit).await;
+        }
+        let mut names = Names::with_taken(taken);
+        let mut out = TurnMcp::default();
+        for slot in &slots {
+            let Ok(live) = slot.live.read() else { continue };
+            if live.caller.is_none() {
+                continue;
+            }
+            for tool in &live.tools {
+                let name = names.allocate(&slot.spec.name, &tool.name);
+                out.tools
+                    .push(Arc::new(McpTool::new(name, tool, slot.clone())));
+            }
+            for prompt in &live.prompts {
+                out.prompts.push(format!(
+                    "## {} / {}\n{}",
+                    slot.spec.name,
+                    prompt.name,
+                    prompt.text.trim()
+                ));
+            }
+        }
+        out
+    }
+
+    /// How a server is doing; `idle` if nothing connects it.
+    pub fn status(&self, spec: &ServerSpec) -> ServerStatus {
+        let slot = self.slots.lock().ok().and_then(|s| s.get(spec).cloned());
+        match slot {
+            Some(slot) => slot.status(),
+            None => ServerStatus {
+                state: "idle",
+                ..ServerStatus::default()
+            },
+        }
+    }
+
+    /// Ends every server and waits (bounded) until they are gone.
+    pub async fn shutdown(&self) {
+        if let Ok(_slots) = self.slots.lock() {
+            // Under the slots lock, so no slot is being created right now.
+            self.closed.store(true, Ordering::Release);
+        }
+        let all: Vec<ServerSpec> = self
+            .slots
+            .lock()
+            .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default();
+        if let Ok(mut active) = self.active.lock() {
+            active.clear();
+        }
+        self.close(&all).await;
+        self.tasks.close();
+        let _ = tokio::time::timeout(SHUTDOWN_WAIT, self.tasks.wait()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_a_minute() {
+        let secs = |n| backoff(n).as_secs();
+        assert_eq!(secs(1), 1);
+        assert_eq!(secs(2), 2);
+        assert_eq!(secs(3), 4);
+        assert_eq!(secs(7), 60);
+        assert_eq!(backoff(50), MAX_BACKOFF);
+    }
+}

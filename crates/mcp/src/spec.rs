@@ -1,0 +1,324 @@
+//! MCP server configuration: the three sources merged (later wins), each entry
+//! validated into something we can connect to, and the `mcp.list` wire shape.
+//!
+//! Sources (reference §5.7): the global `config.json` `mcp.servers`, then
+//! `<ws>/.seekclaw/mcp/servers.json` (`{"servers":{…}}`, Claude-style
+//! `{"mcpServers":{…}}` is accepted too), then the workspace `.seekclaw/config.json`
+//! `mcp.servers`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use seekclaw_config::{McpServer, McpSettings, read_json_lenient};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where a server's entry lives, which is also where `mcp.upsert`/`mcp.remove` write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    GlobalConfig,
+    ServersFile,
+    WorkspaceConfig,
+}
+
+impl Source {
+    /// The wire `scope`.
+    pub fn scope(self) -> &'static str {
+        match self {
+            Source::GlobalConfig => "global",
+            Source::ServersFile | Source::WorkspaceConfig => "workspace",
+        }
+    }
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum Transport {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+    },
+    /// Streamable HTTP (its responses may be JSON or SSE streams).
+    Http { url: String },
+}
+
+/// One server of the merged configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerEntry {
+    pub name: String,
+    pub source: Source,
+    pub config: McpServer,
+    /// What to connect to, or why the entry cannot be used.
+    pub transport: Result<Transport, String>,
+}
+
+/// A server the manager connects: a valid, enabled entry plus the directory its
+/// process runs in. Two turns with equal specs share one connection.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ServerSpec {
+    pub name: String,
+    pub transport: Transport,
+    /// Working directory of a stdio server: the workspace root.
+    pub cwd: PathBuf,
+}
+
+/// Connection limits, from the global `mcp` settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub call: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(30),
+            call: Duration::from_secs(120),
+        }
+    }
+}
+
+impl Timeouts {
+    pub fn from_settings(settings: &McpSettings) -> Timeouts {
+        let d = Timeouts::default();
+        Timeouts {
+            connect: settings
+                .connect_timeout_seconds
+                .map_or(d.connect, |s| Duration::from_secs(s.clamp(1, 600))),
+            call: settings
+                .call_timeout_seconds
+                .map_or(d.call, |s| Duration::from_secs(s.clamp(1, 3600))),
+        }
+    }
+}
+
+/// The merged configuration of one scope.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Merged {
+    /// Sorted by name.
+    pub servers: Vec<ServerEntry>,
+    /// Files that could not be read (`Invalid MCP config: <file>`).
+    pub problems: Vec<String>,
+}
+
+impl Merged {
+    /// The enabled, valid servers, ready to connect from `cwd`.
+    pub fn specs(&self, cwd: &Path) -> Vec<ServerSpec> {
+        self.servers
+            .iter()
+            .filter(|e| e.config.enabled)
+            .filter_map(|e| {
+                let transport = e.transport.as_ref().ok()?.clone();
+                Some(ServerSpec {
+                    name: e.name.clone(),
+                    transport,
+                    cwd: cwd.to_path_buf(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// `<ws>/.seekclaw/mcp/servers.json`.
+pub fn servers_file(workspace_root: &Path) -> PathBuf {
+    workspace_root
+        .join(".seekclaw")
+        .join("mcp")
+        .join("servers.json")
+}
+
+/// Reads a `servers.json`: `Ok(None)` when it does not exist.
+pub fn read_servers_file(path: &Path) -> Result<Option<BTreeMap<String, McpServer>>, String> {
+    let Some(doc) = read_json_lenient::<Value>(path)? else {
+        return Ok(None);
+    };
+    let servers = doc
+        .get("servers")
+        .or_else(|| doc.get("mcpServers"))
+        .cloned()
+        .unwrap_or(Value::Object(Default::default()));
+    serde_json::from_value(servers)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// Merges the sources of one scope; `workspace` is `None` for the global scope.
+pub fn merge(global: &McpSettings, workspace: Option<(&Path, Option<&McpSettings>)>) -> Merged {
+    let mut by_name: BTreeMap<String, ServerEntry> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let mut put = |name: &str, config: &McpServer, source: Source| {
+        let entry = ServerEntry {
+            name: name.to_string(),
+            source,
+            transport: transport_of(name, config),
+            config: config.clone(),
+        };
+        by_name.insert(name.to_string(), entry);
+    };
+    for (name, config) in &global.servers {
+        put(name, config, Source::GlobalConfig);
+    }
+    if let Some((root, inline)) = workspace {
+        let file = servers_file(root);
+        match read_servers_file(&file) {
+            Ok(Some(servers)) => {
+                for (name, config) in &servers {
+                    put(name, config, Source::ServersFile);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(file = %file.display(), error = %e, "invalid MCP config");
+                problems.push(file.display().to_string());
+            }
+        }
+        if let Some(inline) = inline {
+            for (name, config) in &inline.servers {
+                put(name, config, Source::WorkspaceConfig);
+            }
+        }
+    }
+    Merged {
+        servers: by_name.into_values().collect(),
+        problems,
+    }
+}
+
+/// The error text of an unusable entry (reference wording).
+pub fn invalid_combination(name: &str) -> String {
+    format!("MCP server '{name}' has an invalid transport/command/url combination")
+}
+
+/// Validates an entry. `stdio` needs a command; `http`, `streamable-http` and
+/// `sse` need an absolute http(s) URL. An entry with only a `url` (Claude style)
+/// is HTTP.
+pub fn transport_of(name: &str, config: &McpServer) -> Result<Transport, String> {
+    let kind = config.transport.trim().to_ascii_lowercase();
+    let command = config
+        .command
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty());
+    let url = config
+        .url
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty());
+    let http = |url: Option<&str>| match url {
+        Some(u) if is_absolute_http(u) => Ok(Transport::Http { url: u.to_string() }),
+        _ => Err(invalid_combination(name)),
+    };
+    match kind.as_str() {
+        "" | "stdio" => match (command, url) {
+            (Some(command), _) => Ok(Transport::Stdio {
+                command: command.to_string(),
+                args: config.args.clone().unwrap_or_default(),
+                env: config.env.clone().unwrap_or_default(),
+            }),
+            (None, Some(_)) => http(url),
+            (None, None) => Err(invalid_combination(name)),
+        },
+        "http" | "streamable-http" | "streamablehttp" | "streamable_http" | "sse" => http(url),
+        _ => Err(invalid_combination(name)),
+    }
+}
+
+fn is_absolute_http(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'))
+}
+
+/// The transport as configured, or `http` for a URL-only entry that left it at
+/// the `stdio` default.
+fn listed_transport(entry: &ServerEntry) -> String {
+    let raw = entry.config.transport.trim().to_ascii_lowercase();
+    match (&entry.transport, raw.as_str()) {
+        (Ok(Transport::Http { .. }), "" | "stdio") => "http".to_string(),
+        (_, "") => "stdio".to_string(),
+        _ => raw,
+    }
+}
+
+/// Live state of a server, as `mcp.list` reports it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerStatus {
+    pub connected: bool,
+    pub tool_count: usize,
+    pub error: Option<String>,
+    /// `connecting`, `connected`, `reconnecting`, `failed`, `disabled`, `invalid`, `idle`.
+    pub state: &'static str,
+}
+
+/// One `mcp.list` row (reference §2.4). Env values never leave the daemon: only
+/// their names are listed.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerListing {
+    pub name: String,
+    pub scope: &'static str,
+    pub transport: String,
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub url: Option<String>,
+    pub env_keys: Vec<String>,
+    pub enabled: bool,
+    pub connected: bool,
+    pub tool_count: usize,
+    pub error: Option<String>,
+    /// Ours: the connection state behind `connected`/`error`.
+    pub status: &'static str,
+}
+
+impl ServerListing {
+    pub fn new(entry: &ServerEntry, status: ServerStatus) -> ServerListing {
+        let c = &entry.config;
+        let (status, error) = match &entry.transport {
+            Err(e) => (
+                ServerStatus {
+                    state: "invalid",
+                    ..ServerStatus::default()
+                },
+                Some(e.clone()),
+            ),
+            Ok(_) if !c.enabled => (
+                ServerStatus {
+                    state: "disabled",
+                    ..ServerStatus::default()
+                },
+                None,
+            ),
+            Ok(_) => {
+                let error = status.error.clone();
+                (status, error)
+            }
+        };
+        ServerListing {
+            name: entry.name.clone(),
+            scope: entry.source.scope(),
+            transport: listed_transport(entry),
+            command: c.command.clone(),
+            args: c.args.clone().unwrap_or_default(),
+            url: c.url.clone(),
+            env_keys: c
+                .env
+                .as_ref()
+                .map(|e| e.keys().cloned().collect())
+                .unwrap_or_default(),
+            enabled: c.enabled,
+            connected: status.connected,
+            tool_count: status.tool_count,
+            error,
+            status: status.state,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "spec_tests.rs"]
+mod tests;

@@ -1,0 +1,24 @@
+//! SeekClaw skills: directories of instructions the agent applies when a
+//! task calls for them.
+//!
+//! - [`skill`]: one directory → one [`Skill`] (`skill.yaml`/`skill.yml`,
+//!   `SKILL.md` with front matter, or a bare `prompt.txt`).
+//! - [`catalog`]: discovery in the global and workspace roots, workspace
+//!   shadowing, name order, enabled state and the wire [`SkillListing`].
+//! - [`prompt`]: the system-prompt section (small skills inline, the rest
+//!   listed by path).
+//! - [`import`](mod@import): installing a `.md` or `.zip` into the global root.
+
+mod archive;
+pub mod catalog;
+mod error;
+pub mod import;
+pub mod prompt;
+pub mod skill;
+
+pub use archive::{MAX_ARCHIVE_BYTES, MAX_ARCHIVE_ENTRIES};
+pub use catalog::{SkillEntry, SkillListing, discover, enabled, list, workspace_skills_dir};
+pub use error::ImportError;
+pub use import::import;
+pub use prompt::{MAX_INLINE_SKILL_CHARS, MAX_INLINE_TOTAL_CHARS, listed_paths, prompt_section};
+pub use skill::{Skill, SkillScope, load_skill};
