@@ -10,6 +10,7 @@ mod protocol;
 mod providers;
 mod schedule;
 mod sessions;
+mod skills;
 mod turn_tools;
 mod workspace;
 
