@@ -10,6 +10,7 @@ mod cpu;
 mod daemon;
 mod echo;
 mod load;
+mod mcp;
 mod ping;
 mod populate;
 mod startup;
@@ -59,6 +60,18 @@ enum BenchCommand {
         /// Daemon start runs (the last one stays up for the read measurements).
         #[arg(long, default_value_t = 5)]
         runs: usize,
+    },
+    /// MCP: accept speed and first event with 3 stdio servers, tool call overhead vs direct.
+    Mcp {
+        /// Fresh connections timed per phase.
+        #[arg(long, default_value_t = 200)]
+        accepts: usize,
+        /// Turns timed to their first envelope per daemon.
+        #[arg(long, default_value_t = 100)]
+        first_events: usize,
+        /// MCP tool calls timed per side.
+        #[arg(long, default_value_t = 200)]
+        calls: usize,
     },
     /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
     Turns {
@@ -116,6 +129,17 @@ fn main() -> Result<()> {
             rounds,
             shapes: configs,
             json: cli.json,
+        }),
+        BenchCommand::Mcp {
+            accepts,
+            first_events,
+            calls,
+        } => mcp::run(&mcp::McpArgs {
+            bin: &bin,
+            json: cli.json,
+            accepts,
+            first_events,
+            calls,
         }),
         BenchCommand::Startup { home, runs } => startup::run(&startup::StartupArgs {
             bin: &bin,

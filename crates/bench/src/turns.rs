@@ -10,8 +10,8 @@ mod latency;
 mod procs;
 mod relay;
 mod report;
-mod setup;
-mod wire;
+pub(crate) mod setup;
+pub(crate) mod wire;
 
 use std::path::Path;
 use std::time::Duration;

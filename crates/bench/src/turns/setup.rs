@@ -41,7 +41,7 @@ impl Scratch {
         &self.workspace
     }
 
-    fn path(&self) -> &Path {
+    pub fn dir(&self) -> &Path {
         self.dir.path()
     }
 }
@@ -74,11 +74,11 @@ impl SectionDaemon {
         server: &ProviderServer,
         http2: bool,
     ) -> Result<(SectionDaemon, JsonlClient)> {
-        let home = scratch.path().join(format!("home-{name}"));
+        let home = scratch.dir().join(format!("home-{name}"));
         std::fs::create_dir_all(&home)?;
         let cfg = serde_json::to_vec_pretty(&config(&server.base_url(), http2))?;
         std::fs::write(home.join("config.json"), cfg)?;
-        let log = scratch.path().join(format!("daemon-{name}.stderr"));
+        let log = scratch.dir().join(format!("daemon-{name}.stderr"));
         let mut daemon = DaemonProc::spawn(bin, &home, &log)?;
         let (_, client) = daemon
             .wait_answering()
