@@ -158,7 +158,7 @@ fn daemon_calls(
 ) -> Result<Vec<Duration>> {
     for i in 0..n {
         server.enqueue(Reply::new().tool_call(
-            &format!("e{i}"),
+            format!("e{i}"),
             "mcp__everything__echo",
             r#"{"message":"bench"}"#,
         ));
