@@ -234,12 +234,33 @@ async fn attempt(
     }
     let mut parser = wire::StreamParser::new(target)?;
     let mut events: Vec<StreamEvent> = Vec::new();
+    // One cancellation waiter and one idle timer for the whole stream: arming a
+    // fresh timer and waiter per chunk costs more than decoding the chunk. The
+    // timer is pushed back lazily, only when it fires before the idle limit.
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
+    let idle = tokio::time::sleep(timeouts.idle);
+    tokio::pin!(idle);
+    let mut last_chunk = tokio::time::Instant::now();
     while !parser.is_done() {
-        let chunk = match wait(cancel, timeouts.idle, response.chunk()).await? {
-            None => return Err(idle_timeout(provider, timeouts.idle)),
-            Some(Err(e)) => return Err(broken(provider, &e)),
-            Some(Ok(None)) => break,
-            Some(Ok(Some(bytes))) => bytes,
+        let next = tokio::select! {
+            biased;
+            _ = &mut cancelled => return Err(ProviderError::Cancelled),
+            next = response.chunk() => next,
+            _ = &mut idle => {
+                let deadline = last_chunk + timeouts.idle;
+                if deadline > tokio::time::Instant::now() {
+                    idle.as_mut().reset(deadline);
+                    continue;
+                }
+                return Err(idle_timeout(provider, timeouts.idle));
+            }
+        };
+        last_chunk = tokio::time::Instant::now();
+        let chunk = match next {
+            Err(e) => return Err(broken(provider, &e)),
+            Ok(None) => break,
+            Ok(Some(bytes)) => bytes,
         };
         parser.push(&chunk, &mut events)?;
         for ev in events.drain(..) {
