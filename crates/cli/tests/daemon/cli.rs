@@ -186,3 +186,47 @@ fn run_executes_a_turn_in_process() {
         String::from_utf8_lossy(&out.stderr).contains("tk returned HTTP 400: bad request body")
     );
 }
+
+/// `seekclaw run` uses the same MCP servers as the daemon, and ends them with the run.
+#[test]
+fn run_calls_mcp_tools_in_process() {
+    use seekclaw_testkit::mcp_servers;
+    use seekclaw_testkit::{ProviderServer, Reply};
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = serde_json::json!({
+        "providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}],
+        "mcp": {"servers": {"fx": mcp_servers::fixture_stdio().config()}}
+    });
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    server.enqueue(Reply::new().tool_call("m1", "mcp__fx__whoami", "{}"));
+    server.enqueue(Reply::plain("finished"));
+    let out = seekclaw(&home, &["run", "who are you", "--global"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "finished");
+    let second = &server.requests()[1].body;
+    let tool = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    let text = tool["content"].as_str().unwrap();
+    let pid: i32 = text.split_whitespace().next().unwrap().parse().unwrap();
+    // Global scope: the server ran in the global scratch directory.
+    assert!(text.ends_with("/global"), "{text}");
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s
+                .rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))),
+        "the MCP server outlived `seekclaw run`"
+    );
+}
