@@ -271,3 +271,37 @@ fn alive(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+#[tokio::test]
+async fn a_changed_tool_list_is_picked_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = stdio_spec("fx", &mcp_servers::fixture_stdio(), dir.path());
+    let manager = McpManager::new();
+    let turn = manager
+        .for_turn(std::slice::from_ref(&spec), Vec::new())
+        .await;
+    let before = manager.status(&spec).tool_count;
+    assert!(
+        !turn
+            .tools
+            .iter()
+            .any(|t| t.definition().name == "mcp__fx__extra")
+    );
+    let out = tool(&turn.tools, "mcp__fx__grow")
+        .execute(json!({}), &ctx(dir.path()))
+        .await;
+    assert!(out.success, "{out:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while manager.status(&spec).tool_count != before + 1 {
+        assert!(Instant::now() < deadline, "tools/list_changed not handled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let next = manager
+        .for_turn(std::slice::from_ref(&spec), Vec::new())
+        .await;
+    let out = tool(&next.tools, "mcp__fx__extra")
+        .execute(json!({}), &ctx(dir.path()))
+        .await;
+    assert!(out.success && out.content.contains("extra here"), "{out:?}");
+    manager.shutdown().await;
+}

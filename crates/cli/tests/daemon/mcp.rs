@@ -127,7 +127,7 @@ fn servers_from_three_sources_are_listed_with_status_and_without_env_values() {
     let fx = row(&rows, "fx");
     assert_eq!(
         (fx["scope"].as_str(), fx["toolCount"].as_u64()),
-        (Some("workspace"), Some(7))
+        (Some("workspace"), Some(8))
     );
     let broken = row(&rows, "broken");
     assert_eq!(broken["connected"], false);
@@ -163,7 +163,7 @@ fn upsert_remove_and_reload_reconnect_and_write_the_right_file() {
         .unwrap();
     // Answered after the reconnect: already connected.
     assert_eq!(list[0]["connected"], true, "{list}");
-    assert_eq!(list[0]["toolCount"], 7);
+    assert_eq!(list[0]["toolCount"], 8);
     assert_eq!(list[0]["scope"], "workspace");
     let file: Value = serde_json::from_str(
         &std::fs::read_to_string(ws.join(".seekclaw/mcp/servers.json")).unwrap(),
