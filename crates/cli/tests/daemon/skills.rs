@@ -182,12 +182,12 @@ fn turns_get_enabled_skills_inline_or_by_path() {
     server.enqueue(Reply::new().tool_call(
         "r1",
         "read_file",
-        &json!({"path": big_path.display().to_string(), "limit": 6}).to_string(),
+        json!({"path": big_path.display().to_string(), "limit": 6}).to_string(),
     ));
     server.enqueue(Reply::new().tool_call(
         "r2",
         "read_file",
-        &json!({"path": global.join("secret/prompt.txt").display().to_string()}).to_string(),
+        json!({"path": global.join("secret/prompt.txt").display().to_string()}).to_string(),
     ));
     server.enqueue(Reply::plain("done"));
     let mut c = d.connect().unwrap();
