@@ -137,6 +137,19 @@ fn servers_from_three_sources_are_listed_with_status_and_without_env_values() {
     );
     assert_eq!(row(&rows, "off")["enabled"], false);
     assert_eq!(row(&rows, "off")["connected"], false);
+    let doctor = c.ok("doctor", json!({})).unwrap();
+    assert!(
+        doctor.contains("[OK] MCP everything: connected (stdio)"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("[FAIL] MCP broken: MCP server 'broken' has an invalid"),
+        "{doctor}"
+    );
+    assert!(
+        !doctor.contains("MCP off"),
+        "disabled servers are not checked: {doctor}"
+    );
     let raw = c.request("mcp.list", json!({})).unwrap().to_string();
     assert!(
         !raw.contains("hunter2"),

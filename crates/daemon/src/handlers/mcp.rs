@@ -17,7 +17,7 @@ use crate::daemon::Daemon;
 use crate::extensions::{self, mcp_config, mcp_cwd, own_workspace, workspace_config};
 
 /// The `mcp.list` rows of the current workspace.
-fn listing(daemon: &Daemon) -> Result<Vec<ServerListing>, MethodError> {
+pub(crate) fn listing(daemon: &Daemon) -> Result<Vec<ServerListing>, MethodError> {
     let root = daemon.current_workspace();
     let config = daemon.config.load();
     let ws = workspace_config(&daemon.home, Some(&root));
@@ -69,11 +69,16 @@ enum Target {
     Workspace,
 }
 
-fn target(p: &Params) -> Result<Target, MethodError> {
+/// Where a write goes. `workspace` (the default) falls back to the global config
+/// when the daemon has no workspace of its own (its folder holds the SeekClaw home).
+fn target(daemon: &Daemon, p: &Params) -> Result<(Target, Option<PathBuf>), MethodError> {
     let raw = p.str_opt("scope")?.unwrap_or("workspace");
     match raw.trim().to_ascii_lowercase().as_str() {
-        "" | "workspace" => Ok(Target::Workspace),
-        "global" => Ok(Target::Global),
+        "" | "workspace" => match workspace_root(daemon) {
+            Some(root) => Ok((Target::Workspace, Some(root))),
+            None => Ok((Target::Global, None)),
+        },
+        "global" => Ok((Target::Global, None)),
         _ => Err(MethodError::invalid_param(
             "scope",
             "MCP scope must be workspace or global",
@@ -82,21 +87,14 @@ fn target(p: &Params) -> Result<Target, MethodError> {
 }
 
 /// The current workspace root, if it has a config of its own.
-fn workspace_root(daemon: &Daemon) -> Result<PathBuf, MethodError> {
+fn workspace_root(daemon: &Daemon) -> Option<PathBuf> {
     let root = daemon.current_workspace();
-    own_workspace(&daemon.home, Some(&root))
-        .map(Path::to_path_buf)
-        .ok_or_else(|| {
-            MethodError::invalid_param(
-                "scope",
-                "No workspace is open (the current folder is the SeekClaw home); use scope global",
-            )
-        })
+    own_workspace(&daemon.home, Some(&root)).map(Path::to_path_buf)
 }
 
 pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let name = p.str_req("name")?.trim().to_string();
-    let target = target(p)?;
+    let (target, root) = target(daemon, p)?;
     let server = match p.raw("server") {
         Some(v @ Value::Object(_)) => serde_json::from_value::<McpServer>(v.clone())
             .map_err(|e| MethodError::invalid_param("server", format!("Invalid request: {e}")))?,
@@ -119,7 +117,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                 .await?
         }
         Target::Workspace => {
-            let root = workspace_root(daemon)?;
+            let root = root.unwrap_or_else(|| daemon.current_workspace());
             let ws = workspace_config(&daemon.home, Some(&root));
             let inline = ws
                 .as_ref()
@@ -147,7 +145,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let name = p.str_req("name")?.trim().to_string();
-    let target = target(p)?;
+    let (target, root) = target(daemon, p)?;
     let removed = match target {
         Target::Global => {
             daemon
@@ -155,12 +153,12 @@ pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                 .update(|c| Ok(c.mcp.servers.remove(&name).is_some()))
                 .await?
         }
-        Target::Workspace => match workspace_root(daemon) {
-            Ok(root) => {
+        Target::Workspace => match root {
+            Some(root) => {
                 edit_inline(&root, |servers| servers.remove(&name).is_some())?
                     || edit_servers_file(&root, |servers| servers.remove(&name).is_some())?
             }
-            Err(_) => false,
+            None => false,
         },
     };
     if !removed {

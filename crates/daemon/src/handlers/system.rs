@@ -129,6 +129,21 @@ pub async fn local_checks(daemon: &Daemon) -> Vec<Check> {
             daemon.turns.count()
         ),
     ));
+    match super::mcp::listing(daemon) {
+        Ok(rows) => {
+            for row in rows.iter().filter(|r| r.enabled) {
+                let detail = match (&row.error, row.connected) {
+                    (_, true) => {
+                        format!("connected ({}), {} tool(s)", row.transport, row.tool_count)
+                    }
+                    (Some(e), false) => e.clone(),
+                    (None, false) => row.status.to_string(),
+                };
+                checks.push(check(&format!("MCP {}", row.name), row.connected, detail));
+            }
+        }
+        Err(e) => checks.push(check("MCP Config", false, e.message)),
+    }
     match daemon.db(|s| s.stats()).await {
         Ok(stats) => checks.push(check(
             "Database",
