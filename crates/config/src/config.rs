@@ -318,6 +318,10 @@ pub struct McpServer {
     pub env: Option<BTreeMap<String, String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// HTTP headers sent to a remote server (`Authorization: Bearer …`, API keys).
+    /// Like `env`, their values are never returned by `mcp.list`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headers: Option<BTreeMap<String, String>>,
     pub enabled: bool,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -331,6 +335,7 @@ impl Default for McpServer {
             args: None,
             env: None,
             url: None,
+            headers: None,
             enabled: true,
             extra: Map::new(),
         }

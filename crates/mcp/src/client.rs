@@ -235,17 +235,15 @@ async fn start(
                 }
             }
         }
-        Transport::Http { url } => {
+        Transport::Http { url, headers } => {
             // reqwest needs a process-wide rustls provider; a second install is a no-op.
             let _ = rustls::crypto::ring::default_provider().install_default();
             let client = reqwest::Client::builder()
                 .connect_timeout(Duration::from_secs(10))
                 .build()
                 .map_err(|e| McpError::Spawn(format!("HTTP client: {e}")))?;
-            let transport = StreamableHttpClientTransport::with_client(
-                client,
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()),
-            );
+            let config = http_config(&spec.name, url, headers)?;
+            let transport = StreamableHttpClientTransport::with_client(client, config);
             let service = handler.serve(transport).await.map_err(|e| {
                 McpError::Protocol(format!(
                     "MCP server '{}' failed to initialize: {e}",
@@ -258,6 +256,35 @@ async fn start(
             })
         }
     }
+}
+
+/// The transport config with the server's headers. A bearer `Authorization` goes
+/// through rmcp's own auth header; other headers are sent as given. Errors name
+/// the header, never its value.
+fn http_config(
+    name: &str,
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransportConfig, McpError> {
+    use reqwest::header::{HeaderName, HeaderValue};
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    let mut custom = std::collections::HashMap::new();
+    for (key, value) in headers {
+        let bearer = value
+            .strip_prefix("Bearer ")
+            .filter(|_| key.eq_ignore_ascii_case("authorization"));
+        if let Some(token) = bearer {
+            config = config.auth_header(token.trim());
+            continue;
+        }
+        let invalid =
+            || McpError::Spawn(format!("MCP server '{name}': invalid HTTP header '{key}'"));
+        let header = HeaderName::from_bytes(key.trim().as_bytes()).map_err(|_| invalid())?;
+        let mut value = HeaderValue::from_str(value.trim()).map_err(|_| invalid())?;
+        value.set_sensitive(true);
+        custom.insert(header, value);
+    }
+    Ok(config.custom_headers(custom))
 }
 
 /// Tools and the texts of argument-free prompts.

@@ -42,7 +42,10 @@ pub enum Transport {
         env: BTreeMap<String, String>,
     },
     /// Streamable HTTP (its responses may be JSON or SSE streams).
-    Http { url: String },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
 }
 
 /// One server of the merged configuration.
@@ -208,7 +211,10 @@ pub fn transport_of(name: &str, config: &McpServer) -> Result<Transport, String>
         .map(str::trim)
         .filter(|u| !u.is_empty());
     let http = |url: Option<&str>| match url {
-        Some(u) if is_absolute_http(u) => Ok(Transport::Http { url: u.to_string() }),
+        Some(u) if is_absolute_http(u) => Ok(Transport::Http {
+            url: u.to_string(),
+            headers: config.headers.clone().unwrap_or_default(),
+        }),
         _ => Err(invalid_combination(name)),
     };
     match kind.as_str() {
@@ -273,6 +279,8 @@ pub struct ServerListing {
     pub error: Option<String>,
     /// Ours: the connection state behind `connected`/`error`.
     pub status: &'static str,
+    /// Ours: names of the HTTP headers sent (values, like env values, stay here).
+    pub header_keys: Vec<String>,
 }
 
 impl ServerListing {
@@ -315,6 +323,11 @@ impl ServerListing {
             tool_count: status.tool_count,
             error,
             status: status.state,
+            header_keys: c
+                .headers
+                .as_ref()
+                .map(|h| h.keys().cloned().collect())
+                .unwrap_or_default(),
         }
     }
 }

@@ -136,7 +136,8 @@ fn three_sources_later_wins_and_sorted_by_name() {
     assert_eq!(
         alpha.transport,
         Ok(Transport::Http {
-            url: "https://alpha.example/mcp".into()
+            url: "https://alpha.example/mcp".into(),
+            headers: Default::default(),
         })
     );
 
@@ -217,7 +218,8 @@ fn claude_style_mcp_servers_file_is_accepted() {
     assert_eq!(
         entry(&merged, "web").transport,
         Ok(Transport::Http {
-            url: "https://web.example/mcp".into()
+            url: "https://web.example/mcp".into(),
+            headers: Default::default(),
         })
     );
 }
@@ -352,7 +354,8 @@ fn http_transports_need_an_absolute_http_url() {
                 &with_transport(kind, None, Some("https://h.example/mcp"))
             ),
             Ok(Transport::Http {
-                url: "https://h.example/mcp".into()
+                url: "https://h.example/mcp".into(),
+                headers: Default::default(),
             }),
             "{kind}"
         );
@@ -362,7 +365,8 @@ fn http_transports_need_an_absolute_http_url() {
                 &with_transport(kind, None, Some("http://127.0.0.1:8080/mcp"))
             ),
             Ok(Transport::Http {
-                url: "http://127.0.0.1:8080/mcp".into()
+                url: "http://127.0.0.1:8080/mcp".into(),
+                headers: Default::default(),
             }),
             "{kind}"
         );
@@ -383,7 +387,8 @@ fn url_is_trimmed() {
             &with_transport("http", None, Some("  https://h.example/mcp \n"))
         ),
         Ok(Transport::Http {
-            url: "https://h.example/mcp".into()
+            url: "https://h.example/mcp".into(),
+            headers: Default::default(),
         })
     );
 }
@@ -427,7 +432,8 @@ fn url_only_entry_is_http() {
     assert_eq!(
         transport_of("u", &config),
         Ok(Transport::Http {
-            url: "https://u.example/mcp".into()
+            url: "https://u.example/mcp".into(),
+            headers: Default::default(),
         })
     );
     assert_eq!(
@@ -436,7 +442,8 @@ fn url_only_entry_is_http() {
             &with_transport("", None, Some("https://u.example/mcp"))
         ),
         Ok(Transport::Http {
-            url: "https://u.example/mcp".into()
+            url: "https://u.example/mcp".into(),
+            headers: Default::default(),
         })
     );
 }
@@ -509,7 +516,8 @@ fn specs_skip_disabled_and_invalid_and_set_cwd() {
             ServerSpec {
                 name: "d-http".into(),
                 transport: Transport::Http {
-                    url: "https://d.example/mcp".into()
+                    url: "https://d.example/mcp".into(),
+                    headers: Default::default(),
                 },
                 cwd: cwd.clone(),
             },
@@ -602,7 +610,7 @@ fn listing_json_shape_and_key_order() {
     let json = serde_json::to_string(&listing).unwrap();
     assert_eq!(
         json,
-        r#"{"name":"gh","scope":"workspace","transport":"stdio","command":"npx","args":["-y","srv"],"url":null,"envKeys":["A_KEY","TOKEN"],"enabled":true,"connected":true,"toolCount":3,"error":null,"status":"connected"}"#
+        r#"{"name":"gh","scope":"workspace","transport":"stdio","command":"npx","args":["-y","srv"],"url":null,"envKeys":["A_KEY","TOKEN"],"enabled":true,"connected":true,"toolCount":3,"error":null,"status":"connected","headerKeys":[]}"#
     );
 
     let value = serde_json::to_value(&listing).unwrap();

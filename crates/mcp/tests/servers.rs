@@ -27,7 +27,10 @@ fn stdio_spec(name: &str, cmd: &StdioCommand, cwd: &Path) -> ServerSpec {
 fn http_spec(name: &str, url: &str) -> ServerSpec {
     ServerSpec {
         name: name.into(),
-        transport: Transport::Http { url: url.into() },
+        transport: Transport::Http {
+            url: url.into(),
+            headers: Default::default(),
+        },
         cwd: std::env::temp_dir(),
     }
 }

@@ -63,7 +63,7 @@ fn fixture_script() -> PathBuf {
     require(workspace_root().join("crates/testkit/fixtures/mcp_fixture_server.py"))
 }
 
-/// Our fixture server (tools add, fail, crash, nap, write_note, spawn_child, whoami, grow;
+/// Our fixture server (tools add, fail, crash, nap, write_note, spawn_child, whoami, grow, header;
 /// prompt house_rules) over stdio.
 pub fn fixture_stdio() -> StdioCommand {
     StdioCommand {

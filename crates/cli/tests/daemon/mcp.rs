@@ -117,7 +117,8 @@ fn servers_from_three_sources_are_listed_with_status_and_without_env_values() {
             "connected",
             "toolCount",
             "error",
-            "status"
+            "status",
+            "headerKeys"
         ]
     );
     assert_eq!(e["scope"], "global");
@@ -127,7 +128,7 @@ fn servers_from_three_sources_are_listed_with_status_and_without_env_values() {
     let fx = row(&rows, "fx");
     assert_eq!(
         (fx["scope"].as_str(), fx["toolCount"].as_u64()),
-        (Some("workspace"), Some(8))
+        (Some("workspace"), Some(9))
     );
     let broken = row(&rows, "broken");
     assert_eq!(broken["connected"], false);
@@ -176,7 +177,7 @@ fn upsert_remove_and_reload_reconnect_and_write_the_right_file() {
         .unwrap();
     // Answered after the reconnect: already connected.
     assert_eq!(list[0]["connected"], true, "{list}");
-    assert_eq!(list[0]["toolCount"], 8);
+    assert_eq!(list[0]["toolCount"], 9);
     assert_eq!(list[0]["scope"], "workspace");
     let file: Value = serde_json::from_str(
         &std::fs::read_to_string(ws.join(".seekclaw/mcp/servers.json")).unwrap(),
@@ -367,6 +368,12 @@ fn streamable_http_servers_work_in_turns() {
     let http = mcp_servers::fixture_http();
     let server = ProviderServer::start().unwrap();
     server.enqueue(Reply::new().tool_call("h1", "mcp__remote__add", r#"{"a":20,"b":3}"#));
+    server.enqueue(Reply::new().tool_call("h2", "mcp__remote__header", r#"{"name":"x-api-key"}"#));
+    server.enqueue(Reply::new().tool_call(
+        "h3",
+        "mcp__remote__header",
+        r#"{"name":"authorization"}"#,
+    ));
     server.enqueue(Reply::plain("23"));
     let tmp = tempfile::tempdir().unwrap();
     let ws = project_dir(tmp.path(), "proj");
@@ -381,17 +388,28 @@ fn streamable_http_servers_work_in_turns() {
     let list = c
         .ok_json(
             "mcp.upsert",
-            json!({"name": "remote", "scope": "global", "server": {"transport": "http", "url": http.url}}),
+            json!({"name": "remote", "scope": "global", "server": {
+                "transport": "http", "url": http.url,
+                "headers": {"X-Api-Key": "k-secret-77", "Authorization": "Bearer tok-secret-88"}
+            }}),
         )
         .unwrap();
     assert_eq!(list[0]["connected"], true, "{list}");
     assert_eq!(list[0]["transport"], "http");
+    assert_eq!(list[0]["headerKeys"], json!(["Authorization", "X-Api-Key"]));
+    assert!(
+        !list.to_string().contains("secret"),
+        "header values stay in the daemon"
+    );
     let all = chat(
         &mut c,
         json!({"message": "add", "workspace": ws.display().to_string()}),
     );
     assert_eq!(all.last().unwrap()["data"], "23");
-    assert_eq!(tool_message(&server.requests()[1].body, "h1").trim(), "23");
+    let last = &server.requests()[3].body;
+    assert_eq!(tool_message(last, "h1").trim(), "23");
+    assert_eq!(tool_message(last, "h2").trim(), "k-secret-77");
+    assert_eq!(tool_message(last, "h3").trim(), "Bearer tok-secret-88");
 }
 
 /// Turns of one workspace share one server process; a workspace switch replaces
