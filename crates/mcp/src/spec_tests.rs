@@ -634,7 +634,8 @@ fn listing_json_shape_and_key_order() {
             "connected",
             "toolCount",
             "error",
-            "status"
+            "status",
+            "headerKeys"
         ]
     );
 }
