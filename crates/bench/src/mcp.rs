@@ -38,13 +38,13 @@ pub struct McpArgs<'a> {
 }
 
 /// Three stdio servers: two `server-everything` (Node) and the Python fixture.
-fn three_servers() -> Value {
-    let everything = mcp_servers::everything_stdio().config();
-    json!({
+fn three_servers() -> Result<Value> {
+    let everything = mcp_servers::everything_stdio()?.config();
+    Ok(json!({
         "everything": everything,
         "everything2": everything,
-        "fixture": mcp_servers::fixture_stdio().config(),
-    })
+        "fixture": mcp_servers::fixture_stdio()?.config(),
+    }))
 }
 
 /// A daemon whose config has the testkit provider and `servers`.
@@ -207,7 +207,7 @@ fn direct_calls(workspace: &str, n: usize) -> Result<Vec<Duration>> {
         .enable_all()
         .build()?;
     rt.block_on(async {
-        let cmd = mcp_servers::everything_stdio();
+        let cmd = mcp_servers::everything_stdio()?;
         let spec = ServerSpec {
             name: "everything".into(),
             transport: Transport::Stdio {
@@ -251,7 +251,7 @@ pub fn run(args: &McpArgs<'_>) -> Result<()> {
     let first_none = tail(&first_events(&mut c0, &mut ids0, &ws, args.first_events)?)?;
 
     // Three stdio servers: accepts while they connect, then once connected.
-    let (three, mut c3) = start(args.bin, &scratch, "three", &server, three_servers())?;
+    let (three, mut c3) = start(args.bin, &scratch, "three", &server, three_servers()?)?;
     let accept_connecting = tail(&accepts(&three.socket, args.accepts)?)?;
     let mut ids3 = Ids::default();
     let connected_after = open_and_wait(&mut c3, &mut ids3, &ws)?;

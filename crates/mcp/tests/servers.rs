@@ -64,7 +64,11 @@ const T: Duration = Duration::from_secs(30);
 #[tokio::test]
 async fn everything_over_stdio_lists_calls_and_returns_images() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = stdio_spec("everything", &mcp_servers::everything_stdio(), dir.path());
+    let spec = stdio_spec(
+        "everything",
+        &mcp_servers::everything_stdio().unwrap(),
+        dir.path(),
+    );
     let conn = Connection::open(&spec, T).await.unwrap();
     let names: Vec<&str> = conn.tools.iter().map(|t| t.name.as_ref()).collect();
     assert!(names.contains(&"echo"), "{names:?}");
@@ -107,7 +111,7 @@ async fn everything_over_stdio_lists_calls_and_returns_images() {
 
 #[tokio::test]
 async fn everything_over_streamable_http() {
-    let server = mcp_servers::everything_http();
+    let server = mcp_servers::everything_http().unwrap();
     let spec = http_spec("remote", &server.url);
     let manager = McpManager::new();
     let turn = manager
@@ -126,7 +130,7 @@ async fn everything_over_streamable_http() {
 #[tokio::test]
 async fn tool_errors_crashes_and_timeouts_are_failed_results() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = stdio_spec("fx", &mcp_servers::fixture_stdio(), dir.path());
+    let spec = stdio_spec("fx", &mcp_servers::fixture_stdio().unwrap(), dir.path());
     let manager = McpManager::new();
     manager.set_timeouts(Timeouts {
         connect: T,
@@ -202,7 +206,7 @@ async fn tool_errors_crashes_and_timeouts_are_failed_results() {
 #[tokio::test]
 async fn shutdown_leaves_no_processes_behind() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = stdio_spec("fx", &mcp_servers::fixture_stdio(), dir.path());
+    let spec = stdio_spec("fx", &mcp_servers::fixture_stdio().unwrap(), dir.path());
     let manager = McpManager::new();
     let turn = manager
         .for_turn(std::slice::from_ref(&spec), Vec::new())
@@ -278,7 +282,7 @@ fn alive(pid: i32) -> bool {
 #[tokio::test]
 async fn a_changed_tool_list_is_picked_up() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = stdio_spec("fx", &mcp_servers::fixture_stdio(), dir.path());
+    let spec = stdio_spec("fx", &mcp_servers::fixture_stdio().unwrap(), dir.path());
     let manager = McpManager::new();
     let turn = manager
         .for_turn(std::slice::from_ref(&spec), Vec::new())

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use anyhow::{Context, Result, bail};
+
 /// The workspace root (two levels above this crate).
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,13 +22,14 @@ fn servers_dir() -> PathBuf {
     workspace_root().join("target").join("test-servers")
 }
 
-fn require(path: PathBuf) -> PathBuf {
-    assert!(
-        path.exists(),
-        "{} is missing: run `bash scripts/install-test-servers` (scripts/test does)",
-        path.display()
-    );
-    path
+fn require(path: PathBuf) -> Result<PathBuf> {
+    if !path.exists() {
+        bail!(
+            "{} is missing: run `bash scripts/install-test-servers` (scripts/test does)",
+            path.display()
+        );
+    }
+    Ok(path)
 }
 
 /// A command line that starts an MCP server on stdio.
@@ -45,31 +48,34 @@ impl StdioCommand {
 
 /// `@modelcontextprotocol/server-everything` over stdio (run by `node` directly,
 /// not `npx`, so no registry access happens during tests).
-pub fn everything_stdio() -> StdioCommand {
-    let entry = require(
-        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-    );
-    StdioCommand {
+pub fn everything_stdio() -> Result<StdioCommand> {
+    Ok(StdioCommand {
         command: "node".into(),
-        args: vec![entry.display().to_string(), "stdio".into()],
-    }
+        args: vec![everything_entry()?.display().to_string(), "stdio".into()],
+    })
 }
 
-fn python() -> PathBuf {
+fn everything_entry() -> Result<PathBuf> {
+    require(
+        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+    )
+}
+
+fn python() -> Result<PathBuf> {
     require(servers_dir().join("py").join("bin").join("python"))
 }
 
-fn fixture_script() -> PathBuf {
+fn fixture_script() -> Result<PathBuf> {
     require(workspace_root().join("crates/testkit/fixtures/mcp_fixture_server.py"))
 }
 
 /// Our fixture server (tools add, fail, crash, nap, write_note, spawn_child, whoami, grow, header;
 /// prompt house_rules) over stdio.
-pub fn fixture_stdio() -> StdioCommand {
-    StdioCommand {
-        command: python().display().to_string(),
-        args: vec![fixture_script().display().to_string(), "stdio".into()],
-    }
+pub fn fixture_stdio() -> Result<StdioCommand> {
+    Ok(StdioCommand {
+        command: python()?.display().to_string(),
+        args: vec![fixture_script()?.display().to_string(), "stdio".into()],
+    })
 }
 
 /// A server listening on HTTP, ended when dropped.
@@ -93,55 +99,52 @@ fn free_port() -> u16 {
         .unwrap_or(0)
 }
 
-fn wait_listening(port: u16, child: &mut Child) {
+fn wait_listening(port: u16, child: &mut Child) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
+            return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("MCP HTTP server exited early: {status}");
+            bail!("MCP HTTP server exited early: {status}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("MCP HTTP server did not listen on port {port} within 30 s");
+    bail!("MCP HTTP server did not listen on port {port} within 30 s")
 }
 
-/// `server-everything` in Streamable HTTP mode on a free port.
-pub fn everything_http() -> HttpServer {
-    let entry = require(
-        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-    );
-    let port = free_port();
-    let mut child = Command::new("node")
-        .arg(entry)
-        .arg("streamableHttp")
+/// Starts `command` with `PORT` set and waits until it listens there.
+fn listening(mut command: Command, port: u16) -> Result<HttpServer> {
+    let child = command
         .env("PORT", port.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("start server-everything over HTTP");
-    wait_listening(port, &mut child);
-    HttpServer {
-        child,
+        .context("start an MCP server over HTTP")?;
+    // Held from here on, so a server that never listens is still ended.
+    let mut server = HttpServer {
         url: format!("http://127.0.0.1:{port}/mcp"),
-    }
+        child,
+    };
+    wait_listening(port, &mut server.child)?;
+    Ok(server)
+}
+
+/// `server-everything` in Streamable HTTP mode on a free port.
+pub fn everything_http() -> Result<HttpServer> {
+    let port = free_port();
+    let mut command = Command::new("node");
+    command.arg(everything_entry()?).arg("streamableHttp");
+    listening(command, port)
 }
 
 /// The fixture server in Streamable HTTP mode on a free port.
-pub fn fixture_http() -> HttpServer {
+pub fn fixture_http() -> Result<HttpServer> {
     let port = free_port();
-    let mut child = Command::new(python())
-        .arg(fixture_script())
+    let mut command = Command::new(python()?);
+    command
+        .arg(fixture_script()?)
         .arg("http")
-        .arg(port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the fixture server over HTTP");
-    wait_listening(port, &mut child);
-    HttpServer {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-    }
+        .arg(port.to_string());
+    listening(command, port)
 }

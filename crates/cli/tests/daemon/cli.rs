@@ -198,7 +198,7 @@ fn run_calls_mcp_tools_in_process() {
     std::fs::create_dir_all(&home).unwrap();
     let config = serde_json::json!({
         "providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}],
-        "mcp": {"servers": {"fx": mcp_servers::fixture_stdio().config()}}
+        "mcp": {"servers": {"fx": mcp_servers::fixture_stdio().unwrap().config()}}
     });
     std::fs::write(home.join("config.json"), config.to_string()).unwrap();
     server.enqueue(Reply::new().tool_call("m1", "mcp__fx__whoami", "{}"));

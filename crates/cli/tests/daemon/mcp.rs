@@ -80,9 +80,12 @@ fn tool_message<'a>(request: &'a Value, call_id: &str) -> &'a str {
 fn servers_from_three_sources_are_listed_with_status_and_without_env_values() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = project_dir(tmp.path(), "proj");
-    let mut everything = mcp_servers::everything_stdio().config();
+    let mut everything = mcp_servers::everything_stdio().unwrap().config();
     everything["env"] = json!({"SECRET_TOKEN": "hunter2-very-secret"});
-    write_servers_file(&ws, json!({ "fx": mcp_servers::fixture_stdio().config() }));
+    write_servers_file(
+        &ws,
+        json!({ "fx": mcp_servers::fixture_stdio().unwrap().config() }),
+    );
     std::fs::write(
         ws.join(".seekclaw/config.json"),
         json!({"mcp": {"servers": {
@@ -172,7 +175,7 @@ fn upsert_remove_and_reload_reconnect_and_write_the_right_file() {
     let list = c
         .ok_json(
             "mcp.upsert",
-            json!({"name": "fx", "server": mcp_servers::fixture_stdio().config()}),
+            json!({"name": "fx", "server": mcp_servers::fixture_stdio().unwrap().config()}),
         )
         .unwrap();
     // Answered after the reconnect: already connected.
@@ -188,7 +191,7 @@ fn upsert_remove_and_reload_reconnect_and_write_the_right_file() {
     let list = c
         .ok_json(
             "mcp.upsert",
-            json!({"name": "everything", "scope": "global", "server": mcp_servers::everything_stdio().config()}),
+            json!({"name": "everything", "scope": "global", "server": mcp_servers::everything_stdio().unwrap().config()}),
         )
         .unwrap();
     assert!(connected(list.as_array().unwrap(), "everything"), "{list}");
@@ -263,8 +266,8 @@ fn a_turn_calls_mcp_tools_and_survives_their_failures() {
         &server,
         StartOptions {
             config: Some(json!({"mcp": {"servers": {
-                "fx": mcp_servers::fixture_stdio().config(),
-                "everything": mcp_servers::everything_stdio().config()
+                "fx": mcp_servers::fixture_stdio().unwrap().config(),
+                "everything": mcp_servers::everything_stdio().unwrap().config()
             }}})),
             cwd: Some(ws.clone()),
             ..StartOptions::default()
@@ -335,7 +338,10 @@ fn plan_mode_hides_mutating_mcp_tools() {
     let ws = project_dir(tmp.path(), "proj");
     std::fs::create_dir_all(ws.join(".seekclaw")).unwrap();
     std::fs::write(ws.join(".seekclaw/config.json"), r#"{"mode": "plan"}"#).unwrap();
-    write_servers_file(&ws, json!({ "fx": mcp_servers::fixture_stdio().config() }));
+    write_servers_file(
+        &ws,
+        json!({ "fx": mcp_servers::fixture_stdio().unwrap().config() }),
+    );
     let d = setup(
         &server,
         StartOptions {
@@ -365,7 +371,7 @@ fn plan_mode_hides_mutating_mcp_tools() {
 
 #[test]
 fn streamable_http_servers_work_in_turns() {
-    let http = mcp_servers::fixture_http();
+    let http = mcp_servers::fixture_http().unwrap();
     let server = ProviderServer::start().unwrap();
     server.enqueue(Reply::new().tool_call("h1", "mcp__remote__add", r#"{"a":20,"b":3}"#));
     server.enqueue(Reply::new().tool_call("h2", "mcp__remote__header", r#"{"name":"x-api-key"}"#));
@@ -420,8 +426,14 @@ fn connections_are_shared_switched_and_cleaned_up() {
     let tmp = tempfile::tempdir().unwrap();
     let a = project_dir(tmp.path(), "alpha");
     let b = project_dir(tmp.path(), "beta");
-    write_servers_file(&a, json!({ "fa": mcp_servers::fixture_stdio().config() }));
-    write_servers_file(&b, json!({ "fb": mcp_servers::fixture_stdio().config() }));
+    write_servers_file(
+        &a,
+        json!({ "fa": mcp_servers::fixture_stdio().unwrap().config() }),
+    );
+    write_servers_file(
+        &b,
+        json!({ "fb": mcp_servers::fixture_stdio().unwrap().config() }),
+    );
     for id in ["w1", "w2"] {
         server.enqueue(Reply::new().tool_call(id, "mcp__fa__whoami", "{}"));
         server.enqueue(Reply::plain("ok"));
