@@ -155,11 +155,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     crate::scheduler::start(&daemon);
     // MCP servers connect after we listen: a slow server never delays clients.
     let starting = daemon.clone();
-    tokio::spawn(async move {
-        let root = starting.current_workspace();
-        let config = starting.config.load();
-        crate::extensions::activate(&starting.mcp, &starting.home, &config, &root, false).await;
-    });
+    tokio::spawn(async move { crate::extensions::activate(&starting, false).await });
     serve(&daemon, endpoint).await
 }
 

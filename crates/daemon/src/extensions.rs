@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 
 use seekclaw_agent::{TurnExtras, TurnRuntime};
 use seekclaw_config::{
-    Config, Home, State, WorkspaceConfig, load_json_file, read_json_lenient, workspace_config_path,
+    Config, Home, McpSettings, State, WorkspaceConfig, read_json_lenient, workspace_config_path,
 };
 use seekclaw_mcp::{McpManager, Merged, ServerSpec, Timeouts, merge};
+
+use crate::daemon::Daemon;
 
 /// The workspace root whose own config counts: `None` for the global scope and
 /// for a "workspace" that is the SeekClaw home itself.
@@ -27,12 +29,12 @@ pub fn workspace_config(home: &Home, root: Option<&Path>) -> Option<WorkspaceCon
 /// `mcp/servers.json`, then its inline config).
 pub fn mcp_config(
     home: &Home,
-    config: &Config,
+    global: &McpSettings,
     root: Option<&Path>,
     workspace: Option<&WorkspaceConfig>,
 ) -> Merged {
     let inline = workspace.and_then(|w| w.mcp.as_ref());
-    merge(&config.mcp, own_workspace(home, root).map(|r| (r, inline)))
+    merge(global, own_workspace(home, root).map(|r| (r, inline)))
 }
 
 /// Where a scope's stdio servers run: the workspace root, or the global scratch dir.
@@ -44,13 +46,25 @@ pub fn mcp_cwd(home: &Home, root: Option<&Path>) -> PathBuf {
 /// The servers to connect for the daemon's current workspace.
 pub fn active_specs(home: &Home, config: &Config, root: &Path) -> Vec<ServerSpec> {
     let ws = workspace_config(home, Some(root));
-    mcp_config(home, config, Some(root), ws.as_ref()).specs(&mcp_cwd(home, Some(root)))
+    mcp_config(home, &config.mcp, Some(root), ws.as_ref()).specs(&mcp_cwd(home, Some(root)))
 }
 
-/// Connects the current workspace's servers (one at a time) as the active set.
-pub async fn activate(mcp: &McpManager, home: &Home, config: &Config, root: &Path, restart: bool) {
-    mcp.set_timeouts(Timeouts::from_settings(&config.mcp));
-    mcp.activate(active_specs(home, config, root), restart)
+/// Connects the daemon's current workspace's servers (one at a time) as the
+/// active set. Config and workspace are read once any earlier switch is done, so
+/// racing callers (start-up, `workspace.open`, `mcp.*`) end on the latest state.
+pub async fn activate(daemon: &Daemon, restart: bool) {
+    daemon
+        .mcp
+        .activate_with(
+            || {
+                let config = daemon.config.load();
+                daemon
+                    .mcp
+                    .set_timeouts(Timeouts::from_settings(&config.mcp));
+                active_specs(&daemon.home, &config, &daemon.current_workspace())
+            },
+            restart,
+        )
         .await;
 }
 
@@ -58,8 +72,17 @@ pub async fn activate(mcp: &McpManager, home: &Home, config: &Config, root: &Pat
 pub async fn turn_extras(mcp: &McpManager, rt: &TurnRuntime<'_>) -> TurnExtras {
     mcp.set_timeouts(Timeouts::from_settings(&rt.config.mcp));
     let root = rt.workspace_root.as_deref();
-    let specs = mcp_config(&rt.home, &rt.config, root, rt.workspace.as_ref())
-        .specs(&mcp_cwd(&rt.home, root));
+    let specs = {
+        let (home, global, ws) = (rt.home.clone(), rt.config.mcp.clone(), rt.workspace.clone());
+        let root = root.map(Path::to_path_buf);
+        // servers.json is read from disk: off the async threads.
+        tokio::task::spawn_blocking(move || {
+            mcp_config(&home, &global, root.as_deref(), ws.as_ref())
+                .specs(&mcp_cwd(&home, root.as_deref()))
+        })
+        .await
+        .unwrap_or_default()
+    };
     let taken = rt.registry.all().map(|t| t.definition().name.clone());
     let turn = mcp.for_turn(&specs, taken).await;
     let (skills_prompt, readable_files) = skills(&rt.home, root, rt.workspace.as_ref()).await;
@@ -84,8 +107,10 @@ async fn skills(
         .and_then(|w| w.disabled_skills.clone())
         .unwrap_or_default();
     let found = tokio::task::spawn_blocking(move || {
-        let state = load_json_file::<State>(&state_path)
-            .map(|l| l.value)
+        // Read only: a broken state.json is the config service's to move aside.
+        let state = read_json_lenient::<State>(&state_path)
+            .ok()
+            .flatten()
             .unwrap_or_default();
         let entries = seekclaw_skills::list(
             &global,

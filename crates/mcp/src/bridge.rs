@@ -3,7 +3,7 @@
 //! images kept; errors are failed results, never failed turns).
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents, Tool as McpToolDef};
 use seekclaw_tools::budget;
@@ -12,7 +12,8 @@ use seekclaw_tools::{
 };
 use serde_json::{Map, Value};
 
-use crate::manager::Slot;
+use crate::manager::{Slot, SlotMap};
+use crate::spec::Transport;
 
 /// Longest tool name providers accept.
 const MAX_NAME: usize = 64;
@@ -180,17 +181,26 @@ pub struct McpTool {
     def: ToolDefinition,
     /// The server's own name for it.
     raw_name: String,
+    /// The slot the tool was listed by; calls prefer the live slot of its spec.
     slot: Arc<Slot>,
+    slots: Weak<SlotMap>,
 }
 
 impl McpTool {
-    pub(crate) fn new(name: String, tool: &McpToolDef, slot: Arc<Slot>) -> McpTool {
+    pub(crate) fn new(
+        name: String,
+        tool: &McpToolDef,
+        slot: Arc<Slot>,
+        slots: Weak<SlotMap>,
+    ) -> McpTool {
         let server = slot.spec.name.clone();
         let description = match tool.description.as_deref().map(str::trim) {
             Some(d) if !d.is_empty() => d.chars().take(MAX_DESCRIPTION).collect(),
             _ => format!("Tool `{}` from MCP server `{server}`.", tool.name),
         };
         let mutating = looks_mutating(tool);
+        // A remote server is the network: off when the session's network is off.
+        let remote = matches!(slot.spec.transport, Transport::Http { .. });
         McpTool {
             def: ToolDefinition {
                 name,
@@ -198,7 +208,7 @@ impl McpTool {
                 parameters: schema(&tool.input_schema),
                 flags: ToolFlags {
                     mutating,
-                    network: false,
+                    network: remote,
                     vision: false,
                     parallel_safe: !mutating,
                 },
@@ -206,7 +216,17 @@ impl McpTool {
             },
             raw_name: tool.name.to_string(),
             slot,
+            slots,
         }
+    }
+
+    /// The server's current slot: after a reload or reconnect under the same
+    /// spec, the new one; else the one the tool came from.
+    fn live_slot(&self) -> Arc<Slot> {
+        self.slots
+            .upgrade()
+            .and_then(|map| map.lock().ok()?.get(&self.slot.spec).cloned())
+            .unwrap_or_else(|| self.slot.clone())
     }
 }
 
@@ -242,8 +262,10 @@ impl Tool for McpTool {
                 }
             };
             let name = &self.raw_name;
-            let server = &self.slot.spec.name;
-            let caller = match self.slot.caller() {
+            let slot = self.live_slot();
+            slot.touch_used();
+            let server = &slot.spec.name;
+            let caller = match slot.caller() {
                 Ok(caller) => caller,
                 Err(why) => {
                     return ToolOutput::error(format!(
@@ -251,7 +273,7 @@ impl Tool for McpTool {
                     ));
                 }
             };
-            let timeout = self.slot.call_timeout();
+            let timeout = slot.call_timeout();
             let call = tokio::time::timeout(timeout, caller.call(name, arguments));
             tokio::select! {
                 _ = ctx.cancel.cancelled() => ToolOutput::error(format!("MCP tool `{name}` was cancelled.")),

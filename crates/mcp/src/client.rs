@@ -30,6 +30,8 @@ const STDERR_TAIL: usize = 8;
 const MAX_PROMPTS: usize = 16;
 /// How long a stopping server gets to exit after its stdin closes.
 const STOP_GRACE: Duration = Duration::from_secs(2);
+/// Between SIGTERM and SIGKILL for what is left of a stopped server's group.
+const KILL_GRACE: Duration = Duration::from_millis(500);
 
 /// What the server asked for after connecting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +101,9 @@ impl Connection {
         let handler = Handler { notices: tx };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let stop = CancellationToken::new();
-        let started = match tokio::time::timeout(timeout, start(spec, handler, &stderr)).await {
+        // One deadline for starting, initializing and discovering together.
+        let deadline = tokio::time::Instant::now() + timeout;
+        let started = match tokio::time::timeout_at(deadline, start(spec, handler, &stderr)).await {
             Ok(Ok(started)) => started,
             Ok(Err(e)) => return Err(e),
             Err(_) => {
@@ -115,18 +119,19 @@ impl Connection {
         let peer = service.peer().clone();
         let (ended_tx, ended) = oneshot::channel();
         tokio::spawn(watch(service, pgid, stop.clone(), stderr, ended_tx));
-        let discovered = tokio::time::timeout(timeout, discover(&peer)).await;
+        // Until the connection is handed out, giving up (an error, or this future
+        // being dropped by a reload or shutdown) ends the server.
+        let closing = stop.clone().drop_guard();
+        let discovered = tokio::time::timeout_at(deadline, discover(&peer)).await;
         let (tools, prompts) = match discovered {
             Ok(Ok(found)) => found,
             Ok(Err(e)) => {
-                stop.cancel();
                 return Err(McpError::Protocol(format!(
                     "MCP server '{}' could not list its tools: {e}",
                     spec.name
                 )));
             }
             Err(_) => {
-                stop.cancel();
                 return Err(McpError::Timeout(format!(
                     "MCP server '{}' did not list its tools within {}s",
                     spec.name,
@@ -134,6 +139,7 @@ impl Connection {
                 )));
             }
         };
+        closing.disarm();
         Ok(Connection {
             peer,
             tools,
@@ -215,16 +221,19 @@ async fn start(
                         spec.name
                     ))
                 })?;
-            let pgid = child.id();
+            // A start that fails, or is dropped on timeout, ends the whole group
+            // (`npx` → `node`…), not just the process rmcp knows about.
+            let group = GroupGuard(child.id());
             if let Some(err) = err {
                 tokio::spawn(keep_stderr(spec.name.clone(), err, stderr.clone()));
             }
             match handler.serve(child).await {
-                Ok(service) => Ok(Started { service, pgid }),
+                Ok(service) => Ok(Started {
+                    service,
+                    pgid: group.disarm(),
+                }),
                 Err(e) => {
-                    if let Some(pgid) = pgid {
-                        kill_group(pgid);
-                    }
+                    drop(group);
                     // Let the stderr reader catch the server's last words.
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     Err(McpError::Protocol(format!(
@@ -352,14 +361,18 @@ async fn watch(
         reason = &mut waiting => reason,
         _ = stop.cancelled() => {
             token.cancel();
-            waiting.await
+            // rmcp closes stdin and waits for the server on its own schedule; ours
+            // is bounded, so shutdown never outlasts the group kill below.
+            tokio::time::timeout(STOP_GRACE, &mut waiting)
+                .await
+                .unwrap_or(Ok(rmcp::service::QuitReason::Cancelled))
         }
     };
     let by_us = stop.is_cancelled();
     if let Some(pgid) = pgid {
-        // rmcp closed stdin; a well-behaved server exits now. Whatever is left
-        // of the group (the server or its children) is ended.
-        end_group(pgid, if by_us { STOP_GRACE } else { Duration::ZERO }).await;
+        // A well-behaved server has exited by now. Whatever is left of the group
+        // (the server or its children) is ended.
+        end_group(pgid, if by_us { KILL_GRACE } else { Duration::ZERO }).await;
     }
     let outcome = if by_us {
         Ended::Stopped
@@ -419,6 +432,23 @@ async fn end_group(pgid: u32, grace: Duration) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let _ = kill_process_group(pid, Signal::KILL);
+}
+
+/// Ends a stdio server's process group when dropped, unless disarmed.
+struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    fn disarm(mut self) -> Option<u32> {
+        self.0.take()
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0 {
+            kill_group(pgid);
+        }
+    }
 }
 
 /// SIGKILL to the group now.

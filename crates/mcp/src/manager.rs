@@ -27,6 +27,11 @@ use crate::spec::{ServerSpec, ServerStatus, Timeouts};
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// Slots outside the active set close after this long unused.
 const IDLE_CLOSE: Duration = Duration::from_secs(600);
+/// A connection up this long counts as healthy again (resets the backoff).
+const STABLE_AFTER: Duration = Duration::from_secs(30);
+/// All MCP prompt text a turn's system prompt may carry.
+const MAX_PROMPT_CHARS: usize = 40_000;
+
 /// How long shutdown waits for servers to exit before giving up on them.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
 
@@ -72,6 +77,10 @@ impl Slot {
     }
 
     /// The connection to call through, or why there is none.
+    pub(crate) fn touch_used(&self) {
+        self.touch();
+    }
+
     pub(crate) fn caller(&self) -> Result<Caller, String> {
         let live = self
             .live
@@ -150,9 +159,15 @@ async fn run_slot(slot: Arc<Slot>) {
         };
         match opened {
             Ok(conn) => {
-                failures = 0;
+                let since = Instant::now();
                 if serve(&slot, conn).await == Ended::Stopped {
                     break;
+                }
+                // Only a connection that stayed up a while resets the backoff, so
+                // a server that dies right after connecting is not respawned
+                // every second forever.
+                if since.elapsed() >= STABLE_AFTER {
+                    failures = 0;
                 }
             }
             Err(e) => {
@@ -222,9 +237,12 @@ async fn serve(slot: &Arc<Slot>, mut conn: Connection) -> Ended {
                 let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut ended).await;
                 break Ended::Stopped;
             }
-            notice = notices.recv() => {
-                if notice == Some(Notice::ToolsChanged) {
-                    refresh_tools(slot, &caller).await;
+            Some(notice) = notices.recv() => {
+                if notice == Notice::ToolsChanged {
+                    tokio::select! {
+                        _ = slot.stop.cancelled() => {}
+                        _ = refresh_tools(slot, &caller) => {}
+                    }
                 }
             }
             end = &mut ended => {
@@ -266,10 +284,14 @@ pub struct TurnMcp {
     pub prompts: Vec<String>,
 }
 
+/// The live slots by spec. Tools look their server up here on every call, so a
+/// reconnected (or reloaded) server is found again under the same spec.
+pub(crate) type SlotMap = Mutex<HashMap<ServerSpec, Arc<Slot>>>;
+
 /// Every MCP connection of the daemon.
 #[derive(Default)]
 pub struct McpManager {
-    slots: Mutex<HashMap<ServerSpec, Arc<Slot>>>,
+    slots: Arc<SlotMap>,
     /// The current workspace's servers, in connection order.
     active: Mutex<Vec<ServerSpec>>,
     timeouts: Arc<RwLock<Timeouts>>,
@@ -326,7 +348,14 @@ impl McpManager {
     /// servers are closed first, then the new ones connect one at a time; returns
     /// once each has finished its first attempt.
     pub async fn activate(&self, specs: Vec<ServerSpec>, restart: bool) {
+        self.activate_with(move || specs, restart).await;
+    }
+
+    /// Like [`McpManager::activate`], with the specs worked out once the previous
+    /// switch has finished, so a late caller cannot install a stale set.
+    pub async fn activate_with(&self, specs: impl FnOnce() -> Vec<ServerSpec>, restart: bool) {
         let _one_at_a_time = self.switching.lock().await;
+        let specs = specs();
         let old = match self.active.lock() {
             Ok(mut active) => std::mem::replace(&mut *active, specs.clone()),
             Err(_) => Vec::new(),
@@ -367,6 +396,7 @@ impl McpManager {
         specs: &[ServerSpec],
         taken: impl IntoIterator<Item = String>,
     ) -> TurnMcp {
+        self.close_idle().await;
         let slots: Vec<Arc<Slot>> = specs.iter().filter_map(|s| self.slot(s)).collect();
         for slot in &slots {
             let limit = slot.connect_timeout() + Duration::from_secs(1);
@@ -374,6 +404,7 @@ impl McpManager {
         }
         let mut names = Names::with_taken(taken);
         let mut out = TurnMcp::default();
+        let mut prompt_chars = 0;
         for slot in &slots {
             let Ok(live) = slot.live.read() else { continue };
             if live.caller.is_none() {
@@ -381,16 +412,25 @@ impl McpManager {
             }
             for tool in &live.tools {
                 let name = names.allocate(&slot.spec.name, &tool.name);
-                out.tools
-                    .push(Arc::new(McpTool::new(name, tool, slot.clone())));
+                out.tools.push(Arc::new(McpTool::new(
+                    name,
+                    tool,
+                    slot.clone(),
+                    Arc::downgrade(&self.slots),
+                )));
             }
             for prompt in &live.prompts {
-                out.prompts.push(format!(
+                let text = format!(
                     "## {} / {}\n{}",
                     slot.spec.name,
                     prompt.name,
                     prompt.text.trim()
-                ));
+                );
+                if prompt_chars + text.len() > MAX_PROMPT_CHARS {
+                    continue;
+                }
+                prompt_chars += text.len();
+                out.prompts.push(text);
             }
         }
         out

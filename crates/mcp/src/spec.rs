@@ -210,6 +210,16 @@ pub fn transport_of(name: &str, config: &McpServer) -> Result<Transport, String>
         .as_deref()
         .map(str::trim)
         .filter(|u| !u.is_empty());
+    if let Some(reserved) = config
+        .headers
+        .iter()
+        .flat_map(|h| h.keys())
+        .find(|k| RESERVED_HEADERS.contains(&k.trim().to_ascii_lowercase().as_str()))
+    {
+        return Err(format!(
+            "MCP server '{name}' sets the header '{reserved}', which the MCP transport manages itself"
+        ));
+    }
     let http = |url: Option<&str>| match url {
         Some(u) if is_absolute_http(u) => Ok(Transport::Http {
             url: u.to_string(),
@@ -231,6 +241,15 @@ pub fn transport_of(name: &str, config: &McpServer) -> Result<Transport, String>
         _ => Err(invalid_combination(name)),
     }
 }
+
+/// Headers the Streamable HTTP transport sets itself (rmcp refuses overrides).
+const RESERVED_HEADERS: &[&str] = &[
+    "accept",
+    "content-type",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
 
 fn is_absolute_http(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();

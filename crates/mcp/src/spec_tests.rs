@@ -780,3 +780,22 @@ fn url_only_entries_are_listed_as_http() {
         "http"
     );
 }
+
+#[test]
+fn transport_managed_headers_are_refused() {
+    let config = McpServer {
+        url: Some("https://mcp.example/mcp".into()),
+        headers: Some(BTreeMap::from([(
+            "Mcp-Session-Id".to_string(),
+            "x".to_string(),
+        )])),
+        ..McpServer::default()
+    };
+    let err = transport_of("r", &config).unwrap_err();
+    assert!(err.contains("'Mcp-Session-Id'"), "{err}");
+    let fine = McpServer {
+        headers: Some(BTreeMap::from([("X-Api-Key".to_string(), "k".to_string())])),
+        ..config
+    };
+    assert!(transport_of("r", &fine).is_ok());
+}

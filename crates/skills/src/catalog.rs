@@ -82,6 +82,18 @@ pub fn discover(root: &Path, scope: SkillScope) -> Vec<Skill> {
     skills
 }
 
+/// A workspace skill comes with the repository, so its files must really live in
+/// it: a symlinked `prompt.txt -> ~/.aws/credentials` would otherwise put a
+/// secret into the prompt (or make it readable through the skill listing).
+fn stays_inside(skill: &Skill, workspace_root: &Path) -> bool {
+    let Ok(root) = fs::canonicalize(workspace_root) else {
+        return false;
+    };
+    let inside = |p: &Path| fs::canonicalize(p).is_ok_and(|real| real.starts_with(&root));
+    let prompt_ok = !skill.prompt_path.exists() || inside(&skill.prompt_path);
+    inside(&skill.directory) && prompt_ok
+}
+
 /// All skills for a workspace (or global scope when `workspace_root` is
 /// `None`), workspace skills shadowing global ones of the same name, sorted
 /// by name. A skill is enabled unless its exact name is in either disabled
@@ -103,7 +115,9 @@ where
     }
     if let Some(root) = workspace_root {
         for skill in discover(&workspace_skills_dir(root), SkillScope::Workspace) {
-            merged.insert(fold(&skill.name), skill);
+            if stays_inside(&skill, root) {
+                merged.insert(fold(&skill.name), skill);
+            }
         }
     }
     let disabled: HashSet<String> = global_disabled

@@ -156,3 +156,29 @@ fn listing_json_shape_and_key_order() {
     let back: SkillListing = serde_json::from_str(&json[1]).unwrap();
     assert_eq!(back, entries[1].listing());
 }
+
+#[cfg(unix)]
+#[test]
+fn workspace_skills_whose_files_leave_the_workspace_are_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let global = tmp.path().join("global");
+    std::fs::create_dir_all(&global).unwrap();
+    let ws = tmp.path().join("ws");
+    let secret = tmp.path().join("secret.txt");
+    std::fs::write(&secret, "AWS_SECRET=1").unwrap();
+    let linked = ws.join(".seekclaw/skills/linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::os::unix::fs::symlink(&secret, linked.join("prompt.txt")).unwrap();
+    let outside = tmp.path().join("outside-skill");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("prompt.txt"), "outside").unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join(".seekclaw/skills/dirlink")).unwrap();
+    let fine = ws.join(".seekclaw/skills/fine");
+    std::fs::create_dir_all(&fine).unwrap();
+    std::fs::write(fine.join("prompt.txt"), "ok").unwrap();
+    let names: Vec<String> = list(&global, Some(&ws), Vec::<String>::new(), &[])
+        .into_iter()
+        .map(|e| e.skill.name)
+        .collect();
+    assert_eq!(names, ["fine"]);
+}

@@ -56,7 +56,16 @@ pub fn confine(ctx: &ToolContext, path: &str) -> Result<ConfinedPath, PathError>
 pub fn confine_readable(ctx: &ToolContext, path: &str) -> Result<ConfinedPath, PathError> {
     confine(ctx, path).or_else(|err| {
         let given = normalize(Path::new(path.trim()));
-        let allowed = given.is_absolute() && ctx.readable_files.contains(&given);
+        // The exact listed file, also after resolving symlinks on both sides, so
+        // a listed name cannot be turned into a door to some other file.
+        let real = |p: &Path| std::fs::canonicalize(p).ok();
+        let allowed = given.is_absolute()
+            && ctx.readable_files.contains(&given)
+            && real(&given).is_some_and(|r| {
+                ctx.readable_files
+                    .iter()
+                    .any(|f| real(f).is_some_and(|rf| rf == r))
+            });
         if allowed {
             Ok(ConfinedPath {
                 rel: given.display().to_string(),

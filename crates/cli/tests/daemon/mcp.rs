@@ -227,6 +227,28 @@ fn upsert_remove_and_reload_reconnect_and_write_the_right_file() {
         "{err}"
     );
 
+    // What mcp.list cannot show survives an upsert built from it: env values.
+    let mut with_env = mcp_servers::fixture_stdio().unwrap().config();
+    with_env["env"] = json!({"FX_TOKEN": "tok-keep-me"});
+    c.ok_json("mcp.upsert", json!({"name": "fx", "server": with_env}))
+        .unwrap();
+    let mut toggled = mcp_servers::fixture_stdio().unwrap().config();
+    toggled["env"] = json!({"FX_TOKEN": ""});
+    toggled["enabled"] = json!(false);
+    let list = c
+        .ok_json("mcp.upsert", json!({"name": "fx", "server": toggled}))
+        .unwrap();
+    let fx = row(list.as_array().unwrap(), "fx");
+    assert_eq!(
+        (fx["enabled"].as_bool(), fx["connected"].as_bool()),
+        (Some(false), Some(false))
+    );
+    let file = std::fs::read_to_string(ws.join(".seekclaw/mcp/servers.json")).unwrap();
+    assert!(file.contains("tok-keep-me"), "{file}");
+    toggled["enabled"] = json!(true);
+    c.ok_json("mcp.upsert", json!({"name": "fx", "server": toggled}))
+        .unwrap();
+
     let list = c.ok_json("mcp.reload", json!({})).unwrap();
     assert!(
         list.as_array()

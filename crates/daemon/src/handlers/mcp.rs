@@ -21,7 +21,7 @@ pub(crate) fn listing(daemon: &Daemon) -> Result<Vec<ServerListing>, MethodError
     let root = daemon.current_workspace();
     let config = daemon.config.load();
     let ws = workspace_config(&daemon.home, Some(&root));
-    let merged = mcp_config(&daemon.home, &config, Some(&root), ws.as_ref());
+    let merged = mcp_config(&daemon.home, &config.mcp, Some(&root), ws.as_ref());
     if let Some(file) = merged.problems.first() {
         return Err(MethodError::invalid(format!("Invalid MCP config: {file}")));
     }
@@ -53,9 +53,7 @@ pub async fn list(daemon: &Daemon, id: i64) -> Reply {
 
 /// Reconnects the current workspace's servers (unchanged ones keep running unless `restart`).
 async fn reconnect(daemon: &Daemon, restart: bool) {
-    let root = daemon.current_workspace();
-    let config = daemon.config.load();
-    extensions::activate(&daemon.mcp, &daemon.home, &config, &root, restart).await;
+    extensions::activate(daemon, restart).await;
 }
 
 pub async fn reload(daemon: &Daemon, id: i64) -> Reply {
@@ -111,7 +109,8 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             daemon
                 .config
                 .update(|c| {
-                    c.mcp.servers.insert(name.clone(), server);
+                    let merged = keep_hidden(c.mcp.servers.get(&name), server);
+                    c.mcp.servers.insert(name.clone(), merged);
                     Ok(())
                 })
                 .await?
@@ -125,14 +124,19 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                 .is_some_and(|m| m.servers.contains_key(&name));
             if inline {
                 edit_inline(&root, |servers| {
-                    servers.insert(name.clone(), server);
+                    let merged = keep_hidden(servers.get(&name), server);
+                    servers.insert(name.clone(), merged);
                     true
                 })?;
             } else {
                 edit_servers_file(&root, |servers| {
+                    let old = servers
+                        .get(&name)
+                        .and_then(|v| serde_json::from_value::<McpServer>(v.clone()).ok());
+                    let merged = keep_hidden(old.as_ref(), server);
                     servers.insert(
                         name.clone(),
-                        serde_json::to_value(&server).unwrap_or_default(),
+                        serde_json::to_value(&merged).unwrap_or_default(),
                     );
                     true
                 })?;
@@ -141,6 +145,41 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     }
     reconnect(daemon, false).await;
     list_reply(daemon, id)
+}
+
+/// An upsert replaces the entry, but keeps what a client cannot send back
+/// because `mcp.list` never shows it: env and header values (a missing map, or
+/// an empty value for a known name, keeps the stored one) and unknown keys.
+fn keep_hidden(old: Option<&McpServer>, mut new: McpServer) -> McpServer {
+    let Some(old) = old else { return new };
+    new.env = keep_values(old.env.as_ref(), new.env.take());
+    new.headers = keep_values(old.headers.as_ref(), new.headers.take());
+    for (key, value) in &old.extra {
+        new.extra
+            .entry(key.clone())
+            .or_insert_with(|| value.clone());
+    }
+    new
+}
+
+fn keep_values(
+    old: Option<&BTreeMap<String, String>>,
+    new: Option<BTreeMap<String, String>>,
+) -> Option<BTreeMap<String, String>> {
+    match (old, new) {
+        (old, None) => old.cloned(),
+        (None, new) => new,
+        (Some(old), Some(mut new)) => {
+            for (key, value) in new.iter_mut() {
+                if value.is_empty()
+                    && let Some(stored) = old.get(key)
+                {
+                    value.clone_from(stored);
+                }
+            }
+            Some(new)
+        }
+    }
 }
 
 pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
@@ -155,8 +194,10 @@ pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         }
         Target::Workspace => match root {
             Some(root) => {
-                edit_inline(&root, |servers| servers.remove(&name).is_some())?
-                    || edit_servers_file(&root, |servers| servers.remove(&name).is_some())?
+                // Both places: a copy left in one would take over the name.
+                let inline = edit_inline(&root, |servers| servers.remove(&name).is_some())?;
+                let file = edit_servers_file(&root, |servers| servers.remove(&name).is_some())?;
+                inline || file
             }
             None => false,
         },

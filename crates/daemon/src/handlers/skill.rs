@@ -10,23 +10,34 @@ use super::Reply;
 use crate::daemon::Daemon;
 use crate::extensions::{own_workspace, workspace_config};
 
-fn entries(daemon: &Daemon) -> Vec<SkillEntry> {
+/// Every skill of the current workspace and the global library (read off the
+/// async threads: each skill's prompt file is read).
+async fn entries(daemon: &Daemon) -> Result<Vec<SkillEntry>, MethodError> {
     let root = daemon.current_workspace();
-    let own = own_workspace(&daemon.home, Some(&root));
+    let own = own_workspace(&daemon.home, Some(&root)).map(PathBuf::from);
     let ws_disabled = workspace_config(&daemon.home, Some(&root))
         .and_then(|w| w.disabled_skills)
         .unwrap_or_default();
-    let state = daemon.config.load_state();
-    seekclaw_skills::list(
-        &daemon.home.skills_dir(),
-        own,
-        state.disabled_skills.keys(),
-        &ws_disabled,
-    )
+    let disabled: Vec<String> = daemon
+        .config
+        .load_state()
+        .disabled_skills
+        .into_keys()
+        .collect();
+    let global = daemon.home.skills_dir();
+    tokio::task::spawn_blocking(move || {
+        seekclaw_skills::list(&global, own.as_deref(), disabled, &ws_disabled)
+    })
+    .await
+    .map_err(|e| MethodError::internal(e.to_string()))
 }
 
 async fn list_reply(daemon: &Daemon, id: i64) -> Reply {
-    let rows: Vec<SkillListing> = entries(daemon).iter().map(SkillEntry::listing).collect();
+    let rows: Vec<SkillListing> = entries(daemon)
+        .await?
+        .iter()
+        .map(SkillEntry::listing)
+        .collect();
     Ok(Envelope::json_result(id, &rows))
 }
 
@@ -42,6 +53,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         .bool_opt("enabled")?
         .ok_or_else(|| MethodError::invalid_param("enabled", "params.enabled is required"))?;
     let known = entries(daemon)
+        .await?
         .into_iter()
         .find(|e| e.skill.name == name || e.skill.name.eq_ignore_ascii_case(&name))
         .ok_or_else(|| MethodError::not_found(format!("Skill not found: {name}")))?;

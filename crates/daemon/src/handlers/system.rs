@@ -221,15 +221,7 @@ pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply
     .await
     .map_err(|e| seekclaw_protocol::MethodError::internal(e.to_string()))?;
     // Global MCP servers are gone from the config now: stop them.
-    let config = daemon.config.load();
-    crate::extensions::activate(
-        &daemon.mcp,
-        &daemon.home,
-        &config,
-        &daemon.current_workspace(),
-        false,
-    )
-    .await;
+    crate::extensions::activate(daemon, false).await;
     tracing::warn!("factory reset done");
     Ok(Envelope::json_result(
         id,

@@ -67,8 +67,7 @@ pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
     conn.set_legacy(None);
     tracing::info!(workspace = %root.display(), "workspace opened");
     // The new workspace's MCP servers replace the old ones (reference: awaited).
-    let config = daemon.config.load();
-    crate::extensions::activate(&daemon.mcp, &daemon.home, &config, &root, false).await;
+    crate::extensions::activate(daemon, false).await;
     Ok(Envelope::json_result(id, &describe(daemon, root).await?))
 }
 
