@@ -200,7 +200,7 @@ impl McpTool {
         };
         let mutating = looks_mutating(tool);
         // A remote server is the network: off when the session's network is off.
-        let remote = matches!(slot.spec.transport, Transport::Http { .. });
+        let remote = !matches!(slot.spec.transport, Transport::Stdio { .. });
         McpTool {
             def: ToolDefinition {
                 name,

@@ -14,8 +14,7 @@ use rmcp::model::{
     GetPromptRequestParams, Implementation, Prompt, Tool,
 };
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -40,7 +39,8 @@ pub enum Notice {
 }
 
 /// Receives server notifications; everything else keeps rmcp's defaults.
-struct Handler {
+#[derive(Clone)]
+pub(crate) struct Handler {
     notices: mpsc::UnboundedSender<Notice>,
 }
 
@@ -244,56 +244,15 @@ async fn start(
                 }
             }
         }
-        Transport::Http { url, headers } => {
-            // reqwest needs a process-wide rustls provider; a second install is a no-op.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            let client = reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(10))
-                .build()
-                .map_err(|e| McpError::Spawn(format!("HTTP client: {e}")))?;
-            let config = http_config(&spec.name, url, headers)?;
-            let transport = StreamableHttpClientTransport::with_client(client, config);
-            let service = handler.serve(transport).await.map_err(|e| {
-                McpError::Protocol(format!(
-                    "MCP server '{}' failed to initialize: {e}",
-                    spec.name
-                ))
-            })?;
-            Ok(Started {
-                service,
-                pgid: None,
-            })
-        }
+        Transport::Http { url, headers } => Ok(Started {
+            service: crate::remote::serve(&spec.name, url, headers, false, handler).await?,
+            pgid: None,
+        }),
+        Transport::Sse { url, headers } => Ok(Started {
+            service: crate::remote::serve(&spec.name, url, headers, true, handler).await?,
+            pgid: None,
+        }),
     }
-}
-
-/// The transport config with the server's headers. A bearer `Authorization` goes
-/// through rmcp's own auth header; other headers are sent as given. Errors name
-/// the header, never its value.
-fn http_config(
-    name: &str,
-    url: &str,
-    headers: &std::collections::BTreeMap<String, String>,
-) -> Result<StreamableHttpClientTransportConfig, McpError> {
-    use reqwest::header::{HeaderName, HeaderValue};
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-    let mut custom = std::collections::HashMap::new();
-    for (key, value) in headers {
-        let bearer = value
-            .strip_prefix("Bearer ")
-            .filter(|_| key.eq_ignore_ascii_case("authorization"));
-        if let Some(token) = bearer {
-            config = config.auth_header(token.trim());
-            continue;
-        }
-        let invalid =
-            || McpError::Spawn(format!("MCP server '{name}': invalid HTTP header '{key}'"));
-        let header = HeaderName::from_bytes(key.trim().as_bytes()).map_err(|_| invalid())?;
-        let mut value = HeaderValue::from_str(value.trim()).map_err(|_| invalid())?;
-        value.set_sensitive(true);
-        custom.insert(header, value);
-    }
-    Ok(config.custom_headers(custom))
 }
 
 /// Tools and the texts of argument-free prompts.

@@ -6,7 +6,9 @@
 mod bridge;
 mod client;
 mod error;
+mod legacy_sse;
 mod manager;
+mod remote;
 mod spec;
 
 pub use bridge::{Names, looks_mutating, render, sanitize};

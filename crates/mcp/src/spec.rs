@@ -46,6 +46,11 @@ pub enum Transport {
         url: String,
         headers: BTreeMap<String, String>,
     },
+    /// `sse` entries: Streamable HTTP, else the legacy HTTP+SSE transport.
+    Sse {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
 }
 
 /// One server of the merged configuration.
@@ -237,7 +242,11 @@ pub fn transport_of(name: &str, config: &McpServer) -> Result<Transport, String>
             (None, Some(_)) => http(url),
             (None, None) => Err(invalid_combination(name)),
         },
-        "http" | "streamable-http" | "streamablehttp" | "streamable_http" | "sse" => http(url),
+        "http" | "streamable-http" | "streamablehttp" | "streamable_http" => http(url),
+        "sse" => match http(url)? {
+            Transport::Http { url, headers } => Ok(Transport::Sse { url, headers }),
+            other => Ok(other),
+        },
         _ => Err(invalid_combination(name)),
     }
 }

@@ -348,15 +348,20 @@ fn stdio_without_args_or_env_gets_empty_ones() {
 #[test]
 fn http_transports_need_an_absolute_http_url() {
     for kind in ["http", "sse", "streamable-http", "HTTP", "Streamable-HTTP"] {
+        let remote = |url: &str| {
+            let (url, headers) = (url.to_string(), Default::default());
+            if kind == "sse" {
+                Transport::Sse { url, headers }
+            } else {
+                Transport::Http { url, headers }
+            }
+        };
         assert_eq!(
             transport_of(
                 "h",
                 &with_transport(kind, None, Some("https://h.example/mcp"))
             ),
-            Ok(Transport::Http {
-                url: "https://h.example/mcp".into(),
-                headers: Default::default(),
-            }),
+            Ok(remote("https://h.example/mcp")),
             "{kind}"
         );
         assert_eq!(
@@ -364,10 +369,7 @@ fn http_transports_need_an_absolute_http_url() {
                 "h",
                 &with_transport(kind, None, Some("http://127.0.0.1:8080/mcp"))
             ),
-            Ok(Transport::Http {
-                url: "http://127.0.0.1:8080/mcp".into(),
-                headers: Default::default(),
-            }),
+            Ok(remote("http://127.0.0.1:8080/mcp")),
             "{kind}"
         );
         // A command does not make an HTTP entry usable.

@@ -312,3 +312,32 @@ async fn a_changed_tool_list_is_picked_up() {
     assert!(out.success && out.content.contains("extra here"), "{out:?}");
     manager.shutdown().await;
 }
+
+/// `sse` entries try Streamable HTTP, then the legacy HTTP+SSE transport.
+#[tokio::test]
+async fn legacy_sse_servers_connect_through_the_fallback() {
+    let server = mcp_servers::everything_sse().unwrap();
+    let spec = ServerSpec {
+        name: "old".into(),
+        transport: Transport::Sse {
+            url: server.url.clone(),
+            headers: Default::default(),
+        },
+        cwd: std::env::temp_dir(),
+    };
+    let manager = McpManager::new();
+    let turn = manager
+        .for_turn(std::slice::from_ref(&spec), Vec::new())
+        .await;
+    let status = manager.status(&spec);
+    assert!(status.connected, "{status:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = tool(&turn.tools, "mcp__old__echo")
+        .execute(json!({"message": "over legacy sse"}), &ctx(dir.path()))
+        .await;
+    assert!(
+        out.success && out.content.contains("over legacy sse"),
+        "{out:?}"
+    );
+    manager.shutdown().await;
+}

@@ -114,7 +114,12 @@ fn wait_listening(port: u16, child: &mut Child) -> Result<()> {
 }
 
 /// Starts `command` with `PORT` set and waits until it listens there.
-fn listening(mut command: Command, port: u16) -> Result<HttpServer> {
+fn listening(command: Command, port: u16) -> Result<HttpServer> {
+    listening_at(command, port, "/mcp")
+}
+
+/// Like [`listening`], with the endpoint at `path`.
+fn listening_at(mut command: Command, port: u16, path: &str) -> Result<HttpServer> {
     let child = command
         .env("PORT", port.to_string())
         .stdout(Stdio::null())
@@ -123,7 +128,7 @@ fn listening(mut command: Command, port: u16) -> Result<HttpServer> {
         .context("start an MCP server over HTTP")?;
     // Held from here on, so a server that never listens is still ended.
     let mut server = HttpServer {
-        url: format!("http://127.0.0.1:{port}/mcp"),
+        url: format!("http://127.0.0.1:{port}{path}"),
         child,
     };
     wait_listening(port, &mut server.child)?;
@@ -147,4 +152,12 @@ pub fn fixture_http() -> Result<HttpServer> {
         .arg("http")
         .arg(port.to_string());
     listening(command, port)
+}
+
+/// `server-everything` in its legacy HTTP+SSE mode (`GET /sse`, `POST /message`).
+pub fn everything_sse() -> Result<HttpServer> {
+    let port = free_port();
+    let mut command = Command::new("node");
+    command.arg(everything_entry()?).arg("sse");
+    listening_at(command, port, "/sse")
 }
