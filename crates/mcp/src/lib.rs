@@ -11,11 +11,10 @@ mod manager;
 mod remote;
 mod spec;
 
-pub use bridge::{Names, looks_mutating, render, sanitize};
-pub use client::{Caller, Connection, Ended, PromptText};
+pub use client::{Caller, Connection};
 pub use error::McpError;
 pub use manager::{McpManager, TurnMcp};
 pub use spec::{
     Merged, ServerEntry, ServerListing, ServerSpec, ServerStatus, Source, Timeouts, Transport,
-    invalid_combination, merge, read_servers_file, servers_file, transport_of,
+    merge, servers_file, transport_of,
 };

@@ -343,15 +343,10 @@ impl McpManager {
         }
     }
 
-    /// Makes `specs` the active set. With `restart`, every server is reconnected
+    /// Makes `specs()` the active set. With `restart`, every server is reconnected
     /// (`mcp.reload`); otherwise unchanged servers keep their connection. Old
     /// servers are closed first, then the new ones connect one at a time; returns
-    /// once each has finished its first attempt.
-    pub async fn activate(&self, specs: Vec<ServerSpec>, restart: bool) {
-        self.activate_with(move || specs, restart).await;
-    }
-
-    /// Like [`McpManager::activate`], with the specs worked out once the previous
+    /// once each has finished its first attempt. `specs` runs once the previous
     /// switch has finished, so a late caller cannot install a stale set.
     pub async fn activate_with(&self, specs: impl FnOnce() -> Vec<ServerSpec>, restart: bool) {
         let _one_at_a_time = self.switching.lock().await;
