@@ -112,7 +112,11 @@ async fn everything_over_stdio_lists_calls_and_returns_images() {
 #[tokio::test]
 async fn everything_over_streamable_http() {
     let server = mcp_servers::everything_http().unwrap();
-    let spec = http_spec("remote", &server.url);
+    echo_through(http_spec("remote", &server.url), "over http").await;
+}
+
+/// Connects `spec` through a manager and calls its server's `echo` tool.
+async fn echo_through(spec: ServerSpec, message: &str) {
     let manager = McpManager::new();
     let turn = manager
         .for_turn(std::slice::from_ref(&spec), Vec::new())
@@ -120,10 +124,11 @@ async fn everything_over_streamable_http() {
     let status = manager.status(&spec);
     assert!(status.connected, "{status:?}");
     let dir = tempfile::tempdir().unwrap();
-    let out = tool(&turn.tools, "mcp__remote__echo")
-        .execute(json!({"message": "over http"}), &ctx(dir.path()))
+    let name = format!("mcp__{}__echo", spec.name);
+    let out = tool(&turn.tools, &name)
+        .execute(json!({ "message": message }), &ctx(dir.path()))
         .await;
-    assert!(out.success && out.content.contains("over http"), "{out:?}");
+    assert!(out.success && out.content.contains(message), "{out:?}");
     manager.shutdown().await;
 }
 
@@ -325,19 +330,5 @@ async fn legacy_sse_servers_connect_through_the_fallback() {
         },
         cwd: std::env::temp_dir(),
     };
-    let manager = McpManager::new();
-    let turn = manager
-        .for_turn(std::slice::from_ref(&spec), Vec::new())
-        .await;
-    let status = manager.status(&spec);
-    assert!(status.connected, "{status:?}");
-    let dir = tempfile::tempdir().unwrap();
-    let out = tool(&turn.tools, "mcp__old__echo")
-        .execute(json!({"message": "over legacy sse"}), &ctx(dir.path()))
-        .await;
-    assert!(
-        out.success && out.content.contains("over legacy sse"),
-        "{out:?}"
-    );
-    manager.shutdown().await;
+    echo_through(spec, "over legacy sse").await;
 }
