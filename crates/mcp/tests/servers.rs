@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use seekclaw_mcp::{Connection, McpManager, ServerSpec, Timeouts, Transport};
 use seekclaw_testkit::mcp_servers::{self, StdioCommand};
+use seekclaw_testkit::process_alive as alive;
 use seekclaw_tools::{Tool, ToolContext, WriteLocks};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -220,7 +221,7 @@ async fn shutdown_leaves_no_processes_behind() {
     let out = tool(&turn.tools, "mcp__fx__whoami")
         .execute(json!({}), &ctx)
         .await;
-    let server_pid: i32 = out
+    let server_pid: u32 = out
         .content
         .split_whitespace()
         .next()
@@ -234,7 +235,7 @@ async fn shutdown_leaves_no_processes_behind() {
     let out = tool(&turn.tools, "mcp__fx__spawn_child")
         .execute(json!({}), &ctx)
         .await;
-    let child_pid: i32 = out.content.trim().parse().unwrap();
+    let child_pid: u32 = out.content.trim().parse().unwrap();
     assert!(alive(server_pid) && alive(child_pid));
     manager.shutdown().await;
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -271,17 +272,6 @@ async fn a_server_that_cannot_start_reports_why() {
         "{error}"
     );
     manager.shutdown().await;
-}
-
-/// A live (non-zombie) process.
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
 }
 
 #[tokio::test]

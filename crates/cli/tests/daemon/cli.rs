@@ -218,15 +218,11 @@ fn run_calls_mcp_tools_in_process() {
         .find(|m| m["role"] == "tool")
         .unwrap();
     let text = tool["content"].as_str().unwrap();
-    let pid: i32 = text.split_whitespace().next().unwrap().parse().unwrap();
+    let pid: u32 = text.split_whitespace().next().unwrap().parse().unwrap();
     // Global scope: the server ran in the global scratch directory.
     assert!(text.ends_with("/global"), "{text}");
     assert!(
-        !std::path::Path::new(&format!("/proc/{pid}")).exists()
-            || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s
-                .rsplit(')')
-                .next()
-                .is_some_and(|r| r.trim_start().starts_with('Z'))),
+        !seekclaw_testkit::process_alive(pid),
         "the MCP server outlived `seekclaw run`"
     );
 }

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use seekclaw_testkit::mcp_servers;
 use seekclaw_testkit::{Client, ProviderServer, Reply, StartOptions};
+use seekclaw_testkit::{mcp_servers, process_alive as alive};
 use serde_json::{Value, json};
 
 use crate::chat::{chat, events, setup};
@@ -476,14 +476,14 @@ fn connections_are_shared_switched_and_cleaned_up() {
         assert_eq!(all.last().unwrap()["event"], "done", "{all:?}");
     }
     let reqs = server.requests();
-    let pid_of = |text: &str| -> i32 { text.split_whitespace().next().unwrap().parse().unwrap() };
+    let pid_of = |text: &str| -> u32 { text.split_whitespace().next().unwrap().parse().unwrap() };
     let p1 = pid_of(tool_message(&reqs[1].body, "w1"));
     let p2 = pid_of(tool_message(&reqs[3].body, "w2"));
     assert_eq!(p1, p2, "both turns used the same server process");
     assert!(tool_message(&reqs[1].body, "w1").ends_with("alpha"));
     let child = tool_message(&reqs[5].body, "s1")
         .trim()
-        .parse::<i32>()
+        .parse::<u32>()
         .unwrap();
     assert!(alive(p1) && alive(child));
 
@@ -508,10 +508,10 @@ fn connections_are_shared_switched_and_cleaned_up() {
 }
 
 /// Pids of fixture servers running in `cwd`.
-fn fixture_pids(cwd: &Path) -> Vec<i32> {
+fn fixture_pids(cwd: &Path) -> Vec<u32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
         };
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
@@ -526,21 +526,10 @@ fn fixture_pids(cwd: &Path) -> Vec<i32> {
     out
 }
 
-fn wait_gone(pids: &[i32]) {
+fn wait_gone(pids: &[u32]) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while pids.iter().any(|p| alive(*p)) {
         assert!(Instant::now() < deadline, "still running: {pids:?}");
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A live (non-zombie) process.
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
     }
 }
