@@ -9,6 +9,7 @@ pub mod anthropic;
 pub mod args;
 pub mod breaker;
 pub mod error;
+pub mod inline_h1;
 pub mod models;
 pub mod openai;
 pub mod presets;

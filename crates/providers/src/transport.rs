@@ -9,6 +9,7 @@ use seekclaw_config::Provider;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ProviderError, error_detail};
+use crate::inline_h1::{self, InlineError, InlinePool, InlineResponse, Outgoing};
 use crate::reasoning::Target;
 use crate::types::StreamEvent;
 use crate::wire::{self, WireRequest};
@@ -42,6 +43,8 @@ impl Timeouts {
 /// Clients keyed by what changes their behaviour, so every turn reuses connections.
 pub struct HttpPool {
     clients: Mutex<HashMap<String, reqwest::Client>>,
+    /// Plain-HTTP/1.1 connections driven in the requesting task.
+    inline: InlinePool,
 }
 
 impl Default for HttpPool {
@@ -56,6 +59,7 @@ impl HttpPool {
         let _ = rustls::crypto::ring::default_provider().install_default();
         HttpPool {
             clients: Mutex::new(HashMap::new()),
+            inline: InlinePool::default(),
         }
     }
 
@@ -128,7 +132,7 @@ fn transport_error(
 }
 
 /// The error with its sources ("error sending request: connection refused").
-fn error_chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut out = err.to_string();
     let mut source = err.source();
     while let Some(s) = source {
@@ -176,6 +180,109 @@ pub async fn run_attempt(
         .map_err(|e| e.without_secret(target.provider.api_key.as_deref()))
 }
 
+/// Error bodies beyond this are cut (only their message is kept).
+const ERROR_BODY_LIMIT: usize = 1 << 20;
+
+/// A response from either HTTP path.
+enum Response<'p> {
+    Pooled(reqwest::Response),
+    Inline(InlineResponse<'p>),
+}
+
+type BodyError = Box<dyn std::error::Error + Send + Sync>;
+
+impl Response<'_> {
+    fn status(&self) -> reqwest::StatusCode {
+        match self {
+            Response::Pooled(r) => r.status(),
+            Response::Inline(r) => r.status(),
+        }
+    }
+
+    fn headers(&self) -> &reqwest::header::HeaderMap {
+        match self {
+            Response::Pooled(r) => r.headers(),
+            Response::Inline(r) => r.headers(),
+        }
+    }
+
+    /// The next piece of the body, `None` at its end. Cancel-safe.
+    async fn chunk(&mut self) -> Result<Option<bytes::Bytes>, BodyError> {
+        match self {
+            Response::Pooled(r) => r.chunk().await.map_err(Into::into),
+            Response::Inline(r) => r.chunk().await.map_err(Into::into),
+        }
+    }
+
+    /// The rest of the body, at most `limit` bytes of it.
+    async fn read_to_end(&mut self, limit: usize) -> Result<Vec<u8>, BodyError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = self.chunk().await? {
+            let room = limit.saturating_sub(body.len());
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        }
+        Ok(body)
+    }
+
+    /// Done with the response: a fully read inline one gives its connection back
+    /// to the pool (reqwest does that on its own).
+    fn release(self) {
+        if let Response::Inline(r) = self {
+            r.release();
+        }
+    }
+}
+
+/// Sends the request and waits for the response headers; `None` when the
+/// header timeout passed.
+async fn send<'p>(
+    pool: &'p HttpPool,
+    target: &Target<'_>,
+    request: &WireRequest,
+    timeouts: Timeouts,
+    cancel: &CancellationToken,
+) -> Result<Option<Response<'p>>, ProviderError> {
+    let provider = target.provider;
+    let id = provider.id.as_str();
+    if inline_h1::eligible(
+        &request.url,
+        provider.proxy.as_deref(),
+        provider.http2_prior_knowledge,
+    ) {
+        let body = serde_json::to_vec(&request.body)
+            .map_err(|e| ProviderError::Config(format!("{id}: cannot encode the request: {e}")))?;
+        let out = Outgoing {
+            url: &request.url,
+            headers: &request.headers,
+            body: body.into(),
+            connect_timeout: timeouts.connect,
+        };
+        return match wait(cancel, timeouts.header, pool.inline.post(out)).await? {
+            None => Ok(None),
+            Some(Ok(r)) => Ok(Some(Response::Inline(r))),
+            Some(Err(InlineError::ConnectTimeout)) => Err(ProviderError::Timeout {
+                provider: id.into(),
+                phase: "connect",
+                after: timeouts.connect,
+            }),
+            Some(Err(InlineError::Connect(message))) => Err(ProviderError::Connect {
+                provider: id.into(),
+                message,
+            }),
+        };
+    }
+    let client = pool.client(provider, timeouts.connect)?;
+    let mut builder = client.post(&request.url).json(&request.body);
+    for (name, value) in &request.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    match wait(cancel, timeouts.header, builder.send()).await? {
+        None => Ok(None),
+        Some(Err(e)) => Err(transport_error(id, e, "connect", timeouts.connect)),
+        Some(Ok(r)) => Ok(Some(Response::Pooled(r))),
+    }
+}
+
 async fn attempt(
     pool: &HttpPool,
     target: &Target<'_>,
@@ -185,12 +292,7 @@ async fn attempt(
     on_event: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<(), ProviderError> {
     let provider = target.provider.id.as_str();
-    let client = pool.client(target.provider, timeouts.connect)?;
-    let mut builder = client.post(&request.url).json(&request.body);
-    for (name, value) in &request.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
-    let mut response = match wait(cancel, timeouts.header, builder.send()).await? {
+    let mut response = match send(pool, target, &request, timeouts, cancel).await? {
         None => {
             return Err(ProviderError::Timeout {
                 provider: provider.into(),
@@ -198,16 +300,22 @@ async fn attempt(
                 after: timeouts.header,
             });
         }
-        Some(Err(e)) => return Err(transport_error(provider, e, "connect", timeouts.connect)),
-        Some(Ok(r)) => r,
+        Some(r) => r,
     };
     let status = response.status();
     if !status.is_success() {
         let retry_after = parse_retry_after(response.headers());
-        let body = match wait(cancel, timeouts.idle, response.bytes()).await? {
-            Some(Ok(b)) => b.to_vec(),
+        let body = match wait(
+            cancel,
+            timeouts.idle,
+            response.read_to_end(ERROR_BODY_LIMIT),
+        )
+        .await?
+        {
+            Some(Ok(b)) => b,
             _ => Vec::new(),
         };
+        response.release();
         return Err(ProviderError::Http {
             provider: provider.into(),
             status: status.as_u16(),
@@ -224,9 +332,10 @@ async fn attempt(
                 None => return Err(idle_timeout(provider, timeouts.idle)),
                 Some(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
                 Some(Ok(None)) => break,
-                Some(Err(e)) => return Err(broken(provider, &e)),
+                Some(Err(e)) => return Err(broken(provider, &*e)),
             }
         }
+        response.release();
         for ev in wire::parse_completion(target, &body)? {
             on_event(ev);
         }
@@ -258,7 +367,7 @@ async fn attempt(
         };
         last_chunk = tokio::time::Instant::now();
         let chunk = match next {
-            Err(e) => return Err(broken(provider, &e)),
+            Err(e) => return Err(broken(provider, &*e)),
             Ok(None) => break,
             Ok(Some(bytes)) => bytes,
         };
@@ -272,6 +381,7 @@ async fn attempt(
         on_event(ev);
     }
     drain_after_end(&mut response, cancel).await;
+    response.release();
     Ok(())
 }
 
@@ -283,7 +393,7 @@ const DRAIN_LIMIT: Duration = Duration::from_millis(250);
 /// dropped unread is drained late or closed, and the next turn opened a second
 /// connection. A server that keeps the body open past the limit costs only its
 /// connection.
-async fn drain_after_end(response: &mut reqwest::Response, cancel: &CancellationToken) {
+async fn drain_after_end(response: &mut Response<'_>, cancel: &CancellationToken) {
     let _ = wait(cancel, DRAIN_LIMIT, async {
         while let Ok(Some(_)) = response.chunk().await {}
     })
@@ -298,7 +408,7 @@ fn idle_timeout(provider: &str, after: Duration) -> ProviderError {
     }
 }
 
-fn broken(provider: &str, err: &reqwest::Error) -> ProviderError {
+fn broken(provider: &str, err: &dyn std::error::Error) -> ProviderError {
     ProviderError::Stream {
         provider: provider.into(),
         message: format!("connection lost mid-response: {}", error_chain(err)),
