@@ -270,11 +270,16 @@ pub async fn run_turn(
         label: "开始".into(),
         detail: input.message.chars().take(80).collect(),
     });
-    let extras = tokio::select! {
-        biased;
-        _ = cancel.cancelled() => TurnExtras::default(),
-        extras = extras => extras,
+    // MCP tools and skills resolve while the store reads the history and
+    // records the message: both stand between the request and the model.
+    let extras = async {
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => TurnExtras::default(),
+            extras = extras => extras,
+        }
     };
+    let (extras, opening) = tokio::join!(extras, open_turn(rt, &input, owner));
     let ext = Resolved::new(&rt.registry, extras);
     let (scope, sid) = (input.scope.clone(), input.session_id.clone());
     let mut counters = Counters {
@@ -291,15 +296,21 @@ pub async fn run_turn(
         .unwrap_or(128_000);
     let mut tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
     tools.readable_files = ext.extras.readable_files.clone().into();
-    let outcome = turn_loop(
-        rt,
-        &ext,
-        &input,
-        (owner, steer, events, cancel),
-        &tools,
-        &mut counters,
-    )
-    .await;
+    let outcome = match opening {
+        Ok(opening) => {
+            turn_loop(
+                rt,
+                &ext,
+                &input,
+                opening,
+                (owner, steer, events, cancel),
+                &tools,
+                &mut counters,
+            )
+            .await
+        }
+        Err(failure) => TurnOutcome::Failed(failure),
+    };
     tools.cancel.cancel();
     steer.close();
     let (status, text) = match &outcome {
@@ -307,29 +318,36 @@ pub async fn run_turn(
         TurnOutcome::Cancelled(t) => (TerminalStatus::Aborted, t.clone()),
         TurnOutcome::Failed(e) => (TerminalStatus::Failed, e.clone()),
     };
-    persist(
-        &rt.store,
-        &scope,
-        &sid,
-        owner,
-        EventItem::Terminal(TurnTerminal { status, text }),
-    )
-    .await;
     counters.delta.llm_rounds = counters.rounds as i64;
     counters.delta.execution_steps = counters.steps as i64;
-    let store = rt.store.clone();
+    let (store, owner) = (rt.store.clone(), owner.to_string());
     let delta = counters.delta;
     let records = std::mem::take(&mut counters.records);
+    let terminal = EventItem::Terminal(TurnTerminal { status, text });
+    // One trip to the store: the terminal, then the counters (even if the
+    // terminal could not be written).
     let saved = tokio::task::spawn_blocking(move || {
-        store.add_usage(&scope, &sid, &delta)?;
-        for r in &records {
-            store.record_usage(r)?;
-        }
-        store.set_active_turn(&scope, &sid, None)
+        let appended = store.append_event(&scope, &sid, Some(&owner), &terminal);
+        let counted = (|| {
+            store.add_usage(&scope, &sid, &delta)?;
+            for r in &records {
+                store.record_usage(r)?;
+            }
+            store.set_active_turn(&scope, &sid, None)
+        })();
+        (appended.err(), counted.err())
     })
     .await;
-    if !matches!(saved, Ok(Ok(()))) {
-        tracing::warn!("cannot record the turn's usage counters");
+    match saved {
+        Ok((appended, counted)) => {
+            if let Some(e) = appended {
+                tracing::error!(error = %e, "cannot append to the session log");
+            }
+            if let Some(e) = counted {
+                tracing::warn!(error = %e, "cannot record the turn's usage counters");
+            }
+        }
+        Err(e) => tracing::error!(error = %e, "session log task failed"),
     }
     outcome
 }
@@ -342,45 +360,59 @@ type Drivers<'a> = (
     &'a CancellationToken,
 );
 
-async fn turn_loop(
+/// The conversation before the turn and the seq of the turn's user message.
+struct Opening {
+    past: Vec<seekclaw_store::SessionEvent>,
+    user_seq: u64,
+}
+
+/// One trip to the store: reads the conversation so far, then marks the turn
+/// active and appends its user message.
+async fn open_turn(
     rt: &TurnRuntime<'_>,
-    ext: &Resolved,
     input: &TurnInput,
-    (owner, steer, events, cancel): Drivers<'_>,
-    tools: &ToolContext,
-    counters: &mut Counters,
-) -> TurnOutcome {
-    let (scope, sid) = (input.scope.as_str(), input.session_id.as_str());
-    // The conversation so far, then this turn's message (its images are sent now).
-    let (store, s, i) = (rt.store.clone(), scope.to_string(), sid.to_string());
-    let past = match tokio::task::spawn_blocking(move || store.events(&s, &i)).await {
-        Ok(Ok(evs)) => evs,
-        Ok(Err(e)) => return TurnOutcome::Failed(format!("Cannot read the session: {e}")),
-        Err(e) => return TurnOutcome::Failed(format!("Cannot read the session: {e}")),
-    };
-    let (past_seqs, mut history): (Vec<u64>, Vec<ChatMessage>) =
-        history::conversation(&past).into_iter().unzip();
-    let mut seqs: Vec<Option<u64>> = past_seqs.into_iter().map(Some).collect();
+    owner: &str,
+) -> Result<Opening, String> {
     let user_item = EventItem::User(UserMessage {
         text: input.message.clone(),
         images: attachments(&input.images),
     });
     let (store, s, i, o) = (
         rt.store.clone(),
-        scope.to_string(),
-        sid.to_string(),
+        input.scope.clone(),
+        input.session_id.clone(),
         owner.to_string(),
     );
-    let started = tokio::task::spawn_blocking(move || {
-        store.set_active_turn(&s, &i, Some(&o))?;
-        store.append_event(&s, &i, Some(&o), &user_item)
+    let opened = tokio::task::spawn_blocking(move || {
+        let past = store
+            .events(&s, &i)
+            .map_err(|e| format!("Cannot read the session: {e}"))?;
+        let recorded = store
+            .set_active_turn(&s, &i, Some(&o))
+            .and_then(|()| store.append_event(&s, &i, Some(&o), &user_item));
+        match recorded {
+            Ok(user_seq) => Ok(Opening { past, user_seq }),
+            Err(e) => Err(format!("Cannot record the message: {e}")),
+        }
     })
     .await;
-    let user_seq = match started {
-        Ok(Ok(seq)) => seq,
-        Ok(Err(e)) => return TurnOutcome::Failed(format!("Cannot record the message: {e}")),
-        Err(e) => return TurnOutcome::Failed(format!("Cannot record the message: {e}")),
-    };
+    opened.unwrap_or_else(|e| Err(format!("Cannot record the message: {e}")))
+}
+
+async fn turn_loop(
+    rt: &TurnRuntime<'_>,
+    ext: &Resolved,
+    input: &TurnInput,
+    Opening { past, user_seq }: Opening,
+    (owner, steer, events, cancel): Drivers<'_>,
+    tools: &ToolContext,
+    counters: &mut Counters,
+) -> TurnOutcome {
+    let (scope, sid) = (input.scope.as_str(), input.session_id.as_str());
+    // The conversation so far, then this turn's message (its images are sent now).
+    let (past_seqs, mut history): (Vec<u64>, Vec<ChatMessage>) =
+        history::conversation(&past).into_iter().unzip();
+    let mut seqs: Vec<Option<u64>> = past_seqs.into_iter().map(Some).collect();
     history.push(ChatMessage::User {
         text: input.message.clone(),
         images: input

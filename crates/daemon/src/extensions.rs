@@ -72,20 +72,22 @@ pub async fn activate(daemon: &Daemon, restart: bool) {
 pub async fn turn_extras(mcp: &McpManager, rt: &TurnRuntime<'_>) -> TurnExtras {
     mcp.set_timeouts(Timeouts::from_settings(&rt.config.mcp));
     let root = rt.workspace_root.as_deref();
-    let specs = {
+    let mcp_turn = async {
         let (home, global, ws) = (rt.home.clone(), rt.config.mcp.clone(), rt.workspace.clone());
         let root = root.map(Path::to_path_buf);
         // servers.json is read from disk: off the async threads.
-        tokio::task::spawn_blocking(move || {
+        let specs = tokio::task::spawn_blocking(move || {
             mcp_config(&home, &global, root.as_deref(), ws.as_ref())
                 .specs(&mcp_cwd(&home, root.as_deref()))
         })
         .await
-        .unwrap_or_default()
+        .unwrap_or_default();
+        let taken = rt.registry.all().map(|t| t.definition().name.clone());
+        mcp.for_turn(&specs, taken).await
     };
-    let taken = rt.registry.all().map(|t| t.definition().name.clone());
-    let turn = mcp.for_turn(&specs, taken).await;
-    let (skills_prompt, readable_files) = skills(&rt.home, root, rt.workspace.as_ref()).await;
+    // Independent disk reads: side by side.
+    let (turn, (skills_prompt, readable_files)) =
+        tokio::join!(mcp_turn, skills(&rt.home, root, rt.workspace.as_ref()));
     TurnExtras {
         tools: turn.tools,
         mcp_prompts: turn.prompts,
