@@ -18,13 +18,9 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 /// One streamed response read to its end.
 pub struct Fetched {
     pub elapsed: Duration,
+    /// Request → first body byte.
+    pub head: Duration,
     pub body: Vec<u8>,
-}
-
-/// The completion request both direct clients send (the testkit ignores the
-/// messages; `stream: true` asks for SSE).
-pub fn completion_body() -> Vec<u8> {
-    br#"{"model":"m1","stream":true,"messages":[{"role":"user","content":"relay"}]}"#.to_vec()
 }
 
 /// A kept-alive HTTP/1.1 connection.
@@ -57,17 +53,18 @@ impl H1Direct {
         req.extend_from_slice(body);
         let start = Instant::now();
         self.writer.write_all(&req)?;
-        let body = read_response(&mut self.reader)?;
+        let (body, first_byte) = read_response(&mut self.reader)?;
         Ok(Fetched {
             elapsed: start.elapsed(),
+            head: first_byte.unwrap_or_else(Instant::now) - start,
             body,
         })
     }
 }
 
 /// Reads one HTTP/1.1 response (status 200 required) and returns its body,
-/// chunked or with a Content-Length.
-fn read_response(reader: &mut impl BufRead) -> Result<Vec<u8>> {
+/// chunked or with a Content-Length, and when its first byte arrived.
+fn read_response(reader: &mut impl BufRead) -> Result<(Vec<u8>, Option<Instant>)> {
     let mut line = Vec::new();
     read_crlf_line(reader, &mut line)?;
     let status = String::from_utf8_lossy(&line).into_owned();
@@ -92,9 +89,11 @@ fn read_response(reader: &mut impl BufRead) -> Result<Vec<u8>> {
         }
     }
     let mut body = Vec::new();
+    let mut first_byte = None;
     if chunked {
         loop {
             read_crlf_line(reader, &mut line)?;
+            first_byte.get_or_insert_with(Instant::now);
             let text = String::from_utf8_lossy(&line);
             let size_text = text.trim_end().split(';').next().unwrap_or_default();
             let size = usize::from_str_radix(size_text.trim(), 16)
@@ -104,7 +103,7 @@ fn read_response(reader: &mut impl BufRead) -> Result<Vec<u8>> {
                 loop {
                     read_crlf_line(reader, &mut line)?;
                     if line.trim_ascii().is_empty() {
-                        return Ok(body);
+                        return Ok((body, first_byte));
                     }
                 }
             }
@@ -117,7 +116,7 @@ fn read_response(reader: &mut impl BufRead) -> Result<Vec<u8>> {
     let length = length.context("response has neither chunked encoding nor a length")?;
     body.resize(length, 0);
     reader.read_exact(&mut body)?;
-    Ok(body)
+    Ok((body, Some(Instant::now())))
 }
 
 fn read_crlf_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> Result<()> {
@@ -175,13 +174,16 @@ impl H2Direct {
             }
             let mut incoming = res.into_body();
             let mut out = Vec::new();
+            let mut first_byte = None;
             while let Some(frame) = incoming.frame().await {
                 if let Some(data) = frame?.data_ref() {
+                    first_byte.get_or_insert_with(Instant::now);
                     out.extend_from_slice(data);
                 }
             }
             Ok(Fetched {
                 elapsed: start.elapsed(),
+                head: first_byte.unwrap_or_else(Instant::now) - start,
                 body: out,
             })
         })
@@ -202,6 +204,12 @@ mod tests {
 
     use seekclaw_testkit::{ProviderServer, Reply};
 
+    /// A minimal completion request (the testkit ignores the messages;
+    /// `stream: true` asks for SSE).
+    fn completion_body() -> Vec<u8> {
+        br#"{"model":"m1","stream":true,"messages":[{"role":"user","content":"relay"}]}"#.to_vec()
+    }
+
     fn reply(n: usize) -> Reply {
         (0..n).fold(Reply::new(), |r, i| r.text(format!("t{i} ")))
     }
@@ -210,13 +218,15 @@ mod tests {
     fn chunked_and_sized_bodies_are_read_to_the_end() {
         let chunked = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=1\r\nde\r\n0\r\n\r\nNEXT";
         let mut r = BufReader::new(&chunked[..]);
-        assert_eq!(read_response(&mut r).unwrap(), b"abcde");
+        let (body, first_byte) = read_response(&mut r).unwrap();
+        assert_eq!(body, b"abcde");
+        assert!(first_byte.is_some());
         let mut rest = String::new();
         r.read_to_string(&mut rest).unwrap();
         assert_eq!(rest, "NEXT", "nothing past the body was consumed");
         let sized = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nwxyz";
         assert_eq!(
-            read_response(&mut BufReader::new(&sized[..])).unwrap(),
+            read_response(&mut BufReader::new(&sized[..])).unwrap().0,
             b"wxyz"
         );
         let failed = b"HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n";

@@ -1,7 +1,7 @@
 //! Relay overhead: one scripted turn streaming N deltas without delay, timed
 //! from writing `chat` to reading `done`, against the very same SSE stream
-//! read straight from the testkit server. Runs alternate between the two so
-//! drift on the shared box hits both alike.
+//! read straight from the testkit server with the request the daemon sent.
+//! Runs alternate between the two so drift on the shared box hits both alike.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -46,6 +46,11 @@ pub struct RelayFigures {
     pub daemon_cpu: Vec<CpuSplit>,
     /// Deltas the client got per daemon run (must equal `deltas`).
     pub deltas_seen: Vec<usize>,
+    /// Per measured direct read: request → first body byte.
+    pub direct_head: Vec<Duration>,
+    /// Per measured daemon run: chat → first delta, and last delta → terminal.
+    pub head: Vec<Duration>,
+    pub tail: Vec<Duration>,
     /// SSE `data:` events per direct read.
     pub direct_events: usize,
     /// Envelopes of the last daemon turn (every event plus the terminal).
@@ -99,8 +104,16 @@ pub fn run(
         Transport::H2c => Direct::H2(H2Direct::connect(server.addr())?),
         Transport::Http1 => Direct::H1(H1Direct::connect(server.addr())?),
     };
-    let body = direct::completion_body();
     let mut ids = Ids::default();
+    // The direct side sends exactly the request the daemon sends (prompt, tools
+    // and all), so the server does the same work for both.
+    let sid = wire::new_session(&mut client, &mut ids, scratch.workspace())?;
+    relay_turn(&mut client, &mut ids, scratch.workspace(), &sid)?;
+    let body = server
+        .requests()
+        .last()
+        .map(|r| r.raw_body.clone().into_bytes())
+        .context("the daemon sent no request")?;
     let mut figures = RelayFigures {
         transport,
         deltas,
@@ -109,6 +122,9 @@ pub fn run(
         direct_cpu: Vec::with_capacity(runs),
         daemon_cpu: Vec::with_capacity(runs),
         deltas_seen: Vec::with_capacity(runs),
+        direct_head: Vec::with_capacity(runs),
+        head: Vec::with_capacity(runs),
+        tail: Vec::with_capacity(runs),
         direct_events: 0,
         daemon_envelopes: 0,
         server_connections: 0,
@@ -126,6 +142,7 @@ pub fn run(
                 figures.direct_events = direct::sse_events(&fetched.body);
                 if measured {
                     figures.direct.push(fetched.elapsed);
+                    figures.direct_head.push(fetched.head);
                     figures.direct_cpu.push(cpu);
                 }
             } else {
@@ -141,6 +158,8 @@ pub fn run(
                     figures.daemon.push(turn.elapsed);
                     figures.daemon_cpu.push(cpu);
                     figures.deltas_seen.push(turn.deltas);
+                    figures.head.push(turn.head);
+                    figures.tail.push(turn.tail);
                 }
             }
         }
@@ -189,6 +208,10 @@ impl CpuSplit {
 /// One timed relay turn as the client saw it.
 struct RelayTurn {
     elapsed: Duration,
+    /// Chat → first delta.
+    head: Duration,
+    /// Last delta → terminal.
+    tail: Duration,
     deltas: usize,
     events: usize,
     terminal: Value,
@@ -224,6 +247,7 @@ fn relay_turn(
     let mut deltas = 0;
     let mut events = 0;
     let start = Instant::now();
+    let (mut first_delta, mut last_delta) = (None, start);
     client.send(&line)?;
     let elapsed = loop {
         let line = client.read_line()?;
@@ -238,13 +262,18 @@ fn relay_turn(
         events += 1;
         if event == b"delta" {
             deltas += 1;
+            last_delta = Instant::now();
+            first_delta.get_or_insert(last_delta);
         } else if wire::is_terminal(event) {
             break start.elapsed();
         }
     };
     let terminal = serde_json::from_slice(client.last_line()).context("terminal is not JSON")?;
+    let end = start + elapsed;
     Ok(RelayTurn {
         elapsed,
+        head: first_delta.unwrap_or(end) - start,
+        tail: end.saturating_duration_since(last_delta),
         deltas,
         events,
         terminal,
@@ -268,6 +297,8 @@ mod tests {
     fn a_relay_turn_must_end_done_with_every_delta() {
         let ok = RelayTurn {
             elapsed: Duration::from_millis(1),
+            head: Duration::ZERO,
+            tail: Duration::ZERO,
             deltas: 2,
             events: 7,
             terminal: json!({"event": "done", "data": "a b "}),

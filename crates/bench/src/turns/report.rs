@@ -103,6 +103,13 @@ fn print_relay(relay: &[RelayFigures]) {
             med(&r.daemon_cpu, |c| c.daemon) * 1e3 / r.deltas.max(1) as f64,
             med(&r.daemon_cpu, |c| c.client),
         );
+        let median = |v: &[Duration]| Timings::of(v).map_or(f64::NAN, |t| ms(t.median));
+        println!(
+            "          latency (medians): direct request → first byte {:.2} ms; via daemon chat → first delta {:.2} ms, last delta → terminal {:.2} ms",
+            median(&r.direct_head),
+            median(&r.head),
+            median(&r.tail)
+        );
         println!(
             "          direct: {} SSE data events per read; daemon: {} envelopes per turn, every run {} deltas: {}; testkit TCP connections: {}",
             r.direct_events,
@@ -319,6 +326,9 @@ pub fn to_json(f: &Figures) -> Value {
                 "transport": r.transport.name(), "deltas": r.deltas,
                 "direct": timings_json(&d), "daemon": timings_json(&t),
                 "directCpu": cpu_json(&r.direct_cpu), "daemonCpu": cpu_json(&r.daemon_cpu),
+                "directHeadMs": Timings::of(&r.direct_head).map(|t| ms(t.median)),
+                "headMs": Timings::of(&r.head).map(|t| ms(t.median)),
+                "tailMs": Timings::of(&r.tail).map(|t| ms(t.median)),
                 "ratio": ratio, "extraMs": extra, "met": met,
                 "deltasSeen": r.deltas_seen, "directSseEvents": r.direct_events,
                 "daemonEnvelopes": r.daemon_envelopes, "serverConnections": r.server_connections,
@@ -381,6 +391,9 @@ mod tests {
             direct_cpu: vec![CpuSplit::default(); 3],
             daemon_cpu: vec![CpuSplit::default(); 3],
             deltas_seen: vec![3; 3],
+            direct_head: vec![Duration::from_millis(1); 3],
+            head: vec![Duration::from_millis(1); 3],
+            tail: vec![Duration::from_millis(1); 3],
             direct_events: 6,
             daemon_envelopes: 9,
             server_connections: 2,
