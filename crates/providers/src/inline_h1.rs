@@ -42,14 +42,19 @@ type Io = TokioIo<TcpStream>;
 type RequestBody = Full<Bytes>;
 
 /// Whether a request goes through this module: a plain `http://` URL with no
-/// proxy and no h2c (`http2PriorKnowledge`).
+/// proxy, no h2c (`http2PriorKnowledge`) and no credentials in the URL (reqwest
+/// turns those into basic auth).
 pub fn eligible(url: &str, proxy: Option<&str>, http2_prior_knowledge: bool) -> bool {
     let no_proxy = proxy.is_none_or(|p| p.trim().is_empty());
-    no_proxy
-        && !http2_prior_knowledge
-        && url
-            .get(..7)
-            .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
+    let Some(rest) = url
+        .get(..7)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("http://"))
+        .and_then(|_| url.get(7..))
+    else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    no_proxy && !http2_prior_knowledge && !authority.contains('@')
 }
 
 /// Kept-alive connections by `host:port`, newest last.
@@ -222,18 +227,21 @@ fn build_request(
         .map_err(|e| InlineError::Connect(format!("invalid request: {e}")))?;
     let headers = request.headers_mut();
     let invalid = |what: &str| InlineError::Connect(format!("invalid header {what}"));
-    headers.insert(
-        HOST,
-        HeaderValue::from_str(authority).map_err(|_| invalid("host"))?,
-    );
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
     for (name, value) in out.headers {
         // Names only: a value may hold a key.
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid(name))?;
         let value = HeaderValue::from_str(value).map_err(|_| invalid(name.as_str()))?;
-        headers.insert(name, value);
+        headers.append(name, value);
     }
+    // Defaults a provider's own headers may replace.
+    let host = HeaderValue::from_str(authority).map_err(|_| invalid("host"))?;
+    headers.entry(HOST).or_insert(host);
+    headers
+        .entry(CONTENT_TYPE)
+        .or_insert(HeaderValue::from_static("application/json"));
+    headers
+        .entry(ACCEPT)
+        .or_insert(HeaderValue::from_static("*/*"));
     Ok(request)
 }
 
@@ -323,5 +331,7 @@ mod tests {
         ));
         assert!(!eligible("http://localhost/v1", None, true));
         assert!(!eligible("http:/", None, false));
+        assert!(!eligible("http://user:pw@localhost:8080/v1", None, false));
+        assert!(eligible("http://localhost:8080/v1?key=a@b", None, false));
     }
 }

@@ -189,3 +189,35 @@ async fn anthropic_stream_keeps_the_signed_thinking() {
     assert!(reqs[0].header("anthropic-version").is_some());
     assert_eq!(reqs[0].body["thinking"]["type"], "enabled");
 }
+
+#[tokio::test]
+async fn plain_http_requests_carry_host_defaults_and_the_providers_own_headers() {
+    let srv = server();
+    srv.enqueue(Reply::plain("ok"));
+    let mut p = provider("a", "openai", &srv, 0);
+    p.headers = Some(std::collections::BTreeMap::from([
+        ("Accept".to_string(), "text/event-stream".to_string()),
+        ("X-Trace".to_string(), "t-1".to_string()),
+    ]));
+    let cfg = config(vec![p]);
+    let c = chat(&Providers::new(), &cfg, &mut Recorder::default())
+        .await
+        .expect("chat");
+    assert_eq!(c.text, "ok");
+    let r = &srv.requests()[0];
+    assert_eq!(r.version, "HTTP/1.1");
+    assert_eq!(r.header("host"), Some(srv.addr().to_string().as_str()));
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.header("x-trace"), Some("t-1"));
+    let accepts: Vec<&str> = r
+        .headers
+        .iter()
+        .filter(|(k, _)| k == "accept")
+        .map(|(_, v)| v.as_str())
+        .collect();
+    assert_eq!(
+        accepts,
+        ["text/event-stream"],
+        "the provider's header replaces the default"
+    );
+}
