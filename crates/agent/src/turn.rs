@@ -174,6 +174,9 @@ pub(crate) struct Counters {
     steps: u64,
     delta: UsageDelta,
     pub(crate) records: Vec<UsageRecord>,
+    /// The turn's final answer, written together with the terminal (one trip
+    /// to the store between the end of the stream and `done`).
+    final_answer: Option<EventItem>,
 }
 
 impl TurnRuntime<'_> {
@@ -287,6 +290,7 @@ pub async fn run_turn(
         steps: 0,
         delta: UsageDelta::default(),
         records: Vec::new(),
+        final_answer: None,
     };
     // One tool context per turn: background jobs live across steps and are all
     // killed when the turn ends, however it ends.
@@ -323,30 +327,16 @@ pub async fn run_turn(
     let (store, owner) = (rt.store.clone(), owner.to_string());
     let delta = counters.delta;
     let records = std::mem::take(&mut counters.records);
-    let terminal = EventItem::Terminal(TurnTerminal { status, text });
-    // One trip to the store: the terminal, then the counters (even if the
-    // terminal could not be written).
+    let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
+    items.push(EventItem::Terminal(TurnTerminal { status, text }));
+    // One transaction: the final answer, the terminal and the counters.
     let saved = tokio::task::spawn_blocking(move || {
-        let appended = store.append_event(&scope, &sid, Some(&owner), &terminal);
-        let counted = (|| {
-            store.add_usage(&scope, &sid, &delta)?;
-            for r in &records {
-                store.record_usage(r)?;
-            }
-            store.set_active_turn(&scope, &sid, None)
-        })();
-        (appended.err(), counted.err())
+        store.close_turn(&scope, &sid, &owner, &items, &delta, &records)
     })
     .await;
     match saved {
-        Ok((appended, counted)) => {
-            if let Some(e) = appended {
-                tracing::error!(error = %e, "cannot append to the session log");
-            }
-            if let Some(e) = counted {
-                tracing::warn!(error = %e, "cannot record the turn's usage counters");
-            }
-        }
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::error!(error = %e, "cannot record the end of the turn"),
         Err(e) => tracing::error!(error = %e, "session log task failed"),
     }
     outcome
@@ -366,8 +356,8 @@ struct Opening {
     user_seq: u64,
 }
 
-/// One trip to the store: reads the conversation so far, then marks the turn
-/// active and appends its user message.
+/// One trip to the store: reads the conversation so far, then (one write)
+/// marks the turn active and appends its user message.
 async fn open_turn(
     rt: &TurnRuntime<'_>,
     input: &TurnInput,
@@ -387,10 +377,7 @@ async fn open_turn(
         let past = store
             .events(&s, &i)
             .map_err(|e| format!("Cannot read the session: {e}"))?;
-        let recorded = store
-            .set_active_turn(&s, &i, Some(&o))
-            .and_then(|()| store.append_event(&s, &i, Some(&o), &user_item));
-        match recorded {
+        match store.open_turn(&s, &i, &o, &user_item) {
             Ok(user_seq) => Ok(Opening { past, user_seq }),
             Err(e) => Err(format!("Cannot record the message: {e}")),
         }
@@ -644,6 +631,20 @@ async fn turn_loop(
                 .as_ref()
                 .map(|f| format!("{f:?}").to_lowercase()),
         };
+        if !completion.text.trim().is_empty() {
+            last_text = completion.text.clone();
+        }
+        let truncated = completion.finish == Some(FinishReason::Length)
+            && continuations < agent.max_output_continuations;
+        let answered = completion.tool_calls.is_empty()
+            && !truncated
+            && !(mutated && repairs < agent.max_repair_attempts);
+        // A final answer (no steer waiting, and none can queue once closed)
+        // is stored with the terminal instead of on its own.
+        if answered && !steer.has_pending() && steer.close_if_empty() {
+            counters.final_answer = Some(EventItem::Assistant(assistant));
+            return finished(events, step, last_text);
+        }
         let seq = persist(
             &rt.store,
             scope,
@@ -652,9 +653,6 @@ async fn turn_loop(
             EventItem::Assistant(assistant),
         )
         .await;
-        if !completion.text.trim().is_empty() {
-            last_text = completion.text.clone();
-        }
         history.push(ChatMessage::Assistant {
             text: completion.text.clone(),
             thinking: completion.thinking.clone(),
@@ -704,9 +702,7 @@ async fn turn_loop(
         if steer.has_pending() {
             continue;
         }
-        if completion.finish == Some(FinishReason::Length)
-            && continuations < agent.max_output_continuations
-        {
+        if truncated {
             continuations += 1;
             let _ = events.send(AgentEvent::Status("Output truncated; continuing".into()));
             if completion.text.trim().is_empty() {
@@ -756,12 +752,17 @@ async fn turn_loop(
         if !steer.close_if_empty() {
             continue;
         }
-        let _ = events.send(AgentEvent::Workflow {
-            step,
-            kind: WorkflowKind::Done,
-            label: "任务完成".into(),
-            detail: String::new(),
-        });
-        return TurnOutcome::Done(last_text);
+        return finished(events, step, last_text);
     }
+}
+
+/// The turn ends with its last answer.
+fn finished(events: &UnboundedSender<AgentEvent>, step: u32, last_text: String) -> TurnOutcome {
+    let _ = events.send(AgentEvent::Workflow {
+        step,
+        kind: WorkflowKind::Done,
+        label: "任务完成".into(),
+        detail: String::new(),
+    });
+    TurnOutcome::Done(last_text)
 }

@@ -54,55 +54,7 @@ impl Store {
         turn: Option<&str>,
         items: &[EventItem],
     ) -> Result<Vec<u64>> {
-        self.write(|tx| {
-            let (pk, title) = tx
-                .prepare_cached("SELECT pk, title FROM sessions WHERE scope = ?1 AND id = ?2")?
-                .query_row(params![scope, id], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
-                })
-                .optional()?
-                .ok_or_else(|| not_found(scope, id))?;
-            if items.is_empty() {
-                return Ok(Vec::new());
-            }
-            // Safe against races: only the writer (held here) inserts.
-            let mut seq: i64 = tx
-                .prepare_cached(
-                    "SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1",
-                )?
-                .query_row([pk], |r| r.get(0))?;
-            let now = Utc::now();
-            let unix_ms = now.timestamp_millis();
-            let now_iso = format_iso(now);
-            let mut needs_title = title.is_none();
-            let mut seqs = Vec::with_capacity(items.len());
-            for item in items {
-                seq += 1;
-                let enc = stored::encode(tx, item, &now_iso)?;
-                tx.prepare_cached(
-                    "INSERT INTO session_events (session_pk, seq, kind, turn, unix_ms, payload) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                )?
-                .execute(params![
-                    pk,
-                    seq,
-                    item.kind(),
-                    turn,
-                    unix_ms,
-                    enc.payload
-                ])?;
-                for h in &enc.hashes {
-                    blobs::add_ref(tx, pk, seq, h)?;
-                }
-                if needs_title && let EventItem::User(m) = item {
-                    needs_title = !maybe_set_title(tx, pk, seq, &m.text)?;
-                }
-                seqs.push(seq as u64);
-            }
-            tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
-                .execute(params![now_iso, pk])?;
-            Ok(seqs)
-        })
+        self.write(|tx| append_in(tx, scope, id, turn, items))
     }
 
     /// The whole log of a session, in seq order, images re-inflated.
@@ -244,6 +196,54 @@ fn bump(tx: &Transaction<'_>, pk: i64) -> Result<()> {
     tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
         .execute(params![format_iso(Utc::now()), pk])?;
     Ok(())
+}
+
+/// [`Store::append_events`] inside a write transaction.
+pub(crate) fn append_in(
+    tx: &Transaction<'_>,
+    scope: &str,
+    id: &str,
+    turn: Option<&str>,
+    items: &[EventItem],
+) -> Result<Vec<u64>> {
+    let (pk, title) = tx
+        .prepare_cached("SELECT pk, title FROM sessions WHERE scope = ?1 AND id = ?2")?
+        .query_row(params![scope, id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+        })
+        .optional()?
+        .ok_or_else(|| not_found(scope, id))?;
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Safe against races: only the writer (held here) inserts.
+    let mut seq: i64 = tx
+        .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1")?
+        .query_row([pk], |r| r.get(0))?;
+    let now = Utc::now();
+    let unix_ms = now.timestamp_millis();
+    let now_iso = format_iso(now);
+    let mut needs_title = title.is_none();
+    let mut seqs = Vec::with_capacity(items.len());
+    for item in items {
+        seq += 1;
+        let enc = stored::encode(tx, item, &now_iso)?;
+        tx.prepare_cached(
+            "INSERT INTO session_events (session_pk, seq, kind, turn, unix_ms, payload) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![pk, seq, item.kind(), turn, unix_ms, enc.payload])?;
+        for h in &enc.hashes {
+            blobs::add_ref(tx, pk, seq, h)?;
+        }
+        if needs_title && let EventItem::User(m) = item {
+            needs_title = !maybe_set_title(tx, pk, seq, &m.text)?;
+        }
+        seqs.push(seq as u64);
+    }
+    tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
+        .execute(params![now_iso, pk])?;
+    Ok(seqs)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod sessions;
 mod store;
 mod stored;
 mod time;
+mod turns;
 mod usage;
 
 pub use error::{Result, StoreError};

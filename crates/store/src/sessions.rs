@@ -1,7 +1,7 @@
 //! Session rows: create, read, list, patch, delete, usage counters and the
 //! active-turn marker.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 use serde::Serialize;
 
 use crate::blobs;
@@ -341,50 +341,13 @@ impl Store {
     /// Adds token/round counters; `execution_steps` keeps the maximum.
     /// Does not bump `updated_at` (the turn's events already do).
     pub fn add_usage(&self, scope: &str, id: &str, d: &UsageDelta) -> Result<()> {
-        self.write(|tx| {
-            let n = tx
-                .prepare_cached(
-                    "UPDATE sessions SET llm_rounds = llm_rounds + ?1, \
-                     execution_steps = MAX(execution_steps, ?2), \
-                     input_tokens = input_tokens + ?3, \
-                     total_input_tokens = total_input_tokens + ?4, \
-                     cached_input_tokens = cached_input_tokens + ?5, \
-                     output_tokens = output_tokens + ?6, \
-                     output_elapsed_ms = output_elapsed_ms + ?7 \
-                     WHERE scope = ?8 AND id = ?9",
-                )?
-                .execute(params![
-                    d.llm_rounds,
-                    d.execution_steps,
-                    d.input_tokens,
-                    d.total_input_tokens,
-                    d.cached_input_tokens,
-                    d.output_tokens,
-                    d.output_elapsed_ms,
-                    scope,
-                    id
-                ])?;
-            if n == 0 {
-                return Err(not_found(scope, id));
-            }
-            Ok(())
-        })
+        self.write(|tx| add_usage_in(tx, scope, id, d))
     }
 
     /// Marks (or with `None` clears) the turn running on a session, so a
     /// restarted daemon can find turns that never wrote their terminal.
     pub fn set_active_turn(&self, scope: &str, id: &str, owner: Option<&str>) -> Result<()> {
-        self.write(|tx| {
-            let n = tx
-                .prepare_cached(
-                    "UPDATE sessions SET active_turn = ?1 WHERE scope = ?2 AND id = ?3",
-                )?
-                .execute(params![owner, scope, id])?;
-            if n == 0 {
-                return Err(not_found(scope, id));
-            }
-            Ok(())
-        })
+        self.write(|tx| set_active_turn_in(tx, scope, id, owner))
     }
 
     /// `(scope, id, owner)` of every session with an active turn (uses the
@@ -401,6 +364,57 @@ impl Store {
             Ok(rows)
         })
     }
+}
+
+/// [`Store::add_usage`] inside a write transaction.
+pub(crate) fn add_usage_in(
+    tx: &Transaction<'_>,
+    scope: &str,
+    id: &str,
+    d: &UsageDelta,
+) -> Result<()> {
+    let n = tx
+        .prepare_cached(
+            "UPDATE sessions SET llm_rounds = llm_rounds + ?1, \
+                 execution_steps = MAX(execution_steps, ?2), \
+                 input_tokens = input_tokens + ?3, \
+                 total_input_tokens = total_input_tokens + ?4, \
+                 cached_input_tokens = cached_input_tokens + ?5, \
+                 output_tokens = output_tokens + ?6, \
+                 output_elapsed_ms = output_elapsed_ms + ?7 \
+                 WHERE scope = ?8 AND id = ?9",
+        )?
+        .execute(params![
+            d.llm_rounds,
+            d.execution_steps,
+            d.input_tokens,
+            d.total_input_tokens,
+            d.cached_input_tokens,
+            d.output_tokens,
+            d.output_elapsed_ms,
+            scope,
+            id
+        ])?;
+    if n == 0 {
+        return Err(not_found(scope, id));
+    }
+    Ok(())
+}
+
+/// [`Store::set_active_turn`] inside a write transaction.
+pub(crate) fn set_active_turn_in(
+    tx: &Transaction<'_>,
+    scope: &str,
+    id: &str,
+    owner: Option<&str>,
+) -> Result<()> {
+    let n = tx
+        .prepare_cached("UPDATE sessions SET active_turn = ?1 WHERE scope = ?2 AND id = ?3")?
+        .execute(params![owner, scope, id])?;
+    if n == 0 {
+        return Err(not_found(scope, id));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Provider attempts (one row each) and their aggregation for `usage.get`.
 
-use rusqlite::params;
+use rusqlite::{Transaction, params};
 use serde::Serialize;
 
 use crate::error::Result;
@@ -44,29 +44,7 @@ pub struct UsageSummary {
 
 impl Store {
     pub fn record_usage(&self, r: &UsageRecord) -> Result<()> {
-        let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        self.write(|tx| {
-            tx.prepare_cached(
-                "INSERT INTO usage_records (ts, provider, model, session_id, input_tokens, \
-                 total_input_tokens, cached_input_tokens, cache_creation_input_tokens, output_tokens, \
-                 cost, elapsed_ms, success) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?
-            .execute(params![
-                now_iso(),
-                r.provider,
-                r.model,
-                r.session_id,
-                clamp(r.input_tokens),
-                clamp(r.total_input_tokens),
-                clamp(r.cached_input_tokens),
-                clamp(r.cache_creation_input_tokens),
-                clamp(r.output_tokens),
-                r.cost,
-                r.elapsed_ms,
-                r.success
-            ])?;
-            Ok(())
-        })
+        self.write(|tx| record_usage_in(tx, r))
     }
 
     /// Aggregates attempts since `since` (an ISO timestamp; `None` = all time),
@@ -110,6 +88,31 @@ impl Store {
             Ok(rows)
         })
     }
+}
+
+/// [`Store::record_usage`] inside a write transaction.
+pub(crate) fn record_usage_in(tx: &Transaction<'_>, r: &UsageRecord) -> Result<()> {
+    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    tx.prepare_cached(
+        "INSERT INTO usage_records (ts, provider, model, session_id, input_tokens, \
+             total_input_tokens, cached_input_tokens, cache_creation_input_tokens, output_tokens, \
+             cost, elapsed_ms, success) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        now_iso(),
+        r.provider,
+        r.model,
+        r.session_id,
+        clamp(r.input_tokens),
+        clamp(r.total_input_tokens),
+        clamp(r.cached_input_tokens),
+        clamp(r.cache_creation_input_tokens),
+        clamp(r.output_tokens),
+        r.cost,
+        r.elapsed_ms,
+        r.success
+    ])?;
+    Ok(())
 }
 
 #[cfg(test)]
