@@ -177,6 +177,9 @@ pub(crate) struct Counters {
     /// The turn's final answer, written together with the terminal (one trip
     /// to the store between the end of the stream and `done`).
     final_answer: Option<EventItem>,
+    /// The step a finished turn ended on (its `workflow done` event goes out
+    /// after the closing write).
+    done_at_step: Option<u32>,
 }
 
 impl TurnRuntime<'_> {
@@ -291,6 +294,7 @@ pub async fn run_turn(
         delta: UsageDelta::default(),
         records: Vec::new(),
         final_answer: None,
+        done_at_step: None,
     };
     // One tool context per turn: background jobs live across steps and are all
     // killed when the turn ends, however it ends.
@@ -324,20 +328,28 @@ pub async fn run_turn(
     };
     counters.delta.llm_rounds = counters.rounds as i64;
     counters.delta.execution_steps = counters.steps as i64;
-    let (store, owner) = (rt.store.clone(), owner.to_string());
-    let delta = counters.delta;
-    let records = std::mem::take(&mut counters.records);
     let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
     items.push(EventItem::Terminal(TurnTerminal { status, text }));
-    // One transaction: the final answer, the terminal and the counters.
-    let saved = tokio::task::spawn_blocking(move || {
-        store.close_turn(&scope, &sid, &owner, &items, &delta, &records)
-    })
+    let records = std::mem::take(&mut counters.records);
+    crate::closing::close_turn(
+        &rt.store,
+        &scope,
+        &sid,
+        owner,
+        items,
+        counters.delta,
+        records,
+    )
     .await;
-    match saved {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::error!(error = %e, "cannot record the end of the turn"),
-        Err(e) => tracing::error!(error = %e, "session log task failed"),
+    // Announced once the answer is in the log, so a client that reads the
+    // session on this event finds it.
+    if let Some(step) = counters.done_at_step {
+        let _ = events.send(AgentEvent::Workflow {
+            step,
+            kind: WorkflowKind::Done,
+            label: "任务完成".into(),
+            detail: String::new(),
+        });
     }
     outcome
 }
@@ -643,7 +655,8 @@ async fn turn_loop(
         // is stored with the terminal instead of on its own.
         if answered && !steer.has_pending() && steer.close_if_empty() {
             counters.final_answer = Some(EventItem::Assistant(assistant));
-            return finished(events, step, last_text);
+            counters.done_at_step = Some(step);
+            return TurnOutcome::Done(last_text);
         }
         let seq = persist(
             &rt.store,
@@ -752,17 +765,7 @@ async fn turn_loop(
         if !steer.close_if_empty() {
             continue;
         }
-        return finished(events, step, last_text);
+        counters.done_at_step = Some(step);
+        return TurnOutcome::Done(last_text);
     }
-}
-
-/// The turn ends with its last answer.
-fn finished(events: &UnboundedSender<AgentEvent>, step: u32, last_text: String) -> TurnOutcome {
-    let _ = events.send(AgentEvent::Workflow {
-        step,
-        kind: WorkflowKind::Done,
-        label: "任务完成".into(),
-        detail: String::new(),
-    });
-    TurnOutcome::Done(last_text)
 }

@@ -28,8 +28,10 @@ use hyper::body::Incoming;
 use hyper::client::conn::http1::{self, Connection, SendRequest};
 use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, StatusCode, Uri};
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+use tower_service::Service;
 
 use crate::transport::error_chain;
 
@@ -72,17 +74,29 @@ struct Conn {
 }
 
 struct Driver {
-    conn: Pin<Box<Connection<Io, RequestBody>>>,
-    /// The connection future finished (closed, or failed: its error also
-    /// reaches the pending response or body).
-    finished: bool,
+    /// `None` once the connection future finished (closed, or failed).
+    /// Dropping it right away matters: only then does hyper hand a queued
+    /// request back unsent and end a pending body with an error; kept, they
+    /// would wait for a wake-up that never comes.
+    conn: Option<Pin<Box<Connection<Io, RequestBody>>>>,
 }
 
 impl Driver {
     fn poll(&mut self, cx: &mut Context<'_>) {
-        if !self.finished && self.conn.as_mut().poll(cx).is_ready() {
-            self.finished = true;
+        if let Some(conn) = self.conn.as_mut()
+            && conn.as_mut().poll(cx).is_ready()
+        {
+            self.conn = None;
         }
+    }
+
+    fn finished(&self) -> bool {
+        self.conn.is_none()
+    }
+
+    /// One poll without a waker: notices a close that already arrived.
+    fn poll_now(&mut self) {
+        self.poll(&mut Context::from_waker(Waker::noop()));
     }
 }
 
@@ -129,9 +143,10 @@ impl InlinePool {
     /// Sends the POST and waits for the response headers (the caller bounds
     /// the wait). Uses a kept-alive connection when one is still open.
     pub async fn post(&self, out: Outgoing<'_>) -> Result<InlineResponse<'_>, InlineError> {
-        let uri: Uri = out
-            .url
-            .parse()
+        // Parsed as reqwest would (trimmed, percent-encoded), then as hyper needs it.
+        let uri: Uri = reqwest::Url::parse(out.url.trim())
+            .map_err(|e| e.to_string())
+            .and_then(|url| url.as_str().parse::<Uri>().map_err(|e| e.to_string()))
             .map_err(|e| InlineError::Connect(format!("invalid URL: {e}")))?;
         let authority = uri
             .authority()
@@ -189,10 +204,10 @@ impl InlinePool {
             if conn.idle_since.elapsed() > IDLE_LIMIT {
                 continue;
             }
-            // One poll sees a close the server already sent.
+            conn.driver.poll_now();
             let mut cx = Context::from_waker(Waker::noop());
-            conn.driver.poll(&mut cx);
-            if !conn.driver.finished && matches!(conn.send.poll_ready(&mut cx), Poll::Ready(Ok(())))
+            if !conn.driver.finished()
+                && matches!(conn.send.poll_ready(&mut cx), Poll::Ready(Ok(())))
             {
                 return Some(conn);
             }
@@ -204,8 +219,12 @@ impl InlinePool {
         let Ok(mut idle) = self.idle.lock() else {
             return;
         };
+        // Stale or closed connections go now rather than wait in CLOSE_WAIT.
         idle.retain(|_, list| {
-            list.retain(|c| c.idle_since.elapsed() <= IDLE_LIMIT);
+            list.retain_mut(|c| {
+                c.driver.poll_now();
+                !c.driver.finished() && c.idle_since.elapsed() <= IDLE_LIMIT
+            });
             !list.is_empty()
         });
         let list = idle.entry(authority).or_default();
@@ -226,15 +245,16 @@ fn build_request(
         .body(Full::new(out.body.clone()))
         .map_err(|e| InlineError::Connect(format!("invalid request: {e}")))?;
     let headers = request.headers_mut();
-    let invalid = |what: &str| InlineError::Connect(format!("invalid header {what}"));
-    for (name, value) in out.headers {
-        // Names only: a value may hold a key.
-        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid(name))?;
-        let value = HeaderValue::from_str(value).map_err(|_| invalid(name.as_str()))?;
+    // Errors never quote the header: a misplaced key could be in its name.
+    for (n, (name, value)) in out.headers.iter().enumerate() {
+        let invalid = || InlineError::Connect(format!("request header #{} is invalid", n + 1));
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
+        let value = HeaderValue::from_str(value).map_err(|_| invalid())?;
         headers.append(name, value);
     }
     // Defaults a provider's own headers may replace.
-    let host = HeaderValue::from_str(authority).map_err(|_| invalid("host"))?;
+    let host = HeaderValue::from_str(authority)
+        .map_err(|_| InlineError::Connect("the URL's host is not a valid Host header".into()))?;
     headers.entry(HOST).or_insert(host);
     headers
         .entry(CONTENT_TYPE)
@@ -245,32 +265,47 @@ fn build_request(
     Ok(request)
 }
 
+/// TCP keepalive, as reqwest sets it: a dead peer is noticed mid-stream.
+const TCP_KEEPALIVE: Duration = Duration::from_secs(15);
+
+/// Connects like reqwest: every resolved address, IPv6/IPv4 raced (happy
+/// eyeballs), the timeout split across them and bounding the whole attempt.
 async fn connect(uri: &Uri, timeout: Duration) -> Result<Conn, InlineError> {
-    let host = uri.host().unwrap_or_default();
-    // `[::1]` in a URL is `::1` to the resolver.
-    let host = host
-        .strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(host);
-    let port = uri.port_u16().unwrap_or(80);
-    let stream = match tokio::time::timeout(timeout, TcpStream::connect((host, port))).await {
-        Err(_) => return Err(InlineError::ConnectTimeout),
-        Ok(Err(e)) => return Err(InlineError::Connect(format!("tcp connect error: {e}"))),
-        Ok(Ok(s)) => s,
-    };
+    let mut connector = HttpConnector::new();
+    connector.set_connect_timeout(Some(timeout));
     // Deltas are small writes the other way; requests must not wait for acks.
-    let _ = stream.set_nodelay(true);
-    let (send, conn) = http1::handshake(TokioIo::new(stream))
+    connector.set_nodelay(true);
+    connector.set_keepalive(Some(TCP_KEEPALIVE));
+    let io = match tokio::time::timeout(timeout, connector.call(uri.clone())).await {
+        Err(_) => return Err(InlineError::ConnectTimeout),
+        Ok(Err(e)) if timed_out(&e) => return Err(InlineError::ConnectTimeout),
+        Ok(Err(e)) => return Err(InlineError::Connect(error_chain(&e))),
+        Ok(Ok(io)) => io,
+    };
+    let (send, conn) = http1::handshake(io)
         .await
         .map_err(|e| InlineError::Connect(error_chain(&e)))?;
     Ok(Conn {
         send,
         driver: Driver {
-            conn: Box::pin(conn),
-            finished: false,
+            conn: Some(Box::pin(conn)),
         },
         idle_since: Instant::now(),
     })
+}
+
+/// Whether an I/O timeout is somewhere in the error's chain.
+fn timed_out(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(err);
+    while let Some(e) = cur {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cur = e.source();
+    }
+    false
 }
 
 impl InlineResponse<'_> {
@@ -307,9 +342,8 @@ impl InlineResponse<'_> {
             return;
         }
         // Let the connection see the end and go idle (or notice a close).
-        let mut cx = Context::from_waker(Waker::noop());
-        self.conn.driver.poll(&mut cx);
-        if !self.conn.driver.finished && !self.conn.send.is_closed() {
+        self.conn.driver.poll_now();
+        if !self.conn.driver.finished() && !self.conn.send.is_closed() {
             self.pool.put(self.authority, self.conn);
         }
     }
@@ -318,6 +352,93 @@ impl InlineResponse<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server's close that lands after the checkout poll but before the
+    /// request is written: the request must come back unsent, not hang.
+    #[tokio::test]
+    async fn a_close_seen_after_checkout_returns_the_request_unsent() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (close_tx, close_rx) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let (mut buf, mut got) = (vec![0u8; 4096], Vec::new());
+            loop {
+                let n = s.read(&mut buf).await.unwrap();
+                got.extend_from_slice(&buf[..n]);
+                if let Some(i) = got.windows(4).position(|w| w == b"\r\n\r\n")
+                    && got.len() >= i + 6
+                {
+                    break;
+                }
+            }
+            s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                .await
+                .unwrap();
+            let _ = close_rx.await;
+        });
+        let pool = InlinePool::default();
+        let url = format!("http://{addr}/v1");
+        let out = || Outgoing {
+            url: &url,
+            headers: &[],
+            body: Bytes::from_static(b"{}"),
+            connect_timeout: Duration::from_secs(2),
+        };
+        let mut r = pool.post(out()).await.unwrap();
+        while r.chunk().await.unwrap().is_some() {}
+        r.release();
+        let authority = addr.to_string();
+        let mut conn = pool.checkout(&authority).expect("pooled and alive");
+        close_tx.send(()).unwrap();
+        // The runtime's I/O driver registers the close.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let req = build_request(&url.parse().unwrap(), &authority, &out()).unwrap();
+        let sent = tokio::time::timeout(
+            Duration::from_secs(3),
+            drive(&mut conn.driver, conn.send.try_send_request(req)),
+        )
+        .await
+        .expect("the request must not hang on a closed connection");
+        assert!(conn.driver.finished());
+        match sent {
+            Ok(_) => panic!("a response from a closed connection"),
+            Err(mut e) => assert!(e.take_message().is_some(), "handed back unsent"),
+        }
+    }
+
+    #[tokio::test]
+    async fn invalid_headers_are_not_quoted_and_urls_are_trimmed() {
+        let server = seekclaw_testkit::ProviderServer::start().unwrap();
+        let pool = InlinePool::default();
+        let url = server.url("/chat/completions");
+        let bad = [(
+            "Authorization: Bearer sk-secret".to_string(),
+            "x".to_string(),
+        )];
+        let out = Outgoing {
+            url: &url,
+            headers: &bad,
+            body: Bytes::from_static(b"{}"),
+            connect_timeout: Duration::from_secs(2),
+        };
+        let Err(InlineError::Connect(text)) = pool.post(out).await else {
+            panic!("an invalid header name must fail the request");
+        };
+        assert_eq!(text, "request header #1 is invalid");
+        // A URL with surrounding blanks is trimmed, as reqwest does.
+        server.enqueue(seekclaw_testkit::Reply::plain("hi"));
+        let padded = format!("  {url} ");
+        let out = Outgoing {
+            url: &padded,
+            headers: &[],
+            body: Bytes::from_static(b"{}"),
+            connect_timeout: Duration::from_secs(2),
+        };
+        let response = pool.post(out).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
 
     #[test]
     fn only_plain_http_without_proxy_or_h2c_is_inline() {
