@@ -79,6 +79,8 @@ pub struct Daemon {
     pub config: ConfigService,
     /// The daemon's current workspace root (`workspace.get` / `workspace.open`).
     pub workspace: RwLock<PathBuf>,
+    /// Project roots found for workspace paths.
+    pub roots: crate::roots::RootCache,
     /// Serializes config-writing methods across all connections.
     pub admin_gate: tokio::sync::Mutex<()>,
     /// Graceful stop: connections stop reading, finish and flush.
@@ -172,6 +174,7 @@ impl Daemon {
             store,
             config,
             workspace: RwLock::new(workspace),
+            roots: crate::roots::RootCache::default(),
             admin_gate: tokio::sync::Mutex::new(()),
             scheduler: crate::scheduler::Scheduler::new(shutdown.child_token()),
             shutdown,

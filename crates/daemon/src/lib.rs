@@ -12,6 +12,7 @@ mod framing;
 mod handlers;
 mod headless;
 mod outbox;
+mod roots;
 mod scheduler;
 mod scope;
 mod turns;

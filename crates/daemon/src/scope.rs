@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use seekclaw_config::{GLOBAL_SCOPE, detect_root, normalize_path, scope_key_workspace};
+use seekclaw_config::{GLOBAL_SCOPE, normalize_path, scope_key_workspace};
 use seekclaw_protocol::{MethodError, ScopeParams};
 
 use crate::daemon::Daemon;
@@ -51,7 +51,7 @@ pub fn resolve_workspace_path(daemon: &Daemon, raw: &str) -> Result<PathBuf, Met
             full.display()
         )));
     }
-    Ok(detect_root(&full, &daemon.home))
+    Ok(daemon.roots.root_of(&full, &daemon.home))
 }
 
 pub fn resolve(daemon: &Daemon, params: &ScopeParams) -> Result<Scope, MethodError> {

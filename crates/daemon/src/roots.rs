@@ -1,0 +1,168 @@
+//! Project roots already found for workspace paths. Finding one walks up the
+//! tree looking for markers (`.git`, `package.json`, `*.sln`, …), which for a
+//! folder without any reads every ancestor up to `/` on every request. A found
+//! root is reused while no directory on the walk changed: adding or removing a
+//! marker changes its directory's mtime. Directories changed within the last
+//! two seconds are not trusted (coarse mtime clocks).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use seekclaw_config::{Home, detect_root};
+
+/// Paths remembered at most (a daemon sees a handful of workspaces).
+const MAX_ENTRIES: usize = 256;
+/// Mtimes younger than this may still change within their clock tick.
+const SETTLE: Duration = Duration::from_secs(2);
+
+#[derive(Default)]
+pub struct RootCache {
+    entries: Mutex<HashMap<PathBuf, Found>>,
+}
+
+struct Found {
+    root: PathBuf,
+    /// Every directory the walk may have looked at, with its mtime then.
+    walked: Vec<(PathBuf, SystemTime)>,
+}
+
+impl RootCache {
+    /// The project root of `start` (an existing directory), as
+    /// [`detect_root`] finds it.
+    pub fn root_of(&self, start: &Path, home: &Home) -> PathBuf {
+        if let Some(root) = self.cached(start) {
+            return root;
+        }
+        let before = mtimes(start, usize::MAX);
+        let root = detect_root(start, home);
+        // Without a marker the walk went all the way up.
+        let n = if root == start {
+            before.len()
+        } else {
+            n_up_to(start, &root)
+        };
+        let after = mtimes(start, n);
+        let now = SystemTime::now();
+        let settled = after
+            .iter()
+            .all(|(_, m)| m.is_some_and(|m| now.duration_since(m).is_ok_and(|age| age >= SETTLE)));
+        // Remembered only if nothing on the walk is fresh or changed meanwhile.
+        if settled
+            && before.get(..n) == Some(&after[..])
+            && let Ok(mut entries) = self.entries.lock()
+        {
+            if entries.len() >= MAX_ENTRIES {
+                entries.clear();
+            }
+            let walked = after
+                .into_iter()
+                .filter_map(|(d, m)| Some((d, m?)))
+                .collect();
+            entries.insert(
+                start.to_path_buf(),
+                Found {
+                    root: root.clone(),
+                    walked,
+                },
+            );
+        }
+        root
+    }
+
+    fn cached(&self, start: &Path) -> Option<PathBuf> {
+        let entries = self.entries.lock().ok()?;
+        let found = entries.get(start)?;
+        let unchanged = found
+            .walked
+            .iter()
+            .all(|(dir, mtime)| mtime_of(dir).is_some_and(|now| now == *mtime));
+        unchanged.then(|| found.root.clone())
+    }
+}
+
+/// How many directories from `start` up to and including `root`.
+fn n_up_to(start: &Path, root: &Path) -> usize {
+    start.ancestors().take_while(|d| *d != root).count() + 1
+}
+
+/// `start` and up to `limit - 1` of its ancestors, with their mtimes.
+fn mtimes(start: &Path, limit: usize) -> Vec<(PathBuf, Option<SystemTime>)> {
+    start
+        .ancestors()
+        .filter(|d| !d.as_os_str().is_empty())
+        .take(limit)
+        .map(|dir| (dir.to_path_buf(), mtime_of(dir)))
+        .collect()
+}
+
+fn mtime_of(dir: &Path) -> Option<SystemTime> {
+    std::fs::metadata(dir).and_then(|m| m.modified()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `top/.git` (a root marker) and `top/proj/sub`, every directory's mtime
+    /// 10 s in the past, as after a while without changes.
+    fn settled_tree() -> (tempfile::TempDir, PathBuf, PathBuf, Home) {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().join("top");
+        let ws = top.join("proj/sub");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir(top.join(".git")).unwrap();
+        let home = Home::at(dir.path().join("home"));
+        age(&top);
+        (dir, top, ws, home)
+    }
+
+    fn age(dir: &Path) {
+        let past = SystemTime::now() - Duration::from_secs(10);
+        for d in [dir.to_path_buf(), dir.join("proj"), dir.join("proj/sub")] {
+            if d.is_dir() {
+                std::fs::File::open(&d).unwrap().set_modified(past).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_quiet_walk_is_reused_and_a_new_marker_on_it_is_seen() {
+        let (_dir, top, ws, home) = settled_tree();
+        let cache = RootCache::default();
+        assert_eq!(cache.root_of(&ws, &home), top);
+        assert_eq!(cache.cached(&ws), Some(top.clone()), "remembered");
+        let walked: Vec<PathBuf> = cache.entries.lock().unwrap()[&ws]
+            .walked
+            .iter()
+            .map(|(d, _)| d.clone())
+            .collect();
+        assert_eq!(walked, [ws.clone(), top.join("proj"), top.clone()]);
+
+        // A marker appears between the workspace and its root.
+        std::fs::write(top.join("proj/package.json"), "{}").unwrap();
+        assert_eq!(cache.cached(&ws), None, "stale once proj/ changed");
+        let root = cache.root_of(&ws, &home);
+        assert_eq!(root, top.join("proj"));
+        assert_eq!(root, detect_root(&ws, &home));
+        assert_eq!(
+            cache.cached(&ws),
+            None,
+            "a change this fresh is not trusted yet"
+        );
+        age(&top);
+        assert_eq!(cache.root_of(&ws, &home), top.join("proj"));
+        assert_eq!(cache.cached(&ws), Some(top.join("proj")));
+    }
+
+    #[test]
+    fn a_removed_marker_is_seen_too() {
+        let (_dir, top, ws, home) = settled_tree();
+        let cache = RootCache::default();
+        assert_eq!(cache.root_of(&ws, &home), top);
+        std::fs::remove_dir(top.join(".git")).unwrap();
+        assert_eq!(cache.cached(&ws), None);
+        assert_eq!(cache.root_of(&ws, &home), detect_root(&ws, &home));
+    }
+}
