@@ -653,7 +653,7 @@ async fn turn_loop(
             && !(mutated && repairs < agent.max_repair_attempts);
         // A final answer (no steer waiting, and none can queue once closed)
         // is stored with the terminal instead of on its own.
-        if answered && !steer.has_pending() && steer.close_if_empty() {
+        if answered && steer.close_if_empty() {
             counters.final_answer = Some(EventItem::Assistant(assistant));
             counters.done_at_step = Some(step);
             return TurnOutcome::Done(last_text);
