@@ -117,6 +117,21 @@ pub(crate) async fn persist(
     }
 }
 
+/// Appends a runtime notice (continuation, repair) that the model reads as a
+/// user message; returns its seq.
+async fn notice(
+    rt: &TurnRuntime<'_>,
+    (scope, sid, owner): (&str, &str, &str),
+    kind: &str,
+    text: &str,
+) -> Option<u64> {
+    let item = EventItem::Runtime(RuntimeNotice {
+        kind: kind.into(),
+        text: text.into(),
+    });
+    persist(&rt.store, scope, sid, owner, item).await
+}
+
 /// Relays provider events to the turn's listener and keeps the step's text.
 struct StepObserver<'a> {
     events: &'a UnboundedSender<AgentEvent>,
@@ -720,11 +735,7 @@ async fn turn_loop(
             let _ = events.send(AgentEvent::Status("Output truncated; continuing".into()));
             if completion.text.trim().is_empty() {
                 let text = ">>> [output truncated] Your last answer hit the output limit before any text. Continue, more concisely.".to_string();
-                let item = EventItem::Runtime(RuntimeNotice {
-                    kind: "continuation".into(),
-                    text: text.clone(),
-                });
-                let seq = persist(&rt.store, scope, sid, owner, item).await;
+                let seq = notice(rt, (scope, sid, owner), "continuation", &text).await;
                 history.push(ChatMessage::User {
                     text,
                     images: Vec::new(),
@@ -746,11 +757,7 @@ async fn turn_loop(
                     label: "修复".into(),
                     detail: command,
                 });
-                let item = EventItem::Runtime(RuntimeNotice {
-                    kind: "repair".into(),
-                    text: text.clone(),
-                });
-                let seq = persist(&rt.store, scope, sid, owner, item).await;
+                let seq = notice(rt, (scope, sid, owner), "repair", &text).await;
                 history.push(ChatMessage::User {
                     text,
                     images: Vec::new(),

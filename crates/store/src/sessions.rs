@@ -338,12 +338,6 @@ impl Store {
         })
     }
 
-    /// Adds token/round counters; `execution_steps` keeps the maximum.
-    /// Does not bump `updated_at` (the turn's events already do).
-    pub fn add_usage(&self, scope: &str, id: &str, d: &UsageDelta) -> Result<()> {
-        self.write(|tx| add_usage_in(tx, scope, id, d))
-    }
-
     /// Marks (or with `None` clears) the turn running on a session, so a
     /// restarted daemon can find turns that never wrote their terminal.
     pub fn set_active_turn(&self, scope: &str, id: &str, owner: Option<&str>) -> Result<()> {
@@ -366,7 +360,9 @@ impl Store {
     }
 }
 
-/// [`Store::add_usage`] inside a write transaction.
+/// Adds a turn's token/round counters (part of [`Store::close_turn`]);
+/// `execution_steps` keeps the maximum. Does not bump `updated_at` (the
+/// turn's events already do).
 pub(crate) fn add_usage_in(
     tx: &Transaction<'_>,
     scope: &str,
@@ -568,12 +564,13 @@ mod tests {
             output_tokens: 20,
             output_elapsed_ms: 300,
         };
-        store.add_usage("g", "s", &d).unwrap();
+        let add = |id: &str, d: &UsageDelta| store.write(|tx| add_usage_in(tx, "g", id, d));
+        add("s", &d).unwrap();
         let d2 = UsageDelta {
             execution_steps: 3,
             ..d
         };
-        store.add_usage("g", "s", &d2).unwrap();
+        add("s", &d2).unwrap();
         let h = store.session("g", "s").unwrap().unwrap();
         assert_eq!(h.llm_rounds, 2);
         assert_eq!(h.execution_steps, 5);
@@ -582,10 +579,7 @@ mod tests {
         assert_eq!(h.cached_input_tokens, 100);
         assert_eq!(h.output_tokens, 40);
         assert_eq!(h.output_elapsed_ms, 600);
-        assert!(matches!(
-            store.add_usage("g", "nope", &d),
-            Err(StoreError::NotFound(_))
-        ));
+        assert!(matches!(add("nope", &d), Err(StoreError::NotFound(_))));
     }
 
     #[test]
