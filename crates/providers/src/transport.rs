@@ -375,6 +375,9 @@ async fn attempt(
         for ev in events.drain(..) {
             on_event(ev);
         }
+        // A body whose chunks are already buffered never returns Pending; the
+        // turn must still yield now and then so its task can pass the events on.
+        tokio::task::consume_budget().await;
     }
     parser.finish(&mut events)?;
     for ev in events.drain(..) {

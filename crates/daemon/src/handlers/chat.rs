@@ -11,6 +11,7 @@ use seekclaw_protocol::params::ScopeParams;
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event};
 use seekclaw_store::{NewSession, SessionHeader, SessionPatch};
 use serde_json::json;
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::images::parse_images;
 use super::session::new_session_id;
@@ -19,6 +20,9 @@ use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
 use crate::scope::{self, Scope};
 use crate::turns::ActiveTurn;
+
+/// Envelope lines handed to the connection in one piece, at most (about).
+const BATCH_BYTES: usize = 64 * 1024;
 
 /// `message` (or `prompt`) and `images` of a chat or steer; one of them is required.
 fn guidance(p: &Params) -> Result<(String, Vec<seekclaw_agent::UserImage>), MethodError> {
@@ -237,12 +241,7 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
             Some(ev) = rx.recv() => {
                 // Everything already produced goes out as one queued chunk: a fast
                 // stream of deltas costs one hand-off per batch, not per delta.
-                let mut lines = Vec::with_capacity(256);
-                envelope(id, &sid, ev).write_line(&mut lines);
-                while lines.len() < 64 * 1024 {
-                    let Ok(ev) = rx.try_recv() else { break };
-                    envelope(id, &sid, ev).write_line(&mut lines);
-                }
+                let lines = batch(id, &sid, ev, &mut rx);
                 conn.outbox.send_line(lines).await;
             }
             outcome = &mut turn => break outcome,
@@ -251,7 +250,7 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
     // Every event is written before the terminal.
 
     while let Ok(ev) = rx.try_recv() {
-        conn.outbox.send(&envelope(id, &sid, ev)).await;
+        conn.outbox.send_line(batch(id, &sid, ev, &mut rx)).await;
     }
     daemon.locks.release_all(&owner);
     let session_id = Some(sid);
@@ -265,6 +264,18 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
             &MethodError::new(ErrorCode::Provider, err).with_session(session_id),
         ),
     })
+}
+
+/// `first` and whatever else the turn has already produced (up to ~64 KB) as
+/// one chunk of envelope lines.
+fn batch(id: i64, sid: &str, first: AgentEvent, rx: &mut UnboundedReceiver<AgentEvent>) -> Vec<u8> {
+    let mut lines = Vec::with_capacity(256);
+    envelope(id, sid, first).write_line(&mut lines);
+    while lines.len() < BATCH_BYTES {
+        let Ok(ev) = rx.try_recv() else { break };
+        envelope(id, sid, ev).write_line(&mut lines);
+    }
+    lines
 }
 
 /// Captures everything the turn runs with at its start.

@@ -221,3 +221,67 @@ async fn plain_http_requests_carry_host_defaults_and_the_providers_own_headers()
         "the provider's header replaces the default"
     );
 }
+
+/// Sleeps on the first text delta so the rest of the stream piles up in the
+/// socket, then counts the events.
+struct SlowStart {
+    texts: usize,
+}
+
+impl seekclaw_providers::Observer for SlowStart {
+    fn model_start(&mut self, _: &str, _: &str) {}
+
+    fn event(&mut self, event: &StreamEvent) {
+        if let StreamEvent::TextDelta(_) = event {
+            if self.texts == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            self.texts += 1;
+        }
+    }
+
+    fn attempt(&mut self, _: &seekclaw_providers::usage::AttemptRecord) {}
+}
+
+/// A stream whose bytes are all buffered already must still give its task
+/// back now and then, or whoever relays its events (the same task) sends
+/// nothing until the stream ends.
+#[tokio::test]
+async fn a_buffered_stream_still_yields_while_it_is_read() {
+    const DELTAS: usize = 2000;
+    let srv = server();
+    let mut reply = Reply::new();
+    for i in 0..DELTAS {
+        reply = reply.text(format!("t{i} "));
+    }
+    srv.enqueue(reply);
+    let cfg = config(vec![provider("a", "openai", &srv, 0)]);
+    let providers = Providers::new();
+    let mut obs = SlowStart { texts: 0 };
+    let req = request("hello");
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let route = seekclaw_providers::routing::RouteInput::default();
+    let chat = providers.chat(&cfg, &route, &req, &mut obs, &cancel);
+    tokio::pin!(chat);
+    // Pending returns once the stream is underway.
+    let mut yields = 0;
+    let completion = tokio::time::timeout(
+        DEADLINE,
+        std::future::poll_fn(|cx| match chat.as_mut().poll(cx) {
+            std::task::Poll::Pending => {
+                yields += 1;
+                std::task::Poll::Pending
+            }
+            ready => ready,
+        }),
+    )
+    .await
+    .expect("chat finished within the deadline")
+    .expect("chat");
+    assert_eq!(completion.text.split_whitespace().count(), DELTAS);
+    // About one yield per 128 buffered events (~18 here); without them, ~6.
+    assert!(
+        yields >= DELTAS / 200,
+        "{yields} yields for {DELTAS} deltas"
+    );
+}
