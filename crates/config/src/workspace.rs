@@ -58,21 +58,48 @@ fn detect_root_in(start: &Path, home: &Home, user_home: Option<&Path>) -> PathBu
     start.to_path_buf()
 }
 
+/// One directory listing per directory: the markers are looked up by name
+/// instead of with a `stat` each (the walk runs on every scoped request).
 fn is_root(dir: &Path, ignored_seekclaw: &SamePathSet) -> bool {
-    if ROOT_MARKERS.iter().any(|m| dir.join(m).exists()) {
-        return true;
-    }
-    let dot = dir.join(".seekclaw");
-    if dot.is_dir() && !ignored_seekclaw.contains(&dot) {
-        return true;
-    }
-    has_file_with_ext(dir, &["sln", "slnx"])
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else {
+            return false;
+        };
+        // A symlink counts where its target exists, as `Path::exists` says.
+        let target_exists = || !e.file_type().is_ok_and(|t| t.is_symlink()) || e.path().exists();
+        if ROOT_MARKERS.iter().any(|m| same_name(m, name)) {
+            return target_exists();
+        }
+        if same_name(".seekclaw", name) {
+            let dot = e.path();
+            return dot.is_dir() && !ignored_seekclaw.contains(&dot);
+        }
+        Path::new(name)
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| x.eq_ignore_ascii_case("sln") || x.eq_ignore_ascii_case("slnx"))
+            && e.path().is_file()
+    })
 }
 
-/// Paths compared lexically and, where they exist, after resolving symlinks
-/// (the home may be reached through a link).
+/// File names as the platform's default file systems compare them.
+fn same_name(marker: &str, name: &str) -> bool {
+    if cfg!(any(target_os = "macos", windows)) {
+        marker.eq_ignore_ascii_case(name)
+    } else {
+        marker == name
+    }
+}
+
+/// Paths compared lexically and, where they exist, as the same file (the home
+/// may be reached through a link). On Unix that is one `stat` per lookup
+/// instead of resolving every component of the path.
 struct SamePathSet {
-    paths: Vec<(PathBuf, Option<PathBuf>)>,
+    paths: Vec<(PathBuf, Option<FileId>)>,
 }
 
 impl SamePathSet {
@@ -80,8 +107,8 @@ impl SamePathSet {
         let paths = paths
             .into_iter()
             .map(|p| {
-                let canon = fs::canonicalize(&p).ok();
-                (p, canon)
+                let id = FileId::of(&p);
+                (p, id)
             })
             .collect();
         SamePathSet { paths }
@@ -91,10 +118,40 @@ impl SamePathSet {
         if self.paths.iter().any(|(lex, _)| lex == p) {
             return true;
         }
-        let Ok(canon) = fs::canonicalize(p) else {
+        if self.paths.iter().all(|(_, id)| id.is_none()) {
+            return false;
+        }
+        let Some(id) = FileId::of(p) else {
             return false;
         };
-        self.paths.iter().any(|(_, c)| c.as_deref() == Some(&canon))
+        self.paths.iter().any(|(_, i)| i.as_ref() == Some(&id))
+    }
+}
+
+/// What makes two paths the same file.
+#[derive(PartialEq)]
+struct FileId {
+    #[cfg(unix)]
+    dev_ino: (u64, u64),
+    #[cfg(not(unix))]
+    canonical: PathBuf,
+}
+
+impl FileId {
+    #[cfg(unix)]
+    fn of(p: &Path) -> Option<FileId> {
+        use std::os::unix::fs::MetadataExt;
+        let m = fs::metadata(p).ok()?;
+        Some(FileId {
+            dev_ino: (m.dev(), m.ino()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(p: &Path) -> Option<FileId> {
+        Some(FileId {
+            canonical: fs::canonicalize(p).ok()?,
+        })
     }
 }
 

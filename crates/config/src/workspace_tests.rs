@@ -243,3 +243,29 @@ fn gitignore_keeps_crlf() {
         "bin\r\n\r\n# SeekClaw\r\n.seekclaw/\r\n.session/\r\n.cache/\r\nlogs/\r\n"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_marker_that_is_a_symlink_counts_only_when_its_target_exists() {
+    let f = fixture();
+    let dangling = f.user.join("dangling");
+    fs::create_dir_all(dangling.join("sub")).unwrap();
+    std::os::unix::fs::symlink(f.user.join("nowhere"), dangling.join("package.json")).unwrap();
+    let start = dangling.join("sub");
+    assert_eq!(detect_root_in(&start, &f.home, Some(&f.user)), start);
+
+    let linked = f.user.join("linked");
+    fs::create_dir_all(linked.join("sub")).unwrap();
+    fs::create_dir_all(f.user.join("real-git")).unwrap();
+    std::os::unix::fs::symlink(f.user.join("real-git"), linked.join(".git")).unwrap();
+    assert_eq!(
+        detect_root_in(&linked.join("sub"), &f.home, Some(&f.user)),
+        linked
+    );
+    // A directory named like a solution file is not one.
+    let not_sln = f.user.join("not-sln");
+    fs::create_dir_all(not_sln.join("App.sln")).unwrap();
+    fs::create_dir_all(not_sln.join("sub")).unwrap();
+    let start = not_sln.join("sub");
+    assert_eq!(detect_root_in(&start, &f.home, Some(&f.user)), start);
+}
