@@ -7,6 +7,7 @@ pub mod context;
 pub mod events;
 mod extras;
 pub mod history;
+mod opening;
 pub mod prompt;
 pub mod steer;
 pub mod tool_calls;

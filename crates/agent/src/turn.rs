@@ -27,6 +27,7 @@ use crate::context;
 use crate::events::{AgentEvent, TurnOutcome, WorkflowKind};
 use crate::extras::{Resolved, TurnExtras};
 use crate::history;
+use crate::opening::{OpeningWrite, UNSETTLED_SEQ, open_turn};
 use crate::prompt;
 use crate::steer::SteerQueue;
 use crate::tool_calls::run_calls;
@@ -76,7 +77,7 @@ pub fn owner_id(session_id: &str) -> String {
 }
 
 /// Images as stored in the session log.
-fn attachments(images: &[UserImage]) -> Vec<ImageAttachment> {
+pub(crate) fn attachments(images: &[UserImage]) -> Vec<ImageAttachment> {
     images
         .iter()
         .map(|i| ImageAttachment {
@@ -300,7 +301,7 @@ pub async fn run_turn(
             extras = extras => extras,
         }
     };
-    let (extras, opening) = tokio::join!(extras, open_turn(rt, &input, owner));
+    let (extras, (past, mut opening)) = tokio::join!(extras, open_turn(rt, &input, owner));
     let ext = Resolved::new(&rt.registry, extras);
     let (scope, sid) = (input.scope.clone(), input.session_id.clone());
     let mut counters = Counters {
@@ -319,13 +320,13 @@ pub async fn run_turn(
         .unwrap_or(128_000);
     let mut tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
     tools.readable_files = ext.extras.readable_files.clone().into();
-    let outcome = match opening {
-        Ok(opening) => {
+    let outcome = match past {
+        Ok(past) => {
             turn_loop(
                 rt,
                 &ext,
                 &input,
-                opening,
+                (past, &mut opening),
                 (owner, steer, events, cancel),
                 &tools,
                 &mut counters,
@@ -333,6 +334,11 @@ pub async fn run_turn(
             .await
         }
         Err(failure) => TurnOutcome::Failed(failure),
+    };
+    // The terminal goes after the opening, which also clears no mark before it is set.
+    let outcome = match opening.settle().await {
+        Err(failure) if !matches!(outcome, TurnOutcome::Failed(_)) => TurnOutcome::Failed(failure),
+        _ => outcome,
     };
     tools.cancel.cancel();
     steer.close();
@@ -377,47 +383,11 @@ type Drivers<'a> = (
     &'a CancellationToken,
 );
 
-/// The conversation before the turn and the seq of the turn's user message.
-struct Opening {
-    past: Vec<seekclaw_store::SessionEvent>,
-    user_seq: u64,
-}
-
-/// One trip to the store: reads the conversation so far, then (one write)
-/// marks the turn active and appends its user message.
-async fn open_turn(
-    rt: &TurnRuntime<'_>,
-    input: &TurnInput,
-    owner: &str,
-) -> Result<Opening, String> {
-    let user_item = EventItem::User(UserMessage {
-        text: input.message.clone(),
-        images: attachments(&input.images),
-    });
-    let (store, s, i, o) = (
-        rt.store.clone(),
-        input.scope.clone(),
-        input.session_id.clone(),
-        owner.to_string(),
-    );
-    let opened = tokio::task::spawn_blocking(move || {
-        let past = store
-            .events(&s, &i)
-            .map_err(|e| format!("Cannot read the session: {e}"))?;
-        match store.open_turn(&s, &i, &o, &user_item) {
-            Ok(user_seq) => Ok(Opening { past, user_seq }),
-            Err(e) => Err(format!("Cannot record the message: {e}")),
-        }
-    })
-    .await;
-    opened.unwrap_or_else(|e| Err(format!("Cannot record the message: {e}")))
-}
-
 async fn turn_loop(
     rt: &TurnRuntime<'_>,
     ext: &Resolved,
     input: &TurnInput,
-    Opening { past, user_seq }: Opening,
+    (past, opening): (Vec<seekclaw_store::SessionEvent>, &mut OpeningWrite),
     (owner, steer, events, cancel): Drivers<'_>,
     tools: &ToolContext,
     counters: &mut Counters,
@@ -438,7 +408,7 @@ async fn turn_loop(
             })
             .collect(),
     });
-    seqs.push(Some(user_seq));
+    seqs.push(Some(UNSETTLED_SEQ));
 
     let agent = &rt.config.agent;
     let max_steps = agent.max_steps.max(1) + agent.max_repair_attempts.min(128);
@@ -465,7 +435,13 @@ async fn turn_loop(
         }
         step += 1;
         counters.steps = step as u64;
-        for g in steer.drain() {
+        let guidance = steer.drain();
+        if !guidance.is_empty()
+            && let Err(failure) = opening.settle_into(&mut seqs).await
+        {
+            return TurnOutcome::Failed(failure);
+        }
+        for g in guidance {
             let _ = events.send(AgentEvent::Steer(g.text.clone()));
             let item = EventItem::Steer(UserMessage {
                 text: g.text.clone(),
@@ -529,6 +505,9 @@ async fn turn_loop(
             && let Some(plan) = context::plan_compaction(&history, budget)
         {
             compacted = true;
+            if let Err(failure) = opening.settle_into(&mut seqs).await {
+                return TurnOutcome::Failed(failure);
+            }
             crate::compaction::compact(
                 rt,
                 input,
@@ -587,6 +566,10 @@ async fn turn_loop(
             .providers
             .chat(&rt.config, &route, &request, &mut observer, cancel)
             .await;
+        // From here on the step writes to the log: after the opening.
+        if let Err(failure) = opening.settle_into(&mut seqs).await {
+            return TurnOutcome::Failed(failure);
+        }
         counters.rounds += observer.rounds;
         for r in &observer.records {
             counters.delta.input_tokens += r.usage.total_input_tokens as i64;

@@ -1,0 +1,101 @@
+//! A turn's first trip to the store: the conversation so far is read, then
+//! one write marks the turn active and appends its user message. The model is
+//! asked as soon as the read is back; the write runs meanwhile and whatever
+//! touches the log after it waits for it ([`OpeningWrite::settle`]).
+
+use seekclaw_store::{EventItem, SessionEvent, UserMessage};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::turn::{TurnInput, TurnRuntime, attachments};
+
+/// Stands in for the user message's seq in a turn's seq list until the opening
+/// write has returned it (no real seq gets near this).
+pub(crate) const UNSETTLED_SEQ: u64 = u64::MAX;
+
+/// The opening write, running or done.
+pub(crate) struct OpeningWrite {
+    running: Option<JoinHandle<Result<u64, String>>>,
+    done: Result<u64, String>,
+}
+
+impl OpeningWrite {
+    fn failed(message: String) -> OpeningWrite {
+        OpeningWrite {
+            running: None,
+            done: Err(message),
+        }
+    }
+
+    /// Waits for the write: the user message's seq, or why it was not recorded.
+    pub(crate) async fn settle(&mut self) -> Result<u64, String> {
+        if let Some(running) = self.running.take() {
+            self.done = running
+                .await
+                .unwrap_or_else(|e| Err(format!("Cannot record the message: {e}")));
+        }
+        self.done.clone()
+    }
+
+    /// [`Self::settle`], then the user message's seq put in place of
+    /// [`UNSETTLED_SEQ`] in `seqs`.
+    pub(crate) async fn settle_into(&mut self, seqs: &mut [Option<u64>]) -> Result<(), String> {
+        let seq = self.settle().await?;
+        for s in seqs.iter_mut().filter(|s| **s == Some(UNSETTLED_SEQ)) {
+            *s = Some(seq);
+        }
+        Ok(())
+    }
+}
+
+/// Starts the opening trip; returns the conversation before the turn once it
+/// is read, with the write still running. A failed read skips the write.
+pub(crate) async fn open_turn(
+    rt: &TurnRuntime<'_>,
+    input: &TurnInput,
+    owner: &str,
+) -> (Result<Vec<SessionEvent>, String>, OpeningWrite) {
+    let user_item = EventItem::User(UserMessage {
+        text: input.message.clone(),
+        images: attachments(&input.images),
+    });
+    let (store, s, i, o) = (
+        rt.store.clone(),
+        input.scope.clone(),
+        input.session_id.clone(),
+        owner.to_string(),
+    );
+    let (read_tx, read_rx) = oneshot::channel();
+    let running = tokio::task::spawn_blocking(move || {
+        let past = match store.events(&s, &i) {
+            Ok(past) => past,
+            Err(e) => {
+                let message = format!("Cannot read the session: {e}");
+                let _ = read_tx.send(Err(message.clone()));
+                return Err(message);
+            }
+        };
+        let _ = read_tx.send(Ok(past));
+        store
+            .open_turn(&s, &i, &o, &user_item)
+            .map_err(|e| format!("Cannot record the message: {e}"))
+    });
+    match read_rx.await {
+        Ok(past) => (
+            past,
+            OpeningWrite {
+                running: Some(running),
+                done: Err("Cannot record the message".into()),
+            },
+        ),
+        // The task ended without sending: it panicked; its error says how.
+        Err(_) => {
+            let mut write = OpeningWrite {
+                running: Some(running),
+                done: Err("Cannot read the session".into()),
+            };
+            let failure = write.settle().await.err().unwrap_or_default();
+            (Err(failure.clone()), OpeningWrite::failed(failure))
+        }
+    }
+}
