@@ -2,8 +2,10 @@
 //! tree looking for markers (`.git`, `package.json`, `*.sln`, …), which for a
 //! folder without any reads every ancestor up to `/` on every request. A found
 //! root is reused while no directory on the walk changed: adding or removing a
-//! marker changes its directory's mtime. Directories changed within the last
-//! two seconds are not trusted (coarse mtime clocks).
+//! marker changes its directory's mtime. A change within the same tick of the
+//! file system's clock leaves the mtime as it was, so a directory changed less
+//! than a few ticks ago is not trusted yet: 100 ms where mtimes have sub-second
+//! digits (Linux ticks are ≤ 10 ms), two seconds where they are whole seconds.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,8 +16,10 @@ use seekclaw_config::{Home, detect_root};
 
 /// Paths remembered at most (a daemon sees a handful of workspaces).
 const MAX_ENTRIES: usize = 256;
-/// Mtimes younger than this may still change within their clock tick.
-const SETTLE: Duration = Duration::from_secs(2);
+/// Mtimes younger than this may still change within their clock tick: fine
+/// clocks (sub-second mtimes) and coarse ones (FAT, some network shares).
+const FINE_SETTLE: Duration = Duration::from_millis(100);
+const COARSE_SETTLE: Duration = Duration::from_secs(2);
 
 #[derive(Default)]
 pub struct RootCache {
@@ -47,7 +51,7 @@ impl RootCache {
         let now = SystemTime::now();
         let settled = after
             .iter()
-            .all(|(_, m)| m.is_some_and(|m| now.duration_since(m).is_ok_and(|age| age >= SETTLE)));
+            .all(|(_, m)| m.is_some_and(|m| settled_at(m, now)));
         // Remembered only if nothing on the walk is fresh or changed meanwhile.
         if settled
             && before.get(..n) == Some(&after[..])
@@ -95,6 +99,15 @@ fn mtimes(start: &Path, limit: usize) -> Vec<(PathBuf, Option<SystemTime>)> {
         .take(limit)
         .map(|dir| (dir.to_path_buf(), mtime_of(dir)))
         .collect()
+}
+
+/// Whether an mtime is old enough that a change in its clock tick would show.
+fn settled_at(mtime: SystemTime, now: SystemTime) -> bool {
+    let fine = mtime
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .is_ok_and(|d| d.subsec_nanos() != 0);
+    let settle = if fine { FINE_SETTLE } else { COARSE_SETTLE };
+    now.duration_since(mtime).is_ok_and(|age| age >= settle)
 }
 
 fn mtime_of(dir: &Path) -> Option<SystemTime> {
@@ -154,6 +167,30 @@ mod tests {
         age(&top);
         assert_eq!(cache.root_of(&ws, &home), top.join("proj"));
         assert_eq!(cache.cached(&ws), Some(top.join("proj")));
+    }
+
+    #[test]
+    fn fine_mtimes_settle_sooner_than_whole_seconds() {
+        let now = SystemTime::UNIX_EPOCH + Duration::new(1_000_000, 500_000_000);
+        let fine = now - Duration::from_millis(150);
+        assert!(settled_at(fine, now));
+        assert!(!settled_at(now - Duration::from_millis(50), now));
+        let whole = SystemTime::UNIX_EPOCH + Duration::from_secs(999_999);
+        assert!(!settled_at(whole, now), "1.5 s, but a coarse clock");
+        assert!(settled_at(whole, now + Duration::from_secs(1)));
+        assert!(!settled_at(now + Duration::from_secs(1), now), "from the future");
+    }
+
+    #[test]
+    fn a_walk_changed_a_moment_ago_is_reused_once_it_settles() {
+        let (_dir, top, ws, home) = settled_tree();
+        let cache = RootCache::default();
+        std::fs::write(top.join("proj/notes.txt"), "").unwrap();
+        assert_eq!(cache.root_of(&ws, &home), top);
+        assert_eq!(cache.cached(&ws), None, "proj/ just changed");
+        std::thread::sleep(FINE_SETTLE + Duration::from_millis(50));
+        assert_eq!(cache.root_of(&ws, &home), top);
+        assert_eq!(cache.cached(&ws), Some(top.clone()));
     }
 
     #[test]
