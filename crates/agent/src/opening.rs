@@ -20,6 +20,13 @@ pub(crate) struct OpeningWrite {
 }
 
 impl OpeningWrite {
+    fn running(write: JoinHandle<Result<u64, String>>) -> OpeningWrite {
+        OpeningWrite {
+            running: Some(write),
+            done: Err("Cannot record the message".into()),
+        }
+    }
+
     fn failed(message: String) -> OpeningWrite {
         OpeningWrite {
             running: None,
@@ -49,11 +56,13 @@ impl OpeningWrite {
 }
 
 /// Starts the opening trip; returns the conversation before the turn once it
-/// is read, with the write still running. A failed read skips the write.
+/// is read (at once when the caller has read it: `read`), with the write
+/// still running. A failed read skips the write.
 pub(crate) async fn open_turn(
     rt: &TurnRuntime<'_>,
     input: &TurnInput,
     owner: &str,
+    read: Option<Vec<SessionEvent>>,
 ) -> (Result<Vec<SessionEvent>, String>, OpeningWrite) {
     let user_item = EventItem::User(UserMessage {
         text: input.message.clone(),
@@ -65,6 +74,14 @@ pub(crate) async fn open_turn(
         input.session_id.clone(),
         owner.to_string(),
     );
+    if let Some(past) = read {
+        let running = tokio::task::spawn_blocking(move || {
+            store
+                .open_turn(&s, &i, &o, &user_item)
+                .map_err(|e| format!("Cannot record the message: {e}"))
+        });
+        return (Ok(past), OpeningWrite::running(running));
+    }
     let (read_tx, read_rx) = oneshot::channel();
     let running = tokio::task::spawn_blocking(move || {
         let past = match store.events(&s, &i) {
@@ -81,19 +98,10 @@ pub(crate) async fn open_turn(
             .map_err(|e| format!("Cannot record the message: {e}"))
     });
     match read_rx.await {
-        Ok(past) => (
-            past,
-            OpeningWrite {
-                running: Some(running),
-                done: Err("Cannot record the message".into()),
-            },
-        ),
+        Ok(past) => (past, OpeningWrite::running(running)),
         // The task ended without sending: it panicked; its error says how.
         Err(_) => {
-            let mut write = OpeningWrite {
-                running: Some(running),
-                done: Err("Cannot read the session".into()),
-            };
+            let mut write = OpeningWrite::running(running);
             let failure = write.settle().await.err().unwrap_or_default();
             (Err(failure.clone()), OpeningWrite::failed(failure))
         }

@@ -51,6 +51,9 @@ pub struct TurnInput {
     pub images: Vec<UserImage>,
     pub reasoning: ReasoningLevel,
     pub network_enabled: bool,
+    /// The conversation before the turn, when the caller read it after
+    /// claiming the session; `None`: the turn reads it.
+    pub history: Option<Vec<seekclaw_store::SessionEvent>>,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -279,7 +282,7 @@ impl TurnRuntime<'_> {
 /// (MCP tools and prompts, skills) is awaited once the first event is out.
 pub async fn run_turn(
     rt: &TurnRuntime<'_>,
-    input: TurnInput,
+    mut input: TurnInput,
     owner: &str,
     steer: &SteerQueue,
     events: &UnboundedSender<AgentEvent>,
@@ -301,7 +304,8 @@ pub async fn run_turn(
             extras = extras => extras,
         }
     };
-    let (extras, (past, mut opening)) = tokio::join!(extras, open_turn(rt, &input, owner));
+    let read = input.history.take();
+    let (extras, (past, mut opening)) = tokio::join!(extras, open_turn(rt, &input, owner, read));
     let ext = Resolved::new(&rt.registry, extras);
     let (scope, sid) = (input.scope.clone(), input.session_id.clone());
     let mut counters = Counters {

@@ -123,6 +123,7 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
         images: Vec::new(),
         reasoning: ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level),
         network_enabled: session.network_enabled,
+        history: None,
     };
     let steer = SteerQueue::new();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

@@ -178,7 +178,10 @@ mod tests {
         let whole = SystemTime::UNIX_EPOCH + Duration::from_secs(999_999);
         assert!(!settled_at(whole, now), "1.5 s, but a coarse clock");
         assert!(settled_at(whole, now + Duration::from_secs(1)));
-        assert!(!settled_at(now + Duration::from_secs(1), now), "from the future");
+        assert!(
+            !settled_at(now + Duration::from_secs(1), now),
+            "from the future"
+        );
     }
 
     #[test]

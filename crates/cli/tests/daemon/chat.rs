@@ -580,3 +580,56 @@ fn a_long_session_is_compacted_into_an_appended_summary() {
             .starts_with(">>> [Context compaction]")
     }));
 }
+
+#[test]
+fn a_chats_reasoning_level_sticks_to_its_session_and_unknown_sessions_stay_unknown() {
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("ok"));
+    let d = setup(&server, StartOptions::default());
+    let mut c = d.connect().unwrap();
+    let level = |c: &mut Client, sid: &str| {
+        c.ok_json("session.get", json!({"id": sid, "global": true}))
+            .unwrap()["reasoningLevel"]
+            .clone()
+    };
+    // Named session: claimed, patched and read in one go.
+    let sid = c.ok("session.new", json!({"global": true})).unwrap();
+    let env = c
+        .request(
+            "chat",
+            json!({"message": "a", "sessionId": sid, "global": true, "reasoningLevel": "low"}),
+        )
+        .unwrap();
+    assert_eq!(env["event"], "done", "{env}");
+    assert_eq!(level(&mut c, &sid), "low");
+    // No session named: the connection's current one gets the level.
+    let env = c
+        .request(
+            "chat",
+            json!({"message": "b", "global": true, "reasoningLevel": "xhigh"}),
+        )
+        .unwrap();
+    assert_eq!(env["sessionId"], sid.as_str());
+    assert_eq!(level(&mut c, &sid), "xhigh");
+    // Both turns are in the log, in order.
+    let got = c
+        .ok_json("session.get", json!({"id": sid, "global": true}))
+        .unwrap();
+    let texts: Vec<&str> = got["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(texts, ["a", "ok", "b", "ok"]);
+    // An unknown session is never left claimed.
+    for _ in 0..2 {
+        let err = c
+            .err(
+                "chat",
+                json!({"message": "x", "sessionId": "nope", "global": true}),
+            )
+            .unwrap();
+        assert_eq!(err["data"], "Session nope not found");
+    }
+}

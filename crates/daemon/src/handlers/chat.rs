@@ -1,7 +1,11 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
+use std::future::{Future, poll_fn};
 use std::path::PathBuf;
+use std::pin::{Pin, pin};
+
+use futures::future::{MaybeDone, maybe_done};
 
 use seekclaw_agent::{
     AgentEvent, Steer, SteerQueue, TurnInput, TurnOutcome, TurnRuntime, owner_id, run_turn,
@@ -9,9 +13,10 @@ use seekclaw_agent::{
 use seekclaw_config::{ReasoningLevel, WorkspaceConfig, read_json_lenient, workspace_config_path};
 use seekclaw_protocol::params::ScopeParams;
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event};
-use seekclaw_store::{NewSession, SessionHeader, SessionPatch};
+use seekclaw_store::{NewSession, SessionEvent, SessionHeader, SessionPatch};
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
 
 use super::images::parse_images;
 use super::session::new_session_id;
@@ -19,7 +24,7 @@ use super::{Reply, parse_reasoning_level};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
 use crate::scope::{self, Scope};
-use crate::turns::ActiveTurn;
+use crate::turns::{ActiveTurn, TurnGuard};
 
 /// Envelope lines handed to the connection in one piece, at most (about).
 const BATCH_BYTES: usize = 64 * 1024;
@@ -40,24 +45,14 @@ fn guidance(p: &Params) -> Result<(String, Vec<seekclaw_agent::UserImage>), Meth
     Ok((message, images))
 }
 
-/// The session a chat runs on: the named one, else the connection's current one
+/// The session of a chat that names none: the connection's current one
 /// in this scope, else the newest in the scope, else a new one.
 async fn resolve_session(
     daemon: &Daemon,
     conn: &Connection,
     scope: &Scope,
-    requested: Option<String>,
 ) -> Result<SessionHeader, MethodError> {
     let key = scope.key.clone();
-    if let Some(sid) = requested {
-        let (k, s) = (key.clone(), sid.clone());
-        return daemon
-            .db(move |st| st.session(&k, &s))
-            .await?
-            .ok_or_else(|| {
-                MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
-            });
-    }
     let legacy = conn.legacy().filter(|l| l.scope == key).map(|l| l.id);
     let workspace = scope.workspace_string();
     let default_level = daemon.config.load().agent.reasoning_level;
@@ -184,55 +179,44 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
         .map(str::to_string);
     let scope = scope::resolve(daemon, &ScopeParams::parse(p)?)
         .map_err(|e| e.with_session(requested.clone()))?;
-    let mut session = resolve_session(daemon, conn, &scope, requested).await?;
-    let sid = session.id.clone();
-    let stored_level = ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default();
-    let reasoning = level.unwrap_or(stored_level);
-    if level.is_some_and(|l| l != stored_level) {
-        let (k, s) = (scope.key.clone(), sid.clone());
-        let patch = SessionPatch {
-            reasoning_level: Some(reasoning.as_str().to_string()),
-            ..SessionPatch::default()
-        };
-        if let Some(h) = daemon
-            .db(move |st| st.update_session(&k, &s, &patch))
-            .await?
-        {
-            session = h;
-        }
-    }
+    // Captured at the start: later config, workspace or mode changes do not
+    // reach this turn. MCP tools and skills resolve while the session is
+    // looked up (without holding up the turn's first event).
+    let runtime = runtime_for(daemon, &scope)?;
+    let extras = crate::extensions::turn_extras(&daemon.mcp, &runtime);
+    let mut extras = pin!(maybe_done(extras));
     let cancel = conn.closing.child_token();
     let steer = SteerQueue::new();
-    let Some(_guard) = daemon.turns.start(ActiveTurn {
-        session_id: sid.clone(),
+    let claim = Claim {
+        scope: &scope,
+        requested,
+        level,
         request_id: id,
-        connection: conn.id,
-        cancel: cancel.clone(),
-        steer: steer.clone(),
-    }) else {
-        return Err(MethodError::new(
-            ErrorCode::Busy,
-            format!("Session {sid} is already running a turn; use agent.steer to add guidance or agent.cancel to stop it"),
-        )
-        .with_session(Some(sid)));
+        cancel: &cancel,
+        steer: &steer,
     };
+    let claimed = driving(claim_session(daemon, conn, claim), extras.as_mut()).await?;
+    let (session, _guard) = (claimed.session, claimed.guard);
+    let sid = session.id.clone();
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),
         id: sid.clone(),
     }));
-
-    let runtime = runtime_for(daemon, &scope)?;
     let owner = owner_id(&sid);
     let input = TurnInput {
         scope: scope.key.clone(),
         session_id: sid.clone(),
         message,
         images,
-        reasoning,
+        reasoning: claimed.reasoning,
         network_enabled: session.network_enabled,
+        history: claimed.past,
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let extras = crate::extensions::turn_extras(&daemon.mcp, &runtime);
+    let extras = async {
+        extras.as_mut().await;
+        extras.as_mut().take_output().unwrap_or_default()
+    };
     let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel, extras);
     tokio::pin!(turn);
     let outcome = loop {
@@ -264,6 +248,128 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
             &MethodError::new(ErrorCode::Provider, err).with_session(session_id),
         ),
     })
+}
+
+/// What a chat needs to claim its session.
+struct Claim<'a> {
+    scope: &'a Scope,
+    requested: Option<String>,
+    level: Option<ReasoningLevel>,
+    request_id: i64,
+    cancel: &'a CancellationToken,
+    steer: &'a SteerQueue,
+}
+
+/// The session a turn runs on, marked busy for it.
+struct Claimed<'d> {
+    session: SessionHeader,
+    guard: TurnGuard<'d>,
+    reasoning: ReasoningLevel,
+    /// The conversation so far, when it was read along with the session.
+    past: Option<Vec<SessionEvent>>,
+}
+
+/// Resolves the chat's session (reference §2.5), applies its reasoning level
+/// and marks it busy (one turn per session). A named session is claimed before
+/// it is read, so the read, which also brings its conversation (one trip to
+/// the store), sees every turn that finished before this one started.
+async fn claim_session<'d>(
+    daemon: &'d Daemon,
+    conn: &Connection,
+    claim: Claim<'_>,
+) -> Result<Claimed<'d>, MethodError> {
+    let claim_id = |sid: &str| {
+        daemon
+            .turns
+            .start(ActiveTurn {
+                session_id: sid.to_string(),
+                request_id: claim.request_id,
+                connection: conn.id,
+                cancel: claim.cancel.clone(),
+                steer: claim.steer.clone(),
+            })
+            .ok_or_else(|| busy(sid))
+    };
+    let level = claim.level;
+    let Some(sid) = claim.requested else {
+        let mut session = resolve_session(daemon, conn, claim.scope).await?;
+        let stored = ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default();
+        if let Some(patch) = level_patch(level, stored) {
+            let (k, s) = (claim.scope.key.clone(), session.id.clone());
+            if let Some(h) = daemon
+                .db(move |st| st.update_session(&k, &s, &patch))
+                .await?
+            {
+                session = h;
+            }
+        }
+        let guard = claim_id(&session.id)?;
+        return Ok(Claimed {
+            session,
+            guard,
+            reasoning: level.unwrap_or(stored),
+            past: None,
+        });
+    };
+    let guard = claim_id(&sid)?;
+    let (k, s) = (claim.scope.key.clone(), sid.clone());
+    let found = daemon
+        .db(move |st| {
+            let Some(mut session) = st.session(&k, &s)? else {
+                return Ok(None);
+            };
+            let stored = ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default();
+            if let Some(patch) = level_patch(level, stored)
+                && let Some(h) = st.update_session(&k, &s, &patch)?
+            {
+                session = h;
+            }
+            let past = st.events(&k, &s)?;
+            Ok(Some((session, level.unwrap_or(stored), past)))
+        })
+        .await
+        .map_err(|e| e.with_session(Some(sid.clone())))?;
+    let Some((session, reasoning, past)) = found else {
+        return Err(
+            MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
+        );
+    };
+    Ok(Claimed {
+        session,
+        guard,
+        reasoning,
+        past: Some(past),
+    })
+}
+
+/// The session change a chat's `reasoningLevel` asks for, if any.
+fn level_patch(level: Option<ReasoningLevel>, stored: ReasoningLevel) -> Option<SessionPatch> {
+    let level = level.filter(|l| *l != stored)?;
+    Some(SessionPatch {
+        reasoning_level: Some(level.as_str().to_string()),
+        ..SessionPatch::default()
+    })
+}
+
+fn busy(sid: &str) -> MethodError {
+    MethodError::new(
+        ErrorCode::Busy,
+        format!("Session {sid} is already running a turn; use agent.steer to add guidance or agent.cancel to stop it"),
+    )
+    .with_session(Some(sid.to_string()))
+}
+
+/// Awaits `main` while also driving `side`, which keeps its output once done.
+async fn driving<T, F: Future>(
+    main: impl Future<Output = T>,
+    mut side: Pin<&mut MaybeDone<F>>,
+) -> T {
+    let mut main = pin!(main);
+    poll_fn(|cx| {
+        let _ = side.as_mut().poll(cx);
+        main.as_mut().poll(cx)
+    })
+    .await
 }
 
 /// `first` and whatever else the turn has already produced (up to ~64 KB) as

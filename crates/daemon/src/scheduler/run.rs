@@ -281,6 +281,7 @@ async fn execute(
         images: Vec::new(),
         reasoning: ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level),
         network_enabled: true,
+        history: None,
     };
     // Nobody watches a scheduled turn live: its events are dropped (the
     // session log keeps everything).
