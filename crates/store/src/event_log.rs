@@ -72,11 +72,16 @@ impl Store {
                 let seq: i64 = r.get(0)?;
                 let kind: String = r.get(3)?;
                 let payload: String = r.get(4)?;
+                let item = if kind == "terminal" {
+                    terminal_row(id, seq, &payload, &out)?
+                } else {
+                    decode_row(tx, id, seq, &kind, &payload, &mut blobs)?
+                };
                 out.push(SessionEvent {
                     seq: seq as u64,
                     unix_ms: r.get(1)?,
                     turn: r.get(2)?,
-                    item: decode_row(tx, id, seq, &kind, &payload, &mut blobs)?,
+                    item,
                 });
             }
             Ok(out)
@@ -153,6 +158,23 @@ fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Opt
     Ok((count, cut))
 }
 
+/// A terminal row, its text taken from the answer it refers to (read earlier).
+fn terminal_row(id: &str, seq: i64, payload: &str, before: &[SessionEvent]) -> Result<EventItem> {
+    let (mut terminal, answer_seq) = stored::decode_terminal(payload).map_err(|e| match e {
+        StoreError::Json(e) => {
+            StoreError::Corrupt(format!("event {seq} of session {id} (terminal): {e}"))
+        }
+        other => other,
+    })?;
+    // The answer always precedes its terminal and is never deleted without
+    // it; were it gone anyway, the terminal keeps its status and no text.
+    let answer = answer_seq.and_then(|s| before.iter().rev().find(|e| e.seq == s));
+    if let Some(EventItem::Assistant(a)) = answer.map(|e| &e.item) {
+        terminal.text = a.text.clone();
+    }
+    Ok(EventItem::Terminal(terminal))
+}
+
 fn decode_row(
     conn: &Connection,
     id: &str,
@@ -225,9 +247,14 @@ pub(crate) fn append_in(
     let now_iso = format_iso(now);
     let mut needs_title = title.is_none();
     let mut seqs = Vec::with_capacity(items.len());
+    let mut answer: Option<(u64, &str)> = None;
     for item in items {
         seq += 1;
-        let enc = stored::encode(tx, item, &now_iso)?;
+        let enc = stored::encode(tx, item, &now_iso, answer)?;
+        answer = match item {
+            EventItem::Assistant(a) => Some((seq as u64, a.text.as_str())),
+            _ => None,
+        };
         tx.prepare_cached(
             "INSERT INTO session_events (session_pk, seq, kind, turn, unix_ms, payload) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::blobs::{self, BlobCache};
 use crate::error::{Result, StoreError};
 use crate::items::{
-    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Summary, ToolResult, TurnTerminal,
-    UserMessage,
+    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Summary, TerminalStatus,
+    ToolResult, TurnTerminal, UserMessage,
 };
 
 #[derive(Serialize)]
@@ -22,7 +22,29 @@ enum StoredRef<'a> {
     Steer(StoredUserRef<'a>),
     Summary(&'a Summary),
     Runtime(&'a RuntimeNotice),
-    Terminal(&'a TurnTerminal),
+    Terminal(StoredTerminalRef<'a>),
+}
+
+/// A terminal whose text is the turn's final answer stored right before it
+/// names that answer's seq instead of holding the text a second time.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredTerminalRef<'a> {
+    status: TerminalStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer_seq: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredTerminal {
+    status: TerminalStatus,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    answer_seq: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -67,7 +89,14 @@ pub(crate) struct Encoded {
 }
 
 /// Serializes `item` for the `payload` column, storing its images as blobs.
-pub(crate) fn encode(conn: &Connection, item: &EventItem, now: &str) -> Result<Encoded> {
+/// `answer` is the assistant message stored just before it in the same write
+/// (seq and text): a terminal with that same text refers to it.
+pub(crate) fn encode(
+    conn: &Connection,
+    item: &EventItem,
+    now: &str,
+    answer: Option<(u64, &str)>,
+) -> Result<Encoded> {
     let mut hashes = Vec::new();
     let stored = match item {
         EventItem::User(m) => StoredRef::User(store_images(conn, m, now, &mut hashes)?),
@@ -76,7 +105,18 @@ pub(crate) fn encode(conn: &Connection, item: &EventItem, now: &str) -> Result<E
         EventItem::ToolResult(t) => StoredRef::ToolResult(t),
         EventItem::Summary(s) => StoredRef::Summary(s),
         EventItem::Runtime(r) => StoredRef::Runtime(r),
-        EventItem::Terminal(t) => StoredRef::Terminal(t),
+        EventItem::Terminal(t) => StoredRef::Terminal(match answer {
+            Some((seq, text)) if !t.text.is_empty() && text == t.text => StoredTerminalRef {
+                status: t.status,
+                text: None,
+                answer_seq: Some(seq),
+            },
+            _ => StoredTerminalRef {
+                status: t.status,
+                text: Some(&t.text),
+                answer_seq: None,
+            },
+        }),
     };
     Ok(Encoded {
         payload: serde_json::to_string(&stored)?,
@@ -128,11 +168,22 @@ pub(crate) fn decode(
         "tool_result" => EventItem::ToolResult(serde_json::from_str(payload)?),
         "summary" => EventItem::Summary(serde_json::from_str(payload)?),
         "runtime" => EventItem::Runtime(serde_json::from_str(payload)?),
-        "terminal" => EventItem::Terminal(serde_json::from_str(payload)?),
+        "terminal" => EventItem::Terminal(decode_terminal(payload)?.0),
         other => {
             return Err(StoreError::Corrupt(format!("unknown event kind {other:?}")));
         }
     })
+}
+
+/// A terminal and, when its text is that of an earlier answer, the answer's
+/// seq (its text is then empty here; the reader fills it in).
+pub(crate) fn decode_terminal(payload: &str) -> Result<(TurnTerminal, Option<u64>)> {
+    let t: StoredTerminal = serde_json::from_str(payload)?;
+    let terminal = TurnTerminal {
+        status: t.status,
+        text: t.text,
+    };
+    Ok((terminal, t.answer_seq))
 }
 
 fn inflate(conn: &Connection, m: StoredUser, blobs: &mut BlobCache) -> Result<UserMessage> {

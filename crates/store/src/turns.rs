@@ -114,6 +114,77 @@ mod tests {
         assert_eq!(usage[0].output_tokens, 7);
     }
 
+    fn terminal_payloads(store: &Store) -> Vec<String> {
+        store
+            .read(|tx| {
+                let mut stmt = tx.prepare(
+                    "SELECT payload FROM session_events WHERE kind = 'terminal' ORDER BY seq",
+                )?;
+                let rows = stmt.query_map([], |r| r.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_terminal_repeating_the_answer_refers_to_it_instead() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s1")).unwrap();
+        store.open_turn("g", "s1", "t1", &user("hi")).unwrap();
+        let (items, delta, records) = closing();
+        store
+            .close_turn("g", "s1", "t1", &items, &delta, &records)
+            .unwrap();
+        // A cancelled turn: its partial text differs from nothing before it.
+        store.open_turn("g", "s1", "t2", &user("again")).unwrap();
+        let cancelled = EventItem::Terminal(TurnTerminal {
+            status: TerminalStatus::Aborted,
+            text: "partial".into(),
+        });
+        store
+            .close_turn("g", "s1", "t2", &[cancelled], &delta, &[])
+            .unwrap();
+
+        let payloads = terminal_payloads(&store);
+        assert_eq!(payloads.len(), 2);
+        assert!(!payloads[0].contains("answer\""), "{}", payloads[0]);
+        assert!(payloads[0].contains(r#""answerSeq":2"#), "{}", payloads[0]);
+        assert!(
+            payloads[1].contains(r#""text":"partial""#),
+            "{}",
+            payloads[1]
+        );
+
+        let terminals: Vec<(u64, TurnTerminal)> = store
+            .events("g", "s1")
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e.item {
+                EventItem::Terminal(t) => Some((e.seq, t)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            terminals,
+            [
+                (
+                    3,
+                    TurnTerminal {
+                        status: TerminalStatus::Finished,
+                        text: "answer".into()
+                    }
+                ),
+                (
+                    5,
+                    TurnTerminal {
+                        status: TerminalStatus::Aborted,
+                        text: "partial".into()
+                    }
+                ),
+            ]
+        );
+    }
+
     #[test]
     fn a_failed_close_writes_nothing() {
         let (_dir, store) = temp_store();
