@@ -22,8 +22,9 @@ pub(crate) async fn close_turn(
         sid.to_string(),
         owner.to_string(),
     );
-    let closed = tokio::task::spawn_blocking(move || {
-        let Err(e) = store.close_turn(&scope, &sid, &owner, &items, &delta, &records) else {
+    let closed = crate::blocking::run_now(move || {
+        let r = store.close_turn(&scope, &sid, &owner, &items, &delta, &records);
+        let Err(e) = r else {
             return;
         };
         tracing::error!(error = %e, "cannot record the end of the turn; writing its log entries alone");
