@@ -356,6 +356,8 @@ pub async fn run_turn(
     let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
     items.push(EventItem::Terminal(TurnTerminal { status, text }));
     let records = std::mem::take(&mut counters.records);
+    // The caller passes the last events on while the closing write runs.
+    tokio::task::yield_now().await;
     crate::closing::close_turn(
         &rt.store,
         &scope,

@@ -351,6 +351,7 @@ async fn attempt(
     let idle = tokio::time::sleep(timeouts.idle);
     tokio::pin!(idle);
     let mut last_chunk = tokio::time::Instant::now();
+    let mut first_out = false;
     while !parser.is_done() {
         let next = tokio::select! {
             biased;
@@ -372,12 +373,20 @@ async fn attempt(
             Ok(Some(bytes)) => bytes,
         };
         parser.push(&chunk, &mut events)?;
+        let produced = !events.is_empty();
         for ev in events.drain(..) {
             on_event(ev);
         }
-        // A body whose chunks are already buffered never returns Pending; the
-        // turn must still yield now and then so its task can pass the events on.
-        tokio::task::consume_budget().await;
+        if produced && !first_out {
+            // The first token goes out at once, not with the batch after it.
+            first_out = true;
+            tokio::task::yield_now().await;
+        } else {
+            // A body whose chunks are already buffered never returns Pending;
+            // the turn must still yield now and then so its task can pass the
+            // events on.
+            tokio::task::consume_budget().await;
+        }
     }
     parser.finish(&mut events)?;
     for ev in events.drain(..) {
