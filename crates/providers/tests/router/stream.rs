@@ -223,31 +223,28 @@ async fn plain_http_requests_carry_host_defaults_and_the_providers_own_headers()
 }
 
 /// Sleeps on the first text delta so the rest of the stream piles up in the
-/// socket, then counts the events.
+/// socket, and counts the text deltas.
 struct SlowStart {
-    texts: usize,
+    texts: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl seekclaw_providers::Observer for SlowStart {
-    fn model_start(&mut self, _: &str, _: &str) {}
-
     fn event(&mut self, event: &StreamEvent) {
         if let StreamEvent::TextDelta(_) = event {
-            if self.texts == 0 {
+            let seen = self.texts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if seen == 0 {
                 std::thread::sleep(std::time::Duration::from_millis(300));
             }
-            self.texts += 1;
         }
     }
-
-    fn attempt(&mut self, _: &seekclaw_providers::usage::AttemptRecord) {}
 }
 
 /// A stream whose bytes are all buffered already must still give its task
 /// back now and then, or whoever relays its events (the same task) sends
-/// nothing until the stream ends.
+/// nothing until the stream ends; and its first token must not wait for the
+/// batch after it.
 #[tokio::test]
-async fn a_buffered_stream_still_yields_while_it_is_read() {
+async fn a_buffered_stream_hands_on_its_first_token_and_still_yields() {
     const DELTAS: usize = 2000;
     let srv = server();
     let mut reply = Reply::new();
@@ -257,19 +254,28 @@ async fn a_buffered_stream_still_yields_while_it_is_read() {
     srv.enqueue(reply);
     let cfg = config(vec![provider("a", "openai", &srv, 0)]);
     let providers = Providers::new();
-    let mut obs = SlowStart { texts: 0 };
+    let texts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut obs = SlowStart {
+        texts: texts.clone(),
+    };
     let req = request("hello");
     let cancel = tokio_util::sync::CancellationToken::new();
     let route = seekclaw_providers::routing::RouteInput::default();
     let chat = providers.chat(&cfg, &route, &req, &mut obs, &cancel);
     tokio::pin!(chat);
-    // Pending returns once the stream is underway.
+    // Pending returns once the stream is underway, and how many text deltas
+    // had been seen at the first of them.
     let mut yields = 0;
+    let mut seen_at_first_yield = None;
     let completion = tokio::time::timeout(
         DEADLINE,
         std::future::poll_fn(|cx| match chat.as_mut().poll(cx) {
             std::task::Poll::Pending => {
-                yields += 1;
+                let seen = texts.load(std::sync::atomic::Ordering::SeqCst);
+                if seen > 0 {
+                    yields += 1;
+                    seen_at_first_yield.get_or_insert(seen);
+                }
                 std::task::Poll::Pending
             }
             ready => ready,
@@ -279,6 +285,8 @@ async fn a_buffered_stream_still_yields_while_it_is_read() {
     .expect("chat finished within the deadline")
     .expect("chat");
     assert_eq!(completion.text.split_whitespace().count(), DELTAS);
+    // The first token is handed on by itself, not with the batch after it.
+    assert_eq!(seen_at_first_yield, Some(1));
     // About one yield per 128 buffered events (~18 here); without them, ~6.
     assert!(
         yields >= DELTAS / 200,
