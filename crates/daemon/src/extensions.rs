@@ -71,23 +71,19 @@ pub async fn activate(daemon: &Daemon, restart: bool) {
 /// A turn's MCP tools and prompts and its skills section.
 pub async fn turn_extras(mcp: &McpManager, rt: &TurnRuntime<'_>) -> TurnExtras {
     mcp.set_timeouts(Timeouts::from_settings(&rt.config.mcp));
-    let root = rt.workspace_root.as_deref();
-    let mcp_turn = async {
-        let (home, global, ws) = (rt.home.clone(), rt.config.mcp.clone(), rt.workspace.clone());
-        let root = root.map(Path::to_path_buf);
-        // servers.json is read from disk: off the async threads.
-        let specs = tokio::task::spawn_blocking(move || {
-            mcp_config(&home, &global, root.as_deref(), ws.as_ref())
-                .specs(&mcp_cwd(&home, root.as_deref()))
-        })
-        .await
-        .unwrap_or_default();
-        let taken = rt.registry.all().map(|t| t.definition().name.clone());
-        mcp.for_turn(&specs, taken).await
-    };
-    // Independent disk reads: side by side.
-    let (turn, (skills_prompt, readable_files)) =
-        tokio::join!(mcp_turn, skills(&rt.home, root, rt.workspace.as_ref()));
+    let (home, global, ws) = (rt.home.clone(), rt.config.mcp.clone(), rt.workspace.clone());
+    let root = rt.workspace_root.clone();
+    // Both are small disk reads (servers.json, the skill folders): one trip
+    // off the async threads.
+    let read = tokio::task::spawn_blocking(move || {
+        let specs = mcp_config(&home, &global, root.as_deref(), ws.as_ref())
+            .specs(&mcp_cwd(&home, root.as_deref()));
+        (specs, enabled_skills(&home, root.as_deref(), ws.as_ref()))
+    })
+    .await;
+    let (specs, (skills_prompt, readable_files)) = read.unwrap_or_default();
+    let taken = rt.registry.all().map(|t| t.definition().name.clone());
+    let turn = mcp.for_turn(&specs, taken).await;
     TurnExtras {
         tools: turn.tools,
         mcp_prompts: turn.prompts,
@@ -97,35 +93,29 @@ pub async fn turn_extras(mcp: &McpManager, rt: &TurnRuntime<'_>) -> TurnExtras {
 }
 
 /// The enabled skills of a scope, as a prompt section plus the files it lists.
-async fn skills(
+fn enabled_skills(
     home: &Home,
     root: Option<&Path>,
     workspace: Option<&WorkspaceConfig>,
 ) -> (Option<String>, Vec<PathBuf>) {
-    let global = home.skills_dir();
-    let state_path = home.state_path();
-    let root = own_workspace(home, root).map(Path::to_path_buf);
+    let root = own_workspace(home, root);
     let ws_disabled = workspace
         .and_then(|w| w.disabled_skills.clone())
         .unwrap_or_default();
-    let found = tokio::task::spawn_blocking(move || {
-        // Read only: a broken state.json is the config service's to move aside.
-        let state = read_json_lenient::<State>(&state_path)
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        let entries = seekclaw_skills::list(
-            &global,
-            root.as_deref(),
-            state.disabled_skills.keys(),
-            &ws_disabled,
-        );
-        let enabled = seekclaw_skills::enabled(&entries);
-        (
-            seekclaw_skills::prompt_section(&enabled),
-            seekclaw_skills::listed_paths(&enabled),
-        )
-    })
-    .await;
-    found.unwrap_or_default()
+    // Read only: a broken state.json is the config service's to move aside.
+    let state = read_json_lenient::<State>(&home.state_path())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let entries = seekclaw_skills::list(
+        &home.skills_dir(),
+        root,
+        state.disabled_skills.keys(),
+        &ws_disabled,
+    );
+    let enabled = seekclaw_skills::enabled(&entries);
+    (
+        seekclaw_skills::prompt_section(&enabled),
+        seekclaw_skills::listed_paths(&enabled),
+    )
 }
