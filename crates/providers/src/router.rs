@@ -12,7 +12,7 @@ use crate::breaker::{Breaker, BreakerSettings, BreakerState, ProbeSlot};
 use crate::error::ProviderError;
 use crate::reasoning::{Target, is_deepseek};
 use crate::routing::{RouteInput, candidates};
-use crate::transport::{HttpPool, Timeouts, run_attempt};
+use crate::transport::{Encoded, HttpPool, Timeouts, encode_body, run_attempt};
 use crate::types::{ChatRequest, FinishReason, StreamEvent, Thinking, TokenUsage, ToolCall};
 use crate::usage::{AttemptRecord, cost};
 use crate::wire::build_request;
@@ -148,7 +148,9 @@ impl Providers {
                 continue;
             }
             let mut probe = ProbeSlot::new(&self.breaker, &model_ref, !single);
-            let wire = match build_request(&target, req) {
+            let built = build_request(&target, req)
+                .and_then(|w| encode_body(&target.provider.id, &w).map(|body| (w, body)));
+            let (wire, body) = match built {
                 Ok(w) => w,
                 Err(e) if position == 0 => return Err(e),
                 Err(e) => {
@@ -174,7 +176,10 @@ impl Providers {
                     run_attempt(
                         &self.pool,
                         &target,
-                        wire.clone(),
+                        Encoded {
+                            request: &wire,
+                            body: &body,
+                        },
                         timeouts,
                         cancel,
                         &mut on_event,

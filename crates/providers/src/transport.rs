@@ -170,7 +170,7 @@ async fn wait<T>(
 pub async fn run_attempt(
     pool: &HttpPool,
     target: &Target<'_>,
-    request: WireRequest,
+    request: Encoded<'_>,
     timeouts: Timeouts,
     cancel: &CancellationToken,
     on_event: &mut (dyn FnMut(StreamEvent) + Send),
@@ -178,6 +178,20 @@ pub async fn run_attempt(
     attempt(pool, target, request, timeouts, cancel, on_event)
         .await
         .map_err(|e| e.without_secret(target.provider.api_key.as_deref()))
+}
+
+/// A request with its body encoded once for all its attempts.
+#[derive(Clone, Copy)]
+pub struct Encoded<'a> {
+    pub request: &'a WireRequest,
+    pub body: &'a bytes::Bytes,
+}
+
+/// The JSON body of `request`, encoded once (retries resend the same bytes).
+pub fn encode_body(provider: &str, request: &WireRequest) -> Result<bytes::Bytes, ProviderError> {
+    serde_json::to_vec(&request.body)
+        .map(bytes::Bytes::from)
+        .map_err(|e| ProviderError::Config(format!("{provider}: cannot encode the request: {e}")))
 }
 
 /// Error bodies beyond this are cut (only their message is kept).
@@ -238,7 +252,7 @@ impl Response<'_> {
 async fn send<'p>(
     pool: &'p HttpPool,
     target: &Target<'_>,
-    request: &WireRequest,
+    Encoded { request, body }: Encoded<'_>,
     timeouts: Timeouts,
     cancel: &CancellationToken,
 ) -> Result<Option<Response<'p>>, ProviderError> {
@@ -249,12 +263,10 @@ async fn send<'p>(
         provider.proxy.as_deref(),
         provider.http2_prior_knowledge,
     ) {
-        let body = serde_json::to_vec(&request.body)
-            .map_err(|e| ProviderError::Config(format!("{id}: cannot encode the request: {e}")))?;
         let out = Outgoing {
             url: &request.url,
             headers: &request.headers,
-            body: body.into(),
+            body: body.clone(),
             connect_timeout: timeouts.connect,
         };
         return match wait(cancel, timeouts.header, pool.inline.post(out)).await? {
@@ -272,7 +284,10 @@ async fn send<'p>(
         };
     }
     let client = pool.client(provider, timeouts.connect)?;
-    let mut builder = client.post(&request.url).json(&request.body);
+    let mut builder = client
+        .post(&request.url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(body.clone());
     for (name, value) in &request.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
@@ -286,13 +301,14 @@ async fn send<'p>(
 async fn attempt(
     pool: &HttpPool,
     target: &Target<'_>,
-    request: WireRequest,
+    encoded: Encoded<'_>,
     timeouts: Timeouts,
     cancel: &CancellationToken,
     on_event: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<(), ProviderError> {
     let provider = target.provider.id.as_str();
-    let mut response = match send(pool, target, &request, timeouts, cancel).await? {
+    let request = encoded.request;
+    let mut response = match send(pool, target, encoded, timeouts, cancel).await? {
         None => {
             return Err(ProviderError::Timeout {
                 provider: provider.into(),
