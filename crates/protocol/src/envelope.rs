@@ -217,45 +217,87 @@ impl Envelope {
     /// Written field by field (same bytes as the derived form): this runs for every
     /// answer and every streamed event.
     pub fn write_line(&self, buf: &mut Vec<u8>) {
-        let start = buf.len();
-        if self.write_fields(buf).is_err() {
-            // Serializing strings and JSON values cannot fail; keep the wire valid regardless.
-            buf.truncate(start);
-            buf.extend_from_slice(
-                br#"{"id":0,"event":"error","data":"internal serialization error"}"#,
-            );
-        }
-        buf.push(b'\n');
+        let data = match &self.data {
+            Data::Text(text) => DataRef::Text(text),
+            Data::EscapedJson(raw) => DataRef::EscapedJson(raw),
+        };
+        let session = self
+            .session_id
+            .as_deref()
+            .filter(|_| !blank(&self.session_id));
+        write_parts(
+            buf,
+            self.id,
+            &self.event,
+            data,
+            session,
+            self.details.as_ref(),
+        );
     }
+}
 
-    fn write_fields(&self, buf: &mut Vec<u8>) -> serde_json::Result<()> {
-        buf.extend_from_slice(b"{\"id\":");
-        serde_json::to_writer(&mut *buf, &self.id)?;
-        buf.extend_from_slice(b",\"event\":");
-        serde_json::to_writer(&mut *buf, self.event.as_ref())?;
-        buf.extend_from_slice(b",\"data\":");
-        match &self.data {
-            Data::Text(text) => serde_json::to_writer(&mut *buf, text)?,
-            Data::EscapedJson(raw) => {
-                buf.reserve(raw.len() + 2);
-                buf.push(b'"');
-                buf.extend_from_slice(raw);
-                buf.push(b'"');
-            }
-        }
-        if !blank(&self.session_id)
-            && let Some(session) = &self.session_id
-        {
-            buf.extend_from_slice(b",\"sessionId\":");
-            serde_json::to_writer(&mut *buf, session)?;
-        }
-        if let Some(details) = &self.details {
-            buf.extend_from_slice(b",\"details\":");
-            serde_json::to_writer(&mut *buf, details)?;
-        }
-        buf.push(b'}');
-        Ok(())
+/// Appends the line `Envelope::new(id, event, text).with_session(Some(session))`
+/// writes, without building the envelope: streamed text (deltas, thinking)
+/// takes this path once per event.
+pub fn write_text_line(buf: &mut Vec<u8>, id: i64, event: &str, text: &str, session: &str) {
+    let session = (!session.trim().is_empty()).then_some(session);
+    write_parts(buf, id, event, DataRef::Text(text), session, None);
+}
+
+enum DataRef<'a> {
+    Text(&'a str),
+    EscapedJson(&'a [u8]),
+}
+
+fn write_parts(
+    buf: &mut Vec<u8>,
+    id: i64,
+    event: &str,
+    data: DataRef<'_>,
+    session: Option<&str>,
+    details: Option<&Value>,
+) {
+    let start = buf.len();
+    if write_fields(buf, id, event, data, session, details).is_err() {
+        // Serializing strings and JSON values cannot fail; keep the wire valid regardless.
+        buf.truncate(start);
+        buf.extend_from_slice(br#"{"id":0,"event":"error","data":"internal serialization error"}"#);
     }
+    buf.push(b'\n');
+}
+
+fn write_fields(
+    buf: &mut Vec<u8>,
+    id: i64,
+    event: &str,
+    data: DataRef<'_>,
+    session: Option<&str>,
+    details: Option<&Value>,
+) -> serde_json::Result<()> {
+    buf.extend_from_slice(b"{\"id\":");
+    serde_json::to_writer(&mut *buf, &id)?;
+    buf.extend_from_slice(b",\"event\":");
+    serde_json::to_writer(&mut *buf, event)?;
+    buf.extend_from_slice(b",\"data\":");
+    match data {
+        DataRef::Text(text) => serde_json::to_writer(&mut *buf, text)?,
+        DataRef::EscapedJson(raw) => {
+            buf.reserve(raw.len() + 2);
+            buf.push(b'"');
+            buf.extend_from_slice(raw);
+            buf.push(b'"');
+        }
+    }
+    if let Some(session) = session {
+        buf.extend_from_slice(b",\"sessionId\":");
+        serde_json::to_writer(&mut *buf, session)?;
+    }
+    if let Some(details) = details {
+        buf.extend_from_slice(b",\"details\":");
+        serde_json::to_writer(&mut *buf, details)?;
+    }
+    buf.push(b'}');
+    Ok(())
 }
 
 /// Builds a `result` whose data is a JSON array, one element at a time, already
@@ -305,6 +347,22 @@ impl JsonArrayBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_line_is_the_envelope_line() {
+        for (text, session) in [
+            ("tok1 ", "s-1"),
+            ("quote \" back\\slash\nnew line \u{1} é", "s-2"),
+            ("", "s-3"),
+            ("x", ""),
+            ("x", "  "),
+        ] {
+            let mut fast = Vec::new();
+            write_text_line(&mut fast, 42, "delta", text, session);
+            let env = Envelope::new(42, "delta", text).with_session(Some(session.to_string()));
+            assert_eq!(fast, env.to_line(), "{text:?} {session:?}");
+        }
+    }
 
     #[test]
     fn keys_in_wire_order_and_optional_fields_omitted() {

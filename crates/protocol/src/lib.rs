@@ -10,7 +10,7 @@ mod methods;
 pub mod params;
 mod request;
 
-pub use envelope::{Envelope, JsonArrayBuilder, event};
+pub use envelope::{Envelope, JsonArrayBuilder, event, write_text_line};
 pub use error::{ErrorCode, MethodError};
 pub use methods::{CAPABILITIES, Capability, METHODS, Method, MethodSpec, ProtocolInfo, Serving};
 pub use params::{Params, ScopeParams};

@@ -12,7 +12,7 @@ use seekclaw_agent::{
 };
 use seekclaw_config::{ReasoningLevel, WorkspaceConfig, read_json_lenient, workspace_config_path};
 use seekclaw_protocol::params::ScopeParams;
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, write_text_line};
 use seekclaw_store::{NewSession, SessionEvent, SessionHeader, SessionPatch};
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -376,12 +376,21 @@ async fn driving<T, F: Future>(
 /// one chunk of envelope lines.
 fn batch(id: i64, sid: &str, first: AgentEvent, rx: &mut UnboundedReceiver<AgentEvent>) -> Vec<u8> {
     let mut lines = Vec::with_capacity(256);
-    envelope(id, sid, first).write_line(&mut lines);
+    write_event(&mut lines, id, sid, first);
     while lines.len() < BATCH_BYTES {
         let Ok(ev) = rx.try_recv() else { break };
-        envelope(id, sid, ev).write_line(&mut lines);
+        write_event(&mut lines, id, sid, ev);
     }
     lines
+}
+
+/// One event's envelope line; streamed text skips building the envelope.
+fn write_event(lines: &mut Vec<u8>, id: i64, sid: &str, ev: AgentEvent) {
+    match ev {
+        AgentEvent::Delta(text) => write_text_line(lines, id, "delta", &text, sid),
+        AgentEvent::Thinking(text) => write_text_line(lines, id, "thinking", &text, sid),
+        ev => envelope(id, sid, ev).write_line(lines),
+    }
 }
 
 /// Captures everything the turn runs with at its start.
