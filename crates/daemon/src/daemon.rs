@@ -130,20 +130,6 @@ impl Daemon {
             .map_err(|e| MethodError::internal(format!("store task failed: {e}")))?
             .map_err(crate::error::store_error)
     }
-
-    /// [`Self::db`] for a call on a request's critical path: it starts at
-    /// once on this thread (see [`seekclaw_agent::blocking::run_now`]).
-    pub async fn db_now<T, F>(&self, f: F) -> Result<T, MethodError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Store) -> seekclaw_store::Result<T> + Send + 'static,
-    {
-        let store = self.store.clone();
-        seekclaw_agent::blocking::run_now(move || f(&store))
-            .await
-            .map_err(|e| MethodError::internal(format!("store task failed: {e}")))?
-            .map_err(crate::error::store_error)
-    }
 }
 
 /// Runs the daemon until `shutdown`, SIGINT or SIGTERM.

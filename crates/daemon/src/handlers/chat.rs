@@ -314,7 +314,7 @@ async fn claim_session<'d>(
     let guard = claim_id(&sid)?;
     let (k, s) = (claim.scope.key.clone(), sid.clone());
     let found = daemon
-        .db_now(move |st| {
+        .db(move |st| {
             let Some(mut session) = st.session(&k, &s)? else {
                 return Ok(None);
             };
