@@ -285,11 +285,19 @@ async fn cancel_kills_background_jobs_and_leftovers() {
         )
         .await;
     assert!(out.success);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let out = w
-        .call(&BashOutputTool::new(), json!({"job_id": "bg-1"}))
-        .await;
-    victims.extend(pids(&out.content));
+    // The job prints its child's pid once its shell runs (slow on a loaded box).
+    let start = Instant::now();
+    let child = loop {
+        let out = w
+            .call(&BashOutputTool::new(), json!({"job_id": "bg-1"}))
+            .await;
+        if let Some(&pid) = pids(&out.content).first() {
+            break pid;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{}", out.content);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    victims.push(child);
     assert_eq!(victims.len(), 2, "{victims:?}");
     assert!(victims.iter().all(|&p| alive(p)));
     w.ctx.cancel.cancel();
