@@ -225,14 +225,14 @@ impl Envelope {
             .session_id
             .as_deref()
             .filter(|_| !blank(&self.session_id));
-        write_parts(
-            buf,
-            self.id,
-            &self.event,
+        Line {
+            id: self.id,
+            event: &self.event,
             data,
             session,
-            self.details.as_ref(),
-        );
+            details: self.details.as_ref(),
+        }
+        .write(buf);
     }
 }
 
@@ -240,8 +240,14 @@ impl Envelope {
 /// writes, without building the envelope: streamed text (deltas, thinking)
 /// takes this path once per event.
 pub fn write_text_line(buf: &mut Vec<u8>, id: i64, event: &str, text: &str, session: &str) {
-    let session = (!session.trim().is_empty()).then_some(session);
-    write_parts(buf, id, event, DataRef::Text(text), session, None);
+    Line {
+        id,
+        event,
+        data: DataRef::Text(text),
+        session: (!session.trim().is_empty()).then_some(session),
+        details: None,
+    }
+    .write(buf);
 }
 
 enum DataRef<'a> {
@@ -249,55 +255,54 @@ enum DataRef<'a> {
     EscapedJson(&'a [u8]),
 }
 
-fn write_parts(
-    buf: &mut Vec<u8>,
+/// The parts of one envelope line, borrowed.
+struct Line<'a> {
     id: i64,
-    event: &str,
-    data: DataRef<'_>,
-    session: Option<&str>,
-    details: Option<&Value>,
-) {
-    let start = buf.len();
-    if write_fields(buf, id, event, data, session, details).is_err() {
-        // Serializing strings and JSON values cannot fail; keep the wire valid regardless.
-        buf.truncate(start);
-        buf.extend_from_slice(br#"{"id":0,"event":"error","data":"internal serialization error"}"#);
-    }
-    buf.push(b'\n');
+    event: &'a str,
+    data: DataRef<'a>,
+    session: Option<&'a str>,
+    details: Option<&'a Value>,
 }
 
-fn write_fields(
-    buf: &mut Vec<u8>,
-    id: i64,
-    event: &str,
-    data: DataRef<'_>,
-    session: Option<&str>,
-    details: Option<&Value>,
-) -> serde_json::Result<()> {
-    buf.extend_from_slice(b"{\"id\":");
-    serde_json::to_writer(&mut *buf, &id)?;
-    buf.extend_from_slice(b",\"event\":");
-    serde_json::to_writer(&mut *buf, event)?;
-    buf.extend_from_slice(b",\"data\":");
-    match data {
-        DataRef::Text(text) => serde_json::to_writer(&mut *buf, text)?,
-        DataRef::EscapedJson(raw) => {
-            buf.reserve(raw.len() + 2);
-            buf.push(b'"');
-            buf.extend_from_slice(raw);
-            buf.push(b'"');
+impl Line<'_> {
+    fn write(&self, buf: &mut Vec<u8>) {
+        let start = buf.len();
+        if self.write_fields(buf).is_err() {
+            // Serializing strings and JSON values cannot fail; keep the wire valid regardless.
+            buf.truncate(start);
+            buf.extend_from_slice(
+                br#"{"id":0,"event":"error","data":"internal serialization error"}"#,
+            );
         }
+        buf.push(b'\n');
     }
-    if let Some(session) = session {
-        buf.extend_from_slice(b",\"sessionId\":");
-        serde_json::to_writer(&mut *buf, session)?;
+
+    fn write_fields(&self, buf: &mut Vec<u8>) -> serde_json::Result<()> {
+        buf.extend_from_slice(b"{\"id\":");
+        serde_json::to_writer(&mut *buf, &self.id)?;
+        buf.extend_from_slice(b",\"event\":");
+        serde_json::to_writer(&mut *buf, self.event)?;
+        buf.extend_from_slice(b",\"data\":");
+        match self.data {
+            DataRef::Text(text) => serde_json::to_writer(&mut *buf, text)?,
+            DataRef::EscapedJson(raw) => {
+                buf.reserve(raw.len() + 2);
+                buf.push(b'"');
+                buf.extend_from_slice(raw);
+                buf.push(b'"');
+            }
+        }
+        if let Some(session) = self.session {
+            buf.extend_from_slice(b",\"sessionId\":");
+            serde_json::to_writer(&mut *buf, session)?;
+        }
+        if let Some(details) = self.details {
+            buf.extend_from_slice(b",\"details\":");
+            serde_json::to_writer(&mut *buf, details)?;
+        }
+        buf.push(b'}');
+        Ok(())
     }
-    if let Some(details) = details {
-        buf.extend_from_slice(b",\"details\":");
-        serde_json::to_writer(&mut *buf, details)?;
-    }
-    buf.push(b'}');
-    Ok(())
 }
 
 /// Builds a `result` whose data is a JSON array, one element at a time, already
