@@ -31,8 +31,9 @@ enum StoredRef<'a> {
 #[serde(rename_all = "camelCase")]
 struct StoredTerminalRef<'a> {
     status: TerminalStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<&'a str>,
+    /// Empty when `answer_seq` is set (still written, so a daemon from before
+    /// `answerSeq` reads the row: terminals carry no text anyone displays).
+    text: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     answer_seq: Option<u64>,
 }
@@ -108,12 +109,12 @@ pub(crate) fn encode(
         EventItem::Terminal(t) => StoredRef::Terminal(match answer {
             Some((seq, text)) if !t.text.is_empty() && text == t.text => StoredTerminalRef {
                 status: t.status,
-                text: None,
+                text: "",
                 answer_seq: Some(seq),
             },
             _ => StoredTerminalRef {
                 status: t.status,
-                text: Some(&t.text),
+                text: &t.text,
                 answer_seq: None,
             },
         }),

@@ -147,8 +147,14 @@ mod tests {
 
         let payloads = terminal_payloads(&store);
         assert_eq!(payloads.len(), 2);
-        assert!(!payloads[0].contains("answer\""), "{}", payloads[0]);
-        assert!(payloads[0].contains(r#""answerSeq":2"#), "{}", payloads[0]);
+        assert!(
+            payloads[0].contains(r#""text":"","answerSeq":2"#),
+            "{}",
+            payloads[0]
+        );
+        // A reader from before `answerSeq` still parses the row.
+        let old: TurnTerminal = serde_json::from_str(&payloads[0]).unwrap();
+        assert_eq!(old.status, TerminalStatus::Finished);
         assert!(
             payloads[1].contains(r#""text":"partial""#),
             "{}",
