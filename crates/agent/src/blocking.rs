@@ -1,5 +1,4 @@
-//! Blocking work (store calls, small file reads) that stands between a
-//! request and its answer.
+//! Blocking work that stands between a turn's last token and its `done`.
 
 use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::task::JoinError;
@@ -9,7 +8,7 @@ use tokio::task::JoinError;
 /// blocking-pool thread that has to wake up first: on a busy machine that
 /// wake-up alone can take longer than the work. Runtimes that cannot hand
 /// off (current-thread ones) use the blocking pool.
-pub async fn run_now<T: Send + 'static>(
+pub(crate) async fn run_now<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, JoinError> {
     if Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread {

@@ -23,8 +23,7 @@ pub(crate) async fn close_turn(
         owner.to_string(),
     );
     let closed = crate::blocking::run_now(move || {
-        let r = store.close_turn(&scope, &sid, &owner, &items, &delta, &records);
-        let Err(e) = r else {
+        let Err(e) = store.close_turn(&scope, &sid, &owner, &items, &delta, &records) else {
             return;
         };
         tracing::error!(error = %e, "cannot record the end of the turn; writing its log entries alone");

@@ -1,7 +1,7 @@
 //! The SeekClaw turn engine: runs one agent turn (model ⇄ tools loop) over a
 //! session, emitting typed events. Knows no wire and no socket.
 
-pub mod blocking;
+mod blocking;
 mod closing;
 mod compaction;
 pub mod context;

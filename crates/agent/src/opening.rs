@@ -3,7 +3,7 @@
 //! asked as soon as the read is back; the write runs meanwhile and whatever
 //! touches the log after it waits for it ([`OpeningWrite::settle`]).
 
-use seekclaw_store::{EventItem, SessionEvent, UserMessage};
+use seekclaw_store::{EventItem, SessionEvent, Store, UserMessage};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -74,14 +74,16 @@ pub(crate) async fn open_turn(
         input.session_id.clone(),
         owner.to_string(),
     );
+    let write = move |store: &Store| {
+        store
+            .open_turn(&s, &i, &o, &user_item)
+            .map_err(|e| format!("Cannot record the message: {e}"))
+    };
     if let Some(past) = read {
-        let running = tokio::task::spawn_blocking(move || {
-            store
-                .open_turn(&s, &i, &o, &user_item)
-                .map_err(|e| format!("Cannot record the message: {e}"))
-        });
+        let running = tokio::task::spawn_blocking(move || write(&store));
         return (Ok(past), OpeningWrite::running(running));
     }
+    let (s, i) = (input.scope.clone(), input.session_id.clone());
     let (read_tx, read_rx) = oneshot::channel();
     let running = tokio::task::spawn_blocking(move || {
         let past = match store.events(&s, &i) {
@@ -93,9 +95,7 @@ pub(crate) async fn open_turn(
             }
         };
         let _ = read_tx.send(Ok(past));
-        store
-            .open_turn(&s, &i, &o, &user_item)
-            .map_err(|e| format!("Cannot record the message: {e}"))
+        write(&store)
     });
     match read_rx.await {
         Ok(past) => (past, OpeningWrite::running(running)),
