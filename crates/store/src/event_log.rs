@@ -228,49 +228,85 @@ pub(crate) fn append_in(
     turn: Option<&str>,
     items: &[EventItem],
 ) -> Result<Vec<u64>> {
-    let (pk, title) = tx
-        .prepare_cached("SELECT pk, title FROM sessions WHERE scope = ?1 AND id = ?2")?
-        .query_row(params![scope, id], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
-        })
-        .optional()?
-        .ok_or_else(|| not_found(scope, id))?;
+    let target = LogTarget::find(tx, scope, id)?;
     if items.is_empty() {
         return Ok(Vec::new());
     }
-    // Safe against races: only the writer (held here) inserts.
-    let mut seq: i64 = tx
-        .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1")?
-        .query_row([pk], |r| r.get(0))?;
-    let now = Utc::now();
-    let unix_ms = now.timestamp_millis();
-    let now_iso = format_iso(now);
-    let mut needs_title = title.is_none();
-    let mut seqs = Vec::with_capacity(items.len());
-    let mut answer: Option<(u64, &str)> = None;
-    for item in items {
-        seq += 1;
-        let enc = stored::encode(tx, item, &now_iso, answer)?;
-        answer = match item {
-            EventItem::Assistant(a) => Some((seq as u64, a.text.as_str())),
-            _ => None,
-        };
-        tx.prepare_cached(
-            "INSERT INTO session_events (session_pk, seq, kind, turn, unix_ms, payload) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?
-        .execute(params![pk, seq, item.kind(), turn, unix_ms, enc.payload])?;
-        for h in &enc.hashes {
-            blobs::add_ref(tx, pk, seq, h)?;
-        }
-        if needs_title && let EventItem::User(m) = item {
-            needs_title = !maybe_set_title(tx, pk, seq, &m.text)?;
-        }
-        seqs.push(seq as u64);
-    }
+    let appended = target.append(tx, turn, items)?;
     tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
-        .execute(params![now_iso, pk])?;
-    Ok(seqs)
+        .execute(params![appended.at_iso, target.pk])?;
+    Ok(appended.seqs)
+}
+
+/// A session's log, located for appending.
+pub(crate) struct LogTarget {
+    pub pk: i64,
+    title: Option<String>,
+}
+
+/// What [`LogTarget::append`] wrote; the caller bumps `updated_at` to `at_iso`
+/// (together with whatever else it changes on the session row).
+pub(crate) struct Appended {
+    pub seqs: Vec<u64>,
+    pub at_iso: String,
+}
+
+impl LogTarget {
+    pub fn find(tx: &Transaction<'_>, scope: &str, id: &str) -> Result<LogTarget> {
+        tx.prepare_cached("SELECT pk, title FROM sessions WHERE scope = ?1 AND id = ?2")?
+            .query_row(params![scope, id], |r| {
+                Ok(LogTarget {
+                    pk: r.get(0)?,
+                    title: r.get(1)?,
+                })
+            })
+            .optional()?
+            .ok_or_else(|| not_found(scope, id))
+    }
+
+    /// Inserts `items` after the last event (titling an untitled session from
+    /// its first user message); does not touch `updated_at`.
+    pub fn append(
+        &self,
+        tx: &Transaction<'_>,
+        turn: Option<&str>,
+        items: &[EventItem],
+    ) -> Result<Appended> {
+        let pk = self.pk;
+        // Safe against races: only the writer (held here) inserts.
+        let mut seq: i64 = tx
+            .prepare_cached(
+                "SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1",
+            )?
+            .query_row([pk], |r| r.get(0))?;
+        let now = Utc::now();
+        let unix_ms = now.timestamp_millis();
+        let at_iso = format_iso(now);
+        let mut needs_title = self.title.is_none();
+        let mut seqs = Vec::with_capacity(items.len());
+        let mut answer: Option<(u64, &str)> = None;
+        for item in items {
+            seq += 1;
+            let enc = stored::encode(tx, item, &at_iso, answer)?;
+            answer = match item {
+                EventItem::Assistant(a) => Some((seq as u64, a.text.as_str())),
+                _ => None,
+            };
+            tx.prepare_cached(
+                "INSERT INTO session_events (session_pk, seq, kind, turn, unix_ms, payload) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![pk, seq, item.kind(), turn, unix_ms, enc.payload])?;
+            for h in &enc.hashes {
+                blobs::add_ref(tx, pk, seq, h)?;
+            }
+            if needs_title && let EventItem::User(m) = item {
+                needs_title = !maybe_set_title(tx, pk, seq, &m.text)?;
+            }
+            seqs.push(seq as u64);
+        }
+        Ok(Appended { seqs, at_iso })
+    }
 }
 
 #[cfg(test)]

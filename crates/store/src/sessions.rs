@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::blobs;
 use crate::error::{Result, StoreError};
-use crate::model::{NewSession, SessionHeader, SessionPatch, UsageDelta};
+use crate::model::{NewSession, SessionHeader, SessionPatch};
 use crate::store::Store;
 use crate::time::now_iso;
 
@@ -360,43 +360,6 @@ impl Store {
     }
 }
 
-/// Adds a turn's token/round counters (part of [`Store::close_turn`]);
-/// `execution_steps` keeps the maximum. Does not bump `updated_at` (the
-/// turn's events already do).
-pub(crate) fn add_usage_in(
-    tx: &Transaction<'_>,
-    scope: &str,
-    id: &str,
-    d: &UsageDelta,
-) -> Result<()> {
-    let n = tx
-        .prepare_cached(
-            "UPDATE sessions SET llm_rounds = llm_rounds + ?1, \
-                 execution_steps = MAX(execution_steps, ?2), \
-                 input_tokens = input_tokens + ?3, \
-                 total_input_tokens = total_input_tokens + ?4, \
-                 cached_input_tokens = cached_input_tokens + ?5, \
-                 output_tokens = output_tokens + ?6, \
-                 output_elapsed_ms = output_elapsed_ms + ?7 \
-                 WHERE scope = ?8 AND id = ?9",
-        )?
-        .execute(params![
-            d.llm_rounds,
-            d.execution_steps,
-            d.input_tokens,
-            d.total_input_tokens,
-            d.cached_input_tokens,
-            d.output_tokens,
-            d.output_elapsed_ms,
-            scope,
-            id
-        ])?;
-    if n == 0 {
-        return Err(not_found(scope, id));
-    }
-    Ok(())
-}
-
 /// [`Store::set_active_turn`] inside a write transaction.
 pub(crate) fn set_active_turn_in(
     tx: &Transaction<'_>,
@@ -549,37 +512,6 @@ mod tests {
         assert_eq!(store.delete_scope("one").unwrap(), 2);
         assert_eq!(store.delete_scope("one").unwrap(), 0);
         assert_eq!(store.stats().unwrap().sessions, 1);
-    }
-
-    #[test]
-    fn usage_sums_and_keeps_max_steps() {
-        let (_dir, store) = temp_store();
-        store.create_session(&new_session("g", "s")).unwrap();
-        let d = UsageDelta {
-            llm_rounds: 1,
-            execution_steps: 5,
-            input_tokens: 100,
-            total_input_tokens: 150,
-            cached_input_tokens: 50,
-            output_tokens: 20,
-            output_elapsed_ms: 300,
-        };
-        let add = |id: &str, d: &UsageDelta| store.write(|tx| add_usage_in(tx, "g", id, d));
-        add("s", &d).unwrap();
-        let d2 = UsageDelta {
-            execution_steps: 3,
-            ..d
-        };
-        add("s", &d2).unwrap();
-        let h = store.session("g", "s").unwrap().unwrap();
-        assert_eq!(h.llm_rounds, 2);
-        assert_eq!(h.execution_steps, 5);
-        assert_eq!(h.input_tokens, 200);
-        assert_eq!(h.total_input_tokens, 300);
-        assert_eq!(h.cached_input_tokens, 100);
-        assert_eq!(h.output_tokens, 40);
-        assert_eq!(h.output_elapsed_ms, 600);
-        assert!(matches!(add("nope", &d), Err(StoreError::NotFound(_))));
     }
 
     #[test]

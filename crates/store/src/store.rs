@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::error::{Result, StoreError};
@@ -168,6 +169,16 @@ fn configure_writer(conn: &Connection) -> Result<()> {
     }
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", true)?;
+    keep_plans(conn)?;
+    Ok(())
+}
+
+/// Cached statements keep their plan whatever values are bound. Without the
+/// query planner stability guarantee, SQLite (built with STAT4) recompiles a
+/// statement like `... WHERE session_pk = ?1 ORDER BY seq` on every run with
+/// a new value: every append and log read paid a full re-prepare.
+fn keep_plans(conn: &Connection) -> Result<()> {
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(())
 }
@@ -178,7 +189,7 @@ fn open_reader(path: &Path) -> Result<Connection> {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    keep_plans(&conn)?;
     Ok(conn)
 }
 
@@ -193,6 +204,32 @@ mod tests {
     #[test]
     fn store_is_send_sync_clone() {
         assert_send_sync_clone::<Store>();
+    }
+
+    #[test]
+    fn log_statements_keep_their_plan_across_sessions() {
+        use crate::items::{EventItem, UserMessage};
+        let (_dir, store) = temp_store();
+        let user = EventItem::User(UserMessage {
+            text: "hi".into(),
+            images: Vec::new(),
+        });
+        for id in ["a", "b", "c"] {
+            store.create_session(&new_session("g", id)).unwrap();
+            store.append_event("g", id, None, &user).unwrap();
+            store.append_event("g", id, None, &user).unwrap();
+        }
+        let w = store.writer().unwrap();
+        let stmt = w
+            .prepare_cached(
+                "SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1",
+            )
+            .unwrap();
+        assert_eq!(
+            stmt.get_status(rusqlite::StatementStatus::RePrepare),
+            0,
+            "a new session_pk must not recompile the cached statement"
+        );
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! A turn's opening and closing writes, each one transaction: they sit between
 //! a chat request and its first token, and between the last token and `done`.
 
+use rusqlite::{Transaction, params};
+
 use crate::error::{Result, StoreError};
-use crate::event_log::append_in;
+use crate::event_log::LogTarget;
 use crate::items::EventItem;
 use crate::model::UsageDelta;
-use crate::sessions::{add_usage_in, set_active_turn_in};
 use crate::store::Store;
 use crate::usage::{UsageRecord, record_usage_in};
 
@@ -14,8 +15,14 @@ impl Store {
     /// message; returns the message's seq.
     pub fn open_turn(&self, scope: &str, id: &str, owner: &str, user: &EventItem) -> Result<u64> {
         self.write(|tx| {
-            set_active_turn_in(tx, scope, id, Some(owner))?;
-            append_in(tx, scope, id, Some(owner), std::slice::from_ref(user))?
+            let target = LogTarget::find(tx, scope, id)?;
+            let appended = target.append(tx, Some(owner), std::slice::from_ref(user))?;
+            tx.prepare_cached(
+                "UPDATE sessions SET updated_at = ?1, active_turn = ?2 WHERE pk = ?3",
+            )?
+            .execute(params![appended.at_iso, owner, target.pk])?;
+            appended
+                .seqs
                 .first()
                 .copied()
                 .ok_or_else(|| StoreError::Corrupt("append returned no sequence number".into()))
@@ -24,7 +31,8 @@ impl Store {
 
     /// Ends `owner`'s turn, all or nothing: appends its last items (final
     /// answer, terminal), adds its counters, records its provider attempts and
-    /// clears the active mark.
+    /// clears the active mark. The session row is rewritten once: this write
+    /// stands between the last token and `done`.
     pub fn close_turn(
         &self,
         scope: &str,
@@ -35,14 +43,43 @@ impl Store {
         records: &[UsageRecord],
     ) -> Result<()> {
         self.write(|tx| {
-            append_in(tx, scope, id, Some(owner), items)?;
-            add_usage_in(tx, scope, id, delta)?;
+            let target = LogTarget::find(tx, scope, id)?;
+            let appended = target.append(tx, Some(owner), items)?;
+            close_row(tx, target.pk, &appended.at_iso, delta)?;
             for r in records {
                 record_usage_in(tx, r)?;
             }
-            set_active_turn_in(tx, scope, id, None)
+            Ok(())
         })
     }
+}
+
+/// The session row at a turn's end: `updated_at`, the counters
+/// (`execution_steps` keeps the maximum) and no active turn.
+fn close_row(tx: &Transaction<'_>, pk: i64, at_iso: &str, d: &UsageDelta) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE sessions SET updated_at = ?1, active_turn = NULL, \
+             llm_rounds = llm_rounds + ?2, \
+             execution_steps = MAX(execution_steps, ?3), \
+             input_tokens = input_tokens + ?4, \
+             total_input_tokens = total_input_tokens + ?5, \
+             cached_input_tokens = cached_input_tokens + ?6, \
+             output_tokens = output_tokens + ?7, \
+             output_elapsed_ms = output_elapsed_ms + ?8 \
+             WHERE pk = ?9",
+    )?
+    .execute(params![
+        at_iso,
+        d.llm_rounds,
+        d.execution_steps,
+        d.input_tokens,
+        d.total_input_tokens,
+        d.cached_input_tokens,
+        d.output_tokens,
+        d.output_elapsed_ms,
+        pk
+    ])?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -56,6 +93,44 @@ mod tests {
             text: text.into(),
             images: Vec::new(),
         })
+    }
+
+    fn terminal() -> EventItem {
+        EventItem::Terminal(TurnTerminal {
+            status: TerminalStatus::Finished,
+            text: "answer".into(),
+        })
+    }
+
+    #[test]
+    fn usage_sums_and_keeps_max_steps() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s")).unwrap();
+        let d = UsageDelta {
+            llm_rounds: 1,
+            execution_steps: 5,
+            input_tokens: 100,
+            total_input_tokens: 150,
+            cached_input_tokens: 50,
+            output_tokens: 20,
+            output_elapsed_ms: 300,
+        };
+        let add = |id: &str, d: &UsageDelta| store.close_turn("g", id, "t", &[terminal()], d, &[]);
+        add("s", &d).unwrap();
+        let d2 = UsageDelta {
+            execution_steps: 3,
+            ..d
+        };
+        add("s", &d2).unwrap();
+        let h = store.session("g", "s").unwrap().unwrap();
+        assert_eq!(h.llm_rounds, 2);
+        assert_eq!(h.execution_steps, 5);
+        assert_eq!(h.input_tokens, 200);
+        assert_eq!(h.total_input_tokens, 300);
+        assert_eq!(h.cached_input_tokens, 100);
+        assert_eq!(h.output_tokens, 40);
+        assert_eq!(h.output_elapsed_ms, 600);
+        assert!(matches!(add("nope", &d), Err(StoreError::NotFound(_))));
     }
 
     fn closing() -> (Vec<EventItem>, UsageDelta, Vec<UsageRecord>) {
