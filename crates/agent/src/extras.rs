@@ -1,11 +1,14 @@
-//! What a turn gets beyond the built-in tools: MCP tools and server prompts, and
-//! the skills section. They are resolved after the turn's first event is out,
-//! because MCP servers may still be connecting when a turn starts.
+//! What a turn gets beyond the built-in tools: MCP tools and server prompts,
+//! the skills section and the prompt files. They are resolved after the turn's
+//! first event is out, because MCP servers may still be connecting when a turn
+//! starts.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use seekclaw_tools::{Registry, Tool};
+
+use crate::prompt::PromptFiles;
 
 #[derive(Default)]
 pub struct TurnExtras {
@@ -17,6 +20,9 @@ pub struct TurnExtras {
     pub skills_prompt: Option<String>,
     /// Files outside the workspace that `read_file` may open (listed skill files).
     pub readable_files: Vec<PathBuf>,
+    /// What the system prompt reads from disk (overrides, AGENTS.md, memory,
+    /// project kinds), read once for the whole turn.
+    pub prompt_files: PromptFiles,
 }
 
 /// The extras merged into the turn's view.

@@ -4,13 +4,14 @@
 //! vision, mode, permissions, project kinds, workspace files, skills, MCP
 //! prompts, and last the small `Environment` block (date, model, tools).
 //!
-//! Reads a few small files (overrides, `AGENTS.md`, `MEMORY.md`) with blocking
-//! std I/O; a missing or unreadable file just leaves its slot out.
+//! The files it draws on (overrides, `AGENTS.md`, `MEMORY.md`, project kinds)
+//! are read once per turn by [`PromptFiles::read`] (blocking std I/O, run off
+//! the async threads); a missing or unreadable file just leaves its slot out.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use chrono::NaiveDate;
 use seekclaw_config::AgentMode;
@@ -51,7 +52,7 @@ pub struct PromptInput<'a> {
     pub scope_global: bool,
     /// The turn's working directory (the project root, or the global work dir).
     pub workspace_root: &'a Path,
-    /// As from `seekclaw_config::project_kinds`.
+    /// As from `seekclaw_config::project_kinds` (normally `files.project_kinds`).
     pub project_kinds: &'a [String],
     pub network_enabled: bool,
     pub auto_verify: bool,
@@ -67,8 +68,44 @@ pub struct PromptInput<'a> {
     pub skills: Option<&'a str>,
     /// Prompt texts fetched from MCP servers.
     pub mcp_prompts: &'a [String],
-    /// `$SEEKCLAW_HOME/prompts`, where a user-wide `system.md` override may live.
-    pub home_prompts: Option<PathBuf>,
+    /// The turn's prompt files.
+    pub files: &'a PromptFiles,
+}
+
+/// The files a turn's system prompt draws on, read once when the turn starts
+/// (the prompt stays the same across its steps, which keeps the provider's
+/// prefix cache hitting).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptFiles {
+    /// `$SEEKCLAW_HOME/prompts/system.md`.
+    pub home_override: Option<String>,
+    /// `<ws>/.seekclaw/prompts/system.md`; wins over the home one.
+    pub workspace_override: Option<String>,
+    /// `<ws>/AGENTS.md`.
+    pub agents_md: Option<String>,
+    /// `<ws>/.seekclaw/memory/MEMORY.md`.
+    pub memory: Option<String>,
+    /// As from `seekclaw_config::project_kinds`.
+    pub project_kinds: Vec<String>,
+}
+
+impl PromptFiles {
+    /// Reads the files of `home_prompts` (`$SEEKCLAW_HOME/prompts`) and of the
+    /// `workspace` (none for the global scope). Blocking.
+    pub fn read(home_prompts: Option<&Path>, workspace: Option<&Path>) -> PromptFiles {
+        let in_ws = |rel: &[&str]| {
+            workspace.and_then(|ws| read_text(&rel.iter().fold(ws.to_path_buf(), |p, c| p.join(c))))
+        };
+        PromptFiles {
+            home_override: home_prompts.and_then(|dir| read_text(&dir.join(SYSTEM_OVERRIDE_FILE))),
+            workspace_override: in_ws(&[".seekclaw", "prompts", SYSTEM_OVERRIDE_FILE]),
+            agents_md: in_ws(&["AGENTS.md"]),
+            memory: in_ws(&[".seekclaw", "memory", "MEMORY.md"]),
+            project_kinds: workspace
+                .map(seekclaw_config::project_kinds)
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// Prompt texts that replace built-in slots.
@@ -81,30 +118,24 @@ pub struct PromptOverrides {
 /// Reads `system.md` overrides: the workspace's `<ws>/.seekclaw/prompts/` wins
 /// over `home_prompts`. Empty files count as absent.
 pub fn load_overrides(home_prompts: &Path, workspace: Option<&Path>) -> PromptOverrides {
-    find_overrides(Some(home_prompts), workspace)
-}
-
-fn find_overrides(home_prompts: Option<&Path>, workspace: Option<&Path>) -> PromptOverrides {
-    let workspace_file = workspace.map(|ws| {
-        ws.join(".seekclaw")
-            .join("prompts")
-            .join(SYSTEM_OVERRIDE_FILE)
-    });
-    let home_file = home_prompts.map(|dir| dir.join(SYSTEM_OVERRIDE_FILE));
-    let system = workspace_file
-        .into_iter()
-        .chain(home_file)
-        .find_map(|path| read_text(&path));
-    PromptOverrides { system }
+    let files = PromptFiles::read(Some(home_prompts), workspace);
+    PromptOverrides {
+        system: files.workspace_override.or(files.home_override),
+    }
 }
 
 /// The full system prompt for one model request.
 pub fn system_prompt(input: &PromptInput) -> String {
-    let workspace = (!input.scope_global).then_some(input.workspace_root);
-    let overrides = find_overrides(input.home_prompts.as_deref(), workspace);
+    let files = input.files;
+    let in_workspace = !input.scope_global;
+    let base = files
+        .workspace_override
+        .as_deref()
+        .filter(|_| in_workspace)
+        .or(files.home_override.as_deref());
     let mut slots: Vec<Cow<'_, str>> = Vec::new();
-    slots.push(match overrides.system {
-        Some(text) => Cow::Owned(cap_text(&text, MAX_INJECTED_CHARS).into_owned()),
+    slots.push(match base {
+        Some(text) => cap_text(text, MAX_INJECTED_CHARS),
         None => Cow::Borrowed(BASE_SYSTEM),
     });
     slots.push(Cow::Borrowed(personality(input.personality)));
@@ -118,11 +149,11 @@ pub fn system_prompt(input: &PromptInput) -> String {
     if let Some(notes) = kind_notes(input.project_kinds) {
         slots.push(Cow::Owned(notes));
     }
-    if let Some(root) = workspace {
-        if let Some(agents) = agents_md_section(root) {
+    if in_workspace {
+        if let Some(agents) = files.agents_md.as_deref().map(agents_md_section) {
             slots.push(Cow::Owned(agents));
         }
-        if let Some(memory) = memory_section(root) {
+        if let Some(memory) = files.memory.as_deref().map(memory_section) {
             slots.push(Cow::Owned(memory));
         }
     }
@@ -246,24 +277,21 @@ fn kind_notes(kinds: &[String]) -> Option<String> {
     (!seen.is_empty()).then_some(out)
 }
 
-fn agents_md_section(root: &Path) -> Option<String> {
-    let text = read_text(&root.join("AGENTS.md"))?;
-    Some(format!(
+fn agents_md_section(text: &str) -> String {
+    format!(
         "# Project instructions\n\
          The workspace's AGENTS.md files, written by the project's maintainers. Follow them unless the user says otherwise.\n\n\
          ## AGENTS.md\n{}",
         cap_text(text.trim(), MAX_INJECTED_CHARS)
-    ))
+    )
 }
 
-fn memory_section(root: &Path) -> Option<String> {
-    let path = root.join(".seekclaw").join("memory").join("MEMORY.md");
-    let text = read_text(&path)?;
-    Some(format!(
+fn memory_section(text: &str) -> String {
+    format!(
         "# Memory\n\
          Notes kept in `.seekclaw/memory/MEMORY.md` from earlier sessions in this workspace. They may be out of date; check them against the code when it matters.\n\n{}",
         cap_text(text.trim(), MAX_INJECTED_CHARS)
-    ))
+    )
 }
 
 fn mcp_section(prompts: &[String]) -> Option<String> {

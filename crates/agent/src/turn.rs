@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use seekclaw_config::{AgentMode, Config, Home, ReasoningLevel, WorkspaceConfig, project_kinds};
+use seekclaw_config::{AgentMode, Config, Home, ReasoningLevel, WorkspaceConfig};
 use seekclaw_providers::routing::{RouteInput, candidates};
 use seekclaw_providers::types::{
     ChatMessage, ChatRequest, FinishReason, ImageData, StreamEvent, ToolSpec,
@@ -247,11 +247,6 @@ impl TurnRuntime<'_> {
         tools: &[String],
         extras: &TurnExtras,
     ) -> String {
-        let kinds = self
-            .workspace_root
-            .as_deref()
-            .map(project_kinds)
-            .unwrap_or_default();
         let personality = self
             .workspace
             .as_ref()
@@ -262,7 +257,7 @@ impl TurnRuntime<'_> {
             personality: &personality,
             scope_global: self.workspace_root.is_none(),
             workspace_root: &self.work_dir,
-            project_kinds: &kinds,
+            project_kinds: &extras.prompt_files.project_kinds,
             network_enabled: input.network_enabled,
             auto_verify: self.config.agent.auto_verify,
             model_ref,
@@ -272,7 +267,7 @@ impl TurnRuntime<'_> {
             os: std::env::consts::OS,
             skills: extras.skills_prompt.as_deref(),
             mcp_prompts: &extras.mcp_prompts,
-            home_prompts: Some(self.home.prompts_dir()),
+            files: &extras.prompt_files,
         };
         prompt::system_prompt(&prompt_input)
     }

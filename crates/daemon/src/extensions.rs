@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use seekclaw_agent::prompt::PromptFiles;
 use seekclaw_agent::{TurnExtras, TurnRuntime};
 use seekclaw_config::{
     Config, Home, McpSettings, State, WorkspaceConfig, read_json_lenient, workspace_config_path,
@@ -73,15 +74,20 @@ pub async fn turn_extras(mcp: &McpManager, rt: &TurnRuntime<'_>) -> TurnExtras {
     mcp.set_timeouts(Timeouts::from_settings(&rt.config.mcp));
     let (home, global, ws) = (rt.home.clone(), rt.config.mcp.clone(), rt.workspace.clone());
     let root = rt.workspace_root.clone();
-    // Both are small disk reads (servers.json, the skill folders): one trip
-    // off the async threads.
+    // All small disk reads (servers.json, the skill folders, the prompt's
+    // files): one trip off the async threads.
     let read = tokio::task::spawn_blocking(move || {
-        let specs = mcp_config(&home, &global, root.as_deref(), ws.as_ref())
-            .specs(&mcp_cwd(&home, root.as_deref()));
-        (specs, enabled_skills(&home, root.as_deref(), ws.as_ref()))
+        let root = root.as_deref();
+        let specs = mcp_config(&home, &global, root, ws.as_ref()).specs(&mcp_cwd(&home, root));
+        let prompt_files = PromptFiles::read(Some(&home.prompts_dir()), root);
+        (
+            specs,
+            enabled_skills(&home, root, ws.as_ref()),
+            prompt_files,
+        )
     })
     .await;
-    let (specs, (skills_prompt, readable_files)) = read.unwrap_or_default();
+    let (specs, (skills_prompt, readable_files), prompt_files) = read.unwrap_or_default();
     let taken = rt.registry.all().map(|t| t.definition().name.clone());
     let turn = mcp.for_turn(&specs, taken).await;
     TurnExtras {
@@ -89,6 +95,7 @@ pub async fn turn_extras(mcp: &McpManager, rt: &TurnRuntime<'_>) -> TurnExtras {
         mcp_prompts: turn.prompts,
         skills_prompt,
         readable_files,
+        prompt_files,
     }
 }
 

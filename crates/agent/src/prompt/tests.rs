@@ -1,4 +1,5 @@
 use std::fs;
+use std::path::PathBuf;
 
 use super::*;
 
@@ -9,6 +10,7 @@ struct Owned {
     tools: Vec<String>,
     skills: Option<String>,
     mcp: Vec<String>,
+    files: PromptFiles,
 }
 
 impl Owned {
@@ -20,10 +22,13 @@ impl Owned {
             tools: vec!["write_file".into(), "bash".into(), "read_file".into()],
             skills: None,
             mcp: Vec::new(),
+            files: PromptFiles::default(),
         }
     }
 
-    fn input(&self) -> PromptInput<'_> {
+    /// The prompt input over the files on disk now (`kinds` stays as set).
+    fn input(&mut self) -> PromptInput<'_> {
+        self.files = PromptFiles::read(self.home_prompts.as_deref(), Some(&self.root));
         PromptInput {
             mode: AgentMode::Edit,
             personality: "pragmatic",
@@ -39,7 +44,7 @@ impl Owned {
             os: "linux",
             skills: self.skills.as_deref(),
             mcp_prompts: &self.mcp,
-            home_prompts: self.home_prompts.clone(),
+            files: &self.files,
         }
     }
 }
@@ -120,7 +125,7 @@ fn optional_slots_are_left_out() {
 #[test]
 fn mode_sections_and_sandbox() {
     let tmp = tempfile::tempdir().unwrap();
-    let owned = Owned::new(tmp.path());
+    let mut owned = Owned::new(tmp.path());
     let cases = [
         (
             AgentMode::Plan,
@@ -156,7 +161,7 @@ fn mode_sections_and_sandbox() {
 #[test]
 fn permissions_reflect_network_and_verify() {
     let tmp = tempfile::tempdir().unwrap();
-    let owned = Owned::new(tmp.path());
+    let mut owned = Owned::new(tmp.path());
     let p = system_prompt(&owned.input());
     assert!(p.contains("- Network: enabled"));
     assert!(p.contains("- Auto-verify: on"));
@@ -175,7 +180,7 @@ fn permissions_reflect_network_and_verify() {
 #[test]
 fn personality_choice() {
     let tmp = tempfile::tempdir().unwrap();
-    let owned = Owned::new(tmp.path());
+    let mut owned = Owned::new(tmp.path());
     let mut input = owned.input();
     input.personality = " Friendly ";
     assert!(system_prompt(&input).contains(PERSONALITY_FRIENDLY.trim()));
@@ -210,7 +215,7 @@ fn agents_and_memory_are_injected_and_capped() {
     let long = format!("HEAD-MARK{}TAIL-MARK", "x".repeat(60_000));
     write(&tmp.path().join("AGENTS.md"), &long);
     write(&tmp.path().join(".seekclaw/memory/MEMORY.md"), &long);
-    let owned = Owned::new(tmp.path());
+    let mut owned = Owned::new(tmp.path());
     let p = system_prompt(&owned.input());
     assert!(p.contains("## AGENTS.md\nHEAD-MARK"));
     assert_eq!(p.matches("HEAD-MARK").count(), 2);
@@ -231,7 +236,7 @@ fn global_scope_skips_workspace_files() {
         &tmp.path().join(".seekclaw/prompts/system.md"),
         "WS-OVERRIDE",
     );
-    let owned = Owned::new(tmp.path());
+    let mut owned = Owned::new(tmp.path());
     let mut input = owned.input();
     input.scope_global = true;
     let p = system_prompt(&input);
@@ -341,4 +346,30 @@ fn environment_block() {
     assert!(env.contains(&format!("- Workspace: {}\n", tmp.path().display())));
     assert!(env.contains("- Model: deepseek/deepseek-chat\n"));
     assert!(env.contains("- Tools: none"));
+}
+
+#[test]
+fn prompt_files_are_read_from_home_and_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ws, home) = (tmp.path().join("ws"), tmp.path().join("home"));
+    write(&home.join("system.md"), "HOME");
+    write(&ws.join(".seekclaw/prompts/system.md"), "WS");
+    write(&ws.join("AGENTS.md"), "AGENTS");
+    write(&ws.join(".seekclaw/memory/MEMORY.md"), "MEMORY");
+    write(&ws.join("Cargo.toml"), "[package]");
+    let files = PromptFiles::read(Some(&home), Some(&ws));
+    assert_eq!(files.home_override.as_deref(), Some("HOME"));
+    assert_eq!(files.workspace_override.as_deref(), Some("WS"));
+    assert_eq!(files.agents_md.as_deref(), Some("AGENTS"));
+    assert_eq!(files.memory.as_deref(), Some("MEMORY"));
+    assert_eq!(files.project_kinds, ["rust"]);
+    // The global scope reads no workspace: only the home override.
+    let global = PromptFiles::read(Some(&home), None);
+    assert_eq!(
+        global,
+        PromptFiles {
+            home_override: Some("HOME".into()),
+            ..PromptFiles::default()
+        }
+    );
 }
