@@ -205,7 +205,7 @@ impl McpTool {
             def: ToolDefinition {
                 name,
                 description,
-                parameters: schema(&tool.input_schema),
+                parameters: Arc::new(schema(&tool.input_schema)),
                 flags: ToolFlags {
                     mutating,
                     network: remote,

@@ -84,7 +84,7 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
         let mut tools: Vec<Value> = req
             .tools
             .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": *t.parameters}))
             .collect();
         if caching && let Some(Value::Object(last)) = tools.last_mut() {
             last.insert("cache_control".into(), ephemeral());

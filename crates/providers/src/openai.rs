@@ -65,7 +65,7 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
                 json!({"type": "function", "function": {
                     "name": t.name,
                     "description": t.description,
-                    "parameters": t.parameters,
+                    "parameters": *t.parameters,
                 }})
             })
             .collect();

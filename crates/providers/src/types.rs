@@ -71,8 +71,8 @@ pub struct ToolCall {
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
-    /// JSON Schema of the arguments (an object schema).
-    pub parameters: serde_json::Value,
+    /// JSON Schema of the arguments (an object schema), shared with the tool.
+    pub parameters: std::sync::Arc<serde_json::Value>,
 }
 
 /// Token counts of one provider attempt.

@@ -31,8 +31,9 @@ pub struct ToolFlags {
 pub struct ToolDefinition {
     pub name: String,
     pub description: String,
-    /// JSON Schema object of the arguments.
-    pub parameters: Value,
+    /// JSON Schema object of the arguments; shared, so offering the tool at
+    /// every step does not copy the schema.
+    pub parameters: Arc<Value>,
     pub flags: ToolFlags,
     /// Short status shown while it runs (`Reading files`, `Running command`, …).
     pub status_label: String,

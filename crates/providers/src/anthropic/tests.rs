@@ -27,7 +27,7 @@ fn tool(name: &str) -> ToolSpec {
     ToolSpec {
         name: name.into(),
         description: format!("{name} tool"),
-        parameters: json!({"type": "object"}),
+        parameters: json!({"type": "object"}).into(),
     }
 }
 

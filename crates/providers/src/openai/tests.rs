@@ -55,7 +55,7 @@ fn read_tool() -> ToolSpec {
     ToolSpec {
         name: "read_file".into(),
         description: "Read a file".into(),
-        parameters: json!({"type":"object","properties":{"path":{"type":"string"}}}),
+        parameters: json!({"type":"object","properties":{"path":{"type":"string"}}}).into(),
     }
 }
 

@@ -79,7 +79,7 @@ pub(crate) fn definition<T: JsonSchema>(
     ToolDefinition {
         name: name.to_string(),
         description: description.to_string(),
-        parameters: schema_of::<T>(),
+        parameters: Arc::new(schema_of::<T>()),
         flags,
         status_label: status_label.to_string(),
     }
