@@ -1,7 +1,7 @@
 //! The end of a turn in the session log: the final answer, the terminal and the
 //! counters in one transaction, with a fallback that still writes the log.
 
-use seekclaw_store::{EventItem, Store, UsageDelta, UsageRecord};
+use seekclaw_store::{EventItem, Store, StoreError, UsageDelta, UsageRecord};
 
 /// Writes the turn's last items (final answer, terminal) and counters, and
 /// clears its active mark. Should the single transaction fail, the items and
@@ -16,6 +16,15 @@ pub(crate) async fn close_turn(
     delta: UsageDelta,
     records: Vec<UsageRecord>,
 ) {
+    // The client's `done` waits for this write. When nothing else is writing
+    // (the usual case) it runs right here: a fraction of a millisecond, less
+    // than handing it to another thread costs. Behind another write it waits
+    // off the async threads.
+    let first = match store.try_close_turn(scope, sid, owner, &items, &delta, &records) {
+        Some(Ok(())) => return,
+        Some(Err(e)) => Some(e),
+        None => None,
+    };
     let (store, scope, sid, owner) = (
         store.clone(),
         scope.to_string(),
@@ -23,20 +32,38 @@ pub(crate) async fn close_turn(
         owner.to_string(),
     );
     let closed = crate::blocking::run_now(move || {
-        let Err(e) = store.close_turn(&scope, &sid, &owner, &items, &delta, &records) else {
-            return;
+        let failure = match first {
+            Some(e) => e,
+            None => match store.close_turn(&scope, &sid, &owner, &items, &delta, &records) {
+                Ok(()) => return,
+                Err(e) => e,
+            },
         };
-        tracing::error!(error = %e, "cannot record the end of the turn; writing its log entries alone");
-        if let Err(e) = store.append_events(&scope, &sid, Some(&owner), &items) {
-            tracing::error!(error = %e, "cannot append the turn's terminal to the session log");
-        }
-        if let Err(e) = store.set_active_turn(&scope, &sid, None) {
-            tracing::error!(error = %e, "cannot clear the session's active turn");
-        }
-        tracing::warn!(rounds = delta.llm_rounds, "the turn's usage counters were not recorded");
+        write_alone(&store, (&scope, &sid, &owner), &items, &delta, &failure);
     })
     .await;
     if let Err(e) = closed {
         tracing::error!(error = %e, "session log task failed");
     }
+}
+
+/// The fallback after the closing transaction failed with `failure`.
+fn write_alone(
+    store: &Store,
+    (scope, sid, owner): (&str, &str, &str),
+    items: &[EventItem],
+    delta: &UsageDelta,
+    failure: &StoreError,
+) {
+    tracing::error!(error = %failure, "cannot record the end of the turn; writing its log entries alone");
+    if let Err(e) = store.append_events(scope, sid, Some(owner), items) {
+        tracing::error!(error = %e, "cannot append the turn's terminal to the session log");
+    }
+    if let Err(e) = store.set_active_turn(scope, sid, None) {
+        tracing::error!(error = %e, "cannot clear the session's active turn");
+    }
+    tracing::warn!(
+        rounds = delta.llm_rounds,
+        "the turn's usage counters were not recorded"
+    );
 }

@@ -7,6 +7,7 @@
 //! pool of read-only connections over a WAL database.
 
 mod blobs;
+mod checkpointer;
 mod error;
 mod event_log;
 mod items;

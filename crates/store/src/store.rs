@@ -13,6 +13,7 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
+use crate::checkpointer::Checkpointer;
 use crate::error::{Result, StoreError};
 use crate::model::StoreStats;
 use crate::schema;
@@ -32,6 +33,8 @@ pub struct Store {
 struct Inner {
     path: PathBuf,
     writer: Mutex<Connection>,
+    /// Kept for as long as the store: its thread ends when the store is dropped.
+    _checkpointer: Checkpointer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
 }
@@ -57,6 +60,8 @@ impl Store {
         let mut writer = Connection::open(path)?;
         configure_writer(&writer)?;
         schema::migrate(&mut writer)?;
+        let checkpointer = Checkpointer::start(path, BUSY_TIMEOUT)?;
+        checkpointer.watch(&mut writer)?;
         // Readers open after the writer switched to WAL and created the
         // schema, so they never see a rollback-journal database.
         let readers = (0..READERS)
@@ -66,6 +71,7 @@ impl Store {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 writer: Mutex::new(writer),
+                _checkpointer: checkpointer,
                 readers,
                 next_reader: AtomicUsize::new(0),
             }),
@@ -122,6 +128,47 @@ impl Store {
         Ok(out)
     }
 
+    /// Like [`Store::write`], but only if the write can start at once: `None`
+    /// (and `f` not run) while another write of this process or of another
+    /// one (a `seekclaw run` beside the daemon) holds the database. For a
+    /// caller that would rather run a short write on its own thread than hand
+    /// it to another, but must never wait there.
+    pub(crate) fn try_write<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    ) -> Option<Result<T>> {
+        let conn = match self.inner.writer.try_lock() {
+            Ok(conn) => conn,
+            Err(TryLockError::WouldBlock) => return None,
+            Err(TryLockError::Poisoned(_)) => return Some(Err(StoreError::Poisoned("writer"))),
+        };
+        if let Err(e) = conn.busy_timeout(Duration::ZERO) {
+            return Some(Err(e.into()));
+        }
+        // `new_unchecked` borrows the connection shared, so the error path can
+        // restore its timeout; the writer lock rules out a nested transaction.
+        let began = Transaction::new_unchecked(&conn, TransactionBehavior::Immediate);
+        let tx = match began {
+            Ok(tx) => tx,
+            Err(e) => {
+                let busy = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy);
+                return match conn.busy_timeout(BUSY_TIMEOUT) {
+                    Err(restore) => Some(Err(restore.into())),
+                    Ok(()) if busy => None,
+                    Ok(()) => Some(Err(e.into())),
+                };
+            }
+        };
+        // Later waits inside the transaction (none expected in WAL mode) wait as usual.
+        if let Err(e) = tx.busy_timeout(BUSY_TIMEOUT) {
+            return Some(Err(e.into()));
+        }
+        Some(f(&tx).and_then(|out| {
+            tx.commit()?;
+            Ok(out)
+        }))
+    }
+
     /// Runs `f` in a read transaction on a pooled reader, so multi-query
     /// reads see one consistent snapshot.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
@@ -132,7 +179,7 @@ impl Store {
         Ok(out)
     }
 
-    fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
+    pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
         self.inner
             .writer
             .lock()

@@ -42,16 +42,40 @@ impl Store {
         delta: &UsageDelta,
         records: &[UsageRecord],
     ) -> Result<()> {
-        self.write(|tx| {
-            let target = LogTarget::find(tx, scope, id)?;
-            let appended = target.append(tx, Some(owner), items)?;
-            close_row(tx, target.pk, &appended.at_iso, delta)?;
-            for r in records {
-                record_usage_in(tx, r)?;
-            }
-            Ok(())
-        })
+        self.write(|tx| close_in(tx, scope, id, owner, items, delta, records))
     }
+
+    /// [`Store::close_turn`] if it can start at once (see [`Store::try_write`]);
+    /// `None` when another write holds the database.
+    pub fn try_close_turn(
+        &self,
+        scope: &str,
+        id: &str,
+        owner: &str,
+        items: &[EventItem],
+        delta: &UsageDelta,
+        records: &[UsageRecord],
+    ) -> Option<Result<()>> {
+        self.try_write(|tx| close_in(tx, scope, id, owner, items, delta, records))
+    }
+}
+
+fn close_in(
+    tx: &Transaction<'_>,
+    scope: &str,
+    id: &str,
+    owner: &str,
+    items: &[EventItem],
+    delta: &UsageDelta,
+    records: &[UsageRecord],
+) -> Result<()> {
+    let target = LogTarget::find(tx, scope, id)?;
+    let appended = target.append(tx, Some(owner), items)?;
+    close_row(tx, target.pk, &appended.at_iso, delta)?;
+    for r in records {
+        record_usage_in(tx, r)?;
+    }
+    Ok(())
 }
 
 /// The session row at a turn's end: `updated_at`, the counters
@@ -276,5 +300,40 @@ mod tests {
         assert!(matches!(err, StoreError::NotFound(_)), "{err:?}");
         assert!(store.usage_summary(None).unwrap().is_empty(), "rolled back");
         assert!(store.open_turn("g", "missing", "t", &user("x")).is_err());
+    }
+
+    #[test]
+    fn a_close_that_cannot_start_at_once_is_left_to_the_caller() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s")).unwrap();
+        store.open_turn("g", "s", "t1", &user("hi")).unwrap();
+        let (items, delta, records) = closing();
+        let try_close = || store.try_close_turn("g", "s", "t1", &items, &delta, &records);
+        // Another write of this process holds the writer.
+        let held = store.writer().unwrap();
+        assert!(try_close().is_none());
+        drop(held);
+        // Another process holds the database's write lock: no waiting either.
+        let other = rusqlite::Connection::open(store.path()).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let started = std::time::Instant::now();
+        assert!(try_close().is_none());
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        other.execute_batch("COMMIT").unwrap();
+        assert!(
+            store.events("g", "s").unwrap().len() == 1,
+            "nothing was written"
+        );
+        // Free: it runs, and later writes wait for locks as usual again.
+        try_close().unwrap().unwrap();
+        let log = store.events("g", "s").unwrap();
+        assert_eq!(log.len(), 3);
+        assert!(store.sessions_with_active_turn().unwrap().is_empty());
+        let busy: i64 = store
+            .writer()
+            .unwrap()
+            .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(busy, 10_000);
     }
 }

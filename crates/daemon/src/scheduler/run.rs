@@ -73,8 +73,9 @@ pub(super) fn start_scheduled(
             })
             .await;
         match claimed {
+            // The run frees its slot itself.
             Ok(Claim::Claimed(task)) => {
-                run_claimed(&d, *task, slot.next_run_at, cancel, reason, settings).await;
+                return run_claimed(&d, *task, slot.next_run_at, cancel, reason, settings).await;
             }
             Ok(Claim::Taken) => {
                 tracing::info!(task = %slot.id, occurrence = %slot.next_run_at, "occurrence already claimed elsewhere; skipped");
@@ -111,14 +112,13 @@ pub async fn start_manual(daemon: &Arc<Daemon>, task_id: &str) -> Result<(), Met
     let settings = Settings::from_config(&daemon.config.load());
     let d = daemon.clone();
     daemon.scheduler.runs.spawn(async move {
-        let id = task.id.clone();
         run_claimed(&d, task, occurrence, cancel, reason, settings).await;
-        d.scheduler.release(&id);
     });
     Ok(())
 }
 
-/// Runs a claimed occurrence to its recorded, broadcast outcome.
+/// Runs a claimed occurrence to its recorded, broadcast outcome, and frees the
+/// task's running slot once the outcome is recorded.
 async fn run_claimed(
     daemon: &Arc<Daemon>,
     task: ScheduledTask,
@@ -155,6 +155,9 @@ async fn run_claimed(
     let stored = daemon
         .db(move |s| s.finish_run(&id, &occ, &rec, |t| next_run_iso(&t.cron, Utc::now())))
         .await;
+    // Free before the broadcast: a client that reruns the task on
+    // `schedule.updated` is not told it is still running.
+    daemon.scheduler.release(&task.id);
     let name = match stored {
         Ok(Some(t)) => t.display_name,
         Ok(None) => task.display_name.clone(),

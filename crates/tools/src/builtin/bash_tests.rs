@@ -285,17 +285,20 @@ async fn cancel_kills_background_jobs_and_leftovers() {
         )
         .await;
     assert!(out.success);
-    // The job prints its child's pid once its shell runs (slow on a loaded box).
+    // The job prints its child's pid once its shell runs: already in the start
+    // answer's "Output so far", or later (slow on a loaded box) as new output.
     let start = Instant::now();
+    let mut seen = out.content;
     let child = loop {
-        let out = w
-            .call(&BashOutputTool::new(), json!({"job_id": "bg-1"}))
-            .await;
-        if let Some(&pid) = pids(&out.content).first() {
+        if let Some(&pid) = pids(&seen).first() {
             break pid;
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "{}", out.content);
+        assert!(start.elapsed() < Duration::from_secs(20), "{seen}");
         tokio::time::sleep(Duration::from_millis(20)).await;
+        seen = w
+            .call(&BashOutputTool::new(), json!({"job_id": "bg-1"}))
+            .await
+            .content;
     };
     victims.push(child);
     assert_eq!(victims.len(), 2, "{victims:?}");

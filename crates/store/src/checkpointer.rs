@@ -1,0 +1,119 @@
+//! WAL checkpoints on a thread of their own. SQLite's automatic checkpoint runs
+//! inside whichever commit takes the log past its threshold: that commit copies
+//! some 4 MB back into the database file and fsyncs, and when it is a turn's
+//! closing write, the client's `done` waits for it. The writer's commits only
+//! signal this thread instead; it checkpoints on its own connection, PASSIVE, so
+//! it never waits for or blocks readers and the writer. Under writes that never
+//! pause, a checkpoint beside them never catches up with the log's end (and the
+//! log restarts only from a complete one), so past [`CATCH_UP_PAGES`] the commit
+//! checkpoints itself, as SQLite would have.
+
+use std::ffi::c_int;
+use std::path::Path;
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use crate::error::{Result, StoreError};
+
+/// WAL pages after which a checkpoint is due (SQLite's default threshold).
+const WAL_PAGES: c_int = 1000;
+/// WAL pages after which the committing connection checkpoints itself.
+const CATCH_UP_PAGES: c_int = 4 * WAL_PAGES;
+
+/// Wakes the checkpoint thread. The thread ends once every sender is gone
+/// (the store and its writer connection dropped).
+pub(crate) struct Checkpointer {
+    wake: SyncSender<()>,
+}
+
+impl Checkpointer {
+    /// Opens the thread's connection to `path` and starts the thread.
+    pub fn start(path: &Path, busy_timeout: Duration) -> Result<Checkpointer> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(busy_timeout)?;
+        // One pending wake-up is enough: a checkpoint covers every commit before it.
+        let (wake, due) = sync_channel::<()>(1);
+        std::thread::Builder::new()
+            .name("seekclaw-wal".into())
+            .spawn(move || {
+                while due.recv().is_ok() {
+                    let done = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                    if let Err(e) = done {
+                        tracing::warn!(error = %e, "WAL checkpoint failed; the next one retries");
+                    }
+                }
+            })
+            .map_err(|source| StoreError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok(Checkpointer { wake })
+    }
+
+    /// Makes `writer`'s commits signal the thread (instead of checkpointing
+    /// themselves) once the log holds [`WAL_PAGES`] pages.
+    pub fn watch(&self, writer: &mut Connection) -> Result<()> {
+        let wake = self.wake.clone();
+        writer.wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, pages: c_int| {
+            if pages >= CATCH_UP_PAGES {
+                // A failed checkpoint is not the committed transaction's failure.
+                if let Err(e) = wal.checkpoint() {
+                    tracing::warn!(error = %e, "WAL checkpoint failed; the next commit retries");
+                }
+            } else if pages >= WAL_PAGES {
+                let _ = wake.try_send(());
+            }
+            Ok(())
+        }))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{new_session, temp_store};
+
+    /// Pages in the WAL file (its size over the frame size), 0 when absent.
+    fn wal_frames(db: &Path) -> u64 {
+        std::fs::metadata(format!("{}-wal", db.display()))
+            .map(|m| m.len() / (4096 + 24))
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn commits_past_the_threshold_are_checkpointed_by_the_thread() {
+        let (_dir, store) = temp_store();
+        let big = "x".repeat(40_000);
+        store.create_session(&new_session("g", "s")).unwrap();
+        let item = crate::items::EventItem::User(crate::items::UserMessage {
+            text: big,
+            images: Vec::new(),
+        });
+        // ~16 pages per append, with pauses: the thread's checkpoints complete
+        // and the log restarts from its start.
+        for i in 0..150 {
+            store.append_event("g", "s", None, &item).unwrap();
+            if i % 25 == 24 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
+        let frames = wal_frames(store.path());
+        assert!(
+            frames < 2 * WAL_PAGES as u64,
+            "the WAL grew to {frames} pages: nobody checkpoints it"
+        );
+        // Writes that never pause: the log stays bounded all the same.
+        for _ in 0..400 {
+            store.append_event("g", "s", None, &item).unwrap();
+        }
+        let frames = wal_frames(store.path());
+        assert!(
+            frames <= (CATCH_UP_PAGES + 100) as u64,
+            "the WAL grew to {frames} pages under sustained writes"
+        );
+        assert_eq!(store.events("g", "s").unwrap().len(), 550);
+    }
+}
