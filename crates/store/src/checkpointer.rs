@@ -10,6 +10,8 @@
 
 use std::ffi::c_int;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::time::Duration;
 
@@ -26,6 +28,8 @@ const CATCH_UP_PAGES: c_int = 4 * WAL_PAGES;
 /// (the store and its writer connection dropped).
 pub(crate) struct Checkpointer {
     wake: SyncSender<()>,
+    /// WAL pages after the last commit.
+    pages: Arc<AtomicI32>,
 }
 
 impl Checkpointer {
@@ -49,14 +53,29 @@ impl Checkpointer {
                 path: path.display().to_string(),
                 source,
             })?;
-        Ok(Checkpointer { wake })
+        Ok(Checkpointer {
+            wake,
+            pages: Arc::new(AtomicI32::new(0)),
+        })
+    }
+
+    #[cfg(test)]
+    pub fn note_pages(&self, pages: c_int) {
+        self.pages.store(pages, Ordering::Relaxed);
+    }
+
+    /// Whether the next commit may checkpoint inline ([`CATCH_UP_PAGES`]): a
+    /// write that must not hold up its thread for that goes elsewhere.
+    pub fn catching_up(&self) -> bool {
+        self.pages.load(Ordering::Relaxed) >= CATCH_UP_PAGES - WAL_PAGES / 4
     }
 
     /// Makes `writer`'s commits signal the thread (instead of checkpointing
     /// themselves) once the log holds [`WAL_PAGES`] pages.
     pub fn watch(&self, writer: &mut Connection) -> Result<()> {
-        let wake = self.wake.clone();
+        let (wake, seen) = (self.wake.clone(), self.pages.clone());
         writer.wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, pages: c_int| {
+            seen.store(pages, Ordering::Relaxed);
             if pages >= CATCH_UP_PAGES {
                 // A failed checkpoint is not the committed transaction's failure.
                 if let Err(e) = wal.checkpoint() {

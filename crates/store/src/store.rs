@@ -34,7 +34,7 @@ struct Inner {
     path: PathBuf,
     writer: Mutex<Connection>,
     /// Kept for as long as the store: its thread ends when the store is dropped.
-    _checkpointer: Checkpointer,
+    checkpointer: Checkpointer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
 }
@@ -71,7 +71,7 @@ impl Store {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 writer: Mutex::new(writer),
-                _checkpointer: checkpointer,
+                checkpointer,
                 readers,
                 next_reader: AtomicUsize::new(0),
             }),
@@ -130,13 +130,17 @@ impl Store {
 
     /// Like [`Store::write`], but only if the write can start at once: `None`
     /// (and `f` not run) while another write of this process or of another
-    /// one (a `seekclaw run` beside the daemon) holds the database. For a
-    /// caller that would rather run a short write on its own thread than hand
-    /// it to another, but must never wait there.
+    /// one (a `seekclaw run` beside the daemon) holds the database, or when
+    /// its commit may have to checkpoint a long log. For a caller that would
+    /// rather run a short write on its own thread than hand it to another, but
+    /// must never wait there.
     pub(crate) fn try_write<T>(
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Option<Result<T>> {
+        if self.inner.checkpointer.catching_up() {
+            return None;
+        }
         let conn = match self.inner.writer.try_lock() {
             Ok(conn) => conn,
             Err(TryLockError::WouldBlock) => return None,
@@ -277,6 +281,17 @@ mod tests {
             0,
             "a new session_pk must not recompile the cached statement"
         );
+    }
+
+    #[test]
+    fn a_write_that_may_checkpoint_a_long_log_is_not_tried_inline() {
+        let (_dir, store) = temp_store();
+        assert!(store.try_write(|_| Ok(())).is_some());
+        store.inner.checkpointer.note_pages(100_000);
+        assert!(store.try_write(|_| Ok(())).is_none());
+        // A commit through the blocking path reports the log's new length.
+        store.create_session(&new_session("g", "s")).unwrap();
+        assert!(store.try_write(|_| Ok(())).is_some());
     }
 
     #[test]
