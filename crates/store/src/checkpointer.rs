@@ -44,9 +44,7 @@ impl Checkpointer {
             .spawn(move || {
                 while due.recv().is_ok() {
                     let done = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-                    if let Err(e) = done {
-                        tracing::warn!(error = %e, "WAL checkpoint failed; the next one retries");
-                    }
+                    report(done);
                 }
             })
             .map_err(|source| StoreError::Io {
@@ -78,15 +76,25 @@ impl Checkpointer {
             seen.store(pages, Ordering::Relaxed);
             if pages >= CATCH_UP_PAGES {
                 // A failed checkpoint is not the committed transaction's failure.
-                if let Err(e) = wal.checkpoint() {
-                    tracing::warn!(error = %e, "WAL checkpoint failed; the next commit retries");
-                }
+                report(wal.checkpoint());
             } else if pages >= WAL_PAGES {
                 let _ = wake.try_send(());
             }
             Ok(())
         }))?;
         Ok(())
+    }
+}
+
+/// Logs a failed checkpoint; one that found another checkpoint running (the
+/// thread's and a commit's can meet) is no failure: the log gets checkpointed.
+fn report(done: rusqlite::Result<()>) {
+    match done {
+        Ok(()) => {}
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
+            tracing::debug!(error = %e, "WAL checkpoint skipped: another one is running");
+        }
+        Err(e) => tracing::warn!(error = %e, "WAL checkpoint failed; the next one retries"),
     }
 }
 
@@ -124,15 +132,17 @@ mod tests {
             frames < 2 * WAL_PAGES as u64,
             "the WAL grew to {frames} pages: nobody checkpoints it"
         );
-        // Writes that never pause: the log stays bounded all the same.
-        for _ in 0..400 {
+        // Writes that never pause (some 11,000 pages): the log stays bounded
+        // all the same (a commit's checkpoint that meets the thread's is
+        // skipped, so the bound is loose).
+        for _ in 0..700 {
             store.append_event("g", "s", None, &item).unwrap();
         }
         let frames = wal_frames(store.path());
         assert!(
-            frames <= (CATCH_UP_PAGES + 100) as u64,
+            frames <= 2 * CATCH_UP_PAGES as u64,
             "the WAL grew to {frames} pages under sustained writes"
         );
-        assert_eq!(store.events("g", "s").unwrap().len(), 550);
+        assert_eq!(store.events("g", "s").unwrap().len(), 850);
     }
 }
