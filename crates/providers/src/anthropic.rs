@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::args::arguments_value;
 use crate::reasoning::{Target, anthropic_budget, effective_level, thinking_enabled};
 use crate::types::{ChatMessage, ChatRequest, ImageData};
-use crate::wire::{WireRequest, api_key, join_url, with_custom_headers};
+use crate::wire::{WireRequest, WireTool, api_key, join_url, with_custom_headers};
 
 pub use decode::AnthropicDecoder;
 pub(crate) use decode::parse_completion;
@@ -80,16 +80,21 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
     } else if let Some(t) = req.temperature {
         body.insert("temperature".into(), json!(t));
     }
-    if caps.tool_calling && !req.tools.is_empty() {
-        let mut tools: Vec<Value> = req
-            .tools
+    let mut tools: Vec<WireTool> = if caps.tool_calling {
+        req.tools
             .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": *t.parameters}))
-            .collect();
-        if caching && let Some(Value::Object(last)) = tools.last_mut() {
-            last.insert("cache_control".into(), ephemeral());
-        }
-        body.insert("tools".into(), Value::Array(tools));
+            .map(|t| WireTool::Input {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                input_schema: t.parameters.clone(),
+                cache_control: None,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if caching && let Some(WireTool::Input { cache_control, .. }) = tools.last_mut() {
+        *cache_control = Some(ephemeral());
     }
 
     let mut headers = Vec::new();
@@ -101,6 +106,7 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
         url: messages_url(&target.provider.base_url),
         headers: with_custom_headers(target, headers),
         body: Value::Object(body),
+        tools,
         stream,
     }
 }

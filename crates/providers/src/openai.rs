@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::args::sanitize_arguments;
 use crate::reasoning::{Target, effective_level, is_deepseek, is_kimi, reasoning_effort};
 use crate::types::{ChatMessage, ChatRequest, ImageData};
-use crate::wire::{WireRequest, api_key, join_url, with_custom_headers};
+use crate::wire::{FunctionSpec, WireRequest, WireTool, api_key, join_url, with_custom_headers};
 
 pub use decode::OpenAiDecoder;
 pub(crate) use decode::parse_completion;
@@ -57,20 +57,21 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
     if let Some(effort) = reasoning_effort(target, level) {
         body.insert("reasoning_effort".into(), json!(effort));
     }
-    if caps.tool_calling && !req.tools.is_empty() {
-        let tools = req
-            .tools
+    let tools = if caps.tool_calling {
+        req.tools
             .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": *t.parameters,
-                }})
+            .map(|t| WireTool::Function {
+                kind: "function",
+                function: FunctionSpec {
+                    name: t.name.clone(),
+                    description: t.description.clone(),
+                    parameters: t.parameters.clone(),
+                },
             })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-    }
+            .collect()
+    } else {
+        Vec::new()
+    };
 
     let mut headers = Vec::new();
     if let Some(key) = api_key(target) {
@@ -88,6 +89,7 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
         url: join_url(&target.provider.base_url, "/chat/completions"),
         headers: with_custom_headers(target, headers),
         body: Value::Object(body),
+        tools,
         stream,
     }
 }

@@ -189,7 +189,8 @@ pub struct Encoded<'a> {
 
 /// The JSON body of `request`, encoded once (retries resend the same bytes).
 pub fn encode_body(provider: &str, request: &WireRequest) -> Result<bytes::Bytes, ProviderError> {
-    serde_json::to_vec(&request.body)
+    request
+        .encode()
         .map(bytes::Bytes::from)
         .map_err(|e| ProviderError::Config(format!("{provider}: cannot encode the request: {e}")))
 }

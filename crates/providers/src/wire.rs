@@ -2,7 +2,9 @@
 //! stream-decoder trait, and dispatch on `provider.kind`.
 
 use std::fmt;
+use std::sync::Arc;
 
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::error::ProviderError;
@@ -11,19 +13,88 @@ use crate::sse::{SseDecoder, SseEventRef};
 use crate::types::{ChatRequest, StreamEvent, TokenUsage, ToolCall};
 use crate::{anthropic, openai};
 
-/// One HTTP POST, ready for the transport: send `body` as JSON (the transport
-/// sets `content-type`) with `headers` (auth, version, the provider's own).
+/// One HTTP POST, ready for the transport: send `body` and `tools` as one JSON
+/// object ([`WireRequest::encode`]; the transport sets `content-type`) with
+/// `headers` (auth, version, the provider's own).
 #[derive(Clone, PartialEq)]
 pub struct WireRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
+    /// The JSON body without its `tools`.
     pub body: Value,
+    /// The body's `tools` array (left out when empty). Most of a request's
+    /// bytes are tool schemas: they are encoded straight from the shared
+    /// schemas instead of being copied into a JSON tree at every step.
+    pub tools: Vec<WireTool>,
     /// Whether `body` asks for an SSE stream (if not, expect one JSON object,
     /// or SSE anyway from some gateways: see [`parse_completion`]).
     pub stream: bool,
 }
 
+/// A tool in a request body, in its provider's shape.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum WireTool {
+    /// OpenAI: `{"type": "function", "function": {name, description, parameters}}`.
+    Function {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        function: FunctionSpec,
+    },
+    /// Anthropic: `{name, description, input_schema, cache_control?}`.
+    Input {
+        name: String,
+        description: String,
+        #[serde(serialize_with = "shared")]
+        input_schema: Arc<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<Value>,
+    },
+}
+
+/// The `function` of an OpenAI tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FunctionSpec {
+    pub name: String,
+    pub description: String,
+    #[serde(serialize_with = "shared")]
+    pub parameters: Arc<Value>,
+}
+
+fn shared<S: Serializer>(value: &Arc<Value>, s: S) -> Result<S::Ok, S::Error> {
+    value.as_ref().serialize(s)
+}
+
 impl WireRequest {
+    /// The body as it is sent: `body` with `tools` as its last member.
+    pub fn encode(&self) -> serde_json::Result<Vec<u8>> {
+        let mut out = serde_json::to_vec(&self.body)?;
+        if self.tools.is_empty() || out.last() != Some(&b'}') {
+            return Ok(out);
+        }
+        // The object's closing brace makes way for the tools.
+        out.pop();
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"tools\":");
+        serde_json::to_writer(&mut out, &self.tools)?;
+        out.push(b'}');
+        Ok(out)
+    }
+
+    /// The body as it is sent, as a JSON tree (for inspection and tests).
+    pub fn json(&self) -> Value {
+        let mut body = self.body.clone();
+        if let Value::Object(map) = &mut body
+            && !self.tools.is_empty()
+        {
+            let tools = serde_json::to_value(&self.tools).unwrap_or_default();
+            map.insert("tools".into(), tools);
+        }
+        body
+    }
+
     /// The value of a header (case-insensitive name).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -61,6 +132,7 @@ impl fmt::Debug for WireRequest {
             .field("url", &self.url)
             .field("headers", &Headers(&self.headers))
             .field("body", &self.body)
+            .field("tools", &self.tools.len())
             .field("stream", &self.stream)
             .finish()
     }
@@ -335,6 +407,48 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn tools_are_encoded_last_into_the_body() {
+        let schema = Arc::new(json!({"type": "object", "properties": {"p": {"type": "string"}}}));
+        let tool = WireTool::Function {
+            kind: "function",
+            function: FunctionSpec {
+                name: "read_file".into(),
+                description: "Reads \"a\" file".into(),
+                parameters: schema.clone(),
+            },
+        };
+        let mut req = WireRequest {
+            url: "http://x".into(),
+            headers: Vec::new(),
+            body: json!({"model": "m", "stream": true}),
+            tools: vec![tool.clone(), tool],
+            stream: true,
+        };
+        let bytes = req.encode().unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            text.starts_with(r#"{"model":"m","stream":true,"tools":[{"type":"function""#),
+            "{text}"
+        );
+        let parsed: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(parsed, req.json());
+        assert_eq!(parsed["tools"][1]["function"]["parameters"], *schema);
+        assert_eq!(
+            parsed["tools"][0]["function"]["description"],
+            "Reads \"a\" file"
+        );
+        // An empty body object still makes valid JSON; no tools, no member.
+        req.body = json!({});
+        assert_eq!(
+            serde_json::from_slice::<Value>(&req.encode().unwrap()).unwrap(),
+            json!({"tools": req.json()["tools"].clone()})
+        );
+        req.tools.clear();
+        assert_eq!(req.encode().unwrap(), b"{}");
+        assert_eq!(req.json(), json!({}));
+    }
+
+    #[test]
     fn debug_redacts_secrets() {
         let req = WireRequest {
             url: "https://api.example.com/v1/chat/completions".into(),
@@ -347,6 +461,7 @@ mod tests {
                 ("accept".into(), "application/json".into()),
             ],
             body: json!({"model": "m"}),
+            tools: Vec::new(),
             stream: true,
         };
         let shown = format!("{req:?} {req:#?}");

@@ -91,7 +91,7 @@ fn tool_loop_with_thinking_and_caching() {
     assert_eq!(w.header("authorization"), None);
     let eph = json!({"type": "ephemeral"});
     assert_eq!(
-        w.body,
+        w.json(),
         json!({
             "model": "claude-sonnet-4",
             "max_tokens": 64000,
@@ -156,7 +156,7 @@ fn no_caching_no_thinking() {
     let w = build_request(&Target::new(&p, &m), &req).unwrap();
     assert_eq!(w.url, "https://gateway.example.com/anthropic/v1/messages");
     assert_eq!(w.header("x-api-key"), None);
-    let body = &w.body;
+    let body = &w.json();
     assert_eq!(body["system"], "sys");
     assert_eq!(body["temperature"], 0.3);
     assert_eq!(body["max_tokens"], 1000);
@@ -185,20 +185,20 @@ fn thinking_budget_respects_output_cap() {
         ..ChatRequest::default()
     };
     let w = build_request(&Target::new(&p, &m), &req).unwrap();
-    assert_eq!(w.body["max_tokens"], 8192);
+    assert_eq!(w.json()["max_tokens"], 8192);
     assert_eq!(
-        w.body["thinking"],
+        w.json()["thinking"],
         json!({"type": "enabled", "budget_tokens": 6144})
     );
-    assert!(w.body.get("temperature").is_none());
+    assert!(w.json().get("temperature").is_none());
     // Below 2048 output tokens there is no room to think.
     let req = ChatRequest {
         max_output: Some(2000),
         ..req
     };
     let w = build_request(&Target::new(&p, &m), &req).unwrap();
-    assert!(w.body.get("thinking").is_none());
-    assert_eq!(w.body["temperature"], 1.0);
+    assert!(w.json().get("thinking").is_none());
+    assert_eq!(w.json()["temperature"], 1.0);
 }
 
 #[test]
@@ -238,7 +238,7 @@ fn images_first_and_not_streamed() {
     let image = json!({"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": "R0lGOD"}});
     let eph = json!({"type": "ephemeral"});
     assert_eq!(
-        w.body["messages"],
+        w.json()["messages"],
         json!([
             {"role": "user", "content": [image.clone(), {"type": "text", "text": "see"}]},
             {"role": "assistant", "content": [
@@ -247,7 +247,7 @@ fn images_first_and_not_streamed() {
                 "content": [{"type": "text", "text": "captured"}, image]}]},
         ])
     );
-    assert_eq!(w.body["stream"], false);
+    assert_eq!(w.json()["stream"], false);
 }
 
 const RECORDED: &str = concat!(

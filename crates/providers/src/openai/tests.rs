@@ -76,7 +76,7 @@ fn deepseek_passes_reasoning_back() {
     assert!(w.stream);
     assert_eq!(w.header("authorization"), Some("Bearer sk-deepseek-secret"));
     assert_eq!(
-        w.body,
+        w.json(),
         json!({
             "model": "deepseek-reasoner",
             "messages": [
@@ -115,7 +115,7 @@ fn kimi_passes_reasoning_back() {
     let w = build_request(&Target::new(&p, &m), &req).unwrap();
     assert_eq!(w.url, "https://api.moonshot.cn/v1/chat/completions");
     assert_eq!(
-        w.body,
+        w.json(),
         json!({
             "model": "kimi-k2-thinking",
             "messages": [
@@ -170,7 +170,7 @@ fn openai_reasoning_model() {
             ("authorization".to_string(), "Bearer custom".to_string()),
         ]
     );
-    let body = &w.body;
+    let body = &w.json();
     assert_eq!(body["max_completion_tokens"], 100_000);
     assert!(body.get("max_tokens").is_none());
     assert_eq!(body["reasoning_effort"], "high");
@@ -198,7 +198,7 @@ fn plain_model_without_key_or_tools() {
     assert_eq!(w.url, "http://localhost:11434/v1/chat/completions");
     assert_eq!(w.header("authorization"), None);
     assert_eq!(
-        w.body,
+        w.json(),
         json!({
             "model": "llama3",
             "messages": [{"role": "user", "content": "hi"}],
@@ -247,7 +247,7 @@ fn image_turn_is_not_streamed() {
     let image_part = json!({"type": "image_url",
         "image_url": {"url": "data:image/png;base64,iVBORw0K", "detail": "auto"}});
     assert_eq!(
-        w.body,
+        w.json(),
         json!({
             "model": "gpt-4o",
             "messages": [
