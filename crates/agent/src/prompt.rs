@@ -52,8 +52,6 @@ pub struct PromptInput<'a> {
     pub scope_global: bool,
     /// The turn's working directory (the project root, or the global work dir).
     pub workspace_root: &'a Path,
-    /// As from `seekclaw_config::project_kinds` (normally `files.project_kinds`).
-    pub project_kinds: &'a [String],
     pub network_enabled: bool,
     pub auto_verify: bool,
     /// `provider/model` of the model answering.
@@ -108,22 +106,6 @@ impl PromptFiles {
     }
 }
 
-/// Prompt texts that replace built-in slots.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PromptOverrides {
-    /// Replaces the base system slot.
-    pub system: Option<String>,
-}
-
-/// Reads `system.md` overrides: the workspace's `<ws>/.seekclaw/prompts/` wins
-/// over `home_prompts`. Empty files count as absent.
-pub fn load_overrides(home_prompts: &Path, workspace: Option<&Path>) -> PromptOverrides {
-    let files = PromptFiles::read(Some(home_prompts), workspace);
-    PromptOverrides {
-        system: files.workspace_override.or(files.home_override),
-    }
-}
-
 /// The full system prompt for one model request.
 pub fn system_prompt(input: &PromptInput) -> String {
     let files = input.files;
@@ -146,7 +128,7 @@ pub fn system_prompt(input: &PromptInput) -> String {
         slots.push(Cow::Borrowed(section));
     }
     slots.push(Cow::Owned(permissions(input)));
-    if let Some(notes) = kind_notes(input.project_kinds) {
+    if let Some(notes) = kind_notes(&files.project_kinds) {
         slots.push(Cow::Owned(notes));
     }
     if in_workspace {
@@ -311,6 +293,7 @@ fn environment(input: &PromptInput) -> String {
     tools.sort_unstable();
     tools.dedup();
     let kinds: Vec<&str> = input
+        .files
         .project_kinds
         .iter()
         .map(|k| k.trim())

@@ -257,7 +257,6 @@ impl TurnRuntime<'_> {
             personality: &personality,
             scope_global: self.workspace_root.is_none(),
             workspace_root: &self.work_dir,
-            project_kinds: &extras.prompt_files.project_kinds,
             network_enabled: input.network_enabled,
             auto_verify: self.config.agent.auto_verify,
             model_ref,

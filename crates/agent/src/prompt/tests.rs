@@ -26,15 +26,15 @@ impl Owned {
         }
     }
 
-    /// The prompt input over the files on disk now (`kinds` stays as set).
+    /// The prompt input over the files on disk now (the project kinds are `kinds`).
     fn input(&mut self) -> PromptInput<'_> {
         self.files = PromptFiles::read(self.home_prompts.as_deref(), Some(&self.root));
+        self.files.project_kinds = self.kinds.clone();
         PromptInput {
             mode: AgentMode::Edit,
             personality: "pragmatic",
             scope_global: false,
             workspace_root: &self.root,
-            project_kinds: &self.kinds,
             network_enabled: true,
             auto_verify: true,
             model_ref: "deepseek/deepseek-chat",
@@ -276,28 +276,20 @@ fn overrides_replace_the_base_slot() {
     let ws = tmp.path().join("ws");
     let home = tmp.path().join("home/prompts");
     fs::create_dir_all(&ws).unwrap();
-    assert_eq!(load_overrides(&home, Some(&ws)), PromptOverrides::default());
+    let overrides = |ws: Option<&Path>| {
+        let files = PromptFiles::read(Some(&home), ws);
+        (files.home_override, files.workspace_override)
+    };
+    assert_eq!(overrides(Some(&ws)), (None, None));
 
     write(&home.join("system.md"), "HOME-BASE\n");
-    assert_eq!(
-        load_overrides(&home, Some(&ws)).system.as_deref(),
-        Some("HOME-BASE\n")
-    );
+    assert_eq!(overrides(Some(&ws)), (Some("HOME-BASE\n".into()), None));
     write(&ws.join(".seekclaw/prompts/system.md"), "WS-BASE");
-    assert_eq!(
-        load_overrides(&home, Some(&ws)).system.as_deref(),
-        Some("WS-BASE")
-    );
-    assert_eq!(
-        load_overrides(&home, None).system.as_deref(),
-        Some("HOME-BASE\n")
-    );
+    assert_eq!(overrides(Some(&ws)).1.as_deref(), Some("WS-BASE"));
+    assert_eq!(overrides(None), (Some("HOME-BASE\n".into()), None));
     // Empty files are ignored.
     write(&ws.join(".seekclaw/prompts/system.md"), " \n");
-    assert_eq!(
-        load_overrides(&home, Some(&ws)).system.as_deref(),
-        Some("HOME-BASE\n")
-    );
+    assert_eq!(overrides(Some(&ws)).1, None);
     write(&ws.join(".seekclaw/prompts/system.md"), "WS-BASE");
 
     let mut owned = Owned::new(&ws);
