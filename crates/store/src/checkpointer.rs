@@ -11,7 +11,7 @@
 use std::ffi::c_int;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::time::Duration;
 
@@ -30,31 +30,56 @@ pub(crate) struct Checkpointer {
     wake: SyncSender<()>,
     /// WAL pages after the last commit.
     pages: Arc<AtomicI32>,
+    /// Wake-ups sent, and checkpoints the thread finished (one per wake-up):
+    /// how a test knows the thread has caught up.
+    signalled: Arc<AtomicU64>,
+    #[cfg_attr(not(test), allow(dead_code))]
+    completed: Arc<AtomicU64>,
 }
 
 impl Checkpointer {
-    /// Opens the thread's connection to `path` and starts the thread.
+    /// Opens the thread's connection to `path` and starts the thread, which
+    /// first checkpoints whatever log an earlier run left behind.
     pub fn start(path: &Path, busy_timeout: Duration) -> Result<Checkpointer> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(busy_timeout)?;
         // One pending wake-up is enough: a checkpoint covers every commit before it.
         let (wake, due) = sync_channel::<()>(1);
+        let completed = Arc::new(AtomicU64::new(0));
+        let done_count = completed.clone();
         std::thread::Builder::new()
             .name("seekclaw-wal".into())
             .spawn(move || {
                 while due.recv().is_ok() {
                     let done = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
                     report(done);
+                    done_count.fetch_add(1, Ordering::Release);
                 }
             })
             .map_err(|source| StoreError::Io {
                 path: path.display().to_string(),
                 source,
             })?;
-        Ok(Checkpointer {
+        // Until the first commit reports it, the log's length is its file's.
+        let leftover = std::fs::metadata(format!("{}-wal", path.display()))
+            .map(|m| m.len() / (4096 + 24))
+            .unwrap_or(0);
+        let checkpointer = Checkpointer {
             wake,
-            pages: Arc::new(AtomicI32::new(0)),
-        })
+            pages: Arc::new(AtomicI32::new(
+                c_int::try_from(leftover).unwrap_or(c_int::MAX),
+            )),
+            signalled: Arc::new(AtomicU64::new(0)),
+            completed,
+        };
+        signal(&checkpointer.wake, &checkpointer.signalled);
+        Ok(checkpointer)
+    }
+
+    /// Whether every checkpoint asked for so far has run.
+    #[cfg(test)]
+    pub fn settled(&self) -> bool {
+        self.completed.load(Ordering::Acquire) >= self.signalled.load(Ordering::Acquire)
     }
 
     #[cfg(test)]
@@ -71,18 +96,31 @@ impl Checkpointer {
     /// Makes `writer`'s commits signal the thread (instead of checkpointing
     /// themselves) once the log holds [`WAL_PAGES`] pages.
     pub fn watch(&self, writer: &mut Connection) -> Result<()> {
-        let (wake, seen) = (self.wake.clone(), self.pages.clone());
+        let (wake, seen, signalled) = (
+            self.wake.clone(),
+            self.pages.clone(),
+            self.signalled.clone(),
+        );
         writer.wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, pages: c_int| {
             seen.store(pages, Ordering::Relaxed);
             if pages >= CATCH_UP_PAGES {
                 // A failed checkpoint is not the committed transaction's failure.
                 report(wal.checkpoint());
             } else if pages >= WAL_PAGES {
-                let _ = wake.try_send(());
+                signal(&wake, &signalled);
             }
             Ok(())
         }))?;
         Ok(())
+    }
+}
+
+/// Wakes the thread unless a wake-up is already pending.
+fn signal(wake: &SyncSender<()>, signalled: &AtomicU64) {
+    // Counted first, so a finished checkpoint is never counted before its wake-up.
+    signalled.fetch_add(1, Ordering::Release);
+    if wake.try_send(()).is_err() {
+        signalled.fetch_sub(1, Ordering::Release);
     }
 }
 
@@ -110,6 +148,18 @@ mod tests {
             .unwrap_or(0)
     }
 
+    /// Waits until the store's checkpoint thread has run every checkpoint asked of it.
+    fn wait_settled(store: &crate::store::Store) {
+        let waited = std::time::Instant::now();
+        while !store.checkpointer().settled() {
+            assert!(
+                waited.elapsed() < Duration::from_secs(20),
+                "no checkpoint ran"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     #[test]
     fn commits_past_the_threshold_are_checkpointed_by_the_thread() {
         let (_dir, store) = temp_store();
@@ -124,7 +174,7 @@ mod tests {
         for i in 0..150 {
             store.append_event("g", "s", None, &item).unwrap();
             if i % 25 == 24 {
-                std::thread::sleep(std::time::Duration::from_millis(100));
+                wait_settled(&store);
             }
         }
         let frames = wal_frames(store.path());
@@ -144,5 +194,32 @@ mod tests {
             "the WAL grew to {frames} pages under sustained writes"
         );
         assert_eq!(store.events("g", "s").unwrap().len(), 850);
+    }
+
+    #[test]
+    fn a_log_left_by_an_earlier_run_counts_and_is_checkpointed() {
+        let (dir, first) = temp_store();
+        first.create_session(&new_session("g", "s")).unwrap();
+        let item = crate::items::EventItem::User(crate::items::UserMessage {
+            text: "y".repeat(40_000),
+            images: Vec::new(),
+        });
+        for _ in 0..300 {
+            first.append_event("g", "s", None, &item).unwrap();
+        }
+        wait_settled(&first);
+        // A crash: the connections never close, the log stays.
+        std::mem::forget(first);
+        let path = dir.path().join("seekclaw.db");
+        assert!(wal_frames(&path) >= CATCH_UP_PAGES as u64);
+        let store = crate::store::Store::open(&path).unwrap();
+        assert!(
+            store.checkpointer().catching_up(),
+            "a long leftover log keeps writes off the async threads"
+        );
+        wait_settled(&store);
+        store.append_event("g", "s", None, &item).unwrap();
+        assert!(!store.checkpointer().catching_up(), "the log restarted");
+        assert_eq!(store.events("g", "s").unwrap().len(), 301);
     }
 }

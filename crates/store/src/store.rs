@@ -22,6 +22,8 @@ use crate::schema;
 const READERS: usize = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const STATEMENT_CACHE: usize = 64;
+/// Attempts of the shutdown checkpoint, 10 ms apart.
+const CHECKPOINT_TRIES: usize = 100;
 
 /// Handle to the SQLite store. Cheap to clone; all clones share the same
 /// connections. Every method blocks: call it from `spawn_blocking`.
@@ -96,11 +98,23 @@ impl Store {
     }
 
     /// Folds the WAL back into the main file and truncates it; called on
-    /// shutdown. A checkpoint blocked by a concurrent reader is not an error.
+    /// shutdown. A checkpoint blocked by a concurrent reader is not an error;
+    /// one that meets the checkpoint thread's (which never waits) tries again.
     pub fn checkpoint(&self) -> Result<()> {
         let conn = self.writer()?;
-        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        for _ in 0..CHECKPOINT_TRIES {
+            let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+            if busy == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         Ok(())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn checkpointer(&self) -> &Checkpointer {
+        &self.inner.checkpointer
     }
 
     /// Factory reset: drops every table and recreates the latest schema.
