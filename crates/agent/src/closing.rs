@@ -17,10 +17,15 @@ pub(crate) async fn close_turn(
     records: Vec<UsageRecord>,
 ) {
     // The client's `done` waits for this write. When nothing else is writing
-    // (the usual case) it runs right here: a fraction of a millisecond, less
-    // than handing it to another thread costs. Behind another write it waits
-    // off the async threads.
-    let first = match store.try_close_turn(scope, sid, owner, &items, &delta, &records) {
+    // (the usual case) and the answer is of a usual size, it runs right here:
+    // a fraction of a millisecond, less than handing it to another thread
+    // costs. Otherwise it runs off the async threads.
+    let inline = if text_bytes(&items) <= INLINE_CLOSE_BYTES {
+        store.try_close_turn(scope, sid, owner, &items, &delta, &records)
+    } else {
+        None
+    };
+    let first = match inline {
         Some(Ok(())) => return,
         Some(Err(e)) => Some(e),
         None => None,
@@ -47,6 +52,23 @@ pub(crate) async fn close_turn(
     }
 }
 
+/// Text of a closing write beyond which it is not run on an async thread
+/// (256 KB is some 70 database pages; the terminal repeats the answer, so
+/// answers up to about half that qualify).
+const INLINE_CLOSE_BYTES: usize = 256 * 1024;
+
+/// The text the closing items carry (answer, thinking, terminal).
+fn text_bytes(items: &[EventItem]) -> usize {
+    items
+        .iter()
+        .map(|item| match item {
+            EventItem::Assistant(a) => a.text.len() + a.thinking.as_ref().map_or(0, String::len),
+            EventItem::Terminal(t) => t.text.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
 /// The fallback after the closing transaction failed with `failure`.
 fn write_alone(
     store: &Store,
@@ -66,4 +88,31 @@ fn write_alone(
         rounds = delta.llm_rounds,
         "the turn's usage counters were not recorded"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seekclaw_store::{AssistantMessage, TerminalStatus, TurnTerminal, UserMessage};
+
+    #[test]
+    fn a_closing_write_is_sized_by_the_text_it_carries() {
+        let items = [
+            EventItem::Assistant(AssistantMessage {
+                text: "a".repeat(100),
+                thinking: Some("t".repeat(20)),
+                ..AssistantMessage::default()
+            }),
+            EventItem::Terminal(TurnTerminal {
+                status: TerminalStatus::Finished,
+                text: "a".repeat(100),
+            }),
+            EventItem::User(UserMessage {
+                text: "not part of a close".into(),
+                images: Vec::new(),
+            }),
+        ];
+        assert_eq!(text_bytes(&items), 220);
+        assert_eq!(text_bytes(&[]), 0);
+    }
 }
