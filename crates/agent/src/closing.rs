@@ -1,7 +1,7 @@
 //! The end of a turn in the session log: the final answer, the terminal and the
 //! counters in one transaction, with a fallback that still writes the log.
 
-use seekclaw_store::{EventItem, Store, StoreError, UsageDelta, UsageRecord};
+use seekclaw_store::{EventItem, Store, StoreError, TurnEnd, UsageDelta, UsageRecord};
 
 /// Writes the turn's last items (final answer, terminal) and counters, and
 /// clears its active mark. Should the single transaction fail, the items and
@@ -21,7 +21,14 @@ pub(crate) async fn close_turn(
     // a fraction of a millisecond, less than handing it to another thread
     // costs. Otherwise it runs off the async threads.
     let inline = if text_bytes(&items) <= INLINE_CLOSE_BYTES {
-        store.try_close_turn(scope, sid, owner, &items, &delta, &records)
+        store.try_close_turn(&TurnEnd {
+            scope,
+            id: sid,
+            owner,
+            items: &items,
+            delta: &delta,
+            records: &records,
+        })
     } else {
         None
     };
@@ -37,14 +44,22 @@ pub(crate) async fn close_turn(
         owner.to_string(),
     );
     let closed = crate::blocking::run_now(move || {
+        let end = TurnEnd {
+            scope: &scope,
+            id: &sid,
+            owner: &owner,
+            items: &items,
+            delta: &delta,
+            records: &records,
+        };
         let failure = match first {
             Some(e) => e,
-            None => match store.close_turn(&scope, &sid, &owner, &items, &delta, &records) {
+            None => match store.close_turn(&end) {
                 Ok(()) => return,
                 Err(e) => e,
             },
         };
-        write_alone(&store, (&scope, &sid, &owner), &items, &delta, &failure);
+        write_alone(&store, &end, &failure);
     })
     .await;
     if let Err(e) = closed {
@@ -70,22 +85,16 @@ fn text_bytes(items: &[EventItem]) -> usize {
 }
 
 /// The fallback after the closing transaction failed with `failure`.
-fn write_alone(
-    store: &Store,
-    (scope, sid, owner): (&str, &str, &str),
-    items: &[EventItem],
-    delta: &UsageDelta,
-    failure: &StoreError,
-) {
+fn write_alone(store: &Store, end: &TurnEnd<'_>, failure: &StoreError) {
     tracing::error!(error = %failure, "cannot record the end of the turn; writing its log entries alone");
-    if let Err(e) = store.append_events(scope, sid, Some(owner), items) {
+    if let Err(e) = store.append_events(end.scope, end.id, Some(end.owner), end.items) {
         tracing::error!(error = %e, "cannot append the turn's terminal to the session log");
     }
-    if let Err(e) = store.set_active_turn(scope, sid, None) {
+    if let Err(e) = store.set_active_turn(end.scope, end.id, None) {
         tracing::error!(error = %e, "cannot clear the session's active turn");
     }
     tracing::warn!(
-        rounds = delta.llm_rounds,
+        rounds = end.delta.llm_rounds,
         "the turn's usage counters were not recorded"
     );
 }

@@ -83,8 +83,9 @@ impl WireRequest {
         Ok(out)
     }
 
-    /// The body as it is sent, as a JSON tree (for inspection and tests).
-    pub fn json(&self) -> Value {
+    /// The body as it is sent, as a JSON tree.
+    #[cfg(test)]
+    pub(crate) fn json(&self) -> Value {
         let mut body = self.body.clone();
         if let Value::Object(map) = &mut body
             && !self.tools.is_empty()

@@ -128,7 +128,7 @@ impl Store {
                 .execute(params![pk, cut])?;
             blobs::drop_unreferenced(tx, &hashes)?;
             if deleted > 0 {
-                bump(tx, pk)?;
+                bump(tx, pk, &format_iso(Utc::now()))?;
             }
             Ok(count.min(keep))
         })
@@ -214,9 +214,9 @@ fn maybe_set_title(tx: &Transaction<'_>, pk: i64, seq: i64, text: &str) -> Resul
     Ok(true)
 }
 
-fn bump(tx: &Transaction<'_>, pk: i64) -> Result<()> {
+fn bump(tx: &Transaction<'_>, pk: i64, at_iso: &str) -> Result<()> {
     tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
-        .execute(params![format_iso(Utc::now()), pk])?;
+        .execute(params![at_iso, pk])?;
     Ok(())
 }
 
@@ -233,8 +233,7 @@ pub(crate) fn append_in(
         return Ok(Vec::new());
     }
     let appended = target.append(tx, turn, items)?;
-    tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
-        .execute(params![appended.at_iso, target.pk])?;
+    bump(tx, target.pk, &appended.at_iso)?;
     Ok(appended.seqs)
 }
 

@@ -38,6 +38,7 @@ pub use schema::LATEST_VERSION as SCHEMA_VERSION;
 pub use sessions::HeaderRow;
 pub use store::Store;
 pub use time::{format_iso, now_iso};
+pub use turns::TurnEnd;
 pub use usage::{UsageRecord, UsageSummary};
 
 #[cfg(test)]

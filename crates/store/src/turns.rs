@@ -29,53 +29,45 @@ impl Store {
         })
     }
 
-    /// Ends `owner`'s turn, all or nothing: appends its last items (final
-    /// answer, terminal), adds its counters, records its provider attempts and
-    /// clears the active mark. The session row is rewritten once: this write
-    /// stands between the last token and `done`.
-    pub fn close_turn(
-        &self,
-        scope: &str,
-        id: &str,
-        owner: &str,
-        items: &[EventItem],
-        delta: &UsageDelta,
-        records: &[UsageRecord],
-    ) -> Result<()> {
-        self.write(|tx| close_in(tx, scope, id, owner, items, delta, records))
+    /// Ends a turn, all or nothing: appends its last items (final answer,
+    /// terminal), adds its counters, records its provider attempts and clears
+    /// the active mark. The session row is rewritten once: this write stands
+    /// between the last token and `done`.
+    pub fn close_turn(&self, end: &TurnEnd<'_>) -> Result<()> {
+        self.write(|tx| end.write_in(tx))
     }
 
     /// [`Store::close_turn`] if it can start at once (see [`Store::try_write`]);
     /// `None` when another write holds the database.
-    pub fn try_close_turn(
-        &self,
-        scope: &str,
-        id: &str,
-        owner: &str,
-        items: &[EventItem],
-        delta: &UsageDelta,
-        records: &[UsageRecord],
-    ) -> Option<Result<()>> {
-        self.try_write(|tx| close_in(tx, scope, id, owner, items, delta, records))
+    pub fn try_close_turn(&self, end: &TurnEnd<'_>) -> Option<Result<()>> {
+        self.try_write(|tx| end.write_in(tx))
     }
 }
 
-fn close_in(
-    tx: &Transaction<'_>,
-    scope: &str,
-    id: &str,
-    owner: &str,
-    items: &[EventItem],
-    delta: &UsageDelta,
-    records: &[UsageRecord],
-) -> Result<()> {
-    let target = LogTarget::find(tx, scope, id)?;
-    let appended = target.append(tx, Some(owner), items)?;
-    close_row(tx, target.pk, &appended.at_iso, delta)?;
-    for r in records {
-        record_usage_in(tx, r)?;
+/// What a turn's closing write records.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnEnd<'a> {
+    pub scope: &'a str,
+    pub id: &'a str,
+    /// The turn (its active mark and the `turn` of its events).
+    pub owner: &'a str,
+    /// Final answer and terminal.
+    pub items: &'a [EventItem],
+    pub delta: &'a UsageDelta,
+    /// Its provider attempts.
+    pub records: &'a [UsageRecord],
+}
+
+impl TurnEnd<'_> {
+    fn write_in(&self, tx: &Transaction<'_>) -> Result<()> {
+        let target = LogTarget::find(tx, self.scope, self.id)?;
+        let appended = target.append(tx, Some(self.owner), self.items)?;
+        close_row(tx, target.pk, &appended.at_iso, self.delta)?;
+        for r in self.records {
+            record_usage_in(tx, r)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The session row at a turn's end: `updated_at`, the counters
@@ -119,6 +111,24 @@ mod tests {
         })
     }
 
+    fn end<'a>(
+        scope: &'a str,
+        id: &'a str,
+        owner: &'a str,
+        items: &'a [EventItem],
+        delta: &'a UsageDelta,
+        records: &'a [UsageRecord],
+    ) -> TurnEnd<'a> {
+        TurnEnd {
+            scope,
+            id,
+            owner,
+            items,
+            delta,
+            records,
+        }
+    }
+
     fn terminal() -> EventItem {
         EventItem::Terminal(TurnTerminal {
             status: TerminalStatus::Finished,
@@ -139,7 +149,8 @@ mod tests {
             output_tokens: 20,
             output_elapsed_ms: 300,
         };
-        let add = |id: &str, d: &UsageDelta| store.close_turn("g", id, "t", &[terminal()], d, &[]);
+        let add =
+            |id: &str, d: &UsageDelta| store.close_turn(&end("g", id, "t", &[terminal()], d, &[]));
         add("s", &d).unwrap();
         let d2 = UsageDelta {
             execution_steps: 3,
@@ -199,7 +210,7 @@ mod tests {
 
         let (items, delta, records) = closing();
         store
-            .close_turn("g", "s1", "turn-1", &items, &delta, &records)
+            .close_turn(&end("g", "s1", "turn-1", &items, &delta, &records))
             .unwrap();
         let header = store.session("g", "s1").unwrap().unwrap();
         assert_eq!(header.active_turn, None);
@@ -232,7 +243,7 @@ mod tests {
         store.open_turn("g", "s1", "t1", &user("hi")).unwrap();
         let (items, delta, records) = closing();
         store
-            .close_turn("g", "s1", "t1", &items, &delta, &records)
+            .close_turn(&end("g", "s1", "t1", &items, &delta, &records))
             .unwrap();
         // A cancelled turn: its partial text differs from nothing before it.
         store.open_turn("g", "s1", "t2", &user("again")).unwrap();
@@ -241,7 +252,7 @@ mod tests {
             text: "partial".into(),
         });
         store
-            .close_turn("g", "s1", "t2", &[cancelled], &delta, &[])
+            .close_turn(&end("g", "s1", "t2", &[cancelled], &delta, &[]))
             .unwrap();
 
         let payloads = terminal_payloads(&store);
@@ -295,7 +306,7 @@ mod tests {
         let (_dir, store) = temp_store();
         let (items, delta, records) = closing();
         let err = store
-            .close_turn("g", "missing", "turn-1", &items, &delta, &records)
+            .close_turn(&end("g", "missing", "turn-1", &items, &delta, &records))
             .unwrap_err();
         assert!(matches!(err, StoreError::NotFound(_)), "{err:?}");
         assert!(store.usage_summary(None).unwrap().is_empty(), "rolled back");
@@ -308,7 +319,7 @@ mod tests {
         store.create_session(&new_session("g", "s")).unwrap();
         store.open_turn("g", "s", "t1", &user("hi")).unwrap();
         let (items, delta, records) = closing();
-        let try_close = || store.try_close_turn("g", "s", "t1", &items, &delta, &records);
+        let try_close = || store.try_close_turn(&end("g", "s", "t1", &items, &delta, &records));
         // Another write of this process holds the writer.
         let held = store.writer().unwrap();
         assert!(try_close().is_none());
