@@ -61,30 +61,7 @@ impl Store {
     pub fn events(&self, scope: &str, id: &str) -> Result<Vec<SessionEvent>> {
         self.read(|tx| {
             let pk = session_pk(tx, scope, id)?;
-            let mut blobs = BlobCache::default();
-            let mut stmt = tx.prepare_cached(
-                "SELECT seq, unix_ms, turn, kind, payload FROM session_events \
-                 WHERE session_pk = ?1 ORDER BY seq",
-            )?;
-            let mut rows = stmt.query([pk])?;
-            let mut out = Vec::new();
-            while let Some(r) = rows.next()? {
-                let seq: i64 = r.get(0)?;
-                let kind: String = r.get(3)?;
-                let payload: String = r.get(4)?;
-                let item = if kind == "terminal" {
-                    terminal_row(id, seq, &payload, &out)?
-                } else {
-                    decode_row(tx, id, seq, &kind, &payload, &mut blobs)?
-                };
-                out.push(SessionEvent {
-                    seq: seq as u64,
-                    unix_ms: r.get(1)?,
-                    turn: r.get(2)?,
-                    item,
-                });
-            }
-            Ok(out)
+            events_of(tx, pk, id)
         })
     }
 
@@ -159,6 +136,34 @@ fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Opt
 }
 
 /// A terminal row, its text taken from the answer it refers to (read earlier).
+/// The log of the session with primary key `pk` (id `id`, for errors).
+pub(crate) fn events_of(conn: &Connection, pk: i64, id: &str) -> Result<Vec<SessionEvent>> {
+    let mut blobs = BlobCache::default();
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, unix_ms, turn, kind, payload FROM session_events \
+         WHERE session_pk = ?1 ORDER BY seq",
+    )?;
+    let mut rows = stmt.query([pk])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let seq: i64 = r.get(0)?;
+        let kind: String = r.get(3)?;
+        let payload: String = r.get(4)?;
+        let item = if kind == "terminal" {
+            terminal_row(id, seq, &payload, &out)?
+        } else {
+            decode_row(conn, id, seq, &kind, &payload, &mut blobs)?
+        };
+        out.push(SessionEvent {
+            seq: seq as u64,
+            unix_ms: r.get(1)?,
+            turn: r.get(2)?,
+            item,
+        });
+    }
+    Ok(out)
+}
+
 fn terminal_row(id: &str, seq: i64, payload: &str, before: &[SessionEvent]) -> Result<EventItem> {
     let (mut terminal, answer_seq) = stored::decode_terminal(payload).map_err(|e| match e {
         StoreError::Json(e) => {

@@ -8,6 +8,7 @@
 
 mod blobs;
 mod checkpointer;
+mod conversation;
 mod error;
 mod event_log;
 mod items;
@@ -23,6 +24,7 @@ mod time;
 mod turns;
 mod usage;
 
+pub use conversation::Conversation;
 pub use error::{Result, StoreError};
 pub use items::{
     AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, SessionEvent, Summary,

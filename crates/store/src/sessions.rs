@@ -18,8 +18,9 @@ macro_rules! header_cols {
          output_elapsed_ms, created_at, updated_at, scope, active_turn"
     };
 }
+pub(crate) use header_cols;
 
-fn header_from_row(r: &Row<'_>) -> rusqlite::Result<SessionHeader> {
+pub(crate) fn header_from_row(r: &Row<'_>) -> rusqlite::Result<SessionHeader> {
     Ok(SessionHeader {
         id: r.get(0)?,
         title: r.get(1)?,

@@ -117,6 +117,16 @@ impl Store {
         &self.inner.checkpointer
     }
 
+    /// Every reader, locked (a pool that is busy for as long as they are held).
+    #[cfg(test)]
+    pub(crate) fn hold_readers(&self) -> Vec<MutexGuard<'_, Connection>> {
+        self.inner
+            .readers
+            .iter()
+            .map(|r| r.lock().unwrap())
+            .collect()
+    }
+
     /// Factory reset: drops every table and recreates the latest schema.
     pub fn reset(&self) -> Result<()> {
         let mut conn = self.writer()?;
@@ -195,6 +205,41 @@ impl Store {
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)
+    }
+
+    /// Like [`Store::read`], but only if a reader is idle and the database
+    /// can be read without waiting: `None` (and `f` not run to completion)
+    /// otherwise. For a caller that would rather run a short read on its own
+    /// thread than hand it to another, but must never wait there.
+    pub(crate) fn try_read<T>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+    ) -> Option<Result<T>> {
+        let conn = self
+            .inner
+            .readers
+            .iter()
+            .find_map(|reader| reader.try_lock().ok())?;
+        if let Err(e) = conn.busy_timeout(Duration::ZERO) {
+            return Some(Err(e.into()));
+        }
+        // Shared borrow (as in `try_write`) so the timeout is restored on every path.
+        let out = Transaction::new_unchecked(&conn, TransactionBehavior::Deferred)
+            .map_err(StoreError::from)
+            .and_then(|tx| {
+                let out = f(&tx)?;
+                tx.commit()?;
+                Ok(out)
+            });
+        if let Err(e) = conn.busy_timeout(BUSY_TIMEOUT) {
+            return Some(Err(e.into()));
+        }
+        match out {
+            // Only a writer recovering the log or a restarting checkpoint makes
+            // a WAL reader wait: leave that to a thread that may.
+            Err(e) if e.is_retryable() => None,
+            out => Some(out),
+        }
     }
 
     pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {

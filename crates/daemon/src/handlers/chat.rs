@@ -293,7 +293,7 @@ async fn claim_session<'d>(
     let level = claim.level;
     let Some(sid) = claim.requested else {
         let mut session = resolve_session(daemon, conn, claim.scope).await?;
-        let stored = ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default();
+        let stored = stored_level(&session);
         if let Some(patch) = level_patch(level, stored) {
             let (k, s) = (claim.scope.key.clone(), session.id.clone());
             if let Some(h) = daemon
@@ -313,22 +313,35 @@ async fn claim_session<'d>(
     };
     let guard = claim_id(&sid)?;
     let (k, s) = (claim.scope.key.clone(), sid.clone());
-    let found = daemon
-        .db(move |st| {
-            let Some(mut session) = st.session(&k, &s)? else {
-                return Ok(None);
-            };
-            let stored = ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default();
-            if let Some(patch) = level_patch(level, stored)
-                && let Some(h) = st.update_session(&k, &s, &patch)?
-            {
-                session = h;
-            }
-            let past = st.events(&k, &s)?;
-            Ok(Some((session, level.unwrap_or(stored), past)))
-        })
-        .await
-        .map_err(|e| e.with_session(Some(sid.clone())))?;
+    // A short log is read right here when a reader is idle (the usual case):
+    // a fraction of a millisecond, less than a trip to a blocking thread and
+    // back costs. Long logs, a busy pool and a level to store take the trip.
+    let found = match daemon.store.try_conversation(&k, &s) {
+        Some(Ok(Some(c))) if level_patch(level, stored_level(&c.header)).is_none() => {
+            let reasoning = level.unwrap_or(stored_level(&c.header));
+            Ok(Some((c.header, reasoning, c.events)))
+        }
+        Some(Ok(None)) => Ok(None),
+        Some(Err(e)) => Err(crate::error::store_error(e)),
+        _ => {
+            daemon
+                .db(move |st| {
+                    let Some(c) = st.conversation(&k, &s)? else {
+                        return Ok(None);
+                    };
+                    let mut session = c.header;
+                    let stored = stored_level(&session);
+                    if let Some(patch) = level_patch(level, stored)
+                        && let Some(h) = st.update_session(&k, &s, &patch)?
+                    {
+                        session = h;
+                    }
+                    Ok(Some((session, level.unwrap_or(stored), c.events)))
+                })
+                .await
+        }
+    }
+    .map_err(|e| e.with_session(Some(sid.clone())))?;
     let Some((session, reasoning, past)) = found else {
         return Err(
             MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
@@ -340,6 +353,11 @@ async fn claim_session<'d>(
         reasoning,
         past: Some(past),
     })
+}
+
+/// The reasoning level stored with a session (the default if unreadable).
+fn stored_level(session: &SessionHeader) -> ReasoningLevel {
+    ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default()
 }
 
 /// The session change a chat's `reasoningLevel` asks for, if any.
