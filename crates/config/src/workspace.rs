@@ -155,58 +155,6 @@ impl FileId {
     }
 }
 
-fn has_file_with_ext(dir: &Path, exts: &[&str]) -> bool {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return false;
-    };
-    entries.flatten().any(|e| {
-        let path = e.path();
-        let ext_matches = path
-            .extension()
-            .and_then(|x| x.to_str())
-            .is_some_and(|x| exts.iter().any(|want| x.eq_ignore_ascii_case(want)));
-        ext_matches && path.is_file()
-    })
-}
-
-/// Project kinds found at `root`, in the order git, dotnet, node, python, rust,
-/// go, unity, vue.
-pub fn project_kinds(root: &Path) -> Vec<String> {
-    const DOTNET: [&str; 3] = ["sln", "slnx", "csproj"];
-    let package_json = root.join("package.json");
-    let dotnet = has_file_with_ext(root, &DOTNET)
-        || fs::read_dir(root).is_ok_and(|entries| {
-            entries.flatten().any(|e| {
-                let p = e.path();
-                p.is_dir() && has_file_with_ext(&p, &DOTNET)
-            })
-        });
-    let vue = fs::read_to_string(&package_json).is_ok_and(|s| s.contains("\"vue\""));
-    let checks = [
-        ("git", root.join(".git").exists()),
-        ("dotnet", dotnet),
-        ("node", package_json.is_file()),
-        (
-            "python",
-            ["pyproject.toml", "requirements.txt", "setup.py"]
-                .iter()
-                .any(|f| root.join(f).is_file()),
-        ),
-        ("rust", root.join("Cargo.toml").is_file()),
-        ("go", root.join("go.mod").is_file()),
-        (
-            "unity",
-            root.join("Assets").is_dir() && root.join("ProjectSettings").is_dir(),
-        ),
-        ("vue", vue),
-    ];
-    checks
-        .into_iter()
-        .filter(|(_, found)| *found)
-        .map(|(kind, _)| kind.to_string())
-        .collect()
-}
-
 /// The workspace's display name: its folder name (the whole path for `/`).
 pub fn workspace_name(root: &Path) -> String {
     match root.file_name() {

@@ -131,40 +131,6 @@ fn seekclaw_home_through_symlink_is_ignored() {
 }
 
 #[test]
-fn project_kind_detection() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
-    assert!(project_kinds(root).is_empty());
-
-    fs::create_dir(root.join(".git")).unwrap();
-    touch(&root.join("App/App.csproj"));
-    fs::write(
-        root.join("package.json"),
-        r#"{"dependencies":{"vue":"^3"}}"#,
-    )
-    .unwrap();
-    touch(&root.join("requirements.txt"));
-    touch(&root.join("Cargo.toml"));
-    touch(&root.join("go.mod"));
-    fs::create_dir(root.join("Assets")).unwrap();
-    fs::create_dir(root.join("ProjectSettings")).unwrap();
-    assert_eq!(
-        project_kinds(root),
-        [
-            "git", "dotnet", "node", "python", "rust", "go", "unity", "vue"
-        ]
-    );
-
-    let other = tempfile::tempdir().unwrap();
-    fs::write(other.path().join("package.json"), r#"{"name":"x"}"#).unwrap();
-    touch(&other.path().join("setup.py"));
-    fs::create_dir(other.path().join("Assets")).unwrap();
-    // csproj two levels down does not count.
-    touch(&other.path().join("a/b/X.csproj"));
-    assert_eq!(project_kinds(other.path()), ["node", "python"]);
-}
-
-#[test]
 fn workspace_names() {
     assert_eq!(workspace_name(Path::new("/home/u/my-app")), "my-app");
     assert_eq!(workspace_name(Path::new("/")), "/");
