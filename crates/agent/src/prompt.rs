@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use seekclaw_config::AgentMode;
@@ -103,6 +103,24 @@ impl PromptFiles {
                 .map(seekclaw_config::project_kinds)
                 .unwrap_or_default(),
         }
+    }
+
+    /// Every path [`PromptFiles::read`] with these arguments depends on.
+    pub fn sources(home_prompts: Option<&Path>, workspace: Option<&Path>) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = home_prompts
+            .map(|dir| dir.join(SYSTEM_OVERRIDE_FILE))
+            .into_iter()
+            .collect();
+        if let Some(ws) = workspace {
+            let seekclaw = ws.join(".seekclaw");
+            paths.extend([
+                seekclaw.join("prompts").join(SYSTEM_OVERRIDE_FILE),
+                ws.join("AGENTS.md"),
+                seekclaw.join("memory").join("MEMORY.md"),
+            ]);
+            paths.extend(seekclaw_config::project_kind_sources(ws));
+        }
+        paths
     }
 }
 

@@ -25,7 +25,7 @@ pub use error::{ConfigError, Result};
 pub use home::{HOME_ENV, Home, user_home};
 pub use jsonfile::{FileProblem, Loaded, load_json_file, read_json_lenient, save_json_file};
 pub use paths::{GLOBAL_SCOPE, normalize_path, path_key, scope_key_workspace};
-pub use project_kinds::project_kinds;
+pub use project_kinds::{project_kind_sources, project_kinds};
 pub use provider::{Capabilities, Model, Provider};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
 pub use workspace::{detect_root, init_workspace, workspace_name};

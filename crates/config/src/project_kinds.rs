@@ -6,7 +6,7 @@
 //! of thousands of entries used to be listed in full on every turn.
 
 use std::fs::{self, DirEntry};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const DOTNET: [&str; 3] = ["sln", "slnx", "csproj"];
 /// Folders never searched for a .NET project (dependencies, build output).
@@ -68,6 +68,20 @@ pub fn project_kinds(root: &Path) -> Vec<String> {
         .filter(|(_, found)| *found)
         .map(|(kind, _)| kind.to_string())
         .collect()
+}
+
+/// Every path [`project_kinds`] of `root` depends on: the root (entries come
+/// and go), `package.json` (its text) and the subfolders searched for .NET.
+pub fn project_kind_sources(root: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![root.to_path_buf(), root.join("package.json")];
+    paths.extend(
+        top_level(root)
+            .iter()
+            .filter(|e| e.is_dir && searched(&e.name))
+            .take(MAX_SUBFOLDERS)
+            .map(|e| root.join(&e.name)),
+    );
+    paths
 }
 
 fn top_level(root: &Path) -> Vec<Entry> {

@@ -96,6 +96,8 @@ pub struct Daemon {
     pub tools: seekclaw_tools::Registry,
     /// MCP server connections, shared by every turn with the same server config.
     pub mcp: seekclaw_mcp::McpManager,
+    /// What turns read from disk besides the session, per scope.
+    pub extras: crate::extras_cache::ExtrasCache,
     /// Running turns, one per session.
     pub turns: crate::turns::Turns,
     /// Scheduled tasks: the tick loop's state and the runs in progress.
@@ -184,6 +186,7 @@ impl Daemon {
             locks: Arc::new(seekclaw_tools::WriteLocks::new()),
             tools: seekclaw_tools::builtin_registry(),
             mcp: seekclaw_mcp::McpManager::new(),
+            extras: crate::extras_cache::ExtrasCache::default(),
             turns: crate::turns::Turns::default(),
             slow_client_timeout: slow,
             next_conn: AtomicU64::new(1),

@@ -11,6 +11,7 @@ use seekclaw_config::{
 use seekclaw_mcp::{McpManager, Merged, ServerSpec, Timeouts, merge};
 
 use crate::daemon::Daemon;
+use crate::extras_cache::{DiskExtras, ExtrasCache, ExtrasInputs, Read};
 
 /// The workspace root whose own config counts: `None` for the global scope and
 /// for a "workspace" that is the SeekClaw home itself.
@@ -69,42 +70,82 @@ pub async fn activate(daemon: &Daemon, restart: bool) {
         .await;
 }
 
-/// A turn's MCP tools and prompts and its skills section.
-pub async fn turn_extras(mcp: &McpManager, rt: &TurnRuntime<'_>) -> TurnExtras {
+/// A turn's MCP tools and prompts, its skills section and its prompt files.
+pub async fn turn_extras(
+    mcp: &McpManager,
+    cache: &ExtrasCache,
+    rt: &TurnRuntime<'_>,
+) -> TurnExtras {
     mcp.set_timeouts(Timeouts::from_settings(&rt.config.mcp));
-    let (home, global, ws) = (rt.home.clone(), rt.config.mcp.clone(), rt.workspace.clone());
-    let root = rt.workspace_root.clone();
-    // All small disk reads (servers.json, the skill folders, the prompt's
-    // files): one trip off the async threads.
-    let read = tokio::task::spawn_blocking(move || {
-        let root = root.as_deref();
-        let specs = mcp_config(&home, &global, root, ws.as_ref()).specs(&mcp_cwd(&home, root));
-        let prompt_files = PromptFiles::read(Some(&home.prompts_dir()), root);
-        (
-            specs,
-            enabled_skills(&home, root, ws.as_ref()),
-            prompt_files,
-        )
-    })
-    .await;
-    let (specs, (skills_prompt, readable_files), prompt_files) = read.unwrap_or_default();
+    let inputs = ExtrasInputs {
+        root: rt.workspace_root.clone(),
+        global_mcp: rt.config.mcp.clone(),
+        workspace: rt.workspace.clone(),
+    };
+    let disk = match cache.fresh(&inputs) {
+        Some(disk) => disk,
+        None => {
+            // All small disk reads (servers.json, the skill folders, the
+            // prompt's files): one trip off the async threads.
+            let (cache, home) = (cache.clone(), rt.home.clone());
+            tokio::task::spawn_blocking(move || {
+                cache.read_with(inputs, |inputs| read_disk(&home, inputs))
+            })
+            .await
+            .unwrap_or_default()
+        }
+    };
     let taken = rt.registry.all().map(|t| t.definition().name.clone());
-    let turn = mcp.for_turn(&specs, taken).await;
+    let turn = mcp.for_turn(&disk.specs, taken).await;
     TurnExtras {
         tools: turn.tools,
         mcp_prompts: turn.prompts,
-        skills_prompt,
-        readable_files,
-        prompt_files,
+        skills_prompt: disk.skills_prompt,
+        readable_files: disk.readable_files,
+        prompt_files: disk.prompt_files,
     }
 }
 
-/// The enabled skills of a scope, as a prompt section plus the files it lists.
+/// Reads the disk side of a scope's extras, and says which paths it read.
+fn read_disk(home: &Home, inputs: &ExtrasInputs) -> Read {
+    let root = inputs.root.as_deref();
+    let ws = inputs.workspace.as_ref();
+    let specs = mcp_config(home, &inputs.global_mcp, root, ws).specs(&mcp_cwd(home, root));
+    let prompts_dir = home.prompts_dir();
+    let prompt_files = PromptFiles::read(Some(&prompts_dir), root);
+    let skills = enabled_skills(home, root, ws);
+    let mut sources = PromptFiles::sources(Some(&prompts_dir), root);
+    sources.extend(skills.sources);
+    if let Some(own) = own_workspace(home, root) {
+        sources.push(seekclaw_mcp::servers_file(own));
+    }
+    Read {
+        extras: DiskExtras {
+            specs,
+            skills_prompt: skills.prompt,
+            readable_files: skills.readable_files,
+            prompt_files,
+        },
+        sources,
+    }
+}
+
+/// A scope's enabled skills as the prompt sees them.
+struct EnabledSkills {
+    /// The prompt section.
+    prompt: Option<String>,
+    /// The files it lists for the model to read.
+    readable_files: Vec<PathBuf>,
+    /// Every path the listing depended on.
+    sources: Vec<PathBuf>,
+}
+
+/// The enabled skills of a scope.
 fn enabled_skills(
     home: &Home,
     root: Option<&Path>,
     workspace: Option<&WorkspaceConfig>,
-) -> (Option<String>, Vec<PathBuf>) {
+) -> EnabledSkills {
     let root = own_workspace(home, root);
     let ws_disabled = workspace
         .and_then(|w| w.disabled_skills.clone())
@@ -121,8 +162,11 @@ fn enabled_skills(
         &ws_disabled,
     );
     let enabled = seekclaw_skills::enabled(&entries);
-    (
-        seekclaw_skills::prompt_section(&enabled),
-        seekclaw_skills::listed_paths(&enabled),
-    )
+    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root, &entries);
+    sources.push(home.state_path());
+    EnabledSkills {
+        prompt: seekclaw_skills::prompt_section(&enabled),
+        readable_files: seekclaw_skills::listed_paths(&enabled),
+        sources,
+    }
 }

@@ -11,6 +11,7 @@ use seekclaw_store::{NewSession, Store};
 use tokio_util::sync::CancellationToken;
 
 use crate::config_service::ConfigService;
+use crate::extras_cache::ExtrasCache;
 use crate::handlers::chat::{build_runtime, envelope};
 use crate::handlers::session::new_session_id;
 use crate::scope::Scope;
@@ -129,7 +130,8 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     // The same MCP servers and skills as a daemon turn; the servers end with the run.
     let mcp = seekclaw_mcp::McpManager::new();
-    let extras = crate::extensions::turn_extras(&mcp, &runtime);
+    let cache = ExtrasCache::default();
+    let extras = crate::extensions::turn_extras(&mcp, &cache, &runtime);
     let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel, extras);
     tokio::pin!(turn);
     let mut stdout = std::io::stdout().lock();

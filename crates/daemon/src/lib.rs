@@ -8,6 +8,7 @@ mod dispatch;
 mod endpoint;
 mod error;
 mod extensions;
+mod extras_cache;
 mod framing;
 mod handlers;
 mod headless;

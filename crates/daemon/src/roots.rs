@@ -102,7 +102,7 @@ fn mtimes(start: &Path, limit: usize) -> Vec<(PathBuf, Option<SystemTime>)> {
 }
 
 /// Whether an mtime is old enough that a change in its clock tick would show.
-fn settled_at(mtime: SystemTime, now: SystemTime) -> bool {
+pub(crate) fn settled_at(mtime: SystemTime, now: SystemTime) -> bool {
     let fine = mtime
         .duration_since(SystemTime::UNIX_EPOCH)
         .is_ok_and(|d| d.subsec_nanos() != 0);

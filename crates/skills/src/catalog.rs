@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::skill::{Skill, SkillScope, load_skill};
+use crate::skill::{PROMPT_TXT, SKILL_MD, SKILL_YAML, SKILL_YML, Skill, SkillScope, load_skill};
 
 /// A skill plus whether it is switched on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +80,39 @@ pub fn discover(root: &Path, scope: SkillScope) -> Vec<Skill> {
         .collect();
     skills.sort_by(|a, b| by_name(&a.name, &b.name));
     skills
+}
+
+/// Every path a [`list`] with this outcome depended on: the roots and their
+/// folders (entries come and go), each folder's possible skill files and the
+/// skills' prompt files (their text). For a caller that keeps the outcome
+/// while none of these changed.
+pub fn sources(
+    global_dir: &Path,
+    workspace_root: Option<&Path>,
+    listed: &[SkillEntry],
+) -> Vec<PathBuf> {
+    let roots =
+        std::iter::once(global_dir.to_path_buf()).chain(workspace_root.map(workspace_skills_dir));
+    let mut paths = Vec::new();
+    for root in roots {
+        let folders: Vec<PathBuf> = fs::read_dir(&root)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        paths.push(root);
+        for folder in folders {
+            paths.extend([SKILL_YAML, SKILL_YML, SKILL_MD, PROMPT_TXT].map(|f| folder.join(f)));
+            paths.push(folder);
+        }
+    }
+    paths.extend(listed.iter().map(|e| e.skill.prompt_path.clone()));
+    paths
 }
 
 /// A workspace skill comes with the repository, so its files must really live in

@@ -17,7 +17,9 @@ pub mod prompt;
 pub mod skill;
 
 pub use archive::{MAX_ARCHIVE_BYTES, MAX_ARCHIVE_ENTRIES};
-pub use catalog::{SkillEntry, SkillListing, discover, enabled, list, workspace_skills_dir};
+pub use catalog::{
+    SkillEntry, SkillListing, discover, enabled, list, sources, workspace_skills_dir,
+};
 pub use error::ImportError;
 pub use import::import;
 pub use prompt::{MAX_INLINE_SKILL_CHARS, MAX_INLINE_TOTAL_CHARS, listed_paths, prompt_section};

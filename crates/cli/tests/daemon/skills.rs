@@ -229,3 +229,89 @@ fn turns_get_enabled_skills_inline_or_by_path() {
     assert!(tool_texts[0].contains("BIG-SKILL-HEAD"), "{tool_texts:?}");
     assert!(!tool_texts[1].contains("DISABLED-SKILL"), "{tool_texts:?}");
 }
+
+/// Sets the mtime of `dir`, of everything in it and of `also` 10 s back, as
+/// after a while without changes (what the daemon keeps per scope is then kept).
+fn age_tree(dir: &Path, also: &[&Path]) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+        }
+        // Sockets and the like cannot be opened; they are not sources anyway.
+        if let Ok(f) = std::fs::File::open(&path) {
+            f.set_modified(past).unwrap();
+        }
+    }
+    for path in also {
+        std::fs::File::open(path)
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+}
+
+/// The prompt's files and the skills are read again once they change, even
+/// when the daemon kept them from an earlier turn: an edit of the same length,
+/// a file that appears, a new skill.
+#[test]
+fn edits_between_turns_reach_the_next_turn() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    write(&ws.join("AGENTS.md"), "RULE-ONE");
+    let d = setup(
+        &server,
+        StartOptions {
+            cwd: Some(ws.clone()),
+            ..StartOptions::default()
+        },
+    );
+    let skills = d.home.join("skills");
+    write(
+        &skills.join("tabs/SKILL.md"),
+        "---\nname: tabs\ndescription: Indentation\n---\nSKILL-ONE",
+    );
+    age_tree(&d.home, &[&ws, &ws.join("AGENTS.md"), &ws.join("src")]);
+    let mut c = d.connect().unwrap();
+    let mut system_of = |n: usize| {
+        server.enqueue(Reply::plain("ok"));
+        let all = chat(
+            &mut c,
+            json!({"message": "go", "workspace": ws.display().to_string()}),
+        );
+        assert_eq!(all.last().unwrap()["event"], "done", "{all:?}");
+        let request = &server.requests()[n].body;
+        request["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let first = system_of(0);
+    assert!(
+        first.contains("RULE-ONE") && first.contains("SKILL-ONE"),
+        "{first}"
+    );
+    // Once more unchanged: what was kept is used.
+    let again = system_of(1);
+    assert_eq!(again, first);
+
+    write(&ws.join("AGENTS.md"), "RULE-TWO");
+    write(
+        &skills.join("tabs/SKILL.md"),
+        "---\nname: tabs\ndescription: Indentation\n---\nSKILL-TWO",
+    );
+    write(&ws.join(".seekclaw/memory/MEMORY.md"), "MEMORY-NEW");
+    write(
+        &skills.join("docs/SKILL.md"),
+        "---\nname: docs\ndescription: Docs\n---\nSKILL-NEW",
+    );
+    let second = system_of(2);
+    for text in ["RULE-TWO", "SKILL-TWO", "MEMORY-NEW", "SKILL-NEW"] {
+        assert!(second.contains(text), "{text} missing: {second}");
+    }
+    assert!(!second.contains("RULE-ONE") && !second.contains("SKILL-ONE"));
+}

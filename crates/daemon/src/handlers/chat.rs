@@ -183,7 +183,7 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
     // reach this turn. MCP tools and skills resolve while the session is
     // looked up (without holding up the turn's first event).
     let runtime = runtime_for(daemon, &scope)?;
-    let extras = crate::extensions::turn_extras(&daemon.mcp, &runtime);
+    let extras = crate::extensions::turn_extras(&daemon.mcp, &daemon.extras, &runtime);
     let mut extras = pin!(maybe_done(extras));
     let cancel = conn.closing.child_token();
     let steer = SteerQueue::new();

@@ -289,7 +289,7 @@ async fn execute(
     // Nobody watches a scheduled turn live: its events are dropped (the
     // session log keeps everything).
     let (events, _) = tokio::sync::mpsc::unbounded_channel();
-    let extras = crate::extensions::turn_extras(&daemon.mcp, &runtime);
+    let extras = crate::extensions::turn_extras(&daemon.mcp, &daemon.extras, &runtime);
     let turn = run_turn(&runtime, input, &owner, &steer, &events, cancel, extras);
     tokio::pin!(turn);
     let mut timed_out = false;
