@@ -111,6 +111,24 @@ async fn drive<F: Future>(driver: &mut Driver, fut: F) -> F::Output {
     .await
 }
 
+/// Sends a request on the connection: like [`drive`], and when `send` has
+/// queued the request but not got its response, the connection is polled
+/// once more so the request is written in this same poll (not after a
+/// round trip through the scheduler: hyper wakes the connection's task, which
+/// is this one).
+async fn drive_send<F: Future>(driver: &mut Driver, send: F) -> F::Output {
+    let mut send = pin!(send);
+    poll_fn(|cx| {
+        driver.poll(cx);
+        let sent = send.as_mut().poll(cx);
+        if sent.is_pending() {
+            driver.poll(cx);
+        }
+        sent
+    })
+    .await
+}
+
 /// What a request needs besides its body.
 pub struct Outgoing<'a> {
     pub url: &'a str,
@@ -156,7 +174,7 @@ impl InlinePool {
         // A pooled connection may have been closed by the server just as we
         // send; the request then comes back unsent and goes on a fresh one.
         if let Some(mut conn) = self.checkout(&authority) {
-            match drive(&mut conn.driver, conn.send.try_send_request(request)).await {
+            match drive_send(&mut conn.driver, conn.send.try_send_request(request)).await {
                 Ok(response) => return Ok(self.response(authority, conn, response)),
                 Err(mut err) => match err.take_message() {
                     Some(unsent) => request = unsent,
@@ -165,7 +183,7 @@ impl InlinePool {
             }
         }
         let mut conn = connect(&uri, out.connect_timeout).await?;
-        let response = drive(&mut conn.driver, conn.send.send_request(request))
+        let response = drive_send(&mut conn.driver, conn.send.send_request(request))
             .await
             .map_err(|e| InlineError::Connect(error_chain(&e)))?;
         Ok(self.response(authority, conn, response))
