@@ -167,13 +167,43 @@ mod tests {
     }
 
     #[test]
-    fn an_inline_read_does_not_wait_for_a_busy_pool() {
+    fn an_inline_read_does_not_wait_for_a_busy_store() {
         let (_dir, store) = temp_store();
         store.create_session(&new_session("ws", "s1")).unwrap();
-        // Every reader taken: the inline read gives up instead of waiting.
-        let held: Vec<_> = store.hold_readers();
+        // Every connection taken: the inline read gives up instead of waiting.
+        let held = store.hold_connections();
         assert!(store.try_conversation("ws", "s1").is_none());
         drop(held);
+        // The writer busy (a write under way): a reader serves.
+        let writer = store.writer().unwrap();
+        let read = store.try_conversation("ws", "s1").unwrap().unwrap();
+        assert_eq!(read.unwrap().header.id, "s1");
+        drop(writer);
         assert!(store.try_conversation("ws", "s1").is_some());
+    }
+
+    #[test]
+    fn a_read_on_the_writer_sees_another_process_commits() {
+        let (dir, store) = temp_store();
+        store.create_session(&new_session("ws", "s1")).unwrap();
+        assert!(
+            store
+                .try_conversation("ws", "s1")
+                .unwrap()
+                .unwrap()
+                .is_some()
+        );
+        // A second store on the same file, as `seekclaw run` beside the daemon.
+        let other = Store::open(&dir.path().join("seekclaw.db")).unwrap();
+        other
+            .append_event("ws", "s1", None, &user("from elsewhere"))
+            .unwrap();
+        let read = store
+            .try_conversation("ws", "s1")
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(read.events.len(), 1);
+        assert_eq!(read.header.title.as_deref(), Some("from elsewhere"));
     }
 }

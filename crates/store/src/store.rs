@@ -117,13 +117,12 @@ impl Store {
         &self.inner.checkpointer
     }
 
-    /// Every reader, locked (a pool that is busy for as long as they are held).
+    /// Every connection, locked (a store that is busy for as long as they are held).
     #[cfg(test)]
-    pub(crate) fn hold_readers(&self) -> Vec<MutexGuard<'_, Connection>> {
-        self.inner
-            .readers
-            .iter()
-            .map(|r| r.lock().unwrap())
+    pub(crate) fn hold_connections(&self) -> Vec<MutexGuard<'_, Connection>> {
+        std::iter::once(&self.inner.writer)
+            .chain(&self.inner.readers)
+            .map(|c| c.lock().unwrap())
             .collect()
     }
 
@@ -207,19 +206,25 @@ impl Store {
         Ok(out)
     }
 
-    /// Like [`Store::read`], but only if a reader is idle and the database
-    /// can be read without waiting: `None` (and `f` not run to completion)
-    /// otherwise. For a caller that would rather run a short read on its own
-    /// thread than hand it to another, but must never wait there.
+    /// Like [`Store::read`], but only if a connection is idle and the
+    /// database can be read without waiting: `None` (and `f` not run to
+    /// completion) otherwise. For a caller that would rather run a short read
+    /// on its own thread than hand it to another, but must never wait there.
+    /// The writer goes first: any commit drops a reader's whole page cache,
+    /// but the writer's survives its own, so right after a turn's writes a
+    /// read there touches the disk cache about half as often.
     pub(crate) fn try_read<T>(
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Option<Result<T>> {
-        let conn = self
-            .inner
-            .readers
-            .iter()
-            .find_map(|reader| reader.try_lock().ok())?;
+        let conn = match self.inner.writer.try_lock() {
+            Ok(writer) => writer,
+            Err(_) => self
+                .inner
+                .readers
+                .iter()
+                .find_map(|reader| reader.try_lock().ok())?,
+        };
         if let Err(e) = conn.busy_timeout(Duration::ZERO) {
             return Some(Err(e.into()));
         }
