@@ -11,7 +11,7 @@ use seekclaw_config::{
 use seekclaw_mcp::{McpManager, Merged, ServerSpec, Timeouts, merge};
 
 use crate::daemon::Daemon;
-use crate::extras_cache::{DiskExtras, ExtrasCache, ExtrasInputs, Read};
+use crate::extras_cache::{DiskExtras, ExtrasCache, ExtrasInputs, ReadExtras};
 
 /// The workspace root whose own config counts: `None` for the global scope and
 /// for a "workspace" that is the SeekClaw home itself.
@@ -107,7 +107,7 @@ pub async fn turn_extras(
 }
 
 /// Reads the disk side of a scope's extras, and says which paths it read.
-fn read_disk(home: &Home, inputs: &ExtrasInputs) -> Read {
+fn read_disk(home: &Home, inputs: &ExtrasInputs) -> ReadExtras {
     let root = inputs.root.as_deref();
     let ws = inputs.workspace.as_ref();
     let specs = mcp_config(home, &inputs.global_mcp, root, ws).specs(&mcp_cwd(home, root));
@@ -119,7 +119,7 @@ fn read_disk(home: &Home, inputs: &ExtrasInputs) -> Read {
     if let Some(own) = own_workspace(home, root) {
         sources.push(seekclaw_mcp::servers_file(own));
     }
-    Read {
+    ReadExtras {
         extras: DiskExtras {
             specs,
             skills_prompt: skills.prompt,

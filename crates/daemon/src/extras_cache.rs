@@ -24,6 +24,9 @@ use crate::roots::settled_at;
 
 /// Scopes remembered at most (a daemon sees a handful of workspaces).
 const MAX_SCOPES: usize = 64;
+/// Paths checked on a turn's own thread at most (a scope with very many skill
+/// folders is read off the async threads at every turn, as without a cache).
+const MAX_STAMPS: usize = 256;
 
 /// What the disk gave for one scope.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,7 +48,7 @@ pub struct ExtrasInputs {
 }
 
 /// Extras as read, with the sources they were read from.
-pub struct Read {
+pub struct ReadExtras {
     pub extras: DiskExtras,
     /// Every path the read depended on.
     pub sources: Vec<PathBuf>,
@@ -97,19 +100,22 @@ impl ExtrasCache {
     }
 
     /// Runs `read` (blocking) and keeps its outcome unless a source was
-    /// fresh when it ran.
+    /// fresh when it ran (or there are too many to check cheaply).
     pub fn read_with(
         &self,
         inputs: ExtrasInputs,
-        read: impl FnOnce(&ExtrasInputs) -> Read,
+        read: impl FnOnce(&ExtrasInputs) -> ReadExtras,
     ) -> DiskExtras {
-        let Read { extras, sources } = read(&inputs);
+        let ReadExtras { extras, sources } = read(&inputs);
         let stamps = stamps_of(sources);
         let now = SystemTime::now();
         let settled = stamps
             .iter()
             .all(|(_, s)| s.is_none_or(|s| settled_at(s.modified, now)));
-        if settled && let Ok(mut entries) = self.entries.lock() {
+        if settled
+            && stamps.len() <= MAX_STAMPS
+            && let Ok(mut entries) = self.entries.lock()
+        {
             if entries.len() >= MAX_SCOPES {
                 entries.clear();
             }
@@ -177,12 +183,12 @@ mod tests {
     }
 
     /// A reader of `<root>/AGENTS.md` into the prompt files that counts its runs.
-    fn reader<'a>(runs: &'a Cell<usize>) -> impl Fn(&ExtrasInputs) -> Read + 'a {
+    fn reader<'a>(runs: &'a Cell<usize>) -> impl Fn(&ExtrasInputs) -> ReadExtras + 'a {
         move |inputs| {
             runs.set(runs.get() + 1);
             let root = inputs.root.clone().unwrap();
             let agents = root.join("AGENTS.md");
-            Read {
+            ReadExtras {
                 extras: DiskExtras {
                     prompt_files: PromptFiles {
                         agents_md: std::fs::read_to_string(&agents).ok(),
@@ -229,6 +235,31 @@ mod tests {
         assert!(cache.fresh(&inputs(root)).is_some());
         std::fs::write(root.join("AGENTS.md"), "new").unwrap();
         assert_eq!(cache.fresh(&inputs(root)), None);
+    }
+
+    #[test]
+    fn an_outcome_with_too_many_sources_to_check_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        age(root);
+        let cache = ExtrasCache::default();
+        let many = |_: &ExtrasInputs| ReadExtras {
+            extras: DiskExtras::default(),
+            sources: (0..MAX_STAMPS)
+                .map(|i| root.join(format!("skill{i}")))
+                .collect(),
+        };
+        cache.read_with(inputs(root), many);
+        // Its sources and their folder: one more than may be checked inline.
+        assert_eq!(cache.fresh(&inputs(root)), None);
+        let fewer = |_: &ExtrasInputs| ReadExtras {
+            extras: DiskExtras::default(),
+            sources: (1..MAX_STAMPS)
+                .map(|i| root.join(format!("skill{i}")))
+                .collect(),
+        };
+        cache.read_with(inputs(root), fewer);
+        assert_eq!(cache.fresh(&inputs(root)), Some(DiskExtras::default()));
     }
 
     #[test]

@@ -313,9 +313,10 @@ async fn claim_session<'d>(
     };
     let guard = claim_id(&sid)?;
     let (k, s) = (claim.scope.key.clone(), sid.clone());
-    // A short log is read right here when a reader is idle (the usual case):
-    // a fraction of a millisecond, less than a trip to a blocking thread and
-    // back costs. Long logs, a busy pool and a level to store take the trip.
+    // A short log is read right here when a store connection is idle (the
+    // usual case): a fraction of a millisecond, less than a trip to a blocking
+    // thread and back costs. Long logs, a busy store and a level to store
+    // take the trip.
     let found = match daemon.store.try_conversation(&k, &s) {
         Some(Ok(Some(c))) if level_patch(level, stored_level(&c.header)).is_none() => {
             let reasoning = level.unwrap_or(stored_level(&c.header));
