@@ -89,14 +89,7 @@ fn is_short(conn: &Connection, pk: i64) -> Result<bool> {
 mod tests {
     use super::*;
     use crate::items::{EventItem, ImageAttachment, UserMessage};
-    use crate::testutil::{new_session, temp_store};
-
-    fn user(text: &str) -> EventItem {
-        EventItem::User(UserMessage {
-            text: text.into(),
-            images: Vec::new(),
-        })
-    }
+    use crate::testutil::{new_session, temp_store, user};
 
     #[test]
     fn a_conversation_is_the_header_and_the_whole_log() {

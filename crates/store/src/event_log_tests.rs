@@ -7,14 +7,7 @@ use rusqlite::Connection;
 use super::*;
 use crate::items::*;
 use crate::model::SessionPatch;
-use crate::testutil::{new_session, temp_store};
-
-fn user(text: &str) -> EventItem {
-    EventItem::User(UserMessage {
-        text: text.into(),
-        images: Vec::new(),
-    })
-}
+use crate::testutil::{new_session, temp_store, user};
 
 fn image(id: &str, bytes: &[u8]) -> ImageAttachment {
     ImageAttachment {

@@ -58,6 +58,14 @@ pub(crate) mod testutil {
         (dir, store)
     }
 
+    /// A user message without images.
+    pub fn user(text: &str) -> crate::items::EventItem {
+        crate::items::EventItem::User(crate::items::UserMessage {
+            text: text.into(),
+            images: Vec::new(),
+        })
+    }
+
     pub fn new_session(scope: &str, id: &str) -> NewSession {
         NewSession {
             scope: scope.into(),

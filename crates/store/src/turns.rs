@@ -101,15 +101,8 @@ fn close_row(tx: &Transaction<'_>, pk: i64, at_iso: &str, d: &UsageDelta) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::items::{AssistantMessage, TerminalStatus, TurnTerminal, UserMessage};
-    use crate::testutil::{new_session, temp_store};
-
-    fn user(text: &str) -> EventItem {
-        EventItem::User(UserMessage {
-            text: text.into(),
-            images: Vec::new(),
-        })
-    }
+    use crate::items::{AssistantMessage, TerminalStatus, TurnTerminal};
+    use crate::testutil::{new_session, temp_store, user};
 
     fn end<'a>(
         scope: &'a str,
