@@ -5,6 +5,7 @@
 //! solution, skipping hidden, dependency and build folders: a `node_modules`
 //! of thousands of entries used to be listed in full on every turn.
 
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, DirEntry};
 use std::path::{Path, PathBuf};
 
@@ -22,13 +23,14 @@ const SKIPPED: [&str; 10] = [
     "venv",
     "__pycache__",
 ];
-/// Subfolders searched for a .NET project, and entries read in each, at most.
-const MAX_SUBFOLDERS: usize = 64;
+/// Subfolders searched for a .NET project (in name order), and entries read
+/// in each, at most.
+const MAX_SUBFOLDERS: usize = 256;
 const MAX_SUBFOLDER_ENTRIES: usize = 1024;
 
 /// One top-level entry: its name and whether it is (or links to) a folder.
 struct Entry {
-    name: String,
+    name: OsString,
     is_dir: bool,
 }
 
@@ -36,20 +38,20 @@ struct Entry {
 /// go, unity, vue.
 pub fn project_kinds(root: &Path) -> Vec<String> {
     let entries = top_level(root);
-    let file = |name: &str| entries.iter().any(|e| !e.is_dir && e.name == name);
-    let dir = |name: &str| entries.iter().any(|e| e.is_dir && e.name == name);
-    let dotnet = entries.iter().any(|e| !e.is_dir && is_dotnet(&e.name))
-        || entries
+    let file = |name: &str| {
+        entries
             .iter()
-            .filter(|e| e.is_dir && searched(&e.name))
-            .take(MAX_SUBFOLDERS)
-            .any(|e| has_dotnet_file(&root.join(&e.name)));
+            .any(|e| !e.is_dir && same_name(&e.name, name))
+    };
+    let dir = |name: &str| entries.iter().any(|e| e.is_dir && same_name(&e.name, name));
+    let dotnet = entries.iter().any(|e| !e.is_dir && is_dotnet(&e.name))
+        || searched_folders(&entries).any(|name| has_dotnet_file(&root.join(name)));
     let node = file("package.json");
     let vue =
         node && fs::read_to_string(root.join("package.json")).is_ok_and(|s| s.contains("\"vue\""));
     let checks = [
         // A worktree's `.git` is a file.
-        ("git", entries.iter().any(|e| e.name == ".git")),
+        ("git", entries.iter().any(|e| same_name(&e.name, ".git"))),
         ("dotnet", dotnet),
         ("node", node),
         (
@@ -74,28 +76,45 @@ pub fn project_kinds(root: &Path) -> Vec<String> {
 /// and go), `package.json` (its text) and the subfolders searched for .NET.
 pub fn project_kind_sources(root: &Path) -> Vec<PathBuf> {
     let mut paths = vec![root.to_path_buf(), root.join("package.json")];
-    paths.extend(
-        top_level(root)
-            .iter()
-            .filter(|e| e.is_dir && searched(&e.name))
-            .take(MAX_SUBFOLDERS)
-            .map(|e| root.join(&e.name)),
-    );
+    paths.extend(searched_folders(&top_level(root)).map(|name| root.join(name)));
     paths
 }
 
+/// The root's entries, in name order.
 fn top_level(root: &Path) -> Vec<Entry> {
     let Ok(read) = fs::read_dir(root) else {
         return Vec::new();
     };
-    read.flatten()
+    let mut entries: Vec<Entry> = read
+        .flatten()
         .filter_map(|e| {
             Some(Entry {
                 is_dir: is_dir(&e)?,
-                name: e.file_name().into_string().ok()?,
+                name: e.file_name(),
             })
         })
-        .collect()
+        .collect();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    entries
+}
+
+/// The subfolders searched for a .NET project.
+fn searched_folders(entries: &[Entry]) -> impl Iterator<Item = &OsStr> {
+    entries
+        .iter()
+        .filter(|e| e.is_dir && searched(&e.name))
+        .take(MAX_SUBFOLDERS)
+        .map(|e| e.name.as_os_str())
+}
+
+/// Whether a file name is `marker`; file systems that ignore case (macOS,
+/// Windows) found `cargo.toml` as `Cargo.toml`, so the comparison does too.
+fn same_name(name: &OsStr, marker: &str) -> bool {
+    if cfg!(any(target_os = "macos", windows)) {
+        name.eq_ignore_ascii_case(marker)
+    } else {
+        name == marker
+    }
 }
 
 /// Whether the entry is a folder, following a symlink; `None` if it is
@@ -110,15 +129,16 @@ fn is_dir(e: &DirEntry) -> Option<bool> {
     (kind.is_dir() || kind.is_file()).then_some(kind.is_dir())
 }
 
-fn is_dotnet(name: &str) -> bool {
+fn is_dotnet(name: &OsStr) -> bool {
     Path::new(name)
         .extension()
         .and_then(|x| x.to_str())
         .is_some_and(|x| DOTNET.iter().any(|want| x.eq_ignore_ascii_case(want)))
 }
 
-fn searched(folder: &str) -> bool {
-    !folder.starts_with('.') && !SKIPPED.iter().any(|s| folder.eq_ignore_ascii_case(s))
+fn searched(folder: &OsStr) -> bool {
+    let lossy = folder.to_string_lossy();
+    !lossy.starts_with('.') && !SKIPPED.iter().any(|s| lossy.eq_ignore_ascii_case(s))
 }
 
 fn has_dotnet_file(dir: &Path) -> bool {
@@ -127,7 +147,7 @@ fn has_dotnet_file(dir: &Path) -> bool {
     };
     read.flatten()
         .take(MAX_SUBFOLDER_ENTRIES)
-        .any(|e| e.file_name().to_str().is_some_and(is_dotnet) && is_dir(&e) == Some(false))
+        .any(|e| is_dotnet(&e.file_name()) && is_dir(&e) == Some(false))
 }
 
 #[cfg(test)]
@@ -191,6 +211,20 @@ mod tests {
         assert!(project_kinds(root).is_empty());
         touch(&root.join("src/App.SLNX"));
         assert_eq!(project_kinds(root), ["dotnet"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_still_looked_at() {
+        use std::os::unix::ffi::OsStrExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let odd = std::ffi::OsStr::from_bytes(b"Pr\xffoj");
+        touch(&root.join(odd).join("App.csproj"));
+        assert_eq!(project_kinds(root), ["dotnet"]);
+        let other = tempfile::tempdir().unwrap();
+        touch(&other.path().join(std::ffi::OsStr::from_bytes(b"X\xff.sln")));
+        assert_eq!(project_kinds(other.path()), ["dotnet"]);
     }
 
     #[cfg(unix)]

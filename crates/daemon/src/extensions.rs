@@ -162,7 +162,7 @@ fn enabled_skills(
         &ws_disabled,
     );
     let enabled = seekclaw_skills::enabled(&entries);
-    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root, &entries);
+    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root);
     sources.push(home.state_path());
     EnabledSkills {
         prompt: seekclaw_skills::prompt_section(&enabled),

@@ -100,18 +100,20 @@ impl ExtrasCache {
     }
 
     /// Runs `read` (blocking) and keeps its outcome unless a source was
-    /// fresh when it ran (or there are too many to check cheaply).
+    /// fresh when it started (or there are too many to check cheaply).
     pub fn read_with(
         &self,
         inputs: ExtrasInputs,
         read: impl FnOnce(&ExtrasInputs) -> ReadExtras,
     ) -> DiskExtras {
+        // Settled as of the start: a source changed while the read ran (its
+        // mtime is later) is never kept, however long the read took.
+        let started = SystemTime::now();
         let ReadExtras { extras, sources } = read(&inputs);
         let stamps = stamps_of(sources);
-        let now = SystemTime::now();
         let settled = stamps
             .iter()
-            .all(|(_, s)| s.is_none_or(|s| settled_at(s.modified, now)));
+            .all(|(_, s)| s.is_none_or(|s| settled_at(s.modified, started)));
         if settled
             && stamps.len() <= MAX_STAMPS
             && let Ok(mut entries) = self.entries.lock()
@@ -260,6 +262,33 @@ mod tests {
         };
         cache.read_with(inputs(root), fewer);
         assert_eq!(cache.fresh(&inputs(root)), Some(DiskExtras::default()));
+    }
+
+    #[test]
+    fn a_source_changed_during_a_slow_read_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let agents = root.join("AGENTS.md");
+        std::fs::write(&agents, "old").unwrap();
+        age(&agents);
+        age(root);
+        let cache = ExtrasCache::default();
+        let runs = Cell::new(0);
+        let read = reader(&runs);
+        cache.read_with(inputs(root), |inputs| {
+            let during = SystemTime::now();
+            let out = read(inputs);
+            // Saved right after it was read; the read goes on well past the
+            // time a change counts as settled.
+            std::fs::write(&agents, "new").unwrap();
+            std::fs::File::open(&agents)
+                .unwrap()
+                .set_modified(during)
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(150));
+            out
+        });
+        assert_eq!(cache.fresh(&inputs(root)), None);
     }
 
     #[test]

@@ -82,19 +82,15 @@ pub fn discover(root: &Path, scope: SkillScope) -> Vec<Skill> {
     skills
 }
 
-/// Every path a [`list`] with this outcome depended on: the roots and their
+/// Every path a [`list`] of these roots depends on: the roots and their
 /// folders (entries come and go), each folder's possible skill files and the
-/// skills' prompt files (their text). For a caller that keeps the outcome
-/// while none of these changed.
-pub fn sources(
-    global_dir: &Path,
-    workspace_root: Option<&Path>,
-    listed: &[SkillEntry],
-) -> Vec<PathBuf> {
-    let roots =
-        std::iter::once(global_dir.to_path_buf()).chain(workspace_root.map(workspace_skills_dir));
+/// prompt files of the skills found (also of those [`list`] leaves out). For a
+/// caller that keeps the outcome while none of these changed.
+pub fn sources(global_dir: &Path, workspace_root: Option<&Path>) -> Vec<PathBuf> {
+    let roots = std::iter::once((global_dir.to_path_buf(), SkillScope::Global))
+        .chain(workspace_root.map(|root| (workspace_skills_dir(root), SkillScope::Workspace)));
     let mut paths = Vec::new();
-    for root in roots {
+    for (root, scope) in roots {
         let folders: Vec<PathBuf> = fs::read_dir(&root)
             .map(|entries| {
                 entries
@@ -105,13 +101,15 @@ pub fn sources(
                     .collect()
             })
             .unwrap_or_default();
-        paths.push(root);
-        for folder in folders {
+        for folder in &folders {
             paths.extend([SKILL_YAML, SKILL_YML, SKILL_MD, PROMPT_TXT].map(|f| folder.join(f)));
-            paths.push(folder);
+            if let Some(skill) = load_skill(folder, scope) {
+                paths.push(skill.prompt_path);
+            }
         }
+        paths.push(root);
+        paths.extend(folders);
     }
-    paths.extend(listed.iter().map(|e| e.skill.prompt_path.clone()));
     paths
 }
 

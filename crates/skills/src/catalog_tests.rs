@@ -182,3 +182,42 @@ fn workspace_skills_whose_files_leave_the_workspace_are_dropped() {
         .collect();
     assert_eq!(names, ["fine"]);
 }
+
+#[test]
+fn sources_name_every_path_a_listing_reads() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let global = home.path().join("skills");
+    write(&global, "tabs/SKILL.md", "---\nname: tabs\n---\nUse tabs.");
+    write(
+        &ws.path().join(".seekclaw/skills"),
+        "deploy/skill.yaml",
+        "name: deploy\nprompt: steps/how.md\n",
+    );
+    write(
+        &ws.path().join(".seekclaw/skills"),
+        "deploy/steps/how.md",
+        "Ship it.",
+    );
+    fs::create_dir_all(global.join("empty")).unwrap();
+    let sources = sources(&global, Some(ws.path()));
+    let ws_skills = ws.path().join(".seekclaw/skills");
+    for path in [
+        global.clone(),
+        global.join("tabs"),
+        global.join("tabs").join(SKILL_MD),
+        global.join("tabs").join(PROMPT_TXT),
+        // A folder that is no skill yet becomes one when a skill file appears.
+        global.join("empty"),
+        global.join("empty").join(SKILL_YAML),
+        ws_skills.clone(),
+        ws_skills.join("deploy").join(SKILL_YAML),
+        ws_skills.join("deploy/steps/how.md"),
+    ] {
+        assert!(
+            sources.contains(&path),
+            "{} missing from {sources:?}",
+            path.display()
+        );
+    }
+}
