@@ -164,7 +164,6 @@ fn stamps_of(mut sources: Vec<PathBuf>) -> Vec<(PathBuf, Option<Stamp>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
     use std::time::Duration;
 
     fn inputs(root: &Path) -> ExtrasInputs {
@@ -184,22 +183,30 @@ mod tests {
             .unwrap();
     }
 
-    /// A reader of `<root>/AGENTS.md` into the prompt files that counts its runs.
-    fn reader<'a>(runs: &'a Cell<usize>) -> impl Fn(&ExtrasInputs) -> ReadExtras + 'a {
-        move |inputs| {
-            runs.set(runs.get() + 1);
-            let root = inputs.root.clone().unwrap();
-            let agents = root.join("AGENTS.md");
-            ReadExtras {
-                extras: DiskExtras {
-                    prompt_files: PromptFiles {
-                        agents_md: std::fs::read_to_string(&agents).ok(),
-                        ..PromptFiles::default()
-                    },
-                    ..DiskExtras::default()
+    /// Reads `<root>/AGENTS.md` into the prompt files.
+    fn read_agents(inputs: &ExtrasInputs) -> ReadExtras {
+        let agents = inputs.root.as_ref().unwrap().join("AGENTS.md");
+        ReadExtras {
+            extras: DiskExtras {
+                prompt_files: PromptFiles {
+                    agents_md: std::fs::read_to_string(&agents).ok(),
+                    ..PromptFiles::default()
                 },
-                sources: vec![agents],
-            }
+                ..DiskExtras::default()
+            },
+            sources: vec![agents],
+        }
+    }
+
+    /// A read whose sources are `root/skill{i}` for `i` in `range`.
+    fn read_skills(
+        root: &Path,
+        range: std::ops::Range<usize>,
+    ) -> impl FnOnce(&ExtrasInputs) -> ReadExtras {
+        let sources = range.map(|i| root.join(format!("skill{i}"))).collect();
+        move |_| ReadExtras {
+            extras: DiskExtras::default(),
+            sources,
         }
     }
 
@@ -212,8 +219,7 @@ mod tests {
         age(&agents);
         age(root);
         let cache = ExtrasCache::default();
-        let runs = Cell::new(0);
-        let first = cache.read_with(inputs(root), reader(&runs));
+        let first = cache.read_with(inputs(root), read_agents);
         assert_eq!(first.prompt_files.agents_md.as_deref(), Some("one"));
         assert_eq!(cache.fresh(&inputs(root)), Some(first.clone()));
         // Other inputs are another outcome.
@@ -223,7 +229,6 @@ mod tests {
         // An edit of the same length shows in the mtime.
         std::fs::write(&agents, "two").unwrap();
         assert_eq!(cache.fresh(&inputs(root)), None);
-        assert_eq!(runs.get(), 1);
     }
 
     #[test]
@@ -232,8 +237,7 @@ mod tests {
         let root = dir.path();
         age(root);
         let cache = ExtrasCache::default();
-        let runs = Cell::new(0);
-        cache.read_with(inputs(root), reader(&runs));
+        cache.read_with(inputs(root), read_agents);
         assert!(cache.fresh(&inputs(root)).is_some());
         std::fs::write(root.join("AGENTS.md"), "new").unwrap();
         assert_eq!(cache.fresh(&inputs(root)), None);
@@ -245,22 +249,10 @@ mod tests {
         let root = dir.path();
         age(root);
         let cache = ExtrasCache::default();
-        let many = |_: &ExtrasInputs| ReadExtras {
-            extras: DiskExtras::default(),
-            sources: (0..MAX_STAMPS)
-                .map(|i| root.join(format!("skill{i}")))
-                .collect(),
-        };
-        cache.read_with(inputs(root), many);
+        cache.read_with(inputs(root), read_skills(root, 0..MAX_STAMPS));
         // Its sources and their folder: one more than may be checked inline.
         assert_eq!(cache.fresh(&inputs(root)), None);
-        let fewer = |_: &ExtrasInputs| ReadExtras {
-            extras: DiskExtras::default(),
-            sources: (1..MAX_STAMPS)
-                .map(|i| root.join(format!("skill{i}")))
-                .collect(),
-        };
-        cache.read_with(inputs(root), fewer);
+        cache.read_with(inputs(root), read_skills(root, 1..MAX_STAMPS));
         assert_eq!(cache.fresh(&inputs(root)), Some(DiskExtras::default()));
     }
 
@@ -273,11 +265,9 @@ mod tests {
         age(&agents);
         age(root);
         let cache = ExtrasCache::default();
-        let runs = Cell::new(0);
-        let read = reader(&runs);
         cache.read_with(inputs(root), |inputs| {
             let during = SystemTime::now();
-            let out = read(inputs);
+            let out = read_agents(inputs);
             // Saved right after it was read; the read goes on well past the
             // time a change counts as settled.
             std::fs::write(&agents, "new").unwrap();
@@ -297,8 +287,7 @@ mod tests {
         let root = dir.path();
         std::fs::write(root.join("AGENTS.md"), "just written").unwrap();
         let cache = ExtrasCache::default();
-        let runs = Cell::new(0);
-        cache.read_with(inputs(root), reader(&runs));
+        cache.read_with(inputs(root), read_agents);
         assert_eq!(cache.fresh(&inputs(root)), None);
     }
 }

@@ -48,11 +48,8 @@ impl Store {
             let events = events_of(tx, pk, id)?;
             Ok(Some(Some(Conversation { header, events })))
         });
-        match read? {
-            Ok(None) => None,
-            Ok(Some(found)) => Some(Ok(found)),
-            Err(e) => Some(Err(e)),
-        }
+        // The inner `None`: a long log, left to the caller's other path.
+        read?.transpose()
     }
 }
 

@@ -151,10 +151,10 @@ impl Store {
         Ok(out)
     }
 
-    /// Like [`Store::write`], but only if the write can start at once: `None`
-    /// (and `f` not run) while another write of this process or of another
-    /// one (a `seekclaw run` beside the daemon) holds the database, or when
-    /// its commit may have to checkpoint a long log. For a caller that would
+    /// Like [`Store::write`], but only if the write can go through at once:
+    /// `None` (nothing written) while another write of this process or of
+    /// another one (a `seekclaw run` beside the daemon) holds the database, or
+    /// when its commit may have to checkpoint a long log. For a caller that would
     /// rather run a short write on its own thread than hand it to another, but
     /// must never wait there.
     pub(crate) fn try_write<T>(
@@ -169,31 +169,7 @@ impl Store {
             Err(TryLockError::WouldBlock) => return None,
             Err(TryLockError::Poisoned(_)) => return Some(Err(StoreError::Poisoned("writer"))),
         };
-        if let Err(e) = conn.busy_timeout(Duration::ZERO) {
-            return Some(Err(e.into()));
-        }
-        // `new_unchecked` borrows the connection shared, so the error path can
-        // restore its timeout; the writer lock rules out a nested transaction.
-        let began = Transaction::new_unchecked(&conn, TransactionBehavior::Immediate);
-        let tx = match began {
-            Ok(tx) => tx,
-            Err(e) => {
-                let busy = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy);
-                return match conn.busy_timeout(BUSY_TIMEOUT) {
-                    Err(restore) => Some(Err(restore.into())),
-                    Ok(()) if busy => None,
-                    Ok(()) => Some(Err(e.into())),
-                };
-            }
-        };
-        // Later waits inside the transaction (none expected in WAL mode) wait as usual.
-        if let Err(e) = tx.busy_timeout(BUSY_TIMEOUT) {
-            return Some(Err(e.into()));
-        }
-        Some(f(&tx).and_then(|out| {
-            tx.commit()?;
-            Ok(out)
-        }))
+        at_once(&conn, TransactionBehavior::Immediate, f)
     }
 
     /// Runs `f` in a read transaction on a pooled reader, so multi-query
@@ -207,8 +183,7 @@ impl Store {
     }
 
     /// Like [`Store::read`], but only if a connection is idle and the
-    /// database can be read without waiting: `None` (and `f` not run to
-    /// completion) otherwise. For a caller that would rather run a short read
+    /// database can be read without waiting: `None` otherwise. For a caller that would rather run a short read
     /// on its own thread than hand it to another, but must never wait there.
     /// The writer goes first: any commit drops a reader's whole page cache,
     /// but the writer's survives its own, so right after a turn's writes a
@@ -225,26 +200,7 @@ impl Store {
                 .iter()
                 .find_map(|reader| reader.try_lock().ok())?,
         };
-        if let Err(e) = conn.busy_timeout(Duration::ZERO) {
-            return Some(Err(e.into()));
-        }
-        // Shared borrow (as in `try_write`) so the timeout is restored on every path.
-        let out = Transaction::new_unchecked(&conn, TransactionBehavior::Deferred)
-            .map_err(StoreError::from)
-            .and_then(|tx| {
-                let out = f(&tx)?;
-                tx.commit()?;
-                Ok(out)
-            });
-        if let Err(e) = conn.busy_timeout(BUSY_TIMEOUT) {
-            return Some(Err(e.into()));
-        }
-        match out {
-            // Only a writer recovering the log or a restarting checkpoint makes
-            // a WAL reader wait: leave that to a thread that may.
-            Err(e) if e.is_retryable() => None,
-            out => Some(out),
-        }
+        at_once(&conn, TransactionBehavior::Deferred, f)
     }
 
     pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
@@ -271,6 +227,36 @@ impl Store {
         readers[start]
             .lock()
             .map_err(|_| StoreError::Poisoned("reader"))
+    }
+}
+
+/// Runs `f` in a transaction on `conn` that never waits for a lock: `None`
+/// (rolled back) when the database is busy, at the start or later. The busy
+/// timeout is 0 meanwhile and restored on every path (`new_unchecked`
+/// borrows the connection shared; the caller's lock rules out nesting).
+fn at_once<T>(
+    conn: &Connection,
+    behavior: TransactionBehavior,
+    f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+) -> Option<Result<T>> {
+    if let Err(e) = conn.busy_timeout(Duration::ZERO) {
+        return Some(Err(e.into()));
+    }
+    let out = Transaction::new_unchecked(conn, behavior)
+        .map_err(StoreError::from)
+        .and_then(|tx| {
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok(out)
+        });
+    if let Err(e) = conn.busy_timeout(BUSY_TIMEOUT) {
+        return Some(Err(e.into()));
+    }
+    match out {
+        // Another process writing, a log being recovered, a restarting
+        // checkpoint: leave it to a thread that may wait.
+        Err(e) if e.is_retryable() => None,
+        out => Some(out),
     }
 }
 

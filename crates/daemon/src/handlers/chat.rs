@@ -318,8 +318,9 @@ async fn claim_session<'d>(
     // thread and back costs. Long logs, a busy store and a level to store
     // take the trip.
     let found = match daemon.store.try_conversation(&k, &s) {
+        // Without a level to store, the stored one is the turn's.
         Some(Ok(Some(c))) if level_patch(level, stored_level(&c.header)).is_none() => {
-            let reasoning = level.unwrap_or(stored_level(&c.header));
+            let reasoning = stored_level(&c.header);
             Ok(Some((c.header, reasoning, c.events)))
         }
         Some(Ok(None)) => Ok(None),
