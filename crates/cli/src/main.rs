@@ -109,9 +109,11 @@ fn run_turn(
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
-        runtime
-            .block_on(seekclaw_daemon::run_headless(opts))
-            .map_err(|e| anyhow::anyhow!(e.message))
+        let outcome = runtime.block_on(seekclaw_daemon::run_headless(opts));
+        // The run awaited all it needs; after a forced stop (a second Ctrl-C)
+        // a store write may still be on a blocking thread: don't wait for it.
+        runtime.shutdown_background();
+        outcome.map_err(|e| anyhow::anyhow!(e.message))
     })();
     match outcome {
         Ok(seekclaw_daemon::RunResult::Done) => ExitCode::SUCCESS,

@@ -49,7 +49,7 @@ fn print_event(json: bool, session: &str, ev: AgentEvent, out: &mut impl Write) 
     let _ = out.flush();
 }
 
-/// Runs one turn; Ctrl-C cancels it cleanly.
+/// Runs one turn; Ctrl-C cancels it cleanly, a second Ctrl-C at once.
 pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
     let home = opts.home.clone();
     home.ensure()
@@ -109,10 +109,16 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
     let locks = Arc::new(seekclaw_tools::WriteLocks::new());
     let runtime = build_runtime(&home, config, &store, &providers, &tools, &locks, &scope)?;
     let cancel = CancellationToken::new();
-    let ctrl_c = cancel.clone();
+    let force = CancellationToken::new();
+    let (first, second) = (cancel.clone(), force.clone());
+    // Ctrl-C cancels the turn (its stream and tools end, its partial answer is
+    // kept); a second Ctrl-C stops waiting for that clean end.
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            ctrl_c.cancel();
+            first.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                second.cancel();
+            }
         }
     });
     let sid = session.id.clone();
@@ -140,6 +146,12 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
             biased;
             Some(ev) = rx.recv() => print_event(opts.json, &sid, ev, &mut stdout),
             outcome = &mut turn => break outcome,
+            _ = force.cancelled() => {
+                // The turn is dropped unfinished: its log keeps the active
+                // mark, so the next daemon start records it as interrupted.
+                let _ = writeln!(stdout);
+                return Ok(RunResult::Cancelled);
+            }
         }
     };
 
@@ -170,7 +182,10 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
         let _ = writeln!(stdout);
     }
     let _ = stdout.flush();
-    mcp.shutdown().await;
+    tokio::select! {
+        _ = mcp.shutdown() => {}
+        _ = force.cancelled() => return Ok(result),
+    }
     let final_store = store.clone();
     let _ = tokio::task::spawn_blocking(move || final_store.checkpoint()).await;
     Ok(result)
