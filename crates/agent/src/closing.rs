@@ -72,12 +72,16 @@ pub(crate) async fn close_turn(
 /// answers up to about half that qualify).
 const INLINE_CLOSE_BYTES: usize = 256 * 1024;
 
-/// The text the closing items carry (answer, thinking, terminal).
+/// The text (and image data) the closing items carry: answer, thinking,
+/// leftover guidance, terminal.
 fn text_bytes(items: &[EventItem]) -> usize {
     items
         .iter()
         .map(|item| match item {
             EventItem::Assistant(a) => a.text.len() + a.thinking.as_ref().map_or(0, String::len),
+            EventItem::Steer(m) | EventItem::User(m) => {
+                m.text.len() + m.images.iter().map(|i| i.data.len()).sum::<usize>()
+            }
             EventItem::Terminal(t) => t.text.len(),
             _ => 0,
         })
@@ -116,12 +120,15 @@ mod tests {
                 status: TerminalStatus::Finished,
                 text: "a".repeat(100),
             }),
-            EventItem::User(UserMessage {
-                text: "not part of a close".into(),
-                images: Vec::new(),
+            EventItem::Steer(UserMessage {
+                text: "left".into(),
+                images: vec![seekclaw_store::ImageAttachment {
+                    data: "A".repeat(1000),
+                    ..Default::default()
+                }],
             }),
         ];
-        assert_eq!(text_bytes(&items), 220);
+        assert_eq!(text_bytes(&items), 1224);
         assert_eq!(text_bytes(&[]), 0);
     }
 }

@@ -8,6 +8,7 @@ pub mod context;
 pub mod events;
 mod extras;
 pub mod history;
+mod observer;
 mod opening;
 pub mod prompt;
 pub mod steer;

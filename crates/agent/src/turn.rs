@@ -9,15 +9,12 @@ use std::time::Duration;
 
 use seekclaw_config::{AgentMode, Config, Home, ReasoningLevel, WorkspaceConfig};
 use seekclaw_providers::routing::{RouteInput, candidates};
-use seekclaw_providers::types::{
-    ChatMessage, ChatRequest, FinishReason, ImageData, StreamEvent, ToolSpec,
-};
-use seekclaw_providers::usage::AttemptRecord;
-use seekclaw_providers::{Observer, ProviderError, Providers};
+use seekclaw_providers::types::{ChatMessage, ChatRequest, FinishReason, ImageData, ToolSpec};
+use seekclaw_providers::{ProviderError, Providers};
 use seekclaw_store::{
     AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Store, TerminalStatus,
     ToolCall as StoredCall, ToolResult, TurnTerminal, UsageDelta, UsageRecord, UserMessage,
-    ViewedImage,
+    ViewedImage as StoredView,
 };
 use seekclaw_tools::{Registry, ToolContext, ToolFilter, WriteLocks};
 use tokio::sync::mpsc::UnboundedSender;
@@ -27,6 +24,7 @@ use crate::context;
 use crate::events::{AgentEvent, TurnOutcome, WorkflowKind};
 use crate::extras::{Resolved, TurnExtras};
 use crate::history;
+use crate::observer::StepObserver;
 use crate::opening::{OpeningWrite, UNSETTLED_SEQ, open_turn};
 use crate::prompt;
 use crate::steer::SteerQueue;
@@ -136,58 +134,6 @@ async fn notice(
     persist(&rt.store, scope, sid, owner, item).await
 }
 
-/// Relays provider events to the turn's listener and keeps the step's text.
-struct StepObserver<'a> {
-    events: &'a UnboundedSender<AgentEvent>,
-    step: u32,
-    text: String,
-    records: Vec<AttemptRecord>,
-    rounds: u64,
-}
-
-impl Observer for StepObserver<'_> {
-    fn model_start(&mut self, provider: &str, model: &str) {
-        self.rounds += 1;
-        self.text.clear();
-        let _ = self.events.send(AgentEvent::ModelStart {
-            provider: provider.into(),
-            model: model.into(),
-            step: self.step,
-        });
-    }
-
-    fn event(&mut self, ev: &StreamEvent) {
-        match ev {
-            StreamEvent::ReasoningDelta(d) => {
-                let _ = self.events.send(AgentEvent::Thinking(d.clone()));
-            }
-            StreamEvent::TextDelta(d) => {
-                self.text.push_str(d);
-                let _ = self.events.send(AgentEvent::Delta(d.clone()));
-            }
-            StreamEvent::ToolCallStart { .. } if self.text.is_empty() => {
-                let _ = self
-                    .events
-                    .send(AgentEvent::Status("Preparing tool call".into()));
-            }
-            _ => {}
-        }
-    }
-
-    fn attempt(&mut self, r: &AttemptRecord) {
-        let _ = self.events.send(AgentEvent::Usage {
-            provider: r.provider.clone(),
-            model: r.model.clone(),
-            input_tokens: r.usage.total_input_tokens,
-            output_tokens: r.usage.output_tokens,
-            total_input_tokens: r.usage.total_input_tokens,
-            cached_input_tokens: r.usage.cached_input_tokens,
-            elapsed_ms: r.elapsed_ms,
-        });
-        self.records.push(r.clone());
-    }
-}
-
 pub(crate) struct Counters {
     rounds: u64,
     steps: u64,
@@ -286,7 +232,7 @@ pub async fn run_turn(
     let _ = events.send(AgentEvent::Workflow {
         step: 0,
         kind: WorkflowKind::Start,
-        label: "开始".into(),
+        label: "开始任务".into(),
         detail: input.message.chars().take(80).collect(),
     });
     // MCP tools and skills resolve while the store reads the history and
@@ -339,7 +285,9 @@ pub async fn run_turn(
         _ => outcome,
     };
     tools.cancel.cancel();
-    steer.close();
+    // Guidance accepted but never drained (the turn was cancelled or failed
+    // first) is still announced and kept in the log, before the terminal.
+    let leftover = steer.close();
     let (status, text) = match &outcome {
         TurnOutcome::Done(t) => (TerminalStatus::Finished, t.clone()),
         TurnOutcome::Cancelled(t) => (TerminalStatus::Aborted, t.clone()),
@@ -348,6 +296,13 @@ pub async fn run_turn(
     counters.delta.llm_rounds = counters.rounds as i64;
     counters.delta.execution_steps = counters.steps as i64;
     let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
+    for g in leftover {
+        let _ = events.send(AgentEvent::Steer(g.text.clone()));
+        items.push(EventItem::Steer(UserMessage {
+            text: g.text,
+            images: attachments(&g.images),
+        }));
+    }
     items.push(EventItem::Terminal(TurnTerminal { status, text }));
     let records = std::mem::take(&mut counters.records);
     // The caller passes the last events on while the closing write runs.
@@ -413,7 +368,8 @@ async fn turn_loop(
     let agent = &rt.config.agent;
     let max_steps = agent.max_steps.max(1) + agent.max_repair_attempts.min(128);
     let needs_vision = !input.images.is_empty();
-    let route = RouteInput {
+    // Becomes a vision route for the rest of the turn once guidance brings images.
+    let mut route = RouteInput {
         workspace: rt.workspace.as_ref(),
         needs_vision,
         ..RouteInput::default()
@@ -435,6 +391,12 @@ async fn turn_loop(
         }
         step += 1;
         counters.steps = step as u64;
+        // The images entering this step's request: the message's on step 1,
+        // then those of guidance drained into it.
+        let mut views: Vec<ViewedImage> = Vec::new();
+        if step == 1 {
+            views.extend(input.images.iter().map(viewed));
+        }
         let guidance = steer.drain();
         if !guidance.is_empty()
             && let Err(failure) = opening.settle_into(&mut seqs).await
@@ -442,6 +404,10 @@ async fn turn_loop(
             return TurnOutcome::Failed(failure);
         }
         for g in guidance {
+            if !g.images.is_empty() {
+                route.needs_vision = true;
+                views.extend(g.images.iter().map(viewed));
+            }
             let _ = events.send(AgentEvent::Steer(g.text.clone()));
             let item = EventItem::Steer(UserMessage {
                 text: g.text.clone(),
@@ -523,14 +489,12 @@ async fn turn_loop(
             .await;
         }
         let fitted = context::fit(&history, budget);
-        if step == 1 {
-            for img in &input.images {
-                let _ = events.send(AgentEvent::ImageView {
-                    image_id: img.id.clone(),
-                    name: img.name.clone(),
-                    media_type: img.media_type.clone(),
-                });
-            }
+        for v in &views {
+            let _ = events.send(AgentEvent::ImageView {
+                image_id: v.id.clone(),
+                name: v.name.clone(),
+                media_type: v.media_type.clone(),
+            });
         }
         let request = ChatRequest {
             system,
@@ -559,6 +523,8 @@ async fn turn_loop(
             events,
             step,
             text: String::new(),
+            thinking: String::new(),
+            model_ref: None,
             records: Vec::new(),
             rounds: 0,
         };
@@ -583,17 +549,18 @@ async fn turn_loop(
             Ok(c) => c,
             Err(ProviderError::Cancelled) => {
                 // Text streamed before the cancel is kept as the assistant's answer.
-                if !observer.text.is_empty() {
-                    let item = EventItem::Assistant(AssistantMessage {
-                        text: observer.text.clone(),
-                        ..AssistantMessage::default()
-                    });
+                if let Some(item) = observer.partial_answer() {
                     persist(&rt.store, scope, sid, owner, item).await;
+                }
+                if !observer.text.is_empty() {
                     last_text = observer.text;
                 }
                 return TurnOutcome::Cancelled(last_text);
             }
             Err(e) => {
+                if let Some(item) = observer.partial_answer() {
+                    persist(&rt.store, scope, sid, owner, item).await;
+                }
                 let _ = events.send(AgentEvent::Workflow {
                     step,
                     kind: WorkflowKind::Error,
@@ -624,18 +591,13 @@ async fn turn_loop(
                     arguments_json: c.arguments.clone(),
                 })
                 .collect(),
-            viewed_images: if step == 1 {
-                input
-                    .images
-                    .iter()
-                    .map(|i| ViewedImage {
-                        id: i.id.clone(),
-                        name: i.name.clone(),
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            viewed_images: views
+                .iter()
+                .map(|v| StoredView {
+                    id: v.id.clone(),
+                    name: v.name.clone(),
+                })
+                .collect(),
             finish_reason: completion
                 .finish
                 .as_ref()
@@ -757,5 +719,20 @@ async fn turn_loop(
         }
         counters.done_at_step = Some(step);
         return TurnOutcome::Done(last_text);
+    }
+}
+
+/// An image entering a step's model request.
+struct ViewedImage {
+    id: String,
+    name: String,
+    media_type: String,
+}
+
+fn viewed(i: &UserImage) -> ViewedImage {
+    ViewedImage {
+        id: i.id.clone(),
+        name: i.name.clone(),
+        media_type: i.media_type.clone(),
     }
 }

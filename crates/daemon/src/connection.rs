@@ -15,6 +15,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::chats::{ChatStart, Chats};
 use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader};
@@ -37,11 +38,12 @@ pub struct LegacySession {
 
 /// Per-connection state shared by its request tasks.
 pub struct Connection {
-    pub id: u64,
     pub outbox: Outbox,
     pub legacy: Mutex<Option<LegacySession>>,
     /// Fires when the connection closes; running turns watch it.
     pub closing: CancellationToken,
+    /// Its chats, registered as their lines are read.
+    pub chats: Arc<Chats>,
 }
 
 impl Connection {
@@ -81,10 +83,10 @@ where
     let closing = daemon.shutdown.child_token();
     let (outbox, mut queued) = Outbox::new(daemon.slow_client_timeout, kill.clone());
     let conn = Arc::new(Connection {
-        id,
         outbox: outbox.clone(),
         legacy: Mutex::new(None),
         closing: closing.clone(),
+        chats: Arc::default(),
     });
     daemon.connections.insert(id, outbox);
 
@@ -278,9 +280,12 @@ fn spawn_request(
 ) {
     let daemon = daemon.clone();
     let conn = conn.clone();
+    // Registered before the next line is read: a cancel or steer right behind
+    // the chat finds it.
+    let chat = (method == Method::Chat).then(|| register_chat(&conn, &req));
     requests.spawn(async move {
         let id = req.id;
-        let run = dispatch::handle(&daemon, &conn, method, req);
+        let run = dispatch::handle(&daemon, &conn, method, req, chat);
         let env = match std::panic::AssertUnwindSafe(run).catch_unwind().await {
             Ok(env) => env,
             Err(_) => {
@@ -294,4 +299,17 @@ fn spawn_request(
         conn.outbox.send(&env).await;
         drop(permit);
     });
+}
+
+fn register_chat(conn: &Connection, req: &Request) -> ChatStart {
+    let requested = req
+        .params
+        .str_opt("sessionId")
+        .ok()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    conn.chats
+        .register(req.id, requested, conn.closing.child_token())
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use seekclaw_protocol::{Envelope, Method, MethodError, ProtocolInfo, Request, Serving, event};
 
+use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::{
@@ -29,6 +30,7 @@ pub async fn handle(
     conn: &Arc<Connection>,
     method: Method,
     req: Request,
+    chat_start: Option<ChatStart>,
 ) -> Envelope {
     let id = req.id;
     let _gate = match method.spec().serving {
@@ -39,9 +41,9 @@ pub async fn handle(
     let p = &req.params;
     let result = match method {
         Method::Ping | Method::ProtocolInfo => return inline(method, &req),
-        Method::Chat => chat::chat(d, conn, id, p).await,
+        Method::Chat => chat::chat(d, conn, id, p, chat_start).await,
         Method::AgentSteer => chat::steer(d, conn, id, p).await,
-        Method::AgentCancel => chat::cancel(d, conn, id, p).await,
+        Method::AgentCancel => chat::cancel(conn, id, p).await,
         Method::WorkspaceGet => workspace::get(d, id).await,
         Method::WorkspaceOpen => workspace::open(d, conn, id, p).await,
         Method::WorkspaceInit => workspace::init(d, id).await,

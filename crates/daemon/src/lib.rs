@@ -1,6 +1,7 @@
 //! The SeekClaw daemon: one persistent endpoint, concurrent JSONL connections,
 //! dispatch over the protocol's method table, admin methods and lifecycle.
 
+mod chats;
 mod config_service;
 mod connection;
 mod daemon;

@@ -1,5 +1,5 @@
-//! Active turns: one per session daemon-wide (a second `chat` is `busy`), and
-//! per connection by chat request id (for `agent.cancel`).
+//! Active turns: one per session daemon-wide (a second `chat` is `busy`).
+//! A connection's chats by request id are in [`crate::chats`].
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -11,8 +11,6 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone)]
 pub struct ActiveTurn {
     pub session_id: String,
-    pub request_id: i64,
-    pub connection: u64,
     pub cancel: CancellationToken,
     pub steer: SteerQueue,
 }
@@ -58,19 +56,6 @@ impl Turns {
             .values()
             .find(|t| t.session_id.eq_ignore_ascii_case(session_id))
             .cloned()
-    }
-
-    /// Turns started by one connection.
-    pub fn of_connection(&self, connection: u64) -> Vec<ActiveTurn> {
-        self.active
-            .lock()
-            .map(|a| {
-                a.values()
-                    .filter(|t| t.connection == connection)
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 
     pub fn count(&self) -> usize {

@@ -51,7 +51,8 @@ pub struct SessionPatch {
 }
 
 /// Usage of one provider call (or a batch of them) added to a session's
-/// counters. `execution_steps` is a high-water mark (max), the rest are sums.
+/// counters, all added up. `execution_steps` is one turn's highest step
+/// (reference §2.5: accumulated per turn and added to the session row).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct UsageDelta {
     pub llm_rounds: i64,

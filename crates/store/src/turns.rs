@@ -70,13 +70,13 @@ impl TurnEnd<'_> {
     }
 }
 
-/// The session row at a turn's end: `updated_at`, the counters
-/// (`execution_steps` keeps the maximum) and no active turn.
+/// The session row at a turn's end: `updated_at`, the counters (each turn's
+/// are added, as the reference's session row does) and no active turn.
 fn close_row(tx: &Transaction<'_>, pk: i64, at_iso: &str, d: &UsageDelta) -> Result<()> {
     tx.prepare_cached(
         "UPDATE sessions SET updated_at = ?1, active_turn = NULL, \
              llm_rounds = llm_rounds + ?2, \
-             execution_steps = MAX(execution_steps, ?3), \
+             execution_steps = execution_steps + ?3, \
              input_tokens = input_tokens + ?4, \
              total_input_tokens = total_input_tokens + ?5, \
              cached_input_tokens = cached_input_tokens + ?6, \
@@ -130,7 +130,7 @@ mod tests {
     }
 
     #[test]
-    fn usage_sums_and_keeps_max_steps() {
+    fn each_turns_usage_and_steps_add_up() {
         let (_dir, store) = temp_store();
         store.create_session(&new_session("g", "s")).unwrap();
         let d = UsageDelta {
@@ -152,7 +152,7 @@ mod tests {
         add("s", &d2).unwrap();
         let h = store.session("g", "s").unwrap().unwrap();
         assert_eq!(h.llm_rounds, 2);
-        assert_eq!(h.execution_steps, 5);
+        assert_eq!(h.execution_steps, 8, "5 steps then 3");
         assert_eq!(h.input_tokens, 200);
         assert_eq!(h.total_input_tokens, 300);
         assert_eq!(h.cached_input_tokens, 100);

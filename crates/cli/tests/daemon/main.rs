@@ -11,6 +11,7 @@ mod providers;
 mod schedule;
 mod sessions;
 mod skills;
+mod turn_control;
 mod turn_tools;
 mod workspace;
 

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::images::parse_images;
 use super::session::new_session_id;
 use super::{Reply, parse_reasoning_level};
+use crate::chats::ChatStart;
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
 use crate::scope::{self, Scope};
@@ -166,7 +167,18 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
     }
 }
 
-pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn chat(
+    daemon: &Daemon,
+    conn: &Connection,
+    id: i64,
+    p: &Params,
+    start: Option<ChatStart>,
+) -> Reply {
+    // Registered by the read loop; a chat from elsewhere registers here.
+    let start = match start {
+        Some(s) => s,
+        None => conn.chats.register(id, None, conn.closing.child_token()),
+    };
     let (message, images) = guidance(p)?;
     let level = match p.str_opt("reasoningLevel")? {
         Some(raw) => Some(parse_reasoning_level(raw)?),
@@ -185,19 +197,18 @@ pub async fn chat(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
     let runtime = runtime_for(daemon, &scope)?;
     let extras = crate::extensions::turn_extras(&daemon.mcp, &daemon.extras, &runtime);
     let mut extras = pin!(maybe_done(extras));
-    let cancel = conn.closing.child_token();
-    let steer = SteerQueue::new();
+    let (cancel, steer) = (start.cancel.clone(), start.steer.clone());
     let claim = Claim {
         scope: &scope,
         requested,
         level,
-        request_id: id,
         cancel: &cancel,
         steer: &steer,
     };
     let claimed = driving(claim_session(daemon, conn, claim), extras.as_mut()).await?;
     let (session, _guard) = (claimed.session, claimed.guard);
     let sid = session.id.clone();
+    start.claimed(&sid);
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),
         id: sid.clone(),
@@ -255,7 +266,6 @@ struct Claim<'a> {
     scope: &'a Scope,
     requested: Option<String>,
     level: Option<ReasoningLevel>,
-    request_id: i64,
     cancel: &'a CancellationToken,
     steer: &'a SteerQueue,
 }
@@ -283,8 +293,6 @@ async fn claim_session<'d>(
             .turns
             .start(ActiveTurn {
                 session_id: sid.to_string(),
-                request_id: claim.request_id,
-                connection: conn.id,
                 cancel: claim.cancel.clone(),
                 steer: claim.steer.clone(),
             })
@@ -480,13 +488,20 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
         .str_opt("sessionId")?
         .map(str::trim)
         .filter(|s| !s.is_empty());
+    // A chat of this connection may not have claimed its session yet (its
+    // steer was written right behind it): wait for the claim.
     let turn = match (request_id, session_id) {
-        (Some(rid), _) => daemon
-            .turns
-            .of_connection(conn.id)
-            .into_iter()
-            .find(|t| t.request_id == rid),
-        (None, Some(sid)) => daemon.turns.by_session(sid),
+        (Some(rid), _) => match conn.chats.get(rid) {
+            Some(chat) => chat.session().await.map(|sid| (sid, chat.steer)),
+            None => None,
+        },
+        (None, Some(sid)) => match daemon.turns.by_session(sid) {
+            Some(t) => Some((t.session_id, t.steer)),
+            None => match conn.chats.asking_for(sid) {
+                Some(chat) => chat.session().await.map(|sid| (sid, chat.steer)),
+                None => None,
+            },
+        },
         (None, None) => {
             return Err(MethodError::invalid_param(
                 "sessionId",
@@ -494,41 +509,42 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
             ));
         }
     };
-    let Some(turn) = turn else {
+    let Some((turn_session, queue)) = turn else {
         return Err(
             MethodError::not_found("No active turn found for this session")
                 .with_session(session_id.map(str::to_string)),
         );
     };
-    turn.steer
+    queue
         .push(Steer {
             text: message,
             images,
         })
         .map_err(|e| {
             MethodError::new(ErrorCode::Conflict, e.to_string())
-                .with_session(Some(turn.session_id.clone()))
+                .with_session(Some(turn_session.clone()))
         })?;
-    Ok(Envelope::result(id, "guidance queued").with_session(Some(turn.session_id)))
+    Ok(Envelope::result(id, "guidance queued").with_session(Some(turn_session)))
 }
 
-pub async fn cancel(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let mine = daemon.turns.of_connection(conn.id);
+pub async fn cancel(conn: &Connection, id: i64, p: &Params) -> Reply {
+    // Every chat of the connection from the moment its line was read, claimed or not.
+    let mine = conn.chats.all();
     let text = match p.i64_opt("requestId")? {
-        Some(rid) => match mine.iter().find(|t| t.request_id == rid) {
-            Some(t) => {
-                t.cancel.cancel();
+        Some(rid) => match mine.iter().find(|(r, _)| *r == rid) {
+            Some((_, chat)) => {
+                chat.cancel.cancel();
                 format!("cancellation requested for {rid}")
             }
             None => "no active turn".to_string(),
         },
         None if mine.is_empty() => "no active turn".to_string(),
         None => {
-            for t in &mine {
-                t.cancel.cancel();
+            for (_, chat) in &mine {
+                chat.cancel.cancel();
             }
             if mine.len() == 1 {
-                format!("cancellation requested for {}", mine[0].request_id)
+                format!("cancellation requested for {}", mine[0].0)
             } else {
                 format!("cancellation requested for {} active turns", mine.len())
             }

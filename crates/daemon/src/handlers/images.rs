@@ -54,17 +54,22 @@ pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, MethodError> {
         let obj = img
             .as_object()
             .ok_or_else(|| invalid(format!("params.images[{i}] must be an object")))?;
-        let text = |k: &str| {
-            obj.get(k)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
+        let text = |k: &str| match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.trim()).filter(|s| !s.is_empty())),
+            Some(_) => Err(invalid(format!("params.images[{i}].{k} must be a string"))),
         };
         let name =
-            text("name").ok_or_else(|| invalid(format!("params.images[{i}].name is required")))?;
+            text("name")?.ok_or_else(|| invalid(format!("params.images[{i}].name is required")))?;
         let data =
-            text("data").ok_or_else(|| invalid(format!("params.images[{i}].data is required")))?;
-        let media_type = text("mediaType").unwrap_or_default().to_ascii_lowercase();
+            text("data")?.ok_or_else(|| invalid(format!("params.images[{i}].data is required")))?;
+        // Line-wrapped (MIME-style) base64 is accepted, as .NET's decoder does.
+        let data: std::borrow::Cow<'_, str> = if data.bytes().any(|b| b.is_ascii_whitespace()) {
+            data.split_ascii_whitespace().collect::<String>().into()
+        } else {
+            data.into()
+        };
+        let media_type = text("mediaType")?.unwrap_or_default().to_ascii_lowercase();
         if !TYPES.contains(&media_type.as_str()) {
             return Err(invalid(format!(
                 "Unsupported image type: {} (supported: image/png, image/jpeg, image/webp, image/gif)",
@@ -80,7 +85,7 @@ pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, MethodError> {
                 "params.images[{i}].data must be plain base64 without a data: URL prefix"
             )));
         }
-        let size = decoded_len(data);
+        let size = decoded_len(&data);
         if size > MAX_IMAGE_BYTES {
             return Err(MethodError::new(
                 ErrorCode::TooLarge,
@@ -95,16 +100,16 @@ pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, MethodError> {
             ));
         }
         let bytes = base64::engine::general_purpose::STANDARD
-            .decode(data)
+            .decode(data.as_bytes())
             .map_err(|_| invalid(format!("params.images[{i}].data is not valid base64")))?;
-        let id = text("id")
+        let id = text("id")?
             .map(|s| s.chars().take(128).collect())
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         out.push(UserImage {
             id,
             name: clean_name(name),
             media_type,
-            data: data.to_string(),
+            data: data.into_owned(),
             size_bytes: bytes.len() as u64,
         });
     }
@@ -172,5 +177,30 @@ mod tests {
             ))
             .is_err()
         );
+    }
+
+    #[test]
+    fn wrapped_base64_is_accepted_and_mistyped_fields_are_named() {
+        let wrapped = parse_images(&params(
+            json!({"images": [{"name": "a.png", "mediaType": "image/png", "data": "aGVs\r\nbG8="}]}),
+        ))
+        .unwrap();
+        assert_eq!(
+            (wrapped[0].data.as_str(), wrapped[0].size_bytes),
+            ("aGVsbG8=", 5)
+        );
+        for (field, value) in [
+            ("name", json!(5)),
+            ("id", json!(7)),
+            ("mediaType", json!(true)),
+        ] {
+            let mut img = json!({"name": "a.png", "mediaType": "image/png", "data": "aGk="});
+            img[field] = value;
+            let err = parse_images(&params(json!({"images": [img]}))).unwrap_err();
+            assert_eq!(
+                err.message,
+                format!("params.images[0].{field} must be a string")
+            );
+        }
     }
 }

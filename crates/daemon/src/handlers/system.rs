@@ -205,7 +205,7 @@ struct ResetResult {
 }
 
 pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
-    stop_connection_turns(daemon, conn).await;
+    stop_connection_turns(conn).await;
     daemon.config.reset().await?;
     daemon.db(|s| s.reset()).await?;
     let home = daemon.home.clone();
@@ -234,20 +234,19 @@ pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply
 
 /// Cancels this connection's turns and waits (bounded) until they have ended, so
 /// their `cancelled` terminals go out first.
-pub async fn stop_connection_turns(daemon: &Daemon, conn: &Connection) {
-    for t in daemon.turns.of_connection(conn.id) {
-        t.cancel.cancel();
+pub async fn stop_connection_turns(conn: &Connection) {
+    for (_, chat) in conn.chats.all() {
+        chat.cancel.cancel();
     }
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
-    while !daemon.turns.of_connection(conn.id).is_empty() && tokio::time::Instant::now() < deadline
-    {
+    while !conn.chats.all().is_empty() && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }
 
 pub async fn shutdown(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
     tracing::info!("shutdown requested by a client");
-    stop_connection_turns(daemon, conn).await;
+    stop_connection_turns(conn).await;
     daemon.turns.cancel_all();
     conn.closing.cancel();
     daemon.shutdown.cancel();

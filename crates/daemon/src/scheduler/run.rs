@@ -265,12 +265,10 @@ async fn execute(
     )
     .map_err(|e| fail(e.message))?;
     let steer = SteerQueue::new();
-    // Registered like a client's turn (connection 0 is no connection), so
-    // `agent.steer` by session id and `doctor` see it.
+    // Registered like a client's turn, so `agent.steer` by session id and
+    // `doctor` see it.
     let Some(_guard) = daemon.turns.start(ActiveTurn {
         session_id: sid.clone(),
-        request_id: 0,
-        connection: 0,
         cancel: cancel.clone(),
         steer: steer.clone(),
     }) else {

@@ -1,0 +1,195 @@
+//! A connection's chats by request id, from the moment their line is read.
+//!
+//! Requests on a connection run concurrently, so an `agent.cancel` or
+//! `agent.steer` written right behind its `chat` may be handled before that
+//! chat has claimed its session. The read loop registers each chat before it
+//! reads the next line (as the reference's read loop does), so they find it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use seekclaw_agent::SteerQueue;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// A chat as `agent.cancel` and `agent.steer` see it.
+#[derive(Clone)]
+pub struct ChatEntry {
+    serial: u64,
+    pub cancel: CancellationToken,
+    pub steer: SteerQueue,
+    /// `params.sessionId` of the chat, if it named one.
+    pub requested: Option<String>,
+    session: watch::Receiver<Option<String>>,
+}
+
+impl ChatEntry {
+    /// The session the chat runs on, once claimed; `None` when the chat ended
+    /// (an error, or the connection closed) without claiming one.
+    pub async fn session(&self) -> Option<String> {
+        let mut rx = self.session.clone();
+        let claimed = rx.wait_for(Option::is_some).await.ok()?;
+        claimed.clone()
+    }
+}
+
+/// One connection's chats.
+#[derive(Default)]
+pub struct Chats {
+    entries: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    next_serial: u64,
+    by_request: HashMap<i64, ChatEntry>,
+}
+
+impl Chats {
+    /// Registers chat `request_id` (a reused id replaces the older entry, which
+    /// then can no longer be found, as in the reference). Its handler keeps the
+    /// returned start; dropping it removes the entry.
+    pub fn register(
+        self: &Arc<Self>,
+        request_id: i64,
+        requested: Option<String>,
+        cancel: CancellationToken,
+    ) -> ChatStart {
+        let (session_tx, session) = watch::channel(None);
+        let steer = SteerQueue::new();
+        let serial = match self.entries.lock() {
+            Ok(mut e) => {
+                e.next_serial += 1;
+                let serial = e.next_serial;
+                e.by_request.insert(
+                    request_id,
+                    ChatEntry {
+                        serial,
+                        cancel: cancel.clone(),
+                        steer: steer.clone(),
+                        requested,
+                        session,
+                    },
+                );
+                serial
+            }
+            Err(_) => 0,
+        };
+        ChatStart {
+            chats: self.clone(),
+            request_id,
+            serial,
+            cancel,
+            steer,
+            session_tx,
+        }
+    }
+
+    pub fn get(&self, request_id: i64) -> Option<ChatEntry> {
+        self.entries
+            .lock()
+            .ok()?
+            .by_request
+            .get(&request_id)
+            .cloned()
+    }
+
+    /// Every chat of the connection, by request id.
+    pub fn all(&self) -> Vec<(i64, ChatEntry)> {
+        self.entries
+            .lock()
+            .map(|e| {
+                let mut all: Vec<_> = e.by_request.iter().map(|(k, v)| (*k, v.clone())).collect();
+                all.sort_by_key(|(id, _)| *id);
+                all
+            })
+            .unwrap_or_default()
+    }
+
+    /// The newest chat that asked for session `id` (without case), if any.
+    pub fn asking_for(&self, id: &str) -> Option<ChatEntry> {
+        self.entries
+            .lock()
+            .ok()?
+            .by_request
+            .values()
+            .filter(|c| {
+                c.requested
+                    .as_deref()
+                    .is_some_and(|r| r.eq_ignore_ascii_case(id))
+            })
+            .max_by_key(|c| c.serial)
+            .cloned()
+    }
+}
+
+/// A chat handler's side of its entry.
+pub struct ChatStart {
+    chats: Arc<Chats>,
+    request_id: i64,
+    serial: u64,
+    pub cancel: CancellationToken,
+    pub steer: SteerQueue,
+    session_tx: watch::Sender<Option<String>>,
+}
+
+impl ChatStart {
+    /// The chat now runs on session `id` (steers waiting for it go ahead).
+    pub fn claimed(&self, id: &str) {
+        let _ = self.session_tx.send(Some(id.to_string()));
+    }
+}
+
+impl Drop for ChatStart {
+    fn drop(&mut self) {
+        if let Ok(mut e) = self.chats.entries.lock()
+            && e.by_request
+                .get(&self.request_id)
+                .is_some_and(|c| c.serial == self.serial)
+        {
+            e.by_request.remove(&self.request_id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_chat_is_found_until_its_start_is_dropped() {
+        let chats = Arc::new(Chats::default());
+        let start = chats.register(7, Some("S1".into()), CancellationToken::new());
+        let entry = chats.get(7).unwrap();
+        assert!(chats.asking_for("s1").is_some());
+        let waiting = tokio::spawn(async move { entry.session().await });
+        start.claimed("s1");
+        assert_eq!(waiting.await.unwrap().as_deref(), Some("s1"));
+        drop(start);
+        assert!(chats.get(7).is_none());
+        assert!(chats.all().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_chat_that_ends_unclaimed_answers_no_session() {
+        let chats = Arc::new(Chats::default());
+        let start = chats.register(1, None, CancellationToken::new());
+        let entry = chats.get(1).unwrap();
+        drop(start);
+        assert_eq!(entry.session().await, None);
+    }
+
+    #[test]
+    fn a_reused_id_replaces_the_older_entry_and_outlives_it() {
+        let chats = Arc::new(Chats::default());
+        let old = chats.register(3, None, CancellationToken::new());
+        let new = chats.register(3, None, CancellationToken::new());
+        drop(old);
+        assert!(
+            chats.get(3).is_some(),
+            "the older chat's end keeps the newer entry"
+        );
+        drop(new);
+        assert!(chats.get(3).is_none());
+    }
+}
