@@ -13,6 +13,18 @@ fn seekclaw(home: &std::path::Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A home whose only provider is the testkit `server` (model `tk/m1`).
+fn home_with_testkit(
+    server: &seekclaw_testkit::ProviderServer,
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = serde_json::json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}]});
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    (tmp, home)
+}
+
 #[test]
 fn provider_and_model_commands_edit_config_json() {
     let tmp = tempfile::tempdir().unwrap();
@@ -145,11 +157,7 @@ fn provider_and_model_commands_edit_config_json() {
 fn run_executes_a_turn_in_process() {
     use seekclaw_testkit::{ProviderServer, Reply};
     let server = ProviderServer::start().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let config = serde_json::json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}]});
-    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    let (_tmp, home) = home_with_testkit(&server);
     server.enqueue(Reply::new().text("Hello ").text("there"));
     let out = seekclaw(&home, &["run", "greet me", "--global"]);
     assert!(
@@ -235,11 +243,7 @@ fn ctrl_c_cancels_a_run_and_keeps_its_partial_answer() {
     use std::io::BufRead;
     use std::time::Duration;
     let server = ProviderServer::start().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let config = serde_json::json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}]});
-    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    let (_tmp, home) = home_with_testkit(&server);
     let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
     for i in 0..100 {
         slow = slow.text(format!("w{i} "));
@@ -310,14 +314,10 @@ fn ctrl_c_cancels_a_run_and_keeps_its_partial_answer() {
 fn run_works_in_the_given_workspace_and_rejects_bad_targets() {
     use seekclaw_testkit::{ProviderServer, Reply};
     let server = ProviderServer::start().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
+    let (tmp, home) = home_with_testkit(&server);
     let ws = tmp.path().join("project");
-    std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(ws.join("notes.txt"), "the secret word is heliotrope\n").unwrap();
-    let config = serde_json::json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}]});
-    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
     server.enqueue(Reply::new().tool_call("call_1", "read_file", r#"{"path":"notes.txt"}"#));
     server.enqueue(Reply::plain("It is heliotrope."));
     let ws_arg = ws.to_str().unwrap();
