@@ -285,6 +285,16 @@ pub async fn run_turn(
         _ => outcome,
     };
     tools.cancel.cancel();
+    // Every failure ends the flowchart with an error node (provider errors,
+    // no model for the images, the step limit, a store failure).
+    if let TurnOutcome::Failed(failure) = &outcome {
+        let _ = events.send(AgentEvent::Workflow {
+            step: counters.steps as u32,
+            kind: WorkflowKind::Error,
+            label: "错误".into(),
+            detail: failure.clone(),
+        });
+    }
     // Guidance accepted but never drained (the turn was cancelled or failed
     // first) is still announced and kept in the log, before the terminal.
     let leftover = steer.close();
@@ -561,12 +571,6 @@ async fn turn_loop(
                 if let Some(item) = observer.partial_answer() {
                     persist(&rt.store, scope, sid, owner, item).await;
                 }
-                let _ = events.send(AgentEvent::Workflow {
-                    step,
-                    kind: WorkflowKind::Error,
-                    label: "错误".into(),
-                    detail: e.to_string(),
-                });
                 return TurnOutcome::Failed(e.to_string());
             }
         };

@@ -377,6 +377,8 @@ fn provider_failure_and_failover_surface_as_reference() {
         )
     );
     assert_eq!(events(&all, "error").len(), 1, "no early error event");
+    let flow = strings(&all, "workflow", &["details", "kind"]);
+    assert_eq!(flow.last().map(String::as_str), Some("error"), "{flow:?}");
 
     let backup = ProviderServer::start().unwrap();
     backup.enqueue(Reply::plain("rescued"));

@@ -157,7 +157,11 @@ fn guidance_left_when_a_turn_is_cancelled_is_announced_and_kept() {
         .unwrap(),
         "guidance queued"
     );
-    c.ok("agent.cancel", json!({"requestId": chat_id})).unwrap();
+    // Without a request id every turn of the connection, counted (one here).
+    assert_eq!(
+        c.ok("agent.cancel", json!({})).unwrap(),
+        "cancellation requested for 1 active turns"
+    );
     let all = c.collect(chat_id).unwrap();
     let terminal = all.last().unwrap();
     assert_eq!(terminal["event"], "cancelled");
@@ -218,4 +222,26 @@ fn guidance_with_images_moves_the_next_step_to_a_vision_model() {
         (Some("m1"), Some("eyes"))
     );
     assert!(requests[1].raw_body.contains(PNG), "the image is sent");
+}
+
+#[test]
+fn a_turn_that_cannot_start_still_ends_its_flowchart_with_an_error_node() {
+    let server = ProviderServer::start().unwrap();
+    let d = setup(&server, StartOptions::default());
+    let mut c = d.connect().unwrap();
+    // An image when no model left can see images (the vision model is removed).
+    c.ok_json(
+        "provider.upsert",
+        json!({"id": "tk", "baseUrl": server.base_url(), "models": ["m1"]}),
+    )
+    .unwrap();
+    let all = crate::chat::chat(
+        &mut c,
+        json!({"global": true, "images": [{"name": "dot.png", "mediaType": "image/png", "data": PNG}]}),
+    );
+    let last = all.last().unwrap();
+    assert_eq!(last["event"], "error", "{last}");
+    let flow = strings(&all, "workflow", &["details", "kind"]);
+    assert_eq!(flow, ["start", "error"]);
+    assert!(server.requests().is_empty());
 }

@@ -543,11 +543,8 @@ pub async fn cancel(conn: &Connection, id: i64, p: &Params) -> Reply {
             for (_, chat) in &mine {
                 chat.cancel.cancel();
             }
-            if mine.len() == 1 {
-                format!("cancellation requested for {}", mine[0].0)
-            } else {
-                format!("cancellation requested for {} active turns", mine.len())
-            }
+            // The original's wording, also for one turn.
+            format!("cancellation requested for {} active turns", mine.len())
         }
     };
     Ok(Envelope::result(id, text))
