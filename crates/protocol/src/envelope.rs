@@ -104,6 +104,117 @@ impl serde_json::ser::Formatter for Escaped {
     }
 }
 
+/// [`Escaped`], indented as serde_json's (and .NET's) pretty writer does:
+/// two spaces per level, `": "` between key and value, line breaks written
+/// as their escape. Used for long lists, so it stays one pass.
+struct EscapedPretty {
+    level: usize,
+    has_value: bool,
+}
+
+impl EscapedPretty {
+    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b"\\n")?;
+        for _ in 0..self.level {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, b: &[u8]) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        w.write_all(b)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, b: &[u8]) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            self.line(w)?;
+        }
+        w.write_all(b)
+    }
+
+    fn item<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.line(w)
+    }
+}
+
+impl serde_json::ser::Formatter for EscapedPretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        Escaped.begin_string(w)
+    }
+
+    fn end_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        Escaped.end_string(w)
+    }
+
+    fn write_char_escape<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        escape: serde_json::ser::CharEscape,
+    ) -> std::io::Result<()> {
+        Escaped.write_char_escape(w, escape)
+    }
+
+    fn write_raw_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        Escaped.write_raw_fragment(w, fragment)
+    }
+}
+
 /// Serializes `value` as compact JSON, already escaped as string contents, onto `out`.
 fn write_escaped_json(out: &mut Vec<u8>, value: &impl Serialize) -> serde_json::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(out, Escaped);
@@ -311,6 +422,8 @@ impl Line<'_> {
 pub struct JsonArrayBuilder {
     raw: Vec<u8>,
     count: usize,
+    /// Indented as .NET's writer does (2 spaces per level).
+    pretty: bool,
 }
 
 impl JsonArrayBuilder {
@@ -318,6 +431,16 @@ impl JsonArrayBuilder {
         JsonArrayBuilder {
             raw: vec![b'['],
             count: 0,
+            pretty: false,
+        }
+    }
+
+    /// An array written indented (`data` holds line breaks), as the reference
+    /// writes `SessionHeader` lists.
+    pub fn indented() -> Self {
+        JsonArrayBuilder {
+            pretty: true,
+            ..Self::new()
         }
     }
 
@@ -326,7 +449,19 @@ impl JsonArrayBuilder {
             self.raw.push(b',');
         }
         self.count += 1;
-        write_escaped_json(&mut self.raw, item)
+        if !self.pretty {
+            return write_escaped_json(&mut self.raw, item);
+        }
+        // Each element one level in, written pretty and escaped in one pass.
+        self.raw.extend_from_slice(b"\\n  ");
+        let mut ser = serde_json::Serializer::with_formatter(
+            &mut self.raw,
+            EscapedPretty {
+                level: 1,
+                has_value: false,
+            },
+        );
+        item.serialize(&mut ser)
     }
 
     pub fn len(&self) -> usize {
@@ -340,6 +475,9 @@ impl JsonArrayBuilder {
     pub fn into_result(mut self, id: i64) -> Envelope {
         if self.raw.is_empty() {
             self.raw.push(b'[');
+        }
+        if self.pretty && self.count > 0 {
+            self.raw.extend_from_slice(b"\\n");
         }
         self.raw.push(b']');
         Envelope {
@@ -469,5 +607,19 @@ mod tests {
             serde_json::from_str::<serde_json::Value>(line["data"].as_str().unwrap()).unwrap(),
             value
         );
+    }
+
+    #[test]
+    fn an_indented_array_reads_back_as_dotnet_writes_it() {
+        let mut list = JsonArrayBuilder::indented();
+        list.push(&serde_json::json!({"id": "a\"b", "n": [1, 2]}))
+            .unwrap();
+        list.push(&serde_json::json!({"id": "c"})).unwrap();
+        let data = list.into_result(1).data().into_owned();
+        assert_eq!(
+            data,
+            "[\n  {\n    \"id\": \"a\\\"b\",\n    \"n\": [\n      1,\n      2\n    ]\n  },\n  {\n    \"id\": \"c\"\n  }\n]"
+        );
+        assert_eq!(JsonArrayBuilder::indented().into_result(1).data(), "[]");
     }
 }

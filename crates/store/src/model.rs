@@ -14,11 +14,18 @@ pub struct NewSession {
 }
 
 /// The wire `SessionHeader` (reference §5.4); field order is the wire order.
+/// A missing title or workspace is left out, as the original's serializer
+/// does (`title?, workspace?`); `session.get` writes them as `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionHeader {
+    /// Never empty in a stored header; `session.get` empties it after moving
+    /// it to the front of its own object.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     pub archived: bool,
     pub reasoning_level: String,

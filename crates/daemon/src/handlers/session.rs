@@ -89,18 +89,36 @@ pub async fn list(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let include = params.include_archived;
     daemon
         .db(move |s| {
-            let mut list = JsonArrayBuilder::new();
+            let mut list = JsonArrayBuilder::indented();
             s.for_each_session(&scope.key, include, |h| Ok(list.push(h)?))?;
             Ok(list.into_result(id))
         })
         .await
 }
 
+/// `session.get`: the header with `title` and `workspace` always present
+/// (`null` when unset, as the original's hand-built object has them), then
+/// the messages.
 #[derive(Serialize)]
 struct SessionView {
+    id: String,
+    title: Option<String>,
+    workspace: Option<String>,
     #[serde(flatten)]
-    header: SessionHeader,
+    rest: SessionHeader,
     messages: Vec<Message>,
+}
+
+impl SessionView {
+    fn new(mut header: SessionHeader, messages: Vec<Message>) -> SessionView {
+        SessionView {
+            id: std::mem::take(&mut header.id),
+            title: header.title.take(),
+            workspace: header.workspace.take(),
+            rest: header,
+            messages,
+        }
+    }
 }
 
 pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
@@ -113,7 +131,7 @@ pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                 return Ok(None);
             };
             let messages = s.messages(&scope.key, &sid)?;
-            Ok(Some(SessionView { header, messages }))
+            Ok(Some(SessionView::new(header, messages)))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;
