@@ -233,7 +233,7 @@ pub async fn run_turn(
         step: 0,
         kind: WorkflowKind::Start,
         label: "开始任务".into(),
-        detail: input.message.chars().take(80).collect(),
+        detail: String::new(),
     });
     // MCP tools and skills resolve while the store reads the history and
     // records the message: both stand between the request and the model.
@@ -285,8 +285,15 @@ pub async fn run_turn(
         _ => outcome,
     };
     tools.cancel.cancel();
+    // Guidance accepted but never drained (the turn was cancelled or failed
+    // first) is still announced and kept in the log, before the terminal.
+    let leftover = steer.close();
+    for g in &leftover {
+        let _ = events.send(AgentEvent::Steer(g.text.clone()));
+    }
     // Every failure ends the flowchart with an error node (provider errors,
-    // no model for the images, the step limit, a store failure).
+    // no model for the images, the step limit, a store failure), after any
+    // guidance (a client opens a new bubble on `steer`).
     if let TurnOutcome::Failed(failure) = &outcome {
         let _ = events.send(AgentEvent::Workflow {
             step: counters.steps as u32,
@@ -295,9 +302,6 @@ pub async fn run_turn(
             detail: failure.clone(),
         });
     }
-    // Guidance accepted but never drained (the turn was cancelled or failed
-    // first) is still announced and kept in the log, before the terminal.
-    let leftover = steer.close();
     let (status, text) = match &outcome {
         TurnOutcome::Done(t) => (TerminalStatus::Finished, t.clone()),
         TurnOutcome::Cancelled(t) => (TerminalStatus::Aborted, t.clone()),
@@ -307,7 +311,6 @@ pub async fn run_turn(
     counters.delta.execution_steps = counters.steps as i64;
     let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
     for g in leftover {
-        let _ = events.send(AgentEvent::Steer(g.text.clone()));
         items.push(EventItem::Steer(UserMessage {
             text: g.text,
             images: attachments(&g.images),

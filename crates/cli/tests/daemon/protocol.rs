@@ -174,7 +174,15 @@ fn wrongly_typed_params_name_the_param_and_never_drop_the_connection() {
     c.send_raw(b"{\"id\":77,\"method\":\"session.list\",\"params\":[1]}\n")
         .unwrap();
     let env = c.collect(77).unwrap().pop().unwrap();
-    assert_eq!(env["data"], "params must be an object");
+    assert_eq!(
+        env["event"], "result",
+        "non-object params count as {{}}: {env}"
+    );
+    c.send_raw(b"{\"id\":78,\"method\":\"chat\",\"params\":\"hi\"}\n")
+        .unwrap();
+    let env = c.collect(78).unwrap().pop().unwrap();
+    assert_eq!(env["event"], "error");
+    assert_eq!(env["data"], "params.message or params.images is required");
     assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
 }
 

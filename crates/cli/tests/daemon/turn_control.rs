@@ -83,12 +83,11 @@ fn a_cancel_or_steer_written_right_behind_its_chat_finds_it() {
     // one when the first was already on its way).
     server.enqueue(Reply::plain("Noted."));
     server.enqueue(Reply::plain("Noted."));
-    let before = server.requests().len();
     let sid = c.ok("session.new", json!({"global": true})).unwrap();
     let lines = line(
         50,
         "chat",
-        json!({"message": "Start", "sessionId": sid, "global": true}),
+        json!({"message": "Start steering-check", "sessionId": sid, "global": true}),
     ) + &line(
         51,
         "agent.steer",
@@ -117,12 +116,20 @@ fn a_cancel_or_steer_written_right_behind_its_chat_finds_it() {
         );
     }
     assert_eq!(all[0]["details"]["label"], "开始任务");
+    let start = all[0]["details"].as_object().unwrap();
+    assert_eq!(start.get("detail"), Some(&Value::Null), "{start:?}");
     let mut steered = strings(&all, "steer", &["data"]);
     steered.sort();
     assert_eq!(steered, ["by id", "by session"]);
-    let requests = server.requests();
-    assert!((1..=2).contains(&(requests.len() - before)));
-    let body = requests.last().unwrap().raw_body.clone();
+    // This turn's requests (a cancelled round's may be recorded late).
+    let requests: Vec<String> = server
+        .requests()
+        .into_iter()
+        .map(|r| r.raw_body)
+        .filter(|b| b.contains("Start steering-check"))
+        .collect();
+    assert!((1..=2).contains(&requests.len()), "{}", requests.len());
+    let body = requests.last().unwrap().clone();
     assert!(
         body.contains("by id") && body.contains("by session"),
         "{body}"
@@ -244,4 +251,48 @@ fn a_turn_that_cannot_start_still_ends_its_flowchart_with_an_error_node() {
     let flow = strings(&all, "workflow", &["details", "kind"]);
     assert_eq!(flow, ["start", "error"]);
     assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_broken_stream_keeps_its_partial_answer_and_guidance_before_the_error_node() {
+    let server = ProviderServer::start().unwrap();
+    let mut broken = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..20 {
+        broken = broken.text(format!("part{i} "));
+    }
+    server.set_default(broken.reset_after(4));
+    let d = setup(&server, StartOptions::default());
+    let mut c = d.connect().unwrap();
+    let sid = c.ok("session.new", json!({"global": true})).unwrap();
+    let chat_id = c
+        .send(
+            "chat",
+            json!({"message": "go", "sessionId": sid, "global": true}),
+        )
+        .unwrap();
+    c.wait_for("delta").unwrap();
+    c.ok(
+        "agent.steer",
+        json!({"requestId": chat_id, "message": "mind the tests"}),
+    )
+    .unwrap();
+    let all = c.collect(chat_id).unwrap();
+    let names: Vec<&str> = all.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let n = names.len();
+    assert_eq!(&names[n - 3..], ["steer", "workflow", "error"], "{names:?}");
+    assert_eq!(all[n - 2]["details"]["kind"], "error");
+    let session = c
+        .ok_json("session.get", json!({"id": sid, "global": true}))
+        .unwrap();
+    let messages = session["messages"].as_array().unwrap();
+    let partial = messages
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .expect("partial kept");
+    assert!(
+        partial["text"].as_str().unwrap().starts_with("part0 "),
+        "{partial}"
+    );
+    assert_eq!(partial["modelRef"], "tk/m1");
+    assert!(messages.iter().any(|m| m["text"] == "mind the tests"));
 }

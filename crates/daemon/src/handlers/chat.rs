@@ -90,7 +90,13 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
         } => (
             "workflow",
             label.clone(),
-            Some(json!({"step": step, "kind": kind.as_str(), "label": label, "detail": detail})),
+            // `detail` is null unless there is one (the original sends null).
+            Some(json!({
+                "step": step,
+                "kind": kind.as_str(),
+                "label": label,
+                "detail": Some(detail).filter(|d| !d.is_empty()),
+            })),
         ),
         AgentEvent::Status(s) => ("status", s, None),
         AgentEvent::ModelStart {
