@@ -114,11 +114,15 @@ struct EscapedPretty {
 
 impl EscapedPretty {
     fn line<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
-        w.write_all(b"\\n")?;
-        for _ in 0..self.level {
-            w.write_all(b"  ")?;
+        // An escaped line break and up to 16 levels of indent in one write.
+        const LINE: &[u8; 34] = b"\\n                                ";
+        match LINE.get(..2 + 2 * self.level) {
+            Some(line) => w.write_all(line),
+            None => {
+                w.write_all(LINE)?;
+                (16..self.level).try_for_each(|_| w.write_all(b"  "))
+            }
         }
-        Ok(())
     }
 
     fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, b: &[u8]) -> std::io::Result<()> {
@@ -621,5 +625,16 @@ mod tests {
             "[\n  {\n    \"id\": \"a\\\"b\",\n    \"n\": [\n      1,\n      2\n    ]\n  },\n  {\n    \"id\": \"c\"\n  }\n]"
         );
         assert_eq!(JsonArrayBuilder::indented().into_result(1).data(), "[]");
+        // Deeper than the one-write indent: still pretty and the same value.
+        let mut deep = serde_json::json!(1);
+        for _ in 0..20 {
+            deep = serde_json::json!([deep]);
+        }
+        let mut list = JsonArrayBuilder::indented();
+        list.push(&deep).unwrap();
+        let data = list.into_result(1).data().into_owned();
+        assert!(data.contains(&format!("\n{}1\n", "  ".repeat(21))));
+        let back: serde_json::Value = serde_json::from_str(&data).unwrap();
+        assert_eq!(back, serde_json::json!([deep]));
     }
 }
