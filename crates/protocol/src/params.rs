@@ -11,8 +11,10 @@ pub type ParamResult<T> = Result<T, MethodError>;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Params(Map<String, Value>);
 
+/// A parameter of the wrong JSON type, worded as the reference's admin methods
+/// report it (`Invalid request: …`, §2.2).
 fn wrong_type(key: &str, what: &str) -> MethodError {
-    MethodError::invalid_param(key, format!("params.{key} must be {what}"))
+    MethodError::invalid_param(key, format!("Invalid request: params.{key} must be {what}"))
 }
 
 fn required(key: &str) -> MethodError {
@@ -342,7 +344,7 @@ mod tests {
         let p = params(json!({"message": 123, "flag": "yes", "n": "7", "s": "x"}));
         assert_eq!(
             p.str_opt("message").unwrap_err().message,
-            "params.message must be a string"
+            "Invalid request: params.message must be a string"
         );
         assert_eq!(
             p.bool_opt("flag").unwrap_err().param.as_deref(),
@@ -350,7 +352,7 @@ mod tests {
         );
         assert_eq!(
             p.i64_opt("n").unwrap_err().message,
-            "params.n must be an integer"
+            "Invalid request: params.n must be an integer"
         );
         assert_eq!(
             p.str_req("missing").unwrap_err().message,

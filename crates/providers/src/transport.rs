@@ -497,7 +497,14 @@ pub async fn fetch_models(
         .map_err(|_| idle_timeout(&provider.id, timeout))?
         .map_err(|e| broken(&provider.id, &e))?;
     if !(200..300).contains(&status) {
-        let detail: String = String::from_utf8_lossy(&body).chars().take(240).collect();
+        // The key comes out of what the server echoed before the excerpt is
+        // cut, so no part of it is left either.
+        let text = String::from_utf8_lossy(&body);
+        let text = match provider.api_key.as_deref().map(str::trim) {
+            Some(key) if key.len() >= 8 => text.replace(key, "<redacted>"),
+            _ => text.into_owned(),
+        };
+        let detail: String = text.chars().take(240).collect();
         return Err(ProviderError::Config(format!(
             "Model list request failed for {} (HTTP {status}): {detail}",
             provider.id

@@ -116,6 +116,23 @@ fn provider_admin_round_trip_with_reference_shapes() {
     assert_eq!(active.len(), 1);
     assert_eq!(active[0]["ref"], "tk/m2");
     assert_eq!(catalog[0]["capabilities"]["maxReasoningLevel"], "max");
+    // In a workspace with its own model, that model is where a chat starts.
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = crate::project_dir(tmp.path(), "ws");
+    std::fs::create_dir_all(ws.join(".seekclaw")).unwrap();
+    std::fs::write(ws.join(".seekclaw/config.json"), r#"{"model": "m1"}"#).unwrap();
+    c.ok_json("workspace.open", json!({"path": ws})).unwrap();
+    let catalog = c.ok_json("model.catalog", json!({})).unwrap();
+    let active: Vec<&Value> = catalog
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["active"] == true)
+        .collect();
+    assert_eq!(
+        active.iter().map(|m| m["ref"].as_str()).collect::<Vec<_>>(),
+        [Some("tk/m1")]
+    );
 
     let upd = c
         .ok_json("model.update", json!({"provider": "tk", "id": "m1", "alias": "fast", "contextWindow": 64000, "maxOutput": 4096, "vision": true}))
@@ -246,6 +263,17 @@ fn model_test_probe_fetch_optimize_and_usage_against_a_real_http_server() {
         c.err("model.test", json!({"model": "nope"})).unwrap()["data"],
         "Model not found: nope"
     );
+    // A disabled provider's models are not found (resolution skips them).
+    c.ok_json(
+        "provider.upsert",
+        json!({"id": "off", "enabled": false, "baseUrl": server.base_url(), "models": ["offm"]}),
+    )
+    .unwrap();
+    assert_eq!(
+        c.err("model.test", json!({"model": "off/offm"})).unwrap()["data"],
+        "Model not found: off/offm"
+    );
+    c.ok("provider.remove", json!({"id": "off"})).unwrap();
 
     let probe = c.ok_json("provider.test", json!({"id": "tk"})).unwrap();
     assert_eq!(
@@ -348,6 +376,42 @@ fn api_key_never_reaches_the_logs() {
     let probe = c.ok_json("provider.test", json!({"id": "dead"})).unwrap();
     assert_eq!(probe[0]["online"], false);
     assert!(!probe[0]["detail"].as_str().unwrap().contains(key));
+    // A model list server that echoes the credential it rejects.
+    let echo = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let echo_url = format!("http://{}/models", echo.local_addr().unwrap());
+    std::thread::spawn(move || {
+        use std::io::{BufRead, BufReader, Write};
+        let Ok((stream, _)) = echo.accept() else {
+            return;
+        };
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut auth = String::new();
+        let mut line = String::new();
+        while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+            if line.to_ascii_lowercase().starts_with("authorization:") {
+                auth = line["authorization:".len()..].trim().to_string();
+            }
+            line.clear();
+        }
+        let body = format!("{{\"error\":{{\"message\":\"bad key {auth}\"}}}}");
+        let reply = format!(
+            "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = (&stream).write_all(reply.as_bytes());
+    });
+    let echoing = json!({"id": "echo", "baseUrl": "http://127.0.0.1:9", "apiKey": key, "models": ["x"], "modelListUrl": echo_url});
+    c.ok_json("provider.upsert", echoing).unwrap();
+    let fetch = c
+        .err("provider.models.fetch", json!({"id": "echo"}))
+        .unwrap();
+    let text = fetch["data"].as_str().unwrap();
+    assert!(
+        text.starts_with("Model list request failed for echo (HTTP 401)")
+            && text.contains("<redacted>"),
+        "{text}"
+    );
+    assert!(!text.contains(key), "{text}");
     server.set_default(Reply::plain("ok"));
     c.ok("prompt.optimize", json!({"text": "x", "model": "tk/m1"}))
         .unwrap();

@@ -85,9 +85,22 @@ fn mode_switch_persists_globally_and_in_the_workspace() {
     let global: Value =
         serde_json::from_slice(&std::fs::read(d.home.join("config.json")).unwrap()).unwrap();
     assert_eq!(global["agent"]["mode"], "readonly");
+    // A workspace without its own config file does not get one (reference §2.4)…
+    assert!(!ws.join(".seekclaw").exists());
+    // …one that has it gets the mode there.
+    std::fs::create_dir_all(ws.join(".seekclaw")).unwrap();
+    std::fs::write(ws.join(".seekclaw/config.json"), "{\"model\": \"m9\"}").unwrap();
+    assert_eq!(
+        c.ok("agent.mode.switch", json!({"mode": "readonly"}))
+            .unwrap(),
+        "readonly"
+    );
     let local: Value =
         serde_json::from_slice(&std::fs::read(ws.join(".seekclaw/config.json")).unwrap()).unwrap();
-    assert_eq!(local["mode"], "readonly");
+    assert_eq!(
+        (local["mode"].as_str(), local["model"].as_str()),
+        (Some("readonly"), Some("m9"))
+    );
     let err = c.err("agent.mode.switch", json!({"mode": "yolo"})).unwrap();
     assert_eq!(
         err["data"],

@@ -90,7 +90,13 @@ struct CatalogEntry {
 fn active_model(daemon: &Daemon, config: &Config) -> Option<String> {
     let breaker = &daemon.providers.breaker;
     let settings = seekclaw_providers::breaker::BreakerSettings::from_retry(&config.routing.retry);
-    candidates(config, &RouteInput::default(), |r| {
+    // The chain a chat in the current workspace starts with (its own model first).
+    let workspace = super::workspace::workspace_config(daemon, &daemon.current_workspace());
+    let route = RouteInput {
+        workspace: workspace.as_ref(),
+        ..RouteInput::default()
+    };
+    candidates(config, &route, |r| {
         breaker.state(r, settings) == seekclaw_providers::breaker::BreakerState::Open
     })
     .ok()
@@ -199,7 +205,7 @@ struct ModelTest {
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let wanted = required_model(params)?;
     let config = daemon.config.load();
-    let handle = resolve(&config, &wanted, true)
+    let handle = resolve(&config, &wanted, false)
         .ok_or_else(|| MethodError::not_found(format!("Model not found: {wanted}")))?;
     let req = ChatRequest {
         messages: vec![ChatMessage::User {

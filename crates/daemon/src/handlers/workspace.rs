@@ -30,11 +30,15 @@ fn workspace_config_file(daemon: &Daemon, root: &Path) -> Option<std::path::Path
     (path != home_config).then_some(path)
 }
 
+/// The workspace's own config (`.seekclaw/config.json`), if it has a readable one.
+pub fn workspace_config(daemon: &Daemon, root: &Path) -> Option<WorkspaceConfig> {
+    workspace_config_file(daemon, root)
+        .and_then(|p| read_json_lenient::<WorkspaceConfig>(&p).ok().flatten())
+}
+
 /// Effective mode: the workspace's `mode`, else the global `agent.mode`.
 pub fn effective_mode(daemon: &Daemon, root: &Path) -> AgentMode {
-    let ws_mode = workspace_config_file(daemon, root)
-        .and_then(|p| read_json_lenient::<WorkspaceConfig>(&p).ok().flatten())
-        .and_then(|c| c.mode);
+    let ws_mode = workspace_config(daemon, root).and_then(|c| c.mode);
     ws_mode.unwrap_or_else(|| daemon.config.load().agent.mode)
 }
 
@@ -127,6 +131,11 @@ pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         .await?;
     let root = daemon.current_workspace();
     if let Some(path) = workspace_config_file(daemon, &root) {
+        // Only a workspace that already has its own config file gets the mode
+        // there (reference §2.4); none is created for it.
+        if !path.is_file() {
+            return Ok(Envelope::result(id, mode.as_str()));
+        }
         let mut ws = match read_json_lenient::<WorkspaceConfig>(&path) {
             Ok(existing) => existing.unwrap_or_default(),
             Err(e) => {
