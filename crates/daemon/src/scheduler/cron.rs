@@ -33,6 +33,9 @@ impl CronSchedule {
         let cron = CronParser::builder()
             .seconds(Seconds::Disallowed)
             .year(Year::Disallowed)
+            // A day of month and a day of week must both match, as in Cronos
+            // (the original's parser; croner's default is either).
+            .dom_and_dow(true)
             .build()
             .parse(expr)
             .map_err(|e| InvalidCron(format!("{e} (in \"{}\")", expr.trim())))?;

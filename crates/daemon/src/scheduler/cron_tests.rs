@@ -219,3 +219,25 @@ fn tz_child() {
     }
     println!("tz case {case} ran");
 }
+
+#[test]
+fn a_day_of_month_and_a_day_of_week_must_both_match() {
+    let s = CronSchedule::parse("0 0 13 * 5").unwrap();
+    // From Monday 2026-11-30: the next Friday the 13th, not the next Friday.
+    assert_eq!(
+        s.next_after_in(utc("2026-11-30T00:00:00Z"), &Utc).unwrap(),
+        utc("2027-08-13T00:00:00Z")
+    );
+    let s = CronSchedule::parse("0 9 1 * 1").unwrap();
+    assert_eq!(
+        s.next_after_in(utc("2026-11-30T00:00:00Z"), &Utc).unwrap(),
+        utc("2027-02-01T09:00:00Z"),
+        "a Monday the 1st"
+    );
+    // Either one alone still works as usual.
+    let s = CronSchedule::parse("0 9 * * 1").unwrap();
+    assert_eq!(
+        s.next_after_in(utc("2026-11-30T10:00:00Z"), &Utc).unwrap(),
+        utc("2026-12-07T09:00:00Z")
+    );
+}

@@ -1,4 +1,4 @@
-//! One scheduled run: claim, a fresh session titled `<name> (scheduled)` in the
+//! One scheduled run: claim, a fresh session titled `<name>（计划任务）` in the
 //! task's workspace (global when it has none or it is gone), one agent turn with
 //! the daemon's shared providers, tools and write locks under a wall-clock
 //! limit, and the outcome stored on the task and broadcast as `schedule.updated`.
@@ -41,12 +41,12 @@ pub enum CancelReason {
 impl CancelReason {
     pub fn message(self) -> String {
         match self {
-            CancelReason::Timeout(limit) => format!(
-                "The run took longer than {} seconds and was stopped (agent.scheduledTurnTimeoutSeconds).",
-                limit.as_secs()
-            ),
-            CancelReason::Shutdown => "The run was cancelled because the daemon stopped.".into(),
-            CancelReason::Deleted => "The run was cancelled because its task was deleted.".into(),
+            // The reference's texts (§7.1), which the desktop shows as they are.
+            CancelReason::Timeout(limit) => {
+                format!("任务执行超过 {} 秒，已中止", limit.as_secs())
+            }
+            CancelReason::Shutdown => "任务已取消".into(),
+            CancelReason::Deleted => "任务已删除，已取消".into(),
         }
     }
 }
@@ -219,7 +219,7 @@ async fn execute(
         scope: scope.key.clone(),
         id: String::new(),
         workspace: scope.workspace_string(),
-        title: Some(format!("{} (scheduled)", task.display_name)),
+        title: Some(format!("{}（计划任务）", task.display_name)),
         reasoning_level: level.as_str().to_string(),
         network_enabled: true,
     };
@@ -323,7 +323,7 @@ async fn execute(
         TurnOutcome::Failed(err) => Outcome {
             status: RunStatus::Error,
             error: Some(err),
-            output: None,
+            output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
             session_id: Some(sid),
         },
         TurnOutcome::Cancelled(text) => {
@@ -334,6 +334,17 @@ async fn execute(
             };
             cancelled(why, text, sid)
         }
+    })
+}
+
+/// The last non-empty assistant text the run's session holds (a failed turn
+/// still has what it said before failing: the reference keeps it as output).
+async fn last_answer(daemon: &Daemon, scope: &str, sid: &str) -> Option<String> {
+    let (key, s) = (scope.to_string(), sid.to_string());
+    let events = daemon.db(move |st| st.events(&key, &s)).await.ok()?;
+    events.into_iter().rev().find_map(|e| match e.item {
+        seekclaw_store::EventItem::Assistant(a) if !a.text.trim().is_empty() => Some(a.text),
+        _ => None,
     })
 }
 

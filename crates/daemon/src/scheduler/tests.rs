@@ -180,7 +180,7 @@ async fn a_missed_occurrence_runs_once_in_a_new_session_and_the_schedule_continu
         .session(seekclaw_config::GLOBAL_SCOPE, &sid)
         .unwrap()
         .expect("a global session");
-    assert_eq!(session.title.as_deref(), Some("job a (scheduled)"));
+    assert_eq!(session.title.as_deref(), Some("job a（计划任务）"));
     assert_eq!(session.active_turn, None);
     let msgs = d
         .store
