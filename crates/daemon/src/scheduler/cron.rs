@@ -37,7 +37,7 @@ impl CronSchedule {
             // (the original's parser; croner's default is either).
             .dom_and_dow(true)
             .build()
-            .parse(expr)
+            .parse(&super::cron_syntax::normalize(expr))
             .map_err(|e| InvalidCron(format!("{e} (in \"{}\")", expr.trim())))?;
         let schedule = CronSchedule { cron };
         if schedule.next_after_in(Utc::now(), &Utc).is_none() {

@@ -241,3 +241,41 @@ fn a_day_of_month_and_a_day_of_week_must_both_match() {
         utc("2026-12-07T09:00:00Z")
     );
 }
+
+#[test]
+fn cronos_ranges_that_wrap_and_single_start_steps_are_taken() {
+    // Overnight hours: 23:00, then 00:00 and 01:00.
+    let s = CronSchedule::parse("0 23-01 * * *").unwrap();
+    let mut t = utc("2026-05-04T12:00:00Z");
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        t = s.next_after_in(t, &Utc).unwrap();
+        seen.push(t.to_rfc3339());
+    }
+    assert_eq!(
+        seen,
+        [
+            "2026-05-04T23:00:00+00:00",
+            "2026-05-05T00:00:00+00:00",
+            "2026-05-05T01:00:00+00:00",
+            "2026-05-05T23:00:00+00:00"
+        ]
+    );
+    // Friday to Monday, and a step carried across the wrap.
+    assert_eq!(
+        next("0 9 * * FRI-MON", "2026-12-01T00:00:00Z"),
+        "2026-12-04T09:00:00+00:00"
+    );
+    assert_eq!(
+        next("45-15/2 1 * * *", "2026-05-04T01:59:30Z"),
+        "2026-05-05T01:01:00+00:00"
+    );
+    assert_eq!(
+        next("1/2 * * * *", "2026-05-04T01:00:30Z"),
+        "2026-05-04T01:01:00+00:00"
+    );
+    assert_eq!(
+        next("0 0 1 DEC-FEB *", "2026-03-01T00:00:00Z"),
+        "2026-12-01T00:00:00+00:00"
+    );
+}

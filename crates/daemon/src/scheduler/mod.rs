@@ -9,6 +9,7 @@
 //! comes first, and is woken early by edits and finished runs.
 
 pub mod cron;
+mod cron_syntax;
 mod run;
 
 use std::collections::{HashMap, HashSet};
