@@ -98,6 +98,7 @@ async fn run_one(
     let out = tool.execute(args, ctx).await;
     if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
         && out.success
+        && !diff.is_empty()
     {
         let _ = events.send(AgentEvent::FileDiff {
             call_id: call.id.clone(),
@@ -111,7 +112,12 @@ async fn run_one(
     let _ = events.send(AgentEvent::ToolDone {
         call_id: call.id.clone(),
         success: out.success,
-        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        // Arguments the tool refused count as not run, like a denied call.
+        duration_ms: if out.invalid_args {
+            0.0
+        } else {
+            started.elapsed().as_secs_f64() * 1000.0
+        },
         summary: out.summary.clone(),
     });
     out
@@ -159,7 +165,8 @@ pub async fn run_calls(
                 step,
                 kind: WorkflowKind::Tool,
                 label: p.call.name.clone(),
-                detail: p.args.as_ref().map(call_summary).unwrap_or_default(),
+                // `null` on the wire, as the original sends (the summary is on `tool_start`).
+                detail: String::new(),
             });
         }
         let results = join_all(

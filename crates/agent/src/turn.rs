@@ -657,7 +657,8 @@ async fn turn_loop(
                     tool_name: call.name.clone(),
                     success: out.success,
                     output: out.content.clone(),
-                    diff: out.diff.clone(),
+                    // A write that changed nothing has no diff (reference §3).
+                    diff: out.diff.clone().filter(|d| !d.is_empty()),
                     file_path: out.file_path.clone(),
                 });
                 let seq = persist(&rt.store, scope, sid, owner, item).await;

@@ -41,7 +41,10 @@ impl ToolError {
 
 impl From<ToolError> for ToolOutput {
     fn from(err: ToolError) -> Self {
-        ToolOutput::error(err.to_string())
+        ToolOutput {
+            invalid_args: matches!(err, ToolError::InvalidArgs(_)),
+            ..ToolOutput::error(err.to_string())
+        }
     }
 }
 

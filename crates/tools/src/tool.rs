@@ -63,6 +63,8 @@ pub struct ToolOutput {
     pub status: Option<String>,
     /// True when the call changed files (drives verify-and-repair).
     pub mutated: bool,
+    /// The arguments did not fit the tool's schema: nothing ran.
+    pub invalid_args: bool,
 }
 
 impl ToolOutput {

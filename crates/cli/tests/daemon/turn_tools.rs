@@ -266,3 +266,56 @@ fn write_locks_are_released_and_the_file_written() {
     assert_eq!(other.ok_json("lock.list", json!({})).unwrap(), json!([]));
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "1");
 }
+
+/// Reference §3: `file_diff` only for a write that changed content; calls
+/// whose arguments do not fit report `durationMs` 0; tool nodes carry no detail.
+#[test]
+fn an_unchanged_write_has_no_diff_and_bad_arguments_take_no_time() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    std::fs::write(ws.join("notes.txt"), "same\n").unwrap();
+    server.enqueue(
+        Reply::new()
+            .tool_call(
+                "w1",
+                "write_file",
+                r#"{"path":"notes.txt","content":"same\n"}"#,
+            )
+            .tool_call("r1", "read_file", r#"{"path":5}"#),
+    );
+    server.enqueue(Reply::plain("Done."));
+    let d = setup(&server, StartOptions::default());
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let all = chat(&mut c, json!({"message": "rewrite it", "workspace": w}));
+    assert!(events(&all, "file_diff").is_empty(), "{all:?}");
+    let done = events(&all, "tool_done");
+    let bad = done
+        .iter()
+        .find(|e| e["details"]["callId"] == "r1")
+        .unwrap();
+    assert_eq!(
+        (
+            bad["details"]["success"].as_bool(),
+            bad["details"]["durationMs"].as_f64()
+        ),
+        (Some(false), Some(0.0))
+    );
+    for node in events(&all, "workflow") {
+        if node["details"]["kind"] == "tool" {
+            assert!(node["details"]["detail"].is_null(), "{node}");
+        }
+    }
+    let sid = all[0]["sessionId"].as_str().unwrap();
+    let s = c
+        .ok_json("session.get", json!({"id": sid, "workspace": w}))
+        .unwrap();
+    let write = s["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["toolName"] == "write_file")
+        .unwrap();
+    assert!(write["toolDiff"].is_null(), "{write}");
+}
