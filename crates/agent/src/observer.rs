@@ -59,7 +59,8 @@ impl Observer for StepObserver<'_> {
                 self.text.push_str(d);
                 let _ = self.events.send(AgentEvent::Delta(d.clone()));
             }
-            StreamEvent::ToolCallStart { .. } if self.text.is_empty() => {
+            // Once per call, whether or not text came first (as the original).
+            StreamEvent::ToolCallStart { .. } => {
                 let _ = self
                     .events
                     .send(AgentEvent::Status("Preparing tool call".into()));

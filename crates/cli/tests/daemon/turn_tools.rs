@@ -277,6 +277,7 @@ fn an_unchanged_write_has_no_diff_and_bad_arguments_take_no_time() {
     std::fs::write(ws.join("notes.txt"), "same\n").unwrap();
     server.enqueue(
         Reply::new()
+            .text("Let me rewrite it.")
             .tool_call(
                 "w1",
                 "write_file",
@@ -290,6 +291,12 @@ fn an_unchanged_write_has_no_diff_and_bad_arguments_take_no_time() {
     let w = ws.display().to_string();
     let all = chat(&mut c, json!({"message": "rewrite it", "workspace": w}));
     assert!(events(&all, "file_diff").is_empty(), "{all:?}");
+    // One per call, text before them or not (the original's StatusEvent).
+    let preparing = strings(&all, "status", &["data"])
+        .into_iter()
+        .filter(|s| s == "Preparing tool call")
+        .count();
+    assert_eq!(preparing, 2);
     let done = events(&all, "tool_done");
     let bad = done
         .iter()
