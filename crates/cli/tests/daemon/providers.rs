@@ -16,6 +16,17 @@ fn upsert_testkit(
     .unwrap()
 }
 
+/// The refs `model.catalog` marks active.
+fn active_refs(catalog: &Value) -> Vec<String> {
+    catalog
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["active"] == true)
+        .map(|m| m["ref"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn provider_admin_round_trip_with_reference_shapes() {
     let server = ProviderServer::start().unwrap();
@@ -107,14 +118,7 @@ fn provider_admin_round_trip_with_reference_shapes() {
         "Unknown model zzz"
     );
     let catalog = c.ok_json("model.catalog", json!({})).unwrap();
-    let active: Vec<&Value> = catalog
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["active"] == true)
-        .collect();
-    assert_eq!(active.len(), 1);
-    assert_eq!(active[0]["ref"], "tk/m2");
+    assert_eq!(active_refs(&catalog), ["tk/m2"]);
     assert_eq!(catalog[0]["capabilities"]["maxReasoningLevel"], "max");
     // In a workspace with its own model, that model is where a chat starts.
     let tmp = tempfile::tempdir().unwrap();
@@ -123,16 +127,7 @@ fn provider_admin_round_trip_with_reference_shapes() {
     std::fs::write(ws.join(".seekclaw/config.json"), r#"{"model": "m1"}"#).unwrap();
     c.ok_json("workspace.open", json!({"path": ws})).unwrap();
     let catalog = c.ok_json("model.catalog", json!({})).unwrap();
-    let active: Vec<&Value> = catalog
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["active"] == true)
-        .collect();
-    assert_eq!(
-        active.iter().map(|m| m["ref"].as_str()).collect::<Vec<_>>(),
-        [Some("tk/m1")]
-    );
+    assert_eq!(active_refs(&catalog), ["tk/m1"]);
 
     let upd = c
         .ok_json("model.update", json!({"provider": "tk", "id": "m1", "alias": "fast", "contextWindow": 64000, "maxOutput": 4096, "vision": true}))

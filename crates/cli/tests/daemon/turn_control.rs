@@ -25,6 +25,19 @@ fn slow_reply(parts: usize) -> Reply {
     r
 }
 
+/// A chat on a new global session, once its first delta is in: (session, chat id).
+fn streaming_chat(c: &mut Client) -> (String, i64) {
+    let sid = c.ok("session.new", json!({"global": true})).unwrap();
+    let chat_id = c
+        .send(
+            "chat",
+            json!({"message": "go", "sessionId": sid, "global": true}),
+        )
+        .unwrap();
+    c.wait_for("delta").unwrap();
+    (sid, chat_id)
+}
+
 /// The answer (`event` `result` or `error`) to request `id` and the chat's envelopes.
 fn answer_and_turn(c: &mut Client, id: i64, chat_id: i64) -> (Value, Vec<Value>) {
     let mut answer = None;
@@ -148,14 +161,7 @@ fn guidance_left_when_a_turn_is_cancelled_is_announced_and_kept() {
     server.enqueue(reply);
     let d = setup(&server, StartOptions::default());
     let mut c = d.connect().unwrap();
-    let sid = c.ok("session.new", json!({"global": true})).unwrap();
-    let chat_id = c
-        .send(
-            "chat",
-            json!({"message": "go", "sessionId": sid, "global": true}),
-        )
-        .unwrap();
-    c.wait_for("delta").unwrap();
+    let (sid, chat_id) = streaming_chat(&mut c);
     assert_eq!(
         c.ok(
             "agent.steer",
@@ -263,14 +269,7 @@ fn a_broken_stream_keeps_its_partial_answer_and_guidance_before_the_error_node()
     server.set_default(broken.reset_after(4));
     let d = setup(&server, StartOptions::default());
     let mut c = d.connect().unwrap();
-    let sid = c.ok("session.new", json!({"global": true})).unwrap();
-    let chat_id = c
-        .send(
-            "chat",
-            json!({"message": "go", "sessionId": sid, "global": true}),
-        )
-        .unwrap();
-    c.wait_for("delta").unwrap();
+    let (sid, chat_id) = streaming_chat(&mut c);
     c.ok(
         "agent.steer",
         json!({"requestId": chat_id, "message": "mind the tests"}),
