@@ -42,13 +42,26 @@ pub struct Chats {
 #[derive(Default)]
 struct Entries {
     next_serial: u64,
-    by_request: HashMap<i64, ChatEntry>,
+    /// Every running chat, by serial.
+    live: HashMap<u64, ChatEntry>,
+    /// Request id → serial of the newest chat with it (the one requests find).
+    newest: HashMap<i64, u64>,
+}
+
+impl Entries {
+    /// The chats a request can name: the newest of each request id.
+    fn findable(&self) -> impl Iterator<Item = (i64, &ChatEntry)> {
+        self.newest
+            .iter()
+            .filter_map(|(id, serial)| Some((*id, self.live.get(serial)?)))
+    }
 }
 
 impl Chats {
-    /// Registers chat `request_id` (a reused id replaces the older entry, which
-    /// then can no longer be found, as in the reference). Its handler keeps the
-    /// returned start; dropping it removes the entry.
+    /// Registers chat `request_id`. A reused id hides the older chat from
+    /// `agent.cancel`/`agent.steer` (as in the reference) while it still runs;
+    /// [`Chats::all`] still sees it. Its handler keeps the returned start;
+    /// dropping it removes the entry.
     pub fn register(
         self: &Arc<Self>,
         request_id: i64,
@@ -61,16 +74,15 @@ impl Chats {
             Ok(mut e) => {
                 e.next_serial += 1;
                 let serial = e.next_serial;
-                e.by_request.insert(
-                    request_id,
-                    ChatEntry {
-                        serial,
-                        cancel: cancel.clone(),
-                        steer: steer.clone(),
-                        requested,
-                        session,
-                    },
-                );
+                let entry = ChatEntry {
+                    serial,
+                    cancel: cancel.clone(),
+                    steer: steer.clone(),
+                    requested,
+                    session,
+                };
+                e.live.insert(serial, entry);
+                e.newest.insert(request_id, serial);
                 serial
             }
             Err(_) => 0,
@@ -86,33 +98,35 @@ impl Chats {
     }
 
     pub fn get(&self, request_id: i64) -> Option<ChatEntry> {
-        self.entries
-            .lock()
-            .ok()?
-            .by_request
-            .get(&request_id)
-            .cloned()
+        let e = self.entries.lock().ok()?;
+        e.live.get(e.newest.get(&request_id)?).cloned()
     }
 
-    /// Every chat of the connection, by request id.
-    pub fn all(&self) -> Vec<(i64, ChatEntry)> {
+    /// The chats requests can name, by request id.
+    pub fn findable(&self) -> Vec<(i64, ChatEntry)> {
         self.entries
             .lock()
             .map(|e| {
-                let mut all: Vec<_> = e.by_request.iter().map(|(k, v)| (*k, v.clone())).collect();
+                let mut all: Vec<_> = e.findable().map(|(id, c)| (id, c.clone())).collect();
                 all.sort_by_key(|(id, _)| *id);
                 all
             })
             .unwrap_or_default()
     }
 
-    /// The newest chat that asked for session `id` (without case), if any.
-    pub fn asking_for(&self, id: &str) -> Option<ChatEntry> {
+    /// Every running chat, a hidden older one of a reused id included.
+    pub fn all(&self) -> Vec<ChatEntry> {
         self.entries
             .lock()
-            .ok()?
-            .by_request
-            .values()
+            .map(|e| e.live.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The newest findable chat that asked for session `id` (without case).
+    pub fn asking_for(&self, id: &str) -> Option<ChatEntry> {
+        let e = self.entries.lock().ok()?;
+        e.findable()
+            .map(|(_, c)| c)
             .filter(|c| {
                 c.requested
                     .as_deref()
@@ -142,12 +156,11 @@ impl ChatStart {
 
 impl Drop for ChatStart {
     fn drop(&mut self) {
-        if let Ok(mut e) = self.chats.entries.lock()
-            && e.by_request
-                .get(&self.request_id)
-                .is_some_and(|c| c.serial == self.serial)
-        {
-            e.by_request.remove(&self.request_id);
+        if let Ok(mut e) = self.chats.entries.lock() {
+            e.live.remove(&self.serial);
+            if e.newest.get(&self.request_id) == Some(&self.serial) {
+                e.newest.remove(&self.request_id);
+            }
         }
     }
 }
@@ -167,7 +180,7 @@ mod tests {
         assert_eq!(waiting.await.unwrap().as_deref(), Some("s1"));
         drop(start);
         assert!(chats.get(7).is_none());
-        assert!(chats.all().is_empty());
+        assert!(chats.all().is_empty() && chats.findable().is_empty());
     }
 
     #[tokio::test]
@@ -184,6 +197,8 @@ mod tests {
         let chats = Arc::new(Chats::default());
         let old = chats.register(3, None, CancellationToken::new());
         let new = chats.register(3, None, CancellationToken::new());
+        assert_eq!(chats.findable().len(), 1, "the older chat is hidden");
+        assert_eq!(chats.all().len(), 2, "but still counted as running");
         drop(old);
         assert!(
             chats.get(3).is_some(),

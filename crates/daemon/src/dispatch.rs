@@ -41,7 +41,13 @@ pub async fn handle(
     let p = &req.params;
     let result = match method {
         Method::Ping | Method::ProtocolInfo => return inline(method, &req),
-        Method::Chat => chat::chat(d, conn, id, p, chat_start).await,
+        Method::Chat => match chat_start {
+            Some(start) => chat::chat(d, conn, id, p, start).await,
+            // The read loop registers every chat it routes here.
+            None => Err(MethodError::internal(
+                "chat request without its registration",
+            )),
+        },
         Method::AgentSteer => chat::steer(d, conn, id, p).await,
         Method::AgentCancel => chat::cancel(conn, id, p).await,
         Method::WorkspaceGet => workspace::get(d, id).await,

@@ -257,7 +257,13 @@ impl Envelope {
     fn json(id: i64, value: &impl Serialize, pretty: bool) -> Self {
         let mut raw = Vec::new();
         let res = if pretty {
-            serde_json::to_vec_pretty(value).map(|json| escape_json_into(&json, &mut raw))
+            let formatter = EscapedPretty {
+                level: 0,
+                has_value: false,
+            };
+            value.serialize(&mut serde_json::Serializer::with_formatter(
+                &mut raw, formatter,
+            ))
         } else {
             write_escaped_json(&mut raw, value)
         };
@@ -636,5 +642,12 @@ mod tests {
         assert!(data.contains(&format!("\n{}1\n", "  ".repeat(21))));
         let back: serde_json::Value = serde_json::from_str(&data).unwrap();
         assert_eq!(back, serde_json::json!([deep]));
+    }
+
+    #[test]
+    fn a_pretty_result_is_serde_json_pretty_output() {
+        let value = serde_json::json!({"refs": ["tk/m1", "a\"b"], "empty": [], "o": {}});
+        let env = Envelope::pretty_result(1, &value);
+        assert_eq!(env.data(), serde_json::to_string_pretty(&value).unwrap());
     }
 }

@@ -178,13 +178,8 @@ pub async fn chat(
     conn: &Connection,
     id: i64,
     p: &Params,
-    start: Option<ChatStart>,
+    start: ChatStart,
 ) -> Reply {
-    // Registered by the read loop; a chat from elsewhere registers here.
-    let start = match start {
-        Some(s) => s,
-        None => conn.chats.register(id, None, conn.closing.child_token()),
-    };
     let (message, images) = guidance(p)?;
     let level = match p.str_opt("reasoningLevel")? {
         Some(raw) => Some(parse_reasoning_level(raw)?),
@@ -535,7 +530,7 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
 
 pub async fn cancel(conn: &Connection, id: i64, p: &Params) -> Reply {
     // Every chat of the connection from the moment its line was read, claimed or not.
-    let mine = conn.chats.all();
+    let mine = conn.chats.findable();
     let text = match p.i64_opt("requestId")? {
         Some(rid) => match mine.iter().find(|(r, _)| *r == rid) {
             Some((_, chat)) => {

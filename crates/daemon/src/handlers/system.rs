@@ -235,7 +235,7 @@ pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply
 /// Cancels this connection's turns and waits (bounded) until they have ended, so
 /// their `cancelled` terminals go out first.
 pub async fn stop_connection_turns(conn: &Connection) {
-    for (_, chat) in conn.chats.all() {
+    for chat in conn.chats.all() {
         chat.cancel.cancel();
     }
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);

@@ -1,21 +1,51 @@
 //! Cronos syntax croner does not take, rewritten into forms it does:
 //! ranges that wrap past the end of a field (`23-01` hours, `FRI-MON`,
-//! `45-15/2` minutes) and a single start with a step (`1/2`). Everything
-//! else is passed through for croner to accept or refuse.
+//! `45-15/2` minutes), Sunday as 7 starting a range (`7-2`) and a single
+//! start with a step (`1/2`). Everything else is passed through for croner
+//! to accept or refuse.
 
-/// Bounds of the five fields; day of week wraps as 0-6 (7 is Sunday too).
-const FIELDS: [(u32, u32, &[&str]); 5] = [
-    (0, 59, &[]),
-    (0, 23, &[]),
-    (1, 31, &[]),
-    (
-        1,
-        12,
-        &[
+/// One field's bounds: wrapping runs `min..=max`; Cronos' last value caps
+/// steps and ends single-start steps (7 for days of week: Sunday again).
+struct Field {
+    min: u32,
+    max: u32,
+    last: u32,
+    names: &'static [&'static str],
+}
+
+const FIELDS: [Field; 5] = [
+    Field {
+        min: 0,
+        max: 59,
+        last: 59,
+        names: &[],
+    },
+    Field {
+        min: 0,
+        max: 23,
+        last: 23,
+        names: &[],
+    },
+    Field {
+        min: 1,
+        max: 31,
+        last: 31,
+        names: &[],
+    },
+    Field {
+        min: 1,
+        max: 12,
+        last: 12,
+        names: &[
             "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
         ],
-    ),
-    (0, 6, &["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]),
+    },
+    Field {
+        min: 0,
+        max: 6,
+        last: 7,
+        names: &["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"],
+    },
 ];
 
 /// `expr` with its wrapping ranges and single-start steps spelled out; the
@@ -24,9 +54,9 @@ pub fn normalize(expr: &str) -> String {
     expr.split_whitespace()
         .enumerate()
         .map(|(i, field)| match FIELDS.get(i) {
-            Some(&(min, max, names)) => field
+            Some(f) => field
                 .split(',')
-                .map(|part| part_of(part, min, max, names))
+                .map(|part| part_of(part, f))
                 .collect::<Vec<_>>()
                 .join(","),
             None => field.to_string(),
@@ -35,48 +65,49 @@ pub fn normalize(expr: &str) -> String {
         .join(" ")
 }
 
-fn part_of(part: &str, min: u32, max: u32, names: &[&str]) -> String {
+fn part_of(part: &str, f: &Field) -> String {
+    // Cronos takes steps from 1 to the field's last value; others are left
+    // for croner to refuse (and no arithmetic below can overflow).
     let (range, step) = match part.split_once('/') {
         Some((r, s)) => match s.parse::<u32>() {
-            Ok(s) if s > 0 => (r, Some(s)),
+            Ok(s) if (1..=f.last).contains(&s) => (r, Some(s)),
             _ => return part.to_string(),
         },
         None => (part, None),
     };
     let value = |v: &str| -> Option<u32> {
         v.parse::<u32>().ok().or_else(|| {
-            let first = min as usize;
-            names
+            f.names
                 .iter()
                 .position(|n| n.eq_ignore_ascii_case(v))
-                .map(|i| (i + first) as u32)
+                .map(|i| i as u32 + f.min)
         })
     };
     match (range.split_once('-'), step) {
-        // `1/2`: from 1 to the field's end.
+        // `1/2`: from 1 to the field's last value.
         (None, Some(s)) => match value(range) {
-            Some(start) if start <= max => format!("{start}-{max}/{s}"),
+            Some(start) if start <= f.last => format!("{start}-{}/{s}", f.last),
             _ => part.to_string(),
         },
-        // Sunday may be 7: as a start it is day 0; as an end (`6-7`) no wrap.
-        (Some((a, b)), step) => match (
-            value(a).map(|a| if a == 7 && max == 6 { 0 } else { a }),
-            value(b),
-        ) {
-            (Some(a), Some(b)) if a > b && a <= max && b >= min => {
-                let s = step.unwrap_or(1);
-                let last = a + (max - a) / s * s;
-                // The step carries on across the wrap.
-                let next = last + s - (max - min + 1);
-                let head = format!("{a}-{max}/{s}");
-                if next <= b {
-                    format!("{head},{next}-{b}/{s}")
-                } else {
-                    head
+        (Some((a, b)), step) => {
+            let s = step.unwrap_or(1);
+            match (value(a), value(b)) {
+                // Sunday as 7 starting a range of days: from day 0.
+                (Some(7), Some(b)) if f.last == 7 && b < 7 => format!("0-{b}/{s}"),
+                (Some(a), Some(b)) if a > b && a <= f.max && b >= f.min => {
+                    let end = a + (f.max - a) / s * s;
+                    // The step carries on across the wrap.
+                    let next = end + s - (f.max - f.min + 1);
+                    let head = format!("{a}-{}/{s}", f.max);
+                    if next <= b {
+                        format!("{head},{next}-{b}/{s}")
+                    } else {
+                        head
+                    }
                 }
+                _ => part.to_string(),
             }
-            _ => part.to_string(),
-        },
+        }
         (None, None) => part.to_string(),
     }
 }
@@ -95,6 +126,10 @@ mod tests {
             ("0 9 * * FRI-MON", "0 9 * * 5-6/1,0-1/1"),
             ("0 9 * * 6-7", "0 9 * * 6-7"),
             ("1/2 * * * *", "1-59/2 * * * *"),
+            ("0 9 * * 1/2", "0 9 * * 1-7/2"),
+            ("0 9 * * 7-2", "0 9 * * 0-2/1"),
+            ("5-2/4294967295 * * * *", "5-2/4294967295 * * * *"),
+            ("5-2/60 * * * *", "5-2/60 * * * *"),
             ("*/5 9-17 * * MON-FRI", "*/5 9-17 * * MON-FRI"),
             ("0 0 L * *", "0 0 L * *"),
             ("0 0 * * 5#3", "0 0 * * 5#3"),

@@ -278,4 +278,13 @@ fn cronos_ranges_that_wrap_and_single_start_steps_are_taken() {
         next("0 0 1 DEC-FEB *", "2026-03-01T00:00:00Z"),
         "2026-12-01T00:00:00+00:00"
     );
+    // Days of week run to 7 (Sunday) for a single-start step and as a start.
+    assert_eq!(
+        next("0 9 * * 1/2", "2026-12-05T10:00:00Z"),
+        "2026-12-06T09:00:00+00:00"
+    );
+    assert_eq!(
+        next("0 9 * * 7-2", "2026-12-02T10:00:00Z"),
+        "2026-12-06T09:00:00+00:00"
+    );
 }
