@@ -164,6 +164,15 @@ fn provider_admin_round_trip_with_reference_shapes() {
         .unwrap(),
         "fast"
     );
+    // Names match without case; the answer is the name as sent.
+    assert_eq!(
+        c.ok(
+            "profile.upsert",
+            json!({"name": "FAST", "provider": "tk", "model": "m1", "temperature": 0.1})
+        )
+        .unwrap(),
+        "FAST"
+    );
     assert_eq!(
         c.ok("profile.use", json!({"name": "fast"})).unwrap(),
         "fast"

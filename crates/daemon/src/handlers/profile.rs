@@ -79,7 +79,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
         mode,
         ..Profile::default()
     };
-    let saved = daemon
+    daemon
         .config
         .update(|cfg| {
             let existing = cfg
@@ -87,18 +87,18 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
                 .keys()
                 .find(|k| k.eq_ignore_ascii_case(&name))
                 .cloned();
-            let key = existing.unwrap_or(name);
+            let key = existing.unwrap_or_else(|| name.clone());
             let extra = cfg
                 .profiles
                 .get(&key)
                 .map(|p| p.extra.clone())
                 .unwrap_or_default();
-            cfg.profiles
-                .insert(key.clone(), Profile { extra, ..profile });
-            Ok(key)
+            cfg.profiles.insert(key, Profile { extra, ..profile });
+            Ok(())
         })
         .await?;
-    Ok(Envelope::result(id, saved))
+    // The name as sent (the original's answer), whatever case it is stored in.
+    Ok(Envelope::result(id, name))
 }
 
 pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
