@@ -27,7 +27,7 @@ use crate::history;
 use crate::observer::StepObserver;
 use crate::opening::{OpeningWrite, UNSETTLED_SEQ, open_turn};
 use crate::prompt;
-use crate::steer::SteerQueue;
+use crate::steer::{Steer, SteerQueue};
 use crate::tool_calls::run_calls;
 
 /// An image attached to the user's message (base64 without a data-URL prefix).
@@ -78,6 +78,14 @@ pub fn owner_id(session_id: &str) -> String {
 }
 
 /// Images as stored in the session log.
+/// A drained (or left over) steer as its log entry.
+fn steer_item(g: &Steer) -> EventItem {
+    EventItem::Steer(UserMessage {
+        text: g.text.clone(),
+        images: attachments(&g.images),
+    })
+}
+
 pub(crate) fn attachments(images: &[UserImage]) -> Vec<ImageAttachment> {
     images
         .iter()
@@ -310,12 +318,7 @@ pub async fn run_turn(
     counters.delta.llm_rounds = counters.rounds as i64;
     counters.delta.execution_steps = counters.steps as i64;
     let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
-    for g in leftover {
-        items.push(EventItem::Steer(UserMessage {
-            text: g.text,
-            images: attachments(&g.images),
-        }));
-    }
+    items.extend(leftover.iter().map(steer_item));
     items.push(EventItem::Terminal(TurnTerminal { status, text }));
     let records = std::mem::take(&mut counters.records);
     // The caller passes the last events on while the closing write runs.
@@ -422,11 +425,7 @@ async fn turn_loop(
                 views.extend(g.images.iter().map(viewed));
             }
             let _ = events.send(AgentEvent::Steer(g.text.clone()));
-            let item = EventItem::Steer(UserMessage {
-                text: g.text.clone(),
-                images: attachments(&g.images),
-            });
-            let seq = persist(&rt.store, scope, sid, owner, item).await;
+            let seq = persist(&rt.store, scope, sid, owner, steer_item(&g)).await;
             history.push(ChatMessage::User {
                 text: g.text,
                 images: g

@@ -414,13 +414,15 @@ mod tests {
             h.created_at
         );
         assert_eq!(json, expected);
-        let row_json = store
+        // The streamed row serializes the same way.
+        let mut rows = Vec::new();
+        store
             .for_each_session("g", false, |row| {
-                assert_eq!(serde_json::to_string(row).unwrap(), expected);
+                rows.push(serde_json::to_string(row).unwrap());
                 Ok(())
             })
-            .map(|_| ());
-        assert!(row_json.is_ok());
+            .unwrap();
+        assert_eq!(rows, [expected]);
     }
 
     #[test]

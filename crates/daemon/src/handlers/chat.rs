@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::images::parse_images;
 use super::session::new_session_id;
 use super::{Reply, parse_reasoning_level};
-use crate::chats::ChatStart;
+use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
 use crate::scope::{self, Scope};
@@ -198,13 +198,13 @@ pub async fn chat(
     let runtime = runtime_for(daemon, &scope)?;
     let extras = crate::extensions::turn_extras(&daemon.mcp, &daemon.extras, &runtime);
     let mut extras = pin!(maybe_done(extras));
-    let (cancel, steer) = (start.cancel.clone(), start.steer.clone());
+    let (cancel, steer) = (&start.cancel, &start.steer);
     let claim = Claim {
         scope: &scope,
         requested,
         level,
-        cancel: &cancel,
-        steer: &steer,
+        cancel,
+        steer,
     };
     let claimed = driving(claim_session(daemon, conn, claim), extras.as_mut()).await?;
     let (session, _guard) = (claimed.session, claimed.guard);
@@ -229,7 +229,7 @@ pub async fn chat(
         extras.as_mut().await;
         extras.as_mut().take_output().unwrap_or_default()
     };
-    let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel, extras);
+    let turn = run_turn(&runtime, input, &owner, steer, &tx, cancel, extras);
     tokio::pin!(turn);
     let outcome = loop {
         tokio::select! {
@@ -492,16 +492,10 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
     // A chat of this connection may not have claimed its session yet (its
     // steer was written right behind it): wait for the claim.
     let turn = match (request_id, session_id) {
-        (Some(rid), _) => match conn.chats.get(rid) {
-            Some(chat) => chat.session().await.map(|sid| (sid, chat.steer)),
-            None => None,
-        },
+        (Some(rid), _) => claimed_queue(conn.chats.get(rid)).await,
         (None, Some(sid)) => match daemon.turns.by_session(sid) {
             Some(t) => Some((t.session_id, t.steer)),
-            None => match conn.chats.asking_for(sid) {
-                Some(chat) => chat.session().await.map(|sid| (sid, chat.steer)),
-                None => None,
-            },
+            None => claimed_queue(conn.chats.asking_for(sid)).await,
         },
         (None, None) => {
             return Err(MethodError::invalid_param(
@@ -526,6 +520,13 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
                 .with_session(Some(turn_session.clone()))
         })?;
     Ok(Envelope::result(id, "guidance queued").with_session(Some(turn_session)))
+}
+
+/// The session and steering queue of `chat` once it has claimed a session;
+/// `None` for no chat or one that ended first.
+async fn claimed_queue(chat: Option<ChatEntry>) -> Option<(String, SteerQueue)> {
+    let chat = chat?;
+    Some((chat.session().await?, chat.steer))
 }
 
 pub async fn cancel(conn: &Connection, id: i64, p: &Params) -> Reply {
