@@ -1,12 +1,13 @@
 //! The end of a turn in the session log: the final answer, the terminal and the
-//! counters in one transaction, with a fallback that still writes the log.
+//! counters in one transaction, with a fallback that still writes the log. The
+//! client is told the turn ended only once one of them has committed.
 
 use seekclaw_store::{EventItem, Store, StoreError, TurnEnd, UsageDelta, UsageRecord};
 
 /// Writes the turn's last items (final answer, terminal) and counters, and
 /// clears its active mark. Should the single transaction fail, the items and
-/// the mark are written on their own (the counters are then lost, and logged),
-/// so an answer the client was told about is not dropped with them.
+/// the mark are written on their own (the counters are then lost, and logged).
+/// An error means neither committed: the turn keeps its active mark.
 pub(crate) async fn close_turn(
     store: &Store,
     scope: &str,
@@ -15,7 +16,7 @@ pub(crate) async fn close_turn(
     items: Vec<EventItem>,
     delta: UsageDelta,
     records: Vec<UsageRecord>,
-) {
+) -> Result<(), StoreError> {
     // The client's `done` waits for this write. When nothing else is writing
     // (the usual case) and the answer is of a usual size, it runs right here:
     // a fraction of a millisecond, less than handing it to another thread
@@ -33,7 +34,7 @@ pub(crate) async fn close_turn(
         None
     };
     let first = match inline {
-        Some(Ok(())) => return,
+        Some(Ok(())) => return Ok(()),
         Some(Err(e)) => Some(e),
         None => None,
     };
@@ -55,16 +56,14 @@ pub(crate) async fn close_turn(
         let failure = match first {
             Some(e) => e,
             None => match store.close_turn(&end) {
-                Ok(()) => return,
+                Ok(()) => return Ok(()),
                 Err(e) => e,
             },
         };
-        write_alone(&store, &end, &failure);
+        write_alone(&store, &end, &failure)
     })
     .await;
-    if let Err(e) = closed {
-        tracing::error!(error = %e, "session log task failed");
-    }
+    closed.unwrap_or_else(|e| Err(StoreError::Corrupt(format!("session log task failed: {e}"))))
 }
 
 /// Text of a closing write beyond which it is not run on an async thread
@@ -88,19 +87,18 @@ fn text_bytes(items: &[EventItem]) -> usize {
         .sum()
 }
 
-/// The fallback after the closing transaction failed with `failure`.
-fn write_alone(store: &Store, end: &TurnEnd<'_>, failure: &StoreError) {
+/// The fallback after the closing transaction failed with `failure`: the log
+/// half alone (items and the cleared mark, one transaction).
+fn write_alone(store: &Store, end: &TurnEnd<'_>, failure: &StoreError) -> Result<(), StoreError> {
     tracing::error!(error = %failure, "cannot record the end of the turn; writing its log entries alone");
-    if let Err(e) = store.append_events(end.scope, end.id, Some(end.owner), end.items) {
+    store.close_turn_log(end).inspect_err(|e| {
         tracing::error!(error = %e, "cannot append the turn's terminal to the session log");
-    }
-    if let Err(e) = store.set_active_turn(end.scope, end.id, None) {
-        tracing::error!(error = %e, "cannot clear the session's active turn");
-    }
+    })?;
     tracing::warn!(
         rounds = end.delta.llm_rounds,
         "the turn's usage counters were not recorded"
     );
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,12 +8,13 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::context;
-use crate::events::{AgentEvent, WorkflowKind};
+use crate::events::{AgentEvent, TurnFailure, WorkflowKind};
 use crate::turn::{Counters, TurnInput, TurnRuntime, persist};
 
 /// Summarizes the older part of the history with a separate request and appends a
 /// summary covering that range of the log (events are never rewritten). A failure
-/// only warns: fitting then trims instead.
+/// of the side request only warns (fitting then trims instead); a summary that
+/// cannot be written fails the turn.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn compact(
     rt: &TurnRuntime<'_>,
@@ -26,7 +27,7 @@ pub(crate) async fn compact(
     seqs: &mut Vec<Option<u64>>,
     plan: context::CompactionPlan,
     counters: &mut Counters,
-) {
+) -> Result<(), TurnFailure> {
     let _ = events.send(AgentEvent::Status("Compacting context".into()));
     let _ = events.send(AgentEvent::Workflow {
         step,
@@ -54,11 +55,11 @@ pub(crate) async fn compact(
         Ok(c) if !c.text.trim().is_empty() => c.text,
         Ok(_) => {
             tracing::warn!("compaction returned an empty summary; trimming instead");
-            return;
+            return Ok(());
         }
         Err(e) => {
             tracing::warn!(error = %e, "compaction failed; trimming instead");
-            return;
+            return Ok(());
         }
     };
     let covered: Vec<u64> = seqs[plan.summarize.clone()]
@@ -67,18 +68,19 @@ pub(crate) async fn compact(
         .copied()
         .collect();
     let (Some(&from_seq), Some(&to_seq)) = (covered.iter().min(), covered.iter().max()) else {
-        return;
+        return Ok(());
     };
     let item = EventItem::Summary(Summary {
         text: text.clone(),
         from_seq,
         to_seq,
     });
-    let seq = persist(&rt.store, &input.scope, &input.session_id, owner, item).await;
+    let seq = persist(&rt.store, &input.scope, &input.session_id, owner, item).await?;
     *history = context::apply_compaction(history, &plan, &text);
     // The summary message stands at the summary event's seq, the tail keeps its own.
-    let mut new_seqs = vec![seq];
+    let mut new_seqs = vec![Some(seq)];
     new_seqs.extend(seqs.drain(plan.keep_from..));
     *seqs = new_seqs;
     let _ = events.send(AgentEvent::Status("Context compacted".into()));
+    Ok(())
 }

@@ -88,6 +88,44 @@ pub enum TurnOutcome {
     Done(String),
     /// Cancelled; the partial or last assistant text.
     Cancelled(String),
-    /// The full error text (e.g. the provider's).
-    Failed(String),
+    Failed(TurnFailure),
+    /// The turn ended as `ended`, but its end (final answer, terminal) could
+    /// not be written to the session log: it must not be acknowledged as
+    /// done. The session keeps the turn's active mark, so the next turn on
+    /// it, or the next start, records it as interrupted.
+    Unsaved {
+        ended: Box<TurnOutcome>,
+        /// Why the write failed.
+        error: String,
+    },
+}
+
+/// Why a turn failed, as data: each front end maps the kind to its own code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnFailure {
+    pub kind: FailureKind,
+    /// The full readable text (e.g. the provider's error).
+    pub message: String,
+}
+
+impl TurnFailure {
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> TurnFailure {
+        TurnFailure {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub fn storage(message: impl Into<String>) -> TurnFailure {
+        Self::new(FailureKind::Storage, message)
+    }
+}
+
+/// The kinds of turn failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The model provider failed (after retries and failover).
+    Provider,
+    /// The session log could not be read or written.
+    Storage,
 }

@@ -7,6 +7,7 @@ use seekclaw_store::{EventItem, SessionEvent, Store, UserMessage};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use crate::events::TurnFailure;
 use crate::turn::{TurnInput, TurnRuntime, attachments};
 
 /// Stands in for the user message's seq in a turn's seq list until the opening
@@ -15,38 +16,43 @@ pub(crate) const UNSETTLED_SEQ: u64 = u64::MAX;
 
 /// The opening write, running or done.
 pub(crate) struct OpeningWrite {
-    running: Option<JoinHandle<Result<u64, String>>>,
-    done: Result<u64, String>,
+    running: Option<JoinHandle<Result<u64, TurnFailure>>>,
+    done: Result<u64, TurnFailure>,
 }
 
 impl OpeningWrite {
-    fn running(write: JoinHandle<Result<u64, String>>) -> OpeningWrite {
+    fn running(write: JoinHandle<Result<u64, TurnFailure>>) -> OpeningWrite {
         OpeningWrite {
             running: Some(write),
-            done: Err("Cannot record the message".into()),
+            done: Err(TurnFailure::storage("Cannot record the message")),
         }
     }
 
-    fn failed(message: String) -> OpeningWrite {
+    fn failed(failure: TurnFailure) -> OpeningWrite {
         OpeningWrite {
             running: None,
-            done: Err(message),
+            done: Err(failure),
         }
     }
 
     /// Waits for the write: the user message's seq, or why it was not recorded.
-    pub(crate) async fn settle(&mut self) -> Result<u64, String> {
+    pub(crate) async fn settle(&mut self) -> Result<u64, TurnFailure> {
         if let Some(running) = self.running.take() {
-            self.done = running
-                .await
-                .unwrap_or_else(|e| Err(format!("Cannot record the message: {e}")));
+            self.done = running.await.unwrap_or_else(|e| {
+                Err(TurnFailure::storage(format!(
+                    "Cannot record the message: {e}"
+                )))
+            });
         }
         self.done.clone()
     }
 
     /// [`Self::settle`], then the user message's seq put in place of
     /// [`UNSETTLED_SEQ`] in `seqs`.
-    pub(crate) async fn settle_into(&mut self, seqs: &mut [Option<u64>]) -> Result<(), String> {
+    pub(crate) async fn settle_into(
+        &mut self,
+        seqs: &mut [Option<u64>],
+    ) -> Result<(), TurnFailure> {
         let seq = self.settle().await?;
         for s in seqs.iter_mut().filter(|s| **s == Some(UNSETTLED_SEQ)) {
             *s = Some(seq);
@@ -63,7 +69,7 @@ pub(crate) async fn open_turn(
     input: &TurnInput,
     owner: &str,
     read: Option<Vec<SessionEvent>>,
-) -> (Result<Vec<SessionEvent>, String>, OpeningWrite) {
+) -> (Result<Vec<SessionEvent>, TurnFailure>, OpeningWrite) {
     let user_item = EventItem::User(UserMessage {
         text: input.message.clone(),
         images: attachments(&input.images),
@@ -77,7 +83,7 @@ pub(crate) async fn open_turn(
     let write = move |store: &Store| {
         store
             .open_turn(&s, &i, &o, &user_item)
-            .map_err(|e| format!("Cannot record the message: {e}"))
+            .map_err(|e| TurnFailure::storage(format!("Cannot record the message: {e}")))
     };
     if let Some(past) = read {
         let running = tokio::task::spawn_blocking(move || write(&store));
@@ -89,9 +95,9 @@ pub(crate) async fn open_turn(
         let past = match store.events(&s, &i) {
             Ok(past) => past,
             Err(e) => {
-                let message = format!("Cannot read the session: {e}");
-                let _ = read_tx.send(Err(message.clone()));
-                return Err(message);
+                let failure = TurnFailure::storage(format!("Cannot read the session: {e}"));
+                let _ = read_tx.send(Err(failure.clone()));
+                return Err(failure);
             }
         };
         let _ = read_tx.send(Ok(past));
@@ -102,7 +108,11 @@ pub(crate) async fn open_turn(
         // The task ended without sending: it panicked; its error says how.
         Err(_) => {
             let mut write = OpeningWrite::running(running);
-            let failure = write.settle().await.err().unwrap_or_default();
+            let failure = write
+                .settle()
+                .await
+                .err()
+                .unwrap_or_else(|| TurnFailure::storage("Cannot read the session"));
             (Err(failure.clone()), OpeningWrite::failed(failure))
         }
     }

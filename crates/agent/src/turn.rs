@@ -21,7 +21,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::context;
-use crate::events::{AgentEvent, TurnOutcome, WorkflowKind};
+use crate::events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, WorkflowKind};
 use crate::extras::{Resolved, TurnExtras};
 use crate::history;
 use crate::observer::StepObserver;
@@ -99,13 +99,15 @@ pub(crate) fn attachments(images: &[UserImage]) -> Vec<ImageAttachment> {
         .collect()
 }
 
+/// Appends one item to the turn's log; a turn whose steps cannot be written
+/// fails (it never goes on unrecorded).
 pub(crate) async fn persist(
     store: &Store,
     scope: &str,
     id: &str,
     turn: &str,
     item: EventItem,
-) -> Option<u64> {
+) -> Result<u64, TurnFailure> {
     let (store, scope, id, turn) = (
         store.clone(),
         scope.to_string(),
@@ -115,14 +117,18 @@ pub(crate) async fn persist(
     match tokio::task::spawn_blocking(move || store.append_event(&scope, &id, Some(&turn), &item))
         .await
     {
-        Ok(Ok(seq)) => Some(seq),
+        Ok(Ok(seq)) => Ok(seq),
         Ok(Err(e)) => {
             tracing::error!(error = %e, "cannot append to the session log");
-            None
+            Err(TurnFailure::storage(format!(
+                "Cannot write the session log: {e}"
+            )))
         }
         Err(e) => {
             tracing::error!(error = %e, "session log task failed");
-            None
+            Err(TurnFailure::storage(format!(
+                "Cannot write the session log: {e}"
+            )))
         }
     }
 }
@@ -134,7 +140,7 @@ async fn notice(
     (scope, sid, owner): (&str, &str, &str),
     kind: &str,
     text: &str,
-) -> Option<u64> {
+) -> Result<u64, TurnFailure> {
     let item = EventItem::Runtime(RuntimeNotice {
         kind: kind.into(),
         text: text.into(),
@@ -287,9 +293,14 @@ pub async fn run_turn(
         }
         Err(failure) => TurnOutcome::Failed(failure),
     };
-    // The terminal goes after the opening, which also clears no mark before it is set.
-    let outcome = match opening.settle().await {
-        Err(failure) if !matches!(outcome, TurnOutcome::Failed(_)) => TurnOutcome::Failed(failure),
+    // The terminal goes after the opening, which also clears no mark before
+    // it is set. A turn whose opening never committed is not in the log:
+    // nothing of it is written at its end either.
+    let opened = opening.settle().await;
+    let outcome = match &opened {
+        Err(failure) if !matches!(outcome, TurnOutcome::Failed(_)) => {
+            TurnOutcome::Failed(failure.clone())
+        }
         _ => outcome,
     };
     tools.cancel.cancel();
@@ -307,23 +318,22 @@ pub async fn run_turn(
             step: counters.steps as u32,
             kind: WorkflowKind::Error,
             label: "错误".into(),
-            detail: failure.clone(),
+            detail: failure.message.clone(),
         });
     }
-    let (status, text) = match &outcome {
-        TurnOutcome::Done(t) => (TerminalStatus::Finished, t.clone()),
-        TurnOutcome::Cancelled(t) => (TerminalStatus::Aborted, t.clone()),
-        TurnOutcome::Failed(e) => (TerminalStatus::Failed, e.clone()),
-    };
+    let (status, text) = terminal_of(&outcome);
     counters.delta.llm_rounds = counters.rounds as i64;
     counters.delta.execution_steps = counters.steps as i64;
     let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
     items.extend(leftover.iter().map(steer_item));
     items.push(EventItem::Terminal(TurnTerminal { status, text }));
     let records = std::mem::take(&mut counters.records);
+    if opened.is_err() {
+        return outcome;
+    }
     // The caller passes the last events on while the closing write runs.
     tokio::task::yield_now().await;
-    crate::closing::close_turn(
+    let closed = crate::closing::close_turn(
         &rt.store,
         &scope,
         &sid,
@@ -333,6 +343,19 @@ pub async fn run_turn(
         records,
     )
     .await;
+    if let Err(e) = closed {
+        let error = format!("The turn could not be saved: {e}");
+        let _ = events.send(AgentEvent::Workflow {
+            step: counters.steps as u32,
+            kind: WorkflowKind::Error,
+            label: "错误".into(),
+            detail: error.clone(),
+        });
+        return TurnOutcome::Unsaved {
+            ended: Box::new(outcome),
+            error,
+        };
+    }
     // Announced once the answer is in the log, so a client that reads the
     // session on this event finds it.
     if let Some(step) = counters.done_at_step {
@@ -401,8 +424,11 @@ async fn turn_loop(
             return TurnOutcome::Cancelled(last_text);
         }
         if step as u64 >= max_steps as u64 {
-            return TurnOutcome::Failed(format!(
-                "Stopped after {max_steps} steps (agent.maxSteps); the task is not finished. Send a follow-up to continue."
+            return TurnOutcome::Failed(TurnFailure::new(
+                FailureKind::Provider,
+                format!(
+                    "Stopped after {max_steps} steps (agent.maxSteps); the task is not finished. Send a follow-up to continue."
+                ),
             ));
         }
         step += 1;
@@ -425,7 +451,10 @@ async fn turn_loop(
                 views.extend(g.images.iter().map(viewed));
             }
             let _ = events.send(AgentEvent::Steer(g.text.clone()));
-            let seq = persist(&rt.store, scope, sid, owner, steer_item(&g)).await;
+            let seq = match persist(&rt.store, scope, sid, owner, steer_item(&g)).await {
+                Ok(seq) => seq,
+                Err(failure) => return TurnOutcome::Failed(failure),
+            };
             history.push(ChatMessage::User {
                 text: g.text,
                 images: g
@@ -437,12 +466,14 @@ async fn turn_loop(
                     })
                     .collect(),
             });
-            seqs.push(seq);
+            seqs.push(Some(seq));
         }
         // The model the request will most likely go to sizes the context.
         let chain = match candidates(&rt.config, &route, |_| false) {
             Ok(c) => c,
-            Err(e) => return TurnOutcome::Failed(e.to_string()),
+            Err(e) => {
+                return TurnOutcome::Failed(TurnFailure::new(FailureKind::Provider, e.to_string()));
+            }
         };
         let first = chain[0];
         let model = first.model(&rt.config);
@@ -486,7 +517,7 @@ async fn turn_loop(
             if let Err(failure) = opening.settle_into(&mut seqs).await {
                 return TurnOutcome::Failed(failure);
             }
-            crate::compaction::compact(
+            if let Err(failure) = crate::compaction::compact(
                 rt,
                 input,
                 owner,
@@ -498,7 +529,10 @@ async fn turn_loop(
                 plan,
                 counters,
             )
-            .await;
+            .await
+            {
+                return TurnOutcome::Failed(failure);
+            }
         }
         let fitted = context::fit(&history, budget);
         for v in &views {
@@ -561,8 +595,10 @@ async fn turn_loop(
             Ok(c) => c,
             Err(ProviderError::Cancelled) => {
                 // Text streamed before the cancel is kept as the assistant's answer.
-                if let Some(item) = observer.partial_answer() {
-                    persist(&rt.store, scope, sid, owner, item).await;
+                if let Some(item) = observer.partial_answer()
+                    && let Err(failure) = persist(&rt.store, scope, sid, owner, item).await
+                {
+                    return TurnOutcome::Failed(failure);
                 }
                 if !observer.text.is_empty() {
                     last_text = observer.text;
@@ -570,10 +606,12 @@ async fn turn_loop(
                 return TurnOutcome::Cancelled(last_text);
             }
             Err(e) => {
-                if let Some(item) = observer.partial_answer() {
-                    persist(&rt.store, scope, sid, owner, item).await;
+                if let Some(item) = observer.partial_answer()
+                    && let Err(failure) = persist(&rt.store, scope, sid, owner, item).await
+                {
+                    return TurnOutcome::Failed(failure);
                 }
-                return TurnOutcome::Failed(e.to_string());
+                return TurnOutcome::Failed(TurnFailure::new(FailureKind::Provider, e.to_string()));
             }
         };
         let assistant = AssistantMessage {
@@ -624,20 +662,24 @@ async fn turn_loop(
             counters.done_at_step = Some(step);
             return TurnOutcome::Done(last_text);
         }
-        let seq = persist(
+        let seq = match persist(
             &rt.store,
             scope,
             sid,
             owner,
             EventItem::Assistant(assistant),
         )
-        .await;
+        .await
+        {
+            Ok(seq) => seq,
+            Err(failure) => return TurnOutcome::Failed(failure),
+        };
         history.push(ChatMessage::Assistant {
             text: completion.text.clone(),
             thinking: completion.thinking.clone(),
             tool_calls: completion.tool_calls.clone(),
         });
-        seqs.push(seq);
+        seqs.push(Some(seq));
 
         if !completion.tool_calls.is_empty() {
             let outputs = run_calls(
@@ -660,7 +702,10 @@ async fn turn_loop(
                     diff: out.diff.clone().filter(|d| !d.is_empty()),
                     file_path: out.file_path.clone(),
                 });
-                let seq = persist(&rt.store, scope, sid, owner, item).await;
+                let seq = match persist(&rt.store, scope, sid, owner, item).await {
+                    Ok(seq) => seq,
+                    Err(failure) => return TurnOutcome::Failed(failure),
+                };
                 history.push(ChatMessage::Tool {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
@@ -675,7 +720,7 @@ async fn turn_loop(
                         })
                         .collect(),
                 });
-                seqs.push(seq);
+                seqs.push(Some(seq));
             }
             continue;
         }
@@ -687,12 +732,15 @@ async fn turn_loop(
             let _ = events.send(AgentEvent::Status("Output truncated; continuing".into()));
             if completion.text.trim().is_empty() {
                 let text = ">>> [output truncated] Your last answer hit the output limit before any text. Continue, more concisely.".to_string();
-                let seq = notice(rt, (scope, sid, owner), "continuation", &text).await;
+                let seq = match notice(rt, (scope, sid, owner), "continuation", &text).await {
+                    Ok(seq) => seq,
+                    Err(failure) => return TurnOutcome::Failed(failure),
+                };
                 history.push(ChatMessage::User {
                     text,
                     images: Vec::new(),
                 });
-                seqs.push(seq);
+                seqs.push(Some(seq));
             }
             continue;
         }
@@ -709,12 +757,15 @@ async fn turn_loop(
                     label: "修复".into(),
                     detail: command,
                 });
-                let seq = notice(rt, (scope, sid, owner), "repair", &text).await;
+                let seq = match notice(rt, (scope, sid, owner), "repair", &text).await {
+                    Ok(seq) => seq,
+                    Err(failure) => return TurnOutcome::Failed(failure),
+                };
                 history.push(ChatMessage::User {
                     text,
                     images: Vec::new(),
                 });
-                seqs.push(seq);
+                seqs.push(Some(seq));
                 continue;
             }
             if cancel.is_cancelled() {
@@ -726,6 +777,16 @@ async fn turn_loop(
         }
         counters.done_at_step = Some(step);
         return TurnOutcome::Done(last_text);
+    }
+}
+
+/// The terminal recording `outcome`.
+fn terminal_of(outcome: &TurnOutcome) -> (TerminalStatus, String) {
+    match outcome {
+        TurnOutcome::Done(t) => (TerminalStatus::Finished, t.clone()),
+        TurnOutcome::Cancelled(t) => (TerminalStatus::Aborted, t.clone()),
+        TurnOutcome::Failed(f) => (TerminalStatus::Failed, f.message.clone()),
+        TurnOutcome::Unsaved { ended, .. } => terminal_of(ended),
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use seekclaw_config::Home;
 use seekclaw_protocol::{Envelope, MethodError};
-use seekclaw_store::{EventItem, Store, TerminalStatus, TurnTerminal};
+use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -194,20 +194,19 @@ impl Daemon {
     }
 }
 
-/// Turns left without a terminal by a crash or `kill -9` get an `interrupted` one.
+/// Turns left without a terminal by a crash, `kill -9` or a closing write that
+/// could not commit get an `interrupted` one (each in one transaction with
+/// clearing its mark, so a crash here cannot give a turn two).
 async fn recover_interrupted_turns(daemon: &Daemon) {
     let result = daemon
         .db(|s| {
-            let stale = s.sessions_with_active_turn()?;
-            for (scope, id, owner) in &stale {
-                let terminal = EventItem::Terminal(TurnTerminal {
-                    status: TerminalStatus::Interrupted,
-                    text: "The daemon stopped before this turn finished.".into(),
-                });
-                s.append_event(scope, id, Some(owner), &terminal)?;
-                s.set_active_turn(scope, id, None)?;
+            let mut marked = 0;
+            for (scope, id, owner) in s.sessions_with_active_turn()? {
+                if s.interrupt_turn(&scope, &id, &owner, INTERRUPTED_BY_STOP)? {
+                    marked += 1;
+                }
             }
-            Ok(stale.len())
+            Ok(marked)
         })
         .await;
     match result {
@@ -216,6 +215,9 @@ async fn recover_interrupted_turns(daemon: &Daemon) {
         Err(e) => tracing::error!(error = %e, "could not recover interrupted turns"),
     }
 }
+
+/// The terminal text of a turn found unfinished at start.
+const INTERRUPTED_BY_STOP: &str = "The daemon stopped before this turn finished.";
 
 /// SIGTERM/SIGINT (Ctrl-C elsewhere) turn into a graceful shutdown.
 struct Signals {

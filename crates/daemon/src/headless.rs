@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use seekclaw_agent::{AgentEvent, SteerQueue, TurnInput, TurnOutcome, owner_id, run_turn};
 use seekclaw_config::{Home, ReasoningLevel, detect_root, normalize_path};
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event};
+use seekclaw_protocol::MethodError;
 use seekclaw_store::{NewSession, Store};
 use tokio_util::sync::CancellationToken;
 
@@ -159,23 +159,13 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
         print_event(opts.json, &sid, ev, &mut stdout);
     }
     let session_id = Some(sid);
-    let (terminal, result) = match outcome {
-        TurnOutcome::Done(text) => (
-            Envelope::new(0, event::DONE, text).with_session(session_id),
-            RunResult::Done,
-        ),
-        TurnOutcome::Cancelled(text) => (
-            Envelope::new(0, event::CANCELLED, text).with_session(session_id),
-            RunResult::Cancelled,
-        ),
-        TurnOutcome::Failed(err) => (
-            Envelope::error(
-                0,
-                &MethodError::new(ErrorCode::Provider, err.clone()).with_session(session_id),
-            ),
-            RunResult::Failed(err),
-        ),
+    let result = match &outcome {
+        TurnOutcome::Done(_) => RunResult::Done,
+        TurnOutcome::Cancelled(_) => RunResult::Cancelled,
+        TurnOutcome::Failed(f) => RunResult::Failed(f.message.clone()),
+        TurnOutcome::Unsaved { error, .. } => RunResult::Failed(error.clone()),
     };
+    let terminal = crate::outcome::terminal(0, session_id, outcome);
     if opts.json {
         let _ = stdout.write_all(&terminal.to_line());
     } else {

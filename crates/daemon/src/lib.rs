@@ -14,6 +14,7 @@ mod framing;
 mod handlers;
 mod headless;
 mod outbox;
+mod outcome;
 mod roots;
 mod scheduler;
 mod scope;

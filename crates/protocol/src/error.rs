@@ -13,6 +13,9 @@ pub enum ErrorCode {
     TooLarge,
     Forbidden,
     Provider,
+    /// The store could not write (or read) what the request needed: a full
+    /// disk, an I/O error. Nothing was acknowledged that was not stored.
+    Storage,
     Timeout,
     Cancelled,
     Internal,
@@ -30,6 +33,7 @@ impl ErrorCode {
             ErrorCode::TooLarge => "too_large",
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::Provider => "provider",
+            ErrorCode::Storage => "storage",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Internal => "internal",

@@ -246,6 +246,8 @@ pub(crate) fn append_in(
 pub(crate) struct LogTarget {
     pub pk: i64,
     title: Option<String>,
+    /// The turn marked running on the session, if any.
+    pub active_turn: Option<String>,
 }
 
 /// What [`LogTarget::append`] wrote; the caller bumps `updated_at` to `at_iso`
@@ -257,15 +259,18 @@ pub(crate) struct Appended {
 
 impl LogTarget {
     pub fn find(tx: &Transaction<'_>, scope: &str, id: &str) -> Result<LogTarget> {
-        tx.prepare_cached("SELECT pk, title FROM sessions WHERE scope = ?1 AND id = ?2")?
-            .query_row(params![scope, id], |r| {
-                Ok(LogTarget {
-                    pk: r.get(0)?,
-                    title: r.get(1)?,
-                })
+        tx.prepare_cached(
+            "SELECT pk, title, active_turn FROM sessions WHERE scope = ?1 AND id = ?2",
+        )?
+        .query_row(params![scope, id], |r| {
+            Ok(LogTarget {
+                pk: r.get(0)?,
+                title: r.get(1)?,
+                active_turn: r.get(2)?,
             })
-            .optional()?
-            .ok_or_else(|| not_found(scope, id))
+        })
+        .optional()?
+        .ok_or_else(|| not_found(scope, id))
     }
 
     /// Inserts `items` after the last event (titling an untitled session from

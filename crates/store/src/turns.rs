@@ -5,17 +5,23 @@ use rusqlite::{Transaction, params};
 
 use crate::error::{Result, StoreError};
 use crate::event_log::LogTarget;
-use crate::items::EventItem;
+use crate::items::{EventItem, TerminalStatus, TurnTerminal};
 use crate::model::UsageDelta;
 use crate::store::Store;
 use crate::usage::{UsageRecord, record_usage_in};
 
 impl Store {
     /// Marks `owner`'s turn active on the session and appends its user
-    /// message; returns the message's seq.
+    /// message; returns the message's seq. A turn still marked active from
+    /// before (its end was never written: a full disk, a crash) first gets
+    /// its `interrupted` terminal, in the same transaction, so no turn of the
+    /// log is left without one.
     pub fn open_turn(&self, scope: &str, id: &str, owner: &str, user: &EventItem) -> Result<u64> {
         self.write(|tx| {
             let target = LogTarget::find(tx, scope, id)?;
+            if let Some(stale) = target.active_turn.as_deref().filter(|t| *t != owner) {
+                target.append(tx, Some(stale), &[interrupted(UNSAVED_END)])?;
+            }
             let appended = target.append(tx, Some(owner), std::slice::from_ref(user))?;
             tx.prepare_cached(
                 "UPDATE sessions SET updated_at = ?1, active_turn = ?2 WHERE pk = ?3",
@@ -26,6 +32,24 @@ impl Store {
                 .first()
                 .copied()
                 .ok_or_else(|| StoreError::Corrupt("append returned no sequence number".into()))
+        })
+    }
+
+    /// Gives `owner`'s turn an `interrupted` terminal saying `why` and clears
+    /// its active mark, in one transaction; `false` (nothing written) when
+    /// the session no longer marks that turn active.
+    pub fn interrupt_turn(&self, scope: &str, id: &str, owner: &str, why: &str) -> Result<bool> {
+        self.write(|tx| {
+            let target = LogTarget::find(tx, scope, id)?;
+            if target.active_turn.as_deref() != Some(owner) {
+                return Ok(false);
+            }
+            let appended = target.append(tx, Some(owner), &[interrupted(why)])?;
+            tx.prepare_cached(
+                "UPDATE sessions SET updated_at = ?1, active_turn = NULL WHERE pk = ?2",
+            )?
+            .execute(params![appended.at_iso, target.pk])?;
+            Ok(true)
         })
     }
 
@@ -42,6 +66,30 @@ impl Store {
     pub fn try_close_turn(&self, end: &TurnEnd<'_>) -> Option<Result<()>> {
         self.try_write(|tx| end.write_in(tx))
     }
+
+    /// The log half of [`Store::close_turn`]: the last items and the cleared
+    /// mark, without counters and usage records (a smaller write, for when
+    /// the whole one failed). All or nothing too: the mark is never cleared
+    /// without the terminal.
+    pub fn close_turn_log(&self, end: &TurnEnd<'_>) -> Result<()> {
+        self.write(|tx| {
+            let target = end.target(tx)?;
+            let appended = target.append(tx, Some(end.owner), end.items)?;
+            close_row(tx, target.pk, &appended.at_iso, &UsageDelta::default())
+        })
+    }
+}
+
+/// The terminal text of a turn whose end could not be written; the next turn
+/// on its session records it.
+const UNSAVED_END: &str =
+    "This turn's end could not be saved (the session log could not be written).";
+
+fn interrupted(why: &str) -> EventItem {
+    EventItem::Terminal(TurnTerminal {
+        status: TerminalStatus::Interrupted,
+        text: why.to_string(),
+    })
 }
 
 /// What a turn's closing write records.
@@ -59,8 +107,21 @@ pub struct TurnEnd<'a> {
 }
 
 impl TurnEnd<'_> {
-    fn write_in(&self, tx: &Transaction<'_>) -> Result<()> {
+    /// The session's log, checked to have this turn running: a turn never
+    /// ends (or clears the mark of) another one.
+    fn target(&self, tx: &Transaction<'_>) -> Result<LogTarget> {
         let target = LogTarget::find(tx, self.scope, self.id)?;
+        if target.active_turn.as_deref() != Some(self.owner) {
+            return Err(StoreError::Conflict(format!(
+                "turn {} is not the one running on session {}",
+                self.owner, self.id
+            )));
+        }
+        Ok(target)
+    }
+
+    fn write_in(&self, tx: &Transaction<'_>) -> Result<()> {
+        let target = self.target(tx)?;
         let appended = target.append(tx, Some(self.owner), self.items)?;
         close_row(tx, target.pk, &appended.at_iso, self.delta)?;
         for r in self.records {
@@ -101,7 +162,7 @@ fn close_row(tx: &Transaction<'_>, pk: i64, at_iso: &str, d: &UsageDelta) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::items::{AssistantMessage, TerminalStatus, TurnTerminal};
+    use crate::items::AssistantMessage;
     use crate::testutil::{new_session, temp_store, user};
 
     fn end<'a>(
@@ -142,8 +203,10 @@ mod tests {
             output_tokens: 20,
             output_elapsed_ms: 300,
         };
-        let add =
-            |id: &str, d: &UsageDelta| store.close_turn(&end("g", id, "t", &[terminal()], d, &[]));
+        let add = |id: &str, d: &UsageDelta| {
+            store.open_turn("g", id, "t", &user("go"))?;
+            store.close_turn(&end("g", id, "t", &[terminal()], d, &[]))
+        };
         add("s", &d).unwrap();
         let d2 = UsageDelta {
             execution_steps: 3,
@@ -339,5 +402,94 @@ mod tests {
             .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
             .unwrap();
         assert_eq!(busy, 10_000);
+    }
+
+    fn statuses(store: &Store, id: &str) -> Vec<(Option<String>, TerminalStatus)> {
+        store
+            .events("g", id)
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e.item {
+                EventItem::Terminal(t) => Some((e.turn, t.status)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_turn_opened_over_one_without_an_end_first_interrupts_it() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s")).unwrap();
+        store.open_turn("g", "s", "t1", &user("first")).unwrap();
+        // t1's closing write never happened (a full disk): t2 records its end.
+        let seq = store.open_turn("g", "s", "t2", &user("second")).unwrap();
+        assert_eq!(seq, 3, "user, interrupted terminal, user");
+        assert_eq!(
+            statuses(&store, "s"),
+            [(Some("t1".into()), TerminalStatus::Interrupted)]
+        );
+        let header = store.session("g", "s").unwrap().unwrap();
+        assert_eq!(header.active_turn.as_deref(), Some("t2"));
+        // Reopening under the same owner adds nothing.
+        store.open_turn("g", "s", "t2", &user("again")).unwrap();
+        assert_eq!(statuses(&store, "s").len(), 1);
+    }
+
+    #[test]
+    fn interrupting_writes_the_terminal_and_clears_the_mark_together() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s")).unwrap();
+        store.open_turn("g", "s", "t1", &user("hi")).unwrap();
+        assert!(!store.interrupt_turn("g", "s", "other", "why").unwrap());
+        assert!(store.interrupt_turn("g", "s", "t1", "why").unwrap());
+        assert!(
+            !store.interrupt_turn("g", "s", "t1", "why").unwrap(),
+            "once"
+        );
+        assert_eq!(
+            statuses(&store, "s"),
+            [(Some("t1".into()), TerminalStatus::Interrupted)]
+        );
+        assert!(store.sessions_with_active_turn().unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_log_half_of_a_close_skips_the_counters() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s1")).unwrap();
+        store.open_turn("g", "s1", "t1", &user("hi")).unwrap();
+        let (items, delta, records) = closing();
+        store
+            .close_turn_log(&end("g", "s1", "t1", &items, &delta, &records))
+            .unwrap();
+        let header = store.session("g", "s1").unwrap().unwrap();
+        assert_eq!((header.active_turn, header.llm_rounds), (None, 0));
+        assert!(store.usage_summary(None).unwrap().is_empty());
+        assert_eq!(statuses(&store, "s1").len(), 1);
+    }
+
+    #[test]
+    fn a_turn_ends_only_itself() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s")).unwrap();
+        let (items, delta, records) = closing();
+        // Never opened (its opening write failed): nothing is written.
+        let err = store
+            .close_turn(&end("g", "s", "t0", &items, &delta, &records))
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        store.open_turn("g", "s", "t1", &user("hi")).unwrap();
+        assert!(
+            store
+                .close_turn_log(&end("g", "s", "t0", &items, &delta, &records))
+                .is_err()
+        );
+        let header = store.session("g", "s").unwrap().unwrap();
+        assert_eq!(
+            header.active_turn.as_deref(),
+            Some("t1"),
+            "t1's mark is kept"
+        );
+        assert!(statuses(&store, "s").is_empty());
     }
 }

@@ -50,17 +50,42 @@ impl DaemonProcess {
 
     /// Starts the process without waiting for the socket.
     pub fn spawn_nowait(bin: &Path, home: &Path, opts: &StartOptions) -> Result<DaemonProcess> {
-        std::fs::create_dir_all(home)?;
+        Self::spawn_with(Command::new(bin), bin, home, home, opts)
+    }
+
+    /// Starts a daemon inside `tmpfs`'s mount namespace on `home` (a path
+    /// inside it, as the daemon sees it); waits for its socket. The returned
+    /// `home` and `socket` are the paths by which this process reaches them.
+    pub fn spawn_in(
+        tmpfs: &crate::PrivateTmpfs,
+        bin: &Path,
+        home: &Path,
+        opts: &StartOptions,
+    ) -> Result<DaemonProcess> {
+        let mut d = Self::spawn_with(tmpfs.command(bin), bin, home, &tmpfs.outside(home), opts)?;
+        d.wait_ready(Duration::from_secs(20))?;
+        Ok(d)
+    }
+
+    /// `cmd` (the daemon binary, perhaps behind a launcher) run as a daemon on
+    /// `home`, which this process reaches as `reach`.
+    fn spawn_with(
+        mut cmd: Command,
+        bin: &Path,
+        home: &Path,
+        reach: &Path,
+        opts: &StartOptions,
+    ) -> Result<DaemonProcess> {
+        std::fs::create_dir_all(reach)?;
         if let Some(cfg) = &opts.config {
-            std::fs::write(home.join("config.json"), serde_json::to_vec_pretty(cfg)?)?;
+            std::fs::write(reach.join("config.json"), serde_json::to_vec_pretty(cfg)?)?;
         }
         let stderr_path = home.with_extension(format!("stderr-{}.log", unique()));
         let stderr = std::fs::File::create(&stderr_path)?;
-        let mut cmd = Command::new(bin);
         cmd.arg("daemon")
             .env("SEEKCLAW_HOME", home)
             .env("RUST_LOG", "info")
-            .current_dir(opts.cwd.as_deref().unwrap_or(home))
+            .current_dir(opts.cwd.as_deref().unwrap_or(reach))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(stderr));
@@ -72,8 +97,8 @@ impl DaemonProcess {
             .with_context(|| format!("spawn {}", bin.display()))?;
         Ok(DaemonProcess {
             bin: bin.to_path_buf(),
-            home: home.to_path_buf(),
-            socket: home.join("daemon.sock"),
+            home: reach.to_path_buf(),
+            socket: reach.join("daemon.sock"),
             stderr_path,
             child: Some(child),
             _tempdir: None,

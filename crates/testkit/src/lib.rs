@@ -5,12 +5,14 @@
 mod client;
 mod daemon;
 mod provider_server;
+mod tmpfs;
 
 pub mod mcp_servers;
 
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};
+pub use tmpfs::PrivateTmpfs;
 
 /// Whether `pid` still runs: present in `/proc` and neither a zombie nor dead
 /// (orphan checks must not count a process that only waits to be reaped).

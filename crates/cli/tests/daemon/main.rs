@@ -3,6 +3,7 @@
 mod chat;
 mod cli;
 mod config;
+mod full_disk;
 mod lifecycle;
 mod mcp;
 mod projects;

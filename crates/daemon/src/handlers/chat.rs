@@ -7,12 +7,10 @@ use std::pin::{Pin, pin};
 
 use futures::future::{MaybeDone, maybe_done};
 
-use seekclaw_agent::{
-    AgentEvent, Steer, SteerQueue, TurnInput, TurnOutcome, TurnRuntime, owner_id, run_turn,
-};
+use seekclaw_agent::{AgentEvent, Steer, SteerQueue, TurnInput, TurnRuntime, owner_id, run_turn};
 use seekclaw_config::{ReasoningLevel, WorkspaceConfig, read_json_lenient, workspace_config_path};
 use seekclaw_protocol::params::ScopeParams;
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, write_text_line};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, write_text_line};
 use seekclaw_store::{NewSession, SessionEvent, SessionHeader, SessionPatch};
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -249,17 +247,7 @@ pub async fn chat(
         conn.outbox.send_line(batch(id, &sid, ev, &mut rx)).await;
     }
     daemon.locks.release_all(&owner);
-    let session_id = Some(sid);
-    Ok(match outcome {
-        TurnOutcome::Done(text) => Envelope::new(id, event::DONE, text).with_session(session_id),
-        TurnOutcome::Cancelled(text) => {
-            Envelope::new(id, event::CANCELLED, text).with_session(session_id)
-        }
-        TurnOutcome::Failed(err) => Envelope::error(
-            id,
-            &MethodError::new(ErrorCode::Provider, err).with_session(session_id),
-        ),
-    })
+    Ok(crate::outcome::terminal(id, Some(sid), outcome))
 }
 
 /// What a chat needs to claim its session.

@@ -304,11 +304,18 @@ async fn execute(
     let outcome = match outcome {
         Some(o) => o,
         None => {
-            // The turn did not wind down: it is dropped, so clear its marker here.
+            // The turn did not wind down: it is dropped, so end it in the log here.
             tracing::warn!(session = %sid, "scheduled turn ignored cancellation; abandoned");
-            let (key, s) = (scope.key.clone(), sid.clone());
+            let (key, s, o) = (scope.key.clone(), sid.clone(), owner.clone());
             let _ = daemon
-                .db(move |st| st.set_active_turn(&key, &s, None))
+                .db(move |st| {
+                    st.interrupt_turn(
+                        &key,
+                        &s,
+                        &o,
+                        "The scheduled run did not stop when cancelled.",
+                    )
+                })
                 .await;
             TurnOutcome::Cancelled(String::new())
         }
@@ -320,9 +327,16 @@ async fn execute(
             output: Some(cut(&text)),
             session_id: Some(sid),
         },
-        TurnOutcome::Failed(err) => Outcome {
+        TurnOutcome::Failed(failure) => Outcome {
             status: RunStatus::Error,
-            error: Some(err),
+            error: Some(failure.message),
+            output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
+            session_id: Some(sid),
+        },
+        // The run's end is not in its session: it failed, whatever it said.
+        TurnOutcome::Unsaved { error, .. } => Outcome {
+            status: RunStatus::Error,
+            error: Some(error),
             output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
             session_id: Some(sid),
         },
