@@ -49,6 +49,39 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Makes the database readable by its owner only: a new file is created 0600
+/// (SQLite gives its `-wal` and `-shm` files the main file's mode), and an
+/// existing one with its companions is narrowed to 0600.
+fn owner_only(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let io = |p: &Path, source| StoreError::Io {
+            path: p.display().to_string(),
+            source,
+        };
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .map_err(|e| io(path, e))?;
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            let file = Path::new(&name);
+            match std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                other => other.map_err(|e| io(file, e))?,
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its
     /// schema up to date. Does no work proportional to the data size.
@@ -59,6 +92,7 @@ impl Store {
                 source,
             })?;
         }
+        owner_only(path)?;
         let mut writer = Connection::open(path)?;
         configure_writer(&writer)?;
         schema::migrate(&mut writer)?;
@@ -298,6 +332,32 @@ fn open_reader(path: &Path) -> Result<Connection> {
 mod tests {
     use super::*;
     use crate::model::NewSession;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_database_files_are_the_owners_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seekclaw.db");
+        let mode = |suffix: &str| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            std::fs::metadata(&name).unwrap().permissions().mode() & 0o777
+        };
+        {
+            let store = Store::open(&path).unwrap();
+            store
+                .create_session(&crate::testutil::new_session("g", "s"))
+                .unwrap();
+            for suffix in ["", "-wal", "-shm"] {
+                assert_eq!(mode(suffix), 0o600, "seekclaw.db{suffix}");
+            }
+        }
+        // An older, looser file is narrowed when opened.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let _store = Store::open(&path).unwrap();
+        assert_eq!(mode(""), 0o600);
+    }
     use crate::testutil::{new_session, temp_store};
 
     fn assert_send_sync_clone<T: Send + Sync + Clone>() {}

@@ -44,6 +44,9 @@ pub struct ConfinedPath {
     /// Relative to the workspace root (`.` for the root itself), or the absolute
     /// path when it lies outside (only with `allow_outside_workspace`).
     pub rel: String,
+    /// The workspace root `abs` must stay under when it is opened
+    /// ([`crate::beneath`]); `None` when nothing confines it.
+    pub root: Option<PathBuf>,
 }
 
 /// Resolves `path` for a tool call of `ctx`.
@@ -70,6 +73,7 @@ pub fn confine_readable(ctx: &ToolContext, path: &str) -> Result<ConfinedPath, P
             Ok(ConfinedPath {
                 rel: given.display().to_string(),
                 abs: given,
+                root: None,
             })
         } else {
             Err(err)
@@ -88,7 +92,10 @@ pub fn confine_to(root: &Path, allow_outside: bool, path: &str) -> Result<Confin
     let lexical = normalize(&root.join(given));
     let lexically_inside = lexical.starts_with(&root);
     if allow_outside {
-        return Ok(with_rel(&root, lexical));
+        return Ok(ConfinedPath {
+            root: None,
+            ..with_rel(&root, lexical)
+        });
     }
 
     let real_root = resolve(&root).unwrap_or_else(|_| root.clone());
@@ -136,7 +143,11 @@ pub fn relative_display(root: &Path, abs: &Path) -> String {
 
 fn with_rel(root: &Path, abs: PathBuf) -> ConfinedPath {
     let rel = relative_display(root, &abs);
-    ConfinedPath { abs, rel }
+    ConfinedPath {
+        abs,
+        rel,
+        root: Some(root.to_path_buf()),
+    }
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -163,7 +174,7 @@ fn normalize(path: &Path) -> PathBuf {
 
 /// Like `realpath`, but tolerates missing tails and dangling links: existing
 /// symlinks are followed, the rest is kept as written.
-fn resolve(path: &Path) -> Result<PathBuf, ()> {
+pub(crate) fn resolve(path: &Path) -> Result<PathBuf, ()> {
     let mut resolved = PathBuf::new();
     let mut pending: VecDeque<OsString> = VecDeque::new();
     for component in path.components() {

@@ -1,16 +1,18 @@
 //! File plumbing shared by the file tools: the write lock as a guard, text reads
 //! with clear refusals, atomic writes and unified diffs.
 
-use std::io::Write;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use similar::TextDiff;
 
+use crate::beneath;
 use crate::budget;
 use crate::confine::ConfinedPath;
 use crate::error::ToolError;
-use crate::locks::LockError;
+use crate::locks::{LockError, WriteLocks};
 use crate::tool::ToolContext;
 
 /// How much of a file decides whether it is binary (a NUL byte in it).
@@ -19,14 +21,17 @@ pub(crate) const BINARY_PROBE_BYTES: usize = 8 * 1024;
 const MAX_DIFF_CHARS: usize = 256 * 1024;
 
 /// The write lock on one file, released when dropped (also when the call is
-/// cancelled mid-way).
-pub(crate) struct FileLock<'a> {
-    ctx: &'a ToolContext,
+/// cancelled mid-way). It owns what it needs, so it can travel with the work
+/// to a blocking thread and be released only when that work is done.
+pub(crate) struct FileLock {
+    locks: Arc<WriteLocks>,
+    root: PathBuf,
     file: PathBuf,
+    owner: String,
 }
 
-impl<'a> FileLock<'a> {
-    pub(crate) async fn acquire(ctx: &'a ToolContext, file: &Path) -> Result<Self, LockError> {
+impl FileLock {
+    pub(crate) async fn acquire(ctx: &ToolContext, file: &Path) -> Result<Self, LockError> {
         ctx.locks
             .acquire(
                 &ctx.workspace_root,
@@ -37,17 +42,17 @@ impl<'a> FileLock<'a> {
             )
             .await?;
         Ok(FileLock {
-            ctx,
+            locks: ctx.locks.clone(),
+            root: ctx.workspace_root.clone(),
             file: file.to_path_buf(),
+            owner: ctx.owner.clone(),
         })
     }
 }
 
-impl Drop for FileLock<'_> {
+impl Drop for FileLock {
     fn drop(&mut self) {
-        self.ctx
-            .locks
-            .release(&self.ctx.workspace_root, &self.file, &self.ctx.owner);
+        self.locks.release(&self.root, &self.file, &self.owner);
     }
 }
 
@@ -59,31 +64,32 @@ pub(crate) fn not_found(path: &ConfinedPath) -> ToolError {
     ToolError::failed(format!("File not found: {}", path.abs.display()))
 }
 
-/// The current bytes of a file, `None` when it does not exist.
+/// The current bytes of a file, `None` when it does not exist. Opened once,
+/// beneath the workspace root; the type is checked on what was opened.
 pub(crate) fn read_if_exists(path: &ConfinedPath) -> Result<Option<Vec<u8>>, ToolError> {
-    match std::fs::metadata(&path.abs) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(ToolError::failed(format!(
-                "{} is a directory, not a file.",
-                path.rel
-            )));
-        }
-        // A FIFO or device would block the read or never end.
-        Ok(meta) if !meta.is_file() => {
-            return Err(ToolError::failed(format!(
-                "{} is not a regular file.",
-                path.rel
-            )));
-        }
-        Ok(_) => {}
+    let read_err = |e| ToolError::io(format!("Cannot read {}", path.rel), e);
+    let mut file = match beneath::open(path) {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ToolError::io(format!("Cannot read {}", path.rel), e)),
+        Err(e) => return Err(read_err(e)),
+    };
+    let meta = file.metadata().map_err(read_err)?;
+    if meta.is_dir() {
+        return Err(ToolError::failed(format!(
+            "{} is a directory, not a file.",
+            path.rel
+        )));
     }
-    match std::fs::read(&path.abs) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ToolError::io(format!("Cannot read {}", path.rel), e)),
+    // A FIFO or device would block the read or never end.
+    if !meta.is_file() {
+        return Err(ToolError::failed(format!(
+            "{} is not a regular file.",
+            path.rel
+        )));
     }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes).map_err(read_err)?;
+    Ok(Some(bytes))
 }
 
 /// The text of a file that is about to be edited.
@@ -103,47 +109,11 @@ pub(crate) fn read_text_for_edit(path: &ConfinedPath) -> Result<String, ToolErro
     })
 }
 
-/// Replaces `path` atomically (temp file in the same directory, then rename), so a
-/// crash never leaves a half-written file. Permissions are kept; a symlink is
-/// written through, staying a link.
-pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = if is_link {
-        match std::fs::canonicalize(path) {
-            Ok(target) => target,
-            // Dangling link: writing through it creates the target.
-            Err(_) => return std::fs::write(path, data),
-        }
-    } else {
-        path.to_path_buf()
-    };
-    let dir = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => return std::fs::write(&target, data),
-    };
-    std::fs::create_dir_all(&dir)?;
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
-    let tmp = dir.join(format!(".{name}.{:016x}.seekclaw-tmp", fastrand::u64(..)));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(data)?;
-        drop(file);
-        if let Some(permissions) = permissions {
-            std::fs::set_permissions(&tmp, permissions)?;
-        }
-        std::fs::rename(&tmp, &target)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Replaces `path` atomically (see [`beneath::write_atomic`]), creating its
+/// folder if needed.
+pub(crate) fn write_atomic(path: &ConfinedPath, data: &[u8]) -> Result<(), ToolError> {
+    beneath::write_atomic(path, data)
+        .map_err(|e| ToolError::io(format!("Cannot write {}", path.rel), e))
 }
 
 /// Context lines around each change.
@@ -287,36 +257,6 @@ fn shift_header(line: &str, lines: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn atomic_write_keeps_permissions_and_links() {
-        use std::os::unix::fs::{PermissionsExt, symlink};
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("run.sh");
-        std::fs::write(&file, "old").unwrap();
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
-        write_atomic(&file, b"new").unwrap();
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
-        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o755);
-
-        let link = dir.path().join("link.sh");
-        symlink(&file, &link).unwrap();
-        write_atomic(&link, b"through").unwrap();
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "through");
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().contains("seekclaw-tmp"))
-            .collect();
-        assert!(leftovers.is_empty());
-    }
 
     #[test]
     fn diff_has_git_style_headers() {

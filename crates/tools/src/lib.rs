@@ -3,6 +3,7 @@
 //! confinement, the output budget, shell jobs and the daemon-wide write locks.
 
 mod args;
+mod beneath;
 pub mod budget;
 pub mod builtin;
 mod confine;

@@ -6,6 +6,9 @@ use std::path::Path;
 
 use ignore::{DirEntry, WalkBuilder};
 
+use crate::beneath;
+use crate::confine::ConfinedPath;
+
 /// Directory names never walked into (reference §6.1).
 const SKIPPED_DIRS: &[&str] = &[
     ".git",
@@ -54,6 +57,21 @@ pub(crate) fn is_skipped_dir(path: &Path) -> bool {
 fn keep(entry: &DirEntry) -> bool {
     entry.depth() == 0
         || !(entry.file_type().is_some_and(|t| t.is_dir()) && is_skipped_dir(entry.path()))
+}
+
+/// A walker over the folder `base` that yields only entries which, when they
+/// are looked at, resolve inside the workspace: a folder swapped for a symlink
+/// to elsewhere during the walk shows nothing of what is there.
+pub(crate) fn confined_walker(base: &ConfinedPath, max_depth: Option<usize>) -> WalkBuilder {
+    let mut builder = walker(&base.abs, max_depth);
+    if base.root.is_some() {
+        let base = base.clone();
+        builder.filter_entry(move |entry| {
+            keep(entry)
+                && (entry.depth() == 0 || beneath::exists(&beneath::below(&base, entry.path())))
+        });
+    }
+    builder
 }
 
 /// A walker over `root` (the root itself is always walked, even when its name is

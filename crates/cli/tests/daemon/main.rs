@@ -4,6 +4,7 @@ mod chat;
 mod cli;
 mod config;
 mod full_disk;
+mod hardening;
 mod lifecycle;
 mod mcp;
 mod projects;

@@ -44,8 +44,21 @@ pub fn bind_listener(
 }
 
 impl Endpoint {
+    /// The next connection from the daemon's own user (or root). Anyone else
+    /// (reaching a socket whose mode or home was loosened) is told why and
+    /// closed.
     pub async fn accept(&mut self) -> std::io::Result<UnixStream> {
-        self.listener.accept().await.map(|(stream, _)| stream)
+        loop {
+            let (stream, _) = self.listener.accept().await?;
+            match peer_allowed(&stream) {
+                Ok(()) => return Ok(stream),
+                Err(uid) => {
+                    tracing::warn!(uid, "refused a connection from another user");
+                    // One short line fits the socket buffer: never waits.
+                    let _ = stream.try_write(FORBIDDEN_LINE);
+                }
+            }
+        }
     }
 
     pub fn display(&self) -> String {
@@ -62,4 +75,18 @@ impl Endpoint {
 /// Owned halves: reads and writes never contend on a shared lock.
 pub fn split(stream: UnixStream) -> (OwnedReadHalf, OwnedWriteHalf) {
     stream.into_split()
+}
+
+/// The error envelope a refused peer reads before the connection closes.
+const FORBIDDEN_LINE: &[u8] = b"{\"id\":0,\"event\":\"error\",\"data\":\"Only the user running the daemon may connect\",\"details\":{\"code\":\"forbidden\"}}\n";
+
+/// `SO_PEERCRED`: the peer runs as the daemon's user or as root; else its uid.
+fn peer_allowed(stream: &UnixStream) -> Result<(), u32> {
+    let own = rustix::process::geteuid().as_raw();
+    match stream.peer_cred() {
+        Ok(cred) if cred.uid() == own || cred.uid() == 0 => Ok(()),
+        Ok(cred) => Err(cred.uid()),
+        // Credentials that cannot be read are not trusted.
+        Err(_) => Err(u32::MAX),
+    }
 }

@@ -149,5 +149,47 @@ pub async fn edit_and_read() -> Result<Vec<Row>> {
         target: format!("< {}", ms(READ_TARGET)),
         pass: ours < READ_TARGET,
     });
+    rows.push(small_read(&root).await?);
     Ok(rows)
+}
+
+const SMALL_RUNS: usize = 1000;
+
+/// `read_file` of a small file, opened race-free beneath the workspace root
+/// (`openat2`), against the same call opening by name (a context with
+/// `allowOutsideWorkspace`, which skips the confinement), alternating, median
+/// of 1,000 each.
+async fn small_read(root: &Path) -> Result<Row> {
+    let registry = builtin_registry();
+    std::fs::create_dir_all(root.join("src/module"))?;
+    std::fs::write(
+        root.join("src/module/small.rs"),
+        "fn main() {}\n".repeat(20),
+    )?;
+    let confined = context(root, "bench/00000002", Arc::new(WriteLocks::new()), 60_000);
+    let mut by_name = context(root, "bench/00000003", Arc::new(WriteLocks::new()), 60_000);
+    by_name.allow_outside_workspace = true;
+    let args = json!({"path": "src/module/small.rs"});
+    let (mut ours, mut plain) = (Vec::new(), Vec::new());
+    for _ in 0..SMALL_RUNS {
+        let started = Instant::now();
+        black_box(call(&registry, "read_file", args.clone(), &confined).await?);
+        ours.push(started.elapsed());
+        let started = Instant::now();
+        black_box(call(&registry, "read_file", args.clone(), &by_name).await?);
+        plain.push(started.elapsed());
+    }
+    let (ours, plain) = (median(&mut ours), median(&mut plain));
+    println!(
+        "read_file small: beneath the root {} , by name {}",
+        crate::us(ours),
+        crate::us(plain)
+    );
+    Ok(Row {
+        name: format!("read_file, small file, race-free (median of {SMALL_RUNS})"),
+        measured: crate::us(ours),
+        baseline: format!("by name {}", crate::us(plain)),
+        target: "report".into(),
+        pass: true,
+    })
 }

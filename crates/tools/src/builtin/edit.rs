@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{MUTATES, definition, impl_tool};
+use super::{MUTATES, blocking, definition, impl_tool};
 use crate::args::lenient_bool;
 use crate::confine::{ConfinedPath, confine};
 use crate::error::ToolError;
@@ -107,8 +107,7 @@ fn finish(
     after: &str,
     message: String,
 ) -> Result<ToolOutput, ToolError> {
-    write_atomic(&path.abs, after.as_bytes())
-        .map_err(|e| ToolError::io(format!("Cannot write {}", path.rel), e))?;
+    write_atomic(path, after.as_bytes())?;
     Ok(ToolOutput {
         diff: Some(unified_diff(&path.rel, before, after)),
         file_path: Some(path.rel.clone()),
@@ -143,11 +142,17 @@ impl EditFileTool {
             new_string: args.new_string,
             replace_all: args.replace_all,
         };
-        let _lock = FileLock::acquire(ctx, &path.abs).await?;
-        let before = read_text_for_edit(&path)?;
-        let (after, count) = apply(&before, &spec, &path.rel).map_err(ToolError::Failed)?;
-        let message = format!("Edited {}: replaced {}", path.rel, occurrences(count));
-        finish(&path, &before, &after, message)
+        let lock = FileLock::acquire(ctx, &path.abs).await?;
+        // Big files take a while to read, edit, diff and write: off the async
+        // workers, with the lock held until the work is done.
+        blocking(move || {
+            let _lock = lock;
+            let before = read_text_for_edit(&path)?;
+            let (after, count) = apply(&before, &spec, &path.rel).map_err(ToolError::Failed)?;
+            let message = format!("Edited {}: replaced {}", path.rel, occurrences(count));
+            finish(&path, &before, &after, message)
+        })
+        .await
     }
 }
 
@@ -169,32 +174,41 @@ impl MultiEditTool {
         if args.edits.is_empty() {
             return Err(ToolError::InvalidArgs("edits is empty".to_string()));
         }
-        let _lock = FileLock::acquire(ctx, &path.abs).await?;
-        let before = read_text_for_edit(&path)?;
-        let total = args.edits.len();
-        let mut text = before.clone();
-        let mut replaced = 0;
-        for (i, spec) in args.edits.iter().enumerate() {
-            let (next, count) = apply(&text, spec, &path.rel).map_err(|e| {
-                ToolError::failed(format!(
-                    "Edit {} of {total} failed: {e} No changes were written.",
-                    i + 1
-                ))
-            })?;
-            text = next;
-            replaced += count;
-        }
-        let message = format!(
-            "Edited {}: applied {total} edit{} ({} replaced)",
-            path.rel,
-            if total == 1 { "" } else { "s" },
-            occurrences(replaced)
-        );
-        finish(&path, &before, &text, message)
+        let lock = FileLock::acquire(ctx, &path.abs).await?;
+        blocking(move || {
+            let _lock = lock;
+            multi_edit(&path, &args.edits)
+        })
+        .await
     }
 }
 
 impl_tool!(MultiEditTool, MultiEditArgs);
+
+/// Applies `edits` in order, all or nothing, and writes the result.
+fn multi_edit(path: &ConfinedPath, edits: &[EditSpec]) -> Result<ToolOutput, ToolError> {
+    let before = read_text_for_edit(path)?;
+    let total = edits.len();
+    let mut text = before.clone();
+    let mut replaced = 0;
+    for (i, spec) in edits.iter().enumerate() {
+        let (next, count) = apply(&text, spec, &path.rel).map_err(|e| {
+            ToolError::failed(format!(
+                "Edit {} of {total} failed: {e} No changes were written.",
+                i + 1
+            ))
+        })?;
+        text = next;
+        replaced += count;
+    }
+    let message = format!(
+        "Edited {}: applied {total} edit{} ({} replaced)",
+        path.rel,
+        if total == 1 { "" } else { "s" },
+        occurrences(replaced)
+    );
+    finish(path, &before, &text, message)
+}
 
 #[cfg(test)]
 mod tests {

@@ -8,11 +8,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{READS, blocking, definition, impl_tool};
+use crate::beneath;
 use crate::budget;
 use crate::confine::{ConfinedPath, confine, relative_display};
 use crate::error::ToolError;
 use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
-use crate::walk::walker;
+use crate::walk::confined_walker;
 
 const MAX_RESULTS: usize = 200;
 /// Files examined at most: the walk of a huge tree stops here.
@@ -80,7 +81,7 @@ fn find(
     matcher: &GlobMatcher,
     budget: usize,
 ) -> Result<ToolOutput, ToolError> {
-    if !base.abs.is_dir() {
+    if !beneath::metadata(base).is_ok_and(|m| m.is_dir()) {
         return Err(ToolError::failed(format!(
             "Directory not found: {}",
             base.abs.display()
@@ -88,7 +89,7 @@ fn find(
     }
     let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
     let mut examined = 0;
-    for entry in walker(&base.abs, None).build().flatten() {
+    for entry in confined_walker(base, None).build().flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }

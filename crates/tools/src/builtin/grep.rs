@@ -17,8 +17,9 @@ use tokio_util::sync::CancellationToken;
 use super::glob::compile_glob;
 use super::{READS, blocking, definition, impl_tool};
 use crate::args::lenient_u64;
+use crate::beneath;
 use crate::budget;
-use crate::confine::{confine, relative_display};
+use crate::confine::{ConfinedPath, confine, relative_display};
 use crate::error::ToolError;
 use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
 use crate::walk::walker;
@@ -69,7 +70,7 @@ impl GrepTool {
         };
         let search = Search {
             root: ctx.workspace_root.clone(),
-            base: target.abs.clone(),
+            base: target.clone(),
             matcher,
             glob,
             max: args
@@ -78,7 +79,7 @@ impl GrepTool {
                 .clamp(1, 1000) as usize,
             cancel: ctx.cancel.clone(),
         };
-        if !target.abs.exists() {
+        if !beneath::exists(&target) {
             return Err(ToolError::failed(format!(
                 "Path not found: {}",
                 target.abs.display()
@@ -107,7 +108,8 @@ struct Hit {
 
 struct Search {
     root: PathBuf,
-    base: PathBuf,
+    /// Where the search starts; every file is opened under its confinement.
+    base: ConfinedPath,
     matcher: RegexMatcher,
     glob: Option<GlobMatcher>,
     max: usize,
@@ -127,13 +129,13 @@ impl Search {
     fn run(&self) -> (Vec<Hit>, bool) {
         let hits = Mutex::new(Vec::new());
         let count = AtomicUsize::new(0);
-        if self.base.is_file() {
-            self.search_file(&mut Self::searcher(), &self.base, &hits, &count);
+        if beneath::metadata(&self.base).is_ok_and(|m| m.is_file()) {
+            self.search_file(&mut Self::searcher(), &self.base.abs, &hits, &count);
         } else {
             let threads = std::thread::available_parallelism()
                 .map_or(2, |n| n.get())
                 .min(12);
-            walker(&self.base, None)
+            walker(&self.base.abs, None)
                 .threads(threads)
                 .build_parallel()
                 .run(|| {
@@ -160,7 +162,7 @@ impl Search {
     }
 
     fn wanted(&self, path: &Path) -> bool {
-        match (&self.glob, path.strip_prefix(&self.base)) {
+        match (&self.glob, path.strip_prefix(&self.base.abs)) {
             (Some(glob), Ok(rel)) => glob.is_match(rel),
             _ => true,
         }
@@ -173,10 +175,18 @@ impl Search {
         hits: &Mutex<Vec<Hit>>,
         count: &AtomicUsize,
     ) {
+        // Opened beneath the workspace root: a name swapped for a link to
+        // elsewhere since the walk saw it is not searched.
+        let Ok(file) = beneath::open(&beneath::below(&self.base, path)) else {
+            return;
+        };
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return;
+        }
         let mut found = Vec::new();
-        let _ = searcher.search_path(
+        let _ = searcher.search_file(
             &self.matcher,
-            path,
+            &file,
             Lossy(|line, text| {
                 found.push((
                     line,

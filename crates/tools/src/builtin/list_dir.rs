@@ -5,11 +5,12 @@ use serde::Deserialize;
 
 use super::{READS, blocking, definition, impl_tool};
 use crate::args::lenient_u64;
+use crate::beneath;
 use crate::budget;
 use crate::confine::{ConfinedPath, confine};
 use crate::error::ToolError;
 use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
-use crate::walk::walker;
+use crate::walk::confined_walker;
 
 const MAX_ENTRIES: usize = 500;
 
@@ -49,7 +50,7 @@ impl ListDirTool {
 impl_tool!(ListDirTool, ListDirArgs);
 
 fn list(path: &ConfinedPath, depth: usize, budget: usize) -> Result<ToolOutput, ToolError> {
-    match std::fs::metadata(&path.abs) {
+    match beneath::metadata(path) {
         Ok(meta) if !meta.is_dir() => {
             return Err(ToolError::failed(format!(
                 "{} is a file, not a directory. Use read_file to read it.",
@@ -65,7 +66,7 @@ fn list(path: &ConfinedPath, depth: usize, budget: usize) -> Result<ToolOutput, 
         }
         Err(e) => return Err(ToolError::io(format!("Cannot list {}", path.rel), e)),
     }
-    let mut builder = walker(&path.abs, Some(depth));
+    let mut builder = confined_walker(path, Some(depth));
     builder.sort_by_file_name(|a, b| a.cmp(b));
     let mut out = String::new();
     let mut count = 0;

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::{READS, blocking, definition, impl_tool};
 use crate::args::lenient_u64;
+use crate::beneath;
 use crate::budget;
 use crate::confine::{ConfinedPath, confine_readable};
 use crate::error::ToolError;
@@ -63,11 +64,14 @@ fn read_window(
     budget: usize,
 ) -> Result<ToolOutput, ToolError> {
     let rel = &path.rel;
-    let meta = match std::fs::metadata(&path.abs) {
-        Ok(meta) => meta,
+    let read_err = |e| ToolError::io(format!("Cannot read {rel}"), e);
+    // Opened once, beneath the workspace root; the type is that of what was opened.
+    let mut file = match beneath::open(path) {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found(path)),
-        Err(e) => return Err(ToolError::io(format!("Cannot read {rel}"), e)),
+        Err(e) => return Err(read_err(e)),
     };
+    let meta = file.metadata().map_err(read_err)?;
     if meta.is_dir() {
         return Err(ToolError::failed(format!(
             "{rel} is a directory. Use list_dir to see what it contains."
@@ -77,8 +81,6 @@ fn read_window(
         // A FIFO or device would block the read or never end.
         return Err(ToolError::failed(format!("{rel} is not a regular file.")));
     }
-    let read_err = |e| ToolError::io(format!("Cannot read {rel}"), e);
-    let mut file = std::fs::File::open(&path.abs).map_err(read_err)?;
     let mut probe = Vec::with_capacity(BINARY_PROBE_BYTES);
     (&mut file)
         .take(BINARY_PROBE_BYTES as u64)

@@ -3,7 +3,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{MUTATES, definition, impl_tool};
+use super::{MUTATES, blocking, definition, impl_tool};
+use crate::beneath;
 use crate::confine::confine;
 use crate::error::ToolError;
 use crate::fsio::{FileLock, looks_binary, not_found, unified_diff};
@@ -31,29 +32,28 @@ impl RemoveTool {
 
     async fn run(&self, args: RemoveArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = confine(ctx, &args.path)?;
-        let _lock = FileLock::acquire(ctx, &path.abs).await?;
-        let meta = match std::fs::symlink_metadata(&path.abs) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found(&path)),
-            Err(e) => return Err(ToolError::io(format!("Cannot remove {}", path.rel), e)),
-        };
-        if meta.is_dir() {
-            return Err(ToolError::failed(format!(
-                "{} is a directory; remove deletes single files only.",
-                path.rel
-            )));
-        }
+        let lock = FileLock::acquire(ctx, &path.abs).await?;
+        let removed = blocking(move || {
+            let _lock = lock;
+            match beneath::remove(&path) {
+                Ok(Some(removed)) => Ok((path, removed)),
+                Ok(None) => Err(not_found(&path)),
+                Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+                    Err(ToolError::failed(format!(
+                        "{} is a directory; remove deletes single files only.",
+                        path.rel
+                    )))
+                }
+                Err(e) => Err(ToolError::io(format!("Cannot remove {}", path.rel), e)),
+            }
+        })
+        .await;
+        let (path, removed) = removed?;
         // The diff shows the removed text; links and binaries have none to show.
-        let old = if meta.is_file() {
-            std::fs::read(&path.abs)
-                .ok()
-                .filter(|b| !looks_binary(b))
-                .and_then(|b| String::from_utf8(b).ok())
-        } else {
-            None
-        };
-        std::fs::remove_file(&path.abs)
-            .map_err(|e| ToolError::io(format!("Cannot remove {}", path.rel), e))?;
+        let old = removed
+            .bytes
+            .filter(|b| !looks_binary(b))
+            .and_then(|b| String::from_utf8(b).ok());
         let message = format!("Removed {}", path.rel);
         Ok(ToolOutput {
             diff: old.map(|old| unified_diff(&path.rel, &old, "")),

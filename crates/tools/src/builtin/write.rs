@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{MUTATES, definition, impl_tool};
-use crate::confine::confine;
+use super::{MUTATES, blocking, definition, impl_tool};
+use crate::confine::{ConfinedPath, confine};
 use crate::error::ToolError;
 use crate::fsio::{FileLock, read_if_exists, unified_diff, write_atomic};
 use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
@@ -33,36 +33,38 @@ impl WriteFileTool {
 
     async fn run(&self, args: WriteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = confine(ctx, &args.path)?;
-        let _lock = FileLock::acquire(ctx, &path.abs).await?;
-        // Inside the lock, with no await until the write is done.
-        let old = read_if_exists(&path)?;
-        if let Some(parent) = path.abs.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                ToolError::io(format!("Cannot create the directory for {}", path.rel), e)
-            })?;
-        }
-        write_atomic(&path.abs, args.content.as_bytes())
-            .map_err(|e| ToolError::io(format!("Cannot write {}", path.rel), e))?;
-        let old_text = old
-            .as_deref()
-            .map(String::from_utf8_lossy)
-            .unwrap_or_default();
-        let verb = if old.is_some() {
-            "Overwrote"
-        } else {
-            "Created"
-        };
-        let message = format!("{verb} {}", path.rel);
-        Ok(ToolOutput {
-            diff: Some(unified_diff(&path.rel, &old_text, &args.content)),
-            file_path: Some(path.rel.clone()),
-            mutated: true,
-            ..ToolOutput::ok(message.clone(), message)
+        let lock = FileLock::acquire(ctx, &path.abs).await?;
+        // Off the async workers, the lock held until the write is done.
+        blocking(move || {
+            let _lock = lock;
+            write(&path, &args.content)
         })
+        .await
     }
 }
 
 impl_tool!(WriteFileTool, WriteFileArgs);
+
+fn write(path: &ConfinedPath, content: &str) -> Result<ToolOutput, ToolError> {
+    let old = read_if_exists(path)?;
+    write_atomic(path, content.as_bytes())?;
+    let old_text = old
+        .as_deref()
+        .map(String::from_utf8_lossy)
+        .unwrap_or_default();
+    let verb = if old.is_some() {
+        "Overwrote"
+    } else {
+        "Created"
+    };
+    let message = format!("{verb} {}", path.rel);
+    Ok(ToolOutput {
+        diff: Some(unified_diff(&path.rel, &old_text, content)),
+        file_path: Some(path.rel.clone()),
+        mutated: true,
+        ..ToolOutput::ok(message.clone(), message)
+    })
+}
 
 #[cfg(test)]
 mod tests {
