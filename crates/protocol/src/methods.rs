@@ -12,6 +12,8 @@ pub enum Serving {
     /// Runs as its own task, concurrently with the connection's other requests.
     Task,
     /// Runs as its own task holding the daemon-wide admin gate (config writes).
+    /// Methods that also wait on the network or a process (an MCP reconnect,
+    /// a model list fetch) are `Task`s that take the gate around their write only.
     Exclusive,
 }
 
@@ -123,7 +125,7 @@ method_table! {
     AgentSteer => "agent.steer" [] Task [AgentSteer];
     AgentCancel => "agent.cancel" [] Task [AgentCancel];
     WorkspaceGet => "workspace.get" [] Task [Workspace];
-    WorkspaceOpen => "workspace.open" [] Exclusive [Workspace];
+    WorkspaceOpen => "workspace.open" [] Task [Workspace];
     WorkspaceInit => "workspace.init" [] Exclusive [Workspace];
     AgentModeGet => "agent.mode.get" [] Task [AgentMode];
     AgentModeSwitch => "agent.mode.switch" [] Exclusive [AgentMode];
@@ -145,16 +147,16 @@ method_table! {
     ProviderUse => "provider.use" [] Exclusive [Provider];
     ProviderRemove => "provider.remove" [] Exclusive [Provider];
     ProviderTest => "provider.test" [] Task [Provider];
-    ProviderModelsFetch => "provider.models.fetch" [] Exclusive [Provider];
+    ProviderModelsFetch => "provider.models.fetch" [] Task [Provider];
     ModelList => "model.list" [] Task [Model];
     ModelCatalog => "model.catalog" [] Task [Model];
     ModelSwitch => "model.switch" [] Exclusive [Model];
     ModelTest => "model.test" [] Task [Model];
     ModelUpdate => "model.update" [] Exclusive [Model];
     McpList => "mcp.list" [] Task [Mcp];
-    McpUpsert => "mcp.upsert" [] Exclusive [Mcp];
-    McpRemove => "mcp.remove" [] Exclusive [Mcp];
-    McpReload => "mcp.reload" [] Exclusive [Mcp];
+    McpUpsert => "mcp.upsert" [] Task [Mcp];
+    McpRemove => "mcp.remove" [] Task [Mcp];
+    McpReload => "mcp.reload" [] Task [Mcp];
     SkillList => "skill.list" [] Task [Skill];
     SkillImport => "skill.import" [] Exclusive [Skill];
     SkillToggle => "skill.toggle" [] Exclusive [Skill];

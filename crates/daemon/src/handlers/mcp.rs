@@ -52,6 +52,9 @@ pub async fn list(daemon: &Daemon, id: i64) -> Reply {
 }
 
 /// Reconnects the current workspace's servers (unchanged ones keep running unless `restart`).
+/// Switches the MCP servers to what the config says now. Holds no daemon-wide
+/// lock: the manager runs one switch at a time and reads the config when its
+/// turn comes, so the last writer's servers win.
 async fn reconnect(daemon: &Daemon, restart: bool) {
     extensions::activate(daemon, restart).await;
 }
@@ -104,6 +107,9 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         }
     };
     transport_of(&name, &server).map_err(|e| MethodError::invalid_param("server", e))?;
+    // The admin gate covers the write only: the reconnect below may wait for a
+    // server for its whole connect timeout, and other config writers must not.
+    let gate = daemon.admin_gate.lock().await;
     match target {
         Target::Global => {
             daemon
@@ -143,6 +149,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             }
         }
     }
+    drop(gate);
     reconnect(daemon, false).await;
     list_reply(daemon, id)
 }
@@ -185,6 +192,7 @@ fn keep_values(
 pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let name = p.str_req("name")?.trim().to_string();
     let (target, root) = target(daemon, p)?;
+    let gate = daemon.admin_gate.lock().await;
     let removed = match target {
         Target::Global => {
             daemon
@@ -202,6 +210,7 @@ pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             None => false,
         },
     };
+    drop(gate);
     if !removed {
         let scope = match target {
             Target::Global => "global",

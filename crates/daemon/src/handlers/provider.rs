@@ -336,6 +336,8 @@ pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     .await
     .map_err(|e| MethodError::new(ErrorCode::Provider, e.to_string()))?;
     let ids = fetched.clone();
+    // The fetch above ran without the admin gate (it may take its whole timeout).
+    let _gate = daemon.admin_gate.lock().await;
     daemon
         .config
         .update(|cfg| {

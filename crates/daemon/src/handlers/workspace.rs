@@ -67,7 +67,12 @@ pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
         param: Some("path".into()),
         ..e
     })?;
-    daemon.set_workspace(root.clone());
+    {
+        // Ordered with config writers (which may target the workspace); the
+        // MCP switch below waits without the gate.
+        let _gate = daemon.admin_gate.lock().await;
+        daemon.set_workspace(root.clone());
+    }
     conn.set_legacy(None);
     tracing::info!(workspace = %root.display(), "workspace opened");
     // The new workspace's MCP servers replace the old ones (reference: awaited).
