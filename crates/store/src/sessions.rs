@@ -1,7 +1,7 @@
 //! Session rows: create, read, list, patch, delete, usage counters and the
 //! active-turn marker.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::blobs;
@@ -341,9 +341,11 @@ impl Store {
         })
     }
 
-    /// Marks (or with `None` clears) the turn running on a session, so a
-    /// restarted daemon can find turns that never wrote their terminal.
-    pub fn set_active_turn(&self, scope: &str, id: &str, owner: Option<&str>) -> Result<()> {
+    /// Marks (or with `None` clears) the turn running on a session. Outside
+    /// tests a mark changes only together with the log (`open_turn`,
+    /// `close_turn`, `interrupt_turn`), so no turn loses its terminal.
+    #[cfg(test)]
+    pub(crate) fn set_active_turn(&self, scope: &str, id: &str, owner: Option<&str>) -> Result<()> {
         self.write(|tx| set_active_turn_in(tx, scope, id, owner))
     }
 
@@ -364,8 +366,9 @@ impl Store {
 }
 
 /// [`Store::set_active_turn`] inside a write transaction.
+#[cfg(test)]
 pub(crate) fn set_active_turn_in(
-    tx: &Transaction<'_>,
+    tx: &rusqlite::Transaction<'_>,
     scope: &str,
     id: &str,
     owner: Option<&str>,

@@ -89,10 +89,10 @@ fn exact_dir(dir: &OwnedFd, rel: &Path) -> io::Result<OwnedFd> {
     at(dir, rel, OFlags::PATH | OFlags::DIRECTORY, EXACT).map_err(escape_or)
 }
 
-/// Creates the folders of `rel` below `dir` one by one, each opened before the
-/// next is made in it.
-fn make_dirs(dir: &OwnedFd, rel: &Path) -> io::Result<()> {
-    let mut current = exact_dir(dir, Path::new(""))?;
+/// The folder `rel` below `dir`, made where missing: one step at a time, each
+/// opened (with no symlink allowed) before the next is made in it.
+fn make_dirs(dir: OwnedFd, rel: &Path) -> io::Result<OwnedFd> {
+    let mut current = dir;
     for part in rel.iter() {
         match rustix::fs::mkdirat(&current, part, Mode::from_raw_mode(0o777)) {
             Ok(()) | Err(Errno::EXIST) => {}
@@ -100,7 +100,7 @@ fn make_dirs(dir: &OwnedFd, rel: &Path) -> io::Result<()> {
         }
         current = exact_dir(&current, Path::new(part))?;
     }
-    Ok(())
+    Ok(current)
 }
 
 /// Splits a resolved path into its folder and final name.
@@ -116,15 +116,10 @@ pub(super) fn write_beneath(root: &Path, abs: &Path, data: &[u8]) -> io::Result<
     let inner = real_inner(root, abs)?;
     let dir = root_dir(root)?;
     let (folder, name) = split(&inner)?;
-    match make_dirs(&dir, folder) {
-        Err(e) if e.raw_os_error() == Some(Errno::NOSYS.raw_os_error()) => {
-            return by_name::write(abs, data);
-        }
-        other => other?,
-    }
     let folder = match at(&dir, folder, OFlags::PATH | OFlags::DIRECTORY, EXACT) {
         Ok(fd) => fd,
         Err(Errno::NOSYS) => return by_name::write(abs, data),
+        Err(Errno::NOENT) => make_dirs(exact_dir(&dir, Path::new(""))?, folder)?,
         Err(e) => return Err(escape_or(e)),
     };
     let mode = match rustix::fs::statat(&folder, name, AtFlags::SYMLINK_NOFOLLOW) {
