@@ -8,7 +8,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::context;
-use crate::events::{AgentEvent, TurnFailure, WorkflowKind};
+use crate::events::{AgentEvent, TurnFailure, TurnStatus, WorkflowNode};
 use crate::turn::{Counters, TurnInput, TurnRuntime, persist};
 
 /// Summarizes the older part of the history with a separate request and appends a
@@ -28,11 +28,10 @@ pub(crate) async fn compact(
     plan: context::CompactionPlan,
     counters: &mut Counters,
 ) -> Result<(), TurnFailure> {
-    let _ = events.send(AgentEvent::Status("Compacting context".into()));
+    let _ = events.send(AgentEvent::Status(TurnStatus::CompactingContext));
     let _ = events.send(AgentEvent::Workflow {
         step,
-        kind: WorkflowKind::Compact,
-        label: "压缩记忆".into(),
+        node: WorkflowNode::Compact,
         detail: String::new(),
     });
     let older = &history[plan.summarize.clone()];
@@ -81,6 +80,6 @@ pub(crate) async fn compact(
     let mut new_seqs = vec![Some(seq)];
     new_seqs.extend(seqs.drain(plan.keep_from..));
     *seqs = new_seqs;
-    let _ = events.send(AgentEvent::Status("Context compacted".into()));
+    let _ = events.send(AgentEvent::Status(TurnStatus::ContextCompacted));
     Ok(())
 }

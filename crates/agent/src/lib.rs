@@ -16,7 +16,9 @@ pub mod tool_calls;
 pub mod turn;
 pub mod verify;
 
-pub use events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, WorkflowKind};
+pub use events::{
+    AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
+};
 pub use extras::TurnExtras;
 pub use steer::{Steer, SteerQueue, TurnFinishing};
 pub use turn::{TurnInput, TurnRuntime, UserImage, owner_id, run_turn};

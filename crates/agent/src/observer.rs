@@ -7,7 +7,7 @@ use seekclaw_providers::usage::AttemptRecord;
 use seekclaw_store::{AssistantMessage, EventItem};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::events::AgentEvent;
+use crate::events::{AgentEvent, TurnStatus};
 
 /// Relays provider events to the turn's listener and keeps the step's text.
 pub(crate) struct StepObserver<'a> {
@@ -63,7 +63,7 @@ impl Observer for StepObserver<'_> {
             StreamEvent::ToolCallStart { .. } => {
                 let _ = self
                     .events
-                    .send(AgentEvent::Status("Preparing tool call".into()));
+                    .send(AgentEvent::Status(TurnStatus::PreparingToolCall));
             }
             _ => {}
         }

@@ -11,7 +11,7 @@ use seekclaw_tools::{Registry, ToolContext, ToolFilter, ToolOutput};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::events::{AgentEvent, WorkflowKind};
+use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 
 /// `key: value` for up to three scalar arguments (values cut at 60 chars).
 pub fn call_summary(arguments: &Value) -> String {
@@ -93,7 +93,9 @@ async fn run_one(
         Ok(a) => a.clone(),
         Err(e) => return refused(e.clone()),
     };
-    let _ = events.send(AgentEvent::Status(tool.definition().status_label.clone()));
+    let _ = events.send(AgentEvent::Status(TurnStatus::Tool(
+        tool.definition().status_label.clone(),
+    )));
     let started = Instant::now();
     let out = tool.execute(args, ctx).await;
     if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
@@ -107,7 +109,7 @@ async fn run_one(
         });
     }
     if let Some(status) = &out.status {
-        let _ = events.send(AgentEvent::Status(status.clone()));
+        let _ = events.send(AgentEvent::Status(TurnStatus::Tool(status.clone())));
     }
     let _ = events.send(AgentEvent::ToolDone {
         call_id: call.id.clone(),
@@ -163,8 +165,9 @@ pub async fn run_calls(
         for p in group {
             let _ = events.send(AgentEvent::Workflow {
                 step,
-                kind: WorkflowKind::Tool,
-                label: p.call.name.clone(),
+                node: WorkflowNode::Tool {
+                    name: p.call.name.clone(),
+                },
                 // `null` on the wire, as the original sends (the summary is on `tool_start`).
                 detail: String::new(),
             });

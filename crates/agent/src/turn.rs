@@ -21,7 +21,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::context;
-use crate::events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, WorkflowKind};
+use crate::events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowNode};
 use crate::extras::{Resolved, TurnExtras};
 use crate::history;
 use crate::observer::StepObserver;
@@ -245,8 +245,7 @@ pub async fn run_turn(
 ) -> TurnOutcome {
     let _ = events.send(AgentEvent::Workflow {
         step: 0,
-        kind: WorkflowKind::Start,
-        label: "开始任务".into(),
+        node: WorkflowNode::Start,
         detail: String::new(),
     });
     // MCP tools and skills resolve while the store reads the history and
@@ -316,8 +315,7 @@ pub async fn run_turn(
     if let TurnOutcome::Failed(failure) = &outcome {
         let _ = events.send(AgentEvent::Workflow {
             step: counters.steps as u32,
-            kind: WorkflowKind::Error,
-            label: "错误".into(),
+            node: WorkflowNode::Error,
             detail: failure.message.clone(),
         });
     }
@@ -347,8 +345,7 @@ pub async fn run_turn(
         let error = format!("The turn could not be saved: {e}");
         let _ = events.send(AgentEvent::Workflow {
             step: counters.steps as u32,
-            kind: WorkflowKind::Error,
-            label: "错误".into(),
+            node: WorkflowNode::Error,
             detail: error.clone(),
         });
         return TurnOutcome::Unsaved {
@@ -361,8 +358,7 @@ pub async fn run_turn(
     if let Some(step) = counters.done_at_step {
         let _ = events.send(AgentEvent::Workflow {
             step,
-            kind: WorkflowKind::Done,
-            label: "任务完成".into(),
+            node: WorkflowNode::Done,
             detail: String::new(),
         });
     }
@@ -425,7 +421,7 @@ async fn turn_loop(
         }
         if step as u64 >= max_steps as u64 {
             return TurnOutcome::Failed(TurnFailure::new(
-                FailureKind::Provider,
+                FailureKind::StepLimit,
                 format!(
                     "Stopped after {max_steps} steps (agent.maxSteps); the task is not finished. Send a follow-up to continue."
                 ),
@@ -472,7 +468,7 @@ async fn turn_loop(
         let chain = match candidates(&rt.config, &route, |_| false) {
             Ok(c) => c,
             Err(e) => {
-                return TurnOutcome::Failed(TurnFailure::new(FailureKind::Provider, e.to_string()));
+                return TurnOutcome::Failed(TurnFailure::from_provider(&e));
             }
         };
         let first = chain[0];
@@ -492,16 +488,12 @@ async fn turn_loop(
             system_tokens: (system.chars().count() as u64).div_ceil(4),
         }
         .history_budget();
-        let _ = events.send(AgentEvent::Status("Thinking".into()));
+        let _ = events.send(AgentEvent::Status(TurnStatus::Thinking));
         let _ = events.send(AgentEvent::Workflow {
             step,
-            kind: WorkflowKind::Think,
-            label: if continuations > 0 {
-                "续写"
-            } else {
-                "思考"
-            }
-            .into(),
+            node: WorkflowNode::Think {
+                continuation: continuations > 0,
+            },
             detail: String::new(),
         });
         let origin = context::repair_pairs_with_origin(&mut history);
@@ -611,7 +603,7 @@ async fn turn_loop(
                 {
                     return TurnOutcome::Failed(failure);
                 }
-                return TurnOutcome::Failed(TurnFailure::new(FailureKind::Provider, e.to_string()));
+                return TurnOutcome::Failed(TurnFailure::from_provider(&e));
             }
         };
         let assistant = AssistantMessage {
@@ -642,10 +634,7 @@ async fn turn_loop(
                     name: v.name.clone(),
                 })
                 .collect(),
-            finish_reason: completion
-                .finish
-                .as_ref()
-                .map(|f| format!("{f:?}").to_lowercase()),
+            finish_reason: completion.finish.as_ref().map(|f| f.as_str().to_string()),
         };
         if !completion.text.trim().is_empty() {
             last_text = completion.text.clone();
@@ -729,7 +718,7 @@ async fn turn_loop(
         }
         if truncated {
             continuations += 1;
-            let _ = events.send(AgentEvent::Status("Output truncated; continuing".into()));
+            let _ = events.send(AgentEvent::Status(TurnStatus::OutputTruncated));
             if completion.text.trim().is_empty() {
                 let text = ">>> [output truncated] Your last answer hit the output limit before any text. Continue, more concisely.".to_string();
                 let seq = match notice(rt, (scope, sid, owner), "continuation", &text).await {
@@ -753,8 +742,7 @@ async fn turn_loop(
                 let text = crate::verify::repair_message(&command, &output);
                 let _ = events.send(AgentEvent::Workflow {
                     step,
-                    kind: WorkflowKind::Repair,
-                    label: "修复".into(),
+                    node: WorkflowNode::Repair,
                     detail: command,
                 });
                 let seq = match notice(rt, (scope, sid, owner), "repair", &text).await {

@@ -11,7 +11,7 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::{AgentEvent, WorkflowKind};
+use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 use crate::turn::TurnRuntime;
 
 /// Longest a verification may run.
@@ -174,11 +174,10 @@ pub(crate) async fn verify_turn(
     }
     let kinds = project_kinds(root);
     let command = verify_command(root, ws.and_then(|w| w.verify_command.as_deref()), &kinds)?;
-    let _ = events.send(AgentEvent::Status("Verifying".into()));
+    let _ = events.send(AgentEvent::Status(TurnStatus::Verifying));
     let _ = events.send(AgentEvent::Workflow {
         step,
-        kind: WorkflowKind::Verify,
-        label: "构建验证".into(),
+        node: WorkflowNode::Verify,
         detail: command.clone(),
     });
     match run_verification(root, &command, cancel).await {

@@ -15,6 +15,7 @@ mod handlers;
 mod headless;
 mod outbox;
 mod outcome;
+mod presentation;
 mod roots;
 mod scheduler;
 mod scope;

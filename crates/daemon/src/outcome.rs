@@ -9,7 +9,11 @@ use serde_json::{Value, json};
 pub fn failure_code(kind: FailureKind) -> ErrorCode {
     match kind {
         FailureKind::Provider => ErrorCode::Provider,
+        FailureKind::NoModel => ErrorCode::NoModel,
+        FailureKind::Timeout => ErrorCode::Timeout,
+        FailureKind::StepLimit => ErrorCode::StepLimit,
         FailureKind::Storage => ErrorCode::Storage,
+        FailureKind::Internal => ErrorCode::Internal,
     }
 }
 

@@ -13,6 +13,11 @@ pub enum ErrorCode {
     TooLarge,
     Forbidden,
     Provider,
+    /// No configured model can serve the request (none enabled, none with
+    /// vision for its images).
+    NoModel,
+    /// A turn reached its step limit (`agent.maxSteps`) unfinished.
+    StepLimit,
     /// The store could not write (or read) what the request needed: a full
     /// disk, an I/O error. Nothing was acknowledged that was not stored.
     Storage,
@@ -33,6 +38,8 @@ impl ErrorCode {
             ErrorCode::TooLarge => "too_large",
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::Provider => "provider",
+            ErrorCode::NoModel => "no_model",
+            ErrorCode::StepLimit => "step_limit",
             ErrorCode::Storage => "storage",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Cancelled => "cancelled",

@@ -109,6 +109,18 @@ pub enum FinishReason {
 }
 
 impl FinishReason {
+    /// A stable name, as stored with an assistant step: the OpenAI wire
+    /// names, or the provider's own for anything else.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::ToolCalls => "tool_calls",
+            FinishReason::Length => "length",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Other(raw) => raw,
+        }
+    }
+
     pub fn from_wire(raw: &str) -> FinishReason {
         match raw {
             "stop" | "end_turn" | "stop_sequence" => FinishReason::Stop,

@@ -3,6 +3,7 @@
 mod chat;
 mod cli;
 mod config;
+mod failures;
 mod full_disk;
 mod hardening;
 mod lifecycle;

@@ -22,6 +22,7 @@ use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
+use crate::presentation::{status_text, workflow_label};
 use crate::scope::{self, Scope};
 use crate::turns::{ActiveTurn, TurnGuard};
 
@@ -80,23 +81,21 @@ async fn resolve_session(
 /// Maps an agent event to its envelope (reference §3 shapes).
 pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
     let (name, data, details) = match ev {
-        AgentEvent::Workflow {
-            step,
-            kind,
-            label,
-            detail,
-        } => (
-            "workflow",
-            label.clone(),
-            // `detail` is null unless there is one (the original sends null).
-            Some(json!({
-                "step": step,
-                "kind": kind.as_str(),
-                "label": label,
-                "detail": Some(detail).filter(|d| !d.is_empty()),
-            })),
-        ),
-        AgentEvent::Status(s) => ("status", s, None),
+        AgentEvent::Workflow { step, node, detail } => {
+            let label = workflow_label(&node).into_owned();
+            (
+                "workflow",
+                label.clone(),
+                // `detail` is null unless there is one (the original sends null).
+                Some(json!({
+                    "step": step,
+                    "kind": node.kind().as_str(),
+                    "label": label,
+                    "detail": Some(detail).filter(|d| !d.is_empty()),
+                })),
+            )
+        }
+        AgentEvent::Status(s) => ("status", status_text(&s).into_owned(), None),
         AgentEvent::ModelStart {
             provider,
             model,
