@@ -153,8 +153,9 @@ pub(crate) struct Counters {
     steps: u64,
     delta: UsageDelta,
     pub(crate) records: Vec<UsageRecord>,
-    /// The turn's final answer, written together with the terminal (one trip
-    /// to the store between the end of the stream and `done`).
+    /// The turn's final answer (or what a cut-short step had said), written
+    /// together with the terminal (one trip to the store between the end of
+    /// the stream and `done`).
     final_answer: Option<EventItem>,
     /// The step a finished turn ended on (its `workflow done` event goes out
     /// after the closing write).
@@ -585,24 +586,18 @@ async fn turn_loop(
         }
         let completion = match result {
             Ok(c) => c,
+            // Text streamed before a cancel or a failure is kept as the
+            // assistant's answer, written with the terminal (one write: a
+            // full disk then loses neither, or reports both unsaved).
             Err(ProviderError::Cancelled) => {
-                // Text streamed before the cancel is kept as the assistant's answer.
-                if let Some(item) = observer.partial_answer()
-                    && let Err(failure) = persist(&rt.store, scope, sid, owner, item).await
-                {
-                    return TurnOutcome::Failed(failure);
-                }
+                counters.final_answer = observer.partial_answer();
                 if !observer.text.is_empty() {
                     last_text = observer.text;
                 }
                 return TurnOutcome::Cancelled(last_text);
             }
             Err(e) => {
-                if let Some(item) = observer.partial_answer()
-                    && let Err(failure) = persist(&rt.store, scope, sid, owner, item).await
-                {
-                    return TurnOutcome::Failed(failure);
-                }
+                counters.final_answer = observer.partial_answer();
                 return TurnOutcome::Failed(TurnFailure::from_provider(&e));
             }
         };

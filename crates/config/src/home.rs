@@ -37,6 +37,10 @@ impl Home {
     pub fn ensure(&self) -> Result<()> {
         create_private_dir(&self.root)?;
         restrict_to_owner(&self.root)?;
+        // They hold API keys: a file the user made readable to others is narrowed.
+        for file in [self.config_path(), self.state_path()] {
+            owner_only_file(&file)?;
+        }
         for dir in [
             self.logs_dir(),
             self.skills_dir(),
@@ -141,9 +145,47 @@ fn restrict_to_owner(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Takes group and other bits off an existing file (0644 → 0600).
+fn owner_only_file(file: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = match fs::metadata(file) {
+            Ok(meta) => meta.permissions().mode(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(ConfigError::io(file, e)),
+        };
+        if mode & 0o077 != 0 {
+            fs::set_permissions(file, fs::Permissions::from_mode(mode & 0o700))
+                .map_err(|e| ConfigError::io(file, e))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_config_readable_by_others_is_narrowed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("h"));
+        home.ensure().unwrap();
+        fs::write(home.config_path(), "{}").unwrap();
+        fs::set_permissions(home.config_path(), fs::Permissions::from_mode(0o644)).unwrap();
+        home.ensure().unwrap();
+        let mode = fs::metadata(home.config_path())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600);
+    }
 
     fn no_cwd() -> Result<PathBuf> {
         panic!("cwd must not be consulted for an absolute path")

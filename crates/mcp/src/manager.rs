@@ -34,6 +34,9 @@ const MAX_PROMPT_CHARS: usize = 40_000;
 
 /// How long shutdown waits for servers to exit before giving up on them.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+/// How long after a server began connecting a turn waits for it (a cold
+/// `npx` start takes a few seconds; a server that hangs costs a turn at most this).
+const TURN_WAIT: Duration = Duration::from_secs(5);
 
 /// What a slot currently has.
 #[derive(Default)]
@@ -55,6 +58,9 @@ pub struct Slot {
     /// `true` once the slot's task has ended and its server is gone.
     finished: watch::Sender<bool>,
     last_used: Mutex<Instant>,
+    /// When the slot began connecting: turns wait for its first attempt
+    /// only until [`TURN_WAIT`] after this.
+    created: Instant,
 }
 
 impl Slot {
@@ -73,6 +79,7 @@ impl Slot {
             attempted: watch::channel(false).0,
             finished: watch::channel(false).0,
             last_used: Mutex::new(Instant::now()),
+            created: Instant::now(),
         }
     }
 
@@ -384,8 +391,9 @@ impl McpManager {
     }
 
     /// The tools and prompts of `specs` for one turn. Servers still on their first
-    /// connection attempt are waited for; failed ones are skipped. `taken` holds
-    /// the names already in the registry.
+    /// connection attempt are waited for (up to [`TURN_WAIT`] after they began);
+    /// failed or still-connecting ones are skipped. `taken` holds the names
+    /// already in the registry.
     pub async fn for_turn(
         &self,
         specs: &[ServerSpec],
@@ -393,9 +401,13 @@ impl McpManager {
     ) -> TurnMcp {
         self.close_idle().await;
         let slots: Vec<Arc<Slot>> = specs.iter().filter_map(|s| self.slot(s)).collect();
+        // A server on its first attempt is waited for, but only for a little
+        // while after it began: one that never initializes must not stall
+        // every turn for its whole connect timeout. It joins later turns.
         for slot in &slots {
-            let limit = slot.connect_timeout() + Duration::from_secs(1);
-            slot.first_attempt(limit).await;
+            let limit = (slot.connect_timeout() + Duration::from_secs(1)).min(TURN_WAIT);
+            let left = limit.saturating_sub(slot.created.elapsed());
+            slot.first_attempt(left).await;
         }
         let mut names = Names::with_taken(taken);
         let mut out = TurnMcp::default();

@@ -234,3 +234,56 @@ fn a_full_disk_never_acknowledges_an_unsaved_turn() {
         }
     }
 }
+
+#[test]
+fn a_cancel_while_the_disk_is_full_keeps_what_was_shown() {
+    if !PrivateTmpfs::available() {
+        eprintln!("skipped: needs root and unshare for a private tmpfs");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let tmpfs = PrivateTmpfs::mount(&tmp.path().join("mnt"), 16 << 20).unwrap();
+    let home = tmpfs.mount_point().join("home");
+    let server = ProviderServer::start().unwrap();
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(50));
+    for i in 0..200 {
+        slow = slow.text(format!("part{i} "));
+    }
+    server.enqueue(slow.finish("stop"));
+    let opts = StartOptions {
+        config: Some(config(&server)),
+        ..StartOptions::default()
+    };
+    let d = DaemonProcess::spawn_in(&tmpfs, bin(), &home, &opts).unwrap();
+    let mut c = d.connect().unwrap();
+    let sid = c.ok("session.new", json!({"global": true})).unwrap();
+    let id = c
+        .send(
+            "chat",
+            json!({"sessionId": sid, "global": true, "message": "talk"}),
+        )
+        .unwrap();
+    let first = c.wait_for("delta").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    tmpfs.fill(&home.join("filler")).unwrap();
+    c.send("agent.cancel", json!({"requestId": id})).unwrap();
+    let all = c.collect(id).unwrap();
+    let streamed: String = std::iter::once(&first)
+        .chain(all.iter())
+        .filter(|e| e["event"] == "delta")
+        .map(|e| e["data"].as_str().unwrap())
+        .collect();
+    let end = all.last().unwrap();
+    assert!(!streamed.is_empty());
+    // Either the end still fit (cancelled, stored) or it did not (storage);
+    // both keep the partial answer the user saw.
+    match end["event"].as_str().unwrap() {
+        "cancelled" => assert_eq!(end["data"].as_str().unwrap(), streamed),
+        "error" => {
+            assert_eq!(end["details"]["code"], "storage", "{end}");
+            assert_eq!(end["details"]["ended"], "cancelled", "{end}");
+            assert_eq!(end["details"]["answer"].as_str().unwrap(), streamed);
+        }
+        other => panic!("unexpected terminal {other}: {end}"),
+    }
+}

@@ -218,3 +218,36 @@ fn a_big_multi_edit_does_not_stall_another_sessions_stream() {
     let edited = std::fs::read_to_string(ws.join("big.txt")).unwrap();
     assert_eq!(edited.matches("edited ").count(), 100);
 }
+
+#[test]
+fn a_hung_mcp_server_holds_up_turns_only_briefly() {
+    use seekclaw_testkit::{ProviderServer, Reply};
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("ok"));
+    let d = crate::chat::setup(
+        &server,
+        seekclaw_testkit::StartOptions {
+            config: Some(json!({"mcp": {"connectTimeoutSeconds": 30}})),
+            ..Default::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    // Pending for its whole connect timeout: the server never initializes.
+    c.send(
+        "mcp.upsert",
+        json!({"name": "mute", "scope": "global",
+               "server": {"transport": "stdio", "command": "sleep", "args": ["60"]}}),
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut other = d.connect().unwrap();
+    let started = Instant::now();
+    let all = crate::chat::chat(&mut other, json!({"message": "hi", "global": true}));
+    let waited = started.elapsed();
+    assert_eq!(all.last().unwrap()["event"], "done");
+    // Waited for the server's first attempt at most a few seconds, not its 30 s.
+    assert!(
+        waited < Duration::from_secs(10),
+        "the chat waited {waited:?}"
+    );
+}
