@@ -1,5 +1,6 @@
 //! The SeekClaw turn engine: runs one agent turn (model ⇄ tools loop) over a
 //! session, emitting typed events. Knows no wire and no socket.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod blocking;
 mod closing;

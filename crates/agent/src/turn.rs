@@ -577,11 +577,12 @@ async fn turn_loop(
         }
         counters.rounds += observer.rounds;
         for r in &observer.records {
-            counters.delta.input_tokens += r.usage.total_input_tokens as i64;
-            counters.delta.total_input_tokens += r.usage.total_input_tokens as i64;
-            counters.delta.cached_input_tokens += r.usage.cached_input_tokens as i64;
-            counters.delta.output_tokens += r.usage.output_tokens as i64;
-            counters.delta.output_elapsed_ms += r.elapsed_ms as i64;
+            let d = &mut counters.delta;
+            add_count(&mut d.input_tokens, r.usage.total_input_tokens);
+            add_count(&mut d.total_input_tokens, r.usage.total_input_tokens);
+            add_count(&mut d.cached_input_tokens, r.usage.cached_input_tokens);
+            add_count(&mut d.output_tokens, r.usage.output_tokens);
+            add_count(&mut d.output_elapsed_ms, r.elapsed_ms as u64);
             counters.records.push(crate::usage_record(r, Some(sid)));
         }
         let completion = match result {
@@ -761,6 +762,12 @@ async fn turn_loop(
         counters.done_at_step = Some(step);
         return TurnOutcome::Done(last_text);
     }
+}
+
+/// Adds a provider's count to a session counter; absurd counts from a server
+/// saturate instead of wrapping.
+fn add_count(counter: &mut i64, n: u64) {
+    *counter = counter.saturating_add(i64::try_from(n).unwrap_or(i64::MAX));
 }
 
 /// The terminal recording `outcome`.

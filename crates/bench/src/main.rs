@@ -4,6 +4,7 @@
 //!
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
 //! `seekclaw-bench ping`, `seekclaw-bench startup` or `seekclaw-bench turns`.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod canned;
 mod cpu;

@@ -1,4 +1,5 @@
 //! `seekclaw`: runs the daemon and talks to it.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod admin;
 mod client;

@@ -42,12 +42,12 @@ pub fn load_json_file<T: DeserializeOwned + Default>(path: &Path) -> Result<Load
     if text.trim().is_empty() {
         return Ok(default_loaded());
     }
-    match json5::from_str::<T>(&text) {
+    match parse_json5::<T>(&text) {
         Ok(value) => Ok(Loaded {
             value,
             problem: None,
         }),
-        Err(e) => Ok(moved_aside(path, e.to_string())),
+        Err(e) => Ok(moved_aside(path, e)),
     }
 }
 
@@ -64,9 +64,73 @@ pub fn read_json_lenient<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, 
     if text.trim().is_empty() {
         return Ok(None);
     }
-    json5::from_str::<T>(&text)
+    parse_json5::<T>(&text)
         .map(Some)
         .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// How deep arrays and objects may nest in a JSON file (serde_json's limit
+/// too). json5 parses recursively without a limit: a file of a few thousand
+/// `[` would overflow the stack, an abort rather than an error.
+const MAX_DEPTH: usize = 128;
+
+/// Parses JSON5 text whose nesting fits in [`MAX_DEPTH`].
+fn parse_json5<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    check_depth(text)?;
+    json5::from_str::<T>(text).map_err(|e| e.to_string())
+}
+
+/// Refuses text whose arrays and objects nest deeper than [`MAX_DEPTH`].
+/// Brackets inside strings and comments do not count. The lexing is json5's
+/// (quotes `"` or `'` with `\` escaping the next character, `//` to a line
+/// terminator, `/* */`), so json5 never recurses deeper than counted here:
+/// wherever the two could part, the text is not JSON5 and json5 stops with
+/// an error first.
+fn check_depth(text: &str) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' | '{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            '"' | '\'' => {
+                while let Some(s) = chars.next() {
+                    if s == '\\' {
+                        chars.next();
+                    } else if s == c {
+                        break;
+                    }
+                }
+            }
+            '/' => match chars.next() {
+                Some('/') => {
+                    for s in chars.by_ref() {
+                        if matches!(s, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
+                            break;
+                        }
+                    }
+                }
+                Some('*') => {
+                    let mut star = false;
+                    for s in chars.by_ref() {
+                        if star && s == '/' {
+                            break;
+                        }
+                        star = s == '*';
+                    }
+                }
+                // Not a comment: json5 stops here with an error.
+                _ => return Ok(()),
+            },
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Writes `value` as 2-space indented JSON: to a temp file in the same directory,
@@ -397,6 +461,35 @@ mod tests {
         assert_eq!(entries(tmp.path()), vec!["taken"]);
     }
 
+    /// Found by `jsonfile_proptests`: json5 has no depth limit, and a file
+    /// of nested brackets overflowed the stack (an abort).
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("c.json");
+        fs::write(&path, "[".repeat(100_000)).unwrap();
+        let err = read_json_lenient::<serde_json::Value>(&path).unwrap_err();
+        assert!(err.contains("nested deeper than 128 levels"), "{err}");
+        let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
+        assert!(loaded.problem.unwrap().error.contains("nested deeper"));
+        // 128 levels read; brackets in strings and comments do not count.
+        let text = format!(
+            "{{\"count\": 1, \"x\": {}{}, \"s\": \"{}\", 's': '[\\'{{', // {}\n /* {} */}}",
+            "[".repeat(127),
+            "]".repeat(127),
+            "[".repeat(200),
+            "{".repeat(200),
+            "[".repeat(200),
+        );
+        fs::write(&path, text).unwrap();
+        assert_eq!(
+            read_json_lenient::<Sample>(&path).unwrap().unwrap().count,
+            1
+        );
+        fs::write(&path, format!("{}{}", "[".repeat(129), "]".repeat(129))).unwrap();
+        assert!(read_json_lenient::<serde_json::Value>(&path).is_err());
+    }
+
     #[test]
     fn lenient_read_never_moves() {
         let tmp = tempfile::tempdir().unwrap();
@@ -414,3 +507,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "jsonfile_proptests.rs"]
+mod proptests;

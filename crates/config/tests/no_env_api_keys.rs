@@ -1,6 +1,7 @@
 //! API keys come only from config.json (DESIGN.md decision 10). This lives in its
 //! own test binary with a single test, because setting env vars is only sound
 //! while no other thread reads the environment.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
 

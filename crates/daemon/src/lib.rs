@@ -1,5 +1,6 @@
 //! The SeekClaw daemon: one persistent endpoint, concurrent JSONL connections,
 //! dispatch over the protocol's method table, admin methods and lifecycle.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod chats;
 mod config_service;

@@ -3,6 +3,7 @@
 //! Pure data: requests, envelopes, the one method table, typed parameters and the
 //! `protocol.info` document. No I/O and no async runtime, so every client and the
 //! daemon share exactly one definition of the wire.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod envelope;
 mod error;

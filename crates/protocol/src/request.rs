@@ -150,3 +150,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "request_proptests.rs"]
+mod proptests;

@@ -4,6 +4,7 @@
 //! under 200 concurrent streams. Prints figures; never asserts on time.
 //!
 //! `cargo bench -p seekclaw-providers --bench stream`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "stream/net.rs"]
 mod net;

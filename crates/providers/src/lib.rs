@@ -4,6 +4,7 @@
 //! to an HTTP request for an OpenAI-compatible or Anthropic provider, and
 //! [`sse::SseDecoder`] + [`wire::decoder`] turn the response bytes back into
 //! [`types::StreamEvent`]s.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod anthropic;
 pub mod args;

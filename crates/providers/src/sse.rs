@@ -466,3 +466,7 @@ id: 7\nretry: 100\ndata:no-space\ndata:  two spaces\ndata\n\nevent: lonely\n\nda
         );
     }
 }
+
+#[cfg(test)]
+#[path = "sse_proptests.rs"]
+mod proptests;

@@ -518,3 +518,7 @@ mod tests {
         assert!(!looks_like_sse(b"  {\"choices\":[]}"));
     }
 }
+
+#[cfg(test)]
+#[path = "wire_proptests.rs"]
+mod proptests;

@@ -1,6 +1,7 @@
 //! The providers router end to end: `Providers::chat` over real HTTP against the
 //! testkit's scripted provider server (both wire formats, faults, failover,
 //! breaker, cancellation, key hygiene, connection pooling).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "router/support.rs"]
 mod support;

@@ -8,6 +8,7 @@
 //! - [`prompt`]: the system-prompt section (small skills inline, the rest
 //!   listed by path).
 //! - [`import`](mod@import): installing a `.md` or `.zip` into the global root.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod archive;
 pub mod catalog;

@@ -1,6 +1,7 @@
 //! Test harness for seekclaw: starts the real `seekclaw daemon` binary with a
 //! temporary `SEEKCLAW_HOME` and speaks JSONL over its real socket, and serves
 //! scripted OpenAI/Anthropic provider replies over real HTTP ([`ProviderServer`]).
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod client;
 mod daemon;

@@ -6,6 +6,7 @@
 //! when a correctness check fails (a lost update, grep and rg disagreeing).
 //!
 //! `cargo bench -p seekclaw-tools --bench tools`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "tools/files.rs"]
 mod files;

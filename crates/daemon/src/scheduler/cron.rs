@@ -39,12 +39,21 @@ impl CronSchedule {
             .build()
             .parse(&super::cron_syntax::normalize(expr))
             .map_err(|e| InvalidCron(format!("{e} (in \"{}\")", expr.trim())))?;
+        let never = || InvalidCron(format!("\"{}\" never matches a real date", expr.trim()));
+        // croner skips empty list items, so a field of only commas selects
+        // nothing; finding that by search would take croner seconds of CPU
+        // (every minute up to its year limit).
+        let p = &cron.pattern;
+        let fields = [&p.minutes, &p.hours, &p.days, &p.months, &p.days_of_week];
+        if fields
+            .iter()
+            .any(|f| f.values().is_empty() && !f.has_modifiers())
+        {
+            return Err(never());
+        }
         let schedule = CronSchedule { cron };
         if schedule.next_after_in(Utc::now(), &Utc).is_none() {
-            return Err(InvalidCron(format!(
-                "\"{}\" never matches a real date",
-                expr.trim()
-            )));
+            return Err(never());
         }
         Ok(schedule)
     }
@@ -118,3 +127,7 @@ pub fn next_run_iso(cron: &str, after: DateTime<Utc>) -> Option<String> {
 #[cfg(test)]
 #[path = "cron_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "cron_proptests.rs"]
+mod proptests;

@@ -94,6 +94,12 @@ fn part_of(part: &str, f: &Field) -> String {
             match (value(a), value(b)) {
                 // Sunday as 7 starting a range of days: from day 0.
                 (Some(7), Some(b)) if f.last == 7 && b < 7 => format!("0-{b}/{s}"),
+                // Sunday to Sunday is Sunday: croner reads a range's `-SUN`
+                // as `-7` (MON-SUN is the whole week), so SUN-SUN would be
+                // every day.
+                (Some(0), Some(0)) if f.last == 7 && b.eq_ignore_ascii_case("SUN") => {
+                    "0".to_string()
+                }
                 (Some(a), Some(b)) if a > b && a <= f.max && b >= f.min => {
                     let end = a + (f.max - a) / s * s;
                     // The step carries on across the wrap.
@@ -128,6 +134,9 @@ mod tests {
             ("1/2 * * * *", "1-59/2 * * * *"),
             ("0 9 * * 1/2", "0 9 * * 1-7/2"),
             ("0 9 * * 7-2", "0 9 * * 0-2/1"),
+            ("0 9 * * SUN-SUN", "0 9 * * 0"),
+            ("0 9 * * 0-sun/2", "0 9 * * 0"),
+            ("0 9 * * MON-SUN", "0 9 * * 1-6/1,0-0/1"),
             ("5-2/4294967295 * * * *", "5-2/4294967295 * * * *"),
             ("5-2/60 * * * *", "5-2/60 * * * *"),
             ("*/5 9-17 * * MON-FRI", "*/5 9-17 * * MON-FRI"),

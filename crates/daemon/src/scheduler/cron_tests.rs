@@ -42,6 +42,31 @@ fn five_fields_only_and_errors_say_why() {
     }
 }
 
+/// Found by `cron_proptests`: croner takes a field of only commas as one
+/// that selects nothing, and searched every minute up to its year limit
+/// before refusing `, * * * *` (8 s of CPU in release, a minute in debug).
+#[test]
+fn fields_that_select_nothing_are_refused_at_once() {
+    for expr in [
+        ", * * * *",
+        "0 ,, * * *",
+        "0 0 , * *",
+        "0 0 * , *",
+        "0 0 * * ,",
+    ] {
+        let start = std::time::Instant::now();
+        let err = CronSchedule::parse(expr).unwrap_err().to_string();
+        assert!(err.contains("never matches"), "{expr}: {err}");
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{expr}: {:?}",
+            start.elapsed()
+        );
+    }
+    // Empty items beside real ones are skipped, as before.
+    assert!(CronSchedule::parse("1,,2 * * * *").is_ok());
+}
+
 #[test]
 fn next_run_is_strictly_after_now() {
     let s = CronSchedule::parse("0 9 * * *").unwrap();

@@ -100,7 +100,8 @@ impl WireUsage {
         let read = self.cache_read_input_tokens.unwrap_or(0);
         let creation = self.cache_creation_input_tokens.unwrap_or(0);
         TokenUsage {
-            total_input_tokens: input + read + creation,
+            // The counts are the server's; absurd ones must not overflow.
+            total_input_tokens: input.saturating_add(read).saturating_add(creation),
             cached_input_tokens: read,
             cache_creation_input_tokens: creation,
             output_tokens: self.output_tokens.unwrap_or(0),
@@ -143,14 +144,26 @@ enum BlockKind {
     Tool(usize, bool),
 }
 
+/// The block started under `index`; deltas go to the latest block, so the
+/// search from the back ends at once.
+fn block_mut(blocks: &mut [(usize, BlockKind)], index: usize) -> Option<&mut BlockKind> {
+    blocks
+        .iter_mut()
+        .rev()
+        .find(|(i, _)| *i == index)
+        .map(|(_, kind)| kind)
+}
+
 /// Streaming decoder for Messages API events.
 #[derive(Debug)]
 pub struct AnthropicDecoder {
     provider: String,
     held: Held,
     usage: Option<WireUsage>,
-    /// Content block index → what it is.
-    blocks: Vec<BlockKind>,
+    /// Content block index → what it is (the latest start of an index wins).
+    /// Pairs, not a vector indexed by it: the index is the server's number,
+    /// and a huge one must not size an allocation.
+    blocks: Vec<(usize, BlockKind)>,
     done: bool,
 }
 
@@ -236,11 +249,9 @@ impl AnthropicDecoder {
             }
             _ => BlockKind::Other,
         };
-        if self.blocks.len() <= index {
-            self.blocks.resize(index + 1, BlockKind::Other);
-        }
-        if let Some(slot) = self.blocks.get_mut(index) {
-            *slot = entry;
+        match block_mut(&mut self.blocks, index) {
+            Some(slot) => *slot = entry,
+            None => self.blocks.push((index, entry)),
         }
     }
 
@@ -263,7 +274,8 @@ impl AnthropicDecoder {
                 }
             }
             "input_json_delta" => {
-                let Some(BlockKind::Tool(ordinal, prefilled)) = self.blocks.get(index).copied()
+                let Some(&mut BlockKind::Tool(ordinal, prefilled)) =
+                    block_mut(&mut self.blocks, index)
                 else {
                     return;
                 };
@@ -273,7 +285,7 @@ impl AnthropicDecoder {
                 if let Some(call) = self.held.calls.get_mut(ordinal) {
                     if prefilled {
                         call.args.clear();
-                        if let Some(slot) = self.blocks.get_mut(index) {
+                        if let Some(slot) = block_mut(&mut self.blocks, index) {
                             *slot = BlockKind::Tool(ordinal, false);
                         }
                     }

@@ -414,6 +414,63 @@ fn end_of_stream_and_usage_merge() {
     );
 }
 
+/// Found by `wire_proptests`: a block index sized a vector (`index + 1`
+/// overflowed at `usize::MAX`, a large one allocated gigabytes per frame).
+#[test]
+fn huge_block_indices_allocate_nothing() {
+    let max = u64::MAX;
+    let events = decode(&[
+        &format!(r#"{{"type":"content_block_start","index":{max},"content_block":{{}}}}"#),
+        &format!(r#"{{"type":"content_block_start","index":{},"content_block":{{}}}}"#, max - 1),
+        r#"{"type":"content_block_start","index":1000000000000,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":1000000000000,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+        r#"{"type":"content_block_delta","index":7,"delta":{"type":"input_json_delta","partial_json":"x"}}"#,
+        r#"{"type":"message_stop"}"#,
+    ])
+    .unwrap();
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::ToolCallStart {
+                index: 0,
+                id: "t".into(),
+                name: "n".into()
+            },
+            StreamEvent::ToolCallArgsDelta {
+                index: 0,
+                delta: "{}".into()
+            },
+            StreamEvent::ToolCallComplete {
+                index: 0,
+                call: ToolCall {
+                    id: "t".into(),
+                    name: "n".into(),
+                    arguments: "{}".into()
+                }
+            },
+        ]
+    );
+}
+
+/// Found by `wire_proptests`: input + cache tokens overflowed `u64`.
+#[test]
+fn absurd_token_counts_saturate() {
+    let events = decode(&[
+        r#"{"type":"message_start","message":{"usage":{"input_tokens":18446744073709551615,"cache_creation_input_tokens":1,"cache_read_input_tokens":2}}}"#,
+        r#"{"type":"message_stop"}"#,
+    ])
+    .unwrap();
+    assert_eq!(
+        events,
+        vec![StreamEvent::Usage(TokenUsage {
+            total_input_tokens: u64::MAX,
+            cached_input_tokens: 2,
+            cache_creation_input_tokens: 1,
+            output_tokens: 0,
+        })]
+    );
+}
+
 #[test]
 fn non_streamed_message() {
     let (p, m) = claude(true);
