@@ -85,15 +85,30 @@ fn terminals_per_turn(db: &Path) -> HashMap<String, Vec<String>> {
     statuses
 }
 
-#[test]
-fn a_full_disk_never_acknowledges_an_unsaved_turn() {
+/// A 16 MB private tmpfs with the home on it; `None` (test skipped) where
+/// one cannot be made.
+struct Disk {
+    tmp: tempfile::TempDir,
+    tmpfs: PrivateTmpfs,
+    home: std::path::PathBuf,
+}
+
+fn small_disk() -> Option<Disk> {
     if !PrivateTmpfs::available() {
         eprintln!("skipped: needs root and unshare for a private tmpfs");
-        return;
+        return None;
     }
     let tmp = tempfile::tempdir().unwrap();
     let tmpfs = PrivateTmpfs::mount(&tmp.path().join("mnt"), 16 << 20).unwrap();
     let home = tmpfs.mount_point().join("home");
+    Some(Disk { tmp, tmpfs, home })
+}
+
+#[test]
+fn a_full_disk_never_acknowledges_an_unsaved_turn() {
+    let Some(Disk { tmp, tmpfs, home }) = small_disk() else {
+        return;
+    };
     let server = ProviderServer::start().unwrap();
     let opts = StartOptions {
         config: Some(config(&server)),
@@ -237,13 +252,13 @@ fn a_full_disk_never_acknowledges_an_unsaved_turn() {
 
 #[test]
 fn a_cancel_while_the_disk_is_full_keeps_what_was_shown() {
-    if !PrivateTmpfs::available() {
-        eprintln!("skipped: needs root and unshare for a private tmpfs");
+    let Some(Disk {
+        tmp: _tmp,
+        tmpfs,
+        home,
+    }) = small_disk() else {
         return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let tmpfs = PrivateTmpfs::mount(&tmp.path().join("mnt"), 16 << 20).unwrap();
-    let home = tmpfs.mount_point().join("home");
+    };
     let server = ProviderServer::start().unwrap();
     let mut slow = Reply::new().chunk_delay(Duration::from_millis(50));
     for i in 0..200 {
