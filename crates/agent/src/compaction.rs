@@ -1,7 +1,6 @@
 //! Context compaction inside a turn: summarize the older part of the history with
 //! a side request and append a summary event covering that range of the log.
 
-use seekclaw_providers::routing::RouteInput;
 use seekclaw_providers::types::ChatMessage;
 use seekclaw_store::{EventItem, Summary};
 use tokio::sync::mpsc::UnboundedSender;
@@ -36,10 +35,7 @@ pub(crate) async fn compact(
     });
     let older = &history[plan.summarize.clone()];
     let request = context::summary_request(older, 4096);
-    let route = RouteInput {
-        workspace: rt.workspace.as_ref(),
-        ..RouteInput::default()
-    };
+    let route = rt.route_input();
     let mut collector = crate::UsageOnly::default();
     let summary = rt
         .providers

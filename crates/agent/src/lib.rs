@@ -22,7 +22,7 @@ pub use events::{
 };
 pub use extras::TurnExtras;
 pub use steer::{Steer, SteerQueue, TurnFinishing};
-pub use turn::{TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
+pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 
 use seekclaw_providers::Observer;
 use seekclaw_providers::usage::AttemptRecord;

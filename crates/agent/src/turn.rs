@@ -69,6 +69,17 @@ pub struct TurnRuntime<'a> {
     pub providers: &'a Providers,
     pub registry: Registry,
     pub locks: Arc<WriteLocks>,
+    /// What load balancing orders candidates by (`routing.loadBalance`):
+    /// empty unless the strategy needs it.
+    pub balance: Balance,
+}
+
+/// Load-balancing inputs of a turn: the round-robin cursor of its strategy
+/// and the usage statistics per model ref.
+#[derive(Debug, Clone, Default)]
+pub struct Balance {
+    pub round_robin_cursor: i64,
+    pub stats: std::collections::HashMap<String, seekclaw_providers::routing::ModelStats>,
 }
 
 /// Lock owner id of a turn: `<sessionId>/<8 hex>`.
@@ -163,6 +174,16 @@ pub(crate) struct Counters {
 }
 
 impl TurnRuntime<'_> {
+    /// Routing as this turn sees it: its workspace and load-balancing inputs.
+    pub(crate) fn route_input(&self) -> RouteInput<'_> {
+        RouteInput {
+            workspace: self.workspace.as_ref(),
+            stats: self.balance.stats.clone(),
+            round_robin_cursor: self.balance.round_robin_cursor,
+            ..RouteInput::default()
+        }
+    }
+
     fn tool_filter(&self, input: &TurnInput, vision: bool) -> ToolFilter {
         ToolFilter {
             read_only: matches!(self.mode, AgentMode::Plan | AgentMode::Readonly),
@@ -272,7 +293,7 @@ pub async fn run_turn(
     };
     // One tool context per turn: background jobs live across steps and are all
     // killed when the turn ends, however it ends.
-    let window = candidates(&rt.config, &RouteInput::default(), |_| false)
+    let window = candidates(&rt.config, &rt.route_input(), |_| false)
         .ok()
         .and_then(|c| c.first().map(|h| h.model(&rt.config).context_window))
         .unwrap_or(128_000);
@@ -406,9 +427,8 @@ async fn turn_loop(
     let needs_vision = !input.images.is_empty();
     // Becomes a vision route for the rest of the turn once guidance brings images.
     let mut route = RouteInput {
-        workspace: rt.workspace.as_ref(),
         needs_vision,
-        ..RouteInput::default()
+        ..rt.route_input()
     };
     let mut last_text = String::new();
     let mut mutated = false;

@@ -107,7 +107,8 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
     let providers = seekclaw_providers::Providers::new();
     let tools = seekclaw_tools::builtin_registry();
     let locks = Arc::new(seekclaw_tools::WriteLocks::new());
-    let runtime = build_runtime(&home, config, &store, &providers, &tools, &locks, &scope)?;
+    let mut runtime = build_runtime(&home, config, &store, &providers, &tools, &locks, &scope)?;
+    runtime.balance = crate::balance::for_turn(&config_service, &store, &runtime).await;
     let cancel = CancellationToken::new();
     let force = CancellationToken::new();
     let (first, second) = (cancel.clone(), force.clone());

@@ -2,6 +2,7 @@
 //! dispatch over the protocol's method table, admin methods and lifecycle.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod balance;
 mod chats;
 mod config_service;
 mod connection;

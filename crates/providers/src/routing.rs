@@ -180,6 +180,14 @@ fn order_strategy(config: &Config, refs: &[String], input: &RouteInput) -> Vec<M
     handles
 }
 
+/// The routing strategy in use: the workspace's, else the active profile's,
+/// else `balanced` (also the key of its round-robin cursor in `state.json`).
+pub fn strategy_name<'c>(config: &'c Config, ws: Option<&'c WorkspaceConfig>) -> &'c str {
+    ws.and_then(|w| w.strategy.as_deref())
+        .or_else(|| config.active_profile().and_then(|p| p.strategy.as_deref()))
+        .unwrap_or("balanced")
+}
+
 /// The ordered, de-duplicated candidates for one request. `is_open` reports models
 /// whose circuit is open; they are dropped unless that would leave nothing.
 pub fn candidates(
@@ -220,10 +228,7 @@ pub fn candidates(
     if let Some(m) = profile.and_then(|p| p.model.as_deref()) {
         push(resolve_with(config, m, profile_provider), &mut chain);
     }
-    let strategy = ws
-        .and_then(|w| w.strategy.as_deref())
-        .or_else(|| profile.and_then(|p| p.strategy.as_deref()))
-        .unwrap_or("balanced");
+    let strategy = strategy_name(config, ws);
     if let Some(refs) = config.routing.strategies.get(strategy) {
         for h in order_strategy(config, refs, input) {
             push(Some(h), &mut chain);

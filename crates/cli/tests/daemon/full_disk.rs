@@ -256,7 +256,8 @@ fn a_cancel_while_the_disk_is_full_keeps_what_was_shown() {
         tmp: _tmp,
         tmpfs,
         home,
-    }) = small_disk() else {
+    }) = small_disk()
+    else {
         return;
     };
     let server = ProviderServer::start().unwrap();

@@ -192,7 +192,8 @@ pub async fn chat(
     // Captured at the start: later config, workspace or mode changes do not
     // reach this turn. MCP tools and skills resolve while the session is
     // looked up (without holding up the turn's first event).
-    let runtime = runtime_for(daemon, &scope)?;
+    let mut runtime = runtime_for(daemon, &scope)?;
+    runtime.balance = crate::balance::for_turn(&daemon.config, &daemon.store, &runtime).await;
     let extras = crate::extensions::turn_extras(&daemon.mcp, &daemon.extras, &runtime);
     let mut extras = pin!(maybe_done(extras));
     let (cancel, steer) = (&start.cancel, &start.steer);
@@ -466,6 +467,7 @@ pub fn build_runtime<'p>(
         providers,
         registry: tools.clone(),
         locks: locks.clone(),
+        balance: seekclaw_agent::Balance::default(),
     })
 }
 

@@ -254,7 +254,7 @@ async fn execute(
         let why = reason_of(reason);
         return Ok(cancelled(why, String::new(), sid));
     }
-    let runtime = build_runtime(
+    let mut runtime = build_runtime(
         &daemon.home,
         config,
         &daemon.store,
@@ -264,6 +264,7 @@ async fn execute(
         &scope,
     )
     .map_err(|e| fail(e.message))?;
+    runtime.balance = crate::balance::for_turn(&daemon.config, &daemon.store, &runtime).await;
     let steer = SteerQueue::new();
     // Registered like a client's turn, so `agent.steer` by session id and
     // `doctor` see it.
