@@ -21,25 +21,8 @@ macro_rules! header_cols {
 pub(crate) use header_cols;
 
 pub(crate) fn header_from_row(r: &Row<'_>) -> rusqlite::Result<SessionHeader> {
-    Ok(SessionHeader {
-        id: r.get(0)?,
-        title: r.get(1)?,
-        workspace: r.get(2)?,
-        archived: r.get(3)?,
-        reasoning_level: r.get(4)?,
-        network_enabled: r.get(5)?,
-        llm_rounds: r.get(6)?,
-        execution_steps: r.get(7)?,
-        input_tokens: r.get(8)?,
-        total_input_tokens: r.get(9)?,
-        cached_input_tokens: r.get(10)?,
-        output_tokens: r.get(11)?,
-        output_elapsed_ms: r.get(12)?,
-        created_at: r.get(13)?,
-        updated_at: r.get(14)?,
-        scope: r.get(15)?,
-        active_turn: r.get(16)?,
-    })
+    // One reading of the columns: the borrowed row, then owned.
+    HeaderRow::from_row(r).map(|h| h.to_header())
 }
 
 /// A header borrowed straight from its SQLite row: serializes exactly like
