@@ -1,9 +1,12 @@
-//! `config.json` and `state.json` access for the daemon. Reads always come from disk
-//! (so CLI edits are seen); writes are serialized by one async mutex for the whole
-//! daemon and land atomically.
+//! `config.json` and `state.json` access for the daemon. Reads see every edit on
+//! disk (a CLI's, an editor's): `config.json` is parsed again only when the file's
+//! identity (inode, size, modification and change times) differs from the last
+//! parse. Writes are serialized by one async mutex for the whole daemon and land
+//! atomically.
 
+use std::path::Path;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use seekclaw_config::{Config, FileProblem, Home, State, load_json_file, save_json_file};
 use seekclaw_protocol::MethodError;
@@ -13,7 +16,47 @@ pub struct ConfigService {
     write: tokio::sync::Mutex<()>,
     /// Files found corrupt and moved aside during this run, for `doctor`.
     problems: Mutex<Vec<FileProblem>>,
+    /// The last parse of `config.json` and the identity of the file it read.
+    cached: Mutex<Option<(FileStamp, Config)>>,
 }
+
+/// What tells one version of a file from another without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: SystemTime,
+    #[cfg(unix)]
+    inode: u64,
+    #[cfg(unix)]
+    changed_ns: i128,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Some(FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+            #[cfg(unix)]
+            inode: meta.ino(),
+            #[cfg(unix)]
+            changed_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+        })
+    }
+
+    /// A file written within the last moment may be written again within the
+    /// same clock tick (same stamp, other content): not trusted for caching.
+    fn settled(&self) -> bool {
+        SystemTime::now()
+            .duration_since(self.modified)
+            .is_ok_and(|age| age > FRESH)
+    }
+}
+
+/// How old a file's modification must be before its parse is kept.
+const FRESH: Duration = Duration::from_secs(2);
 
 impl ConfigService {
     pub fn new(home: Home) -> Self {
@@ -21,6 +64,7 @@ impl ConfigService {
             home,
             write: tokio::sync::Mutex::new(()),
             problems: Mutex::new(Vec::new()),
+            cached: Mutex::new(None),
         }
     }
 
@@ -57,8 +101,24 @@ impl ConfigService {
     }
 
     pub fn load(&self) -> Config {
-        match load_json_file::<Config>(&self.home.config_path()) {
+        let path = self.home.config_path();
+        let stamp = FileStamp::of(&path);
+        if let (Some(stamp), Ok(cached)) = (stamp, self.cached.lock())
+            && let Some((seen, config)) = cached.as_ref()
+            && *seen == stamp
+        {
+            return config.clone();
+        }
+        match load_json_file::<Config>(&path) {
             Ok(loaded) => {
+                // A file moved aside as corrupt, or one still being written, is
+                // read again next time.
+                if loaded.problem.is_none()
+                    && let Some(stamp) = stamp.filter(FileStamp::settled)
+                    && let Ok(mut cached) = self.cached.lock()
+                {
+                    *cached = Some((stamp, loaded.value.clone()));
+                }
                 self.note(loaded.problem);
                 loaded.value
             }
@@ -123,5 +183,50 @@ impl ConfigService {
     pub fn slow_client_timeout(&self) -> Duration {
         let secs = self.load().daemon.slow_client_timeout_seconds;
         Duration::from_secs(secs.clamp(1, 3600))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn write_aged(path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+        let old = SystemTime::now() - Duration::from_secs(60);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(old).unwrap();
+    }
+
+    #[test]
+    fn a_parse_is_reused_while_the_file_is_the_same_and_redone_when_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("h"));
+        home.ensure().unwrap();
+        let service = ConfigService::new(home.clone());
+        let path = home.config_path();
+        write_aged(&path, r#"{"agent": {"maxSteps": 11}}"#);
+        assert_eq!(service.load().agent.max_steps, 11);
+        assert!(service.cached.lock().unwrap().is_some(), "kept");
+        assert_eq!(service.load().agent.max_steps, 11);
+        // Same length, written in place, its modification time put back: the
+        // change time still tells.
+        let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, r#"{"agent": {"maxSteps": 22}}"#).unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(before).unwrap();
+        assert_eq!(service.load().agent.max_steps, 22);
+        // A fresh file is read every time until it settles.
+        std::fs::write(&path, r#"{"agent": {"maxSteps": 33}}"#).unwrap();
+        assert_eq!(service.load().agent.max_steps, 33);
+        assert!(
+            service
+                .cached
+                .lock()
+                .unwrap()
+                .as_ref()
+                .is_none_or(|(_, c)| c.agent.max_steps != 33),
+            "a file just written is not kept"
+        );
     }
 }
