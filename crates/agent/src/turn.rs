@@ -125,23 +125,18 @@ pub(crate) async fn persist(
         id.to_string(),
         turn.to_string(),
     );
-    match tokio::task::spawn_blocking(move || store.append_event(&scope, &id, Some(&turn), &item))
-        .await
-    {
-        Ok(Ok(seq)) => Ok(seq),
-        Ok(Err(e)) => {
-            tracing::error!(error = %e, "cannot append to the session log");
-            Err(TurnFailure::storage(format!(
-                "Cannot write the session log: {e}"
-            )))
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "session log task failed");
-            Err(TurnFailure::storage(format!(
-                "Cannot write the session log: {e}"
-            )))
-        }
-    }
+    let appended =
+        tokio::task::spawn_blocking(move || store.append_event(&scope, &id, Some(&turn), &item))
+            .await;
+    let failed = match appended {
+        Ok(Ok(seq)) => return Ok(seq),
+        Ok(Err(e)) => e.to_string(),
+        Err(e) => e.to_string(),
+    };
+    tracing::error!(error = %failed, "cannot append to the session log");
+    Err(TurnFailure::storage(format!(
+        "Cannot write the session log: {failed}"
+    )))
 }
 
 /// Appends a runtime notice (continuation, repair) that the model reads as a
@@ -300,18 +295,17 @@ pub async fn run_turn(
     let mut tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
     tools.readable_files = ext.extras.readable_files.clone().into();
     let outcome = match past {
-        Ok(past) => {
-            turn_loop(
-                rt,
-                &ext,
-                &input,
-                (past, &mut opening),
-                (owner, steer, events, cancel),
-                &tools,
-                &mut counters,
-            )
-            .await
-        }
+        Ok(past) => turn_loop(
+            rt,
+            &ext,
+            &input,
+            (past, &mut opening),
+            (owner, steer, events, cancel),
+            &tools,
+            &mut counters,
+        )
+        .await
+        .unwrap_or_else(TurnOutcome::Failed),
         Err(failure) => TurnOutcome::Failed(failure),
     };
     // The terminal goes after the opening, which also clears no mark before
@@ -335,11 +329,7 @@ pub async fn run_turn(
     // no model for the images, the step limit, a store failure), after any
     // guidance (a client opens a new bubble on `steer`).
     if let TurnOutcome::Failed(failure) = &outcome {
-        let _ = events.send(AgentEvent::Workflow {
-            step: counters.steps as u32,
-            node: WorkflowNode::Error,
-            detail: failure.message.clone(),
-        });
+        error_node(events, counters.steps, &failure.message);
     }
     let (status, text) = terminal_of(&outcome);
     counters.delta.llm_rounds = counters.rounds as i64;
@@ -365,11 +355,7 @@ pub async fn run_turn(
     .await;
     if let Err(e) = closed {
         let error = format!("The turn could not be saved: {e}");
-        let _ = events.send(AgentEvent::Workflow {
-            step: counters.steps as u32,
-            node: WorkflowNode::Error,
-            detail: error.clone(),
-        });
+        error_node(events, counters.steps, &error);
         return TurnOutcome::Unsaved {
             ended: Box::new(outcome),
             error,
@@ -403,7 +389,7 @@ async fn turn_loop(
     (owner, steer, events, cancel): Drivers<'_>,
     tools: &ToolContext,
     counters: &mut Counters,
-) -> TurnOutcome {
+) -> Result<TurnOutcome, TurnFailure> {
     let (scope, sid) = (input.scope.as_str(), input.session_id.as_str());
     // The conversation so far, then this turn's message (its images are sent now).
     let (past_seqs, mut history): (Vec<u64>, Vec<ChatMessage>) =
@@ -438,10 +424,10 @@ async fn turn_loop(
     let mut step: u32 = 0;
     loop {
         if cancel.is_cancelled() {
-            return TurnOutcome::Cancelled(last_text);
+            return Ok(TurnOutcome::Cancelled(last_text));
         }
         if step as u64 >= max_steps as u64 {
-            return TurnOutcome::Failed(TurnFailure::new(
+            return Err(TurnFailure::new(
                 FailureKind::StepLimit,
                 format!(
                     "Stopped after {max_steps} steps (agent.maxSteps); the task is not finished. Send a follow-up to continue."
@@ -457,10 +443,8 @@ async fn turn_loop(
             views.extend(input.images.iter().map(viewed));
         }
         let guidance = steer.drain();
-        if !guidance.is_empty()
-            && let Err(failure) = opening.settle_into(&mut seqs).await
-        {
-            return TurnOutcome::Failed(failure);
+        if !guidance.is_empty() {
+            opening.settle_into(&mut seqs).await?;
         }
         for g in guidance {
             if !g.images.is_empty() {
@@ -468,10 +452,7 @@ async fn turn_loop(
                 views.extend(g.images.iter().map(viewed));
             }
             let _ = events.send(AgentEvent::Steer(g.text.clone()));
-            let seq = match persist(&rt.store, scope, sid, owner, steer_item(&g)).await {
-                Ok(seq) => seq,
-                Err(failure) => return TurnOutcome::Failed(failure),
-            };
+            let seq = persist(&rt.store, scope, sid, owner, steer_item(&g)).await?;
             history.push(ChatMessage::User {
                 text: g.text,
                 images: g
@@ -486,12 +467,8 @@ async fn turn_loop(
             seqs.push(Some(seq));
         }
         // The model the request will most likely go to sizes the context.
-        let chain = match candidates(&rt.config, &route, |_| false) {
-            Ok(c) => c,
-            Err(e) => {
-                return TurnOutcome::Failed(TurnFailure::from_provider(&e));
-            }
-        };
+        let chain = candidates(&rt.config, &route, |_| false)
+            .map_err(|e| TurnFailure::from_provider(&e))?;
         let first = chain[0];
         let model = first.model(&rt.config);
         let model_ref = first.model_ref(&rt.config);
@@ -527,10 +504,8 @@ async fn turn_loop(
             && let Some(plan) = context::plan_compaction(&history, budget)
         {
             compacted = true;
-            if let Err(failure) = opening.settle_into(&mut seqs).await {
-                return TurnOutcome::Failed(failure);
-            }
-            if let Err(failure) = crate::compaction::compact(
+            opening.settle_into(&mut seqs).await?;
+            crate::compaction::compact(
                 rt,
                 input,
                 owner,
@@ -542,10 +517,7 @@ async fn turn_loop(
                 plan,
                 counters,
             )
-            .await
-            {
-                return TurnOutcome::Failed(failure);
-            }
+            .await?;
         }
         let fitted = context::fit(&history, budget);
         for v in &views {
@@ -592,9 +564,7 @@ async fn turn_loop(
             .chat(&rt.config, &route, &request, &mut observer, cancel)
             .await;
         // From here on the step writes to the log: after the opening.
-        if let Err(failure) = opening.settle_into(&mut seqs).await {
-            return TurnOutcome::Failed(failure);
-        }
+        opening.settle_into(&mut seqs).await?;
         counters.rounds += observer.rounds;
         for r in &observer.records {
             let d = &mut counters.delta;
@@ -615,11 +585,11 @@ async fn turn_loop(
                 if !observer.text.is_empty() {
                     last_text = observer.text;
                 }
-                return TurnOutcome::Cancelled(last_text);
+                return Ok(TurnOutcome::Cancelled(last_text));
             }
             Err(e) => {
                 counters.final_answer = observer.partial_answer();
-                return TurnOutcome::Failed(TurnFailure::from_provider(&e));
+                return Err(TurnFailure::from_provider(&e));
             }
         };
         let assistant = AssistantMessage {
@@ -665,20 +635,16 @@ async fn turn_loop(
         if answered && steer.close_if_empty() {
             counters.final_answer = Some(EventItem::Assistant(assistant));
             counters.done_at_step = Some(step);
-            return TurnOutcome::Done(last_text);
+            return Ok(TurnOutcome::Done(last_text));
         }
-        let seq = match persist(
+        let seq = persist(
             &rt.store,
             scope,
             sid,
             owner,
             EventItem::Assistant(assistant),
         )
-        .await
-        {
-            Ok(seq) => seq,
-            Err(failure) => return TurnOutcome::Failed(failure),
-        };
+        .await?;
         history.push(ChatMessage::Assistant {
             text: completion.text.clone(),
             thinking: completion.thinking.clone(),
@@ -707,10 +673,7 @@ async fn turn_loop(
                     diff: out.diff.clone().filter(|d| !d.is_empty()),
                     file_path: out.file_path.clone(),
                 });
-                let seq = match persist(&rt.store, scope, sid, owner, item).await {
-                    Ok(seq) => seq,
-                    Err(failure) => return TurnOutcome::Failed(failure),
-                };
+                let seq = persist(&rt.store, scope, sid, owner, item).await?;
                 history.push(ChatMessage::Tool {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
@@ -737,10 +700,7 @@ async fn turn_loop(
             let _ = events.send(AgentEvent::Status(TurnStatus::OutputTruncated));
             if completion.text.trim().is_empty() {
                 let text = ">>> [output truncated] Your last answer hit the output limit before any text. Continue, more concisely.".to_string();
-                let seq = match notice(rt, (scope, sid, owner), "continuation", &text).await {
-                    Ok(seq) => seq,
-                    Err(failure) => return TurnOutcome::Failed(failure),
-                };
+                let seq = notice(rt, (scope, sid, owner), "continuation", &text).await?;
                 history.push(ChatMessage::User {
                     text,
                     images: Vec::new(),
@@ -761,10 +721,7 @@ async fn turn_loop(
                     node: WorkflowNode::Repair,
                     detail: command,
                 });
-                let seq = match notice(rt, (scope, sid, owner), "repair", &text).await {
-                    Ok(seq) => seq,
-                    Err(failure) => return TurnOutcome::Failed(failure),
-                };
+                let seq = notice(rt, (scope, sid, owner), "repair", &text).await?;
                 history.push(ChatMessage::User {
                     text,
                     images: Vec::new(),
@@ -773,15 +730,24 @@ async fn turn_loop(
                 continue;
             }
             if cancel.is_cancelled() {
-                return TurnOutcome::Cancelled(last_text);
+                return Ok(TurnOutcome::Cancelled(last_text));
             }
         }
         if !steer.close_if_empty() {
             continue;
         }
         counters.done_at_step = Some(step);
-        return TurnOutcome::Done(last_text);
+        return Ok(TurnOutcome::Done(last_text));
     }
+}
+
+/// The flowchart's closing error node, after step `steps`.
+fn error_node(events: &UnboundedSender<AgentEvent>, steps: u64, detail: &str) {
+    let _ = events.send(AgentEvent::Workflow {
+        step: steps as u32,
+        node: WorkflowNode::Error,
+        detail: detail.to_string(),
+    });
 }
 
 /// Adds a provider's count to a session counter; absurd counts from a server

@@ -292,7 +292,8 @@ mod tests {
         }
     }
 
-    fn decode_chunks(chunks: &[&[u8]]) -> Vec<SseEvent> {
+    /// The owned API (`push` / `finish`) over `chunks`.
+    pub(super) fn decode_chunks(chunks: &[&[u8]]) -> Vec<SseEvent> {
         let mut d = SseDecoder::new();
         let mut out = Vec::new();
         for c in chunks {

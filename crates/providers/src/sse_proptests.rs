@@ -6,6 +6,8 @@
 
 use proptest::prelude::*;
 
+// The owned API (`push` / `finish`), as the unit tests drive it.
+use super::tests::decode_chunks as decode_push;
 use super::*;
 
 /// The decoder's rules applied to the whole input at once, as simply as
@@ -74,17 +76,6 @@ fn split_at<'a>(input: &'a [u8], cuts: &[prop::sample::Index]) -> Vec<&'a [u8]> 
     at.push(input.len());
     at.sort_unstable();
     at.windows(2).map(|w| &input[w[0]..w[1]]).collect()
-}
-
-/// The owned API (`push` / `finish`).
-fn decode_push(chunks: &[&[u8]]) -> Vec<SseEvent> {
-    let mut d = SseDecoder::new();
-    let mut out = Vec::new();
-    for c in chunks {
-        d.push(c, &mut out);
-    }
-    d.finish(&mut out);
-    out
 }
 
 /// The borrowed API (`feed` / `finish_with`).

@@ -45,10 +45,7 @@ impl Store {
                 return Ok(false);
             }
             let appended = target.append(tx, Some(owner), &[interrupted(why)])?;
-            tx.prepare_cached(
-                "UPDATE sessions SET updated_at = ?1, active_turn = NULL WHERE pk = ?2",
-            )?
-            .execute(params![appended.at_iso, target.pk])?;
+            close_row(tx, target.pk, &appended.at_iso, &UsageDelta::default())?;
             Ok(true)
         })
     }

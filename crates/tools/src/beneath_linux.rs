@@ -20,21 +20,40 @@ const EXACT: ResolveFlags = BENEATH.union(ResolveFlags::NO_SYMLINKS);
 const READ: OFlags = OFlags::RDONLY.union(OFlags::NONBLOCK).union(OFlags::NOCTTY);
 
 pub(super) fn open_beneath(root: &Path, abs: &Path) -> io::Result<File> {
-    match resolve_open(root, abs, READ) {
-        Err(Fallback) => by_name::open(abs),
-        Ok(found) => found.map(File::from),
-    }
+    or_by_name(resolve_open(root, abs, READ).map(File::from), || {
+        by_name::open(abs)
+    })
 }
 
 pub(super) fn open_beneath_path(root: &Path, abs: &Path) -> io::Result<File> {
-    match resolve_open(root, abs, OFlags::PATH) {
-        Err(Fallback) => File::open(abs),
-        Ok(found) => found.map(File::from),
+    or_by_name(
+        resolve_open(root, abs, OFlags::PATH).map(File::from),
+        || File::open(abs),
+    )
+}
+
+pub(super) fn write_beneath(root: &Path, abs: &Path, data: &[u8]) -> io::Result<()> {
+    or_by_name(write_resolved(root, abs, data), || {
+        by_name::write(abs, data)
+    })
+}
+
+pub(super) fn remove_beneath(root: &Path, abs: &Path) -> io::Result<Option<Removed>> {
+    or_by_name(remove_resolved(root, abs), || by_name::remove(abs))
+}
+
+/// `beneath`, or where the kernel has no `openat2` (before 5.6; it fails
+/// before anything is changed) the same done by name.
+fn or_by_name<T>(beneath: io::Result<T>, by_name: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    match beneath {
+        Err(e) if e.raw_os_error() == Some(Errno::NOSYS.raw_os_error()) => by_name(),
+        other => other,
     }
 }
 
-/// The kernel has no `openat2`: the caller does the same by name.
-struct Fallback;
+fn is_a_directory() -> io::Error {
+    io::Error::new(io::ErrorKind::IsADirectory, "is a directory")
+}
 
 /// The root directory itself (a symlinked root is followed: it is trusted).
 fn root_dir(root: &Path) -> io::Result<OwnedFd> {
@@ -69,18 +88,15 @@ fn escape_or(e: Errno) -> io::Error {
 /// symlinks that stay inside; a path through an absolute symlink (refused
 /// by `RESOLVE_BENEATH`) is resolved and its real path opened with no
 /// symlink allowed.
-fn resolve_open(root: &Path, abs: &Path, flags: OFlags) -> Result<io::Result<OwnedFd>, Fallback> {
-    let dir = match root_dir(root) {
-        Ok(dir) => dir,
-        Err(e) => return Ok(Err(e)),
-    };
+fn resolve_open(root: &Path, abs: &Path, flags: OFlags) -> io::Result<OwnedFd> {
+    let dir = root_dir(root)?;
     let rel = abs.strip_prefix(root).unwrap_or(abs);
     match at(&dir, rel, flags, BENEATH) {
-        Ok(fd) => Ok(Ok(fd)),
-        Err(Errno::NOSYS) => Err(Fallback),
-        Err(Errno::XDEV) => Ok(real_inner(root, abs)
-            .and_then(|inner| at(&dir, &inner, flags, EXACT).map_err(escape_or))),
-        Err(e) => Ok(Err(e.into())),
+        Err(Errno::XDEV) => {
+            let inner = real_inner(root, abs)?;
+            at(&dir, &inner, flags, EXACT).map_err(escape_or)
+        }
+        found => found.map_err(io::Error::from),
     }
 }
 
@@ -111,23 +127,19 @@ fn split(inner: &Path) -> io::Result<(&Path, &OsStr)> {
     Ok((inner.parent().unwrap_or(Path::new("")), name))
 }
 
-pub(super) fn write_beneath(root: &Path, abs: &Path, data: &[u8]) -> io::Result<()> {
+fn write_resolved(root: &Path, abs: &Path, data: &[u8]) -> io::Result<()> {
     // Resolved once: a symlink is written through to its target (inside).
     let inner = real_inner(root, abs)?;
     let dir = root_dir(root)?;
     let (folder, name) = split(&inner)?;
     let folder = match at(&dir, folder, OFlags::PATH | OFlags::DIRECTORY, EXACT) {
         Ok(fd) => fd,
-        Err(Errno::NOSYS) => return by_name::write(abs, data),
         Err(Errno::NOENT) => make_dirs(exact_dir(&dir, Path::new(""))?, folder)?,
         Err(e) => return Err(escape_or(e)),
     };
     let mode = match rustix::fs::statat(&folder, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "is a directory",
-            ));
+            return Err(is_a_directory());
         }
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
             Some(Mode::from_raw_mode(st.st_mode & 0o7777))
@@ -158,12 +170,9 @@ pub(super) fn write_beneath(root: &Path, abs: &Path, data: &[u8]) -> io::Result<
     result
 }
 
-pub(super) fn remove_beneath(root: &Path, abs: &Path) -> io::Result<Option<Removed>> {
+fn remove_resolved(root: &Path, abs: &Path) -> io::Result<Option<Removed>> {
     if abs == root {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory",
-        ));
+        return Err(is_a_directory());
     }
     // The final name is the entry to remove (a link as the link): only its
     // folder is resolved.
@@ -177,7 +186,6 @@ pub(super) fn remove_beneath(root: &Path, abs: &Path) -> io::Result<Option<Remov
     let dir = root_dir(root)?;
     let folder = match at(&dir, &inner, OFlags::PATH | OFlags::DIRECTORY, EXACT) {
         Ok(fd) => fd,
-        Err(Errno::NOSYS) => return by_name::remove(abs),
         Err(Errno::NOENT) => return Ok(None),
         Err(e) => return Err(escape_or(e)),
     };
@@ -187,12 +195,7 @@ pub(super) fn remove_beneath(root: &Path, abs: &Path) -> io::Result<Option<Remov
         Err(e) => return Err(e.into()),
     };
     let bytes = match FileType::from_raw_mode(st.st_mode) {
-        FileType::Directory => {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "is a directory",
-            ));
-        }
+        FileType::Directory => return Err(is_a_directory()),
         FileType::RegularFile => {
             let fd = rustix::fs::openat(
                 &folder,

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError};
+
 use super::DaemonLock;
 use crate::error::DaemonError;
 
@@ -55,7 +57,7 @@ impl Endpoint {
                 Err(uid) => {
                     tracing::warn!(uid, "refused a connection from another user");
                     // One short line fits the socket buffer: never waits.
-                    let _ = stream.try_write(FORBIDDEN_LINE);
+                    let _ = stream.try_write(&forbidden_line());
                 }
             }
         }
@@ -78,7 +80,13 @@ pub fn split(stream: UnixStream) -> (OwnedReadHalf, OwnedWriteHalf) {
 }
 
 /// The error envelope a refused peer reads before the connection closes.
-const FORBIDDEN_LINE: &[u8] = b"{\"id\":0,\"event\":\"error\",\"data\":\"Only the user running the daemon may connect\",\"details\":{\"code\":\"forbidden\"}}\n";
+fn forbidden_line() -> Vec<u8> {
+    let refusal = MethodError::new(
+        ErrorCode::Forbidden,
+        "Only the user running the daemon may connect",
+    );
+    Envelope::error(0, &refusal).to_line()
+}
 
 /// `SO_PEERCRED`: the peer runs as the daemon's user or as root; else its uid.
 fn peer_allowed(stream: &UnixStream) -> Result<(), u32> {
