@@ -206,13 +206,24 @@ fn a_big_multi_edit_does_not_stall_another_sessions_stream() {
         .map(|w| w[1] - w[0])
         .max()
         .unwrap_or_default();
+    let took = finished - started;
     eprintln!(
-        "multi_edit took {:?}; B's worst gap meanwhile {worst:?} over {} deltas",
-        finished - started,
+        "multi_edit took {took:?}; B's worst gap meanwhile {worst:?} over {} deltas",
+        during.len()
+    );
+    // The defect stalled B for the whole edit (seconds). Alone, the worst gap
+    // is 20-30 ms (the 50 ms target); beside other tests on two cores the
+    // scheduler alone can delay a thread ~100 ms, so the test asserts what
+    // separates the two cleanly: B kept streaming at half its pace or more
+    // (one delta per 10 ms) and never stopped for a quarter of a second.
+    let expected = took.as_millis() as usize / 10;
+    assert!(
+        during.len() * 2 >= expected,
+        "another session got {} deltas during a {took:?} edit (expected about {expected})",
         during.len()
     );
     assert!(
-        worst < Duration::from_millis(50),
+        worst < Duration::from_millis(250),
         "another session's events stalled {worst:?} behind a big edit"
     );
     let edited = std::fs::read_to_string(ws.join("big.txt")).unwrap();
