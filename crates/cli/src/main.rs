@@ -3,6 +3,7 @@
 
 mod admin;
 mod client;
+mod run;
 mod schedule;
 
 use std::process::ExitCode;
@@ -97,37 +98,21 @@ fn run_turn(
     session: Option<String>,
     json: bool,
 ) -> ExitCode {
-    let outcome = (|| -> anyhow::Result<seekclaw_daemon::RunResult> {
-        let opts = seekclaw_daemon::RunOptions {
-            home: Home::from_env()?,
-            cwd: std::env::current_dir()?,
-            prompt,
-            workspace,
-            global,
-            session,
-            json,
-        };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
-        let outcome = runtime.block_on(seekclaw_daemon::run_headless(opts));
-        // The run awaited all it needs; after a forced stop (a second Ctrl-C)
-        // a store write may still be on a blocking thread: don't wait for it.
-        runtime.shutdown_background();
-        outcome.map_err(|e| anyhow::anyhow!(e.message))
-    })();
-    match outcome {
-        Ok(seekclaw_daemon::RunResult::Done) => ExitCode::SUCCESS,
-        Ok(seekclaw_daemon::RunResult::Cancelled) => ExitCode::from(130),
-        Ok(seekclaw_daemon::RunResult::Failed(e)) => {
-            eprintln!("seekclaw: {e}");
-            ExitCode::from(1)
-        }
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
         Err(e) => {
-            eprintln!("seekclaw: {e:#}");
-            ExitCode::from(1)
+            eprintln!("seekclaw: {e}");
+            return ExitCode::from(1);
         }
-    }
+    };
+    let opts = seekclaw_daemon::RunOptions {
+        cwd,
+        prompt,
+        workspace,
+        global,
+        session,
+    };
+    run::run(opts, json)
 }
 
 fn report(result: anyhow::Result<()>) -> ExitCode {

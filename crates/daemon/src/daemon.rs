@@ -107,6 +107,21 @@ pub struct Daemon {
 }
 
 impl Daemon {
+    /// The daemon's services as the engine every turn starts through.
+    pub fn engine(&self) -> crate::engine::Engine<'_> {
+        crate::engine::Engine {
+            home: &self.home,
+            config: &self.config,
+            store: &self.store,
+            providers: &self.providers,
+            tools: &self.tools,
+            locks: &self.locks,
+            turns: &self.turns,
+            mcp: &self.mcp,
+            extras: &self.extras,
+        }
+    }
+
     pub fn current_workspace(&self) -> PathBuf {
         self.workspace
             .read()

@@ -1,6 +1,7 @@
 //! What turns get from MCP servers and skills: the merged MCP configuration of a
 //! scope, the shared connections for it, and the enabled skills.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use seekclaw_agent::prompt::PromptFiles;
@@ -71,38 +72,47 @@ pub async fn activate(daemon: &Daemon, restart: bool) {
 }
 
 /// A turn's MCP tools and prompts, its skills section and its prompt files.
-pub async fn turn_extras(
-    mcp: &McpManager,
-    cache: &ExtrasCache,
+/// What it needs of the runtime is taken now, so the future borrows only the
+/// shared services and can run beside the turn's own set-up.
+pub fn turn_extras<'s>(
+    mcp: &'s McpManager,
+    cache: &'s ExtrasCache,
     rt: &TurnRuntime<'_>,
-) -> TurnExtras {
+) -> impl Future<Output = TurnExtras> + Send + 's {
     mcp.set_timeouts(Timeouts::from_settings(&rt.config.mcp));
     let inputs = ExtrasInputs {
         root: rt.workspace_root.clone(),
         global_mcp: rt.config.mcp.clone(),
         workspace: rt.workspace.clone(),
     };
-    let disk = match cache.fresh(&inputs) {
-        Some(disk) => disk,
-        None => {
-            // All small disk reads (servers.json, the skill folders, the
-            // prompt's files): one trip off the async threads.
-            let (cache, home) = (cache.clone(), rt.home.clone());
-            tokio::task::spawn_blocking(move || {
-                cache.read_with(inputs, |inputs| read_disk(&home, inputs))
-            })
-            .await
-            .unwrap_or_default()
+    let home = rt.home.clone();
+    let taken: Vec<String> = rt
+        .registry
+        .all()
+        .map(|t| t.definition().name.clone())
+        .collect();
+    async move {
+        let disk = match cache.fresh(&inputs) {
+            Some(disk) => disk,
+            None => {
+                // All small disk reads (servers.json, the skill folders, the
+                // prompt's files): one trip off the async threads.
+                let cache = cache.clone();
+                tokio::task::spawn_blocking(move || {
+                    cache.read_with(inputs, |inputs| read_disk(&home, inputs))
+                })
+                .await
+                .unwrap_or_default()
+            }
+        };
+        let turn = mcp.for_turn(&disk.specs, taken).await;
+        TurnExtras {
+            tools: turn.tools,
+            mcp_prompts: turn.prompts,
+            skills_prompt: disk.skills_prompt,
+            readable_files: disk.readable_files,
+            prompt_files: disk.prompt_files,
         }
-    };
-    let taken = rt.registry.all().map(|t| t.definition().name.clone());
-    let turn = mcp.for_turn(&disk.specs, taken).await;
-    TurnExtras {
-        tools: turn.tools,
-        mcp_prompts: turn.prompts,
-        skills_prompt: disk.skills_prompt,
-        readable_files: disk.readable_files,
-        prompt_files: disk.prompt_files,
     }
 }
 

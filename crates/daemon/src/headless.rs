@@ -1,71 +1,128 @@
-//! `seekclaw run`: one turn with the same engine, in-process, no daemon needed.
+//! `seekclaw run`: the engine in one process, no daemon needed. The CLI owns
+//! the presentation (printing, Ctrl-C); this owns the services and the session.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use seekclaw_agent::{AgentEvent, SteerQueue, TurnInput, TurnOutcome, owner_id, run_turn};
+use seekclaw_agent::SteerQueue;
 use seekclaw_config::{Home, ReasoningLevel, detect_root, normalize_path};
 use seekclaw_protocol::MethodError;
 use seekclaw_store::{NewSession, Store};
 use tokio_util::sync::CancellationToken;
 
 use crate::config_service::ConfigService;
+use crate::engine::{Engine, SessionClaim, TurnHandle, TurnRequest};
 use crate::extras_cache::ExtrasCache;
-use crate::handlers::chat::{build_runtime, envelope};
 use crate::handlers::session::new_session_id;
 use crate::scope::Scope;
+use crate::turns::Turns;
 
 /// What `seekclaw run` was asked.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    pub home: Home,
     pub cwd: PathBuf,
     pub prompt: String,
     pub workspace: Option<PathBuf>,
     /// Run in the global scope instead of a workspace.
     pub global: bool,
+    /// Continue this session instead of starting a new one.
     pub session: Option<String>,
-    /// Print protocol envelopes as JSONL instead of plain text.
-    pub json: bool,
 }
 
-/// How the run ended, for the exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunResult {
-    Done,
-    Cancelled,
-    Failed(String),
+/// The engine's services owned by one process: its own store connection,
+/// provider pool, tools, write locks and MCP servers (which end with it).
+pub struct LocalEngine {
+    home: Home,
+    config: ConfigService,
+    store: Store,
+    providers: seekclaw_providers::Providers,
+    tools: seekclaw_tools::Registry,
+    locks: Arc<seekclaw_tools::WriteLocks>,
+    turns: Turns,
+    mcp: seekclaw_mcp::McpManager,
+    extras: ExtrasCache,
 }
 
-fn print_event(json: bool, session: &str, ev: AgentEvent, out: &mut impl Write) {
-    if json {
-        let _ = out.write_all(&envelope(0, session, ev).to_line());
-    } else if let AgentEvent::Delta(d) = ev {
-        let _ = out.write_all(d.as_bytes());
-    } else if let AgentEvent::ToolStart { name, summary, .. } = ev {
-        let _ = writeln!(std::io::stderr(), "\n[{name}] {summary}");
-    }
-    let _ = out.flush();
-}
-
-/// Runs one turn; Ctrl-C cancels it cleanly, a second Ctrl-C at once.
-pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
-    let home = opts.home.clone();
-    home.ensure()
-        .map_err(|e| MethodError::internal(e.to_string()))?;
-    let store = {
+impl LocalEngine {
+    /// Opens the home (creating it) and its store.
+    pub async fn open(home: Home) -> Result<LocalEngine, MethodError> {
+        home.ensure()
+            .map_err(|e| MethodError::internal(e.to_string()))?;
         let path = home.db_path();
-        tokio::task::spawn_blocking(move || Store::open(&path))
+        let store = tokio::task::spawn_blocking(move || Store::open(&path))
             .await
             .map_err(|e| MethodError::internal(e.to_string()))?
-            .map_err(crate::error::store_error)?
-    };
-    let config_service = ConfigService::new(home.clone());
-    let config = config_service.load();
-    let scope = if opts.global {
-        Scope::global()
-    } else {
+            .map_err(crate::error::store_error)?;
+        Ok(LocalEngine {
+            config: ConfigService::new(home.clone()),
+            home,
+            store,
+            providers: seekclaw_providers::Providers::new(),
+            tools: seekclaw_tools::builtin_registry(),
+            locks: Arc::new(seekclaw_tools::WriteLocks::new()),
+            turns: Turns::default(),
+            mcp: seekclaw_mcp::McpManager::new(),
+            extras: ExtrasCache::default(),
+        })
+    }
+
+    fn engine(&self) -> Engine<'_> {
+        Engine {
+            home: &self.home,
+            config: &self.config,
+            store: &self.store,
+            providers: &self.providers,
+            tools: &self.tools,
+            locks: &self.locks,
+            turns: &self.turns,
+            mcp: &self.mcp,
+            extras: &self.extras,
+        }
+    }
+
+    /// Starts the run's turn on a new session (or the one named) in its scope.
+    pub async fn start(
+        &self,
+        opts: &RunOptions,
+        cancel: &CancellationToken,
+    ) -> Result<TurnHandle<'_>, MethodError> {
+        let scope = self.scope(opts)?;
+        let engine = self.engine();
+        let steer = SteerQueue::new();
+        let session = async {
+            let header = self.session(&scope, opts.session.clone()).await?;
+            let reasoning = ReasoningLevel::parse(&header.reasoning_level)
+                .unwrap_or(self.config.load().agent.reasoning_level);
+            let guard = engine.claim(&header.id, cancel, &steer)?;
+            Ok(SessionClaim {
+                session: header,
+                reasoning,
+                past: None,
+                guard,
+            })
+        };
+        let request = TurnRequest {
+            scope: scope.clone(),
+            message: opts.prompt.clone(),
+            images: Vec::new(),
+            cancel: cancel.clone(),
+            steer: steer.clone(),
+            session,
+        };
+        engine.start_turn(request).await
+    }
+
+    /// Stops the MCP servers and checkpoints the store.
+    pub async fn close(self) {
+        self.mcp.shutdown().await;
+        let store = self.store.clone();
+        let _ = tokio::task::spawn_blocking(move || store.checkpoint()).await;
+    }
+
+    fn scope(&self, opts: &RunOptions) -> Result<Scope, MethodError> {
+        if opts.global {
+            return Ok(Scope::global());
+        }
         let start = normalize_path(
             opts.workspace.as_deref().unwrap_or(Path::new(".")),
             &opts.cwd,
@@ -76,15 +133,20 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
                 start.display()
             )));
         }
-        Scope::of_root(&detect_root(&start, &home))
-    };
-    let level = config.agent.reasoning_level;
-    let session = {
-        let (store, key, ws, wanted) = (
-            store.clone(),
+        Ok(Scope::of_root(&detect_root(&start, &self.home)))
+    }
+
+    /// The named session of `scope`, or a new one.
+    async fn session(
+        &self,
+        scope: &Scope,
+        wanted: Option<String>,
+    ) -> Result<seekclaw_store::SessionHeader, MethodError> {
+        let level = self.config.load().agent.reasoning_level;
+        let (store, key, ws) = (
+            self.store.clone(),
             scope.key.clone(),
             scope.workspace_string(),
-            opts.session.clone(),
         );
         tokio::task::spawn_blocking(move || match wanted {
             Some(id) => store.session(&key, &id).map(|s| s.ok_or(id)),
@@ -102,82 +164,6 @@ pub async fn run(opts: RunOptions) -> Result<RunResult, MethodError> {
         .await
         .map_err(|e| MethodError::internal(e.to_string()))?
         .map_err(crate::error::store_error)?
-        .map_err(|id| MethodError::not_found(format!("Session {id} not found")))?
-    };
-    let providers = seekclaw_providers::Providers::new();
-    let tools = seekclaw_tools::builtin_registry();
-    let locks = Arc::new(seekclaw_tools::WriteLocks::new());
-    let mut runtime = build_runtime(&home, config, &store, &providers, &tools, &locks, &scope)?;
-    runtime.balance = crate::balance::for_turn(&config_service, &store, &runtime).await;
-    let cancel = CancellationToken::new();
-    let force = CancellationToken::new();
-    let (first, second) = (cancel.clone(), force.clone());
-    // Ctrl-C cancels the turn (its stream and tools end, its partial answer is
-    // kept); a second Ctrl-C stops waiting for that clean end.
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            first.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                second.cancel();
-            }
-        }
-    });
-    let sid = session.id.clone();
-    let owner = owner_id(&sid);
-    let input = TurnInput {
-        scope: scope.key.clone(),
-        session_id: sid.clone(),
-        message: opts.prompt.clone(),
-        images: Vec::new(),
-        reasoning: ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level),
-        network_enabled: session.network_enabled,
-        history: None,
-    };
-    let steer = SteerQueue::new();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    // The same MCP servers and skills as a daemon turn; the servers end with the run.
-    let mcp = seekclaw_mcp::McpManager::new();
-    let cache = ExtrasCache::default();
-    let extras = crate::extensions::turn_extras(&mcp, &cache, &runtime);
-    let turn = run_turn(&runtime, input, &owner, &steer, &tx, &cancel, extras);
-    tokio::pin!(turn);
-    let mut stdout = std::io::stdout().lock();
-    let outcome = loop {
-        tokio::select! {
-            biased;
-            Some(ev) = rx.recv() => print_event(opts.json, &sid, ev, &mut stdout),
-            outcome = &mut turn => break outcome,
-            _ = force.cancelled() => {
-                // The turn is dropped unfinished: its log keeps the active
-                // mark, so the next daemon start records it as interrupted.
-                let _ = writeln!(stdout);
-                return Ok(RunResult::Cancelled);
-            }
-        }
-    };
-
-    while let Ok(ev) = rx.try_recv() {
-        print_event(opts.json, &sid, ev, &mut stdout);
+        .map_err(|id| MethodError::not_found(format!("Session {id} not found")))
     }
-    let session_id = Some(sid);
-    let result = match &outcome {
-        TurnOutcome::Done(_) => RunResult::Done,
-        TurnOutcome::Cancelled(_) => RunResult::Cancelled,
-        TurnOutcome::Failed(f) => RunResult::Failed(f.message.clone()),
-        TurnOutcome::Unsaved { error, .. } => RunResult::Failed(error.clone()),
-    };
-    let terminal = crate::outcome::terminal(0, session_id, outcome);
-    if opts.json {
-        let _ = stdout.write_all(&terminal.to_line());
-    } else {
-        let _ = writeln!(stdout);
-    }
-    let _ = stdout.flush();
-    tokio::select! {
-        _ = mcp.shutdown() => {}
-        _ = force.cancelled() => return Ok(result),
-    }
-    let final_store = store.clone();
-    let _ = tokio::task::spawn_blocking(move || final_store.checkpoint()).await;
-    Ok(result)
 }

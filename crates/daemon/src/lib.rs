@@ -9,6 +9,7 @@ mod connection;
 mod daemon;
 mod dispatch;
 mod endpoint;
+mod engine;
 mod error;
 mod extensions;
 mod extras_cache;
@@ -25,4 +26,7 @@ mod turns;
 
 pub use daemon::{DaemonOptions, run};
 pub use error::DaemonError;
-pub use headless::{RunOptions, RunResult, run as run_headless};
+pub use engine::TurnHandle;
+pub use handlers::chat::envelope as event_envelope;
+pub use headless::{LocalEngine, RunOptions};
+pub use outcome::terminal as terminal_envelope;

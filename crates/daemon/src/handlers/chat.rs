@@ -1,19 +1,12 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
-use std::future::{Future, poll_fn};
-use std::path::PathBuf;
-use std::pin::{Pin, pin};
-
-use futures::future::{MaybeDone, maybe_done};
-
-use seekclaw_agent::{AgentEvent, Steer, SteerQueue, TurnInput, TurnRuntime, owner_id, run_turn};
-use seekclaw_config::{ReasoningLevel, WorkspaceConfig, read_json_lenient, workspace_config_path};
+use seekclaw_agent::{AgentEvent, Steer, SteerQueue};
+use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::params::ScopeParams;
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, write_text_line};
-use seekclaw_store::{NewSession, SessionEvent, SessionHeader, SessionPatch};
+use seekclaw_store::{NewSession, SessionHeader, SessionPatch};
 use serde_json::json;
-use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use super::images::parse_images;
@@ -22,9 +15,9 @@ use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
+use crate::engine::{Engine, SessionClaim, TurnHandle, TurnRequest};
 use crate::presentation::{status_text, workflow_label};
 use crate::scope::{self, Scope};
-use crate::turns::{ActiveTurn, TurnGuard};
 
 /// Envelope lines handed to the connection in one piece, at most (about).
 const BATCH_BYTES: usize = 64 * 1024;
@@ -189,83 +182,48 @@ pub async fn chat(
         .map(str::to_string);
     let scope = scope::resolve(daemon, &ScopeParams::parse(p)?)
         .map_err(|e| e.with_session(requested.clone()))?;
-    // Captured at the start: later config, workspace or mode changes do not
-    // reach this turn. MCP tools and skills resolve while the session is
-    // looked up (without holding up the turn's first event).
-    let mut runtime = runtime_for(daemon, &scope)?;
-    runtime.balance = crate::balance::for_turn(&daemon.config, &daemon.store, &runtime).await;
-    let extras = crate::extensions::turn_extras(&daemon.mcp, &daemon.extras, &runtime);
-    let mut extras = pin!(maybe_done(extras));
-    let (cancel, steer) = (&start.cancel, &start.steer);
+    let engine = daemon.engine();
     let claim = Claim {
+        engine,
         scope: &scope,
         requested,
         level,
-        cancel,
-        steer,
+        cancel: &start.cancel,
+        steer: &start.steer,
     };
-    let claimed = driving(claim_session(daemon, conn, claim), extras.as_mut()).await?;
-    let (session, _guard) = (claimed.session, claimed.guard);
-    let sid = session.id.clone();
+    let request = TurnRequest {
+        scope: scope.clone(),
+        message,
+        images,
+        cancel: start.cancel.clone(),
+        steer: start.steer.clone(),
+        session: claim_session(daemon, conn, claim),
+    };
+    let mut turn = engine.start_turn(request).await?;
+    let sid = turn.session().id.clone();
     start.claimed(&sid);
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),
         id: sid.clone(),
     }));
-    let owner = owner_id(&sid);
-    let input = TurnInput {
-        scope: scope.key.clone(),
-        session_id: sid.clone(),
-        message,
-        images,
-        reasoning: claimed.reasoning,
-        network_enabled: session.network_enabled,
-        history: claimed.past,
-    };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let extras = async {
-        extras.as_mut().await;
-        extras.as_mut().take_output().unwrap_or_default()
-    };
-    let turn = run_turn(&runtime, input, &owner, steer, &tx, cancel, extras);
-    tokio::pin!(turn);
-    let outcome = loop {
-        tokio::select! {
-            biased;
-            Some(ev) = rx.recv() => {
-                // Everything already produced goes out as one queued chunk: a fast
-                // stream of deltas costs one hand-off per batch, not per delta.
-                let lines = batch(id, &sid, ev, &mut rx);
-                conn.outbox.send_line(lines).await;
-            }
-            outcome = &mut turn => break outcome,
-        }
-    };
-    // Every event is written before the terminal.
-
-    while let Ok(ev) = rx.try_recv() {
-        conn.outbox.send_line(batch(id, &sid, ev, &mut rx)).await;
+    while let Some(ev) = turn.next_event().await {
+        // Everything already produced goes out as one queued chunk: a fast
+        // stream of deltas costs one hand-off per batch, not per delta.
+        let lines = batch(id, &sid, ev, &mut turn);
+        conn.outbox.send_line(lines).await;
     }
-    daemon.locks.release_all(&owner);
-    Ok(crate::outcome::terminal(id, Some(sid), outcome))
+    // Every event is written before the terminal.
+    Ok(crate::outcome::terminal(id, Some(sid), turn.outcome().await))
 }
 
 /// What a chat needs to claim its session.
 struct Claim<'a> {
+    engine: Engine<'a>,
     scope: &'a Scope,
     requested: Option<String>,
     level: Option<ReasoningLevel>,
     cancel: &'a CancellationToken,
     steer: &'a SteerQueue,
-}
-
-/// The session a turn runs on, marked busy for it.
-struct Claimed<'d> {
-    session: SessionHeader,
-    guard: TurnGuard<'d>,
-    reasoning: ReasoningLevel,
-    /// The conversation so far, when it was read along with the session.
-    past: Option<Vec<SessionEvent>>,
 }
 
 /// Resolves the chat's session (reference §2.5), applies its reasoning level
@@ -275,18 +233,9 @@ struct Claimed<'d> {
 async fn claim_session<'d>(
     daemon: &'d Daemon,
     conn: &Connection,
-    claim: Claim<'_>,
-) -> Result<Claimed<'d>, MethodError> {
-    let claim_id = |sid: &str| {
-        daemon
-            .turns
-            .start(ActiveTurn {
-                session_id: sid.to_string(),
-                cancel: claim.cancel.clone(),
-                steer: claim.steer.clone(),
-            })
-            .ok_or_else(|| busy(sid))
-    };
+    claim: Claim<'d>,
+) -> Result<SessionClaim<'d>, MethodError> {
+    let claim_id = |sid: &str| claim.engine.claim(sid, claim.cancel, claim.steer);
     let level = claim.level;
     let Some(sid) = claim.requested else {
         let mut session = resolve_session(daemon, conn, claim.scope).await?;
@@ -301,7 +250,7 @@ async fn claim_session<'d>(
             }
         }
         let guard = claim_id(&session.id)?;
-        return Ok(Claimed {
+        return Ok(SessionClaim {
             session,
             guard,
             reasoning: level.unwrap_or(stored),
@@ -346,7 +295,7 @@ async fn claim_session<'d>(
             MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
         );
     };
-    Ok(Claimed {
+    Ok(SessionClaim {
         session,
         guard,
         reasoning,
@@ -368,34 +317,13 @@ fn level_patch(level: Option<ReasoningLevel>, stored: ReasoningLevel) -> Option<
     })
 }
 
-fn busy(sid: &str) -> MethodError {
-    MethodError::new(
-        ErrorCode::Busy,
-        format!("Session {sid} is already running a turn; use agent.steer to add guidance or agent.cancel to stop it"),
-    )
-    .with_session(Some(sid.to_string()))
-}
-
-/// Awaits `main` while also driving `side`, which keeps its output once done.
-async fn driving<T, F: Future>(
-    main: impl Future<Output = T>,
-    mut side: Pin<&mut MaybeDone<F>>,
-) -> T {
-    let mut main = pin!(main);
-    poll_fn(|cx| {
-        let _ = side.as_mut().poll(cx);
-        main.as_mut().poll(cx)
-    })
-    .await
-}
-
 /// `first` and whatever else the turn has already produced (up to ~64 KB) as
 /// one chunk of envelope lines.
-fn batch(id: i64, sid: &str, first: AgentEvent, rx: &mut UnboundedReceiver<AgentEvent>) -> Vec<u8> {
+fn batch(id: i64, sid: &str, first: AgentEvent, turn: &mut TurnHandle<'_>) -> Vec<u8> {
     let mut lines = Vec::with_capacity(256);
     write_event(&mut lines, id, sid, first);
     while lines.len() < BATCH_BYTES {
-        let Ok(ev) = rx.try_recv() else { break };
+        let Some(ev) = turn.ready_event() else { break };
         write_event(&mut lines, id, sid, ev);
     }
     lines
@@ -408,67 +336,6 @@ fn write_event(lines: &mut Vec<u8>, id: i64, sid: &str, ev: AgentEvent) {
         AgentEvent::Thinking(text) => write_text_line(lines, id, "thinking", &text, sid),
         ev => envelope(id, sid, ev).write_line(lines),
     }
-}
-
-/// Captures everything the turn runs with at its start.
-fn runtime_for<'d>(daemon: &'d Daemon, scope: &Scope) -> Result<TurnRuntime<'d>, MethodError> {
-    build_runtime(
-        &daemon.home,
-        daemon.config.load(),
-        &daemon.store,
-        &daemon.providers,
-        &daemon.tools,
-        &daemon.locks,
-        scope,
-    )
-}
-
-/// The runtime of a turn on `scope`: config snapshot, the workspace's own config
-/// and mode, and the shared pieces (store, providers, tools, locks).
-pub fn build_runtime<'p>(
-    home: &seekclaw_config::Home,
-    config: seekclaw_config::Config,
-    store: &seekclaw_store::Store,
-    providers: &'p seekclaw_providers::Providers,
-    tools: &seekclaw_tools::Registry,
-    locks: &std::sync::Arc<seekclaw_tools::WriteLocks>,
-    scope: &Scope,
-) -> Result<TurnRuntime<'p>, MethodError> {
-    let (workspace, work_dir): (Option<WorkspaceConfig>, PathBuf) = match &scope.workspace {
-        Some(root) => {
-            let path = workspace_config_path(root);
-            let ws = if path == home.config_path() {
-                None
-            } else {
-                read_json_lenient::<WorkspaceConfig>(&path).ok().flatten()
-            };
-            (ws, root.clone())
-        }
-        None => {
-            let dir = home.global_dir();
-            std::fs::create_dir_all(&dir).map_err(|e| {
-                MethodError::internal(format!("Cannot create {}: {e}", dir.display()))
-            })?;
-            (None, dir)
-        }
-    };
-    let mode = workspace
-        .as_ref()
-        .and_then(|w| w.mode)
-        .unwrap_or(config.agent.mode);
-    Ok(TurnRuntime {
-        config,
-        workspace,
-        workspace_root: scope.workspace.clone(),
-        work_dir,
-        home: home.clone(),
-        mode,
-        store: store.clone(),
-        providers,
-        registry: tools.clone(),
-        locks: locks.clone(),
-        balance: seekclaw_agent::Balance::default(),
-    })
 }
 
 pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {

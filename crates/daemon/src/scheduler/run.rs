@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::Utc;
-use seekclaw_agent::{SteerQueue, TurnInput, TurnOutcome, owner_id, run_turn};
+use seekclaw_agent::{SteerQueue, TurnOutcome};
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::{Envelope, MethodError};
 use seekclaw_store::{
@@ -20,10 +20,9 @@ use tokio_util::sync::CancellationToken;
 use super::Settings;
 use super::cron::next_run_iso;
 use crate::daemon::Daemon;
-use crate::handlers::chat::build_runtime;
+use crate::engine::{SessionClaim, TurnRequest};
 use crate::handlers::session::new_session_id;
 use crate::scope::Scope;
-use crate::turns::ActiveTurn;
 
 /// `last_output` keeps at most this many characters of the final answer.
 pub const OUTPUT_LIMIT_CHARS: usize = 4000;
@@ -249,48 +248,38 @@ async fn execute(
             )
         })?;
     let sid = session.id.clone();
-    let fail = |msg: String| (msg, Some(sid.clone()));
     if cancel.is_cancelled() {
         let why = reason_of(reason);
         return Ok(cancelled(why, String::new(), sid));
     }
-    let mut runtime = build_runtime(
-        &daemon.home,
-        config,
-        &daemon.store,
-        &daemon.providers,
-        &daemon.tools,
-        &daemon.locks,
-        &scope,
-    )
-    .map_err(|e| fail(e.message))?;
-    runtime.balance = crate::balance::for_turn(&daemon.config, &daemon.store, &runtime).await;
+    let engine = daemon.engine();
     let steer = SteerQueue::new();
+    let reasoning = ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level);
     // Registered like a client's turn, so `agent.steer` by session id and
     // `doctor` see it.
-    let Some(_guard) = daemon.turns.start(ActiveTurn {
-        session_id: sid.clone(),
-        cancel: cancel.clone(),
-        steer: steer.clone(),
-    }) else {
-        return Err(fail(format!("Session {sid} is already running a turn")));
-    };
-    let owner = owner_id(&sid);
-    let input = TurnInput {
-        scope: scope.key.clone(),
-        session_id: sid.clone(),
+    let claim = engine.claim(&sid, cancel, &steer).map(|guard| SessionClaim {
+        session,
+        reasoning,
+        past: None,
+        guard,
+    });
+    let request = TurnRequest {
+        scope: scope.clone(),
         message: task.prompt.clone(),
         images: Vec::new(),
-        reasoning: ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level),
-        network_enabled: true,
-        history: None,
+        cancel: cancel.clone(),
+        steer,
+        session: std::future::ready(claim),
     };
+    let turn = engine
+        .start_turn(request)
+        .await
+        .map_err(|e| (e.message, Some(sid.clone())))?;
     // Nobody watches a scheduled turn live: its events are dropped (the
     // session log keeps everything).
-    let (events, _) = tokio::sync::mpsc::unbounded_channel();
-    let extras = crate::extensions::turn_extras(&daemon.mcp, &daemon.extras, &runtime);
-    let turn = run_turn(&runtime, input, &owner, &steer, &events, cancel, extras);
-    tokio::pin!(turn);
+    let owner = turn.owner().to_string();
+    // Boxed so an abandoned turn can be dropped before its end is recorded.
+    let mut turn = Box::pin(turn.outcome());
     let mut timed_out = false;
     let outcome = tokio::select! {
         outcome = &mut turn => Some(outcome),
@@ -301,19 +290,20 @@ async fn execute(
         }
         _ = cancel.cancelled() => tokio::time::timeout(SETTLE_GRACE, &mut turn).await.ok(),
     };
-    daemon.locks.release_all(&owner);
     let outcome = match outcome {
         Some(o) => o,
         None => {
-            // The turn did not wind down: it is dropped, so end it in the log here.
+            // The turn did not wind down: it is dropped (its locks released,
+            // its session freed), so end it in the log here.
+            drop(turn);
             tracing::warn!(session = %sid, "scheduled turn ignored cancellation; abandoned");
-            let (key, s, o) = (scope.key.clone(), sid.clone(), owner.clone());
+            let (key, s) = (scope.key.clone(), sid.clone());
             let _ = daemon
                 .db(move |st| {
                     st.interrupt_turn(
                         &key,
                         &s,
-                        &o,
+                        &owner,
                         "The scheduled run did not stop when cancelled.",
                     )
                 })

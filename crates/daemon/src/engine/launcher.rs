@@ -1,0 +1,307 @@
+//! Starting a turn and driving it: [`Engine::start_turn`] and [`TurnHandle`].
+
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::future::{MaybeDone, maybe_done};
+use seekclaw_agent::{
+    AgentEvent, FailureKind, Steer, SteerQueue, TurnFailure, TurnInput, TurnOutcome, UserImage,
+    owner_id, run_turn,
+};
+use seekclaw_config::ReasoningLevel;
+use seekclaw_protocol::MethodError;
+use seekclaw_store::{SessionEvent, SessionHeader};
+use seekclaw_tools::WriteLocks;
+use tokio::sync::mpsc::{self, UnboundedReceiver};
+use tokio_util::sync::CancellationToken;
+
+use super::Engine;
+use crate::scope::Scope;
+use crate::turns::TurnGuard;
+
+/// What a front end asks of the engine: a message for a session it resolves.
+pub struct TurnRequest<C> {
+    pub scope: Scope,
+    pub message: String,
+    pub images: Vec<UserImage>,
+    /// Stops the turn; the front end keeps a clone (and so does the registry).
+    pub cancel: CancellationToken,
+    /// Guidance for the running turn; the front end keeps a clone.
+    pub steer: SteerQueue,
+    /// Finds (or creates) the session and claims it (see [`Engine::claim`]).
+    /// It runs while the turn's MCP tools and skills resolve, so neither waits
+    /// for the other.
+    pub session: C,
+}
+
+/// A session claimed for one turn.
+pub struct SessionClaim<'e> {
+    pub session: SessionHeader,
+    pub reasoning: ReasoningLevel,
+    /// The conversation so far, when it was read along with the session (the
+    /// turn reads it itself otherwise).
+    pub past: Option<Vec<SessionEvent>>,
+    pub guard: TurnGuard<'e>,
+}
+
+/// The turn future: owns its runtime, input, queues and tokens.
+type TurnFuture<'e> = Pin<Box<dyn Future<Output = TurnOutcome> + Send + 'e>>;
+
+/// A started turn. It runs only while its owner reads it ([`next_event`],
+/// [`outcome`]), in the owner's task: a reader that stops holds the turn
+/// still instead of letting its events pile up.
+///
+/// Memory is bounded however slow the reader is: the turn is polled only when
+/// its event queue is empty, so the queue holds at most what one poll of the
+/// turn produces (the deltas of the stream chunks already received, capped by
+/// tokio's cooperative budget).
+///
+/// Dropping the handle drops the turn: its write locks are released and its
+/// session is free again, on every path.
+///
+/// [`next_event`]: TurnHandle::next_event
+/// [`outcome`]: TurnHandle::outcome
+pub struct TurnHandle<'e> {
+    session: SessionHeader,
+    owner: String,
+    cancel: CancellationToken,
+    steer: SteerQueue,
+    events: UnboundedReceiver<AgentEvent>,
+    // Field order is drop order: the turn ends before its locks are released
+    // and its session is unclaimed.
+    turn: Option<TurnFuture<'e>>,
+    outcome: Option<TurnOutcome>,
+    _locks: LockRelease,
+    _claim: TurnGuard<'e>,
+}
+
+/// Releases a turn's write locks however the turn ends.
+struct LockRelease {
+    locks: Arc<WriteLocks>,
+    owner: String,
+}
+
+impl Drop for LockRelease {
+    fn drop(&mut self) {
+        self.locks.release_all(&self.owner);
+    }
+}
+
+impl<'e> Engine<'e> {
+    /// Starts a turn: captures the runtime (config, workspace, mode, load
+    /// balancing), resolves MCP tools and skills while `request.session`
+    /// claims the session, and returns the handle to drive it. An error means
+    /// no turn was started (nothing was written for it).
+    pub async fn start_turn<C>(&self, request: TurnRequest<C>) -> Result<TurnHandle<'e>, MethodError>
+    where
+        C: Future<Output = Result<SessionClaim<'e>, MethodError>>,
+    {
+        let mut runtime = super::build_runtime(self, self.config.load(), &request.scope)?;
+        runtime.balance = crate::balance::for_turn(self.config, self.store, &runtime).await;
+        let extras = crate::extensions::turn_extras(self.mcp, self.extras, &runtime);
+        let mut extras = Box::pin(maybe_done(extras));
+        let claim = driving(request.session, extras.as_mut()).await?;
+        let session = claim.session;
+        let owner = owner_id(&session.id);
+        let input = TurnInput {
+            scope: request.scope.key.clone(),
+            session_id: session.id.clone(),
+            message: request.message,
+            images: request.images,
+            reasoning: claim.reasoning,
+            network_enabled: session.network_enabled,
+            history: claim.past,
+        };
+        let (tx, events) = mpsc::unbounded_channel();
+        let (cancel, steer, turn_owner) = (
+            request.cancel.clone(),
+            request.steer.clone(),
+            owner.clone(),
+        );
+        let turn: TurnFuture<'e> = Box::pin(async move {
+            let extras = async {
+                extras.as_mut().await;
+                extras.as_mut().take_output().unwrap_or_default()
+            };
+            run_turn(&runtime, input, &turn_owner, &steer, &tx, &cancel, extras).await
+        });
+        Ok(TurnHandle {
+            session,
+            owner: owner.clone(),
+            cancel: request.cancel,
+            steer: request.steer,
+            events,
+            turn: Some(turn),
+            outcome: None,
+            _locks: LockRelease {
+                locks: self.locks.clone(),
+                owner,
+            },
+            _claim: claim.guard,
+        })
+    }
+}
+
+impl TurnHandle<'_> {
+    /// The session the turn runs on.
+    pub fn session(&self) -> &SessionHeader {
+        &self.session
+    }
+
+    /// The turn's write-lock owner id (also the owner of its log entries).
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// Asks the turn to stop; it ends `cancelled` with what it had said.
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// Queues guidance for the turn's next step.
+    pub fn steer(&self, guidance: Steer) -> Result<(), seekclaw_agent::TurnFinishing> {
+        self.steer.push(guidance)
+    }
+
+    /// The next event, running the turn until it produces one; `None` once
+    /// the turn has ended and every event was taken.
+    pub async fn next_event(&mut self) -> Option<AgentEvent> {
+        poll_fn(|cx| self.poll_event(cx)).await
+    }
+
+    /// An event the turn has already produced, without running it.
+    pub fn ready_event(&mut self) -> Option<AgentEvent> {
+        self.events.try_recv().ok()
+    }
+
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<AgentEvent>> {
+        if let Poll::Ready(Some(ev)) = self.events.poll_recv(cx) {
+            return Poll::Ready(Some(ev));
+        }
+        // The queue is empty: only now may the turn run on.
+        let Some(turn) = self.turn.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match turn.as_mut().poll(cx) {
+            Poll::Ready(outcome) => {
+                self.outcome = Some(outcome);
+                self.turn = None;
+                Poll::Ready(self.events.try_recv().ok())
+            }
+            Poll::Pending => match self.events.try_recv() {
+                Ok(ev) => Poll::Ready(Some(ev)),
+                Err(_) => Poll::Pending,
+            },
+        }
+    }
+
+    /// Runs the turn to its end (events not yet taken are dropped: the
+    /// session log has them) and returns how it ended, its terminal stored.
+    /// The session is free and the turn's locks released when this returns.
+    pub async fn outcome(mut self) -> TurnOutcome {
+        while self.next_event().await.is_some() {}
+        self.outcome.take().unwrap_or_else(|| {
+            TurnOutcome::Failed(TurnFailure::new(
+                FailureKind::Internal,
+                "the turn ended without an outcome",
+            ))
+        })
+    }
+}
+
+/// Awaits `main` while also driving `side`, which keeps its output once done.
+async fn driving<T, F: Future>(
+    main: impl Future<Output = T>,
+    mut side: Pin<&mut MaybeDone<F>>,
+) -> T {
+    let mut main = pin!(main);
+    poll_fn(|cx| {
+        let _ = side.as_mut().poll(cx);
+        main.as_mut().poll(cx)
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::turns::{ActiveTurn, Turns};
+
+    fn header(id: &str) -> SessionHeader {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "archived": false, "reasoningLevel": "medium", "networkEnabled": true,
+            "llmRounds": 0, "executionSteps": 0, "inputTokens": 0, "totalInputTokens": 0,
+            "cachedInputTokens": 0, "outputTokens": 0, "outputElapsedMs": 0,
+            "createdAt": "t", "updatedAt": "t",
+        }))
+        .unwrap()
+    }
+
+    /// A handle over a turn that emits `total` deltas, one per poll, counting them.
+    fn handle<'a>(turns: &'a Turns, total: usize, sent: Arc<AtomicUsize>) -> TurnHandle<'a> {
+        let (tx, events) = mpsc::unbounded_channel();
+        let turn: TurnFuture<'a> = Box::pin(async move {
+            for i in 0..total {
+                let _ = tx.send(AgentEvent::Delta(format!("{i} ")));
+                sent.fetch_add(1, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+            }
+            TurnOutcome::Done("end".into())
+        });
+        let (cancel, steer) = (CancellationToken::new(), SteerQueue::new());
+        let guard = turns
+            .start(ActiveTurn {
+                session_id: "s".into(),
+                cancel: cancel.clone(),
+                steer: steer.clone(),
+            })
+            .unwrap();
+        TurnHandle {
+            session: header("s"),
+            owner: "s/1".into(),
+            cancel,
+            steer,
+            events,
+            turn: Some(turn),
+            outcome: None,
+            _locks: LockRelease {
+                locks: Arc::new(WriteLocks::new()),
+                owner: "s/1".into(),
+            },
+            _claim: guard,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_stops_holds_the_turn_still() {
+        let turns = Turns::default();
+        let sent = Arc::new(AtomicUsize::new(0));
+        let mut turn = handle(&turns, 1000, sent.clone());
+        assert!(turn.next_event().await.is_some());
+        // The reader stops: however long it waits, the turn does not run on.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert_eq!(sent.load(Ordering::SeqCst), 1);
+        assert!(turn.ready_event().is_none());
+        let mut read = 1;
+        while turn.next_event().await.is_some() {
+            read += 1;
+        }
+        assert_eq!(read, 1000);
+        assert_eq!(turns.count(), 1, "claimed until the outcome is taken");
+        assert!(matches!(turn.outcome().await, TurnOutcome::Done(t) if t == "end"));
+        assert_eq!(turns.count(), 0, "the session is free once the turn ended");
+    }
+
+    #[tokio::test]
+    async fn dropping_the_handle_frees_the_session() {
+        let turns = Turns::default();
+        let mut turn = handle(&turns, 10, Arc::new(AtomicUsize::new(0)));
+        assert!(turn.next_event().await.is_some());
+        drop(turn);
+        assert_eq!(turns.count(), 0);
+    }
+}

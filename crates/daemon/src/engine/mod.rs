@@ -1,0 +1,75 @@
+//! The engine: the one way every front end (daemon chat, scheduled runs,
+//! `seekclaw run`, and the front ends to come) starts and drives a turn.
+//!
+//! A front end borrows the shared services as an [`Engine`], resolves and
+//! claims its session with [`Engine::claim`], and calls
+//! [`Engine::start_turn`]; what it gets back is a [`TurnHandle`] it reads
+//! events and the outcome from. Runtime capture, load balancing, MCP and
+//! skills resolution, the owner id, the steer queue, the event queue and the
+//! release of write locks all live here, once.
+
+mod launcher;
+mod runtime;
+
+use std::sync::Arc;
+
+use seekclaw_agent::SteerQueue;
+use seekclaw_config::Home;
+use seekclaw_mcp::McpManager;
+use seekclaw_protocol::{ErrorCode, MethodError};
+use seekclaw_providers::Providers;
+use seekclaw_store::Store;
+use seekclaw_tools::{Registry, WriteLocks};
+use tokio_util::sync::CancellationToken;
+
+use crate::config_service::ConfigService;
+use crate::extras_cache::ExtrasCache;
+use crate::turns::{ActiveTurn, TurnGuard, Turns};
+
+pub use launcher::{SessionClaim, TurnHandle, TurnRequest};
+pub use runtime::build_runtime;
+
+/// The services a turn runs with, borrowed from whoever owns them (the
+/// daemon, or a one-shot `seekclaw run`).
+#[derive(Clone, Copy)]
+pub struct Engine<'e> {
+    pub home: &'e Home,
+    pub config: &'e ConfigService,
+    pub store: &'e Store,
+    pub providers: &'e Providers,
+    pub tools: &'e Registry,
+    pub locks: &'e Arc<WriteLocks>,
+    /// One turn per session: the registry `agent.steer`, `agent.cancel`,
+    /// `doctor` and shutdown see.
+    pub turns: &'e Turns,
+    pub mcp: &'e McpManager,
+    pub extras: &'e ExtrasCache,
+}
+
+impl<'e> Engine<'e> {
+    /// Marks `session_id` busy with a turn that `cancel` stops and `steer`
+    /// feeds, until the guard is dropped; `busy` if it already has one.
+    pub fn claim(
+        &self,
+        session_id: &str,
+        cancel: &CancellationToken,
+        steer: &SteerQueue,
+    ) -> Result<TurnGuard<'e>, MethodError> {
+        self.turns
+            .start(ActiveTurn {
+                session_id: session_id.to_string(),
+                cancel: cancel.clone(),
+                steer: steer.clone(),
+            })
+            .ok_or_else(|| busy(session_id))
+    }
+}
+
+/// The error of a second turn on a busy session.
+pub fn busy(sid: &str) -> MethodError {
+    MethodError::new(
+        ErrorCode::Busy,
+        format!("Session {sid} is already running a turn; use agent.steer to add guidance or agent.cancel to stop it"),
+    )
+    .with_session(Some(sid.to_string()))
+}
