@@ -14,6 +14,7 @@ mod load;
 mod mcp;
 mod ping;
 mod populate;
+mod slow_reader;
 mod startup;
 mod stats;
 mod turns;
@@ -73,6 +74,16 @@ enum BenchCommand {
         /// MCP tool calls timed per side.
         #[arg(long, default_value_t = 200)]
         calls: usize,
+    },
+    /// What a turn holds when its client stops reading mid-stream, against the
+    /// same turn read at full speed.
+    SlowReader {
+        /// Deltas of the streamed answer.
+        #[arg(long, default_value_t = 200_000)]
+        deltas: usize,
+        /// Seconds the client stops reading.
+        #[arg(long, default_value_t = 5)]
+        pause: u64,
     },
     /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
     Turns {
@@ -144,6 +155,14 @@ fn main() -> Result<()> {
             first_events,
             calls,
         }),
+        BenchCommand::SlowReader { deltas, pause } => {
+            slow_reader::run(&slow_reader::SlowReaderArgs {
+                bin: &bin,
+                json: cli.json,
+                deltas,
+                pause: Duration::from_secs(pause),
+            })
+        }
         BenchCommand::Startup { home, runs } => startup::run(&startup::StartupArgs {
             bin: &bin,
             home,

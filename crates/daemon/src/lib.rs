@@ -25,8 +25,8 @@ mod scope;
 mod turns;
 
 pub use daemon::{DaemonOptions, run};
-pub use error::DaemonError;
 pub use engine::TurnHandle;
+pub use error::DaemonError;
 pub use handlers::chat::envelope as event_envelope;
 pub use headless::{LocalEngine, RunOptions};
 pub use outcome::terminal as terminal_envelope;

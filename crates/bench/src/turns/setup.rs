@@ -74,9 +74,19 @@ impl SectionDaemon {
         server: &ProviderServer,
         http2: bool,
     ) -> Result<(SectionDaemon, JsonlClient)> {
+        Self::start_config(bin, scratch, name, &config(&server.base_url(), http2))
+    }
+
+    /// [`SectionDaemon::start`] with a config of the caller's.
+    pub fn start_config(
+        bin: &Path,
+        scratch: &Scratch,
+        name: &str,
+        config: &Value,
+    ) -> Result<(SectionDaemon, JsonlClient)> {
         let home = scratch.dir().join(format!("home-{name}"));
         std::fs::create_dir_all(&home)?;
-        let cfg = serde_json::to_vec_pretty(&config(&server.base_url(), http2))?;
+        let cfg = serde_json::to_vec_pretty(config)?;
         std::fs::write(home.join("config.json"), cfg)?;
         let log = scratch.dir().join(format!("daemon-{name}.stderr"));
         let mut daemon = DaemonProc::spawn(bin, &home, &log)?;

@@ -94,7 +94,10 @@ impl<'e> Engine<'e> {
     /// balancing), resolves MCP tools and skills while `request.session`
     /// claims the session, and returns the handle to drive it. An error means
     /// no turn was started (nothing was written for it).
-    pub async fn start_turn<C>(&self, request: TurnRequest<C>) -> Result<TurnHandle<'e>, MethodError>
+    pub async fn start_turn<C>(
+        &self,
+        request: TurnRequest<C>,
+    ) -> Result<TurnHandle<'e>, MethodError>
     where
         C: Future<Output = Result<SessionClaim<'e>, MethodError>>,
     {
@@ -115,11 +118,8 @@ impl<'e> Engine<'e> {
             history: claim.past,
         };
         let (tx, events) = mpsc::unbounded_channel();
-        let (cancel, steer, turn_owner) = (
-            request.cancel.clone(),
-            request.steer.clone(),
-            owner.clone(),
-        );
+        let (cancel, steer, turn_owner) =
+            (request.cancel.clone(), request.steer.clone(), owner.clone());
         let turn: TurnFuture<'e> = Box::pin(async move {
             let extras = async {
                 extras.as_mut().await;

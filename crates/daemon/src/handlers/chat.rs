@@ -213,7 +213,11 @@ pub async fn chat(
         conn.outbox.send_line(lines).await;
     }
     // Every event is written before the terminal.
-    Ok(crate::outcome::terminal(id, Some(sid), turn.outcome().await))
+    Ok(crate::outcome::terminal(
+        id,
+        Some(sid),
+        turn.outcome().await,
+    ))
 }
 
 /// What a chat needs to claim its session.

@@ -257,12 +257,14 @@ async fn execute(
     let reasoning = ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level);
     // Registered like a client's turn, so `agent.steer` by session id and
     // `doctor` see it.
-    let claim = engine.claim(&sid, cancel, &steer).map(|guard| SessionClaim {
-        session,
-        reasoning,
-        past: None,
-        guard,
-    });
+    let claim = engine
+        .claim(&sid, cancel, &steer)
+        .map(|guard| SessionClaim {
+            session,
+            reasoning,
+            past: None,
+            guard,
+        });
     let request = TurnRequest {
         scope: scope.clone(),
         message: task.prompt.clone(),
