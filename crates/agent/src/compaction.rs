@@ -1,50 +1,43 @@
 //! Context compaction inside a turn: summarize the older part of the history with
 //! a side request and append a summary event covering that range of the log.
 
-use seekclaw_providers::types::ChatMessage;
 use seekclaw_store::{EventItem, Summary};
-use tokio::sync::mpsc::UnboundedSender;
-use tokio_util::sync::CancellationToken;
 
 use crate::context;
 use crate::events::{AgentEvent, TurnFailure, TurnStatus, WorkflowNode};
-use crate::turn::{Counters, TurnInput, TurnRuntime, persist};
+use crate::transcript::Transcript;
+use crate::turn::{Counters, TurnCtx};
 
 /// Summarizes the older part of the history with a separate request and appends a
 /// summary covering that range of the log (events are never rewritten). A failure
 /// of the side request only warns (fitting then trims instead); a summary that
-/// cannot be written fails the turn.
-#[allow(clippy::too_many_arguments)]
+/// cannot be written fails the turn. The transcript is settled.
 pub(crate) async fn compact(
-    rt: &TurnRuntime<'_>,
-    input: &TurnInput,
-    owner: &str,
-    events: &UnboundedSender<AgentEvent>,
-    cancel: &CancellationToken,
+    cx: &TurnCtx<'_, '_>,
     step: u32,
-    history: &mut Vec<ChatMessage>,
-    seqs: &mut Vec<Option<u64>>,
+    transcript: &mut Transcript,
     plan: context::CompactionPlan,
     counters: &mut Counters,
 ) -> Result<(), TurnFailure> {
-    let _ = events.send(AgentEvent::Status(TurnStatus::CompactingContext));
-    let _ = events.send(AgentEvent::Workflow {
+    let rt = cx.rt;
+    cx.emit(AgentEvent::Status(TurnStatus::CompactingContext));
+    cx.emit(AgentEvent::Workflow {
         step,
         node: WorkflowNode::Compact,
         detail: String::new(),
     });
-    let older = &history[plan.summarize.clone()];
+    let older = &transcript.messages()[plan.summarize.clone()];
     let request = context::summary_request(older, 4096);
     let route = rt.route_input();
     let mut collector = crate::UsageOnly::default();
     let summary = rt
         .providers
-        .chat(&rt.config, &route, &request, &mut collector, cancel)
+        .chat(&rt.config, &route, &request, &mut collector, cx.cancel)
         .await;
     for r in &collector.records {
         counters
             .records
-            .push(crate::usage_record(r, Some(&input.session_id)));
+            .push(crate::usage_record(r, Some(&cx.input.session_id)));
     }
     let text = match summary {
         Ok(c) if !c.text.trim().is_empty() => c.text,
@@ -57,12 +50,7 @@ pub(crate) async fn compact(
             return Ok(());
         }
     };
-    let covered: Vec<u64> = seqs[plan.summarize.clone()]
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
-    let (Some(&from_seq), Some(&to_seq)) = (covered.iter().min(), covered.iter().max()) else {
+    let Some((from_seq, to_seq)) = transcript.covered(plan.summarize.clone()) else {
         return Ok(());
     };
     let item = EventItem::Summary(Summary {
@@ -70,12 +58,9 @@ pub(crate) async fn compact(
         from_seq,
         to_seq,
     });
-    let seq = persist(&rt.store, &input.scope, &input.session_id, owner, item).await?;
-    *history = context::apply_compaction(history, &plan, &text);
-    // The summary message stands at the summary event's seq, the tail keeps its own.
-    let mut new_seqs = vec![Some(seq)];
-    new_seqs.extend(seqs.drain(plan.keep_from..));
-    *seqs = new_seqs;
-    let _ = events.send(AgentEvent::Status(TurnStatus::ContextCompacted));
+    let seq = cx.persist(item).await?;
+    // The summary message stands at the summary event's seq.
+    transcript.compact(&plan, &text, seq);
+    cx.emit(AgentEvent::Status(TurnStatus::ContextCompacted));
     Ok(())
 }

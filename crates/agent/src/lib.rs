@@ -14,7 +14,9 @@ mod opening;
 pub mod prompt;
 pub mod steer;
 pub mod tool_calls;
+mod transcript;
 pub mod turn;
+mod turn_loop;
 pub mod verify;
 
 pub use events::{

@@ -10,10 +10,6 @@ use tokio::task::JoinHandle;
 use crate::events::TurnFailure;
 use crate::turn::{TurnInput, TurnRuntime, attachments};
 
-/// Stands in for the user message's seq in a turn's seq list until the opening
-/// write has returned it (no real seq gets near this).
-pub(crate) const UNSETTLED_SEQ: u64 = u64::MAX;
-
 /// The opening write, running or done.
 pub(crate) struct OpeningWrite {
     running: Option<JoinHandle<Result<u64, TurnFailure>>>,
@@ -47,17 +43,13 @@ impl OpeningWrite {
         self.done.clone()
     }
 
-    /// [`Self::settle`], then the user message's seq put in place of
-    /// [`UNSETTLED_SEQ`] in `seqs`.
-    pub(crate) async fn settle_into(
-        &mut self,
-        seqs: &mut [Option<u64>],
-    ) -> Result<(), TurnFailure> {
-        let seq = self.settle().await?;
-        for s in seqs.iter_mut().filter(|s| **s == Some(UNSETTLED_SEQ)) {
-            *s = Some(seq);
+    /// A write that has already returned (tests).
+    #[cfg(test)]
+    pub(crate) fn done(done: Result<u64, TurnFailure>) -> OpeningWrite {
+        OpeningWrite {
+            running: None,
+            done,
         }
-        Ok(())
     }
 }
 

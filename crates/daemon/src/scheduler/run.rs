@@ -211,42 +211,9 @@ async fn execute(
     reason: &ReasonSlot,
     settings: &Settings,
 ) -> Result<Outcome, (String, Option<String>)> {
-    let config = daemon.config.load();
     let scope = task_scope(daemon, task);
-    let level = config.agent.reasoning_level;
-    let new = NewSession {
-        scope: scope.key.clone(),
-        id: String::new(),
-        workspace: scope.workspace_string(),
-        title: Some(format!("{}（计划任务）", task.display_name)),
-        reasoning_level: level.as_str().to_string(),
-        network_enabled: true,
-    };
-    let (tid, occ) = (task.id.clone(), occurrence.to_string());
-    let session = daemon
-        .db(move |s| {
-            // Ids carry 24 random bits per second; retry the rare clash.
-            let mut attempt = 0;
-            let header = loop {
-                let candidate = NewSession {
-                    id: new_session_id(),
-                    ..new.clone()
-                };
-                match s.create_session(&candidate) {
-                    Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
-                    other => break other?,
-                }
-            };
-            s.set_claim_session(&tid, &occ, &header.id)?;
-            Ok(header)
-        })
-        .await
-        .map_err(|e| {
-            (
-                format!("Cannot create the run's session: {}", e.message),
-                None,
-            )
-        })?;
+    let level = daemon.config.load().agent.reasoning_level;
+    let session = run_session(daemon, task, occurrence, &scope, level).await?;
     let sid = session.id.clone();
     if cancel.is_cancelled() {
         let why = reason_of(reason);
@@ -313,7 +280,25 @@ async fn execute(
             TurnOutcome::Cancelled(String::new())
         }
     };
-    Ok(match outcome {
+    let why = || {
+        if timed_out {
+            CancelReason::Timeout(settings.turn_timeout)
+        } else {
+            reason_of(reason)
+        }
+    };
+    Ok(run_outcome(daemon, &scope, sid, outcome, why).await)
+}
+
+/// The run's record of how its turn ended.
+async fn run_outcome(
+    daemon: &Daemon,
+    scope: &Scope,
+    sid: String,
+    outcome: TurnOutcome,
+    why: impl FnOnce() -> CancelReason,
+) -> Outcome {
+    match outcome {
         TurnOutcome::Done(text) => Outcome {
             status: RunStatus::Success,
             error: None,
@@ -333,15 +318,51 @@ async fn execute(
             output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
             session_id: Some(sid),
         },
-        TurnOutcome::Cancelled(text) => {
-            let why = if timed_out {
-                CancelReason::Timeout(settings.turn_timeout)
-            } else {
-                reason_of(reason)
+        TurnOutcome::Cancelled(text) => cancelled(why(), text, sid),
+    }
+}
+
+/// A fresh session titled `<name>（计划任务）` for the run, recorded on its claim.
+async fn run_session(
+    daemon: &Daemon,
+    task: &ScheduledTask,
+    occurrence: &str,
+    scope: &Scope,
+    level: ReasoningLevel,
+) -> Result<seekclaw_store::SessionHeader, (String, Option<String>)> {
+    let new = NewSession {
+        scope: scope.key.clone(),
+        id: String::new(),
+        workspace: scope.workspace_string(),
+        title: Some(format!("{}（计划任务）", task.display_name)),
+        reasoning_level: level.as_str().to_string(),
+        network_enabled: true,
+    };
+    let (tid, occ) = (task.id.clone(), occurrence.to_string());
+    daemon
+        .db(move |s| {
+            // Ids carry 24 random bits per second; retry the rare clash.
+            let mut attempt = 0;
+            let header = loop {
+                let candidate = NewSession {
+                    id: new_session_id(),
+                    ..new.clone()
+                };
+                match s.create_session(&candidate) {
+                    Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
+                    other => break other?,
+                }
             };
-            cancelled(why, text, sid)
-        }
-    })
+            s.set_claim_session(&tid, &occ, &header.id)?;
+            Ok(header)
+        })
+        .await
+        .map_err(|e| {
+            (
+                format!("Cannot create the run's session: {}", e.message),
+                None,
+            )
+        })
 }
 
 /// The last non-empty assistant text the run's session holds (a failed turn

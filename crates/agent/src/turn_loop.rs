@@ -1,0 +1,473 @@
+//! The model ⇄ tools loop of one turn, a step at a time: take the guidance
+//! that arrived, build the request (the model it goes to, compaction,
+//! fitting), sample the model, record the answer, run its tool calls, and
+//! decide whether the turn goes on.
+
+use seekclaw_providers::Completion;
+use seekclaw_providers::ProviderError;
+use seekclaw_providers::routing::{RouteInput, candidates};
+use seekclaw_providers::types::{ChatMessage, ChatRequest, FinishReason, ToolSpec};
+use seekclaw_store::{
+    AssistantMessage, EventItem, ToolCall as StoredCall, ToolResult, ViewedImage as StoredView,
+};
+use seekclaw_tools::ToolFilter;
+
+use crate::context;
+use crate::events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowNode};
+use crate::observer::StepObserver;
+use crate::tool_calls::run_calls;
+use crate::transcript::{Transcript, user_message};
+use crate::turn::{Counters, TurnCtx, UserImage, add_count, steer_item};
+
+/// What the loop carries from one step to the next.
+struct LoopState<'t> {
+    step: u32,
+    max_steps: u32,
+    /// Becomes a vision route for the rest of the turn once guidance brings images.
+    route: RouteInput<'t>,
+    /// The last non-empty answer text (a cancelled turn ends with it).
+    last_text: String,
+    /// A tool changed the workspace since the last verification.
+    mutated: bool,
+    repairs: u32,
+    continuations: u32,
+    compacted: bool,
+}
+
+/// A step's request, and the tool filter its calls are checked against.
+struct Prepared {
+    request: ChatRequest,
+    filter: ToolFilter,
+}
+
+/// An image entering a step's model request.
+struct ViewedImage {
+    id: String,
+    name: String,
+    media_type: String,
+}
+
+impl ViewedImage {
+    fn of(i: &UserImage) -> ViewedImage {
+        ViewedImage {
+            id: i.id.clone(),
+            name: i.name.clone(),
+            media_type: i.media_type.clone(),
+        }
+    }
+}
+
+/// What the loop does after a step.
+enum Next {
+    Continue,
+    End(TurnOutcome),
+}
+
+/// Runs the steps of a turn until it ends. `Err` is a failure (provider, step
+/// limit, store, …); a cut-short step's partial answer is left in `counters`.
+pub(crate) async fn turn_loop(
+    cx: &TurnCtx<'_, '_>,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+) -> Result<TurnOutcome, TurnFailure> {
+    let agent = &cx.rt.config.agent;
+    let mut st = LoopState {
+        step: 0,
+        max_steps: agent.max_steps.max(1) + agent.max_repair_attempts.min(128),
+        route: RouteInput {
+            needs_vision: !cx.input.images.is_empty(),
+            ..cx.rt.route_input()
+        },
+        last_text: String::new(),
+        mutated: false,
+        repairs: 0,
+        continuations: 0,
+        compacted: false,
+    };
+    loop {
+        if cx.cancel.is_cancelled() {
+            return Ok(TurnOutcome::Cancelled(st.last_text));
+        }
+        if st.step >= st.max_steps {
+            return Err(TurnFailure::new(
+                FailureKind::StepLimit,
+                format!(
+                    "Stopped after {} steps (agent.maxSteps); the task is not finished. Send a follow-up to continue.",
+                    st.max_steps
+                ),
+            ));
+        }
+        st.step += 1;
+        counters.steps = u64::from(st.step);
+        let views = take_guidance(cx, &mut st, transcript).await?;
+        let prepared = prepare(cx, &mut st, transcript, counters, &views).await?;
+        let completion = match sample(cx, &mut st, prepared.request, transcript, counters).await? {
+            Ok(completion) => completion,
+            Err(ended) => return Ok(ended),
+        };
+        if let Next::End(outcome) =
+            record(cx, &mut st, transcript, counters, &completion, &views).await?
+        {
+            return Ok(outcome);
+        }
+        if let Next::End(outcome) = decide(
+            cx,
+            &mut st,
+            transcript,
+            counters,
+            completion,
+            &prepared.filter,
+        )
+        .await?
+        {
+            return Ok(outcome);
+        }
+    }
+}
+
+/// Drains the guidance that arrived into the transcript (and the log); returns
+/// the images entering this step's request: the message's on step 1, then
+/// those the guidance brings.
+async fn take_guidance(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+) -> Result<Vec<ViewedImage>, TurnFailure> {
+    let mut views: Vec<ViewedImage> = Vec::new();
+    if st.step == 1 {
+        views.extend(cx.input.images.iter().map(ViewedImage::of));
+    }
+    let guidance = cx.steer.drain();
+    if !guidance.is_empty() {
+        transcript.settle().await?;
+    }
+    for g in guidance {
+        if !g.images.is_empty() {
+            st.route.needs_vision = true;
+            views.extend(g.images.iter().map(ViewedImage::of));
+        }
+        cx.emit(AgentEvent::Steer(g.text.clone()));
+        let seq = cx.persist(steer_item(&g)).await?;
+        transcript.push(user_message(g.text, &g.images), seq);
+    }
+    Ok(views)
+}
+
+/// The step's request: the model it most likely goes to sizes the context and
+/// the prompt; the history is repaired, compacted once if it has outgrown the
+/// window, and fitted.
+async fn prepare(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+    views: &[ViewedImage],
+) -> Result<Prepared, TurnFailure> {
+    let rt = cx.rt;
+    let chain =
+        candidates(&rt.config, &st.route, |_| false).map_err(|e| TurnFailure::from_provider(&e))?;
+    let first = chain[0];
+    let model = first.model(&rt.config);
+    let model_ref = first.model_ref(&rt.config);
+    let vision = model.capabilities.vision;
+    let filter = rt.tool_filter(cx.input, vision);
+    let offered = cx.ext.registry.offered(&filter);
+    let tool_names: Vec<String> = offered
+        .iter()
+        .map(|t| t.definition().name.clone())
+        .collect();
+    let system = rt.system_prompt(cx.input, &model_ref, vision, &tool_names, &cx.ext.extras);
+    let budget = context::Budget {
+        context_window: model.context_window,
+        max_output: model.max_output,
+        system_tokens: (system.chars().count() as u64).div_ceil(4),
+    }
+    .history_budget();
+    cx.emit(AgentEvent::Status(TurnStatus::Thinking));
+    cx.emit(AgentEvent::Workflow {
+        step: st.step,
+        node: WorkflowNode::Think {
+            continuation: st.continuations > 0,
+        },
+        detail: String::new(),
+    });
+    transcript.repair();
+    if rt.config.agent.enable_context_compaction
+        && !st.compacted
+        && let Some(plan) = context::plan_compaction(transcript.messages(), budget)
+    {
+        st.compacted = true;
+        transcript.settle().await?;
+        crate::compaction::compact(cx, st.step, transcript, plan, counters).await?;
+    }
+    let fitted = context::fit(transcript.messages(), budget);
+    for v in views {
+        cx.emit(AgentEvent::ImageView {
+            image_id: v.id.clone(),
+            name: v.name.clone(),
+            media_type: v.media_type.clone(),
+        });
+    }
+    let request = ChatRequest {
+        system,
+        messages: fitted.messages,
+        tools: offered
+            .iter()
+            .map(|t| {
+                let d = t.definition();
+                ToolSpec {
+                    name: d.name.clone(),
+                    description: d.description.clone(),
+                    parameters: d.parameters.clone(),
+                }
+            })
+            .collect(),
+        max_output: None,
+        temperature: rt
+            .workspace
+            .as_ref()
+            .and_then(|w| w.temperature)
+            .or_else(|| rt.config.active_profile().and_then(|p| p.temperature)),
+        reasoning: cx.input.reasoning,
+        thinking_budget_tokens: rt.config.agent.thinking_budget_tokens,
+    };
+    Ok(Prepared { request, filter })
+}
+
+/// Asks the model, streaming its answer as events, and counts the usage.
+/// `Ok(Err(outcome))`: the turn was cancelled mid-stream.
+async fn sample(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    request: ChatRequest,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+) -> Result<Result<Completion, TurnOutcome>, TurnFailure> {
+    let rt = cx.rt;
+    let mut observer = StepObserver {
+        events: cx.events,
+        step: st.step,
+        text: String::new(),
+        thinking: String::new(),
+        model_ref: None,
+        records: Vec::new(),
+        rounds: 0,
+    };
+    let result = rt
+        .providers
+        .chat(&rt.config, &st.route, &request, &mut observer, cx.cancel)
+        .await;
+    // From here on the step writes to the log: after the opening.
+    transcript.settle().await?;
+    counters.rounds += observer.rounds;
+    for r in &observer.records {
+        let d = &mut counters.delta;
+        add_count(&mut d.input_tokens, r.usage.total_input_tokens);
+        add_count(&mut d.total_input_tokens, r.usage.total_input_tokens);
+        add_count(&mut d.cached_input_tokens, r.usage.cached_input_tokens);
+        add_count(&mut d.output_tokens, r.usage.output_tokens);
+        add_count(&mut d.output_elapsed_ms, r.elapsed_ms as u64);
+        counters
+            .records
+            .push(crate::usage_record(r, Some(&cx.input.session_id)));
+    }
+    match result {
+        Ok(c) => Ok(Ok(c)),
+        // Text streamed before a cancel or a failure is kept as the
+        // assistant's answer, written with the terminal (one write: a full
+        // disk then loses neither, or reports both unsaved).
+        Err(ProviderError::Cancelled) => {
+            counters.final_answer = observer.partial_answer();
+            if !observer.text.is_empty() {
+                st.last_text = observer.text;
+            }
+            Ok(Err(TurnOutcome::Cancelled(std::mem::take(
+                &mut st.last_text,
+            ))))
+        }
+        Err(e) => {
+            counters.final_answer = observer.partial_answer();
+            Err(TurnFailure::from_provider(&e))
+        }
+    }
+}
+
+/// Records the step's answer. A final answer (no tool calls, nothing to
+/// continue or verify, no guidance waiting) ends the turn: it is stored with
+/// the terminal instead of on its own.
+async fn record(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+    completion: &Completion,
+    views: &[ViewedImage],
+) -> Result<Next, TurnFailure> {
+    let agent = &cx.rt.config.agent;
+    let assistant = assistant_item(completion, views);
+    if !completion.text.trim().is_empty() {
+        st.last_text = completion.text.clone();
+    }
+    let answered = completion.tool_calls.is_empty()
+        && !truncated(st, agent, completion)
+        && !(st.mutated && st.repairs < agent.max_repair_attempts);
+    // No steer can queue once the queue is closed.
+    if answered && cx.steer.close_if_empty() {
+        counters.final_answer = Some(EventItem::Assistant(assistant));
+        counters.done_at_step = Some(st.step);
+        return Ok(Next::End(TurnOutcome::Done(st.last_text.clone())));
+    }
+    let seq = cx.persist(EventItem::Assistant(assistant)).await?;
+    transcript.push(
+        ChatMessage::Assistant {
+            text: completion.text.clone(),
+            thinking: completion.thinking.clone(),
+            tool_calls: completion.tool_calls.clone(),
+        },
+        seq,
+    );
+    Ok(Next::Continue)
+}
+
+/// Whether the answer hit the output cap and may be continued.
+fn truncated(st: &LoopState<'_>, agent: &seekclaw_config::AgentSettings, c: &Completion) -> bool {
+    c.finish == Some(FinishReason::Length) && st.continuations < agent.max_output_continuations
+}
+
+/// After a recorded step: run its tool calls, continue a truncated answer,
+/// verify a changed workspace, or end once no guidance is waiting.
+async fn decide(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+    completion: Completion,
+    filter: &ToolFilter,
+) -> Result<Next, TurnFailure> {
+    let agent = &cx.rt.config.agent;
+    if !completion.tool_calls.is_empty() {
+        run_tools(cx, st, transcript, &completion, filter).await?;
+        return Ok(Next::Continue);
+    }
+    if cx.steer.has_pending() {
+        return Ok(Next::Continue);
+    }
+    if truncated(st, agent, &completion) {
+        st.continuations += 1;
+        cx.emit(AgentEvent::Status(TurnStatus::OutputTruncated));
+        if completion.text.trim().is_empty() {
+            let text = ">>> [output truncated] Your last answer hit the output limit before any text. Continue, more concisely.".to_string();
+            let seq = cx.notice("continuation", &text).await?;
+            transcript.push(user_message(text, &[]), seq);
+        }
+        return Ok(Next::Continue);
+    }
+    if st.mutated && st.repairs < agent.max_repair_attempts {
+        st.mutated = false;
+        if let Some((command, output)) =
+            crate::verify::verify_turn(cx.rt, cx.events, cx.cancel, st.step).await
+        {
+            st.repairs += 1;
+            let text = crate::verify::repair_message(&command, &output);
+            cx.emit(AgentEvent::Workflow {
+                step: st.step,
+                node: WorkflowNode::Repair,
+                detail: command,
+            });
+            let seq = cx.notice("repair", &text).await?;
+            transcript.push(user_message(text, &[]), seq);
+            return Ok(Next::Continue);
+        }
+        if cx.cancel.is_cancelled() {
+            return Ok(Next::End(TurnOutcome::Cancelled(st.last_text.clone())));
+        }
+    }
+    if !cx.steer.close_if_empty() {
+        return Ok(Next::Continue);
+    }
+    counters.done_at_step = Some(st.step);
+    Ok(Next::End(TurnOutcome::Done(st.last_text.clone())))
+}
+
+/// Runs the step's tool calls and records each result in order.
+async fn run_tools(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+    completion: &Completion,
+    filter: &ToolFilter,
+) -> Result<(), TurnFailure> {
+    let calls = &completion.tool_calls;
+    let outputs = run_calls(
+        &cx.ext.registry,
+        filter,
+        cx.tools,
+        calls,
+        st.step,
+        cx.events,
+    )
+    .await;
+    for (call, out) in calls.iter().zip(outputs) {
+        st.mutated |= out.mutated;
+        let item = EventItem::ToolResult(ToolResult {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            success: out.success,
+            output: out.content.clone(),
+            // A write that changed nothing has no diff (reference §3).
+            diff: out.diff.clone().filter(|d| !d.is_empty()),
+            file_path: out.file_path.clone(),
+        });
+        let seq = cx.persist(item).await?;
+        let message = ChatMessage::Tool {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: out.content,
+            is_error: !out.success,
+            images: out
+                .images
+                .into_iter()
+                .map(|i| seekclaw_providers::types::ImageData {
+                    media_type: i.media_type,
+                    data_base64: i.data_base64,
+                })
+                .collect(),
+        };
+        transcript.push(message, seq);
+    }
+    Ok(())
+}
+
+/// The step's answer as its log entry.
+fn assistant_item(completion: &Completion, views: &[ViewedImage]) -> AssistantMessage {
+    AssistantMessage {
+        text: completion.text.clone(),
+        thinking: completion
+            .thinking
+            .as_ref()
+            .map(|t| t.text.clone())
+            .filter(|t| !t.is_empty()),
+        thinking_signature: completion
+            .thinking
+            .as_ref()
+            .and_then(|t| t.signature.clone()),
+        model_ref: Some(completion.model_ref()),
+        tool_calls: completion
+            .tool_calls
+            .iter()
+            .map(|c| StoredCall {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                arguments_json: c.arguments.clone(),
+            })
+            .collect(),
+        viewed_images: views
+            .iter()
+            .map(|v| StoredView {
+                id: v.id.clone(),
+                name: v.name.clone(),
+            })
+            .collect(),
+        finish_reason: completion.finish.as_ref().map(|f| f.as_str().to_string()),
+    }
+}
