@@ -40,7 +40,7 @@ pub const MISSING_RESULT: &str =
 /// Start of every compaction summary message.
 pub const SUMMARY_PREFIX: &str = ">>> [Context compaction]";
 
-/// ceil(chars / 4).
+/// Estimated tokens of a text: ceil(chars / 4).
 pub fn estimate_text(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
@@ -77,17 +77,18 @@ pub fn estimate_all(messages: &[ChatMessage]) -> u64 {
     messages.iter().map(estimate_tokens).sum()
 }
 
-/// Makes the history acceptable to every provider: each assistant tool call is
-/// followed by exactly one result, in call order; results without a call are
-/// dropped; a missing result becomes a failure ([`MISSING_RESULT`]); call
-/// arguments are sanitized to a JSON object.
+/// [`repair_pairs_with_origin`] without the origins.
+#[cfg(test)]
 pub fn repair_pairs(history: &mut Vec<ChatMessage>) {
     repair_pairs_with_origin(history);
 }
 
-/// [`repair_pairs`], returning for each message of the repaired history the
-/// index it had before (`None` for a synthesized failure result), so callers
-/// can keep side tables (event sequence numbers) aligned.
+/// Makes the history acceptable to every provider: each assistant tool call is
+/// followed by exactly one result, in call order; results without a call are
+/// dropped; a missing result becomes a failure ([`MISSING_RESULT`]); call
+/// arguments are sanitized to a JSON object. Returns for each message of the
+/// repaired history the index it had before (`None` for a synthesized failure
+/// result), so side tables (event sequence numbers) stay aligned.
 ///
 /// A step's results are searched up to the next assistant message, so a user
 /// message that slipped between a call and its result (a steer) keeps the

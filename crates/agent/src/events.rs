@@ -6,17 +6,26 @@ use seekclaw_providers::ProviderError;
 /// The kinds of node of the live execution flowchart (the wire's `kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WorkflowKind {
+    /// The turn began.
     Start,
+    /// A model request.
     Think,
+    /// A tool call.
     Tool,
+    /// The older history was summarized.
     Compact,
+    /// The workspace's verify command runs.
     Verify,
+    /// The model is asked to fix what verification found.
     Repair,
+    /// The turn finished with an answer.
     Done,
+    /// The turn failed.
     Error,
 }
 
 impl WorkflowKind {
+    /// The wire name (`details.kind` of a `workflow` event).
     pub fn as_str(self) -> &'static str {
         match self {
             WorkflowKind::Start => "start",
@@ -35,24 +44,33 @@ impl WorkflowKind {
 /// label, an icon) is its own business.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkflowNode {
+    /// The turn began.
     Start,
     /// A model request; `continuation` when it continues an answer the
     /// output limit cut.
     Think {
+        /// The request continues a cut answer.
         continuation: bool,
     },
     /// A tool call, by the tool's name.
     Tool {
+        /// The tool's registry name.
         name: String,
     },
+    /// The older history was summarized.
     Compact,
+    /// The workspace's verify command runs.
     Verify,
+    /// The model is asked to fix what verification found.
     Repair,
+    /// The turn finished with an answer.
     Done,
+    /// The turn failed.
     Error,
 }
 
 impl WorkflowNode {
+    /// The node's kind, without its data.
     pub fn kind(&self) -> WorkflowKind {
         match self {
             WorkflowNode::Start => WorkflowKind::Start,
@@ -80,56 +98,93 @@ pub enum TurnStatus {
     OutputTruncated,
     /// The verify command runs.
     Verifying,
+    /// The older history is being summarized.
     CompactingContext,
+    /// The summary is in the log; the turn goes on with it.
     ContextCompacted,
 }
 
+/// One thing a running turn reports, in order. Front ends render them; the
+/// session log, not these events, is the record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {
+    /// A node of the execution flowchart.
     Workflow {
+        /// The model request the node belongs to (0 before the first).
         step: u32,
+        /// What happens.
         node: WorkflowNode,
         /// Empty when there is none.
         detail: String,
     },
+    /// What the turn is doing now.
     Status(TurnStatus),
     /// The model actually answering (again after a failover).
     ModelStart {
+        /// Provider id from the config.
         provider: String,
+        /// Model id at that provider.
         model: String,
+        /// The model request it answers.
         step: u32,
     },
+    /// A piece of the model's reasoning, streamed.
     Thinking(String),
+    /// A piece of the model's answer, streamed.
     Delta(String),
     /// One provider attempt's token counts.
     Usage {
+        /// Provider id from the config.
         provider: String,
+        /// Model id at that provider.
         model: String,
+        /// Input tokens not read from the provider's cache.
         input_tokens: u64,
+        /// Output tokens, reasoning included.
         output_tokens: u64,
+        /// All input tokens, cached or not.
         total_input_tokens: u64,
+        /// Input tokens read from the provider's cache.
         cached_input_tokens: u64,
+        /// Wall time of the attempt.
         elapsed_ms: f64,
     },
+    /// An image enters the model's request.
     ImageView {
+        /// The image's id (its blob hash).
         image_id: String,
+        /// The file name it came with.
         name: String,
+        /// Its MIME type.
         media_type: String,
     },
+    /// A tool call starts.
     ToolStart {
+        /// The model's id for the call.
         call_id: String,
+        /// The tool's registry name.
         name: String,
+        /// A one-line description of the call (e.g. the path it reads).
         summary: String,
     },
+    /// A tool call ended.
     ToolDone {
+        /// The model's id for the call.
         call_id: String,
+        /// Whether the tool reported success.
         success: bool,
+        /// Wall time of the call.
         duration_ms: f64,
+        /// A one-line description of the result.
         summary: String,
     },
+    /// A tool changed a file.
     FileDiff {
+        /// The call that changed it.
         call_id: String,
+        /// The file, relative to the workspace when inside it.
         path: String,
+        /// Unified diff of the change.
         diff: String,
     },
     /// Queued guidance entered the turn's context.
@@ -143,12 +198,14 @@ pub enum TurnOutcome {
     Done(String),
     /// Cancelled; the partial or last assistant text.
     Cancelled(String),
+    /// The turn failed; its end is in the log.
     Failed(TurnFailure),
     /// The turn ended as `ended`, but its end (final answer, terminal) could
     /// not be written to the session log: it must not be acknowledged as
     /// done. The session keeps the turn's active mark, so the next turn on
     /// it, or the next start, records it as interrupted.
     Unsaved {
+        /// How the turn had ended.
         ended: Box<TurnOutcome>,
         /// Why the write failed.
         error: String,
@@ -158,12 +215,14 @@ pub enum TurnOutcome {
 /// Why a turn failed, as data: each front end maps the kind to its own code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnFailure {
+    /// What went wrong, for the front end's error code.
     pub kind: FailureKind,
     /// The full readable text (e.g. the provider's error).
     pub message: String,
 }
 
 impl TurnFailure {
+    /// A failure of `kind` with its readable text.
     pub fn new(kind: FailureKind, message: impl Into<String>) -> TurnFailure {
         TurnFailure {
             kind,
@@ -171,6 +230,7 @@ impl TurnFailure {
         }
     }
 
+    /// The session log could not be read or written.
     pub fn storage(message: impl Into<String>) -> TurnFailure {
         Self::new(FailureKind::Storage, message)
     }

@@ -10,6 +10,7 @@ use seekclaw_tools::{Registry, Tool};
 
 use crate::prompt::PromptFiles;
 
+/// What a turn gets from MCP servers, skills and the prompt's files.
 #[derive(Default)]
 pub struct TurnExtras {
     /// MCP tools (`mcp__<server>__<tool>`), added to the built-in registry.

@@ -1,28 +1,30 @@
 //! The SeekClaw turn engine: runs one agent turn (model ⇄ tools loop) over a
 //! session, emitting typed events. Knows no wire and no socket.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
 
 mod blocking;
 mod closing;
 mod compaction;
-pub mod context;
-pub mod events;
+mod context;
+mod events;
 mod extras;
-pub mod history;
+mod history;
 mod observer;
 mod opening;
-pub mod prompt;
-pub mod steer;
-pub mod tool_calls;
+mod prompt;
+mod steer;
+mod tool_calls;
 mod transcript;
-pub mod turn;
+mod turn;
 mod turn_loop;
-pub mod verify;
+mod verify;
 
 pub use events::{
     AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
+pub use prompt::PromptFiles;
 pub use steer::{Steer, SteerQueue, TurnFinishing};
 pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 

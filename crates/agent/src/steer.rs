@@ -3,13 +3,16 @@
 //! still gets one more step.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::turn::UserImage;
 
+/// Guidance for a running turn: text and images the model reads at its next step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Steer {
+    /// What the user adds.
     pub text: String,
+    /// Images that come with it.
     pub images: Vec<UserImage>,
 }
 
@@ -25,17 +28,27 @@ pub struct SteerQueue {
     state: Arc<Mutex<State>>,
 }
 
+/// Guidance refused: the turn has decided to finish and takes no more steps.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("The active turn is already finishing")]
 pub struct TurnFinishing;
 
 impl SteerQueue {
+    /// An open, empty queue.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// The queue's state. Every change under the lock is a single push,
+    /// drain or flag, so a holder that panicked left it consistent: a
+    /// poisoned lock is taken over rather than losing guidance.
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues guidance for the turn's next step; refused once the turn is finishing.
     pub fn push(&self, steer: Steer) -> Result<(), TurnFinishing> {
-        let mut s = self.state.lock().map_err(|_| TurnFinishing)?;
+        let mut s = self.state();
         if s.closed {
             return Err(TurnFinishing);
         }
@@ -43,42 +56,32 @@ impl SteerQueue {
         Ok(())
     }
 
+    /// Takes everything queued (the turn, at a step boundary).
     pub fn drain(&self) -> Vec<Steer> {
-        self.state
-            .lock()
-            .map(|mut s| s.items.drain(..).collect())
-            .unwrap_or_default()
+        self.state().items.drain(..).collect()
     }
 
+    /// Whether guidance is waiting.
     pub fn has_pending(&self) -> bool {
-        self.state
-            .lock()
-            .map(|s| !s.items.is_empty())
-            .unwrap_or(false)
+        !self.state().items.is_empty()
     }
 
     /// Closes the queue if it is empty (the turn may finish). Returns false when
     /// guidance is waiting: the turn must take one more step.
     pub fn close_if_empty(&self) -> bool {
-        match self.state.lock() {
-            Ok(mut s) if s.items.is_empty() => {
-                s.closed = true;
-                true
-            }
-            Ok(_) => false,
-            Err(_) => true,
+        let mut s = self.state();
+        if !s.items.is_empty() {
+            return false;
         }
+        s.closed = true;
+        true
     }
 
     /// Closes unconditionally (cancellation, failure); returns what was left.
     pub fn close(&self) -> Vec<Steer> {
-        self.state
-            .lock()
-            .map(|mut s| {
-                s.closed = true;
-                s.items.drain(..).collect()
-            })
-            .unwrap_or_default()
+        let mut s = self.state();
+        s.closed = true;
+        s.items.drain(..).collect()
     }
 }
 

@@ -28,21 +28,32 @@ use crate::transcript::Transcript;
 /// An image attached to the user's message (base64 without a data-URL prefix).
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserImage {
+    /// Content hash; the blob's key in the store.
     pub id: String,
+    /// The file name it came with.
     pub name: String,
+    /// Its MIME type.
     pub media_type: String,
+    /// The bytes, base64.
     pub data: String,
+    /// Decoded size.
     pub size_bytes: u64,
 }
 
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct TurnInput {
+    /// The store scope of the session (a workspace key or global).
     pub scope: String,
+    /// The session the turn runs on.
     pub session_id: String,
+    /// The user's message.
     pub message: String,
+    /// Images attached to it.
     pub images: Vec<UserImage>,
+    /// How hard the model thinks.
     pub reasoning: ReasoningLevel,
+    /// Whether network tools (`web_fetch`, network in `bash`) are offered.
     pub network_enabled: bool,
     /// The conversation before the turn, when the caller read it after
     /// claiming the session; `None`: the turn reads it.
@@ -52,17 +63,25 @@ pub struct TurnInput {
 /// Everything a turn runs with, captured at its start: later config, workspace
 /// or mode changes do not affect a running turn.
 pub struct TurnRuntime<'a> {
+    /// The daemon's config as the turn started.
     pub config: Config,
+    /// The workspace's own `.seekclaw/config.json`, if any.
     pub workspace: Option<WorkspaceConfig>,
     /// The project root; `None` for global sessions.
     pub workspace_root: Option<PathBuf>,
     /// Where tools work: the root, or `$SEEKCLAW_HOME/global`.
     pub work_dir: PathBuf,
+    /// The SeekClaw home (prompt overrides, memory, skills).
     pub home: Home,
+    /// The agent mode (plan, readonly, edit, auto) in effect.
     pub mode: AgentMode,
+    /// The session store the turn logs to.
     pub store: Store,
+    /// The shared provider pool and circuit breaker.
     pub providers: &'a Providers,
+    /// The built-in tools (MCP tools are added from the extras).
     pub registry: Registry,
+    /// Write locks shared with every other turn.
     pub locks: Arc<WriteLocks>,
     /// What load balancing orders candidates by (`routing.loadBalance`):
     /// empty unless the strategy needs it.
@@ -73,7 +92,9 @@ pub struct TurnRuntime<'a> {
 /// and the usage statistics per model ref.
 #[derive(Debug, Clone, Default)]
 pub struct Balance {
+    /// Where `roundRobin` starts in the candidate list.
     pub round_robin_cursor: i64,
+    /// Calls and latency per `provider/model`, for `leastUsed` and `fastest`.
     pub stats: std::collections::HashMap<String, seekclaw_providers::routing::ModelStats>,
 }
 

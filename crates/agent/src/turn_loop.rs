@@ -180,7 +180,7 @@ async fn prepare(
     let budget = context::Budget {
         context_window: model.context_window,
         max_output: model.max_output,
-        system_tokens: (system.chars().count() as u64).div_ceil(4),
+        system_tokens: context::estimate_text(&system),
     }
     .history_budget();
     cx.emit(AgentEvent::Status(TurnStatus::Thinking));

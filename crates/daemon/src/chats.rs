@@ -12,6 +12,8 @@ use seekclaw_agent::SteerQueue;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::sync::Locked;
+
 /// A chat as `agent.cancel` and `agent.steer` see it.
 #[derive(Clone)]
 pub struct ChatEntry {
@@ -70,22 +72,20 @@ impl Chats {
     ) -> ChatStart {
         let (session_tx, session) = watch::channel(None);
         let steer = SteerQueue::new();
-        let serial = match self.entries.lock() {
-            Ok(mut e) => {
-                e.next_serial += 1;
-                let serial = e.next_serial;
-                let entry = ChatEntry {
-                    serial,
-                    cancel: cancel.clone(),
-                    steer: steer.clone(),
-                    requested,
-                    session,
-                };
-                e.live.insert(serial, entry);
-                e.newest.insert(request_id, serial);
-                serial
-            }
-            Err(_) => 0,
+        let serial = {
+            let mut e = self.entries.locked();
+            e.next_serial += 1;
+            let serial = e.next_serial;
+            let entry = ChatEntry {
+                serial,
+                cancel: cancel.clone(),
+                steer: steer.clone(),
+                requested,
+                session,
+            };
+            e.live.insert(serial, entry);
+            e.newest.insert(request_id, serial);
+            serial
         };
         ChatStart {
             chats: self.clone(),
@@ -98,33 +98,26 @@ impl Chats {
     }
 
     pub fn get(&self, request_id: i64) -> Option<ChatEntry> {
-        let e = self.entries.lock().ok()?;
+        let e = self.entries.locked();
         e.live.get(e.newest.get(&request_id)?).cloned()
     }
 
     /// The chats requests can name, by request id.
     pub fn findable(&self) -> Vec<(i64, ChatEntry)> {
-        self.entries
-            .lock()
-            .map(|e| {
-                let mut all: Vec<_> = e.findable().map(|(id, c)| (id, c.clone())).collect();
-                all.sort_by_key(|(id, _)| *id);
-                all
-            })
-            .unwrap_or_default()
+        let e = self.entries.locked();
+        let mut all: Vec<_> = e.findable().map(|(id, c)| (id, c.clone())).collect();
+        all.sort_by_key(|(id, _)| *id);
+        all
     }
 
     /// Every running chat, a hidden older one of a reused id included.
     pub fn all(&self) -> Vec<ChatEntry> {
-        self.entries
-            .lock()
-            .map(|e| e.live.values().cloned().collect())
-            .unwrap_or_default()
+        self.entries.locked().live.values().cloned().collect()
     }
 
     /// The newest findable chat that asked for session `id` (without case).
     pub fn asking_for(&self, id: &str) -> Option<ChatEntry> {
-        let e = self.entries.lock().ok()?;
+        let e = self.entries.locked();
         e.findable()
             .map(|(_, c)| c)
             .filter(|c| {
@@ -156,7 +149,8 @@ impl ChatStart {
 
 impl Drop for ChatStart {
     fn drop(&mut self) {
-        if let Ok(mut e) = self.chats.entries.lock() {
+        {
+            let mut e = self.chats.entries.locked();
             e.live.remove(&self.serial);
             if e.newest.get(&self.request_id) == Some(&self.serial) {
                 e.newest.remove(&self.request_id);

@@ -11,6 +11,8 @@ use std::time::{Duration, SystemTime};
 use seekclaw_config::{Config, FileProblem, Home, State, load_json_file, save_json_file};
 use seekclaw_protocol::MethodError;
 
+use crate::sync::Locked;
+
 pub struct ConfigService {
     home: Home,
     write: tokio::sync::Mutex<()>,
@@ -71,14 +73,12 @@ impl ConfigService {
     fn note(&self, problem: Option<FileProblem>) {
         if let Some(p) = problem {
             tracing::warn!(file = %p.path.display(), error = %p.error, "corrupt file moved aside; using defaults");
-            if let Ok(mut all) = self.problems.lock() {
-                all.push(p);
-            }
+            self.problems.locked().push(p);
         }
     }
 
     pub fn problems(&self) -> Vec<FileProblem> {
-        self.problems.lock().map(|p| p.clone()).unwrap_or_default()
+        self.problems.locked().clone()
     }
 
     /// Writes defaults for missing files (or files just moved aside), so users have
@@ -103,8 +103,8 @@ impl ConfigService {
     pub fn load(&self) -> Config {
         let path = self.home.config_path();
         let stamp = FileStamp::of(&path);
-        if let (Some(stamp), Ok(cached)) = (stamp, self.cached.lock())
-            && let Some((seen, config)) = cached.as_ref()
+        if let Some(stamp) = stamp
+            && let Some((seen, config)) = self.cached.locked().as_ref()
             && *seen == stamp
         {
             return config.clone();
@@ -115,9 +115,8 @@ impl ConfigService {
                 // read again next time.
                 if loaded.problem.is_none()
                     && let Some(stamp) = stamp.filter(FileStamp::settled)
-                    && let Ok(mut cached) = self.cached.lock()
                 {
-                    *cached = Some((stamp, loaded.value.clone()));
+                    *self.cached.locked() = Some((stamp, loaded.value.clone()));
                 }
                 self.note(loaded.problem);
                 loaded.value
@@ -174,9 +173,7 @@ impl ConfigService {
         let save_err = |e| MethodError::internal(format!("Cannot reset configuration: {e}"));
         save_json_file(&self.home.config_path(), &Config::default()).map_err(save_err)?;
         save_json_file(&self.home.state_path(), &State::default()).map_err(save_err)?;
-        if let Ok(mut p) = self.problems.lock() {
-            p.clear();
-        }
+        self.problems.locked().clear();
         Ok(())
     }
 

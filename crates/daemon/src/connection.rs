@@ -20,6 +20,7 @@ use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader};
 use crate::outbox::Outbox;
+use crate::sync::Locked;
 
 /// Requests of one connection in flight at once; beyond this the reader stops reading
 /// (back-pressure instead of unbounded task growth).
@@ -48,20 +49,17 @@ pub struct Connection {
 
 impl Connection {
     pub fn set_legacy(&self, session: Option<LegacySession>) {
-        if let Ok(mut slot) = self.legacy.lock() {
-            *slot = session;
-        }
+        *self.legacy.locked() = session;
     }
 
     pub fn legacy(&self) -> Option<LegacySession> {
-        self.legacy.lock().ok().and_then(|s| s.clone())
+        self.legacy.locked().clone()
     }
 
     /// Forgets the legacy session if it is `id` (archive, delete).
     pub fn clear_legacy_if(&self, id: &str) {
-        if let Ok(mut slot) = self.legacy.lock()
-            && slot.as_ref().is_some_and(|s| s.id == id)
-        {
+        let mut slot = self.legacy.locked();
+        if slot.as_ref().is_some_and(|s| s.id == id) {
             *slot = None;
         }
     }

@@ -16,6 +16,7 @@ use crate::config_service::ConfigService;
 use crate::endpoint::{self, DaemonLock, Endpoint};
 use crate::error::DaemonError;
 use crate::outbox::Outbox;
+use crate::sync::{Locked, RwLocked};
 
 /// How long shutdown waits for connections to flush before cutting them off.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -23,6 +24,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// What `seekclaw daemon` was started with.
 #[derive(Debug, Clone)]
 pub struct DaemonOptions {
+    /// `$SEEKCLAW_HOME` (socket, config, database).
     pub home: Home,
     /// The process's working directory: the initial workspace and the base of relative paths.
     pub cwd: PathBuf,
@@ -36,28 +38,21 @@ pub struct Connections {
 
 impl Connections {
     pub fn insert(&self, id: u64, outbox: Outbox) {
-        if let Ok(mut open) = self.open.lock() {
-            open.insert(id, outbox);
-        }
+        self.open.locked().insert(id, outbox);
     }
 
     pub fn remove(&self, id: u64) {
-        if let Ok(mut open) = self.open.lock() {
-            open.remove(&id);
-        }
+        self.open.locked().remove(&id);
     }
 
     pub fn count(&self) -> usize {
-        self.open.lock().map(|o| o.len()).unwrap_or(0)
+        self.open.locked().len()
     }
 
     /// Sends `env` to every open connection. Each send is its own task, so a
     /// client that is slow to read delays (and eventually disconnects) only itself.
     pub fn broadcast(&self, env: &Envelope) {
-        let outboxes: Vec<Outbox> = match self.open.lock() {
-            Ok(open) => open.values().cloned().collect(),
-            Err(_) => return,
-        };
+        let outboxes: Vec<Outbox> = self.open.locked().values().cloned().collect();
         if outboxes.is_empty() {
             return;
         }
@@ -123,16 +118,11 @@ impl Daemon {
     }
 
     pub fn current_workspace(&self) -> PathBuf {
-        self.workspace
-            .read()
-            .map(|w| w.clone())
-            .unwrap_or_else(|_| self.cwd.clone())
+        self.workspace.read_locked().clone()
     }
 
     pub fn set_workspace(&self, root: PathBuf) {
-        if let Ok(mut w) = self.workspace.write() {
-            *w = root;
-        }
+        *self.workspace.write_locked() = root;
     }
 
     /// Runs a store call off the async threads and maps its error for the wire.

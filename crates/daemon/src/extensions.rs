@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
-use seekclaw_agent::prompt::PromptFiles;
+use seekclaw_agent::PromptFiles;
 use seekclaw_agent::{TurnExtras, TurnRuntime};
 use seekclaw_config::{
     Config, Home, McpSettings, State, WorkspaceConfig, read_json_lenient, workspace_config_path,

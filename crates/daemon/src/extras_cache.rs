@@ -16,11 +16,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use seekclaw_agent::prompt::PromptFiles;
+use seekclaw_agent::PromptFiles;
 use seekclaw_config::{McpSettings, WorkspaceConfig};
 use seekclaw_mcp::ServerSpec;
 
 use crate::roots::settled_at;
+use crate::sync::Locked;
 
 /// Scopes remembered at most (a daemon sees a handful of workspaces).
 const MAX_SCOPES: usize = 64;
@@ -90,7 +91,7 @@ impl ExtrasCache {
     /// The kept extras of this scope, if none of their sources changed.
     /// Stats only (a few dozen at most): cheap enough for an async thread.
     pub fn fresh(&self, inputs: &ExtrasInputs) -> Option<DiskExtras> {
-        let entry = self.entries.lock().ok()?.get(&inputs.root).cloned()?;
+        let entry = self.entries.locked().get(&inputs.root).cloned()?;
         let unchanged = entry.inputs == *inputs
             && entry
                 .stamps
@@ -114,10 +115,8 @@ impl ExtrasCache {
         let settled = stamps
             .iter()
             .all(|(_, s)| s.is_none_or(|s| settled_at(s.modified, started)));
-        if settled
-            && stamps.len() <= MAX_STAMPS
-            && let Ok(mut entries) = self.entries.lock()
-        {
+        if settled && stamps.len() <= MAX_STAMPS {
+            let mut entries = self.entries.locked();
             if entries.len() >= MAX_SCOPES {
                 entries.clear();
             }

@@ -20,8 +20,11 @@ use crate::turns::Turns;
 /// What `seekclaw run` was asked.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// The process's working directory (the default workspace).
     pub cwd: PathBuf,
+    /// The user's message.
     pub prompt: String,
+    /// Project directory; its project root is the scope.
     pub workspace: Option<PathBuf>,
     /// Run in the global scope instead of a workspace.
     pub global: bool,

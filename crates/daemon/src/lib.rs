@@ -1,6 +1,7 @@
 //! The SeekClaw daemon: one persistent endpoint, concurrent JSONL connections,
 //! dispatch over the protocol's method table, admin methods and lifecycle.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
 
 mod balance;
 mod chats;
@@ -22,6 +23,7 @@ mod presentation;
 mod roots;
 mod scheduler;
 mod scope;
+mod sync;
 mod turns;
 
 pub use daemon::{DaemonOptions, run};

@@ -14,6 +14,8 @@ use std::time::{Duration, SystemTime};
 
 use seekclaw_config::{Home, detect_root};
 
+use crate::sync::Locked;
+
 /// Paths remembered at most (a daemon sees a handful of workspaces).
 const MAX_ENTRIES: usize = 256;
 /// Mtimes younger than this may still change within their clock tick: fine
@@ -53,10 +55,8 @@ impl RootCache {
             .iter()
             .all(|(_, m)| m.is_some_and(|m| settled_at(m, now)));
         // Remembered only if nothing on the walk is fresh or changed meanwhile.
-        if settled
-            && before.get(..n) == Some(&after[..])
-            && let Ok(mut entries) = self.entries.lock()
-        {
+        if settled && before.get(..n) == Some(&after[..]) {
+            let mut entries = self.entries.locked();
             if entries.len() >= MAX_ENTRIES {
                 entries.clear();
             }
@@ -76,7 +76,7 @@ impl RootCache {
     }
 
     fn cached(&self, start: &Path) -> Option<PathBuf> {
-        let entries = self.entries.lock().ok()?;
+        let entries = self.entries.locked();
         let found = entries.get(start)?;
         let unchanged = found
             .walked

@@ -7,6 +7,8 @@ use std::sync::Mutex;
 use seekclaw_agent::SteerQueue;
 use tokio_util::sync::CancellationToken;
 
+use crate::sync::Locked;
+
 /// Handles of a running turn.
 #[derive(Clone)]
 pub struct ActiveTurn {
@@ -29,16 +31,14 @@ pub struct TurnGuard<'a> {
 
 impl Drop for TurnGuard<'_> {
     fn drop(&mut self) {
-        if let Ok(mut active) = self.turns.active.lock() {
-            active.remove(&self.session_id);
-        }
+        self.turns.active.locked().remove(&self.session_id);
     }
 }
 
 impl Turns {
     /// Registers a turn; `None` when the session already has one.
     pub fn start(&self, turn: ActiveTurn) -> Option<TurnGuard<'_>> {
-        let mut active = self.active.lock().ok()?;
+        let mut active = self.active.locked();
         if active.contains_key(&turn.session_id) {
             return None;
         }
@@ -51,7 +51,7 @@ impl Turns {
     }
 
     pub fn by_session(&self, session_id: &str) -> Option<ActiveTurn> {
-        let active = self.active.lock().ok()?;
+        let active = self.active.locked();
         active
             .values()
             .find(|t| t.session_id.eq_ignore_ascii_case(session_id))
@@ -59,15 +59,13 @@ impl Turns {
     }
 
     pub fn count(&self) -> usize {
-        self.active.lock().map(|a| a.len()).unwrap_or(0)
+        self.active.locked().len()
     }
 
     /// Cancels every turn (shutdown).
     pub fn cancel_all(&self) {
-        if let Ok(active) = self.active.lock() {
-            for t in active.values() {
-                t.cancel.cancel();
-            }
+        for t in self.active.locked().values() {
+            t.cancel.cancel();
         }
     }
 }

@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::daemon::Daemon;
+use crate::sync::Locked;
 
 pub use run::{CancelReason, start_manual};
 
@@ -119,9 +120,7 @@ impl Scheduler {
 
     fn state(&self) -> MutexGuard<'_, State> {
         // The state holds no invariant a panic could break halfway.
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state.locked()
     }
 
     /// Makes the loop tick now (a task was created, edited or finished).
@@ -143,9 +142,7 @@ impl Scheduler {
         let Some(run) = state.running.get(task_id) else {
             return false;
         };
-        if let Ok(mut r) = run.reason.lock() {
-            r.get_or_insert(reason);
-        }
+        run.reason.locked().get_or_insert(reason);
         run.cancel.cancel();
         true
     }

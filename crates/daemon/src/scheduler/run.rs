@@ -23,6 +23,7 @@ use crate::daemon::Daemon;
 use crate::engine::{SessionClaim, TurnRequest};
 use crate::handlers::session::new_session_id;
 use crate::scope::Scope;
+use crate::sync::Locked;
 
 /// `last_output` keeps at most this many characters of the final answer.
 pub const OUTPUT_LIMIT_CHARS: usize = 4000;
@@ -388,11 +389,7 @@ fn cancelled(why: CancelReason, text: String, sid: String) -> Outcome {
 /// Whoever cancelled the run left a reason; the daemon stopping is the only
 /// other way a scheduled turn gets cancelled.
 fn reason_of(reason: &ReasonSlot) -> CancelReason {
-    reason
-        .lock()
-        .ok()
-        .and_then(|r| *r)
-        .unwrap_or(CancelReason::Shutdown)
+    reason.locked().unwrap_or(CancelReason::Shutdown)
 }
 
 /// The first [`OUTPUT_LIMIT_CHARS`] characters.
