@@ -537,12 +537,6 @@ mod tests {
             Err(StoreError::NotFound(_))
         ));
     }
-}
-
-#[cfg(test)]
-mod header_row_tests {
-    use crate::model::SessionPatch;
-    use crate::testutil::{new_session, temp_store};
 
     #[test]
     fn borrowed_rows_serialize_like_owned_headers() {
