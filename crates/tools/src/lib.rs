@@ -6,7 +6,7 @@
 mod args;
 mod beneath;
 pub mod budget;
-pub mod builtin;
+mod builtin;
 mod confine;
 mod error;
 mod fsio;
