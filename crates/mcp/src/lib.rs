@@ -11,6 +11,7 @@ mod legacy_sse;
 mod manager;
 mod remote;
 mod spec;
+mod sync;
 
 pub use client::{Caller, Connection};
 pub use error::McpError;

@@ -3,7 +3,7 @@
 //! `circuitCooldownSeconds`; then one probe request decides (half-open).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -48,6 +48,13 @@ impl Breaker {
         Self::default()
     }
 
+    /// The per-model entries. A panic elsewhere while this lock was held is
+    /// recovered from: every section below leaves each entry whole, so the map
+    /// stays valid and the breaker keeps counting.
+    fn models(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+        self.models.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn state_of(entry: &Entry, s: BreakerSettings, now: Instant) -> BreakerState {
         match entry.opened_at {
             None => BreakerState::Closed,
@@ -57,10 +64,7 @@ impl Breaker {
     }
 
     pub fn state(&self, model_ref: &str, s: BreakerSettings) -> BreakerState {
-        let Ok(models) = self.models.lock() else {
-            return BreakerState::Closed;
-        };
-        models
+        self.models()
             .get(model_ref)
             .map(|e| Self::state_of(e, s, Instant::now()))
             .unwrap_or(BreakerState::Closed)
@@ -69,9 +73,7 @@ impl Breaker {
     /// May a request go to this model now? In half-open state only one probe
     /// is let through at a time.
     pub fn try_acquire(&self, model_ref: &str, s: BreakerSettings) -> bool {
-        let Ok(mut models) = self.models.lock() else {
-            return true;
-        };
+        let mut models = self.models();
         let Some(entry) = models.get_mut(model_ref) else {
             return true;
         };
@@ -87,25 +89,19 @@ impl Breaker {
     }
 
     pub fn record_success(&self, model_ref: &str) {
-        if let Ok(mut models) = self.models.lock() {
-            models.remove(model_ref);
-        }
+        self.models().remove(model_ref);
     }
 
     /// Gives back a half-open probe slot that ended without a verdict (the request
     /// was cancelled or dropped); otherwise the model would be skipped for good.
     pub fn release_probe(&self, model_ref: &str) {
-        if let Ok(mut models) = self.models.lock()
-            && let Some(entry) = models.get_mut(model_ref)
-        {
+        if let Some(entry) = self.models().get_mut(model_ref) {
             entry.probe_in_flight = false;
         }
     }
 
     pub fn record_failure(&self, model_ref: &str, s: BreakerSettings) {
-        let Ok(mut models) = self.models.lock() else {
-            return;
-        };
+        let mut models = self.models();
         let entry = models.entry(model_ref.to_string()).or_default();
         entry.failures = entry.failures.saturating_add(1);
         let now = Instant::now();

@@ -2,7 +2,7 @@
 //! whole daemon; connect, response-header and sliding stream-idle timeouts.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use seekclaw_config::Provider;
@@ -63,6 +63,12 @@ impl HttpPool {
         }
     }
 
+    /// The client cache. A panic elsewhere while this lock was held is recovered
+    /// from: a map of finished clients cannot be left half-changed.
+    fn clients(&self) -> MutexGuard<'_, HashMap<String, reqwest::Client>> {
+        self.clients.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub fn client(
         &self,
         provider: &Provider,
@@ -76,9 +82,7 @@ impl HttpPool {
             connect.as_millis(),
             provider.http2_prior_knowledge
         );
-        if let Ok(clients) = self.clients.lock()
-            && let Some(c) = clients.get(&key)
-        {
+        if let Some(c) = self.clients().get(&key) {
             return Ok(c.clone());
         }
         let mut builder = reqwest::Client::builder()
@@ -104,9 +108,7 @@ impl HttpPool {
         let client = builder.build().map_err(|e| {
             ProviderError::Config(format!("{}: cannot build HTTP client: {e}", provider.id))
         })?;
-        if let Ok(mut clients) = self.clients.lock() {
-            clients.insert(key, client.clone());
-        }
+        self.clients().insert(key, client.clone());
         Ok(client)
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -58,6 +58,13 @@ fn relative(workspace: &Path, file: &Path) -> String {
 }
 
 impl WriteLocks {
+    /// The lock table. A panic elsewhere while this lock was held is recovered
+    /// from: each section inserts or removes whole entries, so the table stays
+    /// true, and refusing every later write for good would be worse.
+    fn held(&self) -> MutexGuard<'_, BTreeMap<Key, LockInfo>> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub fn new() -> Self {
         Self::default()
     }
@@ -96,9 +103,7 @@ impl WriteLocks {
 
     /// Takes the lock if free (or already ours); otherwise returns the holder.
     fn try_take(&self, key: &Key, owner: &str, path: &str) -> Option<String> {
-        let Ok(mut held) = self.held.lock() else {
-            return Some("unknown (lock table poisoned)".into());
-        };
+        let mut held = self.held();
         match held.get(key) {
             Some(info) if info.owner != owner => Some(info.owner.clone()),
             Some(_) => None,
@@ -121,11 +126,9 @@ impl WriteLocks {
     /// Releases one lock; a release by anyone but the holder does nothing.
     pub fn release(&self, workspace: &Path, file: &Path, owner: &str) -> bool {
         let key = (workspace.to_path_buf(), file.to_path_buf());
-        let removed = match self.held.lock() {
-            Ok(mut held) if held.get(&key).is_some_and(|i| i.owner == owner) => {
-                held.remove(&key).is_some()
-            }
-            _ => false,
+        let removed = {
+            let mut held = self.held();
+            held.get(&key).is_some_and(|i| i.owner == owner) && held.remove(&key).is_some()
         };
         if removed {
             self.released.notify_waiters();
@@ -135,13 +138,11 @@ impl WriteLocks {
 
     /// Releases everything `owner` holds (a turn ending, however it ends).
     pub fn release_all(&self, owner: &str) -> usize {
-        let removed = match self.held.lock() {
-            Ok(mut held) => {
-                let before = held.len();
-                held.retain(|_, info| info.owner != owner);
-                before - held.len()
-            }
-            Err(_) => 0,
+        let removed = {
+            let mut held = self.held();
+            let before = held.len();
+            held.retain(|_, info| info.owner != owner);
+            before - held.len()
         };
         if removed > 0 {
             self.released.notify_waiters();
@@ -151,10 +152,7 @@ impl WriteLocks {
 
     /// Held locks sorted by workspace, then file.
     pub fn snapshot(&self) -> Vec<LockInfo> {
-        self.held
-            .lock()
-            .map(|held| held.values().cloned().collect())
-            .unwrap_or_default()
+        self.held().values().cloned().collect()
     }
 }
 

@@ -6,7 +6,7 @@ mod log;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -58,10 +58,10 @@ impl Jobs {
         }
     }
 
+    /// The job table. A panic elsewhere while this lock was held is recovered
+    /// from: entries are inserted and removed whole, so the table stays true.
     fn table(&self) -> MutexGuard<'_, Table> {
-        self.table
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Kills every command of the turn (whole process groups, SIGKILL, now) and
