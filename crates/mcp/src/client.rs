@@ -81,11 +81,14 @@ pub struct PromptText {
 /// A connected server.
 pub struct Connection {
     peer: Peer<RoleClient>,
+    /// The server's tools, as listed after connecting.
     pub tools: Vec<Tool>,
+    /// The server's prompts, rendered.
     pub prompts: Vec<PromptText>,
     stop: CancellationToken,
     /// Resolves once the connection is fully closed (child reaped or killed).
     pub ended: Option<oneshot::Receiver<Ended>>,
+    /// Notifications from the server (taken by the slot that keeps it).
     pub notices: Option<mpsc::UnboundedReceiver<Notice>>,
 }
 

@@ -269,7 +269,9 @@ async fn refresh_tools(slot: &Slot, caller: &Caller) {
 /// A turn's share of MCP: its tools and the prompt texts for the MCP slot.
 #[derive(Default)]
 pub struct TurnMcp {
+    /// The servers' tools, named `mcp__<server>__<tool>`.
     pub tools: Vec<Arc<dyn Tool>>,
+    /// Prompt sections of the servers, within the prompt budget.
     pub prompts: Vec<String>,
 }
 
@@ -292,10 +294,12 @@ pub struct McpManager {
 }
 
 impl McpManager {
+    /// A manager with no server connected.
     pub fn new() -> McpManager {
         McpManager::default()
     }
 
+    /// Sets the connect and call limits every slot uses from now on.
     pub fn set_timeouts(&self, timeouts: Timeouts) {
         *write(&self.timeouts) = timeouts;
     }

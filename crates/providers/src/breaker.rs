@@ -8,21 +8,28 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+/// Where a model's circuit stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BreakerState {
+    /// Requests go through.
     Closed,
+    /// Requests are refused until the cooldown ends.
     Open,
     /// Cooldown over: the next request is a probe.
     HalfOpen,
 }
 
+/// When a model's circuit opens and for how long.
 #[derive(Debug, Clone, Copy)]
 pub struct BreakerSettings {
+    /// Consecutive failures that open the circuit (at least 1).
     pub threshold: u32,
+    /// How long an open circuit refuses requests.
     pub cooldown: Duration,
 }
 
 impl BreakerSettings {
+    /// The settings of `routing.retry` (`circuitBreakThreshold`, `circuitCooldownSeconds`).
     pub fn from_retry(retry: &seekclaw_config::Retry) -> Self {
         BreakerSettings {
             threshold: retry.circuit_break_threshold.max(1),
@@ -38,12 +45,14 @@ struct Entry {
     probe_in_flight: bool,
 }
 
+/// Failure counts and open circuits of every model, keyed by `provider/model`.
 #[derive(Debug, Default)]
 pub struct Breaker {
     models: Mutex<HashMap<String, Entry>>,
 }
 
 impl Breaker {
+    /// A breaker with every circuit closed.
     pub fn new() -> Self {
         Self::default()
     }
@@ -63,6 +72,7 @@ impl Breaker {
         }
     }
 
+    /// The state of `model_ref`'s circuit now.
     pub fn state(&self, model_ref: &str, s: BreakerSettings) -> BreakerState {
         self.models()
             .get(model_ref)
@@ -88,6 +98,7 @@ impl Breaker {
         }
     }
 
+    /// A request to `model_ref` succeeded: its circuit closes and its count resets.
     pub fn record_success(&self, model_ref: &str) {
         self.models().remove(model_ref);
     }
@@ -100,6 +111,7 @@ impl Breaker {
         }
     }
 
+    /// A request to `model_ref` failed: counts it, and opens the circuit at the threshold or when it was the probe.
     pub fn record_failure(&self, model_ref: &str, s: BreakerSettings) {
         let mut models = self.models();
         let entry = models.entry(model_ref.to_string()).or_default();

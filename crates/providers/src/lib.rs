@@ -3,6 +3,7 @@
 //! The wire layer: [`build_request`] maps a neutral [`ChatRequest`] to an HTTP
 //! request for an OpenAI-compatible or Anthropic provider, and [`SseDecoder`] +
 //! [`decoder`] turn the response bytes back into [`StreamEvent`]s.
+#![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod anthropic;

@@ -12,15 +12,19 @@ use crate::error::ProviderError;
 /// A resolved model: indices into `config.providers` and its `models`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelHandle {
+    /// Index into `config.providers`.
     pub provider: usize,
+    /// Index into that provider's `models`.
     pub model: usize,
 }
 
 impl ModelHandle {
+    /// The provider in `config`.
     pub fn provider<'c>(&self, config: &'c Config) -> &'c Provider {
         &config.providers[self.provider]
     }
 
+    /// The model in `config`.
     pub fn model<'c>(&self, config: &'c Config) -> &'c Model {
         &config.providers[self.provider].models[self.model]
     }
@@ -34,13 +38,16 @@ impl ModelHandle {
 /// Usage aggregates that `leastUsed` and `fastest` order by.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ModelStats {
+    /// Calls recorded for the model.
     pub calls: u64,
+    /// Their mean latency.
     pub avg_latency_ms: f64,
 }
 
 /// Everything routing looks at.
 #[derive(Debug, Clone, Default)]
 pub struct RouteInput<'a> {
+    /// The workspace's overrides (its model order), if any.
     pub workspace: Option<&'a WorkspaceConfig>,
     /// The turn carries images: only vision models qualify.
     pub needs_vision: bool,

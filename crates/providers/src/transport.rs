@@ -17,6 +17,7 @@ use crate::wire::{self, WireRequest};
 /// The three waits of one request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Timeouts {
+    /// Until the connection is made.
     pub connect: Duration,
     /// Until the response headers arrive.
     pub header: Duration,
@@ -25,6 +26,7 @@ pub struct Timeouts {
 }
 
 impl Timeouts {
+    /// The waits for `provider` (`timeoutSeconds`); `deepseek_optimized` allows a longer idle gap.
     pub fn for_provider(provider: &Provider, deepseek_optimized: bool) -> Timeouts {
         let base = Duration::from_secs(provider.timeout_seconds.clamp(1, 3600));
         let idle = if deepseek_optimized {
@@ -54,6 +56,7 @@ impl Default for HttpPool {
 }
 
 impl HttpPool {
+    /// An empty pool (installs the process-wide rustls provider on first use).
     pub fn new() -> Self {
         // reqwest needs a process-wide rustls provider; a second install is a no-op.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -69,6 +72,7 @@ impl HttpPool {
         self.clients.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The pooled client for `provider` with this connect timeout, built on first use.
     pub fn client(
         &self,
         provider: &Provider,
@@ -185,7 +189,9 @@ pub async fn run_attempt(
 /// A request with its body encoded once for all its attempts.
 #[derive(Clone, Copy)]
 pub struct Encoded<'a> {
+    /// The request's URL and headers.
     pub request: &'a WireRequest,
+    /// Its encoded JSON body.
     pub body: &'a bytes::Bytes,
 }
 

@@ -13,7 +13,9 @@ use crate::skill::{PROMPT_TXT, SKILL_MD, SKILL_YAML, SKILL_YML, Skill, SkillScop
 /// A skill plus whether it is switched on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillEntry {
+    /// The skill.
     pub skill: Skill,
+    /// Switched on (not disabled globally or in the workspace).
     pub enabled: bool,
 }
 
@@ -28,12 +30,17 @@ impl SkillEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillListing {
+    /// Skill name.
     pub name: String,
+    /// One-line description.
     pub description: String,
+    /// Version, if the skill declares one.
     pub version: Option<String>,
+    /// Switched on.
     pub enabled: bool,
     /// Absolute path of the skill directory.
     pub directory: String,
+    /// Global or workspace.
     pub scope: SkillScope,
 }
 

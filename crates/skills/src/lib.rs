@@ -8,6 +8,7 @@
 //! - [`prompt_section`]: the system-prompt section (small skills inline, the
 //!   rest listed by path).
 //! - [`import()`]: installing a `.md` or `.zip` into the global root.
+#![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod archive;

@@ -37,11 +37,13 @@ pub struct Skill {
     pub name: String,
     /// One-line description; empty when absent.
     pub description: String,
+    /// Version, if declared.
     pub version: Option<String>,
     /// Absolute path of the skill directory.
     pub directory: PathBuf,
     /// The file whose text is the prompt (prompt file or `SKILL.md`).
     pub prompt_path: PathBuf,
+    /// Global or workspace.
     pub scope: SkillScope,
     /// The prompt text (for `SKILL.md`: the body after the front matter).
     pub text: String,

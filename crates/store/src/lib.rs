@@ -5,6 +5,7 @@
 //! The API is synchronous; the daemon calls it from `spawn_blocking`.
 //! [`Store`] is cheap to clone and shares one writer connection plus a small
 //! pool of read-only connections over a WAL database.
+#![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod blobs;

@@ -11,24 +11,38 @@ use serde::Serialize;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+/// Why a write lock was not taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LockError {
     /// The holder kept the file past the wait limit.
     #[error(
         "Write lock timeout: {path} is being edited by another task ({holder}). Wait for it to finish, re-read the latest file content, then retry."
     )]
-    Timeout { path: String, holder: String },
+    Timeout {
+        /// Workspace-relative path of the file.
+        path: String,
+        /// Owner id of the turn holding the lock.
+        holder: String,
+    },
+    /// The turn was cancelled while it waited.
     #[error("Cancelled while waiting for the write lock on {path}")]
-    Cancelled { path: String },
+    Cancelled {
+        /// Workspace-relative path of the file.
+        path: String,
+    },
 }
 
 /// A held lock, as `lock.list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LockInfo {
+    /// The workspace root.
     pub workspace: String,
+    /// Absolute path of the file.
     pub file: String,
+    /// Owner id of the turn holding it.
     pub owner: String,
+    /// When it was taken.
     pub acquired_at: String,
     /// `file` relative to `workspace` (or `file` itself when outside it).
     pub path: String,
@@ -36,6 +50,7 @@ pub struct LockInfo {
 
 type Key = (PathBuf, PathBuf);
 
+/// The write locks of the daemon: one per (workspace, file), held by a turn.
 #[derive(Default)]
 pub struct WriteLocks {
     held: Mutex<BTreeMap<Key, LockInfo>>,
@@ -65,6 +80,7 @@ impl WriteLocks {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// No lock held.
     pub fn new() -> Self {
         Self::default()
     }

@@ -16,8 +16,11 @@ pub(crate) use exec::{EndReason, Execution, ExitInfo, STOP_GRACE};
 /// A background job as the agent may list it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobInfo {
+    /// Job id, as `bash_output` and `bash_stop` take it.
     pub id: String,
+    /// The command line.
     pub command: String,
+    /// Still running.
     pub running: bool,
 }
 
@@ -33,6 +36,7 @@ struct Table {
     teardown: CancellationToken,
 }
 
+/// The shell commands of one turn: running and background jobs, killed together when the turn ends.
 pub struct Jobs {
     table: Mutex<Table>,
 }
@@ -52,6 +56,7 @@ impl std::fmt::Debug for Jobs {
 }
 
 impl Jobs {
+    /// An empty table.
     pub fn new() -> Self {
         Jobs {
             table: Mutex::new(Table::default()),
