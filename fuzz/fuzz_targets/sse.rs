@@ -8,7 +8,7 @@ use std::convert::Infallible;
 
 use libfuzzer_sys::fuzz_target;
 use seekclaw_config::{Model, Provider};
-use seekclaw_providers::wire::StreamParser;
+use seekclaw_providers::StreamParser;
 use seekclaw_providers::{SseDecoder, SseEvent, SseEventRef, Target, parse_completion};
 
 /// `body` in chunks of 1 to 64 bytes, their sizes drawn from `seed`.

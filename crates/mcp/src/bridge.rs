@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::manager::{Slot, SlotMap};
 use crate::spec::Transport;
+use crate::sync::lock;
 
 /// Longest tool name providers accept.
 const MAX_NAME: usize = 64;
@@ -225,7 +226,7 @@ impl McpTool {
     fn live_slot(&self) -> Arc<Slot> {
         self.slots
             .upgrade()
-            .and_then(|map| map.lock().ok()?.get(&self.slot.spec).cloned())
+            .and_then(|map| lock(&map).get(&self.slot.spec).cloned())
             .unwrap_or_else(|| self.slot.clone())
     }
 }

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::McpError;
 use crate::spec::{ServerSpec, Transport};
+use crate::sync::lock;
 
 /// Lines of a server's stderr kept for the error shown when it dies.
 const STDERR_TAIL: usize = 8;
@@ -80,11 +81,14 @@ pub struct PromptText {
 /// A connected server.
 pub struct Connection {
     peer: Peer<RoleClient>,
+    /// The server's tools, as listed after connecting.
     pub tools: Vec<Tool>,
+    /// The server's prompts, rendered.
     pub prompts: Vec<PromptText>,
     stop: CancellationToken,
     /// Resolves once the connection is fully closed (child reaped or killed).
     pub ended: Option<oneshot::Receiver<Ended>>,
+    /// Notifications from the server (taken by the slot that keeps it).
     pub notices: Option<mpsc::UnboundedReceiver<Notice>>,
 }
 
@@ -355,20 +359,20 @@ async fn keep_stderr(
     let mut lines = BufReader::new(err).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         tracing::debug!(server = %name, "{line}");
-        if let Ok(mut tail) = tail.lock() {
-            if tail.len() == STDERR_TAIL {
-                tail.pop_front();
-            }
-            tail.push_back(line.chars().take(500).collect());
+        let mut tail = lock(&tail);
+        if tail.len() == STDERR_TAIL {
+            tail.pop_front();
         }
+        tail.push_back(line.chars().take(500).collect());
     }
 }
 
 fn stderr_suffix(tail: &Mutex<VecDeque<String>>) -> String {
-    let lines: Vec<String> = tail
-        .lock()
-        .map(|t| t.iter().filter(|l| !l.trim().is_empty()).cloned().collect())
-        .unwrap_or_default();
+    let lines: Vec<String> = lock(tail)
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .cloned()
+        .collect();
     match lines.last() {
         Some(last) => format!(" (stderr: {})", last.trim()),
         None => String::new(),

@@ -2,6 +2,7 @@
 //! server that cannot connect is reported in `mcp.list`, a failed call becomes a
 //! failed tool result.
 
+/// Why a connection or call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum McpError {
     /// The process could not be started or the HTTP client built.

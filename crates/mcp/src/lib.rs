@@ -2,6 +2,7 @@
 //! Streamable HTTP servers, connected once per daemon and shared by every turn
 //! with the same server configuration; their tools enter the registry as
 //! `mcp__<server>__<tool>`.
+#![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod bridge;
@@ -11,6 +12,7 @@ mod legacy_sse;
 mod manager;
 mod remote;
 mod spec;
+mod sync;
 
 pub use client::{Caller, Connection};
 pub use error::McpError;

@@ -22,6 +22,7 @@ use tokio_util::task::TaskTracker;
 use crate::bridge::{McpTool, Names};
 use crate::client::{Caller, Connection, Ended, Notice, PromptText};
 use crate::spec::{ServerSpec, ServerStatus, Timeouts};
+use crate::sync::{lock, read, write};
 
 /// Longest wait between reconnect attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
@@ -83,16 +84,13 @@ impl Slot {
         }
     }
 
-    /// The connection to call through, or why there is none.
     pub(crate) fn touch_used(&self) {
         self.touch();
     }
 
+    /// The connection to call through, or why there is none.
     pub(crate) fn caller(&self) -> Result<Caller, String> {
-        let live = self
-            .live
-            .read()
-            .map_err(|_| "state unavailable".to_string())?;
+        let live = read(&self.live);
         match &live.caller {
             Some(c) => Ok(c.clone()),
             None => Err(live
@@ -104,43 +102,27 @@ impl Slot {
     }
 
     pub(crate) fn call_timeout(&self) -> Duration {
-        self.timeouts
-            .read()
-            .map(|t| t.call)
-            .unwrap_or(Timeouts::default().call)
+        read(&self.timeouts).call
     }
 
     fn connect_timeout(&self) -> Duration {
-        self.timeouts
-            .read()
-            .map(|t| t.connect)
-            .unwrap_or(Timeouts::default().connect)
+        read(&self.timeouts).connect
     }
 
     pub fn status(&self) -> ServerStatus {
-        self.live
-            .read()
-            .map(|l| l.status.clone())
-            .unwrap_or_default()
+        read(&self.live).status.clone()
     }
 
     fn update(&self, f: impl FnOnce(&mut Live)) {
-        if let Ok(mut live) = self.live.write() {
-            f(&mut live);
-        }
+        f(&mut write(&self.live));
     }
 
     fn touch(&self) {
-        if let Ok(mut t) = self.last_used.lock() {
-            *t = Instant::now();
-        }
+        *lock(&self.last_used) = Instant::now();
     }
 
     fn idle_for(&self) -> Duration {
-        self.last_used
-            .lock()
-            .map(|t| t.elapsed())
-            .unwrap_or_default()
+        lock(&self.last_used).elapsed()
     }
 
     /// Waits until the first connection attempt has finished (or `limit` passes).
@@ -287,7 +269,9 @@ async fn refresh_tools(slot: &Slot, caller: &Caller) {
 /// A turn's share of MCP: its tools and the prompt texts for the MCP slot.
 #[derive(Default)]
 pub struct TurnMcp {
+    /// The servers' tools, named `mcp__<server>__<tool>`.
     pub tools: Vec<Arc<dyn Tool>>,
+    /// Prompt sections of the servers, within the prompt budget.
     pub prompts: Vec<String>,
 }
 
@@ -310,19 +294,19 @@ pub struct McpManager {
 }
 
 impl McpManager {
+    /// A manager with no server connected.
     pub fn new() -> McpManager {
         McpManager::default()
     }
 
+    /// Sets the connect and call limits every slot uses from now on.
     pub fn set_timeouts(&self, timeouts: Timeouts) {
-        if let Ok(mut t) = self.timeouts.write() {
-            *t = timeouts;
-        }
+        *write(&self.timeouts) = timeouts;
     }
 
     /// The slot for `spec`, started if it did not exist.
     fn slot(&self, spec: &ServerSpec) -> Option<Arc<Slot>> {
-        let mut slots = self.slots.lock().ok()?;
+        let mut slots = lock(&self.slots);
         if self.closed.load(Ordering::Acquire) {
             return None;
         }
@@ -338,9 +322,9 @@ impl McpManager {
 
     /// Stops and forgets the given slots, waiting until their servers are gone.
     async fn close(&self, specs: &[ServerSpec]) {
-        let removed: Vec<Arc<Slot>> = match self.slots.lock() {
-            Ok(mut slots) => specs.iter().filter_map(|s| slots.remove(s)).collect(),
-            Err(_) => Vec::new(),
+        let removed: Vec<Arc<Slot>> = {
+            let mut slots = lock(&self.slots);
+            specs.iter().filter_map(|s| slots.remove(s)).collect()
         };
         for slot in &removed {
             slot.stop.cancel();
@@ -358,10 +342,7 @@ impl McpManager {
     pub async fn activate_with(&self, specs: impl FnOnce() -> Vec<ServerSpec>, restart: bool) {
         let _one_at_a_time = self.switching.lock().await;
         let specs = specs();
-        let old = match self.active.lock() {
-            Ok(mut active) => std::mem::replace(&mut *active, specs.clone()),
-            Err(_) => Vec::new(),
-        };
+        let old = std::mem::replace(&mut *lock(&self.active), specs.clone());
         let gone: Vec<ServerSpec> = old
             .into_iter()
             .filter(|s| restart || !specs.contains(s))
@@ -378,15 +359,12 @@ impl McpManager {
 
     /// Closes on-demand slots (other workspaces) that nobody used for a while.
     async fn close_idle(&self) {
-        let active = self.active.lock().map(|a| a.clone()).unwrap_or_default();
-        let idle: Vec<ServerSpec> = match self.slots.lock() {
-            Ok(slots) => slots
-                .values()
-                .filter(|s| !active.contains(&s.spec) && s.idle_for() > IDLE_CLOSE)
-                .map(|s| s.spec.clone())
-                .collect(),
-            Err(_) => Vec::new(),
-        };
+        let active = lock(&self.active).clone();
+        let idle: Vec<ServerSpec> = lock(&self.slots)
+            .values()
+            .filter(|s| !active.contains(&s.spec) && s.idle_for() > IDLE_CLOSE)
+            .map(|s| s.spec.clone())
+            .collect();
         self.close(&idle).await;
     }
 
@@ -413,7 +391,7 @@ impl McpManager {
         let mut out = TurnMcp::default();
         let mut prompt_chars = 0;
         for slot in &slots {
-            let Ok(live) = slot.live.read() else { continue };
+            let live = read(&slot.live);
             if live.caller.is_none() {
                 continue;
             }
@@ -445,7 +423,7 @@ impl McpManager {
 
     /// How a server is doing; `idle` if nothing connects it.
     pub fn status(&self, spec: &ServerSpec) -> ServerStatus {
-        let slot = self.slots.lock().ok().and_then(|s| s.get(spec).cloned());
+        let slot = lock(&self.slots).get(spec).cloned();
         match slot {
             Some(slot) => slot.status(),
             None => ServerStatus {
@@ -457,18 +435,13 @@ impl McpManager {
 
     /// Ends every server and waits (bounded) until they are gone.
     pub async fn shutdown(&self) {
-        if let Ok(_slots) = self.slots.lock() {
+        {
+            let _slots = lock(&self.slots);
             // Under the slots lock, so no slot is being created right now.
             self.closed.store(true, Ordering::Release);
         }
-        let all: Vec<ServerSpec> = self
-            .slots
-            .lock()
-            .map(|s| s.keys().cloned().collect())
-            .unwrap_or_default();
-        if let Ok(mut active) = self.active.lock() {
-            active.clear();
-        }
+        let all: Vec<ServerSpec> = lock(&self.slots).keys().cloned().collect();
+        lock(&self.active).clear();
         self.close(&all).await;
         self.tasks.close();
         let _ = tokio::time::timeout(SHUTDOWN_WAIT, self.tasks.wait()).await;

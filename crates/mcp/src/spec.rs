@@ -17,8 +17,11 @@ use serde_json::Value;
 /// Where a server's entry lives, which is also where `mcp.upsert`/`mcp.remove` write it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Source {
+    /// The global `config.json`.
     GlobalConfig,
+    /// The workspace's `.seekclaw/mcp/servers.json`.
     ServersFile,
+    /// The workspace's own config file.
     WorkspaceConfig,
 }
 
@@ -37,18 +40,25 @@ impl Source {
 pub enum Transport {
     /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
     Stdio {
+        /// Program to run.
         command: String,
+        /// Its arguments.
         args: Vec<String>,
+        /// Extra environment variables.
         env: BTreeMap<String, String>,
     },
     /// Streamable HTTP (its responses may be JSON or SSE streams).
     Http {
+        /// Endpoint URL.
         url: String,
+        /// HTTP headers sent with every request.
         headers: BTreeMap<String, String>,
     },
     /// `sse` entries: Streamable HTTP, else the legacy HTTP+SSE transport.
     Sse {
+        /// Endpoint URL.
         url: String,
+        /// HTTP headers sent with every request.
         headers: BTreeMap<String, String>,
     },
 }
@@ -56,8 +66,11 @@ pub enum Transport {
 /// One server of the merged configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerEntry {
+    /// Server name, the `<server>` of its tool names.
     pub name: String,
+    /// Where the entry is configured.
     pub source: Source,
+    /// The entry as configured.
     pub config: McpServer,
     /// What to connect to, or why the entry cannot be used.
     pub transport: Result<Transport, String>,
@@ -67,7 +80,9 @@ pub struct ServerEntry {
 /// process runs in. Two turns with equal specs share one connection.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ServerSpec {
+    /// Server name.
     pub name: String,
+    /// How to reach it.
     pub transport: Transport,
     /// Working directory of a stdio server: the workspace root.
     pub cwd: PathBuf,
@@ -76,7 +91,9 @@ pub struct ServerSpec {
 /// Connection limits, from the global `mcp` settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {
+    /// Longest wait for a server to connect and list its tools.
     pub connect: Duration,
+    /// Longest wait for one tool call.
     pub call: Duration,
 }
 
@@ -90,6 +107,7 @@ impl Default for Timeouts {
 }
 
 impl Timeouts {
+    /// The limits of the global `mcp` settings (clamped), defaults for what is unset.
     pub fn from_settings(settings: &McpSettings) -> Timeouts {
         let d = Timeouts::default();
         Timeouts {
@@ -282,8 +300,11 @@ fn listed_transport(entry: &ServerEntry) -> String {
 /// Live state of a server, as `mcp.list` reports it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ServerStatus {
+    /// A connection is up.
     pub connected: bool,
+    /// Tools the server offers.
     pub tool_count: usize,
+    /// The last connection error.
     pub error: Option<String>,
     /// `connecting`, `connected`, `reconnecting`, `failed`, `disabled`, `invalid`, `idle`.
     pub state: &'static str,
@@ -294,16 +315,27 @@ pub struct ServerStatus {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerListing {
+    /// Server name.
     pub name: String,
+    /// `global` or `workspace`.
     pub scope: &'static str,
+    /// `stdio`, `http` or `sse`.
     pub transport: String,
+    /// Program of a stdio server.
     pub command: Option<String>,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// URL of an HTTP server.
     pub url: Option<String>,
+    /// Names of the environment variables set (never their values).
     pub env_keys: Vec<String>,
+    /// Whether the entry is enabled.
     pub enabled: bool,
+    /// A connection is up.
     pub connected: bool,
+    /// Tools the server offers.
     pub tool_count: usize,
+    /// Why it is not usable or connected, if known.
     pub error: Option<String>,
     /// Ours: the connection state behind `connected`/`error`.
     pub status: &'static str,
@@ -312,6 +344,7 @@ pub struct ServerListing {
 }
 
 impl ServerListing {
+    /// The row of `entry` with its live `status`.
     pub fn new(entry: &ServerEntry, status: ServerStatus) -> ServerListing {
         let c = &entry.config;
         let (status, error) = match &entry.transport {

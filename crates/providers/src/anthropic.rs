@@ -2,8 +2,6 @@
 //! and sent back (the original dropped them, which breaks thinking tool loops).
 
 mod decode;
-#[cfg(test)]
-mod tests;
 
 use serde_json::{Map, Value, json};
 
@@ -213,3 +211,7 @@ fn image_block(img: &ImageData) -> Value {
         "data": img.data_base64,
     }})
 }
+
+#[cfg(test)]
+#[path = "anthropic_tests.rs"]
+mod tests;

@@ -3,26 +3,33 @@
 //! `circuitCooldownSeconds`; then one probe request decides (half-open).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
+/// Where a model's circuit stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BreakerState {
+    /// Requests go through.
     Closed,
+    /// Requests are refused until the cooldown ends.
     Open,
     /// Cooldown over: the next request is a probe.
     HalfOpen,
 }
 
+/// When a model's circuit opens and for how long.
 #[derive(Debug, Clone, Copy)]
 pub struct BreakerSettings {
+    /// Consecutive failures that open the circuit (at least 1).
     pub threshold: u32,
+    /// How long an open circuit refuses requests.
     pub cooldown: Duration,
 }
 
 impl BreakerSettings {
+    /// The settings of `routing.retry` (`circuitBreakThreshold`, `circuitCooldownSeconds`).
     pub fn from_retry(retry: &seekclaw_config::Retry) -> Self {
         BreakerSettings {
             threshold: retry.circuit_break_threshold.max(1),
@@ -38,14 +45,23 @@ struct Entry {
     probe_in_flight: bool,
 }
 
+/// Failure counts and open circuits of every model, keyed by `provider/model`.
 #[derive(Debug, Default)]
 pub struct Breaker {
     models: Mutex<HashMap<String, Entry>>,
 }
 
 impl Breaker {
+    /// A breaker with every circuit closed.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The per-model entries. A panic elsewhere while this lock was held is
+    /// recovered from: every section below leaves each entry whole, so the map
+    /// stays valid and the breaker keeps counting.
+    fn models(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+        self.models.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn state_of(entry: &Entry, s: BreakerSettings, now: Instant) -> BreakerState {
@@ -56,11 +72,9 @@ impl Breaker {
         }
     }
 
+    /// The state of `model_ref`'s circuit now.
     pub fn state(&self, model_ref: &str, s: BreakerSettings) -> BreakerState {
-        let Ok(models) = self.models.lock() else {
-            return BreakerState::Closed;
-        };
-        models
+        self.models()
             .get(model_ref)
             .map(|e| Self::state_of(e, s, Instant::now()))
             .unwrap_or(BreakerState::Closed)
@@ -69,9 +83,7 @@ impl Breaker {
     /// May a request go to this model now? In half-open state only one probe
     /// is let through at a time.
     pub fn try_acquire(&self, model_ref: &str, s: BreakerSettings) -> bool {
-        let Ok(mut models) = self.models.lock() else {
-            return true;
-        };
+        let mut models = self.models();
         let Some(entry) = models.get_mut(model_ref) else {
             return true;
         };
@@ -86,26 +98,22 @@ impl Breaker {
         }
     }
 
+    /// A request to `model_ref` succeeded: its circuit closes and its count resets.
     pub fn record_success(&self, model_ref: &str) {
-        if let Ok(mut models) = self.models.lock() {
-            models.remove(model_ref);
-        }
+        self.models().remove(model_ref);
     }
 
     /// Gives back a half-open probe slot that ended without a verdict (the request
     /// was cancelled or dropped); otherwise the model would be skipped for good.
     pub fn release_probe(&self, model_ref: &str) {
-        if let Ok(mut models) = self.models.lock()
-            && let Some(entry) = models.get_mut(model_ref)
-        {
+        if let Some(entry) = self.models().get_mut(model_ref) {
             entry.probe_in_flight = false;
         }
     }
 
+    /// A request to `model_ref` failed: counts it, and opens the circuit at the threshold or when it was the probe.
     pub fn record_failure(&self, model_ref: &str, s: BreakerSettings) {
-        let Ok(mut models) = self.models.lock() else {
-            return;
-        };
+        let mut models = self.models();
         let entry = models.entry(model_ref.to_string()).or_default();
         entry.failures = entry.failures.saturating_add(1);
         let now = Instant::now();

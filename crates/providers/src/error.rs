@@ -3,39 +3,61 @@
 
 use std::time::Duration;
 
+/// Why a provider request failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProviderError {
     /// The provider answered with a non-success status.
     #[error("{provider} returned HTTP {status}: {message}")]
     Http {
+        /// Provider id.
         provider: String,
+        /// The HTTP status code.
         status: u16,
+        /// The provider's error message.
         message: String,
+        /// The `Retry-After` the provider asked for, if any.
         retry_after: Option<Duration>,
     },
     /// No connection could be made (DNS, refused, TLS, reset before headers).
     #[error("{provider} connection failed: {message}")]
-    Connect { provider: String, message: String },
+    Connect {
+        /// Provider id.
+        provider: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Connect, response-header or stream-idle timeout.
     #[error("{provider} timed out ({phase} after {}s)", .after.as_secs_f64())]
     Timeout {
+        /// Provider id.
         provider: String,
+        /// Which wait ran out (`connect`, `stream idle`, ...).
         phase: &'static str,
+        /// How long it waited.
         after: Duration,
     },
     /// The stream broke or reported an error event after it started.
     #[error("{provider} stream failed: {message}")]
     Stream {
+        /// Provider id.
         provider: String,
+        /// What went wrong.
         message: String,
+        /// Whether another attempt may succeed.
         retryable: bool,
     },
     /// A response that does not follow the wire format.
     #[error("{provider} sent an invalid response: {message}")]
-    InvalidResponse { provider: String, message: String },
+    InvalidResponse {
+        /// Provider id.
+        provider: String,
+        /// What was wrong with it.
+        message: String,
+    },
     /// Configuration that cannot work (unknown kind, no models, bad URL).
     #[error("{0}")]
     Config(String),
+    /// The caller cancelled the request.
     #[error("cancelled")]
     Cancelled,
     /// Every failover candidate failed.

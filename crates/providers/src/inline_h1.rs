@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -207,11 +207,18 @@ impl InlinePool {
         }
     }
 
+    /// The idle connections. A panic elsewhere while this lock was held is
+    /// recovered from: the lists stay whole, and a connection left in a bad state
+    /// is dropped by the checks of `checkout` and `put`.
+    fn idle(&self) -> MutexGuard<'_, HashMap<String, Vec<Conn>>> {
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The newest idle connection that is still open and ready.
     fn checkout(&self, authority: &str) -> Option<Conn> {
         loop {
             let mut conn = {
-                let mut idle = self.idle.lock().ok()?;
+                let mut idle = self.idle();
                 let list = idle.get_mut(authority)?;
                 let conn = list.pop();
                 if list.is_empty() {
@@ -234,9 +241,7 @@ impl InlinePool {
 
     fn put(&self, authority: String, mut conn: Conn) {
         conn.idle_since = Instant::now();
-        let Ok(mut idle) = self.idle.lock() else {
-            return;
-        };
+        let mut idle = self.idle();
         // Stale or closed connections go now rather than wait in CLOSE_WAIT.
         idle.retain(|_, list| {
             list.retain_mut(|c| {

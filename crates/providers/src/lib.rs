@@ -1,27 +1,27 @@
 //! Streaming chat providers.
 //!
-//! The wire layer: [`wire::build_request`] maps a neutral [`types::ChatRequest`]
-//! to an HTTP request for an OpenAI-compatible or Anthropic provider, and
-//! [`sse::SseDecoder`] + [`wire::decoder`] turn the response bytes back into
-//! [`types::StreamEvent`]s.
+//! The wire layer: [`build_request`] maps a neutral [`ChatRequest`] to an HTTP
+//! request for an OpenAI-compatible or Anthropic provider, and [`SseDecoder`] +
+//! [`decoder`] turn the response bytes back into [`StreamEvent`]s.
+#![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod anthropic;
+mod anthropic;
 pub mod args;
 pub mod breaker;
 pub mod error;
-pub mod inline_h1;
+mod inline_h1;
 pub mod models;
-pub mod openai;
+mod openai;
 pub mod presets;
-pub mod reasoning;
+mod reasoning;
 pub mod router;
 pub mod routing;
-pub mod sse;
+mod sse;
 pub mod transport;
 pub mod types;
 pub mod usage;
-pub mod wire;
+mod wire;
 
 #[cfg(test)]
 mod testutil;

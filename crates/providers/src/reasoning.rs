@@ -6,11 +6,14 @@ use seekclaw_config::{Model, Provider, ReasoningLevel};
 /// The provider and model one request goes to.
 #[derive(Debug, Clone, Copy)]
 pub struct Target<'a> {
+    /// The provider, with its kind, URL and key.
     pub provider: &'a Provider,
+    /// The model and its capabilities.
     pub model: &'a Model,
 }
 
 impl<'a> Target<'a> {
+    /// The target `model` of `provider`.
     pub fn new(provider: &'a Provider, model: &'a Model) -> Self {
         Target { provider, model }
     }

@@ -36,16 +36,24 @@ impl Observer for NoObserver {}
 /// The assembled answer of a successful request.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Completion {
+    /// Provider id that answered.
     pub provider: String,
+    /// Model id that answered.
     pub model: String,
+    /// The answer text.
     pub text: String,
+    /// The model's reasoning, if it returned any.
     pub thinking: Option<Thinking>,
+    /// Tool calls the model asked for, in order.
     pub tool_calls: Vec<ToolCall>,
+    /// Why the model stopped, if the stream said.
     pub finish: Option<FinishReason>,
+    /// Tokens the answering attempt used.
     pub usage: TokenUsage,
 }
 
 impl Completion {
+    /// `provider/model` of the model that answered.
     pub fn model_ref(&self) -> String {
         format!("{}/{}", self.provider, self.model)
     }
@@ -107,11 +115,14 @@ pub fn backoff_delay(
 /// Daemon-wide provider access: the HTTP pool and the circuit breaker.
 #[derive(Default)]
 pub struct Providers {
+    /// Pooled HTTP clients and connections.
     pub pool: HttpPool,
+    /// Circuit breaker of every model.
     pub breaker: Breaker,
 }
 
 impl Providers {
+    /// A fresh pool and breaker.
     pub fn new() -> Self {
         Self::default()
     }

@@ -18,8 +18,13 @@ pub enum SseEvent {
     /// A `:` comment line (a keep-alive); reported so the transport can reset
     /// its idle timer.
     Comment,
-    /// A dispatched event: `event:` name if any, `data:` lines joined with `\n`.
-    Message { event: Option<String>, data: String },
+    /// A dispatched event.
+    Message {
+        /// The `event:` name, if any.
+        event: Option<String>,
+        /// The `data:` lines joined with `\n`.
+        data: String,
+    },
 }
 
 /// [`SseEvent`] borrowed from the decoder or the chunk being fed. `data` is
@@ -27,14 +32,19 @@ pub enum SseEvent {
 /// `serde_json::from_slice`, which checks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SseEventRef<'a> {
+    /// A `:` comment line (a keep-alive).
     Comment,
+    /// A dispatched event.
     Message {
+        /// The `event:` name, if any.
         event: Option<&'a str>,
+        /// The `data:` lines joined with `\n`.
         data: &'a [u8],
     },
 }
 
 impl SseEvent {
+    /// The same event, borrowed.
     pub fn as_event_ref(&self) -> SseEventRef<'_> {
         match self {
             SseEvent::Comment => SseEventRef::Comment,
@@ -89,6 +99,7 @@ pub struct SseDecoder {
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl SseDecoder {
+    /// A decoder at the start of a stream.
     pub fn new() -> Self {
         Self::default()
     }

@@ -2,7 +2,7 @@
 //! whole daemon; connect, response-header and sliding stream-idle timeouts.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use seekclaw_config::Provider;
@@ -17,6 +17,7 @@ use crate::wire::{self, WireRequest};
 /// The three waits of one request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Timeouts {
+    /// Until the connection is made.
     pub connect: Duration,
     /// Until the response headers arrive.
     pub header: Duration,
@@ -25,6 +26,7 @@ pub struct Timeouts {
 }
 
 impl Timeouts {
+    /// The waits for `provider` (`timeoutSeconds`); `deepseek_optimized` allows a longer idle gap.
     pub fn for_provider(provider: &Provider, deepseek_optimized: bool) -> Timeouts {
         let base = Duration::from_secs(provider.timeout_seconds.clamp(1, 3600));
         let idle = if deepseek_optimized {
@@ -54,6 +56,7 @@ impl Default for HttpPool {
 }
 
 impl HttpPool {
+    /// An empty pool (installs the process-wide rustls provider on first use).
     pub fn new() -> Self {
         // reqwest needs a process-wide rustls provider; a second install is a no-op.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -63,6 +66,13 @@ impl HttpPool {
         }
     }
 
+    /// The client cache. A panic elsewhere while this lock was held is recovered
+    /// from: a map of finished clients cannot be left half-changed.
+    fn clients(&self) -> MutexGuard<'_, HashMap<String, reqwest::Client>> {
+        self.clients.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The pooled client for `provider` with this connect timeout, built on first use.
     pub fn client(
         &self,
         provider: &Provider,
@@ -76,9 +86,7 @@ impl HttpPool {
             connect.as_millis(),
             provider.http2_prior_knowledge
         );
-        if let Ok(clients) = self.clients.lock()
-            && let Some(c) = clients.get(&key)
-        {
+        if let Some(c) = self.clients().get(&key) {
             return Ok(c.clone());
         }
         let mut builder = reqwest::Client::builder()
@@ -104,9 +112,7 @@ impl HttpPool {
         let client = builder.build().map_err(|e| {
             ProviderError::Config(format!("{}: cannot build HTTP client: {e}", provider.id))
         })?;
-        if let Ok(mut clients) = self.clients.lock() {
-            clients.insert(key, client.clone());
-        }
+        self.clients().insert(key, client.clone());
         Ok(client)
     }
 }
@@ -183,7 +189,9 @@ pub async fn run_attempt(
 /// A request with its body encoded once for all its attempts.
 #[derive(Clone, Copy)]
 pub struct Encoded<'a> {
+    /// The request's URL and headers.
     pub request: &'a WireRequest,
+    /// Its encoded JSON body.
     pub body: &'a bytes::Bytes,
 }
 

@@ -7,11 +7,15 @@ use serde::{Deserialize, Serialize};
 /// One model request, before it is mapped to a provider's wire format.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChatRequest {
+    /// The system prompt.
     pub system: String,
+    /// The conversation, oldest first.
     pub messages: Vec<ChatMessage>,
+    /// Tools the model may call.
     pub tools: Vec<ToolSpec>,
     /// Output cap; `None` uses the model's `maxOutput`.
     pub max_output: Option<u64>,
+    /// Sampling temperature; `None` leaves the provider's default.
     pub temperature: Option<f64>,
     /// The requested neutral level; adapters clamp it to the model (see `reasoning`).
     pub reasoning: ReasoningLevel,
@@ -22,34 +26,48 @@ pub struct ChatRequest {
 /// A conversation message in neutral form.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatMessage {
+    /// What the user said.
     User {
+        /// The message text.
         text: String,
         /// Only the current turn's images are sent; history carries none.
         images: Vec<ImageData>,
     },
+    /// One model step.
     Assistant {
+        /// The answer text.
         text: String,
         /// Reasoning of this step: passed back to DeepSeek/Kimi as `reasoning_content`
         /// and to Anthropic as a signed thinking block.
         thinking: Option<Thinking>,
+        /// Tool calls the step made.
         tool_calls: Vec<ToolCall>,
     },
+    /// A tool's result.
     Tool {
+        /// Id of the call it answers.
         call_id: String,
+        /// Name of the tool.
         name: String,
+        /// What the tool returned.
         content: String,
+        /// The tool failed.
         is_error: bool,
+        /// Images the tool returned.
         images: Vec<ImageData>,
     },
 }
 
+/// A model's reasoning text.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Thinking {
+    /// The reasoning text.
     pub text: String,
     /// Anthropic's signature of the thinking block (must be sent back unchanged).
     pub signature: Option<String>,
 }
 
+/// An image sent to the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImageData {
     /// `image/png`, `image/jpeg`, `image/webp` or `image/gif`.
@@ -58,9 +76,12 @@ pub struct ImageData {
     pub data_base64: String,
 }
 
+/// A tool call made by the model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// Call id, matched by the tool result.
     pub id: String,
+    /// Name of the tool called.
     pub name: String,
     /// The arguments as JSON text, exactly as the model produced them.
     pub arguments: String,
@@ -69,7 +90,9 @@ pub struct ToolCall {
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
+    /// Tool name.
     pub name: String,
+    /// What the tool does, for the model.
     pub description: String,
     /// JSON Schema of the arguments (an object schema), shared with the tool.
     pub parameters: std::sync::Arc<serde_json::Value>,
@@ -85,6 +108,7 @@ pub struct TokenUsage {
     pub cached_input_tokens: u64,
     /// Input tokens written to the prompt cache (Anthropic).
     pub cache_creation_input_tokens: u64,
+    /// Output tokens.
     pub output_tokens: u64,
 }
 
@@ -100,11 +124,15 @@ impl TokenUsage {
 /// Why the model stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FinishReason {
+    /// The model finished its answer.
     Stop,
+    /// The model asked for tool calls.
     ToolCalls,
     /// Output cap reached (`length`, `max_tokens`, `incomplete`): the turn continues.
     Length,
+    /// The provider's content filter stopped the output.
     ContentFilter,
+    /// Any other reason, as the provider named it.
     Other(String),
 }
 
@@ -121,6 +149,7 @@ impl FinishReason {
         }
     }
 
+    /// The reason for a provider's wire name (OpenAI or Anthropic).
     pub fn from_wire(raw: &str) -> FinishReason {
         match raw {
             "stop" | "end_turn" | "stop_sequence" => FinishReason::Stop,
@@ -135,25 +164,37 @@ impl FinishReason {
 /// What a provider stream yields, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
+    /// A piece of reasoning text.
     ReasoningDelta(String),
     /// Anthropic signature of the current thinking block.
     ReasoningSignature(String),
+    /// A piece of answer text.
     TextDelta(String),
     /// A tool call is announced when its name first appears.
     ToolCallStart {
+        /// Position of the call in the step.
         index: usize,
+        /// Call id.
         id: String,
+        /// Name of the tool.
         name: String,
     },
+    /// A piece of a tool call's argument text.
     ToolCallArgsDelta {
+        /// Position of the call in the step.
         index: usize,
+        /// The next piece of argument text.
         delta: String,
     },
     /// A finished call with its whole argument text; emitted in index order at the end.
     ToolCallComplete {
+        /// Position of the call in the step.
         index: usize,
+        /// The whole call.
         call: ToolCall,
     },
+    /// Token counts of the attempt.
     Usage(TokenUsage),
+    /// Why the model stopped.
     Finish(FinishReason),
 }

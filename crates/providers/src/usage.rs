@@ -22,11 +22,17 @@ pub fn cost(model: &Model, usage: &TokenUsage) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AttemptRecord {
+    /// Provider id.
     pub provider: String,
+    /// Model id.
     pub model: String,
+    /// Tokens used.
     pub usage: TokenUsage,
+    /// Cost in USD (see [`cost`]).
     pub cost: f64,
+    /// How long the attempt took (ms).
     pub elapsed_ms: f64,
+    /// Whether the attempt succeeded.
     pub success: bool,
 }
 

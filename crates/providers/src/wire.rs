@@ -18,7 +18,9 @@ use crate::{anthropic, openai};
 /// `headers` (auth, version, the provider's own).
 #[derive(Clone, PartialEq)]
 pub struct WireRequest {
+    /// Where to POST.
     pub url: String,
+    /// Header names and values.
     pub headers: Vec<(String, String)>,
     /// The JSON body without its `tools`.
     pub body: Value,
@@ -237,6 +239,7 @@ pub struct StreamParser {
 }
 
 impl StreamParser {
+    /// A parser for one response of `target`; fails for a provider kind it cannot decode.
     pub fn new(target: &Target) -> Result<Self, ProviderError> {
         Ok(StreamParser {
             sse: SseDecoder::new(),

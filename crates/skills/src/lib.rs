@@ -1,21 +1,22 @@
 //! SeekClaw skills: directories of instructions the agent applies when a
 //! task calls for them.
 //!
-//! - [`skill`]: one directory → one [`Skill`] (`skill.yaml`/`skill.yml`,
+//! - [`load_skill`]: one directory → one [`Skill`] (`skill.yaml`/`skill.yml`,
 //!   `SKILL.md` with front matter, or a bare `prompt.txt`).
-//! - [`catalog`]: discovery in the global and workspace roots, workspace
+//! - [`list`]: discovery in the global and workspace roots, workspace
 //!   shadowing, name order, enabled state and the wire [`SkillListing`].
-//! - [`prompt`]: the system-prompt section (small skills inline, the rest
-//!   listed by path).
-//! - [`import`](mod@import): installing a `.md` or `.zip` into the global root.
+//! - [`prompt_section`]: the system-prompt section (small skills inline, the
+//!   rest listed by path).
+//! - [`import()`]: installing a `.md` or `.zip` into the global root.
+#![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod archive;
-pub mod catalog;
+mod catalog;
 mod error;
-pub mod import;
-pub mod prompt;
-pub mod skill;
+mod import;
+mod prompt;
+mod skill;
 
 pub use archive::{MAX_ARCHIVE_BYTES, MAX_ARCHIVE_ENTRIES};
 pub use catalog::{

@@ -12,7 +12,9 @@ use crate::store::Store;
 /// A session's header and its event log, as of one moment.
 #[derive(Debug, Clone)]
 pub struct Conversation {
+    /// The session's header.
     pub header: SessionHeader,
+    /// Its whole event log, oldest first.
     pub events: Vec<SessionEvent>,
 }
 

@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventItem {
+    /// What the user sent to start or continue a turn.
     User(UserMessage),
+    /// One model step: its text, reasoning and tool calls.
     Assistant(AssistantMessage),
+    /// The outcome of one tool call.
     ToolResult(ToolResult),
     /// Steering guidance drained into a running turn.
     Steer(UserMessage),
@@ -37,10 +40,13 @@ impl EventItem {
     }
 }
 
+/// A user message and its attached images.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
+    /// The message text.
     pub text: String,
+    /// Images sent with the message.
     #[serde(default)]
     pub images: Vec<ImageAttachment>,
 }
@@ -50,85 +56,123 @@ pub struct UserMessage {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageAttachment {
+    /// Id of the image.
     pub id: String,
+    /// File name shown to the user.
     pub name: String,
+    /// MIME type, e.g. `image/png`.
     pub media_type: String,
+    /// The image bytes in base64 (the log itself keeps only their blob hash).
     pub data: String,
+    /// Size of the image in bytes.
     pub size_bytes: u64,
 }
 
+/// One assistant step as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
+    /// The visible answer text.
     pub text: String,
+    /// The model's reasoning, when it returned any.
     pub thinking: Option<String>,
     /// Anthropic thinking-block signature, needed to send thinking back.
     pub thinking_signature: Option<String>,
     /// The model that actually answered (after failover).
     pub model_ref: Option<String>,
+    /// Tool calls the step asked for, in order.
     #[serde(default)]
     pub tool_calls: Vec<ToolCall>,
+    /// Images the model was shown in this step.
     #[serde(default)]
     pub viewed_images: Vec<ViewedImage>,
+    /// Why the model stopped (`FinishReason::as_str` of the providers crate).
     pub finish_reason: Option<String>,
 }
 
+/// A tool call as the model made it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
+    /// Call id, matched by the tool result.
     pub id: String,
+    /// Name of the tool called.
     pub name: String,
+    /// The arguments as JSON text.
     pub arguments_json: String,
 }
 
+/// An image a tool showed the model, by reference.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ViewedImage {
+    /// Id of the image.
     pub id: String,
+    /// File name shown to the user.
     pub name: String,
 }
 
+/// What a tool call returned.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
+    /// Id of the call this answers.
     pub tool_call_id: String,
+    /// Name of the tool that ran.
     pub tool_name: String,
+    /// False when the tool failed.
     pub success: bool,
+    /// The text the model saw.
     pub output: String,
+    /// Unified diff of the file change, for file-editing tools.
     pub diff: Option<String>,
     /// Workspace-relative path of the file the tool touched.
     pub file_path: Option<String>,
 }
 
+/// A compaction summary standing in for a range of earlier events.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
+    /// The summary text.
     pub text: String,
+    /// First event sequence number it covers.
     pub from_seq: u64,
+    /// Last event sequence number it covers.
     pub to_seq: u64,
 }
 
+/// A note the runtime injected into a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RuntimeNotice {
     /// e.g. "repair", "continuation", "warning".
     pub kind: String,
+    /// The note's text.
     pub text: String,
 }
 
+/// How a turn ended, with its closing text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnTerminal {
+    /// The kind of ending.
     pub status: TerminalStatus,
+    /// The final answer or the reason it stopped.
     pub text: String,
 }
 
+/// How a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TerminalStatus {
+    /// The model finished its answer.
     Finished,
+    /// The turn was cancelled.
     Aborted,
+    /// The daemon stopped before the turn's end was written.
     Interrupted,
+    /// An error ended the turn.
     Failed,
 }
 
@@ -136,9 +180,13 @@ pub enum TerminalStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEvent {
+    /// Position in the session's log, from 1.
     pub seq: u64,
+    /// When it was appended (Unix milliseconds).
     pub unix_ms: i64,
+    /// Owner id of the turn that wrote it, if any.
     pub turn: Option<String>,
+    /// The event itself.
     pub item: EventItem,
 }
 

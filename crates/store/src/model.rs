@@ -5,11 +5,17 @@ use serde::{Deserialize, Serialize};
 /// What `create_session` needs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NewSession {
+    /// Scope key the session belongs to.
     pub scope: String,
+    /// Session id, unique within the scope.
     pub id: String,
+    /// Workspace folder the session works in.
     pub workspace: Option<String>,
+    /// Display title.
     pub title: Option<String>,
+    /// Reasoning level the session starts with.
     pub reasoning_level: String,
+    /// Whether network tools may run.
     pub network_enabled: bool,
 }
 
@@ -23,21 +29,35 @@ pub struct SessionHeader {
     /// it to the front of its own object.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub id: String,
+    /// Display title, if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Workspace folder, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// Hidden from the default session list.
     pub archived: bool,
+    /// Reasoning level of the session's turns.
     pub reasoning_level: String,
+    /// Whether network tools may run.
     pub network_enabled: bool,
+    /// Provider calls made, summed over turns.
     pub llm_rounds: i64,
+    /// Execution steps, each turn's highest step summed.
     pub execution_steps: i64,
+    /// Input tokens of the session's provider calls, summed.
     pub input_tokens: i64,
+    /// Every input token, cached or not, summed.
     pub total_input_tokens: i64,
+    /// Input tokens read from a prompt cache, summed.
     pub cached_input_tokens: i64,
+    /// Output tokens, summed.
     pub output_tokens: i64,
+    /// Time the provider calls took (ms), summed.
     pub output_elapsed_ms: i64,
+    /// Creation time (ISO 8601, UTC).
     pub created_at: String,
+    /// Last change (ISO 8601, UTC); lists sort by it.
     pub updated_at: String,
     /// The scope key the session lives in (not part of the wire shape).
     #[serde(skip)]
@@ -51,9 +71,13 @@ pub struct SessionHeader {
 /// clears the title.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SessionPatch {
+    /// New title; `Some(None)` clears it.
     pub title: Option<Option<String>>,
+    /// New reasoning level.
     pub reasoning_level: Option<String>,
+    /// Allow or forbid network tools.
     pub network_enabled: Option<bool>,
+    /// Archive or unarchive.
     pub archived: Option<bool>,
 }
 
@@ -62,12 +86,19 @@ pub struct SessionPatch {
 /// (reference §2.5: accumulated per turn and added to the session row).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct UsageDelta {
+    /// Provider calls to add.
     pub llm_rounds: i64,
+    /// Execution steps to add.
     pub execution_steps: i64,
+    /// Input tokens to add.
     pub input_tokens: i64,
+    /// Every input token, cached or not, to add.
     pub total_input_tokens: i64,
+    /// Cache-read input tokens to add.
     pub cached_input_tokens: i64,
+    /// Output tokens to add.
     pub output_tokens: i64,
+    /// Provider call time (ms) to add.
     pub output_elapsed_ms: i64,
 }
 
@@ -75,10 +106,15 @@ pub struct UsageDelta {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Project {
+    /// Project id.
     pub id: String,
+    /// Absolute path of the folder.
     pub path: String,
+    /// Display name.
     pub name: String,
+    /// Registration time (ISO 8601, UTC).
     pub created_at: String,
+    /// Last change (ISO 8601, UTC).
     pub updated_at: String,
 }
 
@@ -86,6 +122,8 @@ pub struct Project {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StoreStats {
+    /// Sessions in every scope.
     pub sessions: i64,
+    /// Events in every session log.
     pub events: i64,
 }

@@ -16,17 +16,29 @@ const VISIBLE_RUNTIME_KINDS: [&str; 2] = ["repair", "continuation"];
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
+    /// `user`, `assistant` or `tool`.
     pub role: String,
+    /// The message text.
     pub text: String,
+    /// Images the user attached.
     pub images: Vec<ImageAttachment>,
+    /// The model's reasoning, for assistant messages.
     pub thinking: Option<String>,
+    /// Images the model was shown in this step.
     pub viewed_images: Vec<ViewedImage>,
+    /// Tool calls of an assistant message.
     pub tool_calls: Vec<ToolCallRef>,
+    /// For a tool message, the call it answers.
     pub tool_call_id: Option<String>,
+    /// For a tool message, the tool that ran.
     pub tool_name: Option<String>,
+    /// For a tool message, whether the tool succeeded.
     pub tool_success: bool,
+    /// For a tool message, the diff of its file change.
     pub tool_diff: Option<String>,
+    /// For a tool message, the file it touched.
     pub tool_file_path: Option<String>,
+    /// The model that answered an assistant message.
     pub model_ref: Option<String>,
     /// The event this message was projected from (not on the wire).
     #[serde(skip)]
@@ -37,7 +49,9 @@ pub struct Message {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRef {
+    /// Call id.
     pub id: String,
+    /// Name of the tool called.
     pub name: String,
 }
 

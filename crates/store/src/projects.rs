@@ -76,6 +76,7 @@ impl Store {
         })
     }
 
+    /// The project with this id, if registered.
     pub fn project(&self, id: &str) -> Result<Option<Project>> {
         self.read(|tx| {
             let p = tx

@@ -20,61 +20,88 @@ pub const DEFAULT_TASK_NAME: &str = "未命名任务";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduledTask {
+    /// Task id.
     pub id: String,
+    /// Name as the user gave it (may be empty).
     pub name: String,
+    /// Workspace the runs work in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// What each run asks the agent.
     pub prompt: String,
+    /// Cron expression of the schedule.
     pub cron: String,
+    /// Whether the scheduler runs it.
     pub enabled: bool,
+    /// When the last run started.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_run_at: Option<String>,
     /// UTC, in the `now_iso` format (fixed width, so it sorts as text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_run_at: Option<String>,
+    /// How the last run ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_status: Option<String>,
+    /// Error of the last run, if it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// Output of the last run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_output: Option<String>,
     /// The session of the last run (a superset of the reference shape).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_session_id: Option<String>,
+    /// Creation time (ISO 8601, UTC).
     pub created_at: String,
+    /// Last change (ISO 8601, UTC).
     pub updated_at: String,
+    /// The name, or a default when it is empty (see [`display_name`]).
     pub display_name: String,
 }
 
 /// What `schedule.create` / `schedule.update` write.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ScheduleDraft {
+    /// Task id.
     pub id: String,
+    /// Name as the user gave it.
     pub name: String,
+    /// Workspace the runs work in.
     pub workspace: Option<String>,
+    /// What each run asks the agent.
     pub prompt: String,
+    /// Cron expression of the schedule.
     pub cron: String,
+    /// Whether the scheduler runs it.
     pub enabled: bool,
+    /// Next due time, computed by the caller from `cron`.
     pub next_run_at: Option<String>,
 }
 
 /// An enabled task whose next occurrence is near: what one scheduler tick reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScheduleSlot {
+    /// Task id.
     pub id: String,
+    /// Name shown for the task.
     pub display_name: String,
+    /// The due time.
     pub next_run_at: String,
 }
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunStatus {
+    /// The run finished.
     Success,
+    /// The run failed.
     Error,
+    /// The run was cancelled.
     Cancelled,
 }
 
 impl RunStatus {
+    /// The name stored in `last_status` and claim rows.
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Success => "success",
@@ -87,10 +114,15 @@ impl RunStatus {
 /// The outcome of one run, written back to its claim and its task.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRecord {
+    /// When the run started.
     pub started_at: String,
+    /// How it ended.
     pub status: RunStatus,
+    /// The error, if it failed.
     pub error: Option<String>,
+    /// The agent's final output.
     pub output: Option<String>,
+    /// Session the run wrote to.
     pub session_id: Option<String>,
 }
 
@@ -110,9 +142,13 @@ pub enum Claim {
 pub struct ClaimRow {
     /// The scheduled time (UTC, store format), or a `manual:` key.
     pub occurrence: String,
+    /// When it was claimed.
     pub claimed_at: String,
+    /// When the run finished, if it did.
     pub finished_at: Option<String>,
+    /// How the run ended ([`RunStatus::as_str`]), once finished.
     pub status: Option<String>,
+    /// Session the run wrote to.
     pub session_id: Option<String>,
 }
 
@@ -214,6 +250,7 @@ impl Store {
         })
     }
 
+    /// The task with this id, if any.
     pub fn schedule(&self, id: &str) -> Result<Option<ScheduledTask>> {
         self.read(|tx| task_in(tx, id))
     }

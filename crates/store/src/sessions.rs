@@ -30,25 +30,42 @@ pub(crate) fn header_from_row(r: &Row<'_>) -> rusqlite::Result<SessionHeader> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeaderRow<'a> {
+    /// See [`SessionHeader::id`].
     pub id: &'a str,
+    /// See [`SessionHeader::title`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<&'a str>,
+    /// See [`SessionHeader::workspace`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<&'a str>,
+    /// See [`SessionHeader::archived`].
     pub archived: bool,
+    /// See [`SessionHeader::reasoning_level`].
     pub reasoning_level: &'a str,
+    /// See [`SessionHeader::network_enabled`].
     pub network_enabled: bool,
+    /// See [`SessionHeader::llm_rounds`].
     pub llm_rounds: i64,
+    /// See [`SessionHeader::execution_steps`].
     pub execution_steps: i64,
+    /// See [`SessionHeader::input_tokens`].
     pub input_tokens: i64,
+    /// See [`SessionHeader::total_input_tokens`].
     pub total_input_tokens: i64,
+    /// See [`SessionHeader::cached_input_tokens`].
     pub cached_input_tokens: i64,
+    /// See [`SessionHeader::output_tokens`].
     pub output_tokens: i64,
+    /// See [`SessionHeader::output_elapsed_ms`].
     pub output_elapsed_ms: i64,
+    /// See [`SessionHeader::created_at`].
     pub created_at: &'a str,
+    /// See [`SessionHeader::updated_at`].
     pub updated_at: &'a str,
+    /// See [`SessionHeader::scope`].
     #[serde(skip)]
     pub scope: &'a str,
+    /// See [`SessionHeader::active_turn`].
     #[serde(skip)]
     pub active_turn: Option<&'a str>,
 }
@@ -94,6 +111,7 @@ impl HeaderRow<'_> {
         })
     }
 
+    /// The owned header.
     pub fn to_header(&self) -> SessionHeader {
         SessionHeader {
             id: self.id.to_string(),
@@ -177,6 +195,7 @@ impl Store {
         })
     }
 
+    /// The header of a session, if it exists.
     pub fn session(&self, scope: &str, id: &str) -> Result<Option<SessionHeader>> {
         self.read(|tx| {
             let header = tx
@@ -537,12 +556,6 @@ mod tests {
             Err(StoreError::NotFound(_))
         ));
     }
-}
-
-#[cfg(test)]
-mod header_row_tests {
-    use crate::model::SessionPatch;
-    use crate::testutil::{new_session, temp_store};
 
     #[test]
     fn borrowed_rows_serialize_like_owned_headers() {

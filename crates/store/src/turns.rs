@@ -92,12 +92,15 @@ fn interrupted(why: &str) -> EventItem {
 /// What a turn's closing write records.
 #[derive(Debug, Clone, Copy)]
 pub struct TurnEnd<'a> {
+    /// Scope of the session.
     pub scope: &'a str,
+    /// Session id.
     pub id: &'a str,
     /// The turn (its active mark and the `turn` of its events).
     pub owner: &'a str,
     /// Final answer and terminal.
     pub items: &'a [EventItem],
+    /// Counters to add to the session row.
     pub delta: &'a UsageDelta,
     /// Its provider attempts.
     pub records: &'a [UsageRecord],

@@ -10,17 +10,27 @@ use crate::time::now_iso;
 /// One provider attempt, successful or not.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UsageRecord {
+    /// Provider id.
     pub provider: String,
+    /// Model id.
     pub model: String,
+    /// Session the call served, if any.
     pub session_id: Option<String>,
     /// Input billed at the plain price (excludes cache reads and writes).
     pub input_tokens: u64,
+    /// Every input token, cached or not.
     pub total_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
     pub cached_input_tokens: u64,
+    /// Input tokens written to the prompt cache.
     pub cache_creation_input_tokens: u64,
+    /// Output tokens.
     pub output_tokens: u64,
+    /// Cost in USD.
     pub cost: f64,
+    /// How long the call took.
     pub elapsed_ms: f64,
+    /// Whether the call succeeded.
     pub success: bool,
 }
 
@@ -28,21 +38,34 @@ pub struct UsageRecord {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageSummary {
+    /// Provider id.
     pub provider: String,
+    /// Model id.
     pub model: String,
+    /// Calls recorded.
     pub calls: u64,
+    /// Calls that failed.
     pub failures: u64,
+    /// Plain-price input tokens, summed.
     pub input_tokens: u64,
+    /// Every input token, summed.
     pub total_input_tokens: u64,
+    /// Cache-read input tokens, summed.
     pub cached_input_tokens: u64,
+    /// Cache-write input tokens, summed.
     pub cache_creation_input_tokens: u64,
+    /// Output tokens, summed.
     pub output_tokens: u64,
+    /// Cost in USD, summed.
     pub cost: f64,
+    /// Mean call time (ms).
     pub avg_latency_ms: f64,
+    /// Share of calls that succeeded (0 to 1).
     pub success_rate: f64,
 }
 
 impl Store {
+    /// Records one provider call for `usage.get`.
     pub fn record_usage(&self, r: &UsageRecord) -> Result<()> {
         self.write(|tx| record_usage_in(tx, r))
     }

@@ -11,28 +11,50 @@ use crate::tool::ToolContext;
 /// Symlink hops followed before giving up (the kernel's own limit).
 const MAX_SYMLINK_HOPS: usize = 40;
 
+/// Why a tool path was refused; the text tells the model what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
+    /// No path was given.
     #[error("Path is empty. Give a path relative to the workspace root.")]
     Empty,
+    /// `..` climbs above the workspace root.
     #[error(
         "Path '{path}' leaves the workspace through '..'. Use a path inside the workspace ({root})."
     )]
-    ParentEscape { path: String, root: String },
+    ParentEscape {
+        /// The path as given.
+        path: String,
+        /// The workspace root.
+        root: String,
+    },
+    /// An absolute path outside the workspace, with work outside it not allowed.
     #[error(
         "Path '{path}' is outside the workspace ({root}). Use a path inside the workspace; agent.allowOutsideWorkspace is off."
     )]
-    Outside { path: String, root: String },
+    Outside {
+        /// The path as given.
+        path: String,
+        /// The workspace root.
+        root: String,
+    },
+    /// A symlink on the way leads out of the workspace.
     #[error(
         "Path '{path}' resolves through a symlink to {target}, which is outside the workspace ({root}). Symlinks may not lead out of the workspace."
     )]
     SymlinkEscape {
+        /// The path as given.
         path: String,
+        /// Where the symlink leads.
         target: String,
+        /// The workspace root.
         root: String,
     },
+    /// The path's symlinks do not resolve (a loop, or more hops than the kernel follows).
     #[error("Path '{path}' has too many levels of symbolic links.")]
-    SymlinkLoop { path: String },
+    SymlinkLoop {
+        /// The path as given.
+        path: String,
+    },
 }
 
 /// A path a tool may use.

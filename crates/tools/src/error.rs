@@ -5,19 +5,24 @@ use crate::confine::PathError;
 use crate::locks::LockError;
 use crate::tool::ToolOutput;
 
+/// Why a tool call failed; turned into a `success:false` result, never a failed turn.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     /// Arguments that do not fit the tool's schema.
     #[error("Invalid tool arguments: {0}. Regenerate the tool call with valid JSON arguments.")]
     InvalidArgs(String),
+    /// The path was refused.
     #[error(transparent)]
     Path(#[from] PathError),
+    /// The file's write lock was not taken.
     #[error(transparent)]
     Lock(#[from] LockError),
     /// An I/O failure, with what was being done.
     #[error("{action}: {source}")]
     Io {
+        /// What was being done, e.g. `Reading src/a.rs`.
         action: String,
+        /// What the OS said.
         #[source]
         source: std::io::Error,
     },
@@ -27,10 +32,12 @@ pub enum ToolError {
 }
 
 impl ToolError {
+    /// A [`ToolError::Failed`] with this message.
     pub fn failed(message: impl Into<String>) -> Self {
         ToolError::Failed(message.into())
     }
 
+    /// An [`ToolError::Io`] while doing `action`.
     pub fn io(action: impl Into<String>, source: std::io::Error) -> Self {
         ToolError::Io {
             action: action.into(),

@@ -1,12 +1,13 @@
 //! Tools the agent runs in a workspace, and the rules that keep concurrent turns
 //! safe: tools as data, the registry, the built-in tool suite, workspace path
 //! confinement, the output budget, shell jobs and the daemon-wide write locks.
+#![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod args;
 mod beneath;
 pub mod budget;
-pub mod builtin;
+mod builtin;
 mod confine;
 mod error;
 mod fsio;

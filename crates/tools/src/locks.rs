@@ -4,31 +4,45 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+/// Why a write lock was not taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LockError {
     /// The holder kept the file past the wait limit.
     #[error(
         "Write lock timeout: {path} is being edited by another task ({holder}). Wait for it to finish, re-read the latest file content, then retry."
     )]
-    Timeout { path: String, holder: String },
+    Timeout {
+        /// Workspace-relative path of the file.
+        path: String,
+        /// Owner id of the turn holding the lock.
+        holder: String,
+    },
+    /// The turn was cancelled while it waited.
     #[error("Cancelled while waiting for the write lock on {path}")]
-    Cancelled { path: String },
+    Cancelled {
+        /// Workspace-relative path of the file.
+        path: String,
+    },
 }
 
 /// A held lock, as `lock.list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LockInfo {
+    /// The workspace root.
     pub workspace: String,
+    /// Absolute path of the file.
     pub file: String,
+    /// Owner id of the turn holding it.
     pub owner: String,
+    /// When it was taken.
     pub acquired_at: String,
     /// `file` relative to `workspace` (or `file` itself when outside it).
     pub path: String,
@@ -36,6 +50,7 @@ pub struct LockInfo {
 
 type Key = (PathBuf, PathBuf);
 
+/// The write locks of the daemon: one per (workspace, file), held by a turn.
 #[derive(Default)]
 pub struct WriteLocks {
     held: Mutex<BTreeMap<Key, LockInfo>>,
@@ -58,6 +73,14 @@ fn relative(workspace: &Path, file: &Path) -> String {
 }
 
 impl WriteLocks {
+    /// The lock table. A panic elsewhere while this lock was held is recovered
+    /// from: each section inserts or removes whole entries, so the table stays
+    /// true, and refusing every later write for good would be worse.
+    fn held(&self) -> MutexGuard<'_, BTreeMap<Key, LockInfo>> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// No lock held.
     pub fn new() -> Self {
         Self::default()
     }
@@ -96,9 +119,7 @@ impl WriteLocks {
 
     /// Takes the lock if free (or already ours); otherwise returns the holder.
     fn try_take(&self, key: &Key, owner: &str, path: &str) -> Option<String> {
-        let Ok(mut held) = self.held.lock() else {
-            return Some("unknown (lock table poisoned)".into());
-        };
+        let mut held = self.held();
         match held.get(key) {
             Some(info) if info.owner != owner => Some(info.owner.clone()),
             Some(_) => None,
@@ -121,11 +142,9 @@ impl WriteLocks {
     /// Releases one lock; a release by anyone but the holder does nothing.
     pub fn release(&self, workspace: &Path, file: &Path, owner: &str) -> bool {
         let key = (workspace.to_path_buf(), file.to_path_buf());
-        let removed = match self.held.lock() {
-            Ok(mut held) if held.get(&key).is_some_and(|i| i.owner == owner) => {
-                held.remove(&key).is_some()
-            }
-            _ => false,
+        let removed = {
+            let mut held = self.held();
+            held.get(&key).is_some_and(|i| i.owner == owner) && held.remove(&key).is_some()
         };
         if removed {
             self.released.notify_waiters();
@@ -135,13 +154,11 @@ impl WriteLocks {
 
     /// Releases everything `owner` holds (a turn ending, however it ends).
     pub fn release_all(&self, owner: &str) -> usize {
-        let removed = match self.held.lock() {
-            Ok(mut held) => {
-                let before = held.len();
-                held.retain(|_, info| info.owner != owner);
-                before - held.len()
-            }
-            Err(_) => 0,
+        let removed = {
+            let mut held = self.held();
+            let before = held.len();
+            held.retain(|_, info| info.owner != owner);
+            before - held.len()
         };
         if removed > 0 {
             self.released.notify_waiters();
@@ -151,10 +168,7 @@ impl WriteLocks {
 
     /// Held locks sorted by workspace, then file.
     pub fn snapshot(&self) -> Vec<LockInfo> {
-        self.held
-            .lock()
-            .map(|held| held.values().cloned().collect())
-            .unwrap_or_default()
+        self.held().values().cloned().collect()
     }
 }
 

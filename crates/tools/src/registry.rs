@@ -11,18 +11,22 @@ use crate::tool::{Tool, ToolDefinition};
 pub struct ToolFilter {
     /// plan/readonly: mutating tools are removed.
     pub read_only: bool,
+    /// Network tools are offered.
     pub network_enabled: bool,
+    /// The model takes images (tools that need vision are offered).
     pub vision: bool,
     /// The workspace's `disabledTools`.
     pub disabled: Vec<String>,
 }
 
+/// Tools by name.
 #[derive(Clone, Default)]
 pub struct Registry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
 }
 
 impl Registry {
+    /// An empty registry.
     pub fn new() -> Self {
         Self::default()
     }
@@ -32,6 +36,7 @@ impl Registry {
         self.tools.insert(tool.definition().name.clone(), tool);
     }
 
+    /// The tool called `name`, if registered.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.get(name)
     }

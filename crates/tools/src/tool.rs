@@ -29,11 +29,14 @@ pub struct ToolFlags {
 /// A tool as the model and the registry see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDefinition {
+    /// The name the model calls it by.
     pub name: String,
+    /// What it does, for the model.
     pub description: String,
     /// JSON Schema object of the arguments; shared, so offering the tool at
     /// every step does not copy the schema.
     pub parameters: Arc<Value>,
+    /// What it may do.
     pub flags: ToolFlags,
     /// Short status shown while it runs (`Reading files`, `Running command`, …).
     pub status_label: String,
@@ -42,13 +45,16 @@ pub struct ToolDefinition {
 /// An image a tool returns to the model (base64, no data-URL prefix).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolImage {
+    /// `image/png`, `image/jpeg`, ...
     pub media_type: String,
+    /// The image bytes in base64.
     pub data_base64: String,
 }
 
 /// The result of one call.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolOutput {
+    /// False when the tool failed or refused.
     pub success: bool,
     /// What the model reads (already within the output budget).
     pub content: String,
@@ -58,6 +64,7 @@ pub struct ToolOutput {
     pub diff: Option<String>,
     /// Workspace-relative path of the changed file.
     pub file_path: Option<String>,
+    /// Images for the model (e.g. `read_file` of a picture).
     pub images: Vec<ToolImage>,
     /// A status line to echo to clients (the `plan` tool's checklist).
     pub status: Option<String>,
@@ -68,6 +75,7 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
+    /// A successful result.
     pub fn ok(content: impl Into<String>, summary: impl Into<String>) -> Self {
         ToolOutput {
             success: true,
@@ -77,6 +85,7 @@ impl ToolOutput {
         }
     }
 
+    /// A failed result; its first line is the summary.
     pub fn error(message: impl Into<String>) -> Self {
         let message = message.into();
         let summary = message
@@ -100,12 +109,17 @@ impl ToolOutput {
 pub struct ToolContext {
     /// Paths resolve against this root and may not leave it (unless allowed).
     pub workspace_root: PathBuf,
+    /// Paths may leave the workspace root.
     pub allow_outside_workspace: bool,
     /// Lock owner of the turn: `<sessionId>/<8 hex>`.
     pub owner: String,
+    /// The daemon-wide write locks.
     pub locks: Arc<WriteLocks>,
+    /// How long a write waits for its file's lock.
     pub lock_timeout: Duration,
+    /// Default time limit of a `bash` command.
     pub bash_timeout: Duration,
+    /// The session allows network tools.
     pub network_enabled: bool,
     /// Output budget per result, in characters.
     pub max_output_chars: usize,
@@ -148,11 +162,14 @@ impl ToolContext {
     }
 }
 
+/// The future a tool call runs as.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>>;
 
 /// A tool: its definition and how to run it. Errors are results (`success:false`),
 /// never panics or turn failures.
 pub trait Tool: Send + Sync {
+    /// Name, description, schema and flags.
     fn definition(&self) -> &ToolDefinition;
+    /// Runs the call with `args` (the model's JSON arguments).
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> ToolFuture<'a>;
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use seekclaw_config::Provider;
-use seekclaw_providers::reasoning::Target;
+use seekclaw_providers::Target;
 use seekclaw_providers::{SseDecoder, SseEventRef, StreamEvent, StreamParser};
 use seekclaw_testkit::{Reply, Step, Wire};
 

@@ -433,3 +433,7 @@ pub(crate) fn parse_completion(
     held.flush(&mut out);
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

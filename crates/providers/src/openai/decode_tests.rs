@@ -2,7 +2,7 @@
 
 use seekclaw_config::Capabilities;
 
-use super::decode::OpenAiDecoder;
+use super::OpenAiDecoder;
 use crate::error::ProviderError;
 use crate::reasoning::Target;
 use crate::sse::SseEventRef;

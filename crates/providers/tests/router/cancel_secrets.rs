@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use seekclaw_providers::reasoning::Target;
+use seekclaw_providers::Target;
 use seekclaw_providers::{ProviderError, Providers, StreamEvent, build_request};
 use seekclaw_testkit::Reply;
 use serde_json::json;

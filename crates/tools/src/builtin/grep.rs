@@ -2,8 +2,8 @@
 //! in parallel and honouring the same ignore rules as the other file tools.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use globset::GlobMatcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -199,7 +199,8 @@ impl Search {
             return;
         }
         let rel = relative_display(&self.root, path);
-        let mut hits = hits.lock().unwrap_or_else(|p| p.into_inner());
+        // Hits are pushed whole, so those of a searcher that panicked still count.
+        let mut hits = hits.lock().unwrap_or_else(PoisonError::into_inner);
         hits.extend(found.into_iter().map(|(line, text)| Hit {
             path: rel.clone(),
             line,

@@ -24,7 +24,7 @@ use crate::error::ToolError;
 use crate::registry::Registry;
 use crate::tool::{ToolDefinition, ToolFlags};
 
-pub use bash::{BashOutputTool, BashStopTool, BashTool, FOREGROUND_WAIT};
+pub use bash::{BashOutputTool, BashStopTool, BashTool};
 pub use edit::{EditFileTool, MultiEditTool};
 pub use glob::GlobTool;
 pub use grep::GrepTool;

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
@@ -73,7 +73,7 @@ pub(crate) struct Execution {
 
 /// Locks a mutex, ignoring poisoning: the log stays usable after a panicking reader.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Execution {

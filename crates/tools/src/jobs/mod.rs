@@ -6,7 +6,7 @@ mod log;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -16,8 +16,11 @@ pub(crate) use exec::{EndReason, Execution, ExitInfo, STOP_GRACE};
 /// A background job as the agent may list it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobInfo {
+    /// Job id, as `bash_output` and `bash_stop` take it.
     pub id: String,
+    /// The command line.
     pub command: String,
+    /// Still running.
     pub running: bool,
 }
 
@@ -33,6 +36,7 @@ struct Table {
     teardown: CancellationToken,
 }
 
+/// The shell commands of one turn: running and background jobs, killed together when the turn ends.
 pub struct Jobs {
     table: Mutex<Table>,
 }
@@ -52,16 +56,17 @@ impl std::fmt::Debug for Jobs {
 }
 
 impl Jobs {
+    /// An empty table.
     pub fn new() -> Self {
         Jobs {
             table: Mutex::new(Table::default()),
         }
     }
 
+    /// The job table. A panic elsewhere while this lock was held is recovered
+    /// from: entries are inserted and removed whole, so the table stays true.
     fn table(&self) -> MutexGuard<'_, Table> {
-        self.table
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Kills every command of the turn (whole process groups, SIGKILL, now) and
