@@ -6,7 +6,7 @@
 //! [`ConfigLock`]; they land atomically, and the waiting for that lock, the write
 //! and its fsyncs run on blocking threads, never on an async worker.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
@@ -15,6 +15,7 @@ use seekclaw_config::{
     Config, ConfigError, FileProblem, Home, State, load_json_file, save_json_file,
 };
 use seekclaw_protocol::MethodError;
+use serde::Serialize;
 
 pub struct ConfigService {
     home: Home,
@@ -245,6 +246,18 @@ async fn write_locked(
     })
     .await?
     .map_err(|e| MethodError::internal(format!("{context}: {e}")))
+}
+
+/// Saves another JSON file the daemon edits (a workspace's `.seekclaw/config.json`
+/// or MCP servers file) on a blocking thread; returns once it is on disk.
+pub async fn save_file<T: Serialize + Send + 'static>(
+    path: PathBuf,
+    value: T,
+) -> Result<(), MethodError> {
+    let shown = path.display().to_string();
+    blocking(move || save_json_file(&path, &value))
+        .await?
+        .map_err(|e| MethodError::internal(format!("Cannot write {shown}: {e}")))
 }
 
 /// Runs file I/O off the async workers.
