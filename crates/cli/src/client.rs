@@ -22,12 +22,23 @@ pub struct DaemonClient {
 impl DaemonClient {
     /// Connects to the daemon of `home`; a clear error when none runs.
     pub fn connect(home: &Home) -> Result<DaemonClient> {
-        let (reader, writer) = open(home).map_err(|e| not_running(home, e))?;
-        Ok(DaemonClient {
+        open(home)
+            .map(DaemonClient::over)
+            .map_err(|e| not_running(home, e))
+    }
+
+    /// Connects when a daemon answers on the socket of `home`; `None` when none
+    /// does (no socket, or one left by a daemon that died).
+    pub fn running(home: &Home) -> Option<DaemonClient> {
+        open(home).ok().map(DaemonClient::over)
+    }
+
+    fn over((reader, writer): Halves) -> DaemonClient {
+        DaemonClient {
             reader: BufReader::new(reader),
             writer,
             next_id: 1,
-        })
+        }
     }
 
     /// Sends one request and returns the `data` of its `result`; an `error`

@@ -76,6 +76,11 @@ impl Home {
         self.root.join("daemon.lock")
     }
 
+    /// Held by every writer of `config.json` / `state.json` ([`crate::ConfigLock`]).
+    pub fn config_lock_path(&self) -> PathBuf {
+        self.root.join("config.lock")
+    }
+
     pub fn logs_dir(&self) -> PathBuf {
         self.root.join("logs")
     }
@@ -232,6 +237,7 @@ mod tests {
         assert_eq!(home.db_path(), Path::new("/h/seekclaw.db"));
         assert_eq!(home.socket_path(), Path::new("/h/daemon.sock"));
         assert_eq!(home.lock_path(), Path::new("/h/daemon.lock"));
+        assert_eq!(home.config_lock_path(), Path::new("/h/config.lock"));
         assert_eq!(home.logs_dir(), Path::new("/h/logs"));
         assert_eq!(home.skills_dir(), Path::new("/h/skills"));
         assert_eq!(home.prompts_dir(), Path::new("/h/prompts"));

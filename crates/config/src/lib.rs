@@ -1,12 +1,14 @@
 //! SeekClaw configuration: the home layout (`$SEEKCLAW_HOME`, default `~/.seekclaw`),
 //! `config.json` / `state.json`, workspace overrides and detection, and the
-//! domain enums [`AgentMode`] and [`ReasoningLevel`].
+//! domain enums [`AgentMode`] and [`ReasoningLevel`]; [`edits`] holds the edits
+//! of `config.json` shared by the daemon and the CLI.
 //!
 //! Synchronous and std-only: callers in async code use `spawn_blocking`.
 //! API keys come only from `config.json`; nothing here reads them from the environment.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod config;
+pub mod edits;
 mod enums;
 mod error;
 mod home;

@@ -1,15 +1,21 @@
 //! `config.json` and `state.json` access for the daemon. Reads see every edit on
 //! disk (a CLI's, an editor's): `config.json` is parsed again only when the file's
 //! identity (inode, size, modification and change times) differs from the last
-//! parse. Writes are serialized by one async mutex for the whole daemon and land
-//! atomically.
+//! parse. Writes are serialized by one async mutex for the whole daemon and, across
+//! processes (the CLI with no daemon, `seekclaw run`), by the home's
+//! [`ConfigLock`]; they land atomically, and the waiting for that lock, the write
+//! and its fsyncs run on blocking threads, never on an async worker.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use seekclaw_config::{Config, FileProblem, Home, State, load_json_file, save_json_file};
+use seekclaw_config::edits::ConfigLock;
+use seekclaw_config::{
+    Config, ConfigError, FileProblem, Home, State, load_json_file, save_json_file,
+};
 use seekclaw_protocol::MethodError;
+use serde::Serialize;
 
 use crate::sync::Locked;
 
@@ -82,21 +88,39 @@ impl ConfigService {
     }
 
     /// Writes defaults for missing files (or files just moved aside), so users have
-    /// something to edit and the next reader sees a valid file.
-    pub fn ensure_files(&self) {
+    /// something to edit and the next reader sees a valid file. Under the lock: a
+    /// CLI edit made while the daemon starts is not overwritten with defaults.
+    pub async fn ensure_files(&self) {
+        let _guard = self.write.lock().await;
+        let lock = match self.lock().await {
+            Ok(lock) => lock,
+            Err(e) => {
+                tracing::warn!(error = %e.message, "cannot write default config files");
+                return;
+            }
+        };
         let config_path = self.home.config_path();
         let state_path = self.home.state_path();
         let config = self.load();
-        if !config_path.exists()
-            && let Err(e) = save_json_file(&config_path, &config)
-        {
-            tracing::warn!(error = %e, "cannot write default config.json");
-        }
         let state = self.load_state();
-        if !state_path.exists()
-            && let Err(e) = save_json_file(&state_path, &state)
-        {
-            tracing::warn!(error = %e, "cannot write default state.json");
+        let missing = (!config_path.exists(), !state_path.exists());
+        let written = blocking(move || {
+            let _lock = lock;
+            let config = missing.0.then(|| save_json_file(&config_path, &config));
+            let state = missing.1.then(|| save_json_file(&state_path, &state));
+            (config, state)
+        })
+        .await;
+        match written {
+            Ok((config, state)) => {
+                if let Some(Err(e)) = config {
+                    tracing::warn!(error = %e, "cannot write default config.json");
+                }
+                if let Some(Err(e)) = state {
+                    tracing::warn!(error = %e, "cannot write default state.json");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e.message, "cannot write default config files"),
         }
     }
 
@@ -141,38 +165,60 @@ impl ConfigService {
         }
     }
 
-    /// Read-modify-write of `config.json` under the daemon-wide config mutex.
+    /// Takes the home's [`ConfigLock`] on a blocking thread (another process may
+    /// hold it for the length of its edit).
+    async fn lock(&self) -> Result<ConfigLock, MethodError> {
+        let home = self.home.clone();
+        blocking(move || ConfigLock::acquire(&home))
+            .await?
+            .map_err(|e| MethodError::internal(format!("Cannot lock the configuration: {e}")))
+    }
+
+    /// Read-modify-write of `config.json` under the daemon-wide config mutex and
+    /// the home's lock. Returns once the file is on disk.
     pub async fn update<R>(
         &self,
         change: impl FnOnce(&mut Config) -> Result<R, MethodError>,
     ) -> Result<R, MethodError> {
         let _guard = self.write.lock().await;
+        let lock = self.lock().await?;
         let mut config = self.load();
         let out = change(&mut config)?;
-        save_json_file(&self.home.config_path(), &config)
-            .map_err(|e| MethodError::internal(format!("Cannot save config.json: {e}")))?;
+        let path = self.home.config_path();
+        write_locked(lock, "Cannot save config.json", move || {
+            save_json_file(&path, &config)
+        })
+        .await?;
         Ok(out)
     }
 
-    /// Read-modify-write of `state.json` under the same mutex.
+    /// Read-modify-write of `state.json` under the same mutex and lock.
     pub async fn update_state<R>(
         &self,
         change: impl FnOnce(&mut State) -> Result<R, MethodError>,
     ) -> Result<R, MethodError> {
         let _guard = self.write.lock().await;
+        let lock = self.lock().await?;
         let mut state = self.load_state();
         let out = change(&mut state)?;
-        save_json_file(&self.home.state_path(), &state)
-            .map_err(|e| MethodError::internal(format!("Cannot save state.json: {e}")))?;
+        let path = self.home.state_path();
+        write_locked(lock, "Cannot save state.json", move || {
+            save_json_file(&path, &state)
+        })
+        .await?;
         Ok(out)
     }
 
     /// Replaces both files with defaults (factory reset).
     pub async fn reset(&self) -> Result<(), MethodError> {
         let _guard = self.write.lock().await;
-        let save_err = |e| MethodError::internal(format!("Cannot reset configuration: {e}"));
-        save_json_file(&self.home.config_path(), &Config::default()).map_err(save_err)?;
-        save_json_file(&self.home.state_path(), &State::default()).map_err(save_err)?;
+        let lock = self.lock().await?;
+        let home = self.home.clone();
+        write_locked(lock, "Cannot reset configuration", move || {
+            save_json_file(&home.config_path(), &Config::default())?;
+            save_json_file(&home.state_path(), &State::default())
+        })
+        .await?;
         self.problems.locked().clear();
         Ok(())
     }
@@ -181,6 +227,43 @@ impl ConfigService {
         let secs = self.load().daemon.slow_client_timeout_seconds;
         Duration::from_secs(secs.clamp(1, 3600))
     }
+}
+
+/// Runs `write` on a blocking thread, then releases `lock`. The write happens
+/// even if the awaiting request is dropped meanwhile, and the lock is held until
+/// it is done, so the next writer reads what it wrote.
+async fn write_locked(
+    lock: ConfigLock,
+    context: &'static str,
+    write: impl FnOnce() -> Result<(), ConfigError> + Send + 'static,
+) -> Result<(), MethodError> {
+    blocking(move || {
+        let _lock = lock;
+        write()
+    })
+    .await?
+    .map_err(|e| MethodError::internal(format!("{context}: {e}")))
+}
+
+/// Saves another JSON file the daemon edits (a workspace's `.seekclaw/config.json`
+/// or MCP servers file) on a blocking thread; returns once it is on disk.
+pub async fn save_file<T: Serialize + Send + 'static>(
+    path: PathBuf,
+    value: T,
+) -> Result<(), MethodError> {
+    let shown = path.display().to_string();
+    blocking(move || save_json_file(&path, &value))
+        .await?
+        .map_err(|e| MethodError::internal(format!("Cannot write {shown}: {e}")))
+}
+
+/// Runs file I/O off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, MethodError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| MethodError::internal(format!("config file task failed: {e}")))
 }
 
 #[cfg(test)]

@@ -155,7 +155,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
             .map_err(DaemonError::Store)?
     };
     let daemon = Arc::new(Daemon::new(home, opts.cwd, store));
-    daemon.config.ensure_files();
+    daemon.config.ensure_files().await;
     recover_interrupted_turns(&daemon).await;
     signals.watch(daemon.shutdown.clone());
     // Listen last: a client that connects finds config, store and workspace ready.

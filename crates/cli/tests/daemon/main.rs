@@ -12,6 +12,7 @@ mod lifecycle;
 mod mcp;
 mod projects;
 mod protocol;
+mod provider_cli;
 mod providers;
 mod schedule;
 mod sessions;

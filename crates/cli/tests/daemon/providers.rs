@@ -225,6 +225,103 @@ fn provider_admin_round_trip_with_reference_shapes() {
     assert_eq!(c.ok_json("model.list", json!({})).unwrap(), json!([]));
 }
 
+/// Additions to `provider.upsert` (the reference takes model ids only): full
+/// model objects in `models`, mixed with ids, and `activateIfNone`.
+#[test]
+fn provider_upsert_takes_full_model_entries_and_activate_if_none() {
+    let d = start();
+    let mut c = d.connect().unwrap();
+    let created = c
+        .ok_json(
+            "provider.upsert",
+            json!({"id": "p", "baseUrl": "http://127.0.0.1:9", "activateIfNone": true,
+                "models": [{"id": "big", "contextWindow": 500000, "capabilities": {"vision": true}}, "m1"]}),
+        )
+        .unwrap();
+    assert_eq!(
+        (&created["models"], &created["active"]),
+        (&json!(["big", "m1"]), &json!(true))
+    );
+    c.ok_json(
+        "model.update",
+        json!({"provider": "p", "id": "m1", "maxOutput": 4096}),
+    )
+    .unwrap();
+    // An id keeps the stored settings; an object is taken as given.
+    c.ok_json(
+        "provider.upsert",
+        json!({"id": "p", "models": ["m1", {"id": "big", "maxOutput": 1000}]}),
+    )
+    .unwrap();
+    let catalog = c.ok_json("model.catalog", json!({})).unwrap();
+    let got: Vec<(String, Value, Value, Value)> = catalog
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["ref"].as_str().unwrap().to_string(),
+                m["contextWindow"].clone(),
+                m["maxOutput"].clone(),
+                m["capabilities"]["vision"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("p/m1".into(), json!(128000), json!(4096), json!(false)),
+            ("p/big".into(), json!(128000), json!(1000), json!(false)),
+        ]
+    );
+    // A second provider does not take over the active profile.
+    let other = c
+        .ok_json(
+            "provider.upsert",
+            json!({"id": "q", "baseUrl": "http://h", "models": ["x"], "activateIfNone": true}),
+        )
+        .unwrap();
+    assert_eq!(other["active"], false);
+
+    for (models, message) in [
+        (
+            json!([{"contextWindow": 1}]),
+            "params.models[0] is not a valid model: id is required",
+        ),
+        (json!([1]), "params.models must be an array of model ids"),
+        (json!("m1"), "params.models must be an array of model ids"),
+    ] {
+        let err = c
+            .err("provider.upsert", json!({"id": "p", "models": models}))
+            .unwrap();
+        assert_eq!(
+            (&err["data"], &err["details"]["param"]),
+            (&json!(message), &json!("models"))
+        );
+    }
+    let err = c
+        .err(
+            "provider.upsert",
+            json!({"id": "p", "models": ["m1", {"id": "z", "contextWindow": "big"}]}),
+        )
+        .unwrap();
+    assert!(
+        err["data"]
+            .as_str()
+            .unwrap()
+            .starts_with("params.models[1] is not a valid model: "),
+        "{err}"
+    );
+    assert_eq!(
+        c.err(
+            "provider.upsert",
+            json!({"id": "a/b", "baseUrl": "http://h", "models": ["m"]})
+        )
+        .unwrap()["data"],
+        "params.id must not contain '/'"
+    );
+}
+
 #[test]
 fn model_test_probe_fetch_optimize_and_usage_against_a_real_http_server() {
     let server = ProviderServer::start().unwrap();

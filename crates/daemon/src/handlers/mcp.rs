@@ -5,14 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use seekclaw_config::{
-    McpServer, WorkspaceConfig, read_json_lenient, save_json_file, workspace_config_path,
-};
+use seekclaw_config::{McpServer, WorkspaceConfig, read_json_lenient, workspace_config_path};
 use seekclaw_mcp::{ServerListing, ServerSpec, ServerStatus, servers_file, transport_of};
 use seekclaw_protocol::{Envelope, MethodError, Params};
 use serde_json::{Map, Value};
 
 use super::Reply;
+use crate::config_service::save_file;
 use crate::daemon::Daemon;
 use crate::extensions::{self, mcp_config, mcp_cwd, own_workspace, workspace_config};
 
@@ -133,7 +132,8 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                     let merged = keep_hidden(servers.get(&name), server);
                     servers.insert(name.clone(), merged);
                     true
-                })?;
+                })
+                .await?;
             } else {
                 edit_servers_file(&root, |servers| {
                     let old = servers
@@ -145,7 +145,8 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                         serde_json::to_value(&merged).unwrap_or_default(),
                     );
                     true
-                })?;
+                })
+                .await?;
             }
         }
     }
@@ -203,8 +204,9 @@ pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         Target::Workspace => match root {
             Some(root) => {
                 // Both places: a copy left in one would take over the name.
-                let inline = edit_inline(&root, |servers| servers.remove(&name).is_some())?;
-                let file = edit_servers_file(&root, |servers| servers.remove(&name).is_some())?;
+                let inline = edit_inline(&root, |servers| servers.remove(&name).is_some()).await?;
+                let file =
+                    edit_servers_file(&root, |servers| servers.remove(&name).is_some()).await?;
                 inline || file
             }
             None => false,
@@ -226,7 +228,7 @@ pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 /// Edits `mcp.servers` of the workspace's `.seekclaw/config.json`; saves when
 /// `change` says it changed something. Returns that answer.
-fn edit_inline(
+async fn edit_inline(
     root: &Path,
     change: impl FnOnce(&mut BTreeMap<String, McpServer>) -> bool,
 ) -> Result<bool, MethodError> {
@@ -244,14 +246,13 @@ fn edit_inline(
     if !change(&mut mcp.servers) {
         return Ok(false);
     }
-    save_json_file(&path, &ws)
-        .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+    save_file(path, ws).await?;
     Ok(true)
 }
 
 /// Edits the servers of `<ws>/.seekclaw/mcp/servers.json` (keeping the file's
 /// `servers` or `mcpServers` key and anything else in it).
-fn edit_servers_file(
+async fn edit_servers_file(
     root: &Path,
     change: impl FnOnce(&mut Map<String, Value>) -> bool,
 ) -> Result<bool, MethodError> {
@@ -281,7 +282,6 @@ fn edit_servers_file(
     if !change(servers) {
         return Ok(false);
     }
-    save_json_file(&path, &Value::Object(doc))
-        .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+    save_file(path, Value::Object(doc)).await?;
     Ok(true)
 }

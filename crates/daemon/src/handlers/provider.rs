@@ -2,9 +2,11 @@
 
 use std::time::{Duration, Instant};
 
+use seekclaw_config::edits::{self, ApiKeyEdit, EditError, ModelEntry, ProviderEdit};
 use seekclaw_config::{Config, Model, Provider};
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params};
 use serde::Serialize;
+use serde_json::Value;
 
 use super::Reply;
 use crate::daemon::Daemon;
@@ -84,120 +86,105 @@ fn non_blank(s: Option<&str>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Applies `provider.upsert` params to `p` (new or existing).
-fn apply_upsert(p: &mut Provider, params: &Params) -> Result<(), MethodError> {
-    if let Some(kind) = params.str_opt("kind")? {
-        let kind = kind.trim().to_ascii_lowercase();
-        if kind != "openai" && kind != "anthropic" {
-            return Err(MethodError::invalid_param(
-                "kind",
-                "Provider kind must be openai or anthropic",
-            ));
-        }
-        p.kind = kind;
-    }
-    if let Some(name) = non_blank(params.str_opt("name")?) {
-        p.name = Some(name);
-    }
-    if let Some(url) = params.str_opt("baseUrl")? {
-        p.base_url = url.trim().trim_end_matches('/').to_string();
-    }
-    if let Some(proxy) = non_blank(params.str_opt("proxy")?) {
-        p.proxy = Some(proxy);
-    }
-    if let Some(enabled) = params.bool_opt("enabled")? {
-        p.enabled = enabled;
-    }
-    if let Some(priority) = params.i64_opt("priority")? {
-        p.priority = i32::try_from(priority).map_err(|_| {
+/// The edit a `provider.upsert` request asks for. Type and range checks of the
+/// parameters happen here; what the values mean is [`edits::upsert_provider`]'s,
+/// shared with the CLI.
+fn upsert_edit(id: String, params: &Params) -> Result<ProviderEdit, MethodError> {
+    let priority = match params.i64_opt("priority")? {
+        Some(p) => Some(i32::try_from(p).map_err(|_| {
             MethodError::invalid_param("priority", "params.priority is out of range")
-        })?;
-    }
-    if let Some(t) = params.i64_opt("timeoutSeconds")? {
-        if !(1..=3600).contains(&t) {
-            return Err(MethodError::invalid_param(
+        })?),
+        None => None,
+    };
+    let timeout_seconds = match params.i64_opt("timeoutSeconds")? {
+        Some(t) => Some(u64::try_from(t).map_err(|_| {
+            MethodError::invalid_param(
                 "timeoutSeconds",
                 "params.timeoutSeconds must be between 1 and 3600",
-            ));
+            )
+        })?),
+        None => None,
+    };
+    let model_list_url = if params.has("modelListUrl") {
+        Some(params.str_opt("modelListUrl")?.map(str::to_string))
+    } else {
+        None
+    };
+    let api_key = if params.bool_opt("clearApiKey")? == Some(true) {
+        ApiKeyEdit::Clear
+    } else {
+        match params.str_opt("apiKey")? {
+            Some(key) => ApiKeyEdit::Set(key.to_string()),
+            None => ApiKeyEdit::Keep,
         }
-        p.timeout_seconds = t as u64;
-    }
-    if params.has("modelListUrl") {
-        p.model_list_url = non_blank(params.str_opt("modelListUrl")?);
-    }
-    if let Some(caching) = params.bool_opt("promptCaching")? {
-        p.prompt_caching = caching;
-    }
-    if params.bool_opt("clearApiKey")? == Some(true) {
-        p.api_key = None;
-    } else if let Some(key) = non_blank(params.str_opt("apiKey")?) {
-        p.api_key = Some(key);
-    }
-    if let Some(raw) = params.raw("models").filter(|v| !v.is_null()) {
-        let ids = raw
-            .as_array()
-            .and_then(|a| {
-                a.iter()
-                    .map(|v| v.as_str().map(str::trim))
-                    .collect::<Option<Vec<_>>>()
-            })
-            .ok_or_else(|| {
-                MethodError::invalid_param("models", "params.models must be an array of model ids")
-            })?;
-        let mut models = Vec::new();
-        for mid in ids.into_iter().filter(|m| !m.is_empty()) {
-            if models.iter().any(|m: &Model| m.id == mid) {
-                continue;
+    };
+    let models = match params.raw("models").filter(|v| !v.is_null()) {
+        Some(raw) => Some(model_entries(raw)?),
+        None => None,
+    };
+    Ok(ProviderEdit {
+        id,
+        kind: params.str_opt("kind")?.map(str::to_string),
+        name: params.str_opt("name")?.map(str::to_string),
+        base_url: params.str_opt("baseUrl")?.map(str::to_string),
+        proxy: params.str_opt("proxy")?.map(str::to_string),
+        enabled: params.bool_opt("enabled")?,
+        priority,
+        timeout_seconds,
+        model_list_url,
+        prompt_caching: params.bool_opt("promptCaching")?,
+        api_key,
+        models,
+        activate_if_none: params.bool_opt("activateIfNone")?.unwrap_or(false),
+    })
+}
+
+/// `models`: model ids (a stored model keeps its settings) and, an addition to
+/// the reference, full model objects as in config.json (`{id, contextWindow,
+/// capabilities, …}`; absent fields take their defaults), in any mix.
+fn model_entries(raw: &Value) -> Result<Vec<ModelEntry>, MethodError> {
+    let ids_only =
+        || MethodError::invalid_param("models", "params.models must be an array of model ids");
+    let items = raw.as_array().ok_or_else(ids_only)?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::String(id) => Ok(ModelEntry::Id(id.clone())),
+            Value::Object(fields) => {
+                let bad = |why: String| {
+                    MethodError::invalid_param(
+                        "models",
+                        format!("params.models[{i}] is not a valid model: {why}"),
+                    )
+                };
+                let id = fields.get("id").and_then(Value::as_str).unwrap_or("");
+                if id.trim().is_empty() {
+                    return Err(bad("id is required".into()));
+                }
+                serde_json::from_value::<Model>(item.clone())
+                    .map(|m| ModelEntry::Full(Box::new(m)))
+                    .map_err(|e| bad(e.to_string()))
             }
-            // Keep the settings of models that stay.
-            let existing = p.models.iter().find(|m| m.id == mid).cloned();
-            models.push(existing.unwrap_or_else(|| Model {
-                id: mid.to_string(),
-                ..Model::default()
-            }));
-        }
-        p.models = models;
+            _ => Err(ids_only()),
+        })
+        .collect()
+}
+
+fn edit_error(e: EditError) -> MethodError {
+    match e {
+        EditError::Invalid { field, message } => MethodError::invalid_param(field, message),
+        EditError::ProviderNotFound(id) => not_found(&id),
     }
-    if p.base_url.trim().is_empty() {
-        return Err(MethodError::invalid_param(
-            "baseUrl",
-            "Provider baseUrl is required",
-        ));
-    }
-    if p.models.is_empty() {
-        return Err(MethodError::invalid_param(
-            "models",
-            "At least one model is required",
-        ));
-    }
-    Ok(())
 }
 
 pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let pid = params.str_req("id")?.trim().to_string();
-    if pid.contains('/') {
-        return Err(MethodError::invalid_param(
-            "id",
-            "params.id must not contain '/'",
-        ));
-    }
+    let edit = upsert_edit(pid, params)?;
     let view = daemon
         .config
         .update(|cfg| {
-            let mut provider = match find_mut(cfg, &pid) {
-                Some(p) => p.clone(),
-                None => Provider {
-                    id: pid.clone(),
-                    kind: "openai".into(),
-                    ..Provider::default()
-                },
-            };
-            // Validated on a copy: a failed create or edit leaves config.json as it was.
-            apply_upsert(&mut provider, params)?;
-            match find_mut(cfg, &pid) {
-                Some(slot) => *slot = provider.clone(),
-                None => cfg.providers.push(provider.clone()),
-            }
+            let provider = edits::upsert_provider(cfg, &edit).map_err(edit_error)?;
             Ok(view(cfg, &provider))
         })
         .await?;
@@ -234,27 +221,9 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let pid = params.str_req("id")?.trim().to_string();
     let removed = daemon
         .config
-        .update(|cfg| {
-            let pos = cfg
-                .providers
-                .iter()
-                .position(|p| p.id.eq_ignore_ascii_case(&pid))
-                .ok_or_else(|| not_found(&pid))?;
-            let p = cfg.providers.remove(pos);
-            for profile in cfg.profiles.values_mut() {
-                if profile
-                    .provider
-                    .as_deref()
-                    .is_some_and(|x| x.eq_ignore_ascii_case(&p.id))
-                {
-                    profile.provider = None;
-                    profile.model = None;
-                }
-            }
-            Ok(p.id)
-        })
+        .update(|cfg| edits::remove_provider(cfg, &pid).map_err(edit_error))
         .await?;
-    Ok(Envelope::result(id, removed))
+    Ok(Envelope::result(id, removed.id))
 }
 
 #[derive(Serialize)]

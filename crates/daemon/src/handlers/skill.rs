@@ -2,11 +2,12 @@
 
 use std::path::PathBuf;
 
-use seekclaw_config::{save_json_file, workspace_config_path};
+use seekclaw_config::workspace_config_path;
 use seekclaw_protocol::{Envelope, MethodError, Params};
 use seekclaw_skills::{SkillEntry, SkillListing};
 
 use super::Reply;
+use crate::config_service::save_file;
 use crate::daemon::Daemon;
 use crate::extensions::{own_workspace, workspace_config};
 
@@ -76,9 +77,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         && disabled.iter().any(|d| d == &name)
     {
         disabled.retain(|d| d != &name);
-        let path = workspace_config_path(&root);
-        save_json_file(&path, &ws)
-            .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+        save_file(workspace_config_path(&root), ws).await?;
     }
     list_reply(daemon, id).await
 }

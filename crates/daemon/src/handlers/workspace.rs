@@ -3,13 +3,14 @@
 use std::path::Path;
 
 use seekclaw_config::{
-    AgentMode, WorkspaceConfig, init_workspace, project_kinds, read_json_lenient, save_json_file,
+    AgentMode, WorkspaceConfig, init_workspace, project_kinds, read_json_lenient,
     workspace_config_path, workspace_name,
 };
 use seekclaw_protocol::{Envelope, MethodError, Params};
 use serde::Serialize;
 
 use super::Reply;
+use crate::config_service::save_file;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::scope::resolve_workspace_path;
@@ -151,8 +152,7 @@ pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             }
         };
         ws.mode = Some(mode);
-        save_json_file(&path, &ws)
-            .map_err(|e| MethodError::internal(format!("Cannot write {}: {e}", path.display())))?;
+        save_file(path, ws).await?;
     }
     Ok(Envelope::result(id, mode.as_str()))
 }
