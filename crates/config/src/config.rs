@@ -19,14 +19,21 @@ pub const DEFAULT_PROFILE: &str = "default";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Config {
+    /// Name of the profile whose provider, model and strategy steer routing.
     pub active_profile: String,
     /// Looked up case-insensitively by [`Config::active_profile_mut`].
     pub profiles: BTreeMap<String, Profile>,
+    /// The chat API endpoints and their models; none out of the box.
     pub providers: Vec<Provider>,
+    /// How a request's candidate models are chosen, ordered and retried.
     pub routing: Routing,
+    /// Turn-loop limits and agent defaults.
     pub agent: AgentSettings,
+    /// Global MCP servers and their timeouts.
     pub mcp: McpSettings,
+    /// Settings of this daemon that the original did not have.
     pub daemon: DaemonSettings,
+    /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -83,18 +90,23 @@ impl Config {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Profile {
+    /// Provider id that qualifies a bare `model`; also the provider a first
+    /// `provider add` activates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// Preferred model, tried before the strategy's candidates (after a workspace model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// `fast|balanced|quality|cheap|offline` or any key of `routing.strategies`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
+    /// Sampling temperature sent to the model, unless the workspace sets one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// Stored for compatibility; the effective mode comes from workspace and `agent.mode`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<AgentMode>,
+    /// Unknown keys of a profile, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -103,14 +115,20 @@ pub struct Profile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Routing {
+    /// When false, only the first candidate model is tried.
     pub failover_enabled: bool,
+    /// Lets a DeepSeek model's stream go quiet for up to 300 s (slow thinking)
+    /// instead of the provider's `timeoutSeconds`.
     pub deep_seek_optimization_enabled: bool,
     /// Strategy name → ordered `"provider/model"` refs.
     pub strategies: BTreeMap<String, Vec<String>>,
     /// `"provider/model"` refs tried after the strategy.
     pub fallback: Vec<String>,
+    /// How a strategy's candidates are ordered before they are tried.
     pub load_balance: LoadBalance,
+    /// Retry backoff per candidate and the circuit breaker per model.
     pub retry: Retry,
+    /// Unknown keys of `routing`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -132,17 +150,23 @@ impl Default for Routing {
 /// How candidates of equal rank are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum LoadBalance {
+    /// The order the strategy lists them in.
     #[default]
     Priority,
+    /// Rotated by a per-strategy cursor kept in `state.json`.
     RoundRobin,
+    /// Fewest recorded calls first.
     LeastUsed,
+    /// Cheapest input + output price per 1M tokens first.
     LowestCost,
+    /// Lowest average measured latency first; unmeasured models last.
     Fastest,
     /// Behaves like priority (as in the original).
     Sticky,
 }
 
 impl LoadBalance {
+    /// Every policy, in the order of its integer form (0-5).
     pub const ALL: [LoadBalance; 6] = [
         LoadBalance::Priority,
         LoadBalance::RoundRobin,
@@ -152,6 +176,7 @@ impl LoadBalance {
         LoadBalance::Sticky,
     ];
 
+    /// The camelCase name written to `config.json`.
     pub fn as_str(self) -> &'static str {
         match self {
             LoadBalance::Priority => "priority",
@@ -213,12 +238,17 @@ impl<'de> Deserialize<'de> for LoadBalance {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Retry {
+    /// Tries per candidate model before failing over to the next.
     pub max_attempts: u32,
+    /// First backoff delay; doubled per attempt, with jitter.
     pub base_delay_seconds: f64,
+    /// Cap on one backoff delay.
     pub max_delay_seconds: f64,
     /// Consecutive failures that open the breaker.
     pub circuit_break_threshold: u32,
+    /// How long an open breaker keeps its model out of the candidates.
     pub circuit_cooldown_seconds: f64,
+    /// Unknown keys of `routing.retry`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -240,26 +270,39 @@ impl Default for Retry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentSettings {
+    /// Model steps a turn may take (repair attempts come on top).
     pub max_steps: u32,
+    /// Runs the project's build check after a turn that changed files.
     pub auto_verify: bool,
+    /// How often per turn a failed verification is fed back for a fix.
     pub max_repair_attempts: u32,
     /// `pragmatic` or `friendly`.
     pub personality: String,
+    /// Summarizes old history with the model when it no longer fits the window.
     pub enable_context_compaction: bool,
+    /// Consecutive truncated answers that are continued before the turn gives up.
     pub max_output_continuations: u32,
+    /// Mode of turns whose workspace sets none.
     pub mode: AgentMode,
     /// Prompt key.
     pub system_prompt: String,
+    /// Base of the Anthropic thinking budget, which the reasoning level scales.
     pub thinking_budget_tokens: u64,
+    /// Reasoning effort asked of models that support it.
     pub reasoning_level: ReasoningLevel,
+    /// Upper bound on the text a tool result hands back to the model.
     pub max_tool_output_chars: u64,
+    /// How long one `bash` tool call may run.
     pub bash_timeout_seconds: u64,
+    /// How long a scheduled task's turn may run before it is cancelled.
     pub scheduled_turn_timeout_seconds: u64,
     /// How long a tool waits for another session's write lock on a file.
     pub write_lock_timeout_seconds: u64,
     /// Lets file tools leave the workspace root.
     pub allow_outside_workspace: bool,
+    /// Scheduled tasks whose turns may run at the same time.
     pub max_concurrent_scheduled_turns: u32,
+    /// Unknown keys of `agent`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -292,6 +335,7 @@ impl Default for AgentSettings {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct McpSettings {
+    /// Server name → how to reach it.
     pub servers: BTreeMap<String, McpServer>,
     /// Seconds a server gets to start and answer `initialize` (default 30).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -299,6 +343,7 @@ pub struct McpSettings {
     /// Seconds one `tools/call` may take (default 120).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_timeout_seconds: Option<u64>,
+    /// Unknown keys of `mcp`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -310,19 +355,26 @@ pub struct McpSettings {
 pub struct McpServer {
     /// `stdio` (default), `sse`, `http`.
     pub transport: String,
+    /// Program started for a `stdio` server.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// Arguments of `command`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub args: Option<Vec<String>>,
+    /// Extra environment of the started program; may hold secrets, so
+    /// `mcp.list` never returns the values.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub env: Option<BTreeMap<String, String>>,
+    /// Endpoint of a remote (`sse`, `http`) server.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// HTTP headers sent to a remote server (`Authorization: Bearer …`, API keys).
     /// Like `env`, their values are never returned by `mcp.list`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub headers: Option<BTreeMap<String, String>>,
+    /// A disabled server stays configured but is not connected.
     pub enabled: bool,
+    /// Unknown keys of the server entry, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -355,6 +407,7 @@ pub struct DaemonSettings {
     /// go below its 60 s floor, so tests can exercise the timeout quickly.
     #[serde(skip_serializing_if = "is_false")]
     pub allow_short_scheduled_timeouts: bool,
+    /// Unknown keys of `daemon`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -29,12 +29,17 @@ pub struct ProviderEdit {
     pub base_url: Option<String>,
     /// A blank proxy is ignored (a proxy cannot be cleared).
     pub proxy: Option<String>,
+    /// Whether the provider's models may be routed to.
     pub enabled: Option<bool>,
+    /// Routing order among providers; lower first.
     pub priority: Option<i32>,
+    /// Must be 1-3600.
     pub timeout_seconds: Option<u64>,
     /// `Some(None)` or `Some("")` clears it.
     pub model_list_url: Option<Option<String>>,
+    /// Whether Anthropic prompt caching is requested.
     pub prompt_caching: Option<bool>,
+    /// Keep, set or clear the stored key.
     pub api_key: ApiKeyEdit,
     /// Replaces the model list; `None` keeps it.
     pub models: Option<Vec<ModelEntry>>,
@@ -46,10 +51,12 @@ pub struct ProviderEdit {
 /// What happens to the stored API key.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub enum ApiKeyEdit {
+    /// Leave the stored key as it is.
     #[default]
     Keep,
     /// A blank key keeps the stored one (the desktop sends `""` for "unchanged").
     Set(String),
+    /// Remove the stored key.
     Clear,
 }
 
@@ -88,9 +95,12 @@ pub enum EditError {
     /// `field` is the camelCase config key (and request parameter) to blame.
     #[error("{message}")]
     Invalid {
+        /// The offending key.
         field: &'static str,
+        /// What is wrong, phrased for the user.
         message: String,
     },
+    /// No provider has this id (the id as asked for, trimmed).
     #[error("Provider not found: {0}")]
     ProviderNotFound(String),
 }
@@ -296,7 +306,9 @@ impl ConfigLock {
 /// moved aside when `config.json` did not parse (defaults were edited).
 #[derive(Debug)]
 pub struct Edited<R> {
+    /// What the change returned.
     pub value: R,
+    /// Set when `config.json` did not parse and was moved aside first.
     pub problem: Option<FileProblem>,
 }
 

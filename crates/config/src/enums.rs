@@ -10,7 +10,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub enum AgentMode {
     /// Explore read-only, then propose a plan.
     Plan,
+    /// No mutating tools; answers questions about the workspace.
     Readonly,
+    /// All tools, with verification and repair as configured.
     #[default]
     Edit,
     /// Like edit, with a full-initiative prompt.
@@ -18,6 +20,7 @@ pub enum AgentMode {
 }
 
 impl AgentMode {
+    /// The four modes, as offered to users.
     pub const ALL: [AgentMode; 4] = [
         AgentMode::Plan,
         AgentMode::Readonly,
@@ -25,6 +28,7 @@ impl AgentMode {
         AgentMode::Auto,
     ];
 
+    /// The lower-case wire name.
     pub fn as_str(self) -> &'static str {
         match self {
             AgentMode::Plan => "plan",
@@ -85,18 +89,25 @@ impl<'de> Deserialize<'de> for AgentMode {
 /// Provider-neutral reasoning effort, ordered from none (0) to ultra (6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum ReasoningLevel {
+    /// No reasoning: thinking is off and no effort is sent.
     None,
+    /// Least effort.
     Low,
+    /// Moderate effort.
     Medium,
     /// The default for the agent and for new sessions.
     #[default]
     High,
+    /// The default cap of a model (`maxReasoningLevel`); DeepSeek never goes beyond it.
     Max,
+    /// Above max; sent by name unless the provider's `reasoningEffortMap` maps it.
     Xhigh,
+    /// The highest level; sent by name unless the provider's `reasoningEffortMap` maps it.
     Ultra,
 }
 
 impl ReasoningLevel {
+    /// Every level, indexed by its integer form.
     pub const ALL: [ReasoningLevel; 7] = [
         ReasoningLevel::None,
         ReasoningLevel::Low,
@@ -107,6 +118,7 @@ impl ReasoningLevel {
         ReasoningLevel::Ultra,
     ];
 
+    /// The lower-case wire name.
     pub fn as_str(self) -> &'static str {
         match self {
             ReasoningLevel::None => "none",
@@ -132,6 +144,7 @@ impl ReasoningLevel {
         Self::ALL.get(usize::from(i)).copied()
     }
 
+    /// The stored integer form, 0 = none … 6 = ultra.
     pub fn index(self) -> u8 {
         self as u8
     }

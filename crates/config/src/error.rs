@@ -10,14 +10,24 @@ use std::path::{Path, PathBuf};
 /// [`crate::FileProblem`]. `Io` is for what we could not read or write at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// A file or directory could not be read, written or created.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file or directory concerned.
         path: PathBuf,
+        /// What the OS reported.
         #[source]
         source: io::Error,
     },
+    /// A value could not be serialized for saving (parse errors are [`crate::FileProblem`]s).
     #[error("{}: {message}", path.display())]
-    Json { path: PathBuf, message: String },
+    Json {
+        /// The file it was to be saved to.
+        path: PathBuf,
+        /// The serializer's explanation.
+        message: String,
+    },
+    /// Neither `SEEKCLAW_HOME` nor the user's home directory is known.
     #[error("cannot determine the user's home directory; set SEEKCLAW_HOME")]
     NoHome,
 }

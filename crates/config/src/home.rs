@@ -52,26 +52,32 @@ impl Home {
         Ok(())
     }
 
+    /// The home directory itself; everything else lives under it.
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// `config.json`: providers, profiles, routing, agent and MCP settings.
     pub fn config_path(&self) -> PathBuf {
         self.root.join("config.json")
     }
 
+    /// `state.json`: round-robin cursors and globally disabled skills.
     pub fn state_path(&self) -> PathBuf {
         self.root.join("state.json")
     }
 
+    /// `seekclaw.db`: the SQLite store of sessions, messages, projects and schedules.
     pub fn db_path(&self) -> PathBuf {
         self.root.join("seekclaw.db")
     }
 
+    /// `daemon.sock`: the Unix socket clients connect to.
     pub fn socket_path(&self) -> PathBuf {
         self.root.join("daemon.sock")
     }
 
+    /// `daemon.lock`: held by the running daemon so a second one refuses to start.
     pub fn lock_path(&self) -> PathBuf {
         self.root.join("daemon.lock")
     }
@@ -81,14 +87,17 @@ impl Home {
         self.root.join("config.lock")
     }
 
+    /// `logs/`: created with the home, as in the original; `factory.reset` empties it.
     pub fn logs_dir(&self) -> PathBuf {
         self.root.join("logs")
     }
 
+    /// `skills/`: the global skill library, one directory per skill.
     pub fn skills_dir(&self) -> PathBuf {
         self.root.join("skills")
     }
 
+    /// `prompts/`: the user's prompt overrides, keyed like the shipped prompts.
     pub fn prompts_dir(&self) -> PathBuf {
         self.root.join("prompts")
     }
@@ -98,6 +107,7 @@ impl Home {
         self.root.join("global")
     }
 
+    /// `usage.jsonl`: the original's per-attempt usage log; `factory.reset` deletes it.
     pub fn usage_path(&self) -> PathBuf {
         self.root.join("usage.jsonl")
     }

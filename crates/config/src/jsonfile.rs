@@ -14,16 +14,20 @@ use crate::error::{ConfigError, Result};
 /// A value read from disk, with what went wrong if the file was unusable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded<T> {
+    /// The parsed file, or `T::default()` when it was missing, blank or unusable.
     pub value: T,
+    /// Set when the file was unusable and moved aside.
     pub problem: Option<FileProblem>,
 }
 
 /// A file that existed but could not be parsed; defaults were used instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileProblem {
+    /// The file as it was named before it was moved aside.
     pub path: PathBuf,
     /// Where the bad file now lives; `None` if renaming it failed too.
     pub moved_to: Option<PathBuf>,
+    /// Why it could not be parsed, for the user.
     pub error: String,
 }
 

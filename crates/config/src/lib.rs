@@ -6,6 +6,7 @@
 //! Synchronous and std-only: callers in async code use `spawn_blocking`.
 //! API keys come only from `config.json`; nothing here reads them from the environment.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
 
 mod config;
 pub mod edits;

@@ -11,29 +11,39 @@ use crate::enums::ReasoningLevel;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Provider {
+    /// Unique key (case-insensitive) and the `provider` half of `"provider/model"` refs.
     pub id: String,
+    /// Human-readable name; the display name falls back to `id`.
     pub name: Option<String>,
     /// `"openai"` (any OpenAI-compatible API) or `"anthropic"`; kept as text so an
     /// unknown kind from a newer config does not make the whole file unreadable.
     pub kind: String,
+    /// Root URL of the API that request paths are appended to.
     pub base_url: String,
+    /// The only source of the provider's key: never read from the environment.
     pub api_key: Option<String>,
     /// Sent as the `OpenAI-Organization` header.
     pub organization: Option<String>,
+    /// HTTP proxy URL for this provider's requests.
     pub proxy: Option<String>,
+    /// Wait for response headers, and the longest quiet gap in a stream.
     pub timeout_seconds: u64,
+    /// Overrides the model-list URL otherwise derived from `base_url`.
     pub model_list_url: Option<String>,
     /// Added to every request.
     pub headers: Option<BTreeMap<String, String>>,
     /// Neutral level name → wire value, e.g. `{"ultra": "xhigh"}`.
     pub reasoning_effort_map: Option<BTreeMap<String, String>>,
+    /// Marks the stable prompt prefix cacheable (Anthropic `cache_control`).
     pub prompt_caching: bool,
     /// Speak HTTP/2 without TLS negotiation (h2c) to a plain-`http` endpoint, so
     /// concurrent streams share one connection. TLS endpoints negotiate HTTP/2 anyway.
     pub http2_prior_knowledge: bool,
+    /// A disabled provider's models are never routed to.
     pub enabled: bool,
     /// Lower sorts first.
     pub priority: i32,
+    /// The models this provider serves.
     pub models: Vec<Model>,
     /// Unknown keys, kept so a newer config round-trips. `displayName` is
     /// computed, so it is dropped here rather than written twice.
@@ -156,11 +166,16 @@ impl Serialize for Provider {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Model {
+    /// The model name sent to the API, and the `model` half of `"provider/model"` refs.
     pub id: String,
+    /// A second name that refs may use instead of `id`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alias: Option<String>,
+    /// Tokens of prompt plus answer the model accepts; history is fitted to it.
     pub context_window: u64,
+    /// Most tokens one answer may have; reserved out of the context window.
     pub max_output: u64,
+    /// What the model supports.
     pub capabilities: Capabilities,
     /// USD per 1M input tokens.
     #[serde(rename = "inputPricePerMTok")]
@@ -180,8 +195,10 @@ pub struct Model {
         skip_serializing_if = "Option::is_none"
     )]
     pub cache_write_price_per_mtok: Option<f64>,
+    /// Free-form labels, shown to clients.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
+    /// Unknown keys of the model entry, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -208,20 +225,27 @@ impl Default for Model {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Capabilities {
+    /// Answers are requested as a stream (never for a request that carries images).
     pub streaming: bool,
     /// Anthropic thinking budget / DeepSeek thinking.
     pub thinking: bool,
+    /// Understands images: turns with images are routed only to such models.
     pub vision: bool,
+    /// Declared image support; nothing reads it (routing goes by `vision`).
     pub image: bool,
     /// Tools are sent only if true.
     pub tool_calling: bool,
+    /// Declared JSON-mode support; nothing reads it.
     pub json_mode: bool,
     /// OpenAI `max_completion_tokens` and `reasoning_effort`.
     pub reasoning: bool,
     /// Requested levels are clamped to this.
     pub max_reasoning_level: ReasoningLevel,
+    /// Declared embedding support; nothing reads it.
     pub embedding: bool,
+    /// Declared MCP support; reported to clients, MCP tools are not filtered by it.
     pub mcp: bool,
+    /// Unknown capability keys, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -15,10 +15,12 @@ use crate::enums::AgentMode;
 pub struct State {
     /// Strategy name → next index for round-robin load balancing.
     pub round_robin_cursors: BTreeMap<String, i64>,
+    /// The original's last-used session; kept for its shape, nothing here reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_session_id: Option<String>,
     /// Globally disabled skills: name → "" (a set, in the original's shape).
     pub disabled_skills: BTreeMap<String, String>,
+    /// Unknown keys, kept so a newer state file round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -28,31 +30,44 @@ pub struct State {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct WorkspaceConfig {
+    /// Provider that qualifies `model` here (else the profile's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// The first candidate model of this workspace's turns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Routing strategy here, instead of the profile's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
+    /// Sampling temperature here, instead of the profile's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// Agent mode here, instead of `agent.mode`; `agent.mode.switch` writes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<AgentMode>,
     /// Prompt key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
+    /// `pragmatic` or `friendly`, instead of `agent.personality`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub personality: Option<String>,
+    /// Skills switched off in this workspace (on top of the global ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disabled_skills: Option<Vec<String>>,
+    /// Tools withheld from the model in this workspace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disabled_tools: Option<Vec<String>>,
+    /// MCP servers of this workspace, merged over the global ones.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpSettings>,
+    /// Verification after file changes here, instead of `agent.autoVerify`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_verify: Option<bool>,
+    /// Shell command that verifies the workspace, instead of the one its
+    /// project kind suggests (e.g. `cargo check --quiet`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify_command: Option<String>,
+    /// Unknown keys, kept so the user's file round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
