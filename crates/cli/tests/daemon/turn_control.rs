@@ -295,3 +295,57 @@ fn a_broken_stream_keeps_its_partial_answer_and_guidance_before_the_error_node()
     assert_eq!(partial["modelRef"], "tk/m1");
     assert!(messages.iter().any(|m| m["text"] == "mind the tests"));
 }
+
+/// A client that stops reading mid-stream holds its own turn still (the
+/// engine polls a turn only when its events were taken) and loses nothing;
+/// other sessions and connections go on meanwhile.
+#[test]
+fn a_client_that_stops_reading_holds_its_turn_and_loses_nothing() {
+    let server = ProviderServer::start().unwrap();
+    let d = setup(&server, StartOptions::default());
+    let mut text = String::new();
+    let mut reply = Reply::new();
+    for i in 0..60_000 {
+        let piece = format!("w{i} ");
+        text.push_str(&piece);
+        reply = reply.text(piece);
+    }
+    server.enqueue(reply);
+    let mut slow = d.connect().unwrap();
+    let sid = slow.ok("session.new", json!({"global": true})).unwrap();
+    let chat_id = slow
+        .send(
+            "chat",
+            json!({"message": "long", "sessionId": sid, "global": true}),
+        )
+        .unwrap();
+    let first = slow.wait_for("delta").unwrap();
+    let mut answer = first["data"].as_str().unwrap().to_string();
+    // The slow client stops reading; another connection runs a whole turn.
+    server.enqueue(Reply::plain("meanwhile"));
+    let mut other = d.connect().unwrap();
+    let other_sid = other.ok("session.new", json!({"global": true})).unwrap();
+    let started = std::time::Instant::now();
+    let id = other
+        .send(
+            "chat",
+            json!({"message": "short", "sessionId": other_sid, "global": true}),
+        )
+        .unwrap();
+    let turn = other.collect(id).unwrap();
+    assert_eq!(turn.last().unwrap()["event"], "done", "{turn:?}");
+    assert_eq!(turn.last().unwrap()["data"], "meanwhile");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(500));
+    // Reading again: every delta, in order, then `done` with the whole text.
+    let rest = slow.collect(chat_id).unwrap();
+    for env in &rest {
+        if env["event"] == "delta" {
+            answer.push_str(env["data"].as_str().unwrap());
+        }
+    }
+    let done = rest.last().unwrap();
+    assert_eq!(done["event"], "done", "{done}");
+    assert_eq!(done["data"].as_str().unwrap(), text);
+    assert_eq!(answer, text);
+}
