@@ -3,32 +3,13 @@
 use std::time::{Duration, Instant};
 
 use seekclaw_config::{Config, Model, Provider};
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params};
-use serde::Serialize;
+use seekclaw_protocol::api::{ProbeResult, ProviderUpsertParams, ProviderView};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, method};
 
 use super::Reply;
 use crate::daemon::Daemon;
 
 /// The `provider.list` row. Returns the stored key: the desktop edits it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProviderView {
-    id: String,
-    name: String,
-    kind: String,
-    base_url: String,
-    api_key: Option<String>,
-    api_key_configured: bool,
-    models: Vec<String>,
-    enabled: bool,
-    priority: i32,
-    timeout_seconds: u64,
-    model_list_url: Option<String>,
-    prompt_caching: bool,
-    proxy: Option<String>,
-    active: bool,
-}
-
 pub fn view(config: &Config, p: &Provider) -> ProviderView {
     let active = config
         .active_profile()
@@ -85,8 +66,8 @@ fn non_blank(s: Option<&str>) -> Option<String> {
 }
 
 /// Applies `provider.upsert` params to `p` (new or existing).
-fn apply_upsert(p: &mut Provider, params: &Params) -> Result<(), MethodError> {
-    if let Some(kind) = params.str_opt("kind")? {
+fn apply_upsert(p: &mut Provider, params: &ProviderUpsertParams) -> Result<(), MethodError> {
+    if let Some(kind) = &params.kind {
         let kind = kind.trim().to_ascii_lowercase();
         if kind != "openai" && kind != "anthropic" {
             return Err(MethodError::invalid_param(
@@ -96,24 +77,24 @@ fn apply_upsert(p: &mut Provider, params: &Params) -> Result<(), MethodError> {
         }
         p.kind = kind;
     }
-    if let Some(name) = non_blank(params.str_opt("name")?) {
+    if let Some(name) = non_blank(params.name.as_deref()) {
         p.name = Some(name);
     }
-    if let Some(url) = params.str_opt("baseUrl")? {
+    if let Some(url) = &params.base_url {
         p.base_url = url.trim().trim_end_matches('/').to_string();
     }
-    if let Some(proxy) = non_blank(params.str_opt("proxy")?) {
+    if let Some(proxy) = non_blank(params.proxy.as_deref()) {
         p.proxy = Some(proxy);
     }
-    if let Some(enabled) = params.bool_opt("enabled")? {
+    if let Some(enabled) = params.enabled {
         p.enabled = enabled;
     }
-    if let Some(priority) = params.i64_opt("priority")? {
+    if let Some(priority) = params.priority {
         p.priority = i32::try_from(priority).map_err(|_| {
             MethodError::invalid_param("priority", "params.priority is out of range")
         })?;
     }
-    if let Some(t) = params.i64_opt("timeoutSeconds")? {
+    if let Some(t) = params.timeout_seconds {
         if !(1..=3600).contains(&t) {
             return Err(MethodError::invalid_param(
                 "timeoutSeconds",
@@ -122,34 +103,23 @@ fn apply_upsert(p: &mut Provider, params: &Params) -> Result<(), MethodError> {
         }
         p.timeout_seconds = t as u64;
     }
-    if params.has("modelListUrl") {
-        p.model_list_url = non_blank(params.str_opt("modelListUrl")?);
+    if let Some(url) = &params.model_list_url {
+        p.model_list_url = non_blank(url.as_deref());
     }
-    if let Some(caching) = params.bool_opt("promptCaching")? {
+    if let Some(caching) = params.prompt_caching {
         p.prompt_caching = caching;
     }
-    if params.bool_opt("clearApiKey")? == Some(true) {
+    if params.clear_api_key == Some(true) {
         p.api_key = None;
-    } else if let Some(key) = non_blank(params.str_opt("apiKey")?) {
+    } else if let Some(key) = params.api_key()? {
         p.api_key = Some(key);
     }
-    if let Some(raw) = params.raw("models").filter(|v| !v.is_null()) {
-        let ids = raw
-            .as_array()
-            .and_then(|a| {
-                a.iter()
-                    .map(|v| v.as_str().map(str::trim))
-                    .collect::<Option<Vec<_>>>()
-            })
-            .ok_or_else(|| {
-                MethodError::invalid_param("models", "params.models must be an array of model ids")
-            })?;
+    if let Some(ids) = &params.models {
         let mut models = Vec::new();
-        for mid in ids.into_iter().filter(|m| !m.is_empty()) {
+        for mid in ids.0.iter().map(|m| m.trim()).filter(|m| !m.is_empty()) {
             if models.iter().any(|m: &Model| m.id == mid) {
                 continue;
             }
-            // Keep the settings of models that stay.
             let existing = p.models.iter().find(|m| m.id == mid).cloned();
             models.push(existing.unwrap_or_else(|| Model {
                 id: mid.to_string(),
@@ -174,7 +144,8 @@ fn apply_upsert(p: &mut Provider, params: &Params) -> Result<(), MethodError> {
 }
 
 pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
+    let params = params.read::<method::ProviderUpsert>()?;
+    let pid = params.id.trimmed();
     if pid.contains('/') {
         return Err(MethodError::invalid_param(
             "id",
@@ -193,7 +164,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
                 },
             };
             // Validated on a copy: a failed create or edit leaves config.json as it was.
-            apply_upsert(&mut provider, params)?;
+            apply_upsert(&mut provider, &params)?;
             match find_mut(cfg, &pid) {
                 Some(slot) => *slot = provider.clone(),
                 None => cfg.providers.push(provider.clone()),
@@ -205,7 +176,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
+    let pid = params.read::<method::ProviderUse>()?.id.trimmed();
     let chosen = daemon
         .config
         .update(|cfg| {
@@ -231,7 +202,7 @@ pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
+    let pid = params.read::<method::ProviderRemove>()?.id.trimmed();
     let removed = daemon
         .config
         .update(|cfg| {
@@ -257,15 +228,6 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, removed))
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProbeResult {
-    pub id: String,
-    pub online: bool,
-    pub latency_ms: u64,
-    pub detail: String,
-}
-
 pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeResult> {
     let probes = providers.into_iter().map(|p| async move {
         let start = Instant::now();
@@ -286,11 +248,7 @@ pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeRe
 }
 
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let wanted = params
-        .str_opt("id")?
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
+    let wanted = non_blank(params.read::<method::ProviderTest>()?.id.as_deref());
     let config = daemon.config.load();
     let targets: Vec<Provider> = sorted(&config)
         .into_iter()
@@ -308,7 +266,8 @@ pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
+    let params = params.read::<method::ProviderModelsFetch>()?;
+    let pid = params.id.trimmed();
     let config = daemon.config.load();
     let provider = config
         .providers
@@ -316,7 +275,7 @@ pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
         .find(|p| p.id.eq_ignore_ascii_case(&pid))
         .cloned()
         .ok_or_else(|| not_found(&pid))?;
-    let url = match non_blank(params.str_opt("url")?) {
+    let url = match non_blank(params.url.as_deref()) {
         Some(u) => u,
         None => seekclaw_providers::models::models_url(&provider),
     };
