@@ -299,4 +299,44 @@ mod tests {
                 .contains(&json!("delta"))
         );
     }
+
+    #[test]
+    fn the_document_is_valid_draft_2020_12_and_checks_envelopes() {
+        let doc = schema();
+        jsonschema::meta::validate(&doc).unwrap();
+        let v = jsonschema::draft202012::new(&doc).unwrap();
+        let lines = [
+            crate::Envelope::new(1, event::PONG, "").to_line(),
+            crate::Envelope::error(2, &crate::MethodError::invalid_param("id", "x")).to_line(),
+            crate::Envelope::event(
+                3,
+                "read_file",
+                &crate::events::ToolStartDetails {
+                    call_id: "c".into(),
+                    summary: String::new(),
+                },
+            )
+            .with_session(Some("s".into()))
+            .to_line(),
+            crate::Envelope::json_result(4, &crate::ProtocolInfo::from_table()).to_line(),
+        ];
+        for line in lines {
+            let env: Value = serde_json::from_slice(&line).unwrap();
+            assert!(v.is_valid(&env), "{env}");
+        }
+        let bad = [
+            json!({"id": 1, "event": "nope", "data": ""}),
+            json!({"id": 1, "event": "delta", "data": 5, "sessionId": "s"}),
+            json!({"id": 1, "event": "delta", "data": "x"}),
+            json!({"id": 1, "event": "tool_done", "data": "x", "sessionId": "s",
+                "details": {"callId": "c", "success": true}}),
+            json!({"id": 3, "event": "schedule.updated", "data": "t",
+                "details": {"taskId": "t", "name": "n", "status": "success"}}),
+            json!({"id": 1, "event": "error", "data": "x", "details": {"code": "oops"}}),
+            json!({"id": 1, "event": "pong", "data": "", "extra": 1}),
+        ];
+        for env in bad {
+            assert!(!v.is_valid(&env), "{env}");
+        }
+    }
 }
