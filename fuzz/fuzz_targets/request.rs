@@ -1,10 +1,10 @@
 //! A request line: a request or an error envelope, never a panic; then every
-//! typed params accessor on what was parsed.
+//! typed params accessor and every method's params type on what was parsed.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use seekclaw_protocol::params::*;
-use seekclaw_protocol::{ErrorCode, parse_request};
+use seekclaw_protocol::params::ScopeParams;
+use seekclaw_protocol::{ErrorCode, METHODS, parse_request};
 
 fuzz_target!(|line: &[u8]| {
     match parse_request(line) {
@@ -15,17 +15,12 @@ fuzz_target!(|line: &[u8]| {
                 let _ = (p.i64_opt(key), p.f64_opt(key));
             }
             let _ = ScopeParams::parse(p);
-            let _ = SessionRef::parse(p);
-            let _ = SessionNewParams::parse(p);
-            let _ = SessionListParams::parse(p);
-            let _ = SessionUpdateParams::parse(p);
-            let _ = SessionArchiveParams::parse(p);
-            let _ = SessionTruncateParams::parse(p);
-            let _ = ProjectUpsertParams::parse(p);
-            let _ = ProjectRemoveParams::parse(p);
-            let _ = ScheduleUpsertParams::parse(p);
-            let _ = ScheduleToggleParams::parse(p);
-            let _ = schedule_id(p);
+            for spec in METHODS {
+                if let Err(e) = (spec.check_params)(p) {
+                    assert_eq!(e.code, ErrorCode::InvalidRequest);
+                    assert!(e.param.is_some());
+                }
+            }
         }
         Err(e) => {
             assert_eq!(e.id, 0);

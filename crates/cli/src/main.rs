@@ -53,6 +53,16 @@ enum Command {
     /// Manage scheduled tasks on the running daemon.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
+    /// Describe the daemon protocol.
+    #[command(subcommand)]
+    Protocol(ProtocolCommand),
+}
+
+#[derive(Subcommand)]
+enum ProtocolCommand {
+    /// Print the JSON Schema (draft 2020-12) of every request, envelope,
+    /// method params and result, and event.
+    Schema,
 }
 
 fn main() -> ExitCode {
@@ -88,7 +98,17 @@ fn main() -> ExitCode {
                 .map_err(Into::into)
                 .and_then(|h| schedule::schedule(&h, cmd)),
         ),
+        Command::Protocol(ProtocolCommand::Schema) => report(print_schema()),
     }
+}
+
+/// `seekclaw protocol schema`: the document, pretty-printed.
+fn print_schema() -> anyhow::Result<()> {
+    use std::io::Write;
+    let text = serde_json::to_string_pretty(&seekclaw_protocol::schema())?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    Ok(())
 }
 
 fn run_turn(

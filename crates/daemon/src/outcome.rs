@@ -2,8 +2,8 @@
 //! daemon runs turns (chat, `seekclaw run --json`).
 
 use seekclaw_agent::{FailureKind, TurnOutcome};
+use seekclaw_protocol::events::{ErrorCause, ErrorDetails};
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event};
-use serde_json::{Value, json};
 
 /// The `details.code` of a failed turn.
 pub fn failure_code(kind: FailureKind) -> ErrorCode {
@@ -34,28 +34,32 @@ pub fn terminal(id: i64, session: Option<String>, outcome: TurnOutcome) -> Envel
         ),
         TurnOutcome::Unsaved { ended, error } => {
             let err = MethodError::new(ErrorCode::Storage, error).with_session(session);
-            let mut details = json!({"code": ErrorCode::Storage.as_str()});
             let (name, answer, cause) = ended_parts(*ended);
-            details["ended"] = Value::from(name);
-            details["answer"] = Value::from(answer);
-            if let Some(cause) = cause {
-                details["cause"] = cause;
-            }
-            Envelope::error(id, &err).with_details(details)
+            let details = ErrorDetails {
+                code: ErrorCode::Storage,
+                param: None,
+                ended: Some(name.to_string()),
+                answer: Some(answer),
+                cause,
+            };
+            Envelope::error_with(id, &err, &details)
         }
     }
 }
 
 /// How an unsaved turn had ended: its terminal's name, its answer text and,
 /// for a failure, the failure itself.
-fn ended_parts(ended: TurnOutcome) -> (&'static str, String, Option<Value>) {
+fn ended_parts(ended: TurnOutcome) -> (&'static str, String, Option<ErrorCause>) {
     match ended {
         TurnOutcome::Done(text) => (event::DONE, text, None),
         TurnOutcome::Cancelled(text) => (event::CANCELLED, text, None),
         TurnOutcome::Failed(f) => (
             "failed",
             String::new(),
-            Some(json!({"code": failure_code(f.kind).as_str(), "message": f.message})),
+            Some(ErrorCause {
+                code: failure_code(f.kind),
+                message: f.message,
+            }),
         ),
         TurnOutcome::Unsaved { ended, .. } => ended_parts(*ended),
     }
@@ -65,6 +69,7 @@ fn ended_parts(ended: TurnOutcome) -> (&'static str, String, Option<Value>) {
 mod tests {
     use super::*;
     use seekclaw_agent::TurnFailure;
+    use serde_json::{Value, json};
 
     fn parsed(env: &Envelope) -> Value {
         serde_json::from_slice(&env.to_line()).unwrap()

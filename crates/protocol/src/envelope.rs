@@ -4,23 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::MethodError;
-
-/// Event names used on the wire.
-pub mod event {
-    pub const PONG: &str = "pong";
-    pub const BYE: &str = "bye";
-    pub const RESULT: &str = "result";
-    pub const DONE: &str = "done";
-    pub const CANCELLED: &str = "cancelled";
-    pub const ERROR: &str = "error";
-
-    /// Terminal events: every request gets exactly one of these.
-    pub const TERMINAL: &[&str] = &[PONG, BYE, RESULT, DONE, CANCELLED, ERROR];
-
-    pub fn is_terminal(name: &str) -> bool {
-        TERMINAL.contains(&name)
-    }
-}
+use crate::events::{ErrorDetails, EventDetails, event};
 
 /// One response line: `{id, event, data, sessionId?, details?}` in exactly this key order.
 /// `data` is always a string; structured results are JSON encoded into it.
@@ -294,19 +278,37 @@ impl Envelope {
         Self::json(id, value, true)
     }
 
+    /// The `error` envelope of a failed request: `data` is the message,
+    /// `details` its code (and the parameter to blame).
     pub fn error(id: i64, err: &MethodError) -> Self {
-        let mut details = serde_json::Map::new();
-        details.insert("code".into(), Value::String(err.code.as_str().into()));
-        if let Some(param) = &err.param {
-            details.insert("param".into(), Value::String(param.clone()));
-        }
+        Self::error_with(
+            id,
+            err,
+            &ErrorDetails {
+                code: err.code,
+                param: err.param.clone(),
+                ended: None,
+                answer: None,
+                cause: None,
+            },
+        )
+    }
+
+    /// An `error` envelope with the given details.
+    pub fn error_with(id: i64, err: &MethodError, details: &ErrorDetails) -> Self {
         Envelope {
             id,
             event: Cow::Borrowed(event::ERROR),
             data: Data::Text(err.message.clone()),
             session_id: err.session_id.clone(),
-            details: Some(Value::Object(details)),
+            // Plain data: serializing it cannot fail.
+            details: serde_json::to_value(details).ok(),
         }
+    }
+
+    /// An event envelope with typed details: the event name comes from the type.
+    pub fn event<T: EventDetails>(id: i64, data: impl Into<String>, details: &T) -> Self {
+        Self::new(id, T::EVENT, data).with_details_of(details)
     }
 
     pub fn with_session(mut self, session_id: Option<String>) -> Self {
@@ -317,6 +319,17 @@ impl Envelope {
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
+    }
+
+    /// Sets `details` to `details` serialized (field order kept).
+    pub fn with_details_of<T: Serialize>(self, details: &T) -> Self {
+        match serde_json::to_value(details) {
+            Ok(value) => self.with_details(value),
+            Err(e) => Self::error(
+                self.id,
+                &MethodError::internal(format!("cannot encode details: {e}")),
+            ),
+        }
     }
 
     pub fn is_terminal(&self) -> bool {

@@ -1,21 +1,32 @@
 //! Wire types of the SeekClaw daemon protocol 2.1.
 //!
 //! Pure data: requests, envelopes, the one method table, typed parameters and the
-//! `protocol.info` document. No I/O and no async runtime, so every client and the
+//! `protocol.info` document, every method's params and result types, the
+//! event payloads and the JSON Schema of all of it. No I/O and no async runtime, so every client and the
 //! daemon share exactly one definition of the wire.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod adapter;
+pub mod api;
 mod envelope;
 mod error;
+pub mod events;
 mod methods;
 pub mod params;
 mod request;
+mod schema;
 
-pub use envelope::{Envelope, JsonArrayBuilder, event, write_text_line};
+pub use api::ScopeParams;
+pub use envelope::{Envelope, JsonArrayBuilder, write_text_line};
 pub use error::{ErrorCode, MethodError};
-pub use methods::{CAPABILITIES, Capability, METHODS, Method, MethodSpec, ProtocolInfo, Serving};
-pub use params::{Params, ScopeParams};
+pub use events::{EVENTS, EventDetails, EventSpec, event};
+pub use methods::{
+    CAPABILITIES, Capability, METHODS, Method, MethodSpec, MethodType, ProtocolInfo, Reply,
+    SchemaFn, Serving, method,
+};
+pub use params::Params;
 pub use request::{Request, RequestError, parse_request};
+pub use schema::schema;
 
 /// Protocol version reported by `protocol.info`.
 pub const PROTOCOL_VERSION: &str = "2.1";

@@ -2,7 +2,13 @@
 //! (the daemon matches exhaustively on `Method`) and the `protocol.info` lists, so a
 //! method cannot be served without being listed, or listed without being served.
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+#[allow(clippy::wildcard_imports)]
+use crate::api::*;
+use crate::events::event;
 
 /// How the daemon runs a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +78,44 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::PromptOptimize, "prompt-optimize"),
 ];
 
+/// A schema-producing function: the schema of one type (a `$ref` for named types).
+pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
+
+pub(crate) fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<T>()
+}
+
+/// What a method answers with.
+#[derive(Debug, Clone, Copy)]
+pub enum Reply {
+    /// `result` whose `data` is the JSON text of this schema's value.
+    Json(SchemaFn),
+    /// `result` whose `data` is plain text: a description, and a pattern the
+    /// text matches when there is one.
+    Text(&'static str, Option<&'static str>),
+    /// This event (`pong`, `bye`) with empty `data`.
+    Empty(&'static str),
+    /// A turn: streamed events, then `done`, `cancelled` or `error`.
+    Turn,
+}
+
+impl Reply {
+    /// `result` carrying `T` as JSON.
+    pub const fn json<T: JsonSchema>() -> Reply {
+        Reply::Json(schema_of::<T>)
+    }
+
+    /// `result` carrying plain text.
+    pub const fn text(description: &'static str) -> Reply {
+        Reply::Text(description, None)
+    }
+
+    /// `result` carrying plain text that matches `pattern`.
+    pub const fn text_matching(description: &'static str, pattern: &'static str) -> Reply {
+        Reply::Text(description, Some(pattern))
+    }
+}
+
 /// One row of the method table.
 #[derive(Debug, Clone, Copy)]
 pub struct MethodSpec {
@@ -81,10 +125,27 @@ pub struct MethodSpec {
     pub aliases: &'static [&'static str],
     pub serving: Serving,
     pub capabilities: &'static [Capability],
+    /// The schema of the method's params.
+    pub params: SchemaFn,
+    /// What the method answers with.
+    pub reply: Reply,
+    /// Reads a request's params with the method's params type (the same
+    /// check its handler starts with), for validation.
+    pub check_params: fn(&crate::Params) -> Result<(), crate::MethodError>,
+}
+
+/// A method as a type: its params type, checked at compile time where a
+/// handler reads them ([`crate::Params::read`]).
+pub trait MethodType {
+    /// The params the method reads.
+    type Params: DeserializeOwned + JsonSchema;
+    /// The table row.
+    const METHOD: Method;
 }
 
 macro_rules! method_table {
-    ($( $variant:ident => $name:literal [$($alias:literal),*] $serving:ident [$($cap:ident),*] ; )*) => {
+    ($( $variant:ident => $name:literal [$($alias:literal),*] $serving:ident [$($cap:ident),*]
+        ($params:ty, $reply:expr) ; )*) => {
         /// A served method.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Method { $($variant),* }
@@ -97,8 +158,27 @@ macro_rules! method_table {
                 aliases: &[$($alias),*],
                 serving: Serving::$serving,
                 capabilities: &[$(Capability::$cap),*],
+                params: schema_of::<$params>,
+                reply: $reply,
+                check_params: |p| p.read::<method::$variant>().map(|_| ()),
             }),*
         ];
+
+        /// Every method as a type ([`MethodType`]), named as its [`Method`] variant.
+        pub mod method {
+            #[allow(clippy::wildcard_imports)]
+            use crate::api::*;
+            use super::{Method, MethodType};
+            $(
+                #[doc = concat!("`", $name, "`.")]
+                #[derive(Debug, Clone, Copy)]
+                pub struct $variant;
+                impl MethodType for $variant {
+                    type Params = $params;
+                    const METHOD: Method = Method::$variant;
+                }
+            )*
+        }
 
         impl Method {
             /// Resolves a wire name or alias.
@@ -118,69 +198,131 @@ macro_rules! method_table {
     };
 }
 
+/// `agent.mode.*` answers.
+const MODES: &str = "^(plan|readonly|edit|auto)$";
+
 method_table! {
-    Ping => "ping" [] Inline [];
-    ProtocolInfo => "protocol.info" [] Inline [];
-    Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel];
-    AgentSteer => "agent.steer" [] Task [AgentSteer];
-    AgentCancel => "agent.cancel" [] Task [AgentCancel];
-    WorkspaceGet => "workspace.get" [] Task [Workspace];
-    WorkspaceOpen => "workspace.open" [] Task [Workspace];
-    WorkspaceInit => "workspace.init" [] Exclusive [Workspace];
-    AgentModeGet => "agent.mode.get" [] Task [AgentMode];
-    AgentModeSwitch => "agent.mode.switch" [] Exclusive [AgentMode];
-    RoutingGet => "routing.get" [] Task [Routing];
-    RoutingSet => "routing.set" [] Exclusive [Routing];
-    PromptOptimize => "prompt.optimize" [] Task [PromptOptimize];
-    ScheduleList => "schedule.list" [] Task [Schedule];
-    ScheduleCreate => "schedule.create" [] Exclusive [Schedule];
-    ScheduleUpdate => "schedule.update" [] Exclusive [Schedule];
-    ScheduleToggle => "schedule.toggle" [] Exclusive [Schedule];
-    ScheduleDelete => "schedule.delete" [] Exclusive [Schedule];
-    ScheduleRun => "schedule.run" [] Task [Schedule];
-    ProfileList => "profile.list" [] Task [Profile];
-    ProfileUpsert => "profile.upsert" [] Exclusive [Profile];
-    ProfileUse => "profile.use" [] Exclusive [Profile];
-    ProfileRemove => "profile.remove" [] Exclusive [Profile];
-    ProviderList => "provider.list" [] Task [Provider];
-    ProviderUpsert => "provider.upsert" [] Exclusive [Provider];
-    ProviderUse => "provider.use" [] Exclusive [Provider];
-    ProviderRemove => "provider.remove" [] Exclusive [Provider];
-    ProviderTest => "provider.test" [] Task [Provider];
-    ProviderModelsFetch => "provider.models.fetch" [] Task [Provider];
-    ModelList => "model.list" [] Task [Model];
-    ModelCatalog => "model.catalog" [] Task [Model];
-    ModelSwitch => "model.switch" [] Exclusive [Model];
-    ModelTest => "model.test" [] Task [Model];
-    ModelUpdate => "model.update" [] Exclusive [Model];
-    McpList => "mcp.list" [] Task [Mcp];
-    McpUpsert => "mcp.upsert" [] Task [Mcp];
-    McpRemove => "mcp.remove" [] Task [Mcp];
-    McpReload => "mcp.reload" [] Task [Mcp];
-    SkillList => "skill.list" [] Task [Skill];
-    SkillImport => "skill.import" [] Exclusive [Skill];
-    SkillToggle => "skill.toggle" [] Exclusive [Skill];
-    UsageGet => "usage.get" [] Task [Usage];
-    DoctorText => "doctor" [] Task [Doctor];
-    DoctorRun => "doctor.run" [] Task [Doctor];
-    ProjectList => "project.list" [] Task [Project];
-    ProjectUpsert => "project.upsert" [] Exclusive [Project];
-    ProjectRemove => "project.remove" [] Exclusive [Project];
-    SessionList => "session.list" [] Task [Session, GlobalSession];
-    SessionGet => "session.get" [] Task [Session, GlobalSession];
-    SessionUpdate => "session.update" [] Exclusive [Session, GlobalSession];
-    SessionArchive => "session.archive" [] Exclusive [Session, GlobalSession];
-    SessionDelete => "session.delete" [] Exclusive [Session, GlobalSession];
-    SessionResume => "session.resume" [] Task [Session, GlobalSession];
-    SessionNew => "session.new" [] Task [Session, GlobalSession];
-    SessionTruncate => "session.truncate" [] Exclusive [Session, GlobalSession];
-    LockList => "lock.list" [] Task [FileLocks];
-    FactoryReset => "factory.reset" [] Exclusive [FactoryReset];
-    Shutdown => "shutdown" [] Task [];
+    Ping => "ping" [] Inline []
+        (NoParams, Reply::Empty(event::PONG));
+    ProtocolInfo => "protocol.info" [] Inline []
+        (NoParams, Reply::json::<ProtocolInfo>());
+    Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel]
+        (ChatParams, Reply::Turn);
+    AgentSteer => "agent.steer" [] Task [AgentSteer]
+        (SteerParams, Reply::text_matching("`guidance queued` (with the turn's `sessionId`).", "^guidance queued$"));
+    AgentCancel => "agent.cancel" [] Task [AgentCancel]
+        (CancelParams, Reply::text_matching("`no active turn`, `cancellation requested for <requestId>` or `cancellation requested for <n> active turns`.", "^(no active turn|cancellation requested for .+)$"));
+    WorkspaceGet => "workspace.get" [] Task [Workspace]
+        (NoParams, Reply::json::<WorkspaceInfo>());
+    WorkspaceOpen => "workspace.open" [] Task [Workspace]
+        (WorkspaceOpenParams, Reply::json::<WorkspaceInfo>());
+    WorkspaceInit => "workspace.init" [] Exclusive [Workspace]
+        (NoParams, Reply::json::<WorkspaceInitResult>());
+    AgentModeGet => "agent.mode.get" [] Task [AgentMode]
+        (NoParams, Reply::text_matching("The effective mode.", MODES));
+    AgentModeSwitch => "agent.mode.switch" [] Exclusive [AgentMode]
+        (ModeSwitchParams, Reply::text_matching("The new mode.", MODES));
+    RoutingGet => "routing.get" [] Task [Routing]
+        (NoParams, Reply::json::<RoutingView>());
+    RoutingSet => "routing.set" [] Exclusive [Routing]
+        (RoutingSetParams, Reply::json::<RoutingView>());
+    PromptOptimize => "prompt.optimize" [] Task [PromptOptimize]
+        (PromptOptimizeParams, Reply::text("The rewritten prompt."));
+    ScheduleList => "schedule.list" [] Task [Schedule]
+        (NoParams, Reply::json::<Vec<ScheduledTaskView>>());
+    ScheduleCreate => "schedule.create" [] Exclusive [Schedule]
+        (ScheduleUpsertParams, Reply::json::<ScheduledTaskView>());
+    ScheduleUpdate => "schedule.update" [] Exclusive [Schedule]
+        (ScheduleUpsertParams, Reply::json::<ScheduledTaskView>());
+    ScheduleToggle => "schedule.toggle" [] Exclusive [Schedule]
+        (ScheduleToggleParams, Reply::json::<ScheduledTaskView>());
+    ScheduleDelete => "schedule.delete" [] Exclusive [Schedule]
+        (ScheduleIdParams, Reply::text_matching("`ok`, whether or not the task existed.", "^ok$"));
+    ScheduleRun => "schedule.run" [] Task [Schedule]
+        (ScheduleIdParams, Reply::text_matching("`started` (the run goes on; `schedule.updated` reports its end).", "^started$"));
+    ProfileList => "profile.list" [] Task [Profile]
+        (NoParams, Reply::json::<Vec<ProfileView>>());
+    ProfileUpsert => "profile.upsert" [] Exclusive [Profile]
+        (ProfileUpsertParams, Reply::text("The profile name as sent."));
+    ProfileUse => "profile.use" [] Exclusive [Profile]
+        (ProfileNameParams, Reply::text("The profile name as stored."));
+    ProfileRemove => "profile.remove" [] Exclusive [Profile]
+        (ProfileNameParams, Reply::text("The profile name as stored."));
+    ProviderList => "provider.list" [] Task [Provider]
+        (NoParams, Reply::json::<Vec<ProviderView>>());
+    ProviderUpsert => "provider.upsert" [] Exclusive [Provider]
+        (ProviderUpsertParams, Reply::json::<ProviderView>());
+    ProviderUse => "provider.use" [] Exclusive [Provider]
+        (ProviderIdParams, Reply::text("The provider id."));
+    ProviderRemove => "provider.remove" [] Exclusive [Provider]
+        (ProviderIdParams, Reply::text("The provider id."));
+    ProviderTest => "provider.test" [] Task [Provider]
+        (ProviderTestParams, Reply::json::<Vec<ProbeResult>>());
+    ProviderModelsFetch => "provider.models.fetch" [] Task [Provider]
+        (ProviderIdParams, Reply::json::<Vec<String>>());
+    ModelList => "model.list" [] Task [Model]
+        (NoParams, Reply::json::<Vec<String>>());
+    ModelCatalog => "model.catalog" [] Task [Model]
+        (NoParams, Reply::json::<Vec<CatalogEntry>>());
+    ModelSwitch => "model.switch" [] Exclusive [Model]
+        (ModelParams, Reply::text_matching("`switched to <provider/model>`.", "^switched to .+$"));
+    ModelTest => "model.test" [] Task [Model]
+        (ModelParams, Reply::json::<ModelTestResult>());
+    ModelUpdate => "model.update" [] Exclusive [Model]
+        (ModelUpdateParams, Reply::json::<ModelUpdateResult>());
+    McpList => "mcp.list" [] Task [Mcp]
+        (NoParams, Reply::json::<Vec<McpServerView>>());
+    McpUpsert => "mcp.upsert" [] Task [Mcp]
+        (McpUpsertParams, Reply::json::<Vec<McpServerView>>());
+    McpRemove => "mcp.remove" [] Task [Mcp]
+        (McpRemoveParams, Reply::json::<Vec<McpServerView>>());
+    McpReload => "mcp.reload" [] Task [Mcp]
+        (NoParams, Reply::json::<Vec<McpServerView>>());
+    SkillList => "skill.list" [] Task [Skill]
+        (NoParams, Reply::json::<Vec<SkillView>>());
+    SkillImport => "skill.import" [] Exclusive [Skill]
+        (SkillImportParams, Reply::json::<Vec<SkillView>>());
+    SkillToggle => "skill.toggle" [] Exclusive [Skill]
+        (SkillToggleParams, Reply::json::<Vec<SkillView>>());
+    UsageGet => "usage.get" [] Task [Usage]
+        (UsageParams, Reply::json::<Vec<UsageSummary>>());
+    DoctorText => "doctor" [] Task [Doctor]
+        (NoParams, Reply::text("One line per check: `[OK] <name>: <detail>` or `[FAIL] <name>: <detail>`."));
+    DoctorRun => "doctor.run" [] Task [Doctor]
+        (NoParams, Reply::json::<Vec<DoctorCheck>>());
+    ProjectList => "project.list" [] Task [Project]
+        (NoParams, Reply::json::<Vec<ProjectView>>());
+    ProjectUpsert => "project.upsert" [] Exclusive [Project]
+        (ProjectUpsertParams, Reply::json::<ProjectView>());
+    ProjectRemove => "project.remove" [] Exclusive [Project]
+        (ProjectRemoveParams, Reply::text("The project id."));
+    SessionList => "session.list" [] Task [Session, GlobalSession]
+        (SessionListParams, Reply::json::<Vec<SessionHeader>>());
+    SessionGet => "session.get" [] Task [Session, GlobalSession]
+        (SessionRefParams, Reply::json::<SessionDetail>());
+    SessionUpdate => "session.update" [] Exclusive [Session, GlobalSession]
+        (SessionUpdateParams, Reply::json::<SessionHeader>());
+    SessionArchive => "session.archive" [] Exclusive [Session, GlobalSession]
+        (SessionArchiveParams, Reply::json::<SessionHeader>());
+    SessionDelete => "session.delete" [] Exclusive [Session, GlobalSession]
+        (SessionRefParams, Reply::text("The deleted session id."));
+    SessionResume => "session.resume" [] Task [Session, GlobalSession]
+        (SessionRefParams, Reply::text_matching("`resumed <id>`.", "^resumed .+$"));
+    SessionNew => "session.new" [] Task [Session, GlobalSession]
+        (SessionNewParams, Reply::text("The new session id."));
+    SessionTruncate => "session.truncate" [] Exclusive [Session, GlobalSession]
+        (SessionTruncateParams, Reply::text_matching("The number of messages left.", "^[0-9]+$"));
+    LockList => "lock.list" [] Task [FileLocks]
+        (NoParams, Reply::json::<Vec<LockView>>());
+    FactoryReset => "factory.reset" [] Exclusive [FactoryReset]
+        (NoParams, Reply::json::<FactoryResetResult>());
+    Shutdown => "shutdown" [] Task []
+        (NoParams, Reply::Empty(event::BYE));
 }
 
 /// The `protocol.info` document.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ProtocolInfo {
     pub version: &'static str,
     pub transport: &'static str,

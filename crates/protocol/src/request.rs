@@ -14,6 +14,19 @@ pub struct Request {
     pub params: Params,
 }
 
+/// The shape of a request line, for the JSON Schema (parsing is by hand below).
+#[derive(schemars::JsonSchema)]
+#[schemars(rename = "RequestLine")]
+#[allow(dead_code)]
+pub(crate) struct RawRequestShape {
+    /// Echoed in every envelope answering the request; default 0.
+    id: Option<i64>,
+    /// A method name or alias (missing: `""`, an unknown method).
+    method: Option<String>,
+    /// Default `{}`; a non-object is read as `{}`.
+    params: Option<Map<String, Value>>,
+}
+
 /// A line that cannot become a request, with the id to answer under.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{error}")]

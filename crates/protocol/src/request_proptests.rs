@@ -148,25 +148,18 @@ fn exercise_params(p: &Params) -> Result<(), TestCaseError> {
             }
         }
     }
-    named(ScopeParams::parse(p))?;
-    named(SessionRef::parse(p))?;
-    named(SessionNewParams::parse(p))?;
-    named(SessionListParams::parse(p))?;
-    named(SessionUpdateParams::parse(p))?;
-    named(SessionArchiveParams::parse(p))?;
-    if let Some(t) = named(SessionTruncateParams::parse(p))? {
+    for spec in crate::METHODS {
+        named((spec.check_params)(p))?;
+    }
+    if let Some(t) = named(p.parse::<crate::api::SessionTruncateParams>())? {
         prop_assert_eq!(
             p.raw("keepCount").and_then(Value::as_u64),
-            Some(t.keep_count as u64)
+            Some(t.keep_count.0)
         );
     }
-    named(ProjectUpsertParams::parse(p))?;
-    named(ProjectRemoveParams::parse(p))?;
-    named(ScheduleUpsertParams::parse(p))?;
-    if let Some(t) = named(ScheduleToggleParams::parse(p))? {
-        prop_assert_eq!(p.raw("enabled"), Some(&Value::Bool(t.enabled)));
+    if let Some(t) = named(p.parse::<crate::api::ScheduleToggleParams>())? {
+        prop_assert_eq!(p.raw("enabled"), Some(&Value::Bool(t.enabled.0)));
     }
-    named(schedule_id(p))?;
     Ok(())
 }
 

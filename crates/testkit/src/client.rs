@@ -1,4 +1,4 @@
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -16,6 +16,8 @@ pub struct Client {
     next_id: i64,
     /// Envelopes read while waiting for another id.
     pending: VecDeque<Value>,
+    /// The method of each request sent (by id), to check its answers.
+    sent: HashMap<i64, String>,
 }
 
 impl Client {
@@ -28,6 +30,7 @@ impl Client {
             reader: BufReader::new(stream),
             next_id: 1,
             pending: VecDeque::new(),
+            sent: HashMap::new(),
         })
     }
 
@@ -41,8 +44,27 @@ impl Client {
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) -> Result<()> {
+        self.note_requests(bytes);
         self.writer.write_all(bytes)?;
         Ok(())
+    }
+
+    /// Remembers the id and method of each well-formed request line in `bytes`.
+    fn note_requests(&mut self, bytes: &[u8]) {
+        for line in bytes.split(|b| *b == b'\n') {
+            let Ok(v) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            if let Some(method) = v.get("method").and_then(Value::as_str) {
+                let id = match v.get("id") {
+                    None | Some(Value::Null) => Some(0),
+                    Some(id) => id.as_i64(),
+                };
+                if let Some(id) = id {
+                    self.sent.insert(id, method.to_string());
+                }
+            }
+        }
     }
 
     /// Sends a request and returns its id.
@@ -51,6 +73,7 @@ impl Client {
         self.next_id += 1;
         let mut line = serde_json::to_vec(&json!({"id": id, "method": method, "params": params}))?;
         line.push(b'\n');
+        self.sent.insert(id, method.to_string());
         self.writer.write_all(&line)?;
         Ok(id)
     }
@@ -62,6 +85,8 @@ impl Client {
         if n == 0 {
             bail!("connection closed by the daemon");
         }
+        #[cfg(feature = "schema-check")]
+        crate::schema_check::check_line(&line, &self.sent);
         Ok(line)
     }
 

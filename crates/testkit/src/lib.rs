@@ -6,6 +6,8 @@
 mod client;
 mod daemon;
 mod provider_server;
+#[cfg(feature = "schema-check")]
+mod schema_check;
 mod tmpfs;
 
 pub mod mcp_servers;
@@ -13,6 +15,8 @@ pub mod mcp_servers;
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};
+#[cfg(feature = "schema-check")]
+pub use schema_check::check_envelope;
 pub use tmpfs::PrivateTmpfs;
 
 /// Whether `pid` still runs: present in `/proc` and neither a zombie nor dead

@@ -366,3 +366,58 @@ fn run_works_in_the_given_workspace_and_rejects_bad_targets() {
         "no model request for a bad target"
     );
 }
+
+#[test]
+fn protocol_schema_prints_the_whole_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = seekclaw(tmp.path(), &["protocol", "schema"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let methods = doc["x-methods"].as_object().unwrap();
+    for name in [
+        "ping",
+        "chat",
+        "session.get",
+        "session.truncate",
+        "schedule.run",
+    ] {
+        assert!(methods.contains_key(name), "{name}");
+    }
+    assert_eq!(
+        methods["session.list"]["reply"]["data"]["contentMediaType"],
+        "application/json"
+    );
+    assert!(doc["x-events"]["schedule.updated"]["details"].is_object());
+}
+
+/// The harness's check is on (the `schema-check` feature): what the daemon
+/// would never send is rejected.
+#[test]
+fn the_harness_rejects_envelopes_off_the_schema() {
+    use seekclaw_testkit::check_envelope;
+    let ok = r#"{"id":1,"event":"result","data":"[]"}"#;
+    check_envelope(ok, Some("session.list")).unwrap();
+    for (line, method) in [
+        (
+            r#"{"id":1,"event":"result","data":"{}"}"#,
+            Some("session.list"),
+        ),
+        (
+            r#"{"id":1,"event":"result","data":"x"}"#,
+            Some("agent.mode.get"),
+        ),
+        (r#"{"id":1,"event":"done","data":""}"#, Some("ping")),
+        (r#"{"id":1,"event":"result","data":"","details":{}}"#, None),
+        (r#"{"id":0,"event":"thinking","data":"x"}"#, None),
+    ] {
+        assert!(check_envelope(line, method).is_err(), "{line}");
+    }
+}

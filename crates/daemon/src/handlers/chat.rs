@@ -3,10 +3,13 @@
 
 use seekclaw_agent::{AgentEvent, Steer, SteerQueue};
 use seekclaw_config::ReasoningLevel;
+use seekclaw_protocol::events::{
+    FileDiffDetails, ImageViewDetails, ModelStartDetails, ToolDoneDetails, ToolStartDetails,
+    UsageDetails, WorkflowDetails,
+};
 use seekclaw_protocol::params::ScopeParams;
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, write_text_line};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, write_text_line};
 use seekclaw_store::{NewSession, SessionHeader, SessionPatch};
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::images::parse_images;
@@ -73,33 +76,34 @@ async fn resolve_session(
 
 /// Maps an agent event to its envelope (reference §3 shapes).
 pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
-    let (name, data, details) = match ev {
+    let env = match ev {
         AgentEvent::Workflow { step, node, detail } => {
             let label = workflow_label(&node).into_owned();
-            (
-                "workflow",
-                label.clone(),
+            let details = WorkflowDetails {
+                step,
+                kind: node.kind().as_str().to_string(),
+                label: label.clone(),
                 // `detail` is null unless there is one (the original sends null).
-                Some(json!({
-                    "step": step,
-                    "kind": node.kind().as_str(),
-                    "label": label,
-                    "detail": Some(detail).filter(|d| !d.is_empty()),
-                })),
-            )
+                detail: Some(detail).filter(|d| !d.is_empty()),
+            };
+            Envelope::event(id, label, &details)
         }
-        AgentEvent::Status(s) => ("status", status_text(&s).into_owned(), None),
+        AgentEvent::Status(s) => Envelope::new(id, event::STATUS, status_text(&s).into_owned()),
         AgentEvent::ModelStart {
             provider,
             model,
             step,
-        } => (
-            "model_start",
+        } => Envelope::event(
+            id,
             format!("{provider}/{model}"),
-            Some(json!({"provider": provider, "model": model, "step": step})),
+            &ModelStartDetails {
+                provider,
+                model,
+                step,
+            },
         ),
-        AgentEvent::Thinking(d) => ("thinking", d, None),
-        AgentEvent::Delta(d) => ("delta", d, None),
+        AgentEvent::Thinking(d) => Envelope::new(id, event::THINKING, d),
+        AgentEvent::Delta(d) => Envelope::new(id, event::DELTA, d),
         AgentEvent::Usage {
             provider,
             model,
@@ -108,59 +112,58 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             total_input_tokens,
             cached_input_tokens,
             elapsed_ms,
-        } => (
-            "usage",
+        } => Envelope::event(
+            id,
             format!("{provider}/{model}"),
-            Some(json!({
-                "provider": provider, "model": model, "inputTokens": input_tokens,
-                "outputTokens": output_tokens, "totalInputTokens": total_input_tokens,
-                "cachedInputTokens": cached_input_tokens, "elapsedMs": elapsed_ms,
-            })),
+            &UsageDetails {
+                provider,
+                model,
+                input_tokens,
+                output_tokens,
+                total_input_tokens,
+                cached_input_tokens,
+                elapsed_ms,
+            },
         ),
         AgentEvent::ImageView {
             image_id,
             name,
             media_type,
-        } => (
-            "image_view",
+        } => Envelope::event(
+            id,
             name,
-            Some(json!({"imageId": image_id, "mediaType": media_type})),
+            &ImageViewDetails {
+                image_id,
+                media_type,
+            },
         ),
         AgentEvent::ToolStart {
             call_id,
             name,
             summary,
-        } => (
-            "tool_start",
-            name,
-            Some(json!({"callId": call_id, "summary": summary})),
-        ),
+        } => Envelope::event(id, name, &ToolStartDetails { call_id, summary }),
         AgentEvent::ToolDone {
             call_id,
             success,
             duration_ms,
             summary,
-        } => (
-            "tool_done",
+        } => Envelope::event(
+            id,
             summary,
-            Some(json!({"callId": call_id, "success": success, "durationMs": duration_ms})),
+            &ToolDoneDetails {
+                call_id,
+                success,
+                duration_ms,
+            },
         ),
         AgentEvent::FileDiff {
             call_id,
             path,
             diff,
-        } => (
-            "file_diff",
-            path,
-            Some(json!({"callId": call_id, "diff": diff})),
-        ),
-        AgentEvent::Steer(text) => ("steer", text, None),
+        } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
+        AgentEvent::Steer(text) => Envelope::new(id, event::STEER, text),
     };
-    let env = Envelope::new(id, name, data).with_session(Some(session.to_string()));
-    match details {
-        Some(d) => env.with_details(d),
-        None => env,
-    }
+    env.with_session(Some(session.to_string()))
 }
 
 pub async fn chat(
@@ -336,8 +339,8 @@ fn batch(id: i64, sid: &str, first: AgentEvent, turn: &mut TurnHandle<'_>) -> Ve
 /// One event's envelope line; streamed text skips building the envelope.
 fn write_event(lines: &mut Vec<u8>, id: i64, sid: &str, ev: AgentEvent) {
     match ev {
-        AgentEvent::Delta(text) => write_text_line(lines, id, "delta", &text, sid),
-        AgentEvent::Thinking(text) => write_text_line(lines, id, "thinking", &text, sid),
+        AgentEvent::Delta(text) => write_text_line(lines, id, event::DELTA, &text, sid),
+        AgentEvent::Thinking(text) => write_text_line(lines, id, event::THINKING, &text, sid),
         ev => envelope(id, sid, ev).write_line(lines),
     }
 }

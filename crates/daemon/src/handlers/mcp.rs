@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use seekclaw_config::{McpServer, WorkspaceConfig, read_json_lenient, workspace_config_path};
 use seekclaw_mcp::{ServerListing, ServerSpec, ServerStatus, servers_file, transport_of};
-use seekclaw_protocol::{Envelope, MethodError, Params};
+use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use serde_json::{Map, Value};
 
 use super::Reply;
@@ -71,8 +71,8 @@ enum Target {
 
 /// Where a write goes. `workspace` (the default) falls back to the global config
 /// when the daemon has no workspace of its own (its folder holds the SeekClaw home).
-fn target(daemon: &Daemon, p: &Params) -> Result<(Target, Option<PathBuf>), MethodError> {
-    let raw = p.str_opt("scope")?.unwrap_or("workspace");
+fn target(daemon: &Daemon, scope: Option<&str>) -> Result<(Target, Option<PathBuf>), MethodError> {
+    let raw = scope.unwrap_or("workspace");
     match raw.trim().to_ascii_lowercase().as_str() {
         "" | "workspace" => match workspace_root(daemon) {
             Some(root) => Ok((Target::Workspace, Some(root))),
@@ -93,8 +93,11 @@ fn workspace_root(daemon: &Daemon) -> Option<PathBuf> {
 }
 
 pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let name = p.str_req("name")?.trim().to_string();
-    let (target, root) = target(daemon, p)?;
+    let params = p.read::<method::McpUpsert>()?;
+    let name = params.name.trimmed();
+    let (target, root) = target(daemon, params.scope.as_deref())?;
+    // The server object is read into the config's own type (its fields and
+    // unknown keys are kept as they are).
     let server = match p.raw("server") {
         Some(v @ Value::Object(_)) => serde_json::from_value::<McpServer>(v.clone())
             .map_err(|e| MethodError::invalid_param("server", format!("Invalid request: {e}")))?,
@@ -191,8 +194,9 @@ fn keep_values(
 }
 
 pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let name = p.str_req("name")?.trim().to_string();
-    let (target, root) = target(daemon, p)?;
+    let params = p.read::<method::McpRemove>()?;
+    let name = params.name.trimmed();
+    let (target, root) = target(daemon, params.scope.as_deref())?;
     let gate = daemon.admin_gate.lock().await;
     let removed = match target {
         Target::Global => {

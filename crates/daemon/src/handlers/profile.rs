@@ -1,23 +1,11 @@
 //! `profile.*` and `routing.*`.
 
 use seekclaw_config::{AgentMode, Profile};
-use seekclaw_protocol::{Envelope, MethodError, Params};
-use serde::Serialize;
+use seekclaw_protocol::api::{ProfileView, RoutingView};
+use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
 use crate::daemon::Daemon;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ProfileView {
-    name: String,
-    active: bool,
-    provider: Option<String>,
-    model: Option<String>,
-    strategy: Option<String>,
-    temperature: Option<f64>,
-    mode: Option<AgentMode>,
-}
 
 fn not_found(name: &str) -> MethodError {
     MethodError::not_found(format!("Profile not found: {name}"))
@@ -44,25 +32,27 @@ pub async fn list(daemon: &Daemon, id: i64) -> Reply {
             model: p.model.clone(),
             strategy: p.strategy.clone(),
             temperature: p.temperature,
-            mode: p.mode,
+            mode: p.mode.map(|m| m.as_str().to_string()),
         })
         .collect();
     views.sort_by_key(|v| v.name.to_lowercase());
     Ok(Envelope::json_result(id, &views))
 }
 
-fn opt(params: &Params, key: &str) -> Result<Option<String>, MethodError> {
-    Ok(params
-        .str_opt(key)?
+/// A trimmed, non-blank value.
+fn opt(value: Option<String>) -> Option<String> {
+    value
+        .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_string))
+        .map(str::to_string)
 }
 
 /// Overwrites every field: an absent one becomes unset (reference behaviour).
 pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let name = params.str_req("name")?.trim().to_string();
-    let mode = match opt(params, "mode")? {
+    let params = params.read::<method::ProfileUpsert>()?;
+    let name = params.name.trimmed();
+    let mode = match opt(params.mode) {
         None => None,
         Some(m) => Some(AgentMode::parse_strict(&m).ok_or_else(|| {
             MethodError::invalid_param(
@@ -72,10 +62,10 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
         })?),
     };
     let profile = Profile {
-        provider: opt(params, "provider")?,
-        model: opt(params, "model")?,
-        strategy: opt(params, "strategy")?,
-        temperature: params.f64_opt("temperature")?,
+        provider: opt(params.provider),
+        model: opt(params.model),
+        strategy: opt(params.strategy),
+        temperature: params.temperature,
         mode,
         ..Profile::default()
     };
@@ -102,7 +92,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let name = params.str_req("name")?.trim().to_string();
+    let name = params.read::<method::ProfileUse>()?.name.trimmed();
     let chosen = daemon
         .config
         .update(|cfg| {
@@ -115,7 +105,7 @@ pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let name = params.str_req("name")?.trim().to_string();
+    let name = params.read::<method::ProfileRemove>()?.name.trimmed();
     let removed = daemon
         .config
         .update(|cfg| {
@@ -133,13 +123,6 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, removed))
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RoutingView {
-    failover_enabled: bool,
-    deep_seek_optimization_enabled: bool,
-}
-
 pub async fn routing_get(daemon: &Daemon, id: i64) -> Reply {
     let r = daemon.config.load().routing;
     Ok(Envelope::json_result(
@@ -152,17 +135,9 @@ pub async fn routing_get(daemon: &Daemon, id: i64) -> Reply {
 }
 
 pub async fn routing_set(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let required = || {
-        MethodError::invalid_param(
-            "failoverEnabled",
-            "params.failoverEnabled (boolean) is required",
-        )
-    };
-    let failover = params
-        .bool_opt("failoverEnabled")
-        .map_err(|_| required())?
-        .ok_or_else(required)?;
-    let deepseek = params.bool_opt("deepSeekOptimizationEnabled")?;
+    let params = params.read::<method::RoutingSet>()?;
+    let failover = params.failover_enabled.into_inner();
+    let deepseek = params.deep_seek_optimization_enabled;
     let view = daemon
         .config
         .update(|cfg| {

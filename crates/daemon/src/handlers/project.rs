@@ -3,11 +3,19 @@
 use std::path::Path;
 
 use seekclaw_config::{normalize_path, path_key, scope_key_workspace, user_home, workspace_name};
-use seekclaw_protocol::params::{ProjectRemoveParams, ProjectUpsertParams};
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, method};
 
 use super::Reply;
 use crate::daemon::Daemon;
+
+/// A trimmed value, none when blank.
+fn non_blank(value: Option<String>) -> Option<String> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
 
 pub async fn list(daemon: &Daemon, id: i64) -> Reply {
     let projects = daemon.db(|s| s.list_projects()).await?;
@@ -25,8 +33,8 @@ fn forbidden(daemon: &Daemon, path: &Path) -> bool {
 }
 
 pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let params = ProjectUpsertParams::parse(p)?;
-    let raw = params.path.trim();
+    let params = p.read::<method::ProjectUpsert>()?;
+    let raw = params.path.0.trim();
     if raw.contains('\0') {
         return Err(MethodError::invalid_param(
             "path",
@@ -40,10 +48,8 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             "The user profile or the SeekClaw state directory cannot be registered as a project.",
         ));
     }
-    let project_id = params
-        .id
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let name = params.name.unwrap_or_else(|| workspace_name(&path));
+    let project_id = non_blank(params.id).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let name = non_blank(params.name).unwrap_or_else(|| workspace_name(&path));
     let key = path_key(&path);
     let path = path.display().to_string();
     let project = daemon
@@ -53,9 +59,10 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 }
 
 pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let params = ProjectRemoveParams::parse(p)?;
-    let pid = params.id.clone();
-    let keep = params.keep_sessions;
+    let params = p.read::<method::ProjectRemove>()?;
+    let project = params.id.trimmed();
+    let pid = project.clone();
+    let keep = params.keep_sessions.unwrap_or(false);
     let removed = daemon
         .db(move |s| {
             let Some(project) = s.project(&pid)? else {
@@ -69,9 +76,8 @@ pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         .await?;
     if !removed {
         return Err(MethodError::not_found(format!(
-            "Project not found: {}",
-            params.id
+            "Project not found: {project}"
         )));
     }
-    Ok(Envelope::result(id, params.id))
+    Ok(Envelope::result(id, project))
 }

@@ -4,33 +4,13 @@ use std::time::{Duration, Instant};
 
 use seekclaw_config::edits::{self, ApiKeyEdit, EditError, ModelEntry, ProviderEdit};
 use seekclaw_config::{Config, Model, Provider};
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params};
-use serde::Serialize;
-use serde_json::Value;
+use seekclaw_protocol::api::{ModelInput, ProbeResult, ProviderUpsertParams, ProviderView};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, method};
 
 use super::Reply;
 use crate::daemon::Daemon;
 
 /// The `provider.list` row. Returns the stored key: the desktop edits it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProviderView {
-    id: String,
-    name: String,
-    kind: String,
-    base_url: String,
-    api_key: Option<String>,
-    api_key_configured: bool,
-    models: Vec<String>,
-    enabled: bool,
-    priority: i32,
-    timeout_seconds: u64,
-    model_list_url: Option<String>,
-    prompt_caching: bool,
-    proxy: Option<String>,
-    active: bool,
-}
-
 pub fn view(config: &Config, p: &Provider) -> ProviderView {
     let active = config
         .active_profile()
@@ -89,14 +69,14 @@ fn non_blank(s: Option<&str>) -> Option<String> {
 /// The edit a `provider.upsert` request asks for. Type and range checks of the
 /// parameters happen here; what the values mean is [`edits::upsert_provider`]'s,
 /// shared with the CLI.
-fn upsert_edit(id: String, params: &Params) -> Result<ProviderEdit, MethodError> {
-    let priority = match params.i64_opt("priority")? {
+fn upsert_edit(id: String, params: &ProviderUpsertParams) -> Result<ProviderEdit, MethodError> {
+    let priority = match params.priority {
         Some(p) => Some(i32::try_from(p).map_err(|_| {
             MethodError::invalid_param("priority", "params.priority is out of range")
         })?),
         None => None,
     };
-    let timeout_seconds = match params.i64_opt("timeoutSeconds")? {
+    let timeout_seconds = match params.timeout_seconds {
         Some(t) => Some(u64::try_from(t).map_err(|_| {
             MethodError::invalid_param(
                 "timeoutSeconds",
@@ -105,68 +85,59 @@ fn upsert_edit(id: String, params: &Params) -> Result<ProviderEdit, MethodError>
         })?),
         None => None,
     };
-    let model_list_url = if params.has("modelListUrl") {
-        Some(params.str_opt("modelListUrl")?.map(str::to_string))
-    } else {
-        None
-    };
-    let api_key = if params.bool_opt("clearApiKey")? == Some(true) {
+    let api_key = if params.clear_api_key == Some(true) {
         ApiKeyEdit::Clear
     } else {
-        match params.str_opt("apiKey")? {
-            Some(key) => ApiKeyEdit::Set(key.to_string()),
+        match params.api_key()? {
+            Some(key) => ApiKeyEdit::Set(key),
             None => ApiKeyEdit::Keep,
         }
     };
-    let models = match params.raw("models").filter(|v| !v.is_null()) {
-        Some(raw) => Some(model_entries(raw)?),
+    let models = match &params.models {
+        Some(list) => Some(model_entries(&list.0)?),
         None => None,
     };
     Ok(ProviderEdit {
         id,
-        kind: params.str_opt("kind")?.map(str::to_string),
-        name: params.str_opt("name")?.map(str::to_string),
-        base_url: params.str_opt("baseUrl")?.map(str::to_string),
-        proxy: params.str_opt("proxy")?.map(str::to_string),
-        enabled: params.bool_opt("enabled")?,
+        kind: params.kind.clone(),
+        name: params.name.clone(),
+        base_url: params.base_url.clone(),
+        proxy: params.proxy.clone(),
+        enabled: params.enabled,
         priority,
         timeout_seconds,
-        model_list_url,
-        prompt_caching: params.bool_opt("promptCaching")?,
+        model_list_url: params.model_list_url.clone(),
+        prompt_caching: params.prompt_caching,
         api_key,
         models,
-        activate_if_none: params.bool_opt("activateIfNone")?.unwrap_or(false),
+        activate_if_none: params.activate_if_none.unwrap_or(false),
     })
 }
 
 /// `models`: model ids (a stored model keeps its settings) and, an addition to
 /// the reference, full model objects as in config.json (`{id, contextWindow,
 /// capabilities, …}`; absent fields take their defaults), in any mix.
-fn model_entries(raw: &Value) -> Result<Vec<ModelEntry>, MethodError> {
-    let ids_only =
-        || MethodError::invalid_param("models", "params.models must be an array of model ids");
-    let items = raw.as_array().ok_or_else(ids_only)?;
+fn model_entries(items: &[ModelInput]) -> Result<Vec<ModelEntry>, MethodError> {
     items
         .iter()
         .enumerate()
         .map(|(i, item)| match item {
-            Value::String(id) => Ok(ModelEntry::Id(id.clone())),
-            Value::Object(fields) => {
+            ModelInput::Id(id) => Ok(ModelEntry::Id(id.clone())),
+            ModelInput::Full(fields) => {
                 let bad = |why: String| {
                     MethodError::invalid_param(
                         "models",
                         format!("params.models[{i}] is not a valid model: {why}"),
                     )
                 };
-                let id = fields.get("id").and_then(Value::as_str).unwrap_or("");
+                let id = fields.get("id").and_then(|v| v.as_str()).unwrap_or("");
                 if id.trim().is_empty() {
                     return Err(bad("id is required".into()));
                 }
-                serde_json::from_value::<Model>(item.clone())
+                serde_json::from_value::<Model>(serde_json::Value::Object(fields.clone()))
                     .map(|m| ModelEntry::Full(Box::new(m)))
                     .map_err(|e| bad(e.to_string()))
             }
-            _ => Err(ids_only()),
         })
         .collect()
 }
@@ -179,8 +150,8 @@ fn edit_error(e: EditError) -> MethodError {
 }
 
 pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
-    let edit = upsert_edit(pid, params)?;
+    let params = params.read::<method::ProviderUpsert>()?;
+    let edit = upsert_edit(params.id.trimmed(), &params)?;
     let view = daemon
         .config
         .update(|cfg| {
@@ -192,7 +163,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
+    let pid = params.read::<method::ProviderUse>()?.id.trimmed();
     let chosen = daemon
         .config
         .update(|cfg| {
@@ -218,21 +189,12 @@ pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
+    let pid = params.read::<method::ProviderRemove>()?.id.trimmed();
     let removed = daemon
         .config
         .update(|cfg| edits::remove_provider(cfg, &pid).map_err(edit_error))
         .await?;
     Ok(Envelope::result(id, removed.id))
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProbeResult {
-    pub id: String,
-    pub online: bool,
-    pub latency_ms: u64,
-    pub detail: String,
 }
 
 pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeResult> {
@@ -255,11 +217,7 @@ pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeRe
 }
 
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let wanted = params
-        .str_opt("id")?
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
+    let wanted = non_blank(params.read::<method::ProviderTest>()?.id.as_deref());
     let config = daemon.config.load();
     let targets: Vec<Provider> = sorted(&config)
         .into_iter()
@@ -277,7 +235,8 @@ pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
-    let pid = params.str_req("id")?.trim().to_string();
+    let params = params.read::<method::ProviderModelsFetch>()?;
+    let pid = params.id.trimmed();
     let config = daemon.config.load();
     let provider = config
         .providers
@@ -285,7 +244,7 @@ pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
         .find(|p| p.id.eq_ignore_ascii_case(&pid))
         .cloned()
         .ok_or_else(|| not_found(&pid))?;
-    let url = match non_blank(params.str_opt("url")?) {
+    let url = match non_blank(params.url.as_deref()) {
         Some(u) => u,
         None => seekclaw_providers::models::models_url(&provider),
     };

@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use seekclaw_config::normalize_path;
-use seekclaw_protocol::params::{ScheduleToggleParams, ScheduleUpsertParams, schedule_id};
-use seekclaw_protocol::{Envelope, MethodError, Params};
+use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use seekclaw_store::{ScheduleDraft, format_iso};
 
 use super::Reply;
@@ -28,10 +27,23 @@ pub async fn list(daemon: &Daemon, id: i64) -> Reply {
 /// `schedule.create` and `schedule.update`: upsert by id (an unknown id creates
 /// the task with that id). The next run is strictly after now, in UTC.
 pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let params = ScheduleUpsertParams::parse(p)?;
-    let cron = CronSchedule::parse(&params.cron)
+    // `schedule.update` reads the same params (one handler: upsert by id).
+    let params = p.read::<method::ScheduleCreate>()?;
+    let non_blank = |s: Option<String>| {
+        s.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let (name, prompt, cron_text) = (
+        params.name.trimmed(),
+        params.prompt.into_inner(),
+        params.cron.trimmed(),
+    );
+    let enabled = params.enabled.unwrap_or(true);
+    let cron = CronSchedule::parse(&cron_text)
         .map_err(|e| MethodError::invalid_param("cron", e.to_string()))?;
-    let workspace = match params.workspace {
+    let workspace = match non_blank(params.workspace) {
         Some(raw) if raw.contains('\0') => {
             return Err(MethodError::invalid_param(
                 "workspace",
@@ -47,20 +59,18 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         ),
         None => None,
     };
-    let next_run_at = if params.enabled {
+    let next_run_at = if enabled {
         cron.next_after(Utc::now()).map(format_iso)
     } else {
         None
     };
     let draft = ScheduleDraft {
-        id: params
-            .id
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-        name: params.name,
+        id: non_blank(params.id).unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+        name,
         workspace,
-        prompt: params.prompt,
-        cron: params.cron,
-        enabled: params.enabled,
+        prompt,
+        cron: cron_text,
+        enabled,
         next_run_at,
     };
     let task = daemon.db(move |s| s.upsert_schedule(&draft)).await?;
@@ -70,12 +80,13 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 /// `schedule.toggle`: disabling clears the next run, enabling recomputes it.
 pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let params = ScheduleToggleParams::parse(p)?;
-    let (tid, enabled) = (params.id.clone(), params.enabled);
+    let params = p.read::<method::ScheduleToggle>()?;
+    let task_id = params.id.trimmed();
+    let (tid, enabled) = (task_id.clone(), params.enabled.into_inner());
     let task = daemon
         .db(move |s| s.set_schedule_enabled(&tid, enabled, |t| next_run_iso(&t.cron, Utc::now())))
         .await?
-        .ok_or_else(|| not_found(&params.id))?;
+        .ok_or_else(|| not_found(&task_id))?;
     daemon.scheduler.wake();
     Ok(Envelope::json_result(id, &task))
 }
@@ -83,7 +94,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 /// `schedule.delete`: `ok` whether or not the task existed; a run in progress
 /// is cancelled.
 pub async fn delete(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let tid = schedule_id(p)?;
+    let tid = p.read::<method::ScheduleDelete>()?.id.trimmed();
     daemon.scheduler.cancel(&tid, CancelReason::Deleted);
     let key = tid.clone();
     daemon.db(move |s| s.delete_schedule(&key)).await?;
@@ -93,7 +104,7 @@ pub async fn delete(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 /// `schedule.run`: starts a run now and answers `started` without waiting.
 pub async fn run(daemon: &Arc<Daemon>, id: i64, p: &Params) -> Reply {
-    let tid = schedule_id(p)?;
+    let tid = p.read::<method::ScheduleRun>()?.id.trimmed();
     crate::scheduler::start_manual(daemon, &tid).await?;
     Ok(Envelope::result(id, "started"))
 }

@@ -1,10 +1,7 @@
 //! `session.*`: scoped session headers and their projected message logs.
 
-use seekclaw_protocol::params::{
-    SessionArchiveParams, SessionListParams, SessionNewParams, SessionRef, SessionTruncateParams,
-    SessionUpdateParams,
-};
-use seekclaw_protocol::{Envelope, JsonArrayBuilder, MethodError, Params};
+use seekclaw_protocol::api::{Scope as _, ScopeParams, SessionRefParams};
+use seekclaw_protocol::{Envelope, JsonArrayBuilder, MethodError, Params, method};
 use seekclaw_store::{Message, NewSession, SessionHeader, SessionPatch, StoreError};
 use serde::Serialize;
 
@@ -40,6 +37,21 @@ fn not_found(id: &str) -> MethodError {
     MethodError::not_found(format!("Session not found: {id}"))
 }
 
+/// One session in a scope: its trimmed id and the scope named.
+pub struct SessionRef {
+    pub id: String,
+    pub scope: ScopeParams,
+}
+
+impl From<&SessionRefParams> for SessionRef {
+    fn from(p: &SessionRefParams) -> Self {
+        SessionRef {
+            id: p.id.trimmed(),
+            scope: p.scope(),
+        }
+    }
+}
+
 /// Resolves the scope and checks the id of a session-addressing request.
 fn target(daemon: &Daemon, r: &SessionRef) -> Result<Scope, MethodError> {
     validate_id(&r.id)?;
@@ -47,8 +59,8 @@ fn target(daemon: &Daemon, r: &SessionRef) -> Result<Scope, MethodError> {
 }
 
 pub async fn new_session(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let params = SessionNewParams::parse(p)?;
-    let scope = scope::resolve(daemon, &params.scope)?;
+    let params = p.read::<method::SessionNew>()?;
+    let scope = scope::resolve(daemon, &params.scope())?;
     let level = match &params.reasoning_level {
         Some(raw) => parse_reasoning_level(raw)?,
         None => daemon.config.load().agent.reasoning_level,
@@ -84,9 +96,9 @@ pub async fn new_session(daemon: &Daemon, conn: &Connection, id: i64, p: &Params
 }
 
 pub async fn list(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let params = SessionListParams::parse(p)?;
-    let scope = scope::resolve(daemon, &params.scope)?;
-    let include = params.include_archived;
+    let params = p.read::<method::SessionList>()?;
+    let scope = scope::resolve(daemon, &params.scope())?;
+    let include = params.include_archived.unwrap_or(false);
     daemon
         .db(move |s| {
             let mut list = JsonArrayBuilder::indented();
@@ -122,7 +134,7 @@ impl SessionView {
 }
 
 pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let r = SessionRef::parse(p)?;
+    let r = SessionRef::from(&p.read::<method::SessionGet>()?);
     let scope = target(daemon, &r)?;
     let sid = r.id.clone();
     let view = daemon
@@ -152,18 +164,29 @@ async fn patch(
 }
 
 pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let params = SessionUpdateParams::parse(p)?;
+    let params = p.read::<method::SessionUpdate>()?;
+    let session = SessionRef {
+        id: params.id.trimmed(),
+        scope: params.scope(),
+    };
     let reasoning_level = match &params.reasoning_level {
         Some(raw) => Some(parse_reasoning_level(raw)?.as_str().to_string()),
         None => None,
     };
+    // `""` or null clears the title; null `networkEnabled` means true.
+    let title = params.title.map(|t| {
+        t.as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    });
     let header = patch(
         daemon,
-        &params.session,
+        &session,
         SessionPatch {
-            title: params.title,
+            title,
             reasoning_level,
-            network_enabled: params.network_enabled,
+            network_enabled: params.network_enabled.map(|n| n.unwrap_or(true)),
             archived: None,
         },
     )
@@ -172,24 +195,29 @@ pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 }
 
 pub async fn archive(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let params = SessionArchiveParams::parse(p)?;
+    let params = p.read::<method::SessionArchive>()?;
+    let archived = params.archived.unwrap_or(true);
+    let session = SessionRef {
+        id: params.id.trimmed(),
+        scope: params.scope(),
+    };
     let header = patch(
         daemon,
-        &params.session,
+        &session,
         SessionPatch {
-            archived: Some(params.archived),
+            archived: Some(archived),
             ..SessionPatch::default()
         },
     )
     .await?;
-    if params.archived {
+    if archived {
         conn.clear_legacy_if(&header.id);
     }
     Ok(Envelope::json_result(id, &header))
 }
 
 pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let r = SessionRef::parse(p)?;
+    let r = SessionRef::from(&p.read::<method::SessionDelete>()?);
     let scope = target(daemon, &r)?;
     let sid = r.id.clone();
     let deleted = daemon
@@ -203,10 +231,16 @@ pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> 
 }
 
 pub async fn truncate(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let params = SessionTruncateParams::parse(p)?;
-    let scope = target(daemon, &params.session)?;
-    let sid = params.session.id.clone();
-    let keep = params.keep_count;
+    let params = p.read::<method::SessionTruncate>()?;
+    let session = SessionRef {
+        id: params.id.trimmed(),
+        scope: params.scope(),
+    };
+    let keep = usize::try_from(params.keep_count.into_inner()).map_err(|_| {
+        MethodError::invalid_param("keepCount", "params.keepCount is required (>= 0)")
+    })?;
+    let scope = target(daemon, &session)?;
+    let sid = session.id.clone();
     let remaining = daemon
         .db(move |s| {
             if s.session(&scope.key, &sid)?.is_none() {
@@ -215,12 +249,12 @@ pub async fn truncate(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             s.truncate_messages(&scope.key, &sid, keep).map(Some)
         })
         .await?
-        .ok_or_else(|| not_found(&params.session.id))?;
+        .ok_or_else(|| not_found(&session.id))?;
     Ok(Envelope::result(id, remaining.to_string()))
 }
 
 pub async fn resume(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let r = SessionRef::parse(p)?;
+    let r = SessionRef::from(&p.read::<method::SessionResume>()?);
     let scope = target(daemon, &r)?;
     let (key, sid) = (scope.key.clone(), r.id.clone());
     let found = daemon.db(move |s| s.session(&key, &sid)).await?;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use seekclaw_config::workspace_config_path;
-use seekclaw_protocol::{Envelope, MethodError, Params};
+use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use seekclaw_skills::{SkillEntry, SkillListing};
 
 use super::Reply;
@@ -49,9 +49,10 @@ pub async fn list(daemon: &Daemon, id: i64) -> Reply {
 /// Disabling is global (`state.json`); enabling also lifts a workspace's own
 /// `disabledSkills` entry, so the skill really is on afterwards.
 pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let name = p.str_req("name")?.trim().to_string();
-    let enabled = p
-        .bool_opt("enabled")?
+    let params = p.read::<method::SkillToggle>()?;
+    let name = params.name.trimmed();
+    let enabled = params
+        .enabled
         .ok_or_else(|| MethodError::invalid_param("enabled", "params.enabled is required"))?;
     let known = entries(daemon)
         .await?
@@ -84,7 +85,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 /// Imports a `.md` or `.zip` into the global skills library.
 pub async fn import(daemon: &Daemon, id: i64, p: &Params) -> Reply {
-    let raw = p.str_req("path")?.trim();
+    let raw = p.read::<method::SkillImport>()?.path.trimmed();
     let given = PathBuf::from(raw);
     let path = if given.is_absolute() {
         given

@@ -2,27 +2,19 @@
 
 use std::path::Path;
 
+use seekclaw_protocol::api::{DoctorCheck as Check, FactoryResetResult};
 use seekclaw_protocol::{Envelope, event};
-use serde::Serialize;
 
 use super::Reply;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    pub name: String,
-    pub ok: bool,
-    pub detail: String,
-    pub kind: &'static str,
-}
 
 fn check(name: &str, ok: bool, detail: impl Into<String>) -> Check {
     Check {
         name: name.into(),
         ok,
         detail: detail.into(),
-        kind: "runtime",
+        kind: "runtime".into(),
     }
 }
 
@@ -187,7 +179,7 @@ pub async fn doctor_run(daemon: &Daemon, id: i64) -> Reply {
             name: format!("Provider {}", probe.id),
             ok: probe.online,
             detail: format!("{} ({} ms)", probe.detail, probe.latency_ms),
-            kind: "provider",
+            kind: "provider".into(),
         });
     }
     Ok(Envelope::json_result(id, &checks))
@@ -196,12 +188,6 @@ pub async fn doctor_run(daemon: &Daemon, id: i64) -> Reply {
 /// Held file write locks, from the daemon-wide coordinator.
 pub fn lock_list(daemon: &Daemon, id: i64) -> Reply {
     Ok(Envelope::json_result(id, &daemon.locks.snapshot()))
-}
-
-#[derive(Serialize)]
-struct ResetResult {
-    ok: bool,
-    home: String,
 }
 
 pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
@@ -225,7 +211,7 @@ pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply
     tracing::warn!("factory reset done");
     Ok(Envelope::json_result(
         id,
-        &ResetResult {
+        &FactoryResetResult {
             ok: true,
             home: daemon.home.root().display().to_string(),
         },

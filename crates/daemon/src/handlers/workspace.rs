@@ -6,23 +6,14 @@ use seekclaw_config::{
     AgentMode, WorkspaceConfig, init_workspace, project_kinds, read_json_lenient,
     workspace_config_path, workspace_name,
 };
-use seekclaw_protocol::{Envelope, MethodError, Params};
-use serde::Serialize;
+use seekclaw_protocol::api::{WorkspaceInfo, WorkspaceInitResult};
+use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
 use crate::config_service::save_file;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::scope::resolve_workspace_path;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WorkspaceInfo {
-    path: String,
-    name: String,
-    project_kinds: Vec<String>,
-    mode: &'static str,
-}
 
 /// The workspace's own config, unless its `.seekclaw` is the SeekClaw home itself.
 fn workspace_config_file(daemon: &Daemon, root: &Path) -> Option<std::path::PathBuf> {
@@ -44,7 +35,7 @@ pub fn effective_mode(daemon: &Daemon, root: &Path) -> AgentMode {
 }
 
 async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
-    let mode = effective_mode(daemon, &root).as_str();
+    let mode = effective_mode(daemon, &root).as_str().to_string();
     let kinds_root = root.clone();
     let project_kinds = tokio::task::spawn_blocking(move || project_kinds(&kinds_root))
         .await
@@ -63,8 +54,8 @@ pub async fn get(daemon: &Daemon, id: i64) -> Reply {
 }
 
 pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let raw = p.str_req("path")?;
-    let root = resolve_workspace_path(daemon, raw).map_err(|e| MethodError {
+    let raw = p.read::<method::WorkspaceOpen>()?.path.into_inner();
+    let root = resolve_workspace_path(daemon, &raw).map_err(|e| MethodError {
         param: Some("path".into()),
         ..e
     })?;
@@ -79,12 +70,6 @@ pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
     // The new workspace's MCP servers replace the old ones (reference: awaited).
     crate::extensions::activate(daemon, false).await;
     Ok(Envelope::json_result(id, &describe(daemon, root).await?))
-}
-
-#[derive(Serialize)]
-struct InitResult {
-    path: String,
-    created: Vec<String>,
 }
 
 pub async fn init(daemon: &Daemon, id: i64) -> Reply {
@@ -106,7 +91,7 @@ pub async fn init(daemon: &Daemon, id: i64) -> Reply {
         .map_err(|e| MethodError::internal(format!("Cannot initialize workspace: {e}")))?;
     Ok(Envelope::json_result(
         id,
-        &InitResult {
+        &WorkspaceInitResult {
             path: root.display().to_string(),
             created,
         },
@@ -125,8 +110,11 @@ pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             "params.mode must be one of: plan, readonly, edit, auto",
         )
     };
-    let mode =
-        AgentMode::parse_strict(p.str_opt("mode")?.ok_or_else(invalid)?).ok_or_else(invalid)?;
+    let raw = p
+        .read::<method::AgentModeSwitch>()?
+        .mode
+        .ok_or_else(invalid)?;
+    let mode = AgentMode::parse_strict(&raw).ok_or_else(invalid)?;
     daemon
         .config
         .update(|cfg| {

@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use seekclaw_config::Config;
+use seekclaw_protocol::events::ScheduleUpcomingDetails;
 use seekclaw_protocol::{Envelope, MethodError};
 use seekclaw_store::{ScheduleSlot, format_iso};
-use serde_json::json;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -310,11 +310,15 @@ pub async fn tick(daemon: &Arc<Daemon>, settings: &Settings) -> Result<TickRepor
 
 /// `schedule.upcoming` (reference §3): data is the display name.
 fn upcoming(slot: &ScheduleSlot) -> Envelope {
-    Envelope::new(0, "schedule.upcoming", slot.display_name.clone()).with_details(json!({
-        "taskId": slot.id,
-        "name": slot.display_name,
-        "runAt": slot.next_run_at,
-    }))
+    Envelope::event(
+        0,
+        slot.display_name.clone(),
+        &ScheduleUpcomingDetails {
+            task_id: slot.id.clone(),
+            name: slot.display_name.clone(),
+            run_at: slot.next_run_at.clone(),
+        },
+    )
 }
 
 fn parse_iso(s: &str) -> Option<DateTime<Utc>> {

@@ -10,11 +10,11 @@ use std::time::Duration;
 use chrono::Utc;
 use seekclaw_agent::{SteerQueue, TurnOutcome};
 use seekclaw_config::ReasoningLevel;
+use seekclaw_protocol::events::ScheduleUpdatedDetails;
 use seekclaw_protocol::{Envelope, MethodError};
 use seekclaw_store::{
     Claim, NewSession, RunRecord, RunStatus, ScheduleSlot, ScheduledTask, StoreError,
 };
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::Settings;
@@ -173,14 +173,14 @@ async fn run_claimed(
 
 /// `schedule.updated` (reference §3): data is the task id.
 fn updated(task_id: &str, name: &str, r: &RunRecord) -> Envelope {
-    let mut details = json!({"taskId": task_id, "name": name, "status": r.status.as_str()});
-    if let Some(sid) = &r.session_id {
-        details["sessionId"] = json!(sid);
-    }
-    if let Some(err) = &r.error {
-        details["error"] = json!(err);
-    }
-    Envelope::new(0, "schedule.updated", task_id).with_details(details)
+    let details = ScheduleUpdatedDetails {
+        task_id: task_id.to_string(),
+        name: name.to_string(),
+        status: r.status.as_str().to_string(),
+        session_id: r.session_id.clone(),
+        error: r.error.clone(),
+    };
+    Envelope::event(0, task_id, &details)
 }
 
 struct Outcome {
@@ -403,6 +403,7 @@ fn cut(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn output_is_cut_by_characters() {

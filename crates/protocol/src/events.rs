@@ -1,0 +1,353 @@
+//! Event names and the typed `details` of every event the daemon sends
+//! (reference §3). [`EVENTS`] lists them all; the JSON Schema is built from it.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+
+use crate::error::ErrorCode;
+
+/// Event names used on the wire.
+pub mod event {
+    pub const PONG: &str = "pong";
+    pub const BYE: &str = "bye";
+    pub const RESULT: &str = "result";
+    pub const DONE: &str = "done";
+    pub const CANCELLED: &str = "cancelled";
+    pub const ERROR: &str = "error";
+    pub const WORKFLOW: &str = "workflow";
+    pub const STATUS: &str = "status";
+    pub const MODEL_START: &str = "model_start";
+    pub const THINKING: &str = "thinking";
+    pub const DELTA: &str = "delta";
+    pub const USAGE: &str = "usage";
+    pub const IMAGE_VIEW: &str = "image_view";
+    pub const TOOL_START: &str = "tool_start";
+    pub const TOOL_DONE: &str = "tool_done";
+    pub const FILE_DIFF: &str = "file_diff";
+    pub const STEER: &str = "steer";
+    pub const SCHEDULE_UPDATED: &str = "schedule.updated";
+    pub const SCHEDULE_UPCOMING: &str = "schedule.upcoming";
+
+    /// Terminal events: every request gets exactly one of these.
+    pub const TERMINAL: &[&str] = &[PONG, BYE, RESULT, DONE, CANCELLED, ERROR];
+
+    /// Whether `name` ends its request.
+    pub fn is_terminal(name: &str) -> bool {
+        TERMINAL.contains(&name)
+    }
+}
+
+/// A typed `details` object and the event it belongs to.
+pub trait EventDetails: Serialize {
+    /// The event name.
+    const EVENT: &'static str;
+}
+
+/// `workflow`: a flowchart node. `data` is the label.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkflowDetails {
+    pub step: u32,
+    /// start, compact, think, tool, verify, repair, done or error.
+    pub kind: String,
+    pub label: String,
+    /// null unless the node has one.
+    pub detail: Option<String>,
+}
+
+/// `model_start`: before each model request. `data` is `provider/model`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelStartDetails {
+    pub provider: String,
+    pub model: String,
+    pub step: u32,
+}
+
+/// `usage`: after each provider attempt. `data` is `provider/model`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UsageDetails {
+    pub provider: String,
+    pub model: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub total_input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub elapsed_ms: f64,
+}
+
+/// `image_view`: an image shown to the model. `data` is its file name.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageViewDetails {
+    pub image_id: String,
+    pub media_type: String,
+}
+
+/// `tool_start`. `data` is the tool name.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolStartDetails {
+    pub call_id: String,
+    /// Up to 3 scalar arguments, `key: value`, joined with `, ` (may be empty).
+    pub summary: String,
+}
+
+/// `tool_done`. `data` is the result summary.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolDoneDetails {
+    pub call_id: String,
+    pub success: bool,
+    pub duration_ms: f64,
+}
+
+/// `file_diff`: after a write that changed a file. `data` is its workspace-relative path.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FileDiffDetails {
+    pub call_id: String,
+    /// A unified diff (`--- a/<p>` / `+++ b/<p>`, 3 lines of context).
+    pub diff: String,
+}
+
+/// `schedule.updated` (broadcast, id 0): a run ended. `data` is the task id.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScheduleUpdatedDetails {
+    pub task_id: String,
+    pub name: String,
+    /// success, error or cancelled.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `schedule.upcoming` (broadcast, id 0): a run is about to start. `data` is
+/// the task's display name.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScheduleUpcomingDetails {
+    pub task_id: String,
+    pub name: String,
+    /// ISO-8601.
+    pub run_at: String,
+}
+
+/// `error`: what failed. `data` is the readable message.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ErrorDetails {
+    pub code: ErrorCode,
+    /// The parameter to blame, when one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// `storage` after a turn's end could not be saved: how it had ended
+    /// (done, cancelled or failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+    /// `storage`: the text `done`/`cancelled` would have carried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// `storage` after a failed turn: that failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<ErrorCause>,
+}
+
+/// The failure behind an unsaved turn.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ErrorCause {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+macro_rules! details_for {
+    ($($t:ty => $e:ident),* $(,)?) => {$(
+        impl EventDetails for $t { const EVENT: &'static str = event::$e; }
+    )*};
+}
+
+details_for!(
+    WorkflowDetails => WORKFLOW,
+    ModelStartDetails => MODEL_START,
+    UsageDetails => USAGE,
+    ImageViewDetails => IMAGE_VIEW,
+    ToolStartDetails => TOOL_START,
+    ToolDoneDetails => TOOL_DONE,
+    FileDiffDetails => FILE_DIFF,
+    ScheduleUpdatedDetails => SCHEDULE_UPDATED,
+    ScheduleUpcomingDetails => SCHEDULE_UPCOMING,
+    ErrorDetails => ERROR,
+);
+
+/// Who an event goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// The request's own connection, with the request's id.
+    Request,
+    /// A turn's stream: the chat request's id and the turn's `sessionId`.
+    Turn,
+    /// Every connected client, with id 0 and no `sessionId`.
+    Broadcast,
+}
+
+/// One row of the event table.
+#[derive(Debug, Clone, Copy)]
+pub struct EventSpec {
+    pub name: &'static str,
+    pub terminal: bool,
+    pub audience: Audience,
+    /// What `data` holds.
+    pub data: &'static str,
+    /// The `details` schema; `None`: the event has no `details`.
+    pub details: Option<fn(&mut SchemaGenerator) -> Schema>,
+}
+
+fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<T>()
+}
+
+const fn row(
+    name: &'static str,
+    terminal: bool,
+    audience: Audience,
+    data: &'static str,
+    details: Option<fn(&mut SchemaGenerator) -> Schema>,
+) -> EventSpec {
+    EventSpec {
+        name,
+        terminal,
+        audience,
+        data,
+        details,
+    }
+}
+
+/// Every event the daemon sends.
+pub const EVENTS: &[EventSpec] = &[
+    row(event::PONG, true, Audience::Request, "Empty.", None),
+    row(event::BYE, true, Audience::Request, "Empty.", None),
+    row(
+        event::RESULT,
+        true,
+        Audience::Request,
+        "The method's result: JSON text or plain text, as its `x-methods` entry says.",
+        None,
+    ),
+    row(
+        event::ERROR,
+        true,
+        Audience::Request,
+        "The readable error message (for a turn, the full provider error text).",
+        Some(schema_of::<ErrorDetails>),
+    ),
+    row(
+        event::DONE,
+        true,
+        Audience::Turn,
+        "The last non-empty assistant text of the turn.",
+        None,
+    ),
+    row(
+        event::CANCELLED,
+        true,
+        Audience::Turn,
+        "The partial or last assistant text (may be empty).",
+        None,
+    ),
+    row(
+        event::WORKFLOW,
+        false,
+        Audience::Turn,
+        "The node label.",
+        Some(schema_of::<WorkflowDetails>),
+    ),
+    row(
+        event::STATUS,
+        false,
+        Audience::Turn,
+        "A short English status line (Thinking, Preparing tool call, a tool's label, Verifying, …).",
+        None,
+    ),
+    row(
+        event::MODEL_START,
+        false,
+        Audience::Turn,
+        "`provider/model`.",
+        Some(schema_of::<ModelStartDetails>),
+    ),
+    row(
+        event::THINKING,
+        false,
+        Audience::Turn,
+        "A reasoning text delta.",
+        None,
+    ),
+    row(
+        event::DELTA,
+        false,
+        Audience::Turn,
+        "An answer text delta.",
+        None,
+    ),
+    row(
+        event::USAGE,
+        false,
+        Audience::Turn,
+        "`provider/model` of the attempt.",
+        Some(schema_of::<UsageDetails>),
+    ),
+    row(
+        event::IMAGE_VIEW,
+        false,
+        Audience::Turn,
+        "The image file name.",
+        Some(schema_of::<ImageViewDetails>),
+    ),
+    row(
+        event::TOOL_START,
+        false,
+        Audience::Turn,
+        "The tool name.",
+        Some(schema_of::<ToolStartDetails>),
+    ),
+    row(
+        event::TOOL_DONE,
+        false,
+        Audience::Turn,
+        "The result summary (one line).",
+        Some(schema_of::<ToolDoneDetails>),
+    ),
+    row(
+        event::FILE_DIFF,
+        false,
+        Audience::Turn,
+        "The workspace-relative file path.",
+        Some(schema_of::<FileDiffDetails>),
+    ),
+    row(
+        event::STEER,
+        false,
+        Audience::Turn,
+        "The guidance text that entered the turn.",
+        None,
+    ),
+    row(
+        event::SCHEDULE_UPDATED,
+        false,
+        Audience::Broadcast,
+        "The task id.",
+        Some(schema_of::<ScheduleUpdatedDetails>),
+    ),
+    row(
+        event::SCHEDULE_UPCOMING,
+        false,
+        Audience::Broadcast,
+        "The task's display name.",
+        Some(schema_of::<ScheduleUpcomingDetails>),
+    ),
+];
