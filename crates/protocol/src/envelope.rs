@@ -10,11 +10,14 @@ use crate::events::{ErrorDetails, EventDetails, event};
 /// `data` is always a string; structured results are JSON encoded into it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
+    /// The request's id; 0 for broadcasts and unparseable lines.
     pub id: i64,
     /// Event names are almost always static; `Cow` keeps the hot path allocation-free.
     pub event: Cow<'static, str>,
     data: Data,
+    /// The turn's session; not written when absent or blank.
     pub session_id: Option<String>,
+    /// The event's structured details; not written when absent.
     pub details: Option<Value>,
 }
 
@@ -214,6 +217,7 @@ fn blank(s: &Option<String>) -> bool {
 }
 
 impl Envelope {
+    /// An envelope with plain-text `data`, no session and no details.
     pub fn new(id: i64, event: impl Into<Cow<'static, str>>, data: impl Into<String>) -> Self {
         Envelope {
             id,
@@ -263,6 +267,7 @@ impl Envelope {
         }
     }
 
+    /// A `result` with plain-text `data`.
     pub fn result(id: i64, data: impl Into<String>) -> Self {
         Self::new(id, event::RESULT, data)
     }
@@ -311,11 +316,13 @@ impl Envelope {
         Self::new(id, T::EVENT, data).with_details_of(details)
     }
 
+    /// Sets `sessionId` (a blank one is not written).
     pub fn with_session(mut self, session_id: Option<String>) -> Self {
         self.session_id = session_id;
         self
     }
 
+    /// Sets `details`.
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
@@ -332,6 +339,7 @@ impl Envelope {
         }
     }
 
+    /// Whether the event ends its request.
     pub fn is_terminal(&self) -> bool {
         event::is_terminal(&self.event)
     }
@@ -450,6 +458,7 @@ pub struct JsonArrayBuilder {
 }
 
 impl JsonArrayBuilder {
+    /// An empty array written compact.
     pub fn new() -> Self {
         JsonArrayBuilder {
             raw: vec![b'['],
@@ -467,6 +476,7 @@ impl JsonArrayBuilder {
         }
     }
 
+    /// Appends one element.
     pub fn push<T: Serialize>(&mut self, item: &T) -> serde_json::Result<()> {
         if self.count > 0 {
             self.raw.push(b',');
@@ -487,14 +497,17 @@ impl JsonArrayBuilder {
         item.serialize(&mut ser)
     }
 
+    /// Elements pushed so far.
     pub fn len(&self) -> usize {
         self.count
     }
 
+    /// Whether nothing was pushed.
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
 
+    /// The `result` envelope of request `id` carrying the array.
     pub fn into_result(mut self, id: i64) -> Envelope {
         if self.raw.is_empty() {
             self.raw.push(b'[');

@@ -5,14 +5,23 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
+    /// The line is not a JSON object (answered with id 0).
     InvalidJson,
+    /// Bad params or request fields: a missing, mistyped or out-of-range value (`param` names it when one is to blame).
     InvalidRequest,
+    /// No method has that name.
     UnknownMethod,
+    /// The named item (session, provider, model, profile, project, task, …) does not exist.
     NotFound,
+    /// The request clashes with the current state (e.g. removing the active profile, steering a turn that is already finishing).
     Conflict,
+    /// The session is already running a turn: steer or cancel it instead.
     Busy,
+    /// Over a limit: a request line's size, an image's size, the number of images.
     TooLarge,
+    /// Not allowed: a peer that is not the daemon's user, a protected folder (the home directory, the SeekClaw home).
     Forbidden,
+    /// The model provider failed (HTTP error, bad answer); `data` carries its text.
     Provider,
     /// No configured model can serve the request (none enabled, none with
     /// vision for its images).
@@ -22,12 +31,16 @@ pub enum ErrorCode {
     /// The store could not write (or read) what the request needed: a full
     /// disk, an I/O error. Nothing was acknowledged that was not stored.
     Storage,
+    /// A provider request timed out.
     Timeout,
+    /// Reserved; not sent at present (a cancelled turn ends with the `cancelled` event).
     Cancelled,
+    /// A daemon fault.
     Internal,
 }
 
 impl ErrorCode {
+    /// The wire name (snake_case).
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidJson => "invalid_json",
@@ -53,7 +66,9 @@ impl ErrorCode {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct MethodError {
+    /// The error class (`details.code`).
     pub code: ErrorCode,
+    /// The readable message (`data`).
     pub message: String,
     /// The offending parameter, when one is to blame.
     pub param: Option<String>,
@@ -62,6 +77,7 @@ pub struct MethodError {
 }
 
 impl MethodError {
+    /// An error of class `code`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         MethodError {
             code,
@@ -71,10 +87,12 @@ impl MethodError {
         }
     }
 
+    /// An `invalid_request` error.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidRequest, message)
     }
 
+    /// An `invalid_request` error blaming parameter `param`.
     pub fn invalid_param(param: &str, message: impl Into<String>) -> Self {
         MethodError {
             param: Some(param.to_string()),
@@ -82,14 +100,17 @@ impl MethodError {
         }
     }
 
+    /// A `not_found` error.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::NotFound, message)
     }
 
+    /// An `internal` error.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Internal, message)
     }
 
+    /// Sets the `sessionId` the error envelope carries.
     pub fn with_session(mut self, session_id: Option<String>) -> Self {
         self.session_id = session_id;
         self

@@ -8,24 +8,43 @@ use crate::error::ErrorCode;
 
 /// Event names used on the wire.
 pub mod event {
+    /// The answer to `ping` (terminal).
     pub const PONG: &str = "pong";
+    /// The answer to `shutdown` (terminal).
     pub const BYE: &str = "bye";
+    /// A method's answer (terminal).
     pub const RESULT: &str = "result";
+    /// A turn finished (terminal).
     pub const DONE: &str = "done";
+    /// A turn was cancelled (terminal).
     pub const CANCELLED: &str = "cancelled";
+    /// A request failed (terminal).
     pub const ERROR: &str = "error";
+    /// A node of a turn's execution flowchart.
     pub const WORKFLOW: &str = "workflow";
+    /// What a turn is doing now.
     pub const STATUS: &str = "status";
+    /// A model request starts.
     pub const MODEL_START: &str = "model_start";
+    /// A piece of the model's reasoning.
     pub const THINKING: &str = "thinking";
+    /// A piece of the model's answer.
     pub const DELTA: &str = "delta";
+    /// One provider attempt's token counts.
     pub const USAGE: &str = "usage";
+    /// An image enters the model's request.
     pub const IMAGE_VIEW: &str = "image_view";
+    /// A tool call starts.
     pub const TOOL_START: &str = "tool_start";
+    /// A tool call ended.
     pub const TOOL_DONE: &str = "tool_done";
+    /// A tool changed a file.
     pub const FILE_DIFF: &str = "file_diff";
+    /// Queued guidance entered a turn.
     pub const STEER: &str = "steer";
+    /// Broadcast: a scheduled run ended.
     pub const SCHEDULE_UPDATED: &str = "schedule.updated";
+    /// Broadcast: a scheduled run starts in about a minute.
     pub const SCHEDULE_UPCOMING: &str = "schedule.upcoming";
 
     /// Terminal events: every request gets exactly one of these.
@@ -47,9 +66,11 @@ pub trait EventDetails: Serialize {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WorkflowDetails {
+    /// The model request the node belongs to (0 before the first).
     pub step: u32,
     /// start, compact, think, tool, verify, repair, done or error.
     pub kind: String,
+    /// The node's display label (Chinese for fixed nodes, the tool name for a tool node); the same as `data`.
     pub label: String,
     /// null unless the node has one.
     pub detail: Option<String>,
@@ -59,8 +80,11 @@ pub struct WorkflowDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelStartDetails {
+    /// The provider id.
     pub provider: String,
+    /// The model id at that provider.
     pub model: String,
+    /// The turn's model request number, from 1.
     pub step: u32,
 }
 
@@ -68,12 +92,19 @@ pub struct ModelStartDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UsageDetails {
+    /// The provider id of the attempt.
     pub provider: String,
+    /// The model id of the attempt.
     pub model: String,
+    /// Input tokens of the attempt, cached ones included (the same count as `totalInputTokens`).
     pub input_tokens: u64,
+    /// Output tokens, reasoning included.
     pub output_tokens: u64,
+    /// Every input token, cached or not.
     pub total_input_tokens: u64,
+    /// Input tokens read from the provider's prompt cache.
     pub cached_input_tokens: u64,
+    /// Wall time of the attempt, in milliseconds.
     pub elapsed_ms: f64,
 }
 
@@ -81,7 +112,9 @@ pub struct UsageDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImageViewDetails {
+    /// The image's id (as in the session's message `images`).
     pub image_id: String,
+    /// MIME type, e.g. `image/png`.
     pub media_type: String,
 }
 
@@ -89,6 +122,7 @@ pub struct ImageViewDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolStartDetails {
+    /// The call id; `tool_done` and `file_diff` for this call carry the same.
     pub call_id: String,
     /// Up to 3 scalar arguments, `key: value`, joined with `, ` (may be empty).
     pub summary: String,
@@ -98,8 +132,11 @@ pub struct ToolStartDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolDoneDetails {
+    /// The call id from `tool_start`.
     pub call_id: String,
+    /// Whether the tool succeeded (false for denied, unknown or invalid calls).
     pub success: bool,
+    /// Wall time of the call, in milliseconds (0 for a call that never ran).
     pub duration_ms: f64,
 }
 
@@ -107,6 +144,7 @@ pub struct ToolDoneDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FileDiffDetails {
+    /// The call that changed the file.
     pub call_id: String,
     /// A unified diff (`--- a/<p>` / `+++ b/<p>`, 3 lines of context).
     pub diff: String,
@@ -116,12 +154,16 @@ pub struct FileDiffDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScheduleUpdatedDetails {
+    /// The task id.
     pub task_id: String,
+    /// The task's display name.
     pub name: String,
     /// success, error or cancelled.
     pub status: String,
+    /// The session the run worked in; absent when none was created.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    /// Why the run failed; absent unless it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -131,7 +173,9 @@ pub struct ScheduleUpdatedDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScheduleUpcomingDetails {
+    /// The task id.
     pub task_id: String,
+    /// The task's display name.
     pub name: String,
     /// ISO-8601.
     pub run_at: String,
@@ -141,6 +185,7 @@ pub struct ScheduleUpcomingDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ErrorDetails {
+    /// The error class.
     pub code: ErrorCode,
     /// The parameter to blame, when one is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,7 +206,9 @@ pub struct ErrorDetails {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ErrorCause {
+    /// The failure's own class.
     pub code: ErrorCode,
+    /// The failure's readable message.
     pub message: String,
 }
 
@@ -198,8 +245,11 @@ pub enum Audience {
 /// One row of the event table.
 #[derive(Debug, Clone, Copy)]
 pub struct EventSpec {
+    /// The event name.
     pub name: &'static str,
+    /// Whether it ends its request.
     pub terminal: bool,
+    /// Who gets it.
     pub audience: Audience,
     /// What `data` holds.
     pub data: &'static str,

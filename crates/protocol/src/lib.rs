@@ -5,6 +5,7 @@
 //! event payloads and the JSON Schema of all of it. No I/O and no async runtime, so every client and the
 //! daemon share exactly one definition of the wire.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
 
 mod adapter;
 pub mod api;

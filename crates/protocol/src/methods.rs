@@ -26,28 +26,51 @@ pub enum Serving {
 /// Feature names advertised by `protocol.info`, in the reference order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Capability {
+    /// `chat`: agent turns.
     Chat,
+    /// `image-input`: images in `chat` and `agent.steer`.
     ImageInput,
+    /// `concurrent-turns`: several turns at once.
     ConcurrentTurns,
+    /// `reasoning-level`: `reasoningLevel` on turns and sessions.
     ReasoningLevel,
+    /// `agent.steer`.
     AgentSteer,
+    /// `agent.cancel`.
     AgentCancel,
+    /// `agent.mode`: `agent.mode.*`.
     AgentMode,
+    /// `workspace`: `workspace.*`.
     Workspace,
+    /// `profile`: `profile.*`.
     Profile,
+    /// `provider`: `provider.*`.
     Provider,
+    /// `model`: `model.*`.
     Model,
+    /// `mcp`: `mcp.*`.
     Mcp,
+    /// `skill`: `skill.*`.
     Skill,
+    /// `usage`: `usage.get`.
     Usage,
+    /// `project`: `project.*`.
     Project,
+    /// `session`: `session.*`.
     Session,
+    /// `global-session`: sessions in the global scope (`global: true`).
     GlobalSession,
+    /// `doctor`: `doctor`, `doctor.run`.
     Doctor,
+    /// `file-locks`: `lock.list`.
     FileLocks,
+    /// `routing`: `routing.*`.
     Routing,
+    /// `schedule`: `schedule.*`.
     Schedule,
+    /// `factory-reset`: `factory.reset`.
     FactoryReset,
+    /// `prompt-optimize`: `prompt.optimize`.
     PromptOptimize,
 }
 
@@ -119,11 +142,15 @@ impl Reply {
 /// One row of the method table.
 #[derive(Debug, Clone, Copy)]
 pub struct MethodSpec {
+    /// The method.
     pub method: Method,
+    /// Its wire name.
     pub name: &'static str,
     /// Other names served by the same handler (listed in `protocol.info` too).
     pub aliases: &'static [&'static str],
+    /// How the daemon runs it.
     pub serving: Serving,
+    /// The `protocol.info` capabilities it provides.
     pub capabilities: &'static [Capability],
     /// The schema of the method's params.
     pub params: SchemaFn,
@@ -148,7 +175,7 @@ macro_rules! method_table {
         ($params:ty, $reply:expr) ; )*) => {
         /// A served method.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Method { $($variant),* }
+        pub enum Method { $(#[doc = concat!("`", $name, "`.")] $variant),* }
 
         /// The table, in `protocol.info` order.
         pub const METHODS: &[MethodSpec] = &[
@@ -189,6 +216,7 @@ macro_rules! method_table {
                 }
             }
 
+            /// The method's table row.
             pub fn spec(self) -> &'static MethodSpec {
                 match self {
                     $(Method::$variant => &METHODS[Method::$variant as usize],)*
@@ -324,9 +352,13 @@ method_table! {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProtocolInfo {
+    /// The protocol version, `2.1`.
     pub version: &'static str,
+    /// Always `jsonl`.
     pub transport: &'static str,
+    /// Capability names, in the reference order.
     pub capabilities: Vec<&'static str>,
+    /// Every method name and alias served, in table order.
     pub methods: Vec<&'static str>,
 }
 

@@ -13,6 +13,7 @@ use crate::methods::MethodType;
 
 pub use crate::api::ScopeParams;
 
+/// A parameter read: the value, or the `invalid_request` error naming it.
 pub type ParamResult<T> = Result<T, MethodError>;
 
 /// The `params` object of a request.
@@ -20,6 +21,7 @@ pub type ParamResult<T> = Result<T, MethodError>;
 pub struct Params(Map<String, Value>);
 
 impl Params {
+    /// Wraps a request's `params` object.
     pub fn new(map: Map<String, Value>) -> Self {
         Params(map)
     }
@@ -34,6 +36,7 @@ impl Params {
         from_params(&self.0)
     }
 
+    /// The raw value of `key`, if present.
     pub fn raw(&self, key: &str) -> Option<&Value> {
         self.0.get(key)
     }
@@ -60,6 +63,7 @@ impl Params {
         }
     }
 
+    /// Absent or null → `None`; a non-boolean is an error.
     pub fn bool_opt(&self, key: &str) -> ParamResult<Option<bool>> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -68,6 +72,7 @@ impl Params {
         }
     }
 
+    /// Absent or null → `None`; a value that is not a 64-bit integer is an error.
     pub fn i64_opt(&self, key: &str) -> ParamResult<Option<i64>> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -78,6 +83,7 @@ impl Params {
         }
     }
 
+    /// Absent or null → `None`; a non-number is an error.
     pub fn f64_opt(&self, key: &str) -> ParamResult<Option<f64>> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),

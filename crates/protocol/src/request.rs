@@ -11,6 +11,7 @@ pub struct Request {
     pub id: i64,
     /// A missing method means `""` (answered with `Unknown method: `).
     pub method: String,
+    /// A missing or non-object `params` is `{}`.
     pub params: Params,
 }
 
@@ -31,7 +32,9 @@ pub(crate) struct RawRequestShape {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{error}")]
 pub struct RequestError {
+    /// The id to answer under (always 0: the line did not yield a request id).
     pub id: i64,
+    /// What is wrong with the line.
     pub error: MethodError,
 }
 

@@ -9,13 +9,17 @@ use crate::adapter::{FieldMessage, Required, Strict, double_option};
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileUpsertParams {
+    /// The profile to create or overwrite (an existing one is matched case-insensitively).
     pub name: Required,
     /// plan, readonly, edit or auto (case-insensitive).
     pub mode: Option<String>,
+    /// Provider id; absent or blank leaves it unset.
     pub provider: Option<String>,
+    /// Model id at that provider; absent or blank leaves it unset.
     pub model: Option<String>,
     /// A routing strategy name.
     pub strategy: Option<String>,
+    /// Sampling temperature; absent leaves it unset.
     pub temperature: Option<f64>,
 }
 
@@ -31,11 +35,17 @@ pub struct ProfileNameParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProfileView {
+    /// The profile name.
     pub name: String,
+    /// Whether this is the active profile.
     pub active: bool,
+    /// Provider id; null when unset.
     pub provider: Option<String>,
+    /// Model id at that provider; null when unset.
     pub model: Option<String>,
+    /// Routing strategy name; null when unset.
     pub strategy: Option<String>,
+    /// Sampling temperature; null when unset.
     pub temperature: Option<f64>,
     /// plan, readonly, edit or auto.
     pub mode: Option<String>,
@@ -54,6 +64,7 @@ impl FieldMessage for FailoverMessage {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RoutingSetParams {
+    /// Whether a failing model hands the request on to the next routing candidate. Required.
     pub failover_enabled: Strict<bool, FailoverMessage>,
     /// Unchanged when absent.
     pub deep_seek_optimization_enabled: Option<bool>,
@@ -63,7 +74,9 @@ pub struct RoutingSetParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RoutingView {
+    /// Whether a failing model hands the request on to the next routing candidate (default true).
     pub failover_enabled: bool,
+    /// Whether the DeepSeek request and timeout policy is on (default false).
     pub deep_seek_optimization_enabled: bool,
 }
 
@@ -81,13 +94,16 @@ pub struct ProviderUpsertParams {
     pub base_url: Option<String>,
     /// Blank leaves it unchanged.
     pub proxy: Option<String>,
+    /// false keeps its models out of routing; unchanged when absent (a new provider is enabled).
     pub enabled: Option<bool>,
+    /// Lower sorts first (a 32-bit integer); unchanged when absent (a new provider gets 0).
     pub priority: Option<i64>,
     /// 1 to 3600.
     pub timeout_seconds: Option<i64>,
     /// Set when the key is present; null or blank clears it.
     #[serde(default, deserialize_with = "double_option")]
     pub model_list_url: Option<Option<String>>,
+    /// Mark the stable prompt prefix cacheable (Anthropic `cache_control`); unchanged when absent (a new provider: true).
     pub prompt_caching: Option<bool>,
     /// true removes the stored key (and `apiKey` is not read).
     pub clear_api_key: Option<bool>,
@@ -160,21 +176,31 @@ pub struct ProviderTestParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProviderView {
+    /// The provider id.
     pub id: String,
+    /// Display name (the id when no name is set).
     pub name: String,
     /// openai or anthropic.
     pub kind: String,
+    /// Root URL of the API (no trailing `/`).
     pub base_url: String,
     /// The stored key, in plain text (the desktop edits it).
     pub api_key: Option<String>,
+    /// Whether a non-blank key is stored.
     pub api_key_configured: bool,
     /// Model ids.
     pub models: Vec<String>,
+    /// false: its models are never routed to.
     pub enabled: bool,
+    /// Lower sorts first (lists and routing order).
     pub priority: i32,
+    /// Seconds to wait for response headers, and the longest quiet gap in a stream.
     pub timeout_seconds: u64,
+    /// The URL `provider.models.fetch` reads; null: derived from `baseUrl`.
     pub model_list_url: Option<String>,
+    /// Whether the stable prompt prefix is marked cacheable (Anthropic `cache_control`).
     pub prompt_caching: bool,
+    /// HTTP proxy URL for this provider's requests; null: none.
     pub proxy: Option<String>,
     /// The active profile's provider.
     pub active: bool,
@@ -184,9 +210,13 @@ pub struct ProviderView {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbeResult {
+    /// The provider id.
     pub id: String,
+    /// Whether the provider answered the probe.
     pub online: bool,
+    /// How long the probe took, in milliseconds.
     pub latency_ms: u64,
+    /// What the probe found, or why it failed.
     pub detail: String,
 }
 
@@ -202,6 +232,7 @@ pub struct ModelParams {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelUpdateParams {
+    /// The provider id.
     pub provider: Required,
     /// The model id.
     pub id: Required,
@@ -209,6 +240,7 @@ pub struct ModelUpdateParams {
     pub context_window: Option<i64>,
     /// 128 to 1,000,000.
     pub max_output: Option<i64>,
+    /// Whether the model accepts images; unchanged when absent.
     pub vision: Option<bool>,
     /// Set when the key is present; null or blank clears it.
     #[serde(default, deserialize_with = "double_option")]
@@ -224,13 +256,21 @@ pub struct CatalogEntry {
     pub model_ref: String,
     /// The first routing candidate.
     pub active: bool,
+    /// The provider id.
     pub provider: String,
+    /// Whether the provider is enabled (disabled providers' models are listed too).
     pub provider_enabled: bool,
+    /// The model id at the provider.
     pub id: String,
+    /// A short name `model.switch` accepts; null when none.
     pub alias: Option<String>,
+    /// Context window, in tokens.
     pub context_window: u64,
+    /// Largest output per request, in tokens.
     pub max_output: u64,
+    /// The model's tags from the config (empty when none).
     pub tags: Vec<String>,
+    /// What the model can do.
     pub capabilities: CatalogCaps,
 }
 
@@ -238,13 +278,19 @@ pub struct CatalogEntry {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CatalogCaps {
+    /// Streams its answer.
     pub streaming: bool,
+    /// Takes tool calls (tools are sent only when true).
     pub tools: bool,
+    /// Has a thinking mode (Anthropic thinking budget, DeepSeek thinking).
     pub thinking: bool,
+    /// Accepts images (turns with images go to such a model).
     pub vision: bool,
+    /// Takes a reasoning effort (OpenAI `reasoning_effort`).
     pub reasoning: bool,
     /// none, low, medium, high, max, xhigh or ultra.
     pub max_reasoning_level: String,
+    /// The config's `mcp` capability flag.
     pub mcp: bool,
 }
 
@@ -252,10 +298,13 @@ pub struct CatalogCaps {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelTestResult {
+    /// The `provider/model` tested.
     pub model: String,
+    /// Whether the model answered.
     pub success: bool,
     /// The reply text, `(empty reply)`, or the error.
     pub detail: String,
+    /// How long the request took, in milliseconds.
     pub latency_ms: u64,
 }
 
@@ -263,11 +312,17 @@ pub struct ModelTestResult {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelUpdateResult {
+    /// The provider id.
     pub provider: String,
+    /// The model id.
     pub id: String,
+    /// The alias; null when none.
     pub alias: Option<String>,
+    /// Context window, in tokens.
     pub context_window: u64,
+    /// Largest output per request, in tokens.
     pub max_output: u64,
+    /// Whether the model accepts images.
     pub vision: bool,
 }
 
@@ -293,16 +348,28 @@ pub struct UsageParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UsageSummary {
+    /// The provider id.
     pub provider: String,
+    /// The model id at the provider.
     pub model: String,
+    /// Provider attempts recorded (failed ones included).
     pub calls: u64,
+    /// Attempts that failed.
     pub failures: u64,
+    /// Input tokens not read from a prompt cache, summed.
     pub input_tokens: u64,
+    /// Every input token, cached or not, summed.
     pub total_input_tokens: u64,
+    /// Input tokens read from a prompt cache, summed.
     pub cached_input_tokens: u64,
+    /// Input tokens written to a prompt cache, summed.
     pub cache_creation_input_tokens: u64,
+    /// Output tokens (reasoning included), summed.
     pub output_tokens: u64,
+    /// Cost in USD from the model's configured prices (0 when unpriced), summed.
     pub cost: f64,
+    /// Mean time per attempt, in milliseconds.
     pub avg_latency_ms: f64,
+    /// Share of attempts that succeeded, 0 to 1.
     pub success_rate: f64,
 }

@@ -30,10 +30,13 @@ pub struct McpServerInput {
     pub transport: Option<String>,
     /// stdio: the program.
     pub command: Option<String>,
+    /// stdio: the program's arguments.
     pub args: Option<Vec<String>>,
+    /// stdio: environment variables set for the program (name to value).
     pub env: Option<BTreeMap<String, String>>,
     /// sse/http: an absolute URL.
     pub url: Option<String>,
+    /// sse/http: HTTP headers sent with every request (name to value).
     pub headers: Option<BTreeMap<String, String>>,
     /// Default true.
     pub enabled: Option<bool>,
@@ -53,17 +56,27 @@ pub struct McpRemoveParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct McpServerView {
+    /// The server name.
     pub name: String,
     /// global or workspace.
     pub scope: String,
+    /// stdio, http or sse.
     pub transport: String,
+    /// stdio: the program; null otherwise.
     pub command: Option<String>,
+    /// stdio: the program's arguments (empty otherwise).
     pub args: Vec<String>,
+    /// sse/http: the server URL; null otherwise.
     pub url: Option<String>,
+    /// Names of the environment variables set (never their values).
     pub env_keys: Vec<String>,
+    /// Whether the entry is enabled.
     pub enabled: bool,
+    /// Whether a connection is up now.
     pub connected: bool,
+    /// Tools the server offers now.
     pub tool_count: u64,
+    /// Why it is unusable or not connected, when known; null otherwise.
     pub error: Option<String>,
     /// The connection state behind `connected`/`error` (connecting, connected,
     /// reconnecting, failed, stopped, disabled, invalid, …).
@@ -95,9 +108,13 @@ pub struct SkillToggleParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SkillView {
+    /// The skill name (never empty).
     pub name: String,
+    /// One-line description; empty when none.
     pub description: String,
+    /// The declared version; null when none.
     pub version: Option<String>,
+    /// Whether its prompt is added to turns (not disabled globally or in the workspace).
     pub enabled: bool,
     /// Absolute path of the skill directory.
     pub directory: String,

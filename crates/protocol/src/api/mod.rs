@@ -33,6 +33,7 @@ pub struct NoParams {}
 pub struct ScopeParams {
     /// A non-blank workspace path.
     pub workspace: Option<String>,
+    /// The directory-free global scope (wins over `workspace`).
     pub global: bool,
 }
 

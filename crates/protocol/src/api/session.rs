@@ -127,20 +127,31 @@ scoped!(
 pub struct SessionHeader {
     /// `yyyyMMdd-HHmmss-xxxxxx`.
     pub id: String,
+    /// The display title; absent when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The workspace root; absent for global sessions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// Whether the session is archived (hidden from `session.list` unless `includeArchived`).
     pub archived: bool,
+    /// The session's reasoning level: none, low, medium, high, max, xhigh or ultra.
     pub reasoning_level: String,
+    /// Whether the network tools (`web_search`, `web_fetch`) may run.
     pub network_enabled: bool,
+    /// Model requests made, summed over the session's turns.
     pub llm_rounds: i64,
+    /// Execution steps: each turn's highest workflow step, summed.
     pub execution_steps: i64,
+    /// Input tokens, cached ones included, summed (the same count as `totalInputTokens`).
     pub input_tokens: i64,
+    /// Every input token, cached or not, summed.
     pub total_input_tokens: i64,
+    /// Input tokens read from a prompt cache, summed.
     pub cached_input_tokens: i64,
+    /// Output tokens, summed.
     pub output_tokens: i64,
+    /// Time the model requests took, in milliseconds, summed.
     pub output_elapsed_ms: i64,
     /// ISO-8601.
     pub created_at: String,
@@ -153,24 +164,37 @@ pub struct SessionHeader {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionDetail {
+    /// `yyyyMMdd-HHmmss-xxxxxx`.
     pub id: String,
+    /// The display title; null when unset.
     pub title: Option<String>,
     /// null for global sessions.
     pub workspace: Option<String>,
+    /// Whether the session is archived (hidden from `session.list` unless `includeArchived`).
     pub archived: bool,
+    /// The session's reasoning level: none, low, medium, high, max, xhigh or ultra.
     pub reasoning_level: String,
+    /// Whether the network tools (`web_search`, `web_fetch`) may run.
     pub network_enabled: bool,
+    /// Model requests made, summed over the session's turns.
     pub llm_rounds: i64,
+    /// Execution steps: each turn's highest workflow step, summed.
     pub execution_steps: i64,
+    /// Input tokens, cached ones included, summed (the same count as `totalInputTokens`).
     pub input_tokens: i64,
+    /// Every input token, cached or not, summed.
     pub total_input_tokens: i64,
+    /// Input tokens read from a prompt cache, summed.
     pub cached_input_tokens: i64,
+    /// Output tokens, summed.
     pub output_tokens: i64,
+    /// Time the model requests took, in milliseconds, summed.
     pub output_elapsed_ms: i64,
     /// ISO-8601.
     pub created_at: String,
     /// ISO-8601.
     pub updated_at: String,
+    /// The conversation, oldest first.
     pub messages: Vec<SessionMessage>,
 }
 
@@ -178,19 +202,32 @@ pub struct SessionDetail {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionMessage {
-    /// user, assistant, tool or summary.
+    /// user, assistant or tool. Steering guidance, a compaction summary (text
+    /// starting `>>> [Context compaction]`) and the runtime's repair and
+    /// continuation prompts show as user messages.
     pub role: String,
+    /// The message text (a tool message: the tool's output); may be empty.
     pub text: String,
+    /// Images attached to a user message (empty otherwise).
     pub images: Vec<ImageAttachment>,
+    /// An assistant message's reasoning; null when none.
     pub thinking: Option<String>,
+    /// Images the model was shown in this assistant step (empty otherwise).
     pub viewed_images: Vec<ViewedImage>,
+    /// Tool calls an assistant message made, in order (empty otherwise).
     pub tool_calls: Vec<ToolCallRef>,
+    /// A tool message: the call it answers; null otherwise.
     pub tool_call_id: Option<String>,
+    /// A tool message: the tool that ran; null otherwise.
     pub tool_name: Option<String>,
+    /// A tool message: whether the tool succeeded; true for other roles.
     pub tool_success: bool,
+    /// A tool message that changed a file: the unified diff; null otherwise.
     pub tool_diff: Option<String>,
+    /// A tool message that changed a file: its workspace-relative path; null otherwise.
     pub tool_file_path: Option<String>,
-    /// `provider/model` that actually answered.
+    /// An assistant message: the `provider/model` that actually answered (after
+    /// any failover); null otherwise.
     pub model_ref: Option<String>,
 }
 
@@ -198,10 +235,15 @@ pub struct SessionMessage {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImageAttachment {
+    /// The image id.
     pub id: String,
+    /// The file name shown to the user.
     pub name: String,
+    /// MIME type, e.g. `image/png`.
     pub media_type: String,
+    /// The image bytes, base64.
     pub data: String,
+    /// Size of the image in bytes.
     pub size_bytes: u64,
 }
 
@@ -209,7 +251,9 @@ pub struct ImageAttachment {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ViewedImage {
+    /// The image id (as in the user message's `images`).
     pub id: String,
+    /// The file name.
     pub name: String,
 }
 
@@ -217,6 +261,8 @@ pub struct ViewedImage {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolCallRef {
+    /// The call id (a tool message's `toolCallId` answers it).
     pub id: String,
+    /// The tool called.
     pub name: String,
 }

@@ -18,8 +18,11 @@ pub struct WorkspaceOpenParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WorkspaceInfo {
+    /// The workspace root (absolute).
     pub path: String,
+    /// Display name: the root folder's name.
     pub name: String,
+    /// Kinds detected in the root: git, dotnet, node, python, rust, go, unity, vue (empty when none).
     pub project_kinds: Vec<String>,
     /// The effective mode: plan, readonly, edit or auto.
     pub mode: String,
@@ -29,6 +32,7 @@ pub struct WorkspaceInfo {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WorkspaceInitResult {
+    /// The workspace root that was initialized.
     pub path: String,
     /// Relative directories created (and `.gitignore (updated)`).
     pub created: Vec<String>,
@@ -49,6 +53,7 @@ pub struct ModeSwitchParams {
 pub struct ProjectUpsertParams {
     /// The project folder; an existing row for the same folder keeps its id.
     pub path: Required,
+    /// The id for a new project (generated when absent); ignored when the folder is already registered.
     pub id: Option<String>,
     /// Default: the folder name.
     pub name: Option<String>,
@@ -58,6 +63,7 @@ pub struct ProjectUpsertParams {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectRemoveParams {
+    /// The project id.
     pub id: Required,
     /// Keep the project's sessions (default false: they are deleted).
     pub keep_sessions: Option<bool>,
@@ -67,10 +73,15 @@ pub struct ProjectRemoveParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectView {
+    /// The project id.
     pub id: String,
+    /// Absolute path of the project folder.
     pub path: String,
+    /// Display name.
     pub name: String,
+    /// Registration time (ISO 8601, UTC).
     pub created_at: String,
+    /// Last change (ISO 8601, UTC).
     pub updated_at: String,
 }
 
@@ -80,7 +91,9 @@ pub struct ProjectView {
 pub struct ScheduleUpsertParams {
     /// An unknown id creates the task with that id; none creates a new id.
     pub id: Option<String>,
+    /// The task name.
     pub name: Required,
+    /// What each run asks the agent.
     pub prompt: Required,
     /// Five fields (minute hour day month weekday), local time.
     pub cron: Required,
@@ -103,7 +116,9 @@ impl FieldMessage for EnabledMessage {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleToggleParams {
+    /// The task id.
     pub id: Required,
+    /// Whether the scheduler runs it; disabling clears `nextRunAt`. Required.
     pub enabled: Strict<bool, EnabledMessage>,
 }
 
@@ -111,6 +126,7 @@ pub struct ScheduleToggleParams {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleIdParams {
+    /// The task id.
     pub id: Required,
 }
 
@@ -119,13 +135,20 @@ pub struct ScheduleIdParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScheduledTaskView {
+    /// The task id.
     pub id: String,
+    /// The name as given (may be empty; see `displayName`).
     pub name: String,
+    /// The workspace runs work in; absent: the global scope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// What each run asks the agent.
     pub prompt: String,
+    /// Five-field cron expression (minute hour day month weekday), local time.
     pub cron: String,
+    /// Whether the scheduler runs it.
     pub enabled: bool,
+    /// When the last run started (ISO 8601, UTC); set once it has ended, absent before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_run_at: Option<String>,
     /// UTC.
@@ -134,15 +157,20 @@ pub struct ScheduledTaskView {
     /// success, error, cancelled or interrupted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_status: Option<String>,
+    /// The last run's error; absent unless it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// The last run's final assistant text (at most 4000 characters); absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_output: Option<String>,
     /// The session of the last run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_session_id: Option<String>,
+    /// Creation time (ISO 8601, UTC).
     pub created_at: String,
+    /// Last change (ISO 8601, UTC).
     pub updated_at: String,
+    /// The name, or a default (`未命名任务`) when it is blank.
     pub display_name: String,
 }
 
@@ -150,8 +178,11 @@ pub struct ScheduledTaskView {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DoctorCheck {
+    /// What was checked (e.g. `Workspace Root`, `Provider <id>`).
     pub name: String,
+    /// Whether the check passed.
     pub ok: bool,
+    /// What was found, or what is wrong.
     pub detail: String,
     /// runtime or provider.
     pub kind: String,
@@ -161,10 +192,13 @@ pub struct DoctorCheck {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LockView {
+    /// The workspace root.
     pub workspace: String,
+    /// Absolute path of the locked file.
     pub file: String,
     /// The turn holding it (`<sessionId>/<8 hex>`).
     pub owner: String,
+    /// When it was taken (ISO 8601, UTC).
     pub acquired_at: String,
     /// `file` relative to `workspace`.
     pub path: String,
