@@ -3,12 +3,12 @@
 
 use seekclaw_agent::{AgentEvent, Steer, SteerQueue};
 use seekclaw_config::ReasoningLevel;
+use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
     FileDiffDetails, ImageViewDetails, ModelStartDetails, ToolDoneDetails, ToolStartDetails,
     UsageDetails, WorkflowDetails,
 };
-use seekclaw_protocol::params::ScopeParams;
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, write_text_line};
+use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 use seekclaw_store::{NewSession, SessionHeader, SessionPatch};
 use tokio_util::sync::CancellationToken;
 
@@ -25,13 +25,15 @@ use crate::scope::{self, Scope};
 /// Envelope lines handed to the connection in one piece, at most (about).
 const BATCH_BYTES: usize = 64 * 1024;
 
-/// `message` (or `prompt`) and `images` of a chat or steer; one of them is required.
-fn guidance(p: &Params) -> Result<(String, Vec<seekclaw_agent::UserImage>), MethodError> {
+/// `message` (or `prompt`) and `images` of a chat or steer; one of them is
+/// required. The images go through the image intake (its own limits and
+/// codes), from the raw params.
+fn guidance(
+    p: &Params,
+    message: &str,
+) -> Result<(String, Vec<seekclaw_agent::UserImage>), MethodError> {
     let images = parse_images(p)?;
-    let message = match p.str_opt("message")? {
-        Some(m) => m.to_string(),
-        None => p.str_opt("prompt")?.unwrap_or_default().to_string(),
-    };
+    let message = message.to_string();
     if message.trim().is_empty() && images.is_empty() {
         return Err(MethodError::invalid_param(
             "message",
@@ -173,18 +175,20 @@ pub async fn chat(
     p: &Params,
     start: ChatStart,
 ) -> Reply {
-    let (message, images) = guidance(p)?;
-    let level = match p.str_opt("reasoningLevel")? {
+    let params = p.read::<method::Chat>()?;
+    let (message, images) = guidance(p, params.text())?;
+    let level = match params.reasoning_level.as_deref() {
         Some(raw) => Some(parse_reasoning_level(raw)?),
         None => None,
     };
-    let requested = p
-        .str_opt("sessionId")?
+    let requested = params
+        .session_id
+        .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let scope = scope::resolve(daemon, &ScopeParams::parse(p)?)
-        .map_err(|e| e.with_session(requested.clone()))?;
+    let scope =
+        scope::resolve(daemon, &params.scope()).map_err(|e| e.with_session(requested.clone()))?;
     let engine = daemon.engine();
     let claim = Claim {
         engine,
@@ -346,10 +350,19 @@ fn write_event(lines: &mut Vec<u8>, id: i64, sid: &str, ev: AgentEvent) {
 }
 
 pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
-    let (message, images) = guidance(p)?;
-    let request_id = p.i64_opt("requestId")?;
-    let session_id = p
-        .str_opt("sessionId")?
+    let params = p.read::<method::AgentSteer>()?;
+    let (message, images) = guidance(
+        p,
+        params
+            .message
+            .as_deref()
+            .or(params.prompt.as_deref())
+            .unwrap_or_default(),
+    )?;
+    let request_id = params.request_id;
+    let session_id = params
+        .session_id
+        .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty());
     // A chat of this connection may not have claimed its session yet (its
@@ -395,7 +408,7 @@ async fn claimed_queue(chat: Option<ChatEntry>) -> Option<(String, SteerQueue)> 
 pub async fn cancel(conn: &Connection, id: i64, p: &Params) -> Reply {
     // Every chat of the connection from the moment its line was read, claimed or not.
     let mine = conn.chats.findable();
-    let text = match p.i64_opt("requestId")? {
+    let text = match p.read::<method::AgentCancel>()?.request_id {
         Some(rid) => match mine.iter().find(|(r, _)| *r == rid) {
             Some((_, chat)) => {
                 chat.cancel.cancel();
