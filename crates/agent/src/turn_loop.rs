@@ -315,7 +315,9 @@ async fn record(
     if answered && cx.steer.close_if_empty() {
         counters.final_answer = Some(EventItem::Assistant(assistant));
         counters.done_at_step = Some(st.step);
-        return Ok(Next::End(TurnOutcome::Done(st.last_text.clone())));
+        return Ok(Next::End(TurnOutcome::Done(std::mem::take(
+            &mut st.last_text,
+        ))));
     }
     let seq = cx.persist(EventItem::Assistant(assistant)).await?;
     transcript.push(
@@ -379,14 +381,18 @@ async fn decide(
             return Ok(Next::Continue);
         }
         if cx.cancel.is_cancelled() {
-            return Ok(Next::End(TurnOutcome::Cancelled(st.last_text.clone())));
+            return Ok(Next::End(TurnOutcome::Cancelled(std::mem::take(
+                &mut st.last_text,
+            ))));
         }
     }
     if !cx.steer.close_if_empty() {
         return Ok(Next::Continue);
     }
     counters.done_at_step = Some(st.step);
-    Ok(Next::End(TurnOutcome::Done(st.last_text.clone())))
+    Ok(Next::End(TurnOutcome::Done(std::mem::take(
+        &mut st.last_text,
+    ))))
 }
 
 /// Runs the step's tool calls and records each result in order.
