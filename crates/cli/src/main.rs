@@ -3,6 +3,7 @@
 
 mod admin;
 mod client;
+mod mcp;
 mod run;
 mod schedule;
 
@@ -50,6 +51,8 @@ enum Command {
     /// Inspect models.
     #[command(subcommand)]
     Model(admin::ModelCommand),
+    /// Check the MCP servers of a workspace: connect each, list its tools, report failures.
+    Mcp(mcp::McpArgs),
     /// Manage scheduled tasks on the running daemon.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
                 .map_err(Into::into)
                 .and_then(|h| admin::model(&h, cmd)),
         ),
+        Command::Mcp(args) => mcp::mcp(args),
         Command::Schedule(cmd) => report(
             Home::from_env()
                 .map_err(Into::into)

@@ -421,3 +421,73 @@ fn the_harness_rejects_envelopes_off_the_schema() {
         assert!(check_envelope(line, method).is_err(), "{line}");
     }
 }
+
+/// `seekclaw mcp`: every server of the merged configuration is connected in
+/// process, its tools listed under the names turns use; a server that fails
+/// is reported with its cause and the exit code says so.
+#[test]
+fn mcp_check_connects_lists_tools_and_reports_failures() {
+    use seekclaw_testkit::mcp_servers;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let ws = crate::project_dir(tmp.path(), "proj");
+    let config = serde_json::json!({
+        "mcp": {"servers": {"fx": mcp_servers::fixture_stdio().unwrap().config()}}
+    });
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    let ws_arg = ws.display().to_string();
+    let out = seekclaw(&home, &["mcp", "list", "--workspace", &ws_arg]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("fx (global, stdio"), "{text}");
+    assert!(text.contains("connected,"), "{text}");
+    assert!(text.contains("  mcp__fx__add\n"), "{text}");
+
+    // A workspace server whose program does not exist.
+    std::fs::create_dir_all(ws.join(".seekclaw/mcp")).unwrap();
+    std::fs::write(
+        ws.join(".seekclaw/mcp/servers.json"),
+        serde_json::json!({"servers": {"gone": {"command": "/nonexistent/mcp-server"}}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = seekclaw(&home, &["mcp", "check", "--workspace", &ws_arg]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("gone (workspace, stdio /nonexistent/mcp-server): failed: "),
+        "{text}"
+    );
+    assert!(!text.contains("fx ("), "check lists only failures: {text}");
+
+    let out = seekclaw(&home, &["mcp", "--json", "--workspace", &ws_arg]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let servers = v["servers"].as_array().unwrap();
+    let fx = servers.iter().find(|s| s["name"] == "fx").unwrap();
+    assert_eq!(fx["connected"], true);
+    assert!(
+        fx["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "mcp__fx__whoami")
+    );
+    let gone = servers.iter().find(|s| s["name"] == "gone").unwrap();
+    assert_eq!(gone["connected"], false);
+    assert!(
+        gone["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{gone}"
+    );
+
+    // The global configuration alone is healthy.
+    let out = seekclaw(&home, &["mcp", "check", "--global"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all 1 enabled MCP servers connected"));
+}

@@ -1,0 +1,123 @@
+//! `seekclaw mcp [list|check]`: the merged MCP configuration, each server
+//! connected in this process, its tools as turns see them, and each failure
+//! with its cause. Exit code 1 when a file is unreadable or a server fails.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use seekclaw_config::Home;
+use seekclaw_daemon::{McpCheck, McpCheckOptions, check_mcp};
+
+/// What `seekclaw mcp` does (both connect every enabled server).
+#[derive(Subcommand, Clone, Copy, PartialEq, Eq)]
+pub enum McpCommand {
+    /// List the servers with their state and tools (the default).
+    List,
+    /// The same, for scripts: say only what failed unless `--json`.
+    Check,
+}
+
+/// Scope and output of `seekclaw mcp`.
+#[derive(Args)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    command: Option<McpCommand>,
+    /// Project directory (default: the current directory's project root).
+    #[arg(long, global = true)]
+    workspace: Option<PathBuf>,
+    /// Only the global configuration.
+    #[arg(long, global = true, conflicts_with = "workspace")]
+    global: bool,
+    /// Print the result as JSON.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+/// Runs the check and prints it.
+pub fn mcp(args: McpArgs) -> ExitCode {
+    let checked = (|| -> anyhow::Result<McpCheck> {
+        let home = Home::from_env()?;
+        let opts = McpCheckOptions {
+            cwd: std::env::current_dir()?,
+            workspace: args.workspace.clone(),
+            global: args.global,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let checked = runtime.block_on(check_mcp(&home, &opts));
+        runtime.shutdown_background();
+        checked.map_err(|e| anyhow::anyhow!(e.message))
+    })();
+    let check = match checked {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            return ExitCode::from(1);
+        }
+    };
+    if args.json {
+        match serde_json::to_string_pretty(&check) {
+            Ok(text) => println!("{text}"),
+            Err(e) => eprintln!("seekclaw: {e}"),
+        }
+    } else {
+        print!(
+            "{}",
+            render(&check, args.command.unwrap_or(McpCommand::List))
+        );
+    }
+    if check.healthy() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// The text report: a line per server (and its tools with `list`).
+fn render(check: &McpCheck, command: McpCommand) -> String {
+    let mut out = String::new();
+    for p in &check.problems {
+        out.push_str(&format!("invalid config: {p}\n"));
+    }
+    if check.servers.is_empty() {
+        out.push_str("no MCP servers configured\n");
+    }
+    for s in &check.servers {
+        let l = &s.listing;
+        let what = l
+            .url
+            .clone()
+            .or_else(|| l.command.clone())
+            .unwrap_or_default();
+        let state = if !l.enabled {
+            "disabled".to_string()
+        } else if l.connected {
+            format!("connected, {} tools", s.tools.len())
+        } else {
+            format!(
+                "failed: {}",
+                l.error.clone().unwrap_or_else(|| l.status.to_string())
+            )
+        };
+        let failed = l.enabled && !l.connected;
+        if command == McpCommand::Check && !failed {
+            continue;
+        }
+        out.push_str(&format!(
+            "{} ({}, {} {}): {}\n",
+            l.name, l.scope, l.transport, what, state
+        ));
+        if command == McpCommand::List {
+            for t in &s.tools {
+                out.push_str(&format!("  {t}\n"));
+            }
+        }
+    }
+    if command == McpCommand::Check && check.healthy() {
+        let n = check.servers.iter().filter(|s| s.listing.enabled).count();
+        out.push_str(&format!("all {n} enabled MCP servers connected\n"));
+    }
+    out
+}

@@ -1,0 +1,134 @@
+//! `seekclaw mcp list|check`: the merged MCP configuration of a scope,
+//! validated and connected server by server, in this process (no daemon
+//! needed), with each server's tools under the names turns see.
+
+use std::path::{Path, PathBuf};
+
+use seekclaw_config::{Home, detect_root, normalize_path};
+use seekclaw_mcp::{McpManager, ServerListing, ServerSpec, ServerStatus, Timeouts};
+use seekclaw_protocol::MethodError;
+use serde::Serialize;
+
+use crate::config_service::ConfigService;
+use crate::extensions::{mcp_config, mcp_cwd, workspace_config};
+
+/// Which configuration `seekclaw mcp` checks.
+#[derive(Debug, Clone)]
+pub struct McpCheckOptions {
+    /// The process's working directory (the default workspace).
+    pub cwd: PathBuf,
+    /// Project directory; its project root's servers are merged in.
+    pub workspace: Option<PathBuf>,
+    /// Only the global configuration.
+    pub global: bool,
+}
+
+/// What the check found.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpCheck {
+    /// The project root checked; `None` for the global configuration.
+    pub workspace: Option<String>,
+    /// Configuration files that could not be read.
+    pub problems: Vec<String>,
+    /// Every configured server, sorted by name.
+    pub servers: Vec<ServerCheck>,
+}
+
+/// One server: its `mcp.list` row and the tools it offers a turn.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerCheck {
+    /// The row `mcp.list` shows for it, after the connection attempt.
+    #[serde(flatten)]
+    pub listing: ServerListing,
+    /// Its tools as `mcp__<server>__<tool>`.
+    pub tools: Vec<String>,
+}
+
+impl McpCheck {
+    /// Whether every enabled server connected and every file was readable.
+    pub fn healthy(&self) -> bool {
+        self.problems.is_empty()
+            && self
+                .servers
+                .iter()
+                .all(|s| !s.listing.enabled || s.listing.connected)
+    }
+}
+
+/// Validates and connects the servers of the scope `opts` names; each server
+/// gets its whole connect timeout (`mcp.connectTimeoutSeconds`).
+pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, MethodError> {
+    let root = if opts.global {
+        None
+    } else {
+        let start = normalize_path(
+            opts.workspace.as_deref().unwrap_or(Path::new(".")),
+            &opts.cwd,
+        );
+        if !start.is_dir() {
+            return Err(MethodError::not_found(format!(
+                "Workspace directory not found: {}",
+                start.display()
+            )));
+        }
+        Some(detect_root(&start, home))
+    };
+    let config = ConfigService::new(home.clone()).load();
+    let ws = workspace_config(home, root.as_deref());
+    let merged = mcp_config(home, &config.mcp, root.as_deref(), ws.as_ref());
+    let cwd = mcp_cwd(home, root.as_deref());
+    // Global servers run in the global scratch folder, which a fresh home lacks.
+    home.ensure()
+        .map_err(|e| MethodError::internal(e.to_string()))?;
+    std::fs::create_dir_all(&cwd)
+        .map_err(|e| MethodError::internal(format!("Cannot create {}: {e}", cwd.display())))?;
+    let manager = McpManager::new();
+    manager.set_timeouts(Timeouts::from_settings(&config.mcp));
+    let specs: Vec<(usize, ServerSpec)> = merged
+        .servers
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.config.enabled)
+        .filter_map(|(i, e)| {
+            let transport = e.transport.as_ref().ok()?.clone();
+            Some((
+                i,
+                ServerSpec {
+                    name: e.name.clone(),
+                    transport,
+                    cwd: cwd.clone(),
+                },
+            ))
+        })
+        .collect();
+    let all: Vec<ServerSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
+    manager.activate_with(|| all, false).await;
+    let mut servers = Vec::with_capacity(merged.servers.len());
+    for (i, entry) in merged.servers.iter().enumerate() {
+        let spec = specs.iter().find(|(j, _)| *j == i).map(|(_, s)| s);
+        let (status, tools) = match spec {
+            Some(spec) => {
+                let turn = manager.for_turn(std::slice::from_ref(spec), []).await;
+                let tools = turn
+                    .tools
+                    .iter()
+                    .map(|t| t.definition().name.clone())
+                    .collect();
+                (manager.status(spec), tools)
+            }
+            None => (ServerStatus::default(), Vec::new()),
+        };
+        servers.push(ServerCheck {
+            listing: ServerListing::new(entry, status),
+            tools,
+        });
+    }
+    manager.shutdown().await;
+    Ok(McpCheck {
+        workspace: root.map(|r| r.display().to_string()),
+        problems: merged.problems,
+        servers,
+    })
+}
