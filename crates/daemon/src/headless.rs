@@ -7,13 +7,13 @@ use std::sync::Arc;
 use seekclaw_agent::SteerQueue;
 use seekclaw_config::{Home, ReasoningLevel, detect_root, normalize_path};
 use seekclaw_protocol::MethodError;
-use seekclaw_store::{NewSession, Store};
+use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
 
 use crate::config_service::ConfigService;
 use crate::engine::{Engine, SessionClaim, TurnHandle, TurnRequest};
 use crate::extras_cache::ExtrasCache;
-use crate::handlers::session::new_session_id;
+use crate::handlers::session::create_session;
 use crate::scope::Scope;
 use crate::turns::Turns;
 
@@ -146,23 +146,10 @@ impl LocalEngine {
         wanted: Option<String>,
     ) -> Result<seekclaw_store::SessionHeader, MethodError> {
         let level = self.config.load().agent.reasoning_level;
-        let (store, key, ws) = (
-            self.store.clone(),
-            scope.key.clone(),
-            scope.workspace_string(),
-        );
+        let (store, scope) = (self.store.clone(), scope.clone());
         tokio::task::spawn_blocking(move || match wanted {
-            Some(id) => store.session(&key, &id).map(|s| s.ok_or(id)),
-            None => store
-                .create_session(&NewSession {
-                    scope: key,
-                    id: new_session_id(),
-                    workspace: ws,
-                    title: None,
-                    reasoning_level: level.as_str().to_string(),
-                    network_enabled: true,
-                })
-                .map(Ok),
+            Some(id) => store.session(&scope.key, &id).map(|s| s.ok_or(id)),
+            None => create_session(&store, &scope, None, level, true).map(Ok),
         })
         .await
         .map_err(|e| MethodError::internal(e.to_string()))?

@@ -9,11 +9,11 @@ use seekclaw_protocol::events::{
     UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
-use seekclaw_store::{NewSession, SessionHeader, SessionPatch};
+use seekclaw_store::{SessionHeader, SessionPatch};
 use tokio_util::sync::CancellationToken;
 
 use super::images::parse_images;
-use super::session::new_session_id;
+use super::session::create_session;
 use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
@@ -52,7 +52,7 @@ async fn resolve_session(
 ) -> Result<SessionHeader, MethodError> {
     let key = scope.key.clone();
     let legacy = conn.legacy().filter(|l| l.scope == key).map(|l| l.id);
-    let workspace = scope.workspace_string();
+    let target = scope.clone();
     let default_level = daemon.config.load().agent.reasoning_level;
     daemon
         .db(move |st| {
@@ -64,14 +64,7 @@ async fn resolve_session(
             if let Some(h) = st.latest_session(&key)? {
                 return Ok(h);
             }
-            st.create_session(&NewSession {
-                scope: key.clone(),
-                id: new_session_id(),
-                workspace,
-                title: None,
-                reasoning_level: default_level.as_str().to_string(),
-                network_enabled: true,
-            })
+            create_session(st, &target, None, default_level, true)
         })
         .await
 }

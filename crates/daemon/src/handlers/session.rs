@@ -1,5 +1,6 @@
 //! `session.*`: scoped session headers and their projected message logs.
 
+use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::{Scope as _, ScopeParams, SessionRefParams};
 use seekclaw_protocol::{Envelope, JsonArrayBuilder, MethodError, Params, method};
 use seekclaw_store::{Message, NewSession, SessionHeader, SessionPatch, StoreError};
@@ -21,6 +22,32 @@ pub fn new_session_id() -> String {
         b[1],
         b[2]
     )
+}
+
+/// A new session of `scope` under a fresh id. Ids carry 24 random bits per
+/// second, so the rare clash is retried with another.
+pub fn create_session(
+    store: &seekclaw_store::Store,
+    scope: &Scope,
+    title: Option<String>,
+    level: ReasoningLevel,
+    network_enabled: bool,
+) -> seekclaw_store::Result<SessionHeader> {
+    let mut attempt = 0;
+    loop {
+        let new = NewSession {
+            scope: scope.key.clone(),
+            id: new_session_id(),
+            workspace: scope.workspace_string(),
+            title: title.clone(),
+            reasoning_level: level.as_str().to_string(),
+            network_enabled,
+        };
+        match store.create_session(&new) {
+            Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
+            other => return other,
+        }
+    }
 }
 
 fn validate_id(id: &str) -> Result<(), MethodError> {
@@ -66,27 +93,9 @@ pub async fn new_session(daemon: &Daemon, conn: &Connection, id: i64, p: &Params
         None => daemon.config.load().agent.reasoning_level,
     };
     let network_enabled = params.network_enabled.unwrap_or(true);
-    let workspace = scope.workspace_string();
-    let key = scope.key.clone();
+    let target = scope.clone();
     let header = daemon
-        .db(move |s| {
-            // Ids carry 24 random bits per second; retry the rare clash.
-            let mut attempt = 0;
-            loop {
-                let new = NewSession {
-                    scope: key.clone(),
-                    id: new_session_id(),
-                    workspace: workspace.clone(),
-                    title: None,
-                    reasoning_level: level.as_str().to_string(),
-                    network_enabled,
-                };
-                match s.create_session(&new) {
-                    Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
-                    other => return other,
-                }
-            }
-        })
+        .db(move |s| create_session(s, &target, None, level, network_enabled))
         .await?;
     conn.set_legacy(Some(LegacySession {
         scope: scope.key,

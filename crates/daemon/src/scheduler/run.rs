@@ -12,16 +12,14 @@ use seekclaw_agent::{SteerQueue, TurnOutcome};
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::events::ScheduleUpdatedDetails;
 use seekclaw_protocol::{Envelope, MethodError};
-use seekclaw_store::{
-    Claim, NewSession, RunRecord, RunStatus, ScheduleSlot, ScheduledTask, StoreError,
-};
+use seekclaw_store::{Claim, RunRecord, RunStatus, ScheduleSlot, ScheduledTask};
 use tokio_util::sync::CancellationToken;
 
 use super::Settings;
 use super::cron::next_run_iso;
 use crate::daemon::Daemon;
 use crate::engine::{SessionClaim, TurnRequest};
-use crate::handlers::session::new_session_id;
+use crate::handlers::session::create_session;
 use crate::scope::Scope;
 use crate::sync::Locked;
 
@@ -331,29 +329,11 @@ async fn run_session(
     scope: &Scope,
     level: ReasoningLevel,
 ) -> Result<seekclaw_store::SessionHeader, (String, Option<String>)> {
-    let new = NewSession {
-        scope: scope.key.clone(),
-        id: String::new(),
-        workspace: scope.workspace_string(),
-        title: Some(format!("{}（计划任务）", task.display_name)),
-        reasoning_level: level.as_str().to_string(),
-        network_enabled: true,
-    };
-    let (tid, occ) = (task.id.clone(), occurrence.to_string());
+    let title = Some(format!("{}（计划任务）", task.display_name));
+    let (tid, occ, target) = (task.id.clone(), occurrence.to_string(), scope.clone());
     daemon
         .db(move |s| {
-            // Ids carry 24 random bits per second; retry the rare clash.
-            let mut attempt = 0;
-            let header = loop {
-                let candidate = NewSession {
-                    id: new_session_id(),
-                    ..new.clone()
-                };
-                match s.create_session(&candidate) {
-                    Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
-                    other => break other?,
-                }
-            };
+            let header = create_session(s, &target, title, level, true)?;
             s.set_claim_session(&tid, &occ, &header.id)?;
             Ok(header)
         })
