@@ -111,7 +111,11 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
                         .map(|all| all.iter().map(Row::from_view).collect())
                         .unwrap_or_default()
                 }
-                None => sorted(&load(home)?).into_iter().map(Row::of).collect(),
+                None => load(home)?
+                    .providers_by_priority()
+                    .into_iter()
+                    .map(Row::of)
+                    .collect(),
             };
             for row in rows {
                 println!("{}", row.line());
@@ -178,7 +182,8 @@ pub fn model(home: &Home, cmd: ModelCommand) -> Result<()> {
                 }
                 None => {
                     let config = load(home)?;
-                    sorted(&config)
+                    config
+                        .providers_by_priority()
                         .into_iter()
                         .filter(|p| p.enabled)
                         .flat_map(|p| p.models.iter().map(move |m| format!("{}/{}", p.id, m.id)))
@@ -287,13 +292,6 @@ fn upsert_params(edit: &ProviderEdit) -> Value {
     Value::Object(p)
 }
 
-/// Providers in `provider.list` order: priority, then id.
-fn sorted(config: &Config) -> Vec<&Provider> {
-    let mut all: Vec<&Provider> = config.providers.iter().collect();
-    all.sort_by(|a, b| (a.priority, &a.id).cmp(&(b.priority, &b.id)));
-    all
-}
-
 /// One `provider list` line; says whether a key is set, never which.
 struct Row {
     id: String,
@@ -370,7 +368,8 @@ impl Probe {
 
 /// Probes with no daemon: the same check `provider.test` runs, one at a time.
 fn probe_here(config: &Config, id: Option<&str>) -> Result<Vec<Probe>> {
-    let targets: Vec<&Provider> = sorted(config)
+    let targets: Vec<&Provider> = config
+        .providers_by_priority()
         .into_iter()
         .filter(|p| id.is_none_or(|i| p.id.eq_ignore_ascii_case(i.trim())))
         .collect();

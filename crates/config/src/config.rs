@@ -54,6 +54,14 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The providers in listing order (`provider.list`, `seekclaw provider
+    /// list`): priority, then id.
+    pub fn providers_by_priority(&self) -> Vec<&Provider> {
+        let mut all: Vec<&Provider> = self.providers.iter().collect();
+        all.sort_by(|a, b| (a.priority, &a.id).cmp(&(b.priority, &b.id)));
+        all
+    }
+
     /// The active profile, matched exactly, else case-insensitively.
     pub fn active_profile(&self) -> Option<&Profile> {
         let key = self.active_profile_key()?;

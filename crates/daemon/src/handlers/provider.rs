@@ -34,12 +34,6 @@ pub fn view(config: &Config, p: &Provider) -> ProviderView {
     }
 }
 
-fn sorted(config: &Config) -> Vec<&Provider> {
-    let mut all: Vec<&Provider> = config.providers.iter().collect();
-    all.sort_by(|a, b| (a.priority, &a.id).cmp(&(b.priority, &b.id)));
-    all
-}
-
 pub fn not_found(id: &str) -> MethodError {
     MethodError::not_found(format!("Provider not found: {id}"))
 }
@@ -53,7 +47,8 @@ fn find_mut<'c>(config: &'c mut Config, id: &str) -> Option<&'c mut Provider> {
 
 pub async fn list(daemon: &Daemon, id: i64) -> Reply {
     let config = daemon.config.load();
-    let views: Vec<ProviderView> = sorted(&config)
+    let views: Vec<ProviderView> = config
+        .providers_by_priority()
         .into_iter()
         .map(|p| view(&config, p))
         .collect();
@@ -219,7 +214,8 @@ pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeRe
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let wanted = non_blank(params.read::<method::ProviderTest>()?.id.as_deref());
     let config = daemon.config.load();
-    let targets: Vec<Provider> = sorted(&config)
+    let targets: Vec<Provider> = config
+        .providers_by_priority()
         .into_iter()
         .filter(|p| {
             wanted
