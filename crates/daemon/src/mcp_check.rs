@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use seekclaw_config::{Home, detect_root, normalize_path};
-use seekclaw_mcp::{McpManager, ServerListing, ServerSpec, ServerStatus, Timeouts};
+use seekclaw_mcp::{McpManager, ServerListing, ServerStatus, Timeouts};
 use seekclaw_protocol::MethodError;
 use serde::Serialize;
 
@@ -86,29 +86,13 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
         .map_err(|e| MethodError::internal(format!("Cannot create {}: {e}", cwd.display())))?;
     let manager = McpManager::new();
     manager.set_timeouts(Timeouts::from_settings(&config.mcp));
-    let specs: Vec<(usize, ServerSpec)> = merged
-        .servers
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.config.enabled)
-        .filter_map(|(i, e)| {
-            let transport = e.transport.as_ref().ok()?.clone();
-            Some((
-                i,
-                ServerSpec {
-                    name: e.name.clone(),
-                    transport,
-                    cwd: cwd.clone(),
-                },
-            ))
-        })
-        .collect();
-    let all: Vec<ServerSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
+    let specs = merged.specs(&cwd);
+    let all = specs.clone();
     manager.activate_with(|| all, false).await;
     let mut servers = Vec::with_capacity(merged.servers.len());
-    for (i, entry) in merged.servers.iter().enumerate() {
-        let spec = specs.iter().find(|(j, _)| *j == i).map(|(_, s)| s);
-        let (status, tools) = match spec {
+    for entry in &merged.servers {
+        // Names are unique in a merged configuration.
+        let (status, tools) = match specs.iter().find(|s| s.name == entry.name) {
             Some(spec) => {
                 let turn = manager.for_turn(std::slice::from_ref(spec), []).await;
                 let tools = turn

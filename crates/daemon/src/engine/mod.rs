@@ -27,7 +27,7 @@ use crate::extras_cache::ExtrasCache;
 use crate::turns::{ActiveTurn, TurnGuard, Turns};
 
 pub use launcher::{SessionClaim, TurnHandle, TurnRequest};
-pub use runtime::build_runtime;
+use runtime::build_runtime;
 
 /// The services a turn runs with, borrowed from whoever owns them (the
 /// daemon, or a one-shot `seekclaw run`).
@@ -66,7 +66,7 @@ impl<'e> Engine<'e> {
 }
 
 /// The error of a second turn on a busy session.
-pub fn busy(sid: &str) -> MethodError {
+fn busy(sid: &str) -> MethodError {
     MethodError::new(
         ErrorCode::Busy,
         format!("Session {sid} is already running a turn; use agent.steer to add guidance or agent.cancel to stop it"),
