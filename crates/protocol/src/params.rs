@@ -1,13 +1,13 @@
 //! Access to request parameters. Typed params structs ([`crate::api`]) are
 //! read with [`Params::read`] (or [`Params::parse`]) through the path-aware
-//! adapter; the getters below serve the few fields still read by hand. Every
+//! adapter; `raw` and `str_opt` serve the few fields still read by hand. Every
 //! failure names the parameter, so a wrongly typed value is an
 //! `invalid_request` error, never a dropped connection.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::adapter::{from_params, required, wrong_type};
+use crate::adapter::{from_params, wrong_type};
 use crate::error::MethodError;
 use crate::methods::MethodType;
 
@@ -41,56 +41,12 @@ impl Params {
         self.0.get(key)
     }
 
-    /// True when the key is present, even with a null value.
-    pub fn has(&self, key: &str) -> bool {
-        self.0.contains_key(key)
-    }
-
     /// Absent or null → `None`.
     pub fn str_opt(&self, key: &str) -> ParamResult<Option<&str>> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(_) => Err(wrong_type(key, "a string")),
-        }
-    }
-
-    /// A non-blank string, else `params.<key> is required`.
-    pub fn str_req(&self, key: &str) -> ParamResult<&str> {
-        match self.str_opt(key)? {
-            Some(s) if !s.trim().is_empty() => Ok(s),
-            _ => Err(required(key)),
-        }
-    }
-
-    /// Absent or null → `None`; a non-boolean is an error.
-    pub fn bool_opt(&self, key: &str) -> ParamResult<Option<bool>> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(_) => Err(wrong_type(key, "a boolean")),
-        }
-    }
-
-    /// Absent or null → `None`; a value that is not a 64-bit integer is an error.
-    pub fn i64_opt(&self, key: &str) -> ParamResult<Option<i64>> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_i64()
-                .map(Some)
-                .ok_or_else(|| wrong_type(key, "an integer")),
-        }
-    }
-
-    /// Absent or null → `None`; a non-number is an error.
-    pub fn f64_opt(&self, key: &str) -> ParamResult<Option<f64>> {
-        match self.0.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v
-                .as_f64()
-                .map(Some)
-                .ok_or_else(|| wrong_type(key, "a number")),
         }
     }
 }
@@ -108,25 +64,14 @@ mod tests {
     }
 
     #[test]
-    fn typed_getters_name_the_param() {
-        let p = params(json!({"message": 123, "flag": "yes", "n": "7", "s": "x"}));
+    fn the_string_getter_names_the_param() {
+        let p = params(json!({"message": 123, "s": "x", "n": null}));
         assert_eq!(
             p.str_opt("message").unwrap_err().message,
             "Invalid request: params.message must be a string"
         );
-        assert_eq!(
-            p.bool_opt("flag").unwrap_err().param.as_deref(),
-            Some("flag")
-        );
-        assert_eq!(
-            p.i64_opt("n").unwrap_err().message,
-            "Invalid request: params.n must be an integer"
-        );
-        assert_eq!(
-            p.str_req("missing").unwrap_err().message,
-            "params.missing is required"
-        );
-        assert_eq!(p.str_req("s").unwrap(), "x");
+        assert_eq!(p.str_opt("s").unwrap(), Some("x"));
+        assert_eq!(p.str_opt("n").unwrap(), None);
     }
 
     #[test]
