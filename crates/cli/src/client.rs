@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use seekclaw_config::Home;
+use seekclaw_protocol::event;
 use serde_json::{Value, json};
 
-/// Terminal events: every request gets exactly one.
-const TERMINAL: &[&str] = &["pong", "bye", "result", "done", "cancelled", "error"];
 /// Admin calls answer quickly; a daemon silent this long is stuck.
 const READ_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -68,11 +67,12 @@ impl DaemonClient {
                 continue;
             }
             let event = env["event"].as_str().unwrap_or_default();
-            if !TERMINAL.contains(&event) {
+            // Every request gets exactly one terminal event.
+            if !event::is_terminal(event) {
                 continue;
             }
             let data = env["data"].as_str().unwrap_or_default().to_string();
-            if event == "error" {
+            if event == event::ERROR {
                 return Err(anyhow!(data));
             }
             return Ok(data);
