@@ -80,7 +80,7 @@ pub fn run(args: &SlowReaderArgs<'_>) -> Result<()> {
         &mut ids,
         &ws,
         &sid,
-        Some(&mut |_| {
+        Some(&mut || {
             let begin = Instant::now();
             while begin.elapsed() < pause {
                 if let Ok((rss, _)) = proc_.memory() {
@@ -113,7 +113,7 @@ fn read_turn(
     ids: &mut Ids,
     ws: &str,
     sid: &str,
-    mut pause: Option<&mut dyn FnMut(())>,
+    mut pause: Option<&mut dyn FnMut()>,
 ) -> Result<(String, usize)> {
     let chat = ids.next();
     let params = wire::scoped(ws, json!({"message": "stream", "sessionId": sid}));
@@ -141,7 +141,7 @@ fn read_turn(
         if read == READ_BEFORE_STOP
             && let Some(p) = pause.take()
         {
-            p(());
+            p();
         }
     }
 }
