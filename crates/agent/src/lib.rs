@@ -13,6 +13,7 @@ mod history;
 mod observer;
 mod opening;
 mod prompt;
+mod session_compaction;
 mod steer;
 mod tool_calls;
 mod transcript;
@@ -25,7 +26,8 @@ pub use events::{
 };
 pub use extras::TurnExtras;
 pub use prompt::PromptFiles;
-pub use steer::{Steer, SteerQueue, TurnFinishing};
+pub use session_compaction::{Compacted, compact_session, compaction_range};
+pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};
 pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 
 use seekclaw_providers::Observer;

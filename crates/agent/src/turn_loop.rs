@@ -73,7 +73,10 @@ pub(crate) async fn turn_loop(
     let agent = &cx.rt.config.agent;
     let mut st = LoopState {
         step: 0,
-        max_steps: agent.max_steps.max(1) + agent.max_repair_attempts.min(128),
+        max_steps: agent
+            .max_steps
+            .max(1)
+            .saturating_add(agent.max_repair_attempts.min(128)),
         route: RouteInput {
             needs_vision: !cx.input.images.is_empty(),
             ..cx.rt.route_input()
@@ -146,7 +149,10 @@ async fn take_guidance(
             st.route.needs_vision = true;
             views.extend(g.images.iter().map(ViewedImage::of));
         }
-        cx.emit(AgentEvent::Steer(g.text.clone()));
+        cx.emit(AgentEvent::Steer {
+            text: g.text.clone(),
+            kind: g.kind,
+        });
         let seq = cx.persist(steer_item(&g)).await?;
         transcript.push(user_message(g.text, &g.images), seq);
     }

@@ -24,13 +24,16 @@ mod presentation;
 mod roots;
 mod scheduler;
 mod scope;
+mod serve;
 mod sync;
 mod turns;
 
 pub use daemon::{DaemonOptions, run};
 pub use engine::TurnHandle;
+pub use engine::TurnOverrides;
 pub use error::DaemonError;
 pub use handlers::chat::envelope as event_envelope;
-pub use headless::{LocalEngine, RunOptions};
+pub use headless::{LocalEngine, LocalTurn, RunOptions};
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
 pub use outcome::terminal as terminal_envelope;
+pub use serve::{ServeError, ServeOptions, TurnMapper, WireEvent, serve};

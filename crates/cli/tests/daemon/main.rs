@@ -15,6 +15,7 @@ mod protocol;
 mod provider_cli;
 mod providers;
 mod schedule;
+mod serve;
 mod sessions;
 mod skills;
 mod turn_control;

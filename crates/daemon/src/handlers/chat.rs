@@ -1,7 +1,7 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
-use seekclaw_agent::{AgentEvent, Steer, SteerQueue};
+use seekclaw_agent::{AgentEvent, Steer, SteerKind, SteerQueue};
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
@@ -142,6 +142,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             success,
             duration_ms,
             summary,
+            ..
         } => Envelope::event(
             id,
             summary,
@@ -156,7 +157,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             path,
             diff,
         } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
-        AgentEvent::Steer(text) => Envelope::new(id, event::STEER, text),
+        AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
     };
     env.with_session(Some(session.to_string()))
 }
@@ -198,6 +199,7 @@ pub async fn chat(
         cancel: start.cancel.clone(),
         steer: start.steer.clone(),
         session: claim_session(daemon, conn, claim),
+        overrides: Default::default(),
     };
     let mut turn = engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
@@ -383,6 +385,7 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
         .push(Steer {
             text: message,
             images,
+            kind: SteerKind::Prompt,
         })
         .map_err(|e| {
             MethodError::new(ErrorCode::Conflict, e.to_string())
