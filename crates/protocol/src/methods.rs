@@ -340,6 +340,8 @@ method_table! {
         (SessionNewParams, Reply::text("The new session id."));
     SessionTruncate => "session.truncate" [] Exclusive [Session, GlobalSession]
         (SessionTruncateParams, Reply::text_matching("The number of messages left.", "^[0-9]+$"));
+    SessionCompact => "session.compact" [] Task [Session, GlobalSession]
+        (SessionRefParams, Reply::json::<SessionCompactResult>());
     LockList => "lock.list" [] Task [FileLocks]
         (NoParams, Reply::json::<Vec<LockView>>());
     FactoryReset => "factory.reset" [] Exclusive [FactoryReset]
@@ -424,7 +426,7 @@ mod tests {
     }
 
     /// Reference §4: all 23 capabilities, and the 58 methods in their order (our
-    /// extras `agent/runTurn` and `session.truncate` sit in between).
+    /// extras `agent/runTurn`, `session.truncate` and `session.compact` sit in between).
     #[test]
     fn info_matches_the_reference_lists() {
         let info = ProtocolInfo::from_table();
@@ -449,6 +451,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 60);
+        assert_eq!(info.methods.len(), 61);
     }
 }

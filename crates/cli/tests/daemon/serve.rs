@@ -468,3 +468,48 @@ fn run_events_writes_the_same_stream_for_one_prompt() {
     assert_eq!(events.last().unwrap()["event"], "agent_finished");
     assert_eq!(events.last().unwrap()["answer"], "two");
 }
+
+#[test]
+fn session_compact_appends_a_summary_the_next_turn_starts_from() {
+    let server = ProviderServer::start().unwrap();
+    let d = crate::chat::setup(&server, StartOptions::default());
+    let mut c = d.connect().unwrap();
+    server.enqueue(Reply::plain("first answer"));
+    let reply = crate::chat::chat(&mut c, json!({"message": "remember the word plover", "global": true}));
+    let sid = reply.last().unwrap()["sessionId"].as_str().unwrap().to_string();
+    let err = c.err("session.compact", json!({"id": "nope", "global": true})).unwrap();
+    assert_eq!(err["details"]["code"], "not_found", "{err}");
+
+    server.enqueue(Reply::plain("SUMMARY: the word is plover"));
+    let done = c
+        .ok_json("session.compact", json!({"id": sid, "global": true}))
+        .unwrap();
+    assert_eq!(done["id"], sid.as_str());
+    assert_eq!(done["fromSeq"], 1);
+    assert_eq!(done["summary"], "SUMMARY: the word is plover");
+    assert!(done["summarySeq"].as_u64().unwrap() > done["toSeq"].as_u64().unwrap());
+    // The summary request saw the conversation; the next turn sees the summary instead.
+    let asked = server.requests()[1].body.to_string();
+    assert!(asked.contains("remember the word plover"), "{asked}");
+    server.enqueue(Reply::plain("plover"));
+    crate::chat::chat(&mut c, json!({"sessionId": sid, "message": "the word?", "global": true}));
+    let next = server.requests()[2].body.to_string();
+    assert!(next.contains("SUMMARY: the word is plover"), "{next}");
+    assert!(!next.contains("first answer"), "covered events are not resent: {next}");
+
+    // A session with a turn running is busy.
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..30 {
+        slow = slow.text(format!("w{i} "));
+    }
+    server.enqueue(slow);
+    let turn = c
+        .send("chat", json!({"sessionId": sid, "message": "count", "global": true}))
+        .unwrap();
+    let mut other = d.connect().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = other.err("session.compact", json!({"id": sid, "global": true})).unwrap();
+    assert_eq!(busy["details"]["code"], "busy", "{busy}");
+    c.send("agent.cancel", json!({"sessionId": sid})).unwrap();
+    let _ = c.collect(turn).unwrap();
+}
