@@ -194,6 +194,15 @@ pub enum AgentEvent {
         /// Unified diff of the change.
         diff: String,
     },
+    /// The turn reached the context ceiling: a summary now covers the log up
+    /// to `to_seq` (0 when the checkpoint failed) and the turn ends `Done`
+    /// with `answer`, which the next turn continues from.
+    ContextYield {
+        /// Last log event the checkpoint covers.
+        to_seq: u64,
+        /// The turn's answer (starts with `[context ceiling]`).
+        answer: String,
+    },
     /// Queued guidance entered the turn's context.
     Steer {
         /// Its text.

@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 mod blocking;
+mod ceiling;
 mod closing;
 mod compaction;
 mod context;
@@ -21,6 +22,7 @@ mod turn;
 mod turn_loop;
 mod verify;
 
+pub use ceiling::CEILING_ANSWER;
 pub use events::{
     AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };

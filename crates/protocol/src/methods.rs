@@ -72,6 +72,9 @@ pub enum Capability {
     FactoryReset,
     /// `prompt-optimize`: `prompt.optimize`.
     PromptOptimize,
+    /// `context-yield` (ours, additive): a turn that reaches the model's
+    /// context ceiling checkpoints, sends `context_yield` and ends `done`.
+    ContextYield,
 }
 
 /// Every capability with its wire name, in the order clients expect.
@@ -99,6 +102,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::Schedule, "schedule"),
     (Capability::FactoryReset, "factory-reset"),
     (Capability::PromptOptimize, "prompt-optimize"),
+    (Capability::ContextYield, "context-yield"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -234,7 +238,7 @@ method_table! {
         (NoParams, Reply::Empty(event::PONG));
     ProtocolInfo => "protocol.info" [] Inline []
         (NoParams, Reply::json::<ProtocolInfo>());
-    Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel]
+    Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel, ContextYield]
         (ChatParams, Reply::Turn);
     AgentSteer => "agent.steer" [] Task [AgentSteer]
         (SteerParams, Reply::text_matching("`guidance queued` (with the turn's `sessionId`).", "^guidance queued$"));

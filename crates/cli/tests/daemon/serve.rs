@@ -475,9 +475,17 @@ fn session_compact_appends_a_summary_the_next_turn_starts_from() {
     let d = crate::chat::setup(&server, StartOptions::default());
     let mut c = d.connect().unwrap();
     server.enqueue(Reply::plain("first answer"));
-    let reply = crate::chat::chat(&mut c, json!({"message": "remember the word plover", "global": true}));
-    let sid = reply.last().unwrap()["sessionId"].as_str().unwrap().to_string();
-    let err = c.err("session.compact", json!({"id": "nope", "global": true})).unwrap();
+    let reply = crate::chat::chat(
+        &mut c,
+        json!({"message": "remember the word plover", "global": true}),
+    );
+    let sid = reply.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let err = c
+        .err("session.compact", json!({"id": "nope", "global": true}))
+        .unwrap();
     assert_eq!(err["details"]["code"], "not_found", "{err}");
 
     server.enqueue(Reply::plain("SUMMARY: the word is plover"));
@@ -492,10 +500,16 @@ fn session_compact_appends_a_summary_the_next_turn_starts_from() {
     let asked = server.requests()[1].body.to_string();
     assert!(asked.contains("remember the word plover"), "{asked}");
     server.enqueue(Reply::plain("plover"));
-    crate::chat::chat(&mut c, json!({"sessionId": sid, "message": "the word?", "global": true}));
+    crate::chat::chat(
+        &mut c,
+        json!({"sessionId": sid, "message": "the word?", "global": true}),
+    );
     let next = server.requests()[2].body.to_string();
     assert!(next.contains("SUMMARY: the word is plover"), "{next}");
-    assert!(!next.contains("first answer"), "covered events are not resent: {next}");
+    assert!(
+        !next.contains("first answer"),
+        "covered events are not resent: {next}"
+    );
 
     // A session with a turn running is busy.
     let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
@@ -504,12 +518,57 @@ fn session_compact_appends_a_summary_the_next_turn_starts_from() {
     }
     server.enqueue(slow);
     let turn = c
-        .send("chat", json!({"sessionId": sid, "message": "count", "global": true}))
+        .send(
+            "chat",
+            json!({"sessionId": sid, "message": "count", "global": true}),
+        )
         .unwrap();
     let mut other = d.connect().unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    let busy = other.err("session.compact", json!({"id": sid, "global": true})).unwrap();
+    let busy = other
+        .err("session.compact", json!({"id": sid, "global": true}))
+        .unwrap();
     assert_eq!(busy["details"]["code"], "busy", "{busy}");
     c.send("agent.cancel", json!({"sessionId": sid})).unwrap();
     let _ = c.collect(turn).unwrap();
+}
+
+#[test]
+fn run_events_ends_with_context_yield_at_the_ceiling() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    // The window is 100,000 tokens: 90,000 is past the hard ceiling.
+    server.enqueue(
+        Reply::new()
+            .tool_call("c1", "read_file", r#"{"path":"x"}"#)
+            .usage(90000, 0, 10),
+    );
+    server.enqueue(Reply::plain("SUMMARY: wanted to read x"));
+    let out = Command::new(bin())
+        .args(["run", "read x", "--global", "--events"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "context_yield", "{events:?}");
+    assert!(
+        last["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("[context ceiling]")
+    );
+    assert!(last["to_sequence"].as_u64().unwrap() >= 3, "{last}");
+    let skipped = events.iter().find(|e| e["event"] == "tool_result").unwrap();
+    assert_eq!(skipped["is_error"], true);
+    assert!(
+        skipped["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped: the turn is yielding")
+    );
 }

@@ -5,8 +5,8 @@ use seekclaw_agent::{AgentEvent, Steer, SteerKind, SteerQueue};
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
-    FileDiffDetails, ImageViewDetails, ModelStartDetails, ToolDoneDetails, ToolStartDetails,
-    UsageDetails, WorkflowDetails,
+    ContextYieldDetails, FileDiffDetails, ImageViewDetails, ModelStartDetails, ToolDoneDetails,
+    ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 use seekclaw_store::{SessionHeader, SessionPatch};
@@ -158,6 +158,9 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             diff,
         } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
         AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
+        AgentEvent::ContextYield { to_seq, answer } => {
+            Envelope::event(id, answer, &ContextYieldDetails { to_seq })
+        }
     };
     env.with_session(Some(session.to_string()))
 }

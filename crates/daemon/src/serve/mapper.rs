@@ -17,6 +17,8 @@ pub struct TurnMapper {
     /// (the turn applies them in that order).
     steers: VecDeque<Option<String>>,
     submission_id: Option<String>,
+    /// The checkpoint's last event, once the turn yielded at the ceiling.
+    yielded: Option<u64>,
 }
 
 impl TurnMapper {
@@ -58,7 +60,6 @@ impl TurnMapper {
                 out.push(WireEvent::ReasoningDelta { content: t });
             }
             AgentEvent::Usage {
-                input_tokens,
                 output_tokens,
                 total_input_tokens,
                 cached_input_tokens,
@@ -70,7 +71,8 @@ impl TurnMapper {
                     completion_tokens: output_tokens,
                     total_tokens: total_input_tokens + output_tokens,
                     prompt_cache_hit_tokens: cached_input_tokens,
-                    prompt_cache_miss_tokens: input_tokens,
+                    prompt_cache_miss_tokens: total_input_tokens
+                        .saturating_sub(cached_input_tokens),
                 }));
             }
             AgentEvent::ToolStart { .. } => self.flush(out),
@@ -93,6 +95,7 @@ impl TurnMapper {
                 content: text,
                 submission_id: self.steers.pop_front().flatten(),
             }),
+            AgentEvent::ContextYield { to_seq, .. } => self.yielded = Some(to_seq),
             AgentEvent::Workflow { .. }
             | AgentEvent::Status(_)
             | AgentEvent::ImageView { .. }
@@ -105,9 +108,16 @@ impl TurnMapper {
         self.flush(out);
         let submission_id = self.submission_id.take();
         out.push(match outcome {
-            TurnOutcome::Done(answer) => WireEvent::AgentFinished {
-                answer,
-                submission_id,
+            TurnOutcome::Done(answer) => match self.yielded {
+                Some(to_sequence) => WireEvent::ContextYield {
+                    to_sequence,
+                    answer,
+                    submission_id,
+                },
+                None => WireEvent::AgentFinished {
+                    answer,
+                    submission_id,
+                },
             },
             TurnOutcome::Cancelled(_) => WireEvent::AgentAborted {
                 reason: "interrupted".into(),
