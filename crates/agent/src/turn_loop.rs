@@ -180,7 +180,7 @@ async fn prepare(
     let model = first.model(&rt.config);
     let model_ref = first.model_ref(&rt.config);
     let vision = model.capabilities.vision;
-    st.window.size = u64::from(model.context_window);
+    st.window.size = model.context_window;
     let filter = rt.tool_filter(cx.input, vision);
     let offered = cx.ext.registry.offered(&filter);
     let tool_names: Vec<String> = offered
