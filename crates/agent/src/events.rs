@@ -203,6 +203,15 @@ pub enum AgentEvent {
         /// The turn's answer (starts with `[context ceiling]`).
         answer: String,
     },
+    /// The model reported on the standing goal (its marker is in the log).
+    GoalStatus(GoalStatus),
+    /// The runtime reminded the model of something (logged as a notice).
+    Reminder {
+        /// What it is about.
+        kind: ReminderKind,
+        /// The notice's text.
+        text: String,
+    },
     /// Queued guidance entered the turn's context.
     Steer {
         /// Its text.
@@ -210,6 +219,28 @@ pub enum AgentEvent {
         /// Who sent it.
         kind: SteerKind,
     },
+}
+
+/// What the model reported with the `goal` tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GoalStatus {
+    /// Fully met: the goal is cleared.
+    Met,
+    /// Cannot go on without the user; the goal still stands.
+    Blocked(String),
+    /// Work goes on again after a block.
+    Unblocked,
+}
+
+/// What a runtime reminder is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReminderKind {
+    /// The standing goal, at a turn's start.
+    Goal,
+    /// The once-per-turn check before finishing with the goal unconfirmed.
+    GoalCheck,
+    /// The plan, after many requests without an update.
+    Plan,
 }
 
 /// How a turn ended.

@@ -8,8 +8,10 @@ mod ceiling;
 mod closing;
 mod compaction;
 mod context;
+mod control;
 mod events;
 mod extras;
+mod goal;
 mod history;
 mod observer;
 mod opening;
@@ -24,9 +26,11 @@ mod verify;
 
 pub use ceiling::CEILING_ANSWER;
 pub use events::{
-    AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
+    AgentEvent, FailureKind, GoalStatus, ReminderKind, TurnFailure, TurnOutcome, TurnStatus,
+    WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
+pub use goal::{GoalMarker, StandingGoal};
 pub use prompt::PromptFiles;
 pub use session_compaction::{Compacted, compact_session, compaction_range};
 pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};

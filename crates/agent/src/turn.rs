@@ -58,6 +58,8 @@ pub struct TurnInput {
     /// The conversation before the turn, when the caller read it after
     /// claiming the session; `None`: the turn reads it.
     pub history: Option<Vec<seekclaw_store::SessionEvent>>,
+    /// Offer the `finish` control tool (OpenSeek front ends).
+    pub finish_tool: bool,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -358,8 +360,9 @@ pub async fn run_turn(
     let (mut transcript, outcome) = match past {
         Ok(past) => {
             let mut transcript = Transcript::open(&past, &input.message, &input.images, opening);
+            let goal = crate::goal::StandingGoal::from_events(&past);
             drop(past);
-            let outcome = crate::turn_loop::turn_loop(&cx, &mut transcript, &mut counters)
+            let outcome = crate::turn_loop::turn_loop(&cx, &mut transcript, &mut counters, goal)
                 .await
                 .unwrap_or_else(TurnOutcome::Failed);
             (transcript, outcome)

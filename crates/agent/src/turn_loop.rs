@@ -14,7 +14,9 @@ use seekclaw_tools::ToolFilter;
 
 use crate::ceiling::{self, Level, Window};
 use crate::context;
+use crate::control::{self, Control};
 use crate::events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowNode};
+use crate::goal::{GoalMarker, StandingGoal};
 use crate::observer::StepObserver;
 use crate::tool_calls::run_calls;
 use crate::transcript::{Transcript, user_message};
@@ -35,6 +37,8 @@ struct LoopState<'t> {
     compacted: bool,
     /// The context window's accounting (reference §4.3).
     window: Window,
+    /// Control tools, the standing goal and reminders.
+    control: Control,
 }
 
 /// A step's request, and the tool filter its calls are checked against.
@@ -72,6 +76,7 @@ pub(crate) async fn turn_loop(
     cx: &TurnCtx<'_, '_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
+    goal: StandingGoal,
 ) -> Result<TurnOutcome, TurnFailure> {
     let agent = &cx.rt.config.agent;
     let mut st = LoopState {
@@ -90,6 +95,7 @@ pub(crate) async fn turn_loop(
         continuations: 0,
         compacted: false,
         window: Window::default(),
+        control: Control::new(cx.input.finish_tool, goal),
     };
     loop {
         if cx.cancel.is_cancelled() {
@@ -107,6 +113,7 @@ pub(crate) async fn turn_loop(
         st.step += 1;
         counters.steps = u64::from(st.step);
         let views = take_guidance(cx, &mut st, transcript).await?;
+        control::step_reminders(cx, &mut st.control, transcript, st.step).await?;
         let prepared = prepare(cx, &mut st, transcript, counters, &views).await?;
         let completion = match sample(cx, &mut st, prepared.request, transcript, counters).await? {
             Ok(completion) => completion,
@@ -157,6 +164,10 @@ async fn take_guidance(
             text: g.text.clone(),
             kind: g.kind,
         });
+        // A goal set while the turn runs arrives as a notice.
+        if let Some(marker) = GoalMarker::parse(&g.text) {
+            st.control.goal_arrived(&marker);
+        }
         let seq = cx.persist(steer_item(&g)).await?;
         transcript.push(user_message(g.text, &g.images), seq);
     }
@@ -232,6 +243,7 @@ async fn prepare(
                     parameters: d.parameters.clone(),
                 }
             })
+            .chain(st.control.specs())
             .collect(),
         max_output: None,
         temperature: rt
@@ -320,9 +332,12 @@ async fn record(
     if !completion.text.trim().is_empty() {
         st.last_text = completion.text.clone();
     }
-    let answered = completion.tool_calls.is_empty()
-        && !truncated(st, agent, completion)
-        && !(st.mutated && st.repairs < agent.max_repair_attempts);
+    // Not final: tools to run, the goal check, a cut answer, a repair due.
+    let goes_on = !completion.tool_calls.is_empty()
+        || st.control.goal_check_due()
+        || truncated(st, agent, completion)
+        || (st.mutated && st.repairs < agent.max_repair_attempts);
+    let answered = !goes_on;
     // No steer can queue once the queue is closed.
     if answered && cx.steer.close_if_empty() {
         counters.final_answer = Some(EventItem::Assistant(assistant));
@@ -360,17 +375,7 @@ async fn decide(
 ) -> Result<Next, TurnFailure> {
     let agent = &cx.rt.config.agent;
     if !completion.tool_calls.is_empty() {
-        if st.window.level() == Level::Hard {
-            ceiling::skip_close(cx, transcript, &completion.tool_calls).await?;
-            let ended = ceiling::yield_at_ceiling(cx, st.step, transcript, counters).await?;
-            return Ok(Next::End(ended));
-        }
-        run_tools(cx, st, transcript, &completion, filter).await?;
-        if st.window.level() >= Level::Soft {
-            let ended = ceiling::yield_at_ceiling(cx, st.step, transcript, counters).await?;
-            return Ok(Next::End(ended));
-        }
-        return Ok(Next::Continue);
+        return run_batch(cx, st, transcript, counters, &completion.tool_calls, filter).await;
     }
     if cx.steer.has_pending() {
         return Ok(Next::Continue);
@@ -407,13 +412,79 @@ async fn decide(
             ))));
         }
     }
+    let answer = std::mem::take(&mut st.last_text);
+    finish_with(cx, st, transcript, counters, answer).await
+}
+
+/// The model would finish with `answer`: guidance waiting wins (the turn
+/// goes on), then the once-per-turn goal check; otherwise the turn is done.
+async fn finish_with(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+    answer: String,
+) -> Result<Next, TurnFailure> {
+    if cx.steer.has_pending() {
+        st.last_text = answer;
+        return Ok(Next::Continue);
+    }
+    if st.control.goal_check_due() {
+        st.last_text = answer;
+        control::goal_check(cx, &mut st.control, transcript).await?;
+        return Ok(Next::Continue);
+    }
     if !cx.steer.close_if_empty() {
+        st.last_text = answer;
         return Ok(Next::Continue);
     }
     counters.done_at_step = Some(st.step);
-    Ok(Next::End(TurnOutcome::Done(std::mem::take(
-        &mut st.last_text,
-    ))))
+    Ok(Next::End(TurnOutcome::Done(answer)))
+}
+
+/// Runs a step's calls in order: ordinary tools through the registry,
+/// control calls in the loop. At the hard ceiling only control calls run
+/// (the rest are closed unrun) and the turn yields; past the soft ceiling it
+/// yields after the batch; a `finish` call ends the turn with its answer.
+async fn run_batch(
+    cx: &TurnCtx<'_, '_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+    calls: &[seekclaw_providers::ToolCall],
+    filter: &ToolFilter,
+) -> Result<Next, TurnFailure> {
+    let hard = st.window.level() == Level::Hard;
+    let mut finished = None;
+    let mut i = 0;
+    while i < calls.len() {
+        if st.control.is_control(&calls[i].name) {
+            finished = control::run_control(cx, &mut st.control, transcript, &calls[i..]).await?;
+            if finished.is_some() {
+                break;
+            }
+            i += 1;
+            continue;
+        }
+        let end = (i..calls.len())
+            .find(|&j| st.control.is_control(&calls[j].name))
+            .unwrap_or(calls.len());
+        if hard {
+            ceiling::skip_close(cx, transcript, &calls[i..end]).await?;
+        } else {
+            run_tools(cx, st, transcript, &calls[i..end], filter).await?;
+        }
+        i = end;
+    }
+    control::flush_markers(cx, &mut st.control, transcript).await?;
+    if let Some(answer) = finished {
+        return finish_with(cx, st, transcript, counters, answer).await;
+    }
+    if hard || st.window.level() >= Level::Soft {
+        let ended = ceiling::yield_at_ceiling(cx, st.step, transcript, counters).await?;
+        return Ok(Next::End(ended));
+    }
+    Ok(Next::Continue)
 }
 
 /// Runs the step's tool calls and records each result in order.
@@ -421,10 +492,9 @@ async fn run_tools(
     cx: &TurnCtx<'_, '_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
-    completion: &Completion,
+    calls: &[seekclaw_providers::ToolCall],
     filter: &ToolFilter,
 ) -> Result<(), TurnFailure> {
-    let calls = &completion.tool_calls;
     let outputs = run_calls(
         &cx.ext.registry,
         filter,
@@ -437,6 +507,9 @@ async fn run_tools(
     for (call, out) in calls.iter().zip(outputs) {
         st.mutated |= out.mutated;
         st.window.add_result(&out.content);
+        if call.name == "plan" && out.success {
+            st.control.planned(out.status.clone());
+        }
         let item = EventItem::ToolResult(ToolResult {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),

@@ -41,6 +41,7 @@ impl TurnArgs {
             max_steps: Some(self.max_steps.unwrap_or(u32::MAX)),
             model: self.model.clone(),
             mode: self.mode,
+            finish_tool: true,
         }
     }
 }

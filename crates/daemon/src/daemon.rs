@@ -97,6 +97,8 @@ pub struct Daemon {
     pub turns: crate::turns::Turns,
     /// Scheduled tasks: the tick loop's state and the runs in progress.
     pub scheduler: crate::scheduler::Scheduler,
+    /// Sessions whose standing goal is `auto`.
+    pub goals: crate::goals::AutoGoals,
     pub slow_client_timeout: Duration,
     next_conn: AtomicU64,
 }
@@ -193,6 +195,7 @@ impl Daemon {
             mcp: seekclaw_mcp::McpManager::new(),
             extras: crate::extras_cache::ExtrasCache::default(),
             turns: crate::turns::Turns::default(),
+            goals: crate::goals::AutoGoals::default(),
             slow_client_timeout: slow,
             next_conn: AtomicU64::new(1),
         }

@@ -9,7 +9,7 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::{
-    chat, mcp, model, profile, project, provider, schedule, session, skill, system, workspace,
+    chat, goal, mcp, model, profile, project, provider, schedule, session, skill, system, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -42,7 +42,7 @@ pub async fn handle(
     let result = match method {
         Method::Ping | Method::ProtocolInfo => return inline(method, &req),
         Method::Chat => match chat_start {
-            Some(start) => chat::chat(d, conn, id, p, start).await,
+            Some(start) => chat::chat(daemon, conn, id, p, start).await,
             // The read loop registers every chat it routes here.
             None => Err(MethodError::internal(
                 "chat request without its registration",
@@ -100,6 +100,9 @@ pub async fn handle(
         Method::SessionNew => session::new_session(d, conn, id, p).await,
         Method::SessionTruncate => session::truncate(d, id, p).await,
         Method::SessionCompact => session::compact(d, id, p).await,
+        Method::GoalGet => goal::get(d, id, p).await,
+        Method::GoalSet => goal::set(d, id, p).await,
+        Method::GoalClear => goal::clear(d, id, p).await,
         Method::LockList => system::lock_list(d, id),
         Method::FactoryReset => system::factory_reset(d, conn, id).await,
         Method::Shutdown => system::shutdown(d, conn, id).await,

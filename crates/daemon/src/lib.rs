@@ -15,6 +15,7 @@ mod error;
 mod extensions;
 mod extras_cache;
 mod framing;
+mod goals;
 mod handlers;
 mod headless;
 mod mcp_check;

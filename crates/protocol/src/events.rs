@@ -45,6 +45,13 @@ pub mod event {
     /// A turn reached the model's context ceiling and checkpointed; `done`
     /// follows (ours, additive).
     pub const CONTEXT_YIELD: &str = "context_yield";
+    /// The session's standing goal changed (ours, additive): set or cleared
+    /// by `goal.set`/`goal.clear` (broadcast), or reported by the model in a
+    /// turn (`met`, `blocked`, `unblocked`).
+    pub const GOAL_UPDATED: &str = "goal_updated";
+    /// The runtime reminded the model (goal, goal check, plan); the text is
+    /// in the log as a notice (ours, additive).
+    pub const REMINDER: &str = "reminder";
     /// Broadcast: a scheduled run ended.
     pub const SCHEDULE_UPDATED: &str = "schedule.updated";
     /// Broadcast: a scheduled run starts in about a minute.
@@ -153,6 +160,29 @@ pub struct ContextYieldDetails {
     pub to_seq: u64,
 }
 
+/// `goal_updated`. `data` is the goal in force afterwards (empty when none).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GoalUpdatedDetails {
+    /// The session.
+    pub session_id: String,
+    /// `set`, `cleared`, `met`, `blocked` or `unblocked`.
+    pub status: String,
+    /// Why it is blocked (`blocked` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Whether the engine keeps starting turns toward it.
+    pub auto: bool,
+}
+
+/// `reminder`. `data` is the reminder's text.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReminderDetails {
+    /// `goal`, `goal_check` or `plan`.
+    pub kind: String,
+}
+
 /// `file_diff`: after a write that changed a file. `data` is its workspace-relative path.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -240,6 +270,8 @@ details_for!(
     ToolDoneDetails => TOOL_DONE,
     FileDiffDetails => FILE_DIFF,
     ContextYieldDetails => CONTEXT_YIELD,
+    GoalUpdatedDetails => GOAL_UPDATED,
+    ReminderDetails => REMINDER,
     ScheduleUpdatedDetails => SCHEDULE_UPDATED,
     ScheduleUpcomingDetails => SCHEDULE_UPCOMING,
     ErrorDetails => ERROR,
@@ -406,6 +438,20 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The turn's answer (`[context ceiling] …`); `done` follows with the same text.",
         Some(schema_of::<ContextYieldDetails>),
+    ),
+    row(
+        event::GOAL_UPDATED,
+        false,
+        Audience::Turn,
+        "The goal in force afterwards (empty when none). Also broadcast (id 0) by `goal.set`/`goal.clear`.",
+        Some(schema_of::<GoalUpdatedDetails>),
+    ),
+    row(
+        event::REMINDER,
+        false,
+        Audience::Turn,
+        "The reminder's text, as the model reads it.",
+        Some(schema_of::<ReminderDetails>),
     ),
     row(
         event::SCHEDULE_UPDATED,

@@ -72,6 +72,8 @@ pub enum Capability {
     FactoryReset,
     /// `prompt-optimize`: `prompt.optimize`.
     PromptOptimize,
+    /// `goal` (ours, additive): `goal.*`.
+    Goal,
     /// `context-yield` (ours, additive): a turn that reaches the model's
     /// context ceiling checkpoints, sends `context_yield` and ends `done`.
     ContextYield,
@@ -103,6 +105,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::FactoryReset, "factory-reset"),
     (Capability::PromptOptimize, "prompt-optimize"),
     (Capability::ContextYield, "context-yield"),
+    (Capability::Goal, "goal"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -346,6 +349,12 @@ method_table! {
         (SessionTruncateParams, Reply::text_matching("The number of messages left.", "^[0-9]+$"));
     SessionCompact => "session.compact" [] Task [Session, GlobalSession]
         (SessionRefParams, Reply::json::<SessionCompactResult>());
+    GoalGet => "goal.get" [] Task [Goal]
+        (SessionRefParams, Reply::json::<GoalView>());
+    GoalSet => "goal.set" [] Task [Goal]
+        (GoalSetParams, Reply::json::<GoalView>());
+    GoalClear => "goal.clear" [] Task [Goal]
+        (SessionRefParams, Reply::json::<GoalView>());
     LockList => "lock.list" [] Task [FileLocks]
         (NoParams, Reply::json::<Vec<LockView>>());
     FactoryReset => "factory.reset" [] Exclusive [FactoryReset]
@@ -455,6 +464,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 61);
+        assert_eq!(info.methods.len(), 64);
     }
 }

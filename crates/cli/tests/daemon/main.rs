@@ -8,6 +8,7 @@ mod cli;
 mod config;
 mod failures;
 mod full_disk;
+mod goals;
 mod hardening;
 mod lifecycle;
 mod mcp;

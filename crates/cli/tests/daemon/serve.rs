@@ -365,6 +365,8 @@ fn goal_and_compact_write_to_the_session_log() {
     server.enqueue(Reply::plain("first"));
     server.enqueue(Reply::plain("SUMMARY: asked once, answered first"));
     server.enqueue(Reply::plain("after"));
+    // The goal stands unconfirmed: the model is asked once before finishing.
+    server.enqueue(Reply::plain("still shipping"));
     let mut serve = Serve::start(&home, &["--global"]);
     serve.send(r#"{"command":"compact"}"#);
     let failed = serve.until("compaction_failed");
@@ -375,11 +377,11 @@ fn goal_and_compact_write_to_the_session_log() {
             .contains("nothing to compact")
     );
     serve.send(r#"{"command":"prompt","text":"hello"}"#);
+    serve.until("agent_finished");
     serve.send(r#"{"command":"goal","action":"set","text":"ship the release"}"#);
     serve.send(r#"{"command":"compact"}"#);
     serve.send(r#"{"command":"prompt","text":"go on"}"#);
-    let mut events = serve.until("agent_finished");
-    events.extend(serve.until("agent_finished"));
+    let events = serve.until("agent_finished");
     let find = |name: &str| {
         let i = events.iter().position(|e| e["event"] == name);
         (
@@ -571,4 +573,130 @@ fn run_events_ends_with_context_yield_at_the_ceiling() {
             .unwrap()
             .starts_with("skipped: the turn is yielding")
     );
+}
+
+/// The tool names a recorded request offered.
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|t| {
+                    t["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn goal_tool_check_finish_and_auto_continuation() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let mut serve = Serve::start(&home, &["--global"]);
+    serve.send(r#"{"command":"goal","action":"set","text":"make the tests pass","auto":true}"#);
+    assert_eq!(
+        serve.until("goal_updated").last().unwrap()["goal"],
+        "make the tests pass"
+    );
+    // Turn 1: a plain answer with the goal unconfirmed gets the goal check,
+    // then the model reports progress and finishes with the finish tool.
+    server.enqueue(Reply::plain("I looked around."));
+    server.enqueue(
+        Reply::new()
+            .tool_call(
+                "g1",
+                "goal",
+                r#"{"status":"continuing","remaining":"two tests fail"}"#,
+            )
+            .tool_call("f1", "finish", r#"{"answer":"Progress made."}"#),
+    );
+    // Turn 2 (automatic): the model reports the goal met.
+    server.enqueue(Reply::new().tool_call("g2", "goal", r#"{"status":"met"}"#));
+    server.enqueue(Reply::plain("All green."));
+    serve.send(r#"{"command":"prompt","text":"start"}"#);
+    let first = serve.until("agent_finished");
+    let n = names(&first);
+    assert!(n.contains(&"goal_reminder"), "{n:?}");
+    assert!(n.contains(&"goal_check"), "{n:?}");
+    assert_eq!(first.last().unwrap()["answer"], "Progress made.");
+    let goal_result = first.iter().find(|e| e["event"] == "tool_result").unwrap();
+    assert_eq!(goal_result["tool_name"], "goal");
+    assert_eq!(
+        goal_result["content"],
+        "goal status recorded as continuing: two tests fail"
+    );
+    assert!(
+        first.iter().all(|e| e["tool_name"] != "finish"),
+        "finish's own result is not emitted"
+    );
+    let cont = serve.until("goal_continue");
+    assert_eq!(cont.last().unwrap()["remaining"], 19);
+    let second = serve.until("agent_finished");
+    let met = second
+        .iter()
+        .find(|e| e["event"] == "goal_updated")
+        .unwrap();
+    assert!(met["goal"].is_null(), "met clears the goal: {met}");
+    assert_eq!(second.last().unwrap()["answer"], "All green.");
+    let (rest, code) = serve.finish();
+    assert_eq!(code, Some(0));
+    assert!(
+        !names(&rest).contains(&"goal_continue"),
+        "a met goal is not continued: {rest:?}"
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    let tools = offered(&requests[0].body);
+    assert!(
+        tools.contains(&"goal".to_string()) && tools.contains(&"finish".to_string()),
+        "{tools:?}"
+    );
+    let check = requests[1].body.to_string();
+    assert!(check.contains("[goal check]"), "{check}");
+    let auto = requests[2].body.to_string();
+    assert!(
+        auto.contains("Continue working toward the standing goal"),
+        "{auto}"
+    );
+}
+
+#[test]
+fn a_long_turn_gets_a_plan_reminder() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    server.set_default(Reply::new().tool_call("c", "list_dir", r#"{"path":"."}"#));
+    let out = Command::new(bin())
+        .args(["run", "wander", "--global", "--events", "--max-steps", "52"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reminders: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "plan_reminder")
+        .collect();
+    assert_eq!(
+        reminders.len(),
+        1,
+        "one nudge in 52 requests without a plan"
+    );
+    assert!(
+        reminders[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[plan reminder]")
+    );
+    assert_eq!(events.last().unwrap()["event"], "max_steps_exhausted");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 52);
+    assert!(requests[50].body.to_string().contains("[plan reminder]"));
+    assert!(!requests[49].body.to_string().contains("[plan reminder]"));
 }

@@ -50,6 +50,9 @@ pub struct TurnOverrides {
     pub model: Option<String>,
     /// The agent mode, over the workspace's and the config's.
     pub mode: Option<seekclaw_config::AgentMode>,
+    /// Offer the `finish` control tool (OpenSeek front ends; the desktop's
+    /// turns answer in plain text).
+    pub finish_tool: bool,
 }
 
 impl TurnOverrides {
@@ -167,6 +170,7 @@ impl<'e> Engine<'e> {
             reasoning: claim.reasoning,
             network_enabled: session.network_enabled,
             history: claim.past,
+            finish_tool: request.overrides.finish_tool,
         };
         let (tx, events) = mpsc::unbounded_channel();
         let (cancel, steer, turn_owner) =

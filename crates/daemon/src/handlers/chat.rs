@@ -1,12 +1,14 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
-use seekclaw_agent::{AgentEvent, Steer, SteerKind, SteerQueue};
+use std::sync::Arc;
+
+use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, SteerQueue};
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
-    ContextYieldDetails, FileDiffDetails, ImageViewDetails, ModelStartDetails, ToolDoneDetails,
-    ToolStartDetails, UsageDetails, WorkflowDetails,
+    ContextYieldDetails, FileDiffDetails, GoalUpdatedDetails, ImageViewDetails, ModelStartDetails,
+    ReminderDetails, ToolDoneDetails, ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 use seekclaw_store::{SessionHeader, SessionPatch};
@@ -161,12 +163,34 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
         AgentEvent::ContextYield { to_seq, answer } => {
             Envelope::event(id, answer, &ContextYieldDetails { to_seq })
         }
+        AgentEvent::GoalStatus(status) => {
+            let (status, reason) = match status {
+                GoalStatus::Met => ("met", None),
+                GoalStatus::Blocked(reason) => ("blocked", Some(reason)),
+                GoalStatus::Unblocked => ("unblocked", None),
+            };
+            let details = GoalUpdatedDetails {
+                session_id: session.to_string(),
+                status: status.into(),
+                reason,
+                auto: false,
+            };
+            Envelope::event(id, String::new(), &details)
+        }
+        AgentEvent::Reminder { kind, text } => {
+            let kind = match kind {
+                ReminderKind::Goal => "goal",
+                ReminderKind::GoalCheck => "goal_check",
+                ReminderKind::Plan => "plan",
+            };
+            Envelope::event(id, text, &ReminderDetails { kind: kind.into() })
+        }
     };
     env.with_session(Some(session.to_string()))
 }
 
 pub async fn chat(
-    daemon: &Daemon,
+    daemon: &Arc<Daemon>,
     conn: &Connection,
     id: i64,
     p: &Params,
@@ -201,7 +225,7 @@ pub async fn chat(
         images,
         cancel: start.cancel.clone(),
         steer: start.steer.clone(),
-        session: claim_session(daemon, conn, claim),
+        session: claim_session(daemon.as_ref(), conn, claim),
         overrides: Default::default(),
     };
     let mut turn = engine.start_turn(request).await?;
@@ -217,12 +241,10 @@ pub async fn chat(
         let lines = batch(id, &sid, ev, &mut turn);
         conn.outbox.send_line(lines).await;
     }
+    let outcome = turn.outcome().await;
+    crate::goals::after_turn(daemon, &scope, &sid, &outcome);
     // Every event is written before the terminal.
-    Ok(crate::outcome::terminal(
-        id,
-        Some(sid),
-        turn.outcome().await,
-    ))
+    Ok(crate::outcome::terminal(id, Some(sid), outcome))
 }
 
 /// What a chat needs to claim its session.

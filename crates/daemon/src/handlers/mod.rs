@@ -1,6 +1,7 @@
 //! Method handlers, one file per domain. Each returns the request's terminal envelope.
 
 pub mod chat;
+pub mod goal;
 pub mod images;
 pub mod mcp;
 pub mod model;

@@ -80,7 +80,7 @@ impl From<&SessionRefParams> for SessionRef {
 }
 
 /// Resolves the scope and checks the id of a session-addressing request.
-fn target(daemon: &Daemon, r: &SessionRef) -> Result<Scope, MethodError> {
+pub(crate) fn target(daemon: &Daemon, r: &SessionRef) -> Result<Scope, MethodError> {
     validate_id(&r.id)?;
     scope::resolve(daemon, &r.scope)
 }

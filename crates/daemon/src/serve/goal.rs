@@ -3,7 +3,7 @@
 //! cleared]`; the last one wins, so the goal survives compaction and restarts)
 //! and `auto` continuation with a budget of turns.
 
-use seekclaw_store::{EventItem, RuntimeNotice};
+use seekclaw_agent::{GoalMarker, GoalStatus, StandingGoal};
 
 use super::Events;
 use super::command::Submission;
@@ -14,15 +14,14 @@ use crate::scope::Scope;
 /// Turns the engine starts on its own toward one `auto` goal.
 pub const AUTO_BUDGET: u32 = 20;
 
-const SET: &str = "[goal]";
-const CLEARED: &str = "[goal cleared]";
-const CONTINUE: &str =
-    "Continue working toward the standing goal. When it is fully met, say so plainly.";
+const CONTINUE: &str = "Continue working toward the standing goal. When it is fully met, record that by calling the goal tool with status \"met\".";
 
 /// The goal and its continuation state.
 #[derive(Debug, Default)]
 pub struct Goal {
     text: Option<String>,
+    /// Auto-continuation is paused while the model reports it blocked.
+    blocked: bool,
     auto: bool,
     /// Continuations left; armed only by a durable `auto` set.
     remaining: u32,
@@ -30,30 +29,12 @@ pub struct Goal {
     due: bool,
 }
 
-/// The marker text for `goal` (`None`: cleared).
-pub fn marker(goal: Option<&str>) -> String {
+/// The marker for `goal` (`None`: cleared).
+pub fn marker(goal: Option<&str>) -> GoalMarker {
     match goal {
-        Some(text) => format!("{SET}\n{text}"),
-        None => CLEARED.to_string(),
+        Some(text) => GoalMarker::Set(text.to_string()),
+        None => GoalMarker::Cleared,
     }
-}
-
-/// The marker as a log item.
-pub fn marker_item(goal: Option<&str>) -> EventItem {
-    EventItem::Runtime(RuntimeNotice {
-        kind: "goal".into(),
-        text: marker(goal),
-    })
-}
-
-/// The goal a marker sets (`Some(None)`: cleared), if `text` is one.
-fn parse_marker(text: &str) -> Option<Option<String>> {
-    if text == CLEARED {
-        return Some(None);
-    }
-    text.strip_prefix(SET)
-        .and_then(|rest| rest.strip_prefix('\n'))
-        .map(|goal| Some(goal.to_string()))
 }
 
 impl Goal {
@@ -70,18 +51,20 @@ impl Goal {
             .ok()
             .and_then(Result::ok)
             .unwrap_or_default();
-        let text = events
-            .iter()
-            .rev()
-            .find_map(|ev| match &ev.item {
-                EventItem::Runtime(n) => parse_marker(&n.text),
-                EventItem::Steer(u) => parse_marker(&u.text),
-                _ => None,
-            })
-            .flatten();
+        let standing = StandingGoal::from_events(&events);
         Goal {
-            text,
+            blocked: standing.blocked.is_some(),
+            text: standing.text,
             ..Goal::default()
+        }
+    }
+
+    /// What the model reported in a turn.
+    pub fn reported(&mut self, status: &GoalStatus) {
+        match status {
+            GoalStatus::Met => self.set(None, false),
+            GoalStatus::Blocked(_) => self.blocked = true,
+            GoalStatus::Unblocked => self.blocked = false,
         }
     }
 
@@ -90,19 +73,8 @@ impl Goal {
         self.auto = auto && text.is_some();
         self.remaining = if self.auto { AUTO_BUDGET } else { 0 };
         self.text = text;
+        self.blocked = false;
         self.due = false;
-    }
-
-    /// The turn-start reminder of a standing goal (it reaches the model as a
-    /// runtime notice at the turn's first step, so the goal survives
-    /// compaction of the marker).
-    pub fn reminder(&self) -> Option<String> {
-        self.text.as_ref().map(|goal| {
-            format!(
-                "[goal reminder]\nThe standing goal: {goal}\nAssess it first: if it is met, say so plainly; \
-                 if it is truly blocked, say what blocks it; otherwise keep working toward it."
-            )
-        })
     }
 
     /// A `cancel`: no more continuations until the goal is set again.
@@ -113,7 +85,7 @@ impl Goal {
 
     /// A turn ended; a clean end with an `auto` goal makes a continuation due.
     pub fn turn_ended(&mut self, clean: bool, _continuation: bool) {
-        self.due = clean && self.auto && self.text.is_some();
+        self.due = clean && self.auto && !self.blocked && self.text.is_some();
     }
 
     /// The continuation prompt to start now, if one is due (the engine is
@@ -144,17 +116,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn markers_round_trip() {
-        assert_eq!(
-            parse_marker(&marker(Some("ship it\nall"))),
-            Some(Some("ship it\nall".into()))
-        );
-        assert_eq!(parse_marker(&marker(None)), Some(None));
-        assert_eq!(parse_marker("[goalx]"), None);
-        assert_eq!(parse_marker("hello"), None);
-    }
-
-    #[test]
     fn auto_budget_counts_down_and_cancel_disarms() {
         let mut g = Goal::default();
         g.set(Some("g".into()), true);
@@ -166,5 +127,11 @@ mod tests {
         g.set(Some("g".into()), false);
         g.turn_ended(true, false);
         assert!(!g.due, "no auto, no continuation");
+        g.set(Some("g".into()), true);
+        g.reported(&GoalStatus::Blocked("key".into()));
+        g.turn_ended(true, false);
+        assert!(!g.due, "blocked pauses it");
+        g.reported(&GoalStatus::Met);
+        assert!(g.text.is_none() && !g.auto);
     }
 }

@@ -4,7 +4,9 @@
 
 use std::collections::VecDeque;
 
-use seekclaw_agent::{AgentEvent, FailureKind, TurnOutcome, WorkflowNode};
+use seekclaw_agent::{
+    AgentEvent, FailureKind, GoalStatus, ReminderKind, TurnOutcome, WorkflowNode,
+};
 
 use super::wire::{WireEvent, WireUsage};
 
@@ -96,6 +98,16 @@ impl TurnMapper {
                 submission_id: self.steers.pop_front().flatten(),
             }),
             AgentEvent::ContextYield { to_seq, .. } => self.yielded = Some(to_seq),
+            AgentEvent::GoalStatus(status) => out.push(match status {
+                GoalStatus::Met => WireEvent::GoalUpdated { goal: None },
+                GoalStatus::Blocked(reason) => WireEvent::GoalBlocked { reason },
+                GoalStatus::Unblocked => WireEvent::GoalUnblocked,
+            }),
+            AgentEvent::Reminder { kind, text } => out.push(match kind {
+                ReminderKind::Goal => WireEvent::GoalReminder { content: text },
+                ReminderKind::GoalCheck => WireEvent::GoalCheck { content: text },
+                ReminderKind::Plan => WireEvent::PlanReminder { content: text },
+            }),
             AgentEvent::Workflow { .. }
             | AgentEvent::Status(_)
             | AgentEvent::ImageView { .. }

@@ -291,16 +291,6 @@ impl<'e> Serve<'e> {
     async fn start_turn(&mut self, sub: Submission, continuation: bool) -> Option<Active<'e>> {
         let steer = std::mem::take(&mut self.next_steer);
         let mut steer_ids = std::mem::take(&mut self.next_steer_ids);
-        if let Some(reminder) = self.goal.reminder() {
-            let notice = Steer {
-                text: reminder,
-                images: Vec::new(),
-                kind: SteerKind::Notice,
-            };
-            if steer.push(notice).is_ok() {
-                steer_ids.push_back(None);
-            }
-        }
         let turn = LocalTurn {
             scope: self.scope.clone(),
             session: self.session.clone(),
@@ -477,7 +467,7 @@ impl<'e> Serve<'e> {
         // lands at a step boundary; idle, it is written at once.
         if let Some(Active::Turn { handle, mapper, .. }) = active {
             let notice = Steer {
-                text: marker,
+                text: marker.text(),
                 images: Vec::new(),
                 kind: SteerKind::Notice,
             };
@@ -488,7 +478,7 @@ impl<'e> Serve<'e> {
                 return;
             }
         }
-        let item = goal::marker_item(text.as_deref());
+        let item = marker.item();
         match self.append(item).await {
             Ok(_) => {
                 self.goal.set(text.clone(), auto);
@@ -504,6 +494,9 @@ impl<'e> Serve<'e> {
         let mut out = Vec::new();
         match step {
             Progress::Event(ev) => {
+                if let seekclaw_agent::AgentEvent::GoalStatus(status) = &ev {
+                    self.goal.reported(status);
+                }
                 if let Some(Active::Turn { mapper, .. }) = active {
                     mapper.map(ev, &mut out);
                 }

@@ -86,6 +86,16 @@ pub enum WireEvent {
     BackgroundNotice { content: String },
     /// The standing goal changed.
     GoalUpdated { goal: Option<String> },
+    /// The model recorded the goal as blocked.
+    GoalBlocked { reason: String },
+    /// Work toward the goal goes on again.
+    GoalUnblocked,
+    /// The once-per-turn goal check.
+    GoalCheck { content: String },
+    /// The turn-start goal reminder.
+    GoalReminder { content: String },
+    /// A plan reminder.
+    PlanReminder { content: String },
     /// The engine starts a turn toward the `auto` goal; this many remain.
     GoalContinue { remaining: u32 },
     /// The `auto` goal used its budget of turns.
@@ -252,6 +262,11 @@ impl WireEvent {
                 ("background_notice", vec![("content", json!(content))])
             }
             GoalUpdated { goal } => ("goal_updated", vec![("goal", opt(goal))]),
+            GoalBlocked { reason } => ("goal_blocked", vec![("reason", json!(reason))]),
+            GoalUnblocked => ("goal_unblocked", vec![]),
+            GoalCheck { content } => ("goal_check", vec![("content", json!(content))]),
+            GoalReminder { content } => ("goal_reminder", vec![("content", json!(content))]),
+            PlanReminder { content } => ("plan_reminder", vec![("content", json!(content))]),
             GoalContinue { remaining } => ("goal_continue", vec![("remaining", json!(remaining))]),
             GoalBudgetExhausted { turns } => {
                 ("goal_budget_exhausted", vec![("turns", json!(turns))])

@@ -10,6 +10,7 @@
 mod admin;
 mod chat;
 mod extensions;
+mod goal;
 mod session;
 mod system;
 
@@ -20,6 +21,7 @@ pub use crate::adapter::{FieldMessage, Required, Strict};
 pub use admin::*;
 pub use chat::*;
 pub use extensions::*;
+pub use goal::*;
 pub use session::*;
 pub use system::*;
 

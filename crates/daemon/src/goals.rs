@@ -1,0 +1,244 @@
+//! Standing goals on the daemon (`goal.*`): the markers live in the session
+//! log (as `seekclaw serve` writes them); `auto` goals keep the daemon
+//! starting turns toward them after each turn that ends `done`, like a
+//! scheduled run (events go to the log; `goal_updated` is broadcast), at most
+//! [`AUTO_BUDGET`] turns, disarmed by a cancelled turn or `goal.clear`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use seekclaw_agent::{GoalMarker, StandingGoal, Steer, SteerKind, SteerQueue, TurnOutcome};
+use seekclaw_config::ReasoningLevel;
+use seekclaw_protocol::api::GoalView;
+use seekclaw_protocol::events::GoalUpdatedDetails;
+use seekclaw_protocol::{Envelope, MethodError};
+use tokio_util::sync::CancellationToken;
+
+use crate::daemon::Daemon;
+use crate::engine::{SessionClaim, TurnRequest};
+use crate::scope::Scope;
+use crate::sync::Locked;
+
+/// Turns the daemon starts on its own toward one `auto` goal.
+pub const AUTO_BUDGET: u32 = 20;
+const CONTINUE: &str = "Continue working toward the standing goal. When it is fully met, record that by calling the goal tool with status \"met\".";
+
+/// Sessions whose goal is `auto`, with the turns left.
+#[derive(Default)]
+pub struct AutoGoals {
+    armed: Mutex<HashMap<String, u32>>,
+}
+
+impl AutoGoals {
+    fn key(sid: &str) -> String {
+        sid.to_lowercase()
+    }
+
+    /// Arms (or re-arms, with a full budget) or disarms `sid`.
+    pub fn set(&self, sid: &str, auto: bool) {
+        let mut armed = self.armed.locked();
+        if auto {
+            armed.insert(Self::key(sid), AUTO_BUDGET);
+        } else {
+            armed.remove(&Self::key(sid));
+        }
+    }
+
+    /// Turns left (0: not armed).
+    pub fn left(&self, sid: &str) -> u32 {
+        self.armed
+            .locked()
+            .get(&Self::key(sid))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Spends one turn; `Some(left)` when one was available. An exhausted
+    /// budget disarms the session.
+    fn spend(&self, sid: &str) -> Option<u32> {
+        let mut armed = self.armed.locked();
+        let left = armed.get_mut(&Self::key(sid))?;
+        if *left == 0 {
+            armed.remove(&Self::key(sid));
+            return None;
+        }
+        *left -= 1;
+        Some(*left)
+    }
+}
+
+/// The goal in force on a session, from its log.
+pub async fn standing(
+    daemon: &Daemon,
+    scope: &Scope,
+    sid: &str,
+) -> Result<StandingGoal, MethodError> {
+    let (key, id) = (scope.key.clone(), sid.to_string());
+    let events = daemon
+        .db(move |s| {
+            if s.session(&key, &id)?.is_none() {
+                return Ok(None);
+            }
+            s.events(&key, &id).map(Some)
+        })
+        .await?
+        .ok_or_else(|| MethodError::not_found(format!("Session {sid} not found")))?;
+    Ok(StandingGoal::from_events(&events))
+}
+
+/// The wire view of a session's goal.
+pub fn view(daemon: &Daemon, sid: &str, goal: StandingGoal) -> GoalView {
+    let left = if goal.text.is_some() {
+        daemon.goals.left(sid)
+    } else {
+        0
+    };
+    GoalView {
+        session_id: sid.to_string(),
+        goal: goal.text,
+        blocked: goal.blocked.is_some(),
+        reason: goal.blocked,
+        auto: left > 0,
+        auto_turns_left: left,
+    }
+}
+
+/// Writes `marker` to the session: into its running turn (a notice the turn
+/// records at its next step) or, when idle, straight into the log (holding
+/// the session as a turn would; `busy` while another process runs a turn).
+pub async fn write_marker(
+    daemon: &Daemon,
+    scope: &Scope,
+    sid: &str,
+    marker: &GoalMarker,
+) -> Result<(), MethodError> {
+    if let Some(turn) = daemon.turns.by_session(sid) {
+        let notice = Steer {
+            text: marker.text(),
+            images: Vec::new(),
+            kind: SteerKind::Notice,
+        };
+        if turn.steer.push(notice).is_ok() {
+            return Ok(());
+        }
+    }
+    let engine = daemon.engine();
+    let _claim = engine.claim(sid, &CancellationToken::new(), &SteerQueue::new())?;
+    let (key, id, item) = (scope.key.clone(), sid.to_string(), marker.item());
+    daemon
+        .db(move |s| s.append_event(&key, &id, None, &item))
+        .await?;
+    Ok(())
+}
+
+/// Broadcasts a goal change of `sid`.
+pub fn announce(
+    daemon: &Daemon,
+    sid: &str,
+    status: &str,
+    goal: Option<&str>,
+    reason: Option<String>,
+) {
+    let details = GoalUpdatedDetails {
+        session_id: sid.to_string(),
+        status: status.to_string(),
+        reason,
+        auto: daemon.goals.left(sid) > 0,
+    };
+    let env = Envelope::event(0, goal.unwrap_or_default().to_string(), &details)
+        .with_session(Some(sid.to_string()));
+    daemon.connections.broadcast(&env);
+}
+
+/// After a client's turn on `sid` ended: a cancelled turn disarms the goal;
+/// a `done` one starts the continuation turns of an armed goal.
+pub fn after_turn(daemon: &Arc<Daemon>, scope: &Scope, sid: &str, outcome: &TurnOutcome) {
+    match outcome {
+        TurnOutcome::Cancelled(_) => daemon.goals.set(sid, false),
+        TurnOutcome::Done(_) if daemon.goals.left(sid) > 0 => {
+            let (daemon, scope, sid) = (daemon.clone(), scope.clone(), sid.to_string());
+            tokio::spawn(async move { continue_goal(&daemon, &scope, &sid).await });
+        }
+        _ => {}
+    }
+}
+
+/// Runs continuation turns while the goal stands unblocked, is armed and
+/// each turn ends `done`.
+async fn continue_goal(daemon: &Arc<Daemon>, scope: &Scope, sid: &str) {
+    loop {
+        if daemon.shutdown.is_cancelled() {
+            return;
+        }
+        let goal = match standing(daemon, scope, sid).await {
+            Ok(g) => g,
+            Err(_) => return,
+        };
+        let Some(text) = goal.text.filter(|_| goal.blocked.is_none()) else {
+            return;
+        };
+        if daemon.goals.left(sid) == 0 {
+            return;
+        }
+        if daemon.goals.spend(sid).is_none() {
+            return;
+        }
+        if daemon.goals.left(sid) == 0 {
+            // This is the last turn the budget allows.
+            daemon.goals.set(sid, false);
+            announce(daemon, sid, "budget_exhausted", Some(&text), None);
+        } else {
+            announce(daemon, sid, "continue", Some(&text), None);
+        }
+        match continuation(daemon, scope, sid).await {
+            Ok(TurnOutcome::Done(_)) => {}
+            Ok(TurnOutcome::Cancelled(_)) => {
+                daemon.goals.set(sid, false);
+                return;
+            }
+            Ok(_) => return,
+            Err(e) => {
+                tracing::warn!(session = %sid, error = %e.message, "goal continuation did not start");
+                return;
+            }
+        }
+    }
+}
+
+/// One continuation turn, run to its end (nobody reads it live: the log
+/// keeps everything).
+async fn continuation(
+    daemon: &Daemon,
+    scope: &Scope,
+    sid: &str,
+) -> Result<TurnOutcome, MethodError> {
+    let engine = daemon.engine();
+    let cancel = daemon.shutdown.child_token();
+    let steer = SteerQueue::new();
+    let (key, id) = (scope.key.clone(), sid.to_string());
+    let header = daemon
+        .db(move |s| s.session(&key, &id))
+        .await?
+        .ok_or_else(|| MethodError::not_found(format!("Session {sid} not found")))?;
+    let reasoning = ReasoningLevel::parse(&header.reasoning_level)
+        .unwrap_or(daemon.config.load().agent.reasoning_level);
+    let claim = engine
+        .claim(sid, &cancel, &steer)
+        .map(|guard| SessionClaim {
+            session: header,
+            reasoning,
+            past: None,
+            guard,
+        });
+    let request = TurnRequest {
+        scope: scope.clone(),
+        message: CONTINUE.to_string(),
+        images: Vec::new(),
+        cancel: cancel.clone(),
+        steer,
+        session: std::future::ready(claim),
+        overrides: Default::default(),
+    };
+    let turn = engine.start_turn(request).await?;
+    Ok(turn.outcome().await)
+}
