@@ -24,6 +24,7 @@ pub use events::{
     AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
+pub use history::conversation;
 pub use prompt::PromptFiles;
 pub use steer::{Steer, SteerQueue, TurnFinishing};
 pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};

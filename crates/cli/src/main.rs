@@ -6,6 +6,8 @@ mod client;
 mod mcp;
 mod run;
 mod schedule;
+mod sessions;
+mod sessions_file;
 
 use std::process::ExitCode;
 
@@ -56,6 +58,9 @@ enum Command {
     /// Manage scheduled tasks on the running daemon.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
+    /// List, show, export and import sessions (the store directly; no daemon needed).
+    #[command(subcommand)]
+    Sessions(sessions::SessionsCommand),
     /// Describe the daemon protocol.
     #[command(subcommand)]
     Protocol(ProtocolCommand),
@@ -101,6 +106,11 @@ fn main() -> ExitCode {
             Home::from_env()
                 .map_err(Into::into)
                 .and_then(|h| schedule::schedule(&h, cmd)),
+        ),
+        Command::Sessions(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| sessions::sessions(&h, cmd)),
         ),
         Command::Protocol(ProtocolCommand::Schema) => report(print_schema()),
     }

@@ -1,11 +1,11 @@
 //! `seekclaw run`: the engine in one process, no daemon needed. The CLI owns
 //! the presentation (printing, Ctrl-C); this owns the services and the session.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use seekclaw_agent::SteerQueue;
-use seekclaw_config::{Home, ReasoningLevel, detect_root, normalize_path};
+use seekclaw_config::{Home, ReasoningLevel};
 use seekclaw_protocol::MethodError;
 use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
@@ -123,20 +123,12 @@ impl LocalEngine {
     }
 
     fn scope(&self, opts: &RunOptions) -> Result<Scope, MethodError> {
-        if opts.global {
-            return Ok(Scope::global());
-        }
-        let start = normalize_path(
-            opts.workspace.as_deref().unwrap_or(Path::new(".")),
+        Scope::local(
+            &self.home,
             &opts.cwd,
-        );
-        if !start.is_dir() {
-            return Err(MethodError::not_found(format!(
-                "Workspace directory not found: {}",
-                start.display()
-            )));
-        }
-        Ok(Scope::of_root(&detect_root(&start, &self.home)))
+            opts.workspace.as_deref(),
+            opts.global,
+        )
     }
 
     /// The named session of `scope`, or a new one.

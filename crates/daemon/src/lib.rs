@@ -31,6 +31,8 @@ pub use daemon::{DaemonOptions, run};
 pub use engine::TurnHandle;
 pub use error::DaemonError;
 pub use handlers::chat::envelope as event_envelope;
+pub use handlers::session::new_session_id;
 pub use headless::{LocalEngine, RunOptions};
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
 pub use outcome::terminal as terminal_envelope;
+pub use scope::Scope;

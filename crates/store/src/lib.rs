@@ -43,7 +43,7 @@ pub use schedules::{
 pub use schema::LATEST_VERSION as SCHEMA_VERSION;
 pub use session_file::{
     SESSION_FILE_VERSION, SessionFile, SessionFileError, encode_session_file, event_line,
-    header_line, parse_session_file,
+    header_line, is_valid_session_id, parse_session_file,
 };
 pub use sessions::HeaderRow;
 pub use store::Store;

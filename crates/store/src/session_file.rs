@@ -15,7 +15,16 @@
 //! | `tool_result` | `tool_result` | `tool_call_id`, `tool_name`, `content`, `is_error` (= not success), `diff`?, `file_path`? |
 //! | `runtime` | `runtime_notice` | `content`, `notice_kind` (ours: `repair`, `continuation`, `warning`, …) |
 //! | `summary` | `summary` | `content`, `from_sequence`, `to_sequence` |
-//! | `terminal` | `terminal` | `kind` (`finished`, `aborted`, `interrupted`, `failed`), `message` |
+//! | `terminal` | `terminal` | `kind` (`finished`, `aborted`, `interrupted`, `failed`), `message`; `answer_sequence`? |
+//!
+//! Our turns store their final answer as an assistant message and repeat it in
+//! the terminal; OpenSeek keeps a plain final answer only in the terminal and
+//! replays a non-blank `finished` message as an assistant message. So a
+//! terminal repeating the assistant message right before it is written with an
+//! empty `message` and `answer_sequence` naming that message (OpenSeek shows
+//! the answer once; we read the text back from it), and
+//! [`SessionFile::into_log`] gives an OpenSeek final answer the assistant
+//! message our log expects.
 //!
 //! Optional fields are left out when absent. A `runtime_notice` without
 //! `notice_kind` (written by OpenSeek, whose model reads every notice as a user
@@ -62,15 +71,92 @@ pub struct SessionFile {
     pub skipped_tail: Option<SessionFileError>,
 }
 
+/// Whether `id` may name a session: not empty, at most 128 bytes, no `/`,
+/// `\\` or NUL, not `.` or `..` (OpenSeek's rule and the daemon's).
+pub fn is_valid_session_id(id: &str) -> bool {
+    !(id.is_empty() || id.len() > 128 || id.contains(['/', '\\', '\0']) || id == "." || id == "..")
+}
+
+/// How OpenSeek's context-ceiling yield terminals begin (§4.5): not an answer.
+const CONTEXT_CEILING: &str = "[context ceiling]";
+
+impl SessionFile {
+    /// The events as seekclaw's log keeps them. OpenSeek keeps a plain final
+    /// answer only in its `finished` terminal (§4.1, replayed as an assistant
+    /// message by its projection); our log stores the answer as an assistant
+    /// message right before the terminal, and our readers skip terminals. So a
+    /// `finished` terminal with an answer (not blank, not a `[context ceiling]`
+    /// yield) that does not follow that same answer gets it as an assistant
+    /// message first: later sequences move up, and summary ranges with them.
+    /// Files seekclaw exported already have that message (their terminals
+    /// name it by `answer_sequence`) and come back unchanged.
+    pub fn into_log(self) -> Vec<SessionEvent> {
+        let mut out: Vec<SessionEvent> = Vec::with_capacity(self.events.len());
+        // new_seq[old - 1] = where the event moved; first[old - 1] = where the
+        // items it stands for begin (its added answer, if any).
+        let mut new_seq = Vec::with_capacity(self.events.len());
+        let mut first = Vec::with_capacity(self.events.len());
+        for e in self.events {
+            let start = out.len() as u64 + 1;
+            if let EventItem::Terminal(t) = &e.item
+                && t.status == TerminalStatus::Finished
+                && !t.text.trim().is_empty()
+                && !t.text.starts_with(CONTEXT_CEILING)
+                && !matches!(out.last().map(|p| &p.item),
+                    Some(EventItem::Assistant(a)) if a.text == t.text)
+            {
+                out.push(SessionEvent {
+                    seq: start,
+                    unix_ms: e.unix_ms,
+                    turn: None,
+                    item: EventItem::Assistant(AssistantMessage {
+                        text: t.text.clone(),
+                        ..AssistantMessage::default()
+                    }),
+                });
+            }
+            first.push(start);
+            new_seq.push(out.len() as u64 + 1);
+            out.push(SessionEvent {
+                seq: out.len() as u64 + 1,
+                ..e
+            });
+        }
+        let moved = |table: &[u64], old: u64| {
+            (old as usize)
+                .checked_sub(1)
+                .and_then(|i| table.get(i).copied())
+                .unwrap_or(old)
+        };
+        for e in &mut out {
+            if let EventItem::Summary(s) = &mut e.item {
+                s.from_seq = moved(&first, s.from_seq);
+                s.to_seq = moved(&new_seq, s.to_seq);
+            }
+        }
+        out
+    }
+}
+
 /// The header line, `\n`-terminated.
 pub fn header_line(id: &str, system_prompt: &str) -> String {
     let header = json!({"version": SESSION_FILE_VERSION, "id": id, "system_prompt": system_prompt});
     format!("{header}\n")
 }
 
-/// One event's line, `\n`-terminated.
-pub fn event_line(event: &SessionEvent) -> String {
-    let (kind, payload) = encode_item(&event.item);
+/// One event's line, `\n`-terminated; `previous` is the event before it
+/// (a terminal repeating the answer just before it refers to that answer).
+pub fn event_line(event: &SessionEvent, previous: Option<&SessionEvent>) -> String {
+    let (kind, mut payload) = encode_item(&event.item);
+    if let (EventItem::Terminal(t), Some(prev)) = (&event.item, previous)
+        && let EventItem::Assistant(a) = &prev.item
+        && !t.text.is_empty()
+        && a.text == t.text
+        && let Value::Object(p) = &mut payload
+    {
+        p.insert("message".into(), "".into());
+        p.insert("answer_sequence".into(), prev.seq.into());
+    }
     let line = json!({
         "sequence": event.seq,
         "ts": event.unix_ms,
@@ -82,8 +168,10 @@ pub fn event_line(event: &SessionEvent) -> String {
 /// A whole session file: header and events.
 pub fn encode_session_file(id: &str, system_prompt: &str, events: &[SessionEvent]) -> String {
     let mut out = header_line(id, system_prompt);
+    let mut previous = None;
     for e in events {
-        out.push_str(&event_line(e));
+        out.push_str(&event_line(e, previous));
+        previous = Some(e);
     }
     out
 }
@@ -210,7 +298,21 @@ pub fn parse_session_file(bytes: &[u8]) -> Result<SessionFile, SessionFileError>
         };
         match decoded {
             Line::Header(h) => header = Some(h),
-            Line::Event(e) => {
+            Line::Event((mut e, answer_seq)) => {
+                if let Some(n) = answer_seq {
+                    let answer = events.get((n as usize).wrapping_sub(1)).map(|a| &a.item);
+                    let (Some(EventItem::Assistant(a)), EventItem::Terminal(t)) =
+                        (answer, &mut e.item)
+                    else {
+                        return Err(SessionFileError {
+                            line,
+                            message: format!(
+                                "terminal: \"answer_sequence\" {n} names no earlier assistant event"
+                            ),
+                        });
+                    };
+                    t.text = a.text.clone();
+                }
                 let expected = events.len() as u64 + 1;
                 if e.seq != expected {
                     return Err(SessionFileError {
@@ -241,7 +343,8 @@ pub fn parse_session_file(bytes: &[u8]) -> Result<SessionFile, SessionFileError>
 
 enum Line {
     Header((String, String)),
-    Event(SessionEvent),
+    /// An event and, for a terminal repeating an earlier answer, that answer's sequence.
+    Event((SessionEvent, Option<u64>)),
 }
 
 /// A line's JSON object, or why not.
@@ -266,8 +369,7 @@ fn decode_header(text: &str) -> Result<(String, String), String> {
         Some(Value::String(id)) => id,
         _ => return Err("header: \"id\" must be a string".into()),
     };
-    if id.is_empty() || id.len() > 128 || id.contains(['/', '\\', '\0']) || id == "." || id == ".."
-    {
+    if !is_valid_session_id(&id) {
         return Err(format!("header: invalid session id {id:?}"));
     }
     let prompt = match h.remove("system_prompt") {
@@ -278,7 +380,7 @@ fn decode_header(text: &str) -> Result<(String, String), String> {
     Ok((id, prompt))
 }
 
-fn decode_event(text: &str) -> Result<SessionEvent, String> {
+fn decode_event(text: &str) -> Result<(SessionEvent, Option<u64>), String> {
     let mut line = object(text)?;
     let seq = line
         .get("sequence")
@@ -300,19 +402,24 @@ fn decode_event(text: &str) -> Result<SessionEvent, String> {
         Some(Value::Object(m)) => m,
         _ => return Err(format!("{kind}: \"payload\" must be an object")),
     };
-    let item = decode_item(
-        &kind,
-        Payload {
-            kind: &kind,
-            map: payload,
-        },
-    )?;
-    Ok(SessionEvent {
+    let mut payload = Payload {
+        kind: &kind,
+        map: payload,
+    };
+    let answer_seq = match kind.as_str() {
+        "terminal" if payload.map.contains_key("answer_sequence") => {
+            Some(payload.u64("answer_sequence")?)
+        }
+        _ => None,
+    };
+    let item = decode_item(&kind, payload)?;
+    let event = SessionEvent {
         seq,
         unix_ms: ts,
         turn: None,
         item,
-    })
+    };
+    Ok((event, answer_seq))
 }
 
 /// A payload object with typed getters whose errors name the kind and field.

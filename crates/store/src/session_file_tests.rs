@@ -125,7 +125,7 @@ fn lines_have_the_openseek_shape() {
     );
     assert_eq!(
         lines[8],
-        r#"{"sequence":8,"ts":1752000000008,"item":{"kind":"terminal","payload":{"kind":"finished","message":"done"}}}"#
+        r#"{"sequence":8,"ts":1752000000008,"item":{"kind":"terminal","payload":{"kind":"finished","message":"","answer_sequence":7}}}"#
     );
 }
 
@@ -168,9 +168,9 @@ fn blank_lines_are_skipped_and_a_torn_tail_is_left_out() {
     let events = every_kind();
     let mut text = encode_session_file("demo", "", &events[..3]);
     text.push_str("\n  \n");
-    text.push_str(&event_line(&events[3]));
+    text.push_str(&event_line(&events[3], Some(&events[2])));
     // The final line was cut off mid-write: no `\n`, not valid JSON.
-    let torn = event_line(&events[4]);
+    let torn = event_line(&events[4], Some(&events[3]));
     text.push_str(&torn[..torn.len() / 2]);
     let read = parse_session_file(text.as_bytes()).unwrap();
     assert_eq!(read.events, events[..4]);
@@ -180,7 +180,7 @@ fn blank_lines_are_skipped_and_a_torn_tail_is_left_out() {
 
     // An unterminated final line that decodes is kept.
     let whole = format!("{}{}", encode_session_file("demo", "", &events[..3]), {
-        let l = event_line(&events[3]);
+        let l = event_line(&events[3], Some(&events[2]));
         l.trim_end().to_string()
     });
     let read = parse_session_file(whole.as_bytes()).unwrap();
@@ -285,4 +285,102 @@ fn the_header_is_required_and_checked() {
     // A torn header is not skipped: there would be nothing to import.
     let err = parse_session_file(br#"{"version":1,"id":"#).unwrap_err();
     assert_eq!(err.line, 1);
+}
+
+#[test]
+fn a_terminal_naming_its_answer_must_find_it() {
+    let text = concat!(
+        r#"{"version":1,"id":"x"}"#,
+        "\n",
+        r#"{"sequence":1,"ts":0,"item":{"kind":"user","payload":{"content":"hi"}}}"#,
+        "\n",
+        r#"{"sequence":2,"ts":0,"item":{"kind":"terminal","payload":{"kind":"finished","message":"","answer_sequence":1}}}"#,
+        "\n",
+    );
+    let err = parse_session_file(text.as_bytes()).unwrap_err();
+    assert_eq!(
+        (err.line, err.message.as_str()),
+        (
+            3,
+            r#"terminal: "answer_sequence" 1 names no earlier assistant event"#
+        )
+    );
+}
+
+#[test]
+fn openseek_final_answers_become_assistant_messages_in_our_log() {
+    let line = |seq: u64, kind: &str, payload: &str| {
+        format!(
+            r#"{{"sequence":{seq},"ts":{},"item":{{"kind":"{kind}","payload":{payload}}}}}"#,
+            1000 + seq
+        )
+    };
+    let text = [
+        r#"{"version":1,"id":"x"}"#.to_string(),
+        line(1, "user", r#"{"content":"one"}"#),
+        line(
+            2,
+            "terminal",
+            r#"{"kind":"finished","message":"first answer"}"#,
+        ),
+        line(3, "user", r#"{"content":"two"}"#),
+        line(
+            4,
+            "terminal",
+            r#"{"kind":"finished","message":"[context ceiling] yielded"}"#,
+        ),
+        line(
+            5,
+            "summary",
+            r#"{"content":"S","from_sequence":2,"to_sequence":4}"#,
+        ),
+        line(6, "user", r#"{"content":"three"}"#),
+        line(7, "terminal", r#"{"kind":"failed","message":"boom"}"#),
+        line(8, "user", r#"{"content":"four"}"#),
+        line(
+            9,
+            "terminal",
+            r#"{"kind":"finished","message":"last answer"}"#,
+        ),
+    ]
+    .join("\n");
+    let log = parse_session_file(text.as_bytes()).unwrap().into_log();
+    let seqs: Vec<u64> = log.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=11).collect::<Vec<_>>());
+    let kinds: Vec<&str> = log.iter().map(|e| e.item.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "assistant",
+            "terminal",
+            "user",
+            "terminal",
+            "summary",
+            "user",
+            "terminal",
+            "user",
+            "assistant",
+            "terminal"
+        ]
+    );
+    assert!(matches!(&log[1].item, EventItem::Assistant(a) if a.text == "first answer"));
+    assert_eq!(log[1].unix_ms, 1002, "the answer takes its terminal's time");
+    // The summary covered the first terminal (now its answer too) up to the yield.
+    assert!(matches!(&log[5].item, EventItem::Summary(s) if (s.from_seq, s.to_seq) == (2, 5)));
+    assert!(matches!(&log[9].item, EventItem::Assistant(a) if a.text == "last answer"));
+
+    // Exported, it reads back as it is.
+    let again = encode_session_file("x", "", &log);
+    assert_eq!(
+        parse_session_file(again.as_bytes()).unwrap().into_log(),
+        log
+    );
+    // And our own files are left alone.
+    let ours = every_kind();
+    let text = encode_session_file("demo", "", &ours);
+    assert_eq!(
+        parse_session_file(text.as_bytes()).unwrap().into_log(),
+        ours
+    );
 }
