@@ -16,6 +16,7 @@ mod provider_cli;
 mod providers;
 mod schedule;
 mod sessions;
+mod sessions_cli;
 mod skills;
 mod turn_control;
 mod turn_tools;
