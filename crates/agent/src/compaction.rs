@@ -11,14 +11,15 @@ use crate::turn::{Counters, TurnCtx};
 /// Summarizes the older part of the history with a separate request and appends a
 /// summary covering that range of the log (events are never rewritten). A failure
 /// of the side request only warns (fitting then trims instead); a summary that
-/// cannot be written fails the turn. The transcript is settled.
+/// cannot be written fails the turn. The transcript is settled. Returns the
+/// range of log events the appended summary covers (`None`: none appended).
 pub(crate) async fn compact(
     cx: &TurnCtx<'_, '_>,
     step: u32,
     transcript: &mut Transcript,
     plan: context::CompactionPlan,
     counters: &mut Counters,
-) -> Result<(), TurnFailure> {
+) -> Result<Option<(u64, u64)>, TurnFailure> {
     let rt = cx.rt;
     cx.emit(AgentEvent::Status(TurnStatus::CompactingContext));
     cx.emit(AgentEvent::Workflow {
@@ -43,15 +44,15 @@ pub(crate) async fn compact(
         Ok(c) if !c.text.trim().is_empty() => c.text,
         Ok(_) => {
             tracing::warn!("compaction returned an empty summary; trimming instead");
-            return Ok(());
+            return Ok(None);
         }
         Err(e) => {
             tracing::warn!(error = %e, "compaction failed; trimming instead");
-            return Ok(());
+            return Ok(None);
         }
     };
     let Some((from_seq, to_seq)) = transcript.covered(plan.summarize.clone()) else {
-        return Ok(());
+        return Ok(None);
     };
     let item = EventItem::Summary(Summary {
         text: text.clone(),
@@ -62,5 +63,5 @@ pub(crate) async fn compact(
     // The summary message stands at the summary event's seq.
     transcript.compact(&plan, &text, seq);
     cx.emit(AgentEvent::Status(TurnStatus::ContextCompacted));
-    Ok(())
+    Ok(Some((from_seq, to_seq)))
 }

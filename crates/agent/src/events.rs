@@ -3,6 +3,8 @@
 
 use seekclaw_providers::ProviderError;
 
+use crate::steer::SteerKind;
+
 /// The kinds of node of the live execution flowchart (the wire's `kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WorkflowKind {
@@ -171,12 +173,17 @@ pub enum AgentEvent {
     ToolDone {
         /// The model's id for the call.
         call_id: String,
+        /// The tool's registry name.
+        name: String,
         /// Whether the tool reported success.
         success: bool,
         /// Wall time of the call.
         duration_ms: f64,
         /// A one-line description of the result.
         summary: String,
+        /// What the model reads (front ends that show whole results, e.g.
+        /// `serve`'s `tool_result`).
+        output: String,
     },
     /// A tool changed a file.
     FileDiff {
@@ -187,8 +194,22 @@ pub enum AgentEvent {
         /// Unified diff of the change.
         diff: String,
     },
+    /// The turn reached the context ceiling: a summary now covers the log up
+    /// to `to_seq` (0 when the checkpoint failed) and the turn ends `Done`
+    /// with `answer`, which the next turn continues from.
+    ContextYield {
+        /// Last log event the checkpoint covers.
+        to_seq: u64,
+        /// The turn's answer (starts with `[context ceiling]`).
+        answer: String,
+    },
     /// Queued guidance entered the turn's context.
-    Steer(String),
+    Steer {
+        /// Its text.
+        text: String,
+        /// Who sent it.
+        kind: SteerKind,
+    },
 }
 
 /// How a turn ended.

@@ -57,7 +57,12 @@ pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
                 out.retain(|(seq, _)| *seq < s.from_seq || *seq > s.to_seq);
                 crate::context::summary_message(&s.text)
             }
-            EventItem::Runtime(n) if n.kind == "repair" || n.kind == "continuation" => {
+            EventItem::Runtime(n)
+                if matches!(
+                    n.kind.as_str(),
+                    "repair" | "continuation" | "goal" | "notice"
+                ) =>
+            {
                 ChatMessage::User {
                     text: n.text.clone(),
                     images: Vec::new(),

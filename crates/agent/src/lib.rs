@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 mod blocking;
+mod ceiling;
 mod closing;
 mod compaction;
 mod context;
@@ -13,6 +14,7 @@ mod history;
 mod observer;
 mod opening;
 mod prompt;
+mod session_compaction;
 mod steer;
 mod tool_calls;
 mod transcript;
@@ -20,13 +22,15 @@ mod turn;
 mod turn_loop;
 mod verify;
 
+pub use ceiling::CEILING_ANSWER;
 pub use events::{
     AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
 pub use history::conversation;
 pub use prompt::PromptFiles;
-pub use steer::{Steer, SteerQueue, TurnFinishing};
+pub use session_compaction::{Compacted, compact_session, compaction_range};
+pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};
 pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 
 use seekclaw_providers::Observer;

@@ -7,6 +7,29 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::turn::UserImage;
 
+/// Who a steer comes from (all reach the model as user-role messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SteerKind {
+    /// The user redirects the turn.
+    #[default]
+    Prompt,
+    /// Output of a command the user ran (a front end's `!cmd`).
+    Command,
+    /// A notice of the runtime (a background job ended).
+    Notice,
+}
+
+impl SteerKind {
+    /// The name `serve`'s `steer_applied` carries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SteerKind::Prompt => "prompt",
+            SteerKind::Command => "command",
+            SteerKind::Notice => "notice",
+        }
+    }
+}
+
 /// Guidance for a running turn: text and images the model reads at its next step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Steer {
@@ -14,6 +37,8 @@ pub struct Steer {
     pub text: String,
     /// Images that come with it.
     pub images: Vec<UserImage>,
+    /// Who sent it.
+    pub kind: SteerKind,
 }
 
 #[derive(Debug, Default)]
@@ -93,6 +118,7 @@ mod tests {
         Steer {
             text: t.into(),
             images: Vec::new(),
+            kind: SteerKind::Prompt,
         }
     }
 

@@ -77,9 +77,11 @@ async fn run_one(
         let out = ToolOutput::error(message);
         let _ = events.send(AgentEvent::ToolDone {
             call_id: call.id.clone(),
+            name: call.name.clone(),
             success: false,
             duration_ms: 0.0,
             summary: out.summary.clone(),
+            output: out.content.clone(),
         });
         out
     };
@@ -113,6 +115,7 @@ async fn run_one(
     }
     let _ = events.send(AgentEvent::ToolDone {
         call_id: call.id.clone(),
+        name: call.name.clone(),
         success: out.success,
         // Arguments the tool refused count as not run, like a denied call.
         duration_ms: if out.invalid_args {
@@ -121,6 +124,7 @@ async fn run_one(
             started.elapsed().as_secs_f64() * 1000.0
         },
         summary: out.summary.clone(),
+        output: out.content.clone(),
     });
     out
 }

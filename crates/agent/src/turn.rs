@@ -107,6 +107,12 @@ pub fn owner_id(session_id: &str) -> String {
 /// Images as stored in the session log.
 /// A drained (or left over) steer as its log entry.
 pub(crate) fn steer_item(g: &Steer) -> EventItem {
+    if g.kind == crate::steer::SteerKind::Notice {
+        return EventItem::Runtime(seekclaw_store::RuntimeNotice {
+            kind: "notice".into(),
+            text: g.text.clone(),
+        });
+    }
     EventItem::Steer(UserMessage {
         text: g.text.clone(),
         images: attachments(&g.images),
@@ -387,7 +393,10 @@ async fn finish(
     // first) is still announced and kept in the log, before the terminal.
     let leftover = cx.steer.close();
     for g in &leftover {
-        cx.emit(AgentEvent::Steer(g.text.clone()));
+        cx.emit(AgentEvent::Steer {
+            text: g.text.clone(),
+            kind: g.kind,
+        });
     }
     // Every failure ends the flowchart with an error node (provider errors,
     // no model for the images, the step limit, a store failure), after any

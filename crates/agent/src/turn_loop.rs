@@ -12,6 +12,7 @@ use seekclaw_store::{
 };
 use seekclaw_tools::ToolFilter;
 
+use crate::ceiling::{self, Level, Window};
 use crate::context;
 use crate::events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowNode};
 use crate::observer::StepObserver;
@@ -32,6 +33,8 @@ struct LoopState<'t> {
     repairs: u32,
     continuations: u32,
     compacted: bool,
+    /// The context window's accounting (reference §4.3).
+    window: Window,
 }
 
 /// A step's request, and the tool filter its calls are checked against.
@@ -73,7 +76,10 @@ pub(crate) async fn turn_loop(
     let agent = &cx.rt.config.agent;
     let mut st = LoopState {
         step: 0,
-        max_steps: agent.max_steps.max(1) + agent.max_repair_attempts.min(128),
+        max_steps: agent
+            .max_steps
+            .max(1)
+            .saturating_add(agent.max_repair_attempts.min(128)),
         route: RouteInput {
             needs_vision: !cx.input.images.is_empty(),
             ..cx.rt.route_input()
@@ -83,6 +89,7 @@ pub(crate) async fn turn_loop(
         repairs: 0,
         continuations: 0,
         compacted: false,
+        window: Window::default(),
     };
     loop {
         if cx.cancel.is_cancelled() {
@@ -146,7 +153,10 @@ async fn take_guidance(
             st.route.needs_vision = true;
             views.extend(g.images.iter().map(ViewedImage::of));
         }
-        cx.emit(AgentEvent::Steer(g.text.clone()));
+        cx.emit(AgentEvent::Steer {
+            text: g.text.clone(),
+            kind: g.kind,
+        });
         let seq = cx.persist(steer_item(&g)).await?;
         transcript.push(user_message(g.text, &g.images), seq);
     }
@@ -170,6 +180,7 @@ async fn prepare(
     let model = first.model(&rt.config);
     let model_ref = first.model_ref(&rt.config);
     let vision = model.capabilities.vision;
+    st.window.size = model.context_window;
     let filter = rt.tool_filter(cx.input, vision);
     let offered = cx.ext.registry.offered(&filter);
     let tool_names: Vec<String> = offered
@@ -260,6 +271,7 @@ async fn sample(
     // From here on the step writes to the log: after the opening.
     transcript.settle().await?;
     counters.rounds += observer.rounds;
+    st.window.after_response(&observer.records);
     for r in &observer.records {
         let d = &mut counters.delta;
         add_count(&mut d.input_tokens, r.usage.total_input_tokens);
@@ -348,7 +360,16 @@ async fn decide(
 ) -> Result<Next, TurnFailure> {
     let agent = &cx.rt.config.agent;
     if !completion.tool_calls.is_empty() {
+        if st.window.level() == Level::Hard {
+            ceiling::skip_close(cx, transcript, &completion.tool_calls).await?;
+            let ended = ceiling::yield_at_ceiling(cx, st.step, transcript, counters).await?;
+            return Ok(Next::End(ended));
+        }
         run_tools(cx, st, transcript, &completion, filter).await?;
+        if st.window.level() >= Level::Soft {
+            let ended = ceiling::yield_at_ceiling(cx, st.step, transcript, counters).await?;
+            return Ok(Next::End(ended));
+        }
         return Ok(Next::Continue);
     }
     if cx.steer.has_pending() {
@@ -415,6 +436,7 @@ async fn run_tools(
     .await;
     for (call, out) in calls.iter().zip(outputs) {
         st.mutated |= out.mutated;
+        st.window.add_result(&out.content);
         let item = EventItem::ToolResult(ToolResult {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),

@@ -6,8 +6,10 @@ mod client;
 mod mcp;
 mod run;
 mod schedule;
+mod serve;
 mod sessions;
 mod sessions_file;
+mod turn_args;
 
 use std::process::ExitCode;
 
@@ -31,22 +33,10 @@ enum Command {
     /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
     Daemon,
     /// Run one agent turn in-process (no daemon needed) and stream the answer.
-    Run {
-        /// What to do.
-        prompt: String,
-        /// Project directory (default: the current directory's project root).
-        #[arg(long)]
-        workspace: Option<std::path::PathBuf>,
-        /// Use the directory-free global scope.
-        #[arg(long, conflicts_with = "workspace")]
-        global: bool,
-        /// Continue this session instead of starting a new one.
-        #[arg(long)]
-        session: Option<String>,
-        /// Print protocol envelopes as JSONL.
-        #[arg(long)]
-        json: bool,
-    },
+    Run(run::RunArgs),
+    /// Serve the engine over stdin/stdout: JSONL commands in, JSONL events out
+    /// (the OpenSeek protocol).
+    Serve(serve::ServeArgs),
     /// Manage providers in config.json.
     #[command(subcommand)]
     Provider(admin::ProviderCommand),
@@ -84,13 +74,8 @@ fn main() -> ExitCode {
         .init();
     match cli.command {
         Command::Daemon => run_daemon(),
-        Command::Run {
-            prompt,
-            workspace,
-            global,
-            session,
-            json,
-        } => run_turn(prompt, workspace, global, session, json),
+        Command::Run(args) => run::run(args),
+        Command::Serve(args) => serve::serve(args),
         Command::Provider(cmd) => report(
             Home::from_env()
                 .map_err(Into::into)
@@ -123,30 +108,6 @@ fn print_schema() -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{text}")?;
     Ok(())
-}
-
-fn run_turn(
-    prompt: String,
-    workspace: Option<std::path::PathBuf>,
-    global: bool,
-    session: Option<String>,
-    json: bool,
-) -> ExitCode {
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => cwd,
-        Err(e) => {
-            eprintln!("seekclaw: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let opts = seekclaw_daemon::RunOptions {
-        cwd,
-        prompt,
-        workspace,
-        global,
-        session,
-    };
-    run::run(opts, json)
 }
 
 fn report(result: anyhow::Result<()>) -> ExitCode {

@@ -5,10 +5,43 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use std::path::PathBuf;
+
+use clap::Args;
 use seekclaw_agent::{AgentEvent, TurnOutcome};
 use seekclaw_config::Home;
-use seekclaw_daemon::{LocalEngine, RunOptions, event_envelope, terminal_envelope};
+use seekclaw_daemon::{
+    LocalEngine, RunOptions, TurnMapper, WireEvent, event_envelope, terminal_envelope,
+};
 use tokio_util::sync::CancellationToken;
+
+use crate::turn_args::TurnArgs;
+
+/// `seekclaw run`'s arguments.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// What to do.
+    prompt: String,
+    #[command(flatten)]
+    turn: TurnArgs,
+    /// Attach an image file (png, jpeg, webp, gif); repeatable.
+    #[arg(long = "image", value_name = "PATH")]
+    images: Vec<PathBuf>,
+    /// Print daemon-protocol envelopes as JSONL.
+    #[arg(long, conflicts_with = "events")]
+    json: bool,
+    /// Print the OpenSeek event stream as JSONL (as `seekclaw serve` does).
+    #[arg(long)]
+    events: bool,
+}
+
+/// How the run prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Text,
+    Json,
+    Events,
+}
 
 /// How the run ended, for the exit code.
 enum RunResult {
@@ -17,14 +50,29 @@ enum RunResult {
     Failed(String),
 }
 
-/// Runs `opts` and maps its end to the exit code (0 done, 130 cancelled, 1 failed).
-pub fn run(opts: RunOptions, json: bool) -> ExitCode {
+/// Runs one turn and maps its end to the exit code (0 done, 130 cancelled, 1 failed).
+pub fn run(args: RunArgs) -> ExitCode {
+    let output = match (args.json, args.events) {
+        (true, _) => Output::Json,
+        (_, true) => Output::Events,
+        _ => Output::Text,
+    };
     let outcome = (|| -> anyhow::Result<RunResult> {
+        let opts = RunOptions {
+            cwd: std::env::current_dir()?,
+            prompt: args.prompt,
+            workspace: args.turn.workspace.clone(),
+            global: args.turn.global,
+            session: args.turn.session.clone(),
+            continue_latest: args.turn.continue_latest,
+            images: args.images,
+            overrides: args.turn.overrides(),
+        };
         let home = Home::from_env()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
-        let outcome = runtime.block_on(run_turn(home, opts, json));
+        let outcome = runtime.block_on(run_turn(home, opts, output));
         // The run awaited all it needs; after a forced stop (a second Ctrl-C)
         // a store write may still be on a blocking thread: don't wait for it.
         runtime.shutdown_background();
@@ -44,7 +92,7 @@ pub fn run(opts: RunOptions, json: bool) -> ExitCode {
     }
 }
 
-async fn run_turn(home: Home, opts: RunOptions, json: bool) -> anyhow::Result<RunResult> {
+async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Result<RunResult> {
     let engine = LocalEngine::open(home)
         .await
         .map_err(|e| anyhow::anyhow!(e.message))?;
@@ -61,16 +109,30 @@ async fn run_turn(home: Home, opts: RunOptions, json: bool) -> anyhow::Result<Ru
             }
         }
     });
-    let mut turn = engine
-        .start(&opts, &cancel)
-        .await
-        .map_err(|e| anyhow::anyhow!(e.message))?;
-    let sid = turn.session().id.clone();
     let mut stdout = std::io::stdout().lock();
+    let mut turn = match engine.start(&opts, &cancel).await {
+        Ok(turn) => turn,
+        Err(e) if output == Output::Events => {
+            let failed = WireEvent::AgentSetupFailed { error: e.message };
+            let _ = stdout.write_all(&failed.to_line());
+            return Ok(RunResult::Failed(failed_text(&failed)));
+        }
+        Err(e) => return Err(anyhow::anyhow!(e.message)),
+    };
+    let sid = turn.session().id.clone();
+    let mut mapper = TurnMapper::new(None);
+    if output == Output::Events {
+        let started = WireEvent::SessionStarted {
+            session: sid.clone(),
+            session_root: engine.home().root().display().to_string(),
+            workspace_root: turn.session().workspace.clone(),
+        };
+        let _ = stdout.write_all(&started.to_line());
+    }
     loop {
         tokio::select! {
             ev = turn.next_event() => match ev {
-                Some(ev) => print_event(json, &sid, ev, &mut stdout),
+                Some(ev) => print_event(output, &sid, ev, &mut mapper, &mut stdout),
                 None => break,
             },
             _ = force.cancelled() => {
@@ -88,10 +150,20 @@ async fn run_turn(home: Home, opts: RunOptions, json: bool) -> anyhow::Result<Ru
         TurnOutcome::Failed(f) => RunResult::Failed(f.message.clone()),
         TurnOutcome::Unsaved { error, .. } => RunResult::Failed(error.clone()),
     };
-    if json {
-        let _ = stdout.write_all(&terminal_envelope(0, Some(sid), outcome).to_line());
-    } else {
-        let _ = writeln!(stdout);
+    match output {
+        Output::Json => {
+            let _ = stdout.write_all(&terminal_envelope(0, Some(sid), outcome).to_line());
+        }
+        Output::Events => {
+            let mut out = Vec::new();
+            mapper.finish(outcome, &mut out);
+            for ev in out {
+                let _ = stdout.write_all(&ev.to_line());
+            }
+        }
+        Output::Text => {
+            let _ = writeln!(stdout);
+        }
     }
     let _ = stdout.flush();
     tokio::select! {
@@ -101,9 +173,29 @@ async fn run_turn(home: Home, opts: RunOptions, json: bool) -> anyhow::Result<Ru
     Ok(result)
 }
 
-fn print_event(json: bool, session: &str, ev: AgentEvent, out: &mut impl Write) {
-    if json {
+/// The error text of a failure event (for the exit message).
+fn failed_text(ev: &WireEvent) -> String {
+    match ev {
+        WireEvent::AgentSetupFailed { error } => error.clone(),
+        other => other.name().to_string(),
+    }
+}
+
+fn print_event(
+    output: Output,
+    session: &str,
+    ev: AgentEvent,
+    mapper: &mut TurnMapper,
+    out: &mut impl Write,
+) {
+    if output == Output::Json {
         let _ = out.write_all(&event_envelope(0, session, ev).to_line());
+    } else if output == Output::Events {
+        let mut wire = Vec::new();
+        mapper.map(ev, &mut wire);
+        for w in wire {
+            let _ = out.write_all(&w.to_line());
+        }
     } else if let AgentEvent::Delta(d) = ev {
         let _ = out.write_all(d.as_bytes());
     } else if let AgentEvent::ToolStart { name, summary, .. } = ev {

@@ -33,7 +33,7 @@ impl Home {
     }
 
     /// Creates the root (mode 0700 on unix, also tightening an existing root) and
-    /// the `logs/`, `skills/`, `prompts/` and `global/` sub-directories.
+    /// the `logs/`, `skills/`, `prompts/`, `global/` and `turns/` sub-directories.
     pub fn ensure(&self) -> Result<()> {
         create_private_dir(&self.root)?;
         restrict_to_owner(&self.root)?;
@@ -46,6 +46,7 @@ impl Home {
             self.skills_dir(),
             self.prompts_dir(),
             self.global_dir(),
+            self.turn_locks_dir(),
         ] {
             create_private_dir(&dir)?;
         }
@@ -85,6 +86,14 @@ impl Home {
     /// Held by every writer of `config.json` / `state.json` ([`crate::ConfigLock`]).
     pub fn config_lock_path(&self) -> PathBuf {
         self.root.join("config.lock")
+    }
+
+    /// `turns/`: one lock file per session that ever ran a turn, held (an
+    /// advisory lock) by the process running its turn, so a daemon, a `serve`
+    /// and a `seekclaw run` never run turns on one session at once. The OS
+    /// drops the lock when its process dies, however it dies.
+    pub fn turn_locks_dir(&self) -> PathBuf {
+        self.root.join("turns")
     }
 
     /// `logs/`: created with the home, as in the original; `factory.reset` empties it.

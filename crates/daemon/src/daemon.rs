@@ -203,10 +203,16 @@ impl Daemon {
 /// could not commit get an `interrupted` one (each in one transaction with
 /// clearing its mark, so a crash here cannot give a turn two).
 async fn recover_interrupted_turns(daemon: &Daemon) {
+    let home = daemon.home.clone();
     let result = daemon
-        .db(|s| {
+        .db(move |s| {
             let mut marked = 0;
             for (scope, id, owner) in s.sessions_with_active_turn()? {
+                // A turn another live process runs (`serve`, `seekclaw run`)
+                // holds its session's lock: it is not ours to end.
+                let Ok(Some(_held)) = crate::engine::try_hold(&home, &id) else {
+                    continue;
+                };
                 if s.interrupt_turn(&scope, &id, &owner, INTERRUPTED_BY_STOP)? {
                     marked += 1;
                 }

@@ -99,6 +99,7 @@ pub async fn handle(
         Method::SessionResume => session::resume(d, conn, id, p).await,
         Method::SessionNew => session::new_session(d, conn, id, p).await,
         Method::SessionTruncate => session::truncate(d, id, p).await,
+        Method::SessionCompact => session::compact(d, id, p).await,
         Method::LockList => system::lock_list(d, id),
         Method::FactoryReset => system::factory_reset(d, conn, id).await,
         Method::Shutdown => system::shutdown(d, conn, id).await,

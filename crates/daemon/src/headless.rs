@@ -1,17 +1,17 @@
 //! `seekclaw run`: the engine in one process, no daemon needed. The CLI owns
 //! the presentation (printing, Ctrl-C); this owns the services and the session.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use seekclaw_agent::SteerQueue;
-use seekclaw_config::{Home, ReasoningLevel};
+use seekclaw_config::{Home, ReasoningLevel, normalize_path};
 use seekclaw_protocol::MethodError;
 use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
 
 use crate::config_service::ConfigService;
-use crate::engine::{Engine, SessionClaim, TurnHandle, TurnRequest};
+use crate::engine::{Engine, SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
 use crate::extras_cache::ExtrasCache;
 use crate::handlers::session::create_session;
 use crate::scope::Scope;
@@ -30,6 +30,26 @@ pub struct RunOptions {
     pub global: bool,
     /// Continue this session instead of starting a new one.
     pub session: Option<String>,
+    /// Continue the scope's latest session.
+    pub continue_latest: bool,
+    /// Image files sent with the prompt.
+    pub images: Vec<PathBuf>,
+    /// Model, mode and step limit over the config's.
+    pub overrides: TurnOverrides,
+}
+
+/// One turn of a process without a daemon.
+pub struct LocalTurn {
+    /// Where it runs.
+    pub scope: Scope,
+    /// The session it continues; a new one when `None`.
+    pub session: Option<String>,
+    /// The user's message.
+    pub message: String,
+    /// Images sent with it.
+    pub images: Vec<seekclaw_agent::UserImage>,
+    /// Model, mode and step limit over the config's.
+    pub overrides: TurnOverrides,
 }
 
 /// The engine's services owned by one process: its own store connection,
@@ -83,20 +103,49 @@ impl LocalEngine {
         }
     }
 
-    /// Starts the run's turn on a new session (or the one named) in its scope.
+    /// Starts the run's turn on a new session (or the one named, or the
+    /// scope's latest with `--continue`) in its scope.
     pub async fn start(
         &self,
         opts: &RunOptions,
         cancel: &CancellationToken,
     ) -> Result<TurnHandle<'_>, MethodError> {
-        let scope = self.scope(opts)?;
+        let scope = self.scope_of(opts.workspace.as_deref(), opts.global, &opts.cwd)?;
+        let session = match (&opts.session, opts.continue_latest) {
+            (Some(id), _) => Some(id.clone()),
+            (None, true) => Some(self.latest(&scope).await?),
+            (None, false) => None,
+        };
+        let images = opts
+            .images
+            .iter()
+            .map(|p| crate::handlers::images::from_path(&normalize_path(p, &opts.cwd)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let turn = LocalTurn {
+            scope,
+            session,
+            message: opts.prompt.clone(),
+            images,
+            overrides: opts.overrides.clone(),
+        };
+        self.start_turn(turn, cancel, &SteerQueue::new()).await
+    }
+
+    /// Starts `turn`; `steer` is its guidance queue.
+    pub async fn start_turn(
+        &self,
+        turn: LocalTurn,
+        cancel: &CancellationToken,
+        steer: &SteerQueue,
+    ) -> Result<TurnHandle<'_>, MethodError> {
         let engine = self.engine();
-        let steer = SteerQueue::new();
+        let scope = turn.scope;
+        let wanted = turn.session;
         let session = async {
-            let header = self.session(&scope, opts.session.clone()).await?;
+            let header = self.session(&scope, wanted).await?;
             let reasoning = ReasoningLevel::parse(&header.reasoning_level)
                 .unwrap_or(self.config.load().agent.reasoning_level);
-            let guard = engine.claim(&header.id, cancel, &steer)?;
+            let guard = engine.claim(&header.id, cancel, steer)?;
             Ok(SessionClaim {
                 session: header,
                 reasoning,
@@ -106,13 +155,73 @@ impl LocalEngine {
         };
         let request = TurnRequest {
             scope: scope.clone(),
-            message: opts.prompt.clone(),
-            images: Vec::new(),
+            message: turn.message,
+            images: turn.images,
             cancel: cancel.clone(),
             steer: steer.clone(),
             session,
+            overrides: turn.overrides,
         };
         engine.start_turn(request).await
+    }
+
+    /// Summarizes the whole of a session (`serve`'s `compact`, `seekclaw
+    /// sessions compact`).
+    pub async fn compact(
+        &self,
+        scope: &Scope,
+        session_id: &str,
+        overrides: &TurnOverrides,
+        cancel: &CancellationToken,
+        on_start: impl FnOnce(u64, u64) + Send,
+    ) -> Result<seekclaw_agent::Compacted, MethodError> {
+        self.engine()
+            .compact_session(scope, session_id, overrides, cancel, on_start)
+            .await
+    }
+
+    /// Appends `item` to an idle session (`serve`'s idle-time steers, goal
+    /// markers, job notices), holding the session as a turn would so nothing
+    /// interleaves with a turn of another process.
+    pub async fn append_idle(
+        &self,
+        scope: &Scope,
+        session_id: &str,
+        item: seekclaw_store::EventItem,
+    ) -> Result<u64, MethodError> {
+        let _claim =
+            self.engine()
+                .claim(session_id, &CancellationToken::new(), &SteerQueue::new())?;
+        let (store, key, id) = (
+            self.store.clone(),
+            scope.key.clone(),
+            session_id.to_string(),
+        );
+        tokio::task::spawn_blocking(move || store.append_event(&key, &id, None, &item))
+            .await
+            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(crate::error::store_error)
+    }
+
+    /// The scope's most recently updated session (`--continue`).
+    pub async fn latest(&self, scope: &Scope) -> Result<String, MethodError> {
+        let (store, key) = (self.store.clone(), scope.key.clone());
+        tokio::task::spawn_blocking(move || store.latest_session(&key))
+            .await
+            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(crate::error::store_error)?
+            .map(|h| h.id)
+            .ok_or_else(|| MethodError::not_found("No session to continue in this scope"))
+    }
+
+    /// The store this engine writes.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The home this engine runs in.
+    pub fn home(&self) -> &Home {
+        &self.home
     }
 
     /// Stops the MCP servers and checkpoints the store.
@@ -122,17 +231,19 @@ impl LocalEngine {
         let _ = tokio::task::spawn_blocking(move || store.checkpoint()).await;
     }
 
-    fn scope(&self, opts: &RunOptions) -> Result<Scope, MethodError> {
-        Scope::local(
-            &self.home,
-            &opts.cwd,
-            opts.workspace.as_deref(),
-            opts.global,
-        )
+    /// The scope a front end asked for: the global one, or the project
+    /// root of `workspace` (default: `cwd`).
+    pub fn scope_of(
+        &self,
+        workspace: Option<&Path>,
+        global: bool,
+        cwd: &Path,
+    ) -> Result<Scope, MethodError> {
+        Scope::local(&self.home, cwd, workspace, global)
     }
 
     /// The named session of `scope`, or a new one.
-    async fn session(
+    pub async fn session(
         &self,
         scope: &Scope,
         wanted: Option<String>,

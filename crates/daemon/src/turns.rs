@@ -27,6 +27,16 @@ pub struct Turns {
 pub struct TurnGuard<'a> {
     turns: &'a Turns,
     session_id: String,
+    /// The session's cross-process lock ([`crate::engine`]), released with
+    /// the registry entry.
+    held: Option<crate::engine::SessionLock>,
+}
+
+impl TurnGuard<'_> {
+    /// Keeps `lock` until the turn ends.
+    pub fn hold(&mut self, lock: crate::engine::SessionLock) {
+        self.held = Some(lock);
+    }
 }
 
 impl Drop for TurnGuard<'_> {
@@ -47,6 +57,7 @@ impl Turns {
         Some(TurnGuard {
             turns: self,
             session_id,
+            held: None,
         })
     }
 

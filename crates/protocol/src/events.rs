@@ -42,6 +42,9 @@ pub mod event {
     pub const FILE_DIFF: &str = "file_diff";
     /// Queued guidance entered a turn.
     pub const STEER: &str = "steer";
+    /// A turn reached the model's context ceiling and checkpointed; `done`
+    /// follows (ours, additive).
+    pub const CONTEXT_YIELD: &str = "context_yield";
     /// Broadcast: a scheduled run ended.
     pub const SCHEDULE_UPDATED: &str = "schedule.updated";
     /// Broadcast: a scheduled run starts in about a minute.
@@ -140,6 +143,16 @@ pub struct ToolDoneDetails {
     pub duration_ms: f64,
 }
 
+/// `context_yield`. `data` is the turn's answer (`[context ceiling] …`), which
+/// `done` repeats.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContextYieldDetails {
+    /// Last session-log event the checkpoint summary covers (0: the
+    /// checkpoint failed and the history will be trimmed instead).
+    pub to_seq: u64,
+}
+
 /// `file_diff`: after a write that changed a file. `data` is its workspace-relative path.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -226,6 +239,7 @@ details_for!(
     ToolStartDetails => TOOL_START,
     ToolDoneDetails => TOOL_DONE,
     FileDiffDetails => FILE_DIFF,
+    ContextYieldDetails => CONTEXT_YIELD,
     ScheduleUpdatedDetails => SCHEDULE_UPDATED,
     ScheduleUpcomingDetails => SCHEDULE_UPCOMING,
     ErrorDetails => ERROR,
@@ -385,6 +399,13 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The guidance text that entered the turn.",
         None,
+    ),
+    row(
+        event::CONTEXT_YIELD,
+        false,
+        Audience::Turn,
+        "The turn's answer (`[context ceiling] …`); `done` follows with the same text.",
+        Some(schema_of::<ContextYieldDetails>),
     ),
     row(
         event::SCHEDULE_UPDATED,

@@ -72,6 +72,9 @@ pub enum Capability {
     FactoryReset,
     /// `prompt-optimize`: `prompt.optimize`.
     PromptOptimize,
+    /// `context-yield` (ours, additive): a turn that reaches the model's
+    /// context ceiling checkpoints, sends `context_yield` and ends `done`.
+    ContextYield,
 }
 
 /// Every capability with its wire name, in the order clients expect.
@@ -99,6 +102,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::Schedule, "schedule"),
     (Capability::FactoryReset, "factory-reset"),
     (Capability::PromptOptimize, "prompt-optimize"),
+    (Capability::ContextYield, "context-yield"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -234,7 +238,7 @@ method_table! {
         (NoParams, Reply::Empty(event::PONG));
     ProtocolInfo => "protocol.info" [] Inline []
         (NoParams, Reply::json::<ProtocolInfo>());
-    Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel]
+    Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel, ContextYield]
         (ChatParams, Reply::Turn);
     AgentSteer => "agent.steer" [] Task [AgentSteer]
         (SteerParams, Reply::text_matching("`guidance queued` (with the turn's `sessionId`).", "^guidance queued$"));
@@ -340,6 +344,8 @@ method_table! {
         (SessionNewParams, Reply::text("The new session id."));
     SessionTruncate => "session.truncate" [] Exclusive [Session, GlobalSession]
         (SessionTruncateParams, Reply::text_matching("The number of messages left.", "^[0-9]+$"));
+    SessionCompact => "session.compact" [] Task [Session, GlobalSession]
+        (SessionRefParams, Reply::json::<SessionCompactResult>());
     LockList => "lock.list" [] Task [FileLocks]
         (NoParams, Reply::json::<Vec<LockView>>());
     FactoryReset => "factory.reset" [] Exclusive [FactoryReset]
@@ -424,7 +430,7 @@ mod tests {
     }
 
     /// Reference §4: all 23 capabilities, and the 58 methods in their order (our
-    /// extras `agent/runTurn` and `session.truncate` sit in between).
+    /// extras `agent/runTurn`, `session.truncate` and `session.compact` sit in between).
     #[test]
     fn info_matches_the_reference_lists() {
         let info = ProtocolInfo::from_table();
@@ -449,6 +455,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 60);
+        assert_eq!(info.methods.len(), 61);
     }
 }

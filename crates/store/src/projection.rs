@@ -9,7 +9,8 @@ use crate::items::{EventItem, ImageAttachment, SessionEvent, UserMessage, Viewed
 pub const SUMMARY_PREFIX: &str = ">>> [Context compaction]\n\n";
 
 /// Runtime notice kinds that the model saw as user turns, and so are shown.
-const VISIBLE_RUNTIME_KINDS: [&str; 2] = ["repair", "continuation"];
+/// (`goal` and `notice`: `serve`'s goal markers and background-job notices.)
+const VISIBLE_RUNTIME_KINDS: [&str; 4] = ["repair", "continuation", "goal", "notice"];
 
 /// One message of `session.get`. Field order is the wire order; every field
 /// is always present (null or `[]` when absent).

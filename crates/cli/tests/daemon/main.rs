@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod balance;
+mod ceiling;
 mod chat;
 mod cli;
 mod config;
@@ -15,6 +16,7 @@ mod protocol;
 mod provider_cli;
 mod providers;
 mod schedule;
+mod serve;
 mod sessions;
 mod sessions_cli;
 mod skills;

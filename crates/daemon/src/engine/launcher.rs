@@ -34,6 +34,54 @@ pub struct TurnRequest<C> {
     /// It runs while the turn's MCP tools and skills resolve, so neither waits
     /// for the other.
     pub session: C,
+    /// What this front end sets over the config for this turn.
+    pub overrides: TurnOverrides,
+}
+
+/// A front end's settings for one turn, over the config's (`seekclaw run
+/// --model … --mode … --max-steps …`, `serve`).
+#[derive(Debug, Clone, Default)]
+pub struct TurnOverrides {
+    /// Model requests per turn; `Some(u32::MAX)` is unbounded (the context
+    /// window bounds the turn). `None` keeps `agent.maxSteps`.
+    pub max_steps: Option<u32>,
+    /// `provider/model` or a bare model id, preferred over the profile's and
+    /// the workspace's.
+    pub model: Option<String>,
+    /// The agent mode, over the workspace's and the config's.
+    pub mode: Option<seekclaw_config::AgentMode>,
+}
+
+impl TurnOverrides {
+    pub(super) fn apply_to_config(&self, config: &mut seekclaw_config::Config) {
+        if let Some(n) = self.max_steps {
+            config.agent.max_steps = n;
+        }
+        if let Some(reference) = &self.model {
+            let provider = reference
+                .split_once('/')
+                .filter(|(p, _)| config.provider(p).is_some());
+            let profile = config.active_profile_mut();
+            match provider {
+                Some((p, m)) => {
+                    profile.provider = Some(p.to_string());
+                    profile.model = Some(m.to_string());
+                }
+                None => profile.model = Some(reference.clone()),
+            }
+        }
+    }
+
+    pub(super) fn apply_to_runtime(&self, runtime: &mut seekclaw_agent::TurnRuntime<'_>) {
+        if let Some(mode) = self.mode {
+            runtime.mode = mode;
+        }
+        // The front end's model wins over the workspace's.
+        if let (Some(_), Some(ws)) = (&self.model, runtime.workspace.as_mut()) {
+            ws.model = None;
+            ws.provider = None;
+        }
+    }
 }
 
 /// A session claimed for one turn.
@@ -101,7 +149,10 @@ impl<'e> Engine<'e> {
     where
         C: Future<Output = Result<SessionClaim<'e>, MethodError>>,
     {
-        let mut runtime = super::build_runtime(self, self.config.load(), &request.scope)?;
+        let mut config = self.config.load();
+        request.overrides.apply_to_config(&mut config);
+        let mut runtime = super::build_runtime(self, config, &request.scope)?;
+        request.overrides.apply_to_runtime(&mut runtime);
         runtime.balance = crate::balance::for_turn(self.config, self.store, &runtime).await;
         let extras = crate::extensions::turn_extras(self.mcp, self.extras, &runtime);
         let mut extras = Box::pin(maybe_done(extras));
@@ -195,6 +246,12 @@ impl TurnHandle<'_> {
                 Err(_) => Poll::Pending,
             },
         }
+    }
+
+    /// How the turn ended, once [`TurnHandle::next_event`] has returned
+    /// `None` (the session is freed when the handle is dropped).
+    pub fn take_outcome(&mut self) -> Option<TurnOutcome> {
+        self.outcome.take()
     }
 
     /// Runs the turn to its end (events not yet taken are dropped: the

@@ -8,8 +8,10 @@
 //! skills resolution, the owner id, the steer queue, the event queue and the
 //! release of write locks all live here, once.
 
+mod compact;
 mod launcher;
 mod runtime;
+mod session_lock;
 
 use std::sync::Arc;
 
@@ -26,8 +28,9 @@ use crate::config_service::ConfigService;
 use crate::extras_cache::ExtrasCache;
 use crate::turns::{ActiveTurn, TurnGuard, Turns};
 
-pub use launcher::{SessionClaim, TurnHandle, TurnRequest};
+pub use launcher::{SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
 use runtime::build_runtime;
+pub use session_lock::{SessionLock, try_hold};
 
 /// The services a turn runs with, borrowed from whoever owns them (the
 /// daemon, or a one-shot `seekclaw run`).
@@ -55,14 +58,35 @@ impl<'e> Engine<'e> {
         cancel: &CancellationToken,
         steer: &SteerQueue,
     ) -> Result<TurnGuard<'e>, MethodError> {
-        self.turns
+        let mut guard = self
+            .turns
             .start(ActiveTurn {
                 session_id: session_id.to_string(),
                 cancel: cancel.clone(),
                 steer: steer.clone(),
             })
-            .ok_or_else(|| busy(session_id))
+            .ok_or_else(|| busy(session_id))?;
+        match try_hold(self.home, session_id) {
+            Ok(Some(lock)) => guard.hold(lock),
+            Ok(None) => return Err(busy_elsewhere(session_id)),
+            Err(e) => {
+                return Err(MethodError::new(
+                    ErrorCode::Storage,
+                    format!("Cannot lock session {session_id} for its turn: {e}"),
+                ));
+            }
+        }
+        Ok(guard)
     }
+}
+
+/// The error of a turn on a session another process is running a turn on.
+fn busy_elsewhere(sid: &str) -> MethodError {
+    MethodError::new(
+        ErrorCode::Busy,
+        format!("Session {sid} is running a turn in another seekclaw process (a daemon, `seekclaw serve` or `seekclaw run`); wait for it to finish or cancel it there"),
+    )
+    .with_session(Some(sid.to_string()))
 }
 
 /// The error of a second turn on a busy session.

@@ -1,12 +1,12 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
-use seekclaw_agent::{AgentEvent, Steer, SteerQueue};
+use seekclaw_agent::{AgentEvent, Steer, SteerKind, SteerQueue};
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
-    FileDiffDetails, ImageViewDetails, ModelStartDetails, ToolDoneDetails, ToolStartDetails,
-    UsageDetails, WorkflowDetails,
+    ContextYieldDetails, FileDiffDetails, ImageViewDetails, ModelStartDetails, ToolDoneDetails,
+    ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 use seekclaw_store::{SessionHeader, SessionPatch};
@@ -142,6 +142,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             success,
             duration_ms,
             summary,
+            ..
         } => Envelope::event(
             id,
             summary,
@@ -156,7 +157,10 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             path,
             diff,
         } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
-        AgentEvent::Steer(text) => Envelope::new(id, event::STEER, text),
+        AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
+        AgentEvent::ContextYield { to_seq, answer } => {
+            Envelope::event(id, answer, &ContextYieldDetails { to_seq })
+        }
     };
     env.with_session(Some(session.to_string()))
 }
@@ -198,6 +202,7 @@ pub async fn chat(
         cancel: start.cancel.clone(),
         steer: start.steer.clone(),
         session: claim_session(daemon, conn, claim),
+        overrides: Default::default(),
     };
     let mut turn = engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
@@ -383,6 +388,7 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
         .push(Steer {
             text: message,
             images,
+            kind: SteerKind::Prompt,
         })
         .map_err(|e| {
             MethodError::new(ErrorCode::Conflict, e.to_string())

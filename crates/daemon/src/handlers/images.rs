@@ -116,6 +116,48 @@ pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, MethodError> {
     Ok(out)
 }
 
+/// An image file given by path (`seekclaw run --image`), under the same rules.
+pub fn from_path(path: &std::path::Path) -> Result<UserImage, MethodError> {
+    let shown = path.display();
+    let media_type = match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("webp") => "image/webp",
+        Some("gif") => "image/gif",
+        _ => {
+            return Err(invalid(format!(
+                "Unsupported image type: {shown} (supported: .png, .jpg, .jpeg, .webp, .gif)"
+            )));
+        }
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| MethodError::not_found(format!("Cannot read image {shown}: {e}")))?
+        .len();
+    if size > MAX_IMAGE_BYTES {
+        return Err(MethodError::new(
+            ErrorCode::TooLarge,
+            format!("Image {shown} is larger than 10 MB"),
+        ));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| MethodError::not_found(format!("Cannot read image {shown}: {e}")))?;
+    let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("image");
+    let mut params = serde_json::Map::new();
+    params.insert(
+        "images".into(),
+        serde_json::json!([{"name": name, "mediaType": media_type, "data": data}]),
+    );
+    parse_images(&Params::new(params))?
+        .pop()
+        .ok_or_else(|| MethodError::internal("image intake returned nothing"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

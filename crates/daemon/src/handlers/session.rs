@@ -262,6 +262,27 @@ pub async fn truncate(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     Ok(Envelope::result(id, remaining.to_string()))
 }
 
+/// `session.compact`: one summary over the whole log, appended (events are
+/// never rewritten); the next turn starts from it. `busy` while a turn runs
+/// on the session (here or in another process); `agent.cancel` stops it.
+pub async fn compact(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let r = SessionRef::from(&p.read::<method::SessionCompact>()?);
+    let scope = target(daemon, &r)?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let done = daemon
+        .engine()
+        .compact_session(&scope, &r.id, &Default::default(), &cancel, |_, _| {})
+        .await?;
+    let result = seekclaw_protocol::api::SessionCompactResult {
+        id: r.id.clone(),
+        from_seq: done.from_seq,
+        to_seq: done.to_seq,
+        summary_seq: done.seq,
+        summary: done.summary,
+    };
+    Ok(Envelope::json_result(id, &result).with_session(Some(r.id)))
+}
+
 pub async fn resume(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionResume>()?);
     let scope = target(daemon, &r)?;

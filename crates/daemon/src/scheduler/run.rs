@@ -238,6 +238,7 @@ async fn execute(
         cancel: cancel.clone(),
         steer,
         session: std::future::ready(claim),
+        overrides: Default::default(),
     };
     let turn = engine
         .start_turn(request)

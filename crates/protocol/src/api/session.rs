@@ -159,6 +159,22 @@ pub struct SessionHeader {
     pub updated_at: String,
 }
 
+/// `session.compact`: the summary appended over the whole log.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionCompactResult {
+    /// The session id.
+    pub id: String,
+    /// First log event the summary covers.
+    pub from_seq: u64,
+    /// Last log event it covers.
+    pub to_seq: u64,
+    /// The summary's own event seq.
+    pub summary_seq: u64,
+    /// The summary the next turn starts from.
+    pub summary: String,
+}
+
 /// `session.get`: the header with `title` and `workspace` always present
 /// (null when unset), then the projected messages.
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -1,0 +1,173 @@
+//! Turns bounded by the model's context window (reference §4.3–4.5): the
+//! window is accounted from provider usage (the last response's prompt and
+//! output tokens, plus estimates of the tool results recorded since). At the
+//! soft ceiling the turn finishes its batch and yields; at the hard ceiling
+//! no tool batch starts (its calls are closed with synthetic results, so the
+//! log stays API-valid). Yielding appends a summary over the log (events are
+//! never rewritten) and ends the turn with a `[context ceiling]` answer the
+//! next turn continues from.
+
+use seekclaw_providers::ChatMessage;
+use seekclaw_providers::ToolCall;
+use seekclaw_providers::usage::AttemptRecord;
+use seekclaw_store::{EventItem, ToolResult};
+
+use crate::context::{self, CompactionPlan};
+use crate::events::{AgentEvent, TurnFailure, TurnOutcome};
+use crate::transcript::Transcript;
+use crate::turn::{Counters, TurnCtx};
+
+/// Share of the window at which the turn ends after its current batch.
+const SOFT_PERCENT: u64 = 70;
+/// Share of the window at which no tool batch starts.
+const HARD_PERCENT: u64 = 80;
+
+/// The answer of a turn that yielded at the ceiling after a checkpoint.
+pub const CEILING_ANSWER: &str = "[context ceiling] This turn reached the model's context window and was checkpointed. The work is not necessarily complete — continue it in a new turn, which starts from the checkpoint summary.";
+/// The answer when the checkpoint's summary could not be made.
+pub const CEILING_ANSWER_UNCHECKPOINTED: &str = "[context ceiling] This turn reached the model's context window; the checkpoint attempt failed, so the next turn starts from the trimmed history. The work is not necessarily complete — continue it in a new turn.";
+/// The result given to a call that did not run because the turn yields.
+pub const SKIPPED: &str = "skipped: the turn is yielding at the context ceiling; re-issue after the checkpoint if still needed";
+
+/// Where the turn stands against its window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    Below,
+    Soft,
+    Hard,
+}
+
+/// The window's accounting for one turn.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Window {
+    /// The model's window in tokens (0: unknown, never a ceiling).
+    pub size: u64,
+    /// The next prompt's size as far as known.
+    pub used: u64,
+}
+
+impl Window {
+    /// A response came: its prompt and output are the conversation's size.
+    pub fn after_response(&mut self, records: &[AttemptRecord]) {
+        if let Some(r) = records.iter().rev().find(|r| r.success) {
+            self.used = r.usage.total_input_tokens + r.usage.output_tokens;
+        }
+    }
+
+    /// A tool result was recorded.
+    pub fn add_result(&mut self, content: &str) {
+        self.used += context::estimate_text(content);
+    }
+
+    pub fn level(&self) -> Level {
+        if self.size == 0 {
+            Level::Below
+        } else if self.used * 100 >= self.size * HARD_PERCENT {
+            Level::Hard
+        } else if self.used * 100 >= self.size * SOFT_PERCENT {
+            Level::Soft
+        } else {
+            Level::Below
+        }
+    }
+}
+
+/// Closes `calls` unrun, each with the synthetic [`SKIPPED`] result (logged,
+/// and reported as a failed call so front ends pair every start).
+pub(crate) async fn skip_close(
+    cx: &TurnCtx<'_, '_>,
+    transcript: &mut Transcript,
+    calls: &[ToolCall],
+) -> Result<(), TurnFailure> {
+    for call in calls {
+        cx.emit(AgentEvent::ToolStart {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            summary: String::new(),
+        });
+        cx.emit(AgentEvent::ToolDone {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            success: false,
+            duration_ms: 0.0,
+            summary: "skipped at the context ceiling".into(),
+            output: SKIPPED.into(),
+        });
+        let seq = cx
+            .persist(EventItem::ToolResult(ToolResult {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                success: false,
+                output: SKIPPED.into(),
+                diff: None,
+                file_path: None,
+            }))
+            .await?;
+        transcript.push(
+            ChatMessage::Tool {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: SKIPPED.into(),
+                is_error: true,
+                images: Vec::new(),
+            },
+            seq,
+        );
+    }
+    Ok(())
+}
+
+/// Checkpoints the whole conversation (a summary appended over its range)
+/// and ends the turn with the ceiling answer. Guidance still queued stays
+/// queued: the turn's close records it after the summary, so the next turn
+/// reads it verbatim.
+pub(crate) async fn yield_at_ceiling(
+    cx: &TurnCtx<'_, '_>,
+    step: u32,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+) -> Result<TurnOutcome, TurnFailure> {
+    transcript.settle().await?;
+    transcript.repair();
+    let all = transcript.messages().len();
+    let plan = CompactionPlan {
+        summarize: 0..all,
+        keep_from: all,
+    };
+    let covered = crate::compaction::compact(cx, step, transcript, plan, counters).await?;
+    let (to_seq, answer) = match covered {
+        Some((_, to_seq)) => (to_seq, CEILING_ANSWER),
+        None => (0, CEILING_ANSWER_UNCHECKPOINTED),
+    };
+    cx.emit(AgentEvent::ContextYield {
+        to_seq,
+        answer: answer.to_string(),
+    });
+    // The ceiling answer is the terminal's text only: the model never reads
+    // it as its own answer.
+    counters.final_answer = None;
+    counters.done_at_step = Some(step);
+    Ok(TurnOutcome::Done(answer.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_follow_the_window_share() {
+        let mut w = Window {
+            size: 1000,
+            used: 0,
+        };
+        assert_eq!(w.level(), Level::Below);
+        w.used = 699;
+        assert_eq!(w.level(), Level::Below);
+        w.used = 700;
+        assert_eq!(w.level(), Level::Soft);
+        w.used = 800;
+        assert_eq!(w.level(), Level::Hard);
+        w.size = 0;
+        assert_eq!(w.level(), Level::Below, "an unknown window is no ceiling");
+    }
+}

@@ -1,0 +1,56 @@
+//! `seekclaw serve`: the engine on stdin/stdout in this process (the
+//! protocol lives in `seekclaw_daemon::serve`). Logs go to stderr; stdout
+//! carries only events.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use seekclaw_config::Home;
+use seekclaw_daemon::{LocalEngine, ServeOptions};
+
+use crate::turn_args::TurnArgs;
+
+/// `seekclaw serve`'s arguments.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    turn: TurnArgs,
+}
+
+/// Serves until stdin ends and the work in hand is done (exit 0); 1 when the
+/// engine cannot start (the reason is also on stdout as `agent_setup_failed`).
+pub fn serve(args: ServeArgs) -> ExitCode {
+    let outcome = (|| -> anyhow::Result<()> {
+        let home = Home::from_env()?;
+        let opts = ServeOptions {
+            cwd: std::env::current_dir()?,
+            workspace: args.turn.workspace.clone(),
+            global: args.turn.global,
+            session: args.turn.session.clone(),
+            continue_latest: args.turn.continue_latest,
+            overrides: args.turn.overrides(),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(async move {
+            let engine = LocalEngine::open(home)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            let stdin = tokio::io::BufReader::new(tokio::io::stdin());
+            let served = seekclaw_daemon::serve(&engine, opts, stdin, tokio::io::stdout()).await;
+            engine.close().await;
+            served.map_err(|e| anyhow::anyhow!(e.0))
+        })?;
+        // tokio's stdin reader is a blocking thread that may sit in read(2).
+        runtime.shutdown_background();
+        Ok(())
+    })();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

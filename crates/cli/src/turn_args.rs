@@ -1,0 +1,51 @@
+//! The flags every front end that runs turns in this process shares
+//! (`seekclaw run`, `seekclaw serve`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use seekclaw_config::AgentMode;
+use seekclaw_daemon::TurnOverrides;
+
+/// Where the turns run and what they run with.
+#[derive(Args, Debug, Clone)]
+pub struct TurnArgs {
+    /// Project directory (default: the current directory's project root).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    /// Use the directory-free global scope.
+    #[arg(long, conflicts_with = "workspace")]
+    pub global: bool,
+    /// Continue this session instead of starting a new one.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Continue the scope's most recently updated session.
+    #[arg(long = "continue", conflicts_with = "session")]
+    pub continue_latest: bool,
+    /// Model requests per turn (default: unbounded; the model's context
+    /// window bounds the turn).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: Option<u32>,
+    /// Model to use: `provider/model` or a model id.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Agent mode: plan, readonly, edit or auto.
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<AgentMode>,
+}
+
+impl TurnArgs {
+    /// The settings this process puts over the config's.
+    pub fn overrides(&self) -> TurnOverrides {
+        TurnOverrides {
+            max_steps: Some(self.max_steps.unwrap_or(u32::MAX)),
+            model: self.model.clone(),
+            mode: self.mode,
+        }
+    }
+}
+
+fn parse_mode(s: &str) -> Result<AgentMode, String> {
+    AgentMode::parse_strict(s)
+        .ok_or_else(|| format!("unknown mode {s:?} (expected plan, readonly, edit or auto)"))
+}

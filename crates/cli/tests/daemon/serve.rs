@@ -1,0 +1,574 @@
+//! `seekclaw serve` and `seekclaw run --events`: the OpenSeek stream over the
+//! real binary's stdin/stdout, against the testkit provider and the real store.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use seekclaw_testkit::{ProviderServer, Reply, StartOptions};
+use serde_json::{Value, json};
+
+use crate::bin;
+
+/// A home whose only provider is the testkit `server`.
+fn home_with(server: &ProviderServer) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // No verify-repair steps: `--max-steps` is then the exact request cap.
+    let config = json!({"agent": {"maxRepairAttempts": 0}, "providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1", "contextWindow": 100000}]}]});
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    (tmp, home)
+}
+
+struct Serve {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+}
+
+impl Serve {
+    fn start(home: &std::path::Path, args: &[&str]) -> Serve {
+        let mut child = Command::new(bin())
+            .arg("serve")
+            .args(args)
+            .env("SEEKCLAW_HOME", home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Serve {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn next(&self) -> Value {
+        let v = self
+            .lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("an event within 30 s");
+        check_envelope(&v);
+        v
+    }
+
+    /// Events up to and including the first named `name`.
+    fn until(&self, name: &str) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let v = self.next();
+            let done = v["event"] == name;
+            seen.push(v);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// Closes stdin, collects the rest and the exit code.
+    fn finish(mut self) -> (Vec<Value>, Option<i32>) {
+        drop(self.stdin.take());
+        let mut rest = Vec::new();
+        while let Ok(v) = self.lines.recv_timeout(Duration::from_secs(30)) {
+            check_envelope(&v);
+            rest.push(v);
+        }
+        (rest, self.child.wait().unwrap().code())
+    }
+}
+
+/// The envelope fields come first and are typed (reference §2.1).
+fn check_envelope(v: &Value) {
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys[..3], ["timestamp", "level", "event"], "{v}");
+    assert!(v["timestamp"].as_str().unwrap().ends_with('Z'), "{v}");
+    assert!(
+        ["INFO", "WARN", "ERROR"].contains(&v["level"].as_str().unwrap()),
+        "{v}"
+    );
+}
+
+fn names(events: &[Value]) -> Vec<&str> {
+    events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn serve_streams_turns_in_order_and_reports_bad_commands() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("notes.txt"), "the word is plover\n").unwrap();
+    server.enqueue(
+        Reply::new()
+            .reasoning("look first")
+            .text("Reading.")
+            .tool_call("call_1", "read_file", r#"{"path":"notes.txt"}"#),
+    );
+    server.enqueue(Reply::new().text("The word ").text("is plover."));
+    server.enqueue(Reply::plain("second answer"));
+    let mut serve = Serve::start(&home, &["--workspace", ws.path().to_str().unwrap()]);
+    serve.send(r#"{"command":"prompt","text":"what is the word?","submission_id":"s-1"}"#);
+    serve.send(r#"{"command":"prompt","text":"and again"}"#);
+    serve.send(r#"{"command":"dance"}"#);
+    serve.send(r#"{"command":"steer","text":"x","kind":"shout"}"#);
+    serve.send(r#"{"command":"prompt"}"#);
+    serve.send(r#"{"command":"goal","action":"set","text":"   "}"#);
+    serve.send(r#"[1,2]"#);
+    let (events, code) = serve.finish();
+    assert_eq!(code, Some(0), "stdin EOF finishes the work, then exits 0");
+    let errors: Vec<&str> = events
+        .iter()
+        .filter(|e| e["event"] == "command_error")
+        .map(|e| e["error"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "unknown command: dance",
+            "unknown steer kind: shout",
+            "expected a string \"text\" field",
+            "goal text must not be blank",
+            "expected a {\"command\": ...} object",
+        ]
+    );
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "command_error")
+            .all(|e| e["level"] == "ERROR")
+    );
+    let turn: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] != "command_error")
+        .collect();
+    let seq: Vec<&str> = turn.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let first_end = seq.iter().position(|n| *n == "agent_finished").unwrap();
+    assert_eq!(
+        seq[..first_end + 1]
+            .iter()
+            .filter(|n| **n != "assistant_delta" && **n != "reasoning_delta")
+            .copied()
+            .collect::<Vec<_>>(),
+        [
+            "agent_step",
+            "reasoning_message",
+            "assistant_message",
+            "usage",
+            "tool_result",
+            "agent_step",
+            "assistant_message",
+            "usage",
+            "agent_finished"
+        ],
+        "{seq:?}"
+    );
+    let steps: Vec<i64> = turn
+        .iter()
+        .filter(|e| e["event"] == "agent_step")
+        .map(|e| e["step"].as_i64().unwrap())
+        .collect();
+    assert_eq!(steps, [1, 2, 1], "integers, 1-based, per turn");
+    let tool = turn.iter().find(|e| e["event"] == "tool_result").unwrap();
+    assert_eq!(tool["tool_call_id"], "call_1");
+    assert_eq!(tool["tool_name"], "read_file");
+    assert_eq!(tool["is_error"], false);
+    assert!(
+        tool["content"].as_str().unwrap().contains("plover"),
+        "{tool}"
+    );
+    assert!(tool["brief"].is_string());
+    let usage = &turn.iter().find(|e| e["event"] == "usage").unwrap()["usage"];
+    for k in [
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "prompt_cache_hit_tokens",
+        "prompt_cache_miss_tokens",
+    ] {
+        assert!(usage[k].is_u64(), "{k}: {usage}");
+    }
+    let finished: Vec<&&Value> = turn
+        .iter()
+        .filter(|e| e["event"] == "agent_finished")
+        .collect();
+    assert_eq!(finished.len(), 2);
+    assert_eq!(finished[0]["answer"], "The word is plover.");
+    assert_eq!(finished[0]["submission_id"], "s-1", "echoed");
+    assert_eq!(finished[1]["answer"], "second answer");
+    assert!(
+        finished[1]["submission_id"].is_null(),
+        "optional strings are written as null"
+    );
+    let deltas: String = seq[..first_end]
+        .iter()
+        .zip(turn.iter())
+        .filter(|(n, _)| **n == "assistant_delta")
+        .map(|(_, e)| e["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas, "Reading.The word is plover.");
+    // The second prompt saw the first turn: one session, continued.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let last = requests[2].body.to_string();
+    assert!(
+        last.contains("what is the word?") && last.contains("and again"),
+        "{last}"
+    );
+}
+
+#[test]
+fn a_line_that_is_not_json_ends_the_stream_after_the_work_in_hand() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(50));
+    for i in 0..10 {
+        slow = slow.text(format!("w{i} "));
+    }
+    server.enqueue(slow);
+    let mut serve = Serve::start(&home, &["--global"]);
+    serve.send(r#"{"command":"prompt","text":"count"}"#);
+    serve.send("this is not json");
+    serve.send(r#"{"command":"prompt","text":"never read"}"#);
+    // stdin stays open: the broken line alone ends the server.
+    let events = serve.until("agent_finished");
+    let broken = events
+        .iter()
+        .find(|e| e["event"] == "command_error")
+        .unwrap();
+    assert!(
+        broken["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("command stream: "),
+        "{broken}"
+    );
+    assert_eq!(
+        events.last().unwrap()["answer"],
+        "w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 "
+    );
+    let status = serve.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the line after the broken one is not read"
+    );
+}
+
+#[test]
+fn steer_cancel_and_one_turn_per_session_across_processes() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..100 {
+        slow = slow.text(format!("w{i} "));
+    }
+    server.enqueue(slow.clone());
+    server.enqueue(Reply::plain("steered"));
+    let mut serve = Serve::start(&home, &["--global"]);
+    // Nothing runs: a steer has nowhere to go.
+    serve.send(r#"{"command":"steer","text":"too early","submission_id":"e"}"#);
+    let dropped = serve.until("steer_dropped");
+    assert_eq!(dropped.last().unwrap()["content"], "too early");
+    assert_eq!(dropped.last().unwrap()["submission_id"], "e");
+    serve.send(r#"{"command":"prompt","text":"count slowly"}"#);
+    serve.until("assistant_delta");
+
+    // A daemon on the same home sees the session and cannot run a turn on it.
+    let daemon =
+        seekclaw_testkit::DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
+    let mut client = daemon.connect().unwrap();
+    let sessions = client
+        .ok_json("session.list", json!({"global": true}))
+        .unwrap();
+    let sid = sessions[0]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{sessions}"))
+        .to_string();
+    let id = client
+        .send(
+            "chat",
+            json!({"sessionId": sid, "message": "me too", "global": true}),
+        )
+        .unwrap();
+    let reply = client.collect(id).unwrap();
+    let last = reply.last().unwrap();
+    assert_eq!(last["event"], "error", "{reply:?}");
+    assert_eq!(last["details"]["code"], "busy", "{last}");
+    assert!(
+        last["data"]
+            .as_str()
+            .unwrap()
+            .contains("another seekclaw process"),
+        "{last}"
+    );
+
+    serve.send(r#"{"command":"steer","text":"stop counting","submission_id":"st"}"#);
+    serve.send(r#"{"command":"cancel"}"#);
+    let end = serve.until("agent_aborted");
+    let aborted = end.last().unwrap();
+    assert_eq!(aborted["reason"], "interrupted");
+    assert_eq!(aborted["level"], "WARN");
+    let steer = end.iter().find(|e| e["event"] == "steer_applied").unwrap();
+    assert_eq!(
+        (
+            steer["kind"].as_str(),
+            steer["content"].as_str(),
+            steer["submission_id"].as_str()
+        ),
+        (Some("prompt"), Some("stop counting"), Some("st"))
+    );
+    let (_, code) = serve.finish();
+    assert_eq!(code, Some(0));
+
+    // Free again: the daemon continues the session serve started.
+    let id = client
+        .send(
+            "chat",
+            json!({"sessionId": sid, "message": "now me", "global": true}),
+        )
+        .unwrap();
+    let reply = client.collect(id).unwrap();
+    assert_eq!(reply.last().unwrap()["event"], "done", "{reply:?}");
+}
+
+#[test]
+fn goal_and_compact_write_to_the_session_log() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    server.enqueue(Reply::plain("first"));
+    server.enqueue(Reply::plain("SUMMARY: asked once, answered first"));
+    server.enqueue(Reply::plain("after"));
+    let mut serve = Serve::start(&home, &["--global"]);
+    serve.send(r#"{"command":"compact"}"#);
+    let failed = serve.until("compaction_failed");
+    assert!(
+        failed.last().unwrap()["error"]
+            .as_str()
+            .unwrap()
+            .contains("nothing to compact")
+    );
+    serve.send(r#"{"command":"prompt","text":"hello"}"#);
+    serve.send(r#"{"command":"goal","action":"set","text":"ship the release"}"#);
+    serve.send(r#"{"command":"compact"}"#);
+    serve.send(r#"{"command":"prompt","text":"go on"}"#);
+    let mut events = serve.until("agent_finished");
+    events.extend(serve.until("agent_finished"));
+    let find = |name: &str| {
+        let i = events.iter().position(|e| e["event"] == name);
+        (
+            i.unwrap_or_else(|| panic!("no {name}: {events:?}")),
+            &events[i.unwrap_or(0)],
+        )
+    };
+    let (g, goal) = find("goal_updated");
+    assert_eq!(goal["goal"], "ship the release");
+    let (s, started) = find("compaction_started");
+    assert_eq!(started["from_sequence"], 1);
+    assert!(started["to_sequence"].as_u64().unwrap() >= 3, "{started}");
+    let (f, done) = find("compaction_finished");
+    assert_eq!(done["summary"], "SUMMARY: asked once, answered first");
+    let second_turn = events
+        .iter()
+        .rposition(|e| e["event"] == "agent_step")
+        .unwrap();
+    assert!(g < s && s < f && f < second_turn, "wire order: {events:?}");
+    serve.send(r#"{"command":"goal","action":"clear"}"#);
+    let cleared = serve.until("goal_updated");
+    assert!(cleared.last().unwrap()["goal"].is_null());
+    let (_, code) = serve.finish();
+    assert_eq!(code, Some(0));
+    // The turn after the compaction starts from the summary, and the goal
+    // (its marker summarized away) is recalled at the turn's start.
+    let body = server.requests()[2].body.to_string();
+    assert!(body.contains("SUMMARY: asked once"), "{body}");
+    assert!(
+        body.contains("[goal reminder]\\nThe standing goal: ship the release"),
+        "{body}"
+    );
+}
+
+#[test]
+fn run_events_writes_the_same_stream_for_one_prompt() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    server.enqueue(Reply::new().text("one ").tool_call("c1", "nope_tool", "{}"));
+    server.enqueue(Reply::plain("two"));
+    let out = Command::new(bin())
+        .args(["run", "go", "--global", "--events", "--max-steps", "1"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    events.iter().for_each(check_envelope);
+    assert_eq!(
+        names(&events),
+        [
+            "session_started",
+            "agent_step",
+            "assistant_delta",
+            "assistant_message",
+            "usage",
+            "tool_result",
+            "max_steps_exhausted"
+        ],
+        "{events:?}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an unfinished turn is a failure"
+    );
+    let started = &events[0];
+    assert!(started["workspace_root"].is_null(), "global: no workspace");
+    assert!(started["session"].is_string() && started["session_root"].is_string());
+    assert_eq!(events[5]["is_error"], true);
+
+    // --continue picks the session up; no --max-steps: unbounded.
+    let out = Command::new(bin())
+        .args(["run", "again", "--global", "--events", "--continue"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events[0]["session"], started["session"]);
+    assert_eq!(events.last().unwrap()["event"], "agent_finished");
+    assert_eq!(events.last().unwrap()["answer"], "two");
+}
+
+#[test]
+fn session_compact_appends_a_summary_the_next_turn_starts_from() {
+    let server = ProviderServer::start().unwrap();
+    let d = crate::chat::setup(&server, StartOptions::default());
+    let mut c = d.connect().unwrap();
+    server.enqueue(Reply::plain("first answer"));
+    let reply = crate::chat::chat(
+        &mut c,
+        json!({"message": "remember the word plover", "global": true}),
+    );
+    let sid = reply.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let err = c
+        .err("session.compact", json!({"id": "nope", "global": true}))
+        .unwrap();
+    assert_eq!(err["details"]["code"], "not_found", "{err}");
+
+    server.enqueue(Reply::plain("SUMMARY: the word is plover"));
+    let done = c
+        .ok_json("session.compact", json!({"id": sid, "global": true}))
+        .unwrap();
+    assert_eq!(done["id"], sid.as_str());
+    assert_eq!(done["fromSeq"], 1);
+    assert_eq!(done["summary"], "SUMMARY: the word is plover");
+    assert!(done["summarySeq"].as_u64().unwrap() > done["toSeq"].as_u64().unwrap());
+    // The summary request saw the conversation; the next turn sees the summary instead.
+    let asked = server.requests()[1].body.to_string();
+    assert!(asked.contains("remember the word plover"), "{asked}");
+    server.enqueue(Reply::plain("plover"));
+    crate::chat::chat(
+        &mut c,
+        json!({"sessionId": sid, "message": "the word?", "global": true}),
+    );
+    let next = server.requests()[2].body.to_string();
+    assert!(next.contains("SUMMARY: the word is plover"), "{next}");
+    assert!(
+        !next.contains("first answer"),
+        "covered events are not resent: {next}"
+    );
+
+    // A session with a turn running is busy.
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..30 {
+        slow = slow.text(format!("w{i} "));
+    }
+    server.enqueue(slow);
+    let turn = c
+        .send(
+            "chat",
+            json!({"sessionId": sid, "message": "count", "global": true}),
+        )
+        .unwrap();
+    let mut other = d.connect().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = other
+        .err("session.compact", json!({"id": sid, "global": true}))
+        .unwrap();
+    assert_eq!(busy["details"]["code"], "busy", "{busy}");
+    c.send("agent.cancel", json!({"sessionId": sid})).unwrap();
+    let _ = c.collect(turn).unwrap();
+}
+
+#[test]
+fn run_events_ends_with_context_yield_at_the_ceiling() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    // The window is 100,000 tokens: 90,000 is past the hard ceiling.
+    server.enqueue(
+        Reply::new()
+            .tool_call("c1", "read_file", r#"{"path":"x"}"#)
+            .usage(90000, 0, 10),
+    );
+    server.enqueue(Reply::plain("SUMMARY: wanted to read x"));
+    let out = Command::new(bin())
+        .args(["run", "read x", "--global", "--events"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "context_yield", "{events:?}");
+    assert!(
+        last["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("[context ceiling]")
+    );
+    assert!(last["to_sequence"].as_u64().unwrap() >= 3, "{last}");
+    let skipped = events.iter().find(|e| e["event"] == "tool_result").unwrap();
+    assert_eq!(skipped["is_error"], true);
+    assert!(
+        skipped["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped: the turn is yielding")
+    );
+}

@@ -1,0 +1,279 @@
+//! Commands on `serve`'s stdin (reference §2.2, §2.6). A decode error's text
+//! goes back as `command_error` and is wire contract.
+
+use seekclaw_agent::{SteerKind, UserImage};
+use seekclaw_protocol::Params;
+use serde_json::{Map, Value};
+
+/// What a user sends: text, images, and the front end's id for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submission {
+    /// The text.
+    pub text: String,
+    /// Images (`content` parts, or the legacy `images` list).
+    pub images: Vec<UserImage>,
+    /// Echoed on the events that answer it.
+    pub submission_id: Option<String>,
+}
+
+/// One command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Start a turn, or queue it behind the work in progress.
+    Prompt(Submission),
+    /// Input for the running turn.
+    Steer(Submission, SteerKind),
+    /// Summarize the whole session once idle.
+    Compact,
+    /// Cancel the running turn or compaction; when idle, withdraw the next
+    /// queued prompt. Disarms goal auto-continuation.
+    Cancel,
+    /// Set or replace the standing goal.
+    GoalSet {
+        /// The goal.
+        text: String,
+        /// Keep starting turns toward it.
+        auto: bool,
+    },
+    /// Clear the standing goal.
+    GoalClear,
+}
+
+const EXPECTED_OBJECT: &str = "expected a {\"command\": ...} object";
+const EXPECTED_TEXT: &str = "expected a string \"text\" field";
+const EXPECTED_KIND: &str = "expected a string \"kind\" field";
+const EXPECTED_GOAL: &str =
+    "expected {\"action\": \"set\", \"text\": ...} or {\"action\": \"clear\"}";
+
+/// Decodes one JSON value (the line already parsed as JSON).
+pub fn parse(value: Value) -> Result<Command, String> {
+    let Value::Object(obj) = value else {
+        return Err(EXPECTED_OBJECT.into());
+    };
+    let Some(Value::String(command)) = obj.get("command") else {
+        return Err(EXPECTED_OBJECT.into());
+    };
+    match command.as_str() {
+        "prompt" => Ok(Command::Prompt(submission(&obj)?)),
+        "steer" => {
+            let kind = match obj.get("kind") {
+                None | Some(Value::Null) => SteerKind::Prompt,
+                Some(Value::String(k)) if k == "prompt" => SteerKind::Prompt,
+                Some(Value::String(k)) if k == "command" => SteerKind::Command,
+                Some(Value::String(k)) => return Err(format!("unknown steer kind: {k}")),
+                Some(_) => return Err(EXPECTED_KIND.into()),
+            };
+            Ok(Command::Steer(submission(&obj)?, kind))
+        }
+        "compact" => Ok(Command::Compact),
+        "cancel" => Ok(Command::Cancel),
+        "goal" => match (obj.get("action"), obj.get("text")) {
+            (Some(Value::String(a)), Some(Value::String(text))) if a == "set" => {
+                Ok(Command::GoalSet {
+                    text: text.clone(),
+                    auto: obj.get("auto") == Some(&Value::Bool(true)),
+                })
+            }
+            (Some(Value::String(a)), _) if a == "clear" => Ok(Command::GoalClear),
+            _ => Err(EXPECTED_GOAL.into()),
+        },
+        other => Err(format!("unknown command: {other}")),
+    }
+}
+
+/// `content` parts (text and images) or the legacy `text` (+ `images`).
+fn submission(obj: &Map<String, Value>) -> Result<Submission, String> {
+    let submission_id = match obj.get("submission_id") {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let (text, images) = match obj.get("content") {
+        Some(Value::String(text)) => (text.clone(), Vec::new()),
+        Some(Value::Array(parts)) => content_parts(parts)?,
+        _ => match obj.get("text") {
+            Some(Value::String(text)) => (text.clone(), legacy_images(obj.get("images"))?),
+            _ => return Err(EXPECTED_TEXT.into()),
+        },
+    };
+    Ok(Submission {
+        text,
+        images,
+        submission_id,
+    })
+}
+
+/// `[{"type":"text","text":…}, {"type":"image","media_type":…,"data":…,"name"?}]`.
+fn content_parts(parts: &[Value]) -> Result<(String, Vec<UserImage>), String> {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut images = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        match part.get("type").and_then(Value::as_str) {
+            Some("text") => match part.get("text") {
+                Some(Value::String(t)) => texts.push(t),
+                _ => return Err(format!("content[{i}]: {EXPECTED_TEXT}")),
+            },
+            Some("image") => images.push(image_object(part, i)?),
+            _ => {
+                return Err(format!(
+                    "content[{i}]: expected a part of type \"text\" or \"image\""
+                ));
+            }
+        }
+    }
+    let images = checked(images)?;
+    Ok((texts.join("\n"), images))
+}
+
+fn legacy_images(list: Option<&Value>) -> Result<Vec<UserImage>, String> {
+    match list {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => {
+            let parts = items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| image_object(v, i))
+                .collect::<Result<Vec<_>, _>>()?;
+            checked(parts)
+        }
+        Some(_) => Err("expected an array \"images\" field".into()),
+    }
+}
+
+/// One image as the daemon's `images` entry (`name`, `mediaType`, `data`);
+/// OpenSeek spellings (`media_type`, `mime_type`) are accepted.
+fn image_object(part: &Value, i: usize) -> Result<Value, String> {
+    let text = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| part.get(*k).and_then(Value::as_str))
+            .map(str::to_string)
+    };
+    let data = text(&["data", "data_base64"])
+        .ok_or_else(|| format!("content[{i}]: expected a base64 string \"data\" field"))?;
+    let media_type = text(&["media_type", "mime_type", "mediaType"]).unwrap_or_default();
+    let name = text(&["name"]).unwrap_or_else(|| format!("image-{}", i + 1));
+    Ok(serde_json::json!({"name": name, "mediaType": media_type, "data": data}))
+}
+
+/// The daemon's image rules (types, sizes, count), so both front ends agree.
+fn checked(images: Vec<Value>) -> Result<Vec<UserImage>, String> {
+    if images.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut params = Map::new();
+    params.insert("images".into(), Value::Array(images));
+    crate::handlers::images::parse_images(&Params::new(params)).map_err(|e| e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> String {
+        parse(v).unwrap_err()
+    }
+
+    #[test]
+    fn decode_errors_are_the_wire_texts() {
+        assert_eq!(err(json!([1])), "expected a {\"command\": ...} object");
+        assert_eq!(err(json!({"x": 1})), "expected a {\"command\": ...} object");
+        assert_eq!(
+            err(json!({"command": 3})),
+            "expected a {\"command\": ...} object"
+        );
+        assert_eq!(err(json!({"command": "dance"})), "unknown command: dance");
+        assert_eq!(
+            err(json!({"command": "prompt"})),
+            "expected a string \"text\" field"
+        );
+        assert_eq!(
+            err(json!({"command": "prompt", "text": 5})),
+            "expected a string \"text\" field"
+        );
+        assert_eq!(
+            err(json!({"command": "steer", "text": "x", "kind": "shout"})),
+            "unknown steer kind: shout"
+        );
+        assert_eq!(
+            err(json!({"command": "steer", "text": "x", "kind": 1})),
+            "expected a string \"kind\" field"
+        );
+        let goal = "expected {\"action\": \"set\", \"text\": ...} or {\"action\": \"clear\"}";
+        assert_eq!(err(json!({"command": "goal"})), goal);
+        assert_eq!(err(json!({"command": "goal", "action": "set"})), goal);
+        assert_eq!(
+            err(json!({"command": "goal", "action": "win", "text": "x"})),
+            goal
+        );
+    }
+
+    #[test]
+    fn commands_decode_with_their_defaults() {
+        let p = parse(json!({"command": "prompt", "text": "hi", "extra": 1})).unwrap();
+        assert_eq!(
+            p,
+            Command::Prompt(Submission {
+                text: "hi".into(),
+                images: vec![],
+                submission_id: None
+            })
+        );
+        let Command::Steer(s, kind) = parse(
+            json!({"command": "steer", "text": "ls", "kind": "command", "submission_id": "s1"}),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (s.text.as_str(), kind, s.submission_id.as_deref()),
+            ("ls", SteerKind::Command, Some("s1"))
+        );
+        assert!(matches!(
+            parse(json!({"command": "steer", "text": "x"})).unwrap(),
+            Command::Steer(_, SteerKind::Prompt)
+        ));
+        assert_eq!(
+            parse(json!({"command": "compact"})).unwrap(),
+            Command::Compact
+        );
+        assert_eq!(
+            parse(json!({"command": "cancel"})).unwrap(),
+            Command::Cancel
+        );
+        assert_eq!(
+            parse(json!({"command": "goal", "action": "set", "text": "g", "auto": "yes"})).unwrap(),
+            Command::GoalSet {
+                text: "g".into(),
+                auto: false
+            }
+        );
+        assert_eq!(
+            parse(json!({"command": "goal", "action": "set", "text": "g", "auto": true})).unwrap(),
+            Command::GoalSet {
+                text: "g".into(),
+                auto: true
+            }
+        );
+        assert_eq!(
+            parse(json!({"command": "goal", "action": "clear"})).unwrap(),
+            Command::GoalClear
+        );
+    }
+
+    #[test]
+    fn content_parts_carry_text_and_images() {
+        let p = parse(json!({"command": "prompt", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image", "media_type": "image/png", "data": "aGVsbG8="}
+        ]}))
+        .unwrap();
+        let Command::Prompt(s) = p else { panic!() };
+        assert_eq!(s.text, "look");
+        assert_eq!(s.images.len(), 1);
+        assert_eq!(s.images[0].media_type, "image/png");
+        let bad = err(json!({"command": "prompt", "content": [
+            {"type": "image", "media_type": "image/tiff", "data": "aGVsbG8="}
+        ]}));
+        assert!(bad.contains("Unsupported image type"), "{bad}");
+    }
+}

@@ -1,0 +1,152 @@
+//! A turn's engine events as OpenSeek wire events (reference §2.3): deltas
+//! stream as they come; each step's whole reasoning and text follow its
+//! response, before its usage and tool results.
+
+use std::collections::VecDeque;
+
+use seekclaw_agent::{AgentEvent, FailureKind, TurnOutcome, WorkflowNode};
+
+use super::wire::{WireEvent, WireUsage};
+
+/// The mapping state of one turn.
+#[derive(Debug, Default)]
+pub struct TurnMapper {
+    text: String,
+    reasoning: String,
+    /// Submission ids of the steers queued for this turn, in queue order
+    /// (the turn applies them in that order).
+    steers: VecDeque<Option<String>>,
+    submission_id: Option<String>,
+    /// The checkpoint's last event, once the turn yielded at the ceiling.
+    yielded: Option<u64>,
+}
+
+impl TurnMapper {
+    /// A mapper for the turn answering `submission_id`.
+    pub fn new(submission_id: Option<String>) -> TurnMapper {
+        TurnMapper {
+            submission_id,
+            ..TurnMapper::default()
+        }
+    }
+
+    /// A steer with this submission id was queued for the turn.
+    pub fn steer_queued(&mut self, submission_id: Option<String>) {
+        self.steers.push_back(submission_id);
+    }
+
+    /// The wire events of one engine event (often none).
+    pub fn map(&mut self, ev: AgentEvent, out: &mut Vec<WireEvent>) {
+        match ev {
+            AgentEvent::Workflow {
+                step,
+                node: WorkflowNode::Think { .. },
+                ..
+            } => {
+                self.flush(out);
+                out.push(WireEvent::AgentStep { step });
+            }
+            // A failover: the next model answers the step afresh.
+            AgentEvent::ModelStart { .. } => {
+                self.text.clear();
+                self.reasoning.clear();
+            }
+            AgentEvent::Delta(d) => {
+                self.text.push_str(&d);
+                out.push(WireEvent::AssistantDelta { content: d });
+            }
+            AgentEvent::Thinking(t) => {
+                self.reasoning.push_str(&t);
+                out.push(WireEvent::ReasoningDelta { content: t });
+            }
+            AgentEvent::Usage {
+                output_tokens,
+                total_input_tokens,
+                cached_input_tokens,
+                ..
+            } => {
+                self.flush(out);
+                out.push(WireEvent::Usage(WireUsage {
+                    prompt_tokens: total_input_tokens,
+                    completion_tokens: output_tokens,
+                    total_tokens: total_input_tokens + output_tokens,
+                    prompt_cache_hit_tokens: cached_input_tokens,
+                    prompt_cache_miss_tokens: total_input_tokens
+                        .saturating_sub(cached_input_tokens),
+                }));
+            }
+            AgentEvent::ToolStart { .. } => self.flush(out),
+            AgentEvent::ToolDone {
+                call_id,
+                name,
+                success,
+                summary,
+                output,
+                ..
+            } => out.push(WireEvent::ToolResult {
+                tool_call_id: call_id,
+                tool_name: name,
+                is_error: !success,
+                content: output,
+                brief: Some(summary).filter(|s| !s.is_empty()),
+            }),
+            AgentEvent::Steer { text, kind } => out.push(WireEvent::SteerApplied {
+                kind: kind.as_str(),
+                content: text,
+                submission_id: self.steers.pop_front().flatten(),
+            }),
+            AgentEvent::ContextYield { to_seq, .. } => self.yielded = Some(to_seq),
+            AgentEvent::Workflow { .. }
+            | AgentEvent::Status(_)
+            | AgentEvent::ImageView { .. }
+            | AgentEvent::FileDiff { .. } => {}
+        }
+    }
+
+    /// The turn's terminal event(s).
+    pub fn finish(&mut self, outcome: TurnOutcome, out: &mut Vec<WireEvent>) {
+        self.flush(out);
+        let submission_id = self.submission_id.take();
+        out.push(match outcome {
+            TurnOutcome::Done(answer) => match self.yielded {
+                Some(to_sequence) => WireEvent::ContextYield {
+                    to_sequence,
+                    answer,
+                    submission_id,
+                },
+                None => WireEvent::AgentFinished {
+                    answer,
+                    submission_id,
+                },
+            },
+            TurnOutcome::Cancelled(_) => WireEvent::AgentAborted {
+                reason: "interrupted".into(),
+                submission_id,
+            },
+            TurnOutcome::Failed(f) if f.kind == FailureKind::StepLimit => {
+                WireEvent::MaxStepsExhausted { submission_id }
+            }
+            TurnOutcome::Failed(f) => WireEvent::TurnFailed {
+                error: f.message,
+                submission_id,
+            },
+            TurnOutcome::Unsaved { error, .. } => WireEvent::TurnFailed {
+                error: format!("The turn's end could not be saved: {error}"),
+                submission_id,
+            },
+        });
+    }
+
+    fn flush(&mut self, out: &mut Vec<WireEvent>) {
+        if !self.reasoning.is_empty() {
+            out.push(WireEvent::ReasoningMessage {
+                content: std::mem::take(&mut self.reasoning),
+            });
+        }
+        if !self.text.is_empty() {
+            out.push(WireEvent::AssistantMessage {
+                content: std::mem::take(&mut self.text),
+            });
+        }
+    }
+}

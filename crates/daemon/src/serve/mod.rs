@@ -1,0 +1,539 @@
+//! `seekclaw serve`: the engine over stdin/stdout (reference §2). JSONL
+//! commands come in, JSONL events go out; one consumer schedules them: one
+//! turn at a time, prompts queue FIFO, steers reach the running turn, stdin
+//! EOF (or a line that is not JSON) finishes the work in hand, then returns.
+//! The session lives in the shared store, so the daemon lists it and other
+//! front ends can continue it.
+
+mod command;
+mod goal;
+mod mapper;
+mod wire;
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+
+use seekclaw_agent::{Compacted, Steer, SteerKind, SteerQueue, TurnOutcome};
+use seekclaw_protocol::{ErrorCode, MethodError};
+use seekclaw_store::{EventItem, UserMessage};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::{TurnHandle, TurnOverrides};
+use crate::headless::{LocalEngine, LocalTurn};
+use crate::scope::Scope;
+pub use command::{Command, Submission};
+use goal::Goal;
+pub use mapper::TurnMapper;
+pub use wire::WireEvent;
+
+/// What `seekclaw serve` was asked.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The process's working directory (the default workspace).
+    pub cwd: PathBuf,
+    /// Project directory; its project root is the scope.
+    pub workspace: Option<PathBuf>,
+    /// Run in the global scope.
+    pub global: bool,
+    /// Continue this session.
+    pub session: Option<String>,
+    /// Continue the scope's latest session.
+    pub continue_latest: bool,
+    /// Model, mode and step limit over the config's.
+    pub overrides: TurnOverrides,
+}
+
+/// Why `serve` could not run at all.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ServeError(pub String);
+
+/// Work waiting for the engine to be idle, in wire order.
+enum Work {
+    Prompt(Submission),
+    Compact,
+}
+
+/// What the engine is doing.
+enum Active<'e> {
+    Turn {
+        handle: Box<TurnHandle<'e>>,
+        mapper: TurnMapper,
+        /// A turn the goal started (continuation), not a user's prompt.
+        continuation: bool,
+    },
+    Compact {
+        job: Pin<Box<dyn Future<Output = Result<Compacted, MethodError>> + Send + 'e>>,
+        cancel: CancellationToken,
+    },
+}
+
+/// What stdin delivered.
+enum Input {
+    Command(Result<Command, String>),
+    /// Not JSON: reading stops after this.
+    Broken(String),
+}
+
+/// Writes events in order on its own task (a slow reader of stdout never
+/// stalls the engine's bookkeeping); [`Events::close`] waits for the drain so
+/// the last event is never lost.
+struct Events {
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+    writer: tokio::task::JoinHandle<()>,
+}
+
+impl Events {
+    fn new<W: AsyncWrite + Unpin + Send + 'static>(mut out: W) -> Events {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let writer = tokio::spawn(async move {
+            while let Some(line) = rx.recv().await {
+                if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
+                    // The reader is gone; the engine finishes its work anyway.
+                    while rx.recv().await.is_some() {}
+                    return;
+                }
+            }
+        });
+        Events { tx, writer }
+    }
+
+    fn emit(&self, ev: &WireEvent) {
+        let _ = self.tx.send(ev.to_line());
+    }
+
+    async fn close(self) {
+        drop(self.tx);
+        let _ = self.writer.await;
+    }
+}
+
+/// The scheduler's state between events.
+struct Serve<'e> {
+    engine: &'e LocalEngine,
+    scope: Scope,
+    overrides: TurnOverrides,
+    session: Option<String>,
+    pending: VecDeque<Work>,
+    /// Steers for the next turn (sent while a prompt waits), with their
+    /// submission ids.
+    next_steer: SteerQueue,
+    next_steer_ids: VecDeque<Option<String>>,
+    goal: Goal,
+    events: &'e Events,
+}
+
+/// Runs the protocol until stdin ends and the work in hand is done.
+pub async fn serve<R, W>(
+    engine: &LocalEngine,
+    opts: ServeOptions,
+    input: R,
+    output: W,
+) -> Result<(), ServeError>
+where
+    R: AsyncBufRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let events = Events::new(output);
+    let started = start(engine, &opts).await;
+    let (scope, session) = match started {
+        Ok(s) => s,
+        Err(e) => {
+            events.emit(&WireEvent::AgentSetupFailed {
+                error: e.message.clone(),
+            });
+            events.close().await;
+            return Err(ServeError(e.message));
+        }
+    };
+    let goal = match &session {
+        Some(id) => Goal::load(engine, &scope, id).await,
+        None => Goal::default(),
+    };
+    let mut serve = Serve {
+        engine,
+        scope,
+        overrides: opts.overrides,
+        session,
+        pending: VecDeque::new(),
+        next_steer: SteerQueue::new(),
+        next_steer_ids: VecDeque::new(),
+        goal,
+        events: &events,
+    };
+    let mut commands = read_commands(input);
+    serve.run(&mut commands).await;
+    events.close().await;
+    Ok(())
+}
+
+/// The scope and the session to continue (`--session`, `--continue`).
+async fn start(
+    engine: &LocalEngine,
+    opts: &ServeOptions,
+) -> Result<(Scope, Option<String>), MethodError> {
+    let scope = engine.scope_of(opts.workspace.as_deref(), opts.global, &opts.cwd)?;
+    let session = match (&opts.session, opts.continue_latest) {
+        (Some(id), _) => Some(engine.session(&scope, Some(id.clone())).await?.id),
+        (None, true) => Some(engine.latest(&scope).await?),
+        (None, false) => None,
+    };
+    Ok((scope, session))
+}
+
+/// Reads stdin on its own task: a command per line, blank lines skipped.
+fn read_commands<R: AsyncBufRead + Unpin + Send + 'static>(input: R) -> mpsc::Receiver<Input> {
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(async move {
+        let mut lines = input.lines();
+        loop {
+            let item = match lines.next_line().await {
+                Ok(None) => return,
+                Ok(Some(line)) if line.trim().is_empty() => continue,
+                Ok(Some(line)) => match serde_json::from_str(&line) {
+                    Ok(value) => Input::Command(command::parse(value)),
+                    Err(e) => Input::Broken(format!("command stream: {e}")),
+                },
+                Err(e) => Input::Broken(format!("command stream: {e}")),
+            };
+            let last = matches!(item, Input::Broken(_));
+            if tx.send(item).await.is_err() || last {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// One thing the active work reported.
+enum Progress {
+    Event(seekclaw_agent::AgentEvent),
+    TurnEnded(TurnOutcome),
+    Compacted(Result<Compacted, MethodError>),
+}
+
+async fn progress(active: &mut Active<'_>) -> Progress {
+    match active {
+        Active::Turn { handle, .. } => match handle.next_event().await {
+            Some(ev) => Progress::Event(ev),
+            None => Progress::TurnEnded(handle.take_outcome().unwrap_or_else(|| {
+                TurnOutcome::Failed(seekclaw_agent::TurnFailure::new(
+                    seekclaw_agent::FailureKind::Internal,
+                    "the turn ended without an outcome",
+                ))
+            })),
+        },
+        Active::Compact { job, .. } => Progress::Compacted(job.as_mut().await),
+    }
+}
+
+impl<'e> Serve<'e> {
+    async fn run(&mut self, commands: &mut mpsc::Receiver<Input>) {
+        let mut active: Option<Active<'e>> = None;
+        let mut reading = true;
+        loop {
+            if active.is_none() {
+                active = self.next_work().await;
+                if active.is_none() && !reading {
+                    return;
+                }
+            }
+            tokio::select! {
+                input = commands.recv(), if reading => match input {
+                    Some(Input::Command(Ok(cmd))) => self.command(cmd, &mut active).await,
+                    Some(Input::Command(Err(error))) => {
+                        self.events.emit(&WireEvent::CommandError { error });
+                    }
+                    Some(Input::Broken(error)) => {
+                        self.events.emit(&WireEvent::CommandError { error });
+                        reading = false;
+                    }
+                    None => reading = false,
+                },
+                step = async {
+                    match active.as_mut() {
+                        Some(a) => progress(a).await,
+                        None => std::future::pending().await,
+                    }
+                } => self.progressed(step, &mut active),
+            }
+        }
+    }
+
+    /// Starts the next queued work, or a goal continuation; `None` when idle.
+    async fn next_work(&mut self) -> Option<Active<'e>> {
+        loop {
+            let work = match self.pending.pop_front() {
+                Some(w) => w,
+                None => {
+                    let prompt = self.goal.continuation(self.events)?;
+                    let active = self.start_turn(prompt, true).await;
+                    if active.is_some() {
+                        return active;
+                    }
+                    continue;
+                }
+            };
+            let active = match work {
+                Work::Prompt(sub) => self.start_turn(sub, false).await,
+                Work::Compact => self.start_compaction().await,
+            };
+            if active.is_some() {
+                return active;
+            }
+        }
+    }
+
+    async fn start_turn(&mut self, sub: Submission, continuation: bool) -> Option<Active<'e>> {
+        let steer = std::mem::take(&mut self.next_steer);
+        let mut steer_ids = std::mem::take(&mut self.next_steer_ids);
+        if let Some(reminder) = self.goal.reminder() {
+            let notice = Steer {
+                text: reminder,
+                images: Vec::new(),
+                kind: SteerKind::Notice,
+            };
+            if steer.push(notice).is_ok() {
+                steer_ids.push_back(None);
+            }
+        }
+        let turn = LocalTurn {
+            scope: self.scope.clone(),
+            session: self.session.clone(),
+            message: sub.text,
+            images: sub.images,
+            overrides: self.overrides.clone(),
+        };
+        let cancel = CancellationToken::new();
+        match self.engine.start_turn(turn, &cancel, &steer).await {
+            Ok(handle) => {
+                self.session = Some(handle.session().id.clone());
+                let mut mapper = TurnMapper::new(sub.submission_id);
+                for id in steer_ids.drain(..) {
+                    mapper.steer_queued(id);
+                }
+                Some(Active::Turn {
+                    handle: Box::new(handle),
+                    mapper,
+                    continuation,
+                })
+            }
+            Err(e) => {
+                let error = e.message;
+                let submission_id = sub.submission_id;
+                self.events.emit(&if e.code == ErrorCode::Busy {
+                    WireEvent::TurnFailed {
+                        error,
+                        submission_id,
+                    }
+                } else {
+                    WireEvent::AgentSetupFailed { error }
+                });
+                // Steers waiting for this turn have no turn to reach.
+                for g in steer.close() {
+                    self.events.emit(&WireEvent::SteerDropped {
+                        content: g.text,
+                        submission_id: steer_ids.pop_front().flatten(),
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    async fn start_compaction(&mut self) -> Option<Active<'e>> {
+        let Some(sid) = self.session.clone() else {
+            self.events.emit(&WireEvent::CompactionFailed {
+                error: "The session has nothing to compact yet".into(),
+            });
+            return None;
+        };
+        let cancel = CancellationToken::new();
+        let (engine, scope, overrides, token) = (
+            self.engine,
+            self.scope.clone(),
+            self.overrides.clone(),
+            cancel.clone(),
+        );
+        let tx = self.events.tx.clone();
+        let on_start = move |from_sequence, to_sequence| {
+            let started = WireEvent::CompactionStarted {
+                from_sequence,
+                to_sequence,
+            };
+            let _ = tx.send(started.to_line());
+        };
+        let job = Box::pin(async move {
+            engine
+                .compact(&scope, &sid, &overrides, &token, on_start)
+                .await
+        });
+        Some(Active::Compact { job, cancel })
+    }
+
+    async fn command(&mut self, cmd: Command, active: &mut Option<Active<'e>>) {
+        match cmd {
+            Command::Prompt(sub) => self.pending.push_back(Work::Prompt(sub)),
+            Command::Compact => self.pending.push_back(Work::Compact),
+            Command::Steer(sub, kind) => self.steer(sub, kind, active).await,
+            Command::Cancel => {
+                self.goal.disarm();
+                match active {
+                    Some(Active::Turn { handle, .. }) => handle.cancel(),
+                    Some(Active::Compact { cancel, .. }) => cancel.cancel(),
+                    None => {
+                        let next = self
+                            .pending
+                            .iter()
+                            .position(|w| matches!(w, Work::Prompt(_)));
+                        if let Some(i) = next {
+                            self.pending.remove(i);
+                        }
+                    }
+                }
+            }
+            Command::GoalSet { text, auto } => {
+                if text.trim().is_empty() {
+                    self.events.emit(&WireEvent::CommandError {
+                        error: "goal text must not be blank".into(),
+                    });
+                    return;
+                }
+                self.goal_marker(Some(text), auto, active).await;
+            }
+            Command::GoalClear => self.goal_marker(None, false, active).await,
+        }
+    }
+
+    async fn steer(&mut self, sub: Submission, kind: SteerKind, active: &mut Option<Active<'e>>) {
+        let guidance = Steer {
+            text: sub.text.clone(),
+            images: sub.images.clone(),
+            kind,
+        };
+        if let Some(Active::Turn { handle, mapper, .. }) = active
+            && handle.steer(guidance.clone()).is_ok()
+        {
+            mapper.steer_queued(sub.submission_id);
+            return;
+        }
+        let prompt_waits = self.pending.iter().any(|w| matches!(w, Work::Prompt(_)));
+        if prompt_waits {
+            let _ = self.next_steer.push(guidance);
+            self.next_steer_ids.push_back(sub.submission_id);
+            return;
+        }
+        if kind == SteerKind::Command && active.is_none() {
+            // Shell context while idle goes straight into the log.
+            match self
+                .append(EventItem::Steer(UserMessage {
+                    text: sub.text.clone(),
+                    images: Vec::new(),
+                }))
+                .await
+            {
+                Ok(_) => self.events.emit(&WireEvent::SteerApplied {
+                    kind: kind.as_str(),
+                    content: sub.text,
+                    submission_id: sub.submission_id,
+                }),
+                Err(e) => self
+                    .events
+                    .emit(&WireEvent::SessionError { error: e.message }),
+            }
+            return;
+        }
+        self.events.emit(&WireEvent::SteerDropped {
+            content: sub.text,
+            submission_id: sub.submission_id,
+        });
+    }
+
+    /// Appends to the idle session, creating it first if there is none.
+    async fn append(&mut self, item: EventItem) -> Result<u64, MethodError> {
+        let id = match &self.session {
+            Some(id) => id.clone(),
+            None => {
+                let header = self.engine.session(&self.scope, None).await?;
+                self.session = Some(header.id.clone());
+                header.id
+            }
+        };
+        self.engine.append_idle(&self.scope, &id, item).await
+    }
+
+    async fn goal_marker(
+        &mut self,
+        text: Option<String>,
+        auto: bool,
+        active: &mut Option<Active<'e>>,
+    ) {
+        let marker = goal::marker(text.as_deref());
+        // During a turn the marker rides the steer queue as a notice, so it
+        // lands at a step boundary; idle, it is written at once.
+        if let Some(Active::Turn { handle, mapper, .. }) = active {
+            let notice = Steer {
+                text: marker,
+                images: Vec::new(),
+                kind: SteerKind::Notice,
+            };
+            if handle.steer(notice).is_ok() {
+                mapper.steer_queued(None);
+                self.goal.set(text.clone(), auto);
+                self.events.emit(&WireEvent::GoalUpdated { goal: text });
+                return;
+            }
+        }
+        let item = goal::marker_item(text.as_deref());
+        match self.append(item).await {
+            Ok(_) => {
+                self.goal.set(text.clone(), auto);
+                self.events.emit(&WireEvent::GoalUpdated { goal: text });
+            }
+            Err(e) => self
+                .events
+                .emit(&WireEvent::SessionError { error: e.message }),
+        }
+    }
+
+    fn progressed(&mut self, step: Progress, active: &mut Option<Active<'e>>) {
+        let mut out = Vec::new();
+        match step {
+            Progress::Event(ev) => {
+                if let Some(Active::Turn { mapper, .. }) = active {
+                    mapper.map(ev, &mut out);
+                }
+            }
+            Progress::TurnEnded(outcome) => {
+                if let Some(Active::Turn {
+                    mut mapper,
+                    continuation,
+                    ..
+                }) = active.take()
+                {
+                    let clean = matches!(outcome, TurnOutcome::Done(_));
+                    mapper.finish(outcome, &mut out);
+                    self.goal.turn_ended(clean, continuation);
+                }
+            }
+            Progress::Compacted(result) => {
+                *active = None;
+                out.push(match result {
+                    Ok(c) => WireEvent::CompactionFinished {
+                        from_sequence: c.from_seq,
+                        to_sequence: c.to_seq,
+                        summary: c.summary,
+                    },
+                    Err(e) => WireEvent::CompactionFailed { error: e.message },
+                });
+            }
+        }
+        for ev in &out {
+            self.events.emit(ev);
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! The OpenSeek event stream (reference §2.1, §2.3): one JSON object per
+//! line, the envelope fields first (`timestamp`, `level`, `event`), then the
+//! event's own fields. Optional strings are always written (`null` when
+//! absent); integers are integers.
+
+use serde_json::{Value, json};
+
+/// Token counts of one model request, in the wire's own shape (kept apart
+/// from the providers' types so a vendor rename cannot change the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WireUsage {
+    /// All input tokens.
+    pub prompt_tokens: u64,
+    /// Output tokens, reasoning included.
+    pub completion_tokens: u64,
+    /// Input plus output.
+    pub total_tokens: u64,
+    /// Input tokens read from the provider's cache.
+    pub prompt_cache_hit_tokens: u64,
+    /// Input tokens not read from the cache.
+    pub prompt_cache_miss_tokens: u64,
+}
+
+/// One event of the stream. Field names are the wire's; their meaning is
+/// reference §2.3's.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum WireEvent {
+    /// The turn could not start (no model, no workspace, a bad image).
+    AgentSetupFailed { error: String },
+    /// Before each model request (1-based).
+    AgentStep { step: u32 },
+    /// A streamed fragment of the answer.
+    AssistantDelta { content: String },
+    /// A streamed fragment of the reasoning.
+    ReasoningDelta { content: String },
+    /// The step's whole reasoning, after the response.
+    ReasoningMessage { content: String },
+    /// The step's whole visible text, when not empty.
+    AssistantMessage { content: String },
+    /// One request's token counts.
+    Usage(WireUsage),
+    /// A tool call's result, as the model reads it.
+    ToolResult {
+        tool_call_id: String,
+        tool_name: String,
+        is_error: bool,
+        content: String,
+        brief: Option<String>,
+    },
+    /// The turn finished with this answer.
+    AgentFinished {
+        answer: String,
+        submission_id: Option<String>,
+    },
+    /// The turn stopped at the context ceiling after a checkpoint.
+    ContextYield {
+        to_sequence: u64,
+        answer: String,
+        submission_id: Option<String>,
+    },
+    /// The turn was cancelled (`interrupted`).
+    AgentAborted {
+        reason: String,
+        submission_id: Option<String>,
+    },
+    /// The turn used its `--max-steps` unfinished.
+    MaxStepsExhausted { submission_id: Option<String> },
+    /// The turn failed.
+    TurnFailed {
+        error: String,
+        submission_id: Option<String>,
+    },
+    /// A steer reached the model.
+    SteerApplied {
+        kind: &'static str,
+        content: String,
+        submission_id: Option<String>,
+    },
+    /// A steer arrived with no turn to take it.
+    SteerDropped {
+        content: String,
+        submission_id: Option<String>,
+    },
+    /// A background job ended while the engine was idle.
+    BackgroundNotice { content: String },
+    /// The standing goal changed.
+    GoalUpdated { goal: Option<String> },
+    /// The engine starts a turn toward the `auto` goal; this many remain.
+    GoalContinue { remaining: u32 },
+    /// The `auto` goal used its budget of turns.
+    GoalBudgetExhausted { turns: u32 },
+    /// Manual compaction started over this range.
+    CompactionStarted {
+        from_sequence: u64,
+        to_sequence: u64,
+    },
+    /// Manual compaction appended its summary.
+    CompactionFinished {
+        from_sequence: u64,
+        to_sequence: u64,
+        summary: String,
+    },
+    /// Manual compaction failed; nothing was appended.
+    CompactionFailed { error: String },
+    /// `run` started (or continued) this session.
+    SessionStarted {
+        session: String,
+        session_root: String,
+        workspace_root: Option<String>,
+    },
+    /// An idle-time write to the session failed.
+    SessionError { error: String },
+    /// A command line could not be used.
+    CommandError { error: String },
+}
+
+/// `level` of an event: a property of its kind (reference §2.1).
+fn level(ev: &WireEvent) -> &'static str {
+    use WireEvent::*;
+    match ev {
+        AgentSetupFailed { .. }
+        | TurnFailed { .. }
+        | CompactionFailed { .. }
+        | SessionError { .. }
+        | CommandError { .. } => "ERROR",
+        AgentAborted { .. }
+        | MaxStepsExhausted { .. }
+        | SteerDropped { .. }
+        | GoalBudgetExhausted { .. } => "WARN",
+        _ => "INFO",
+    }
+}
+
+fn opt(s: &Option<String>) -> Value {
+    s.as_deref().map_or(Value::Null, Value::from)
+}
+
+impl WireEvent {
+    /// The `event` name and the fields, in wire order.
+    fn parts(&self) -> (&'static str, Vec<(&'static str, Value)>) {
+        use WireEvent::*;
+        match self {
+            AgentSetupFailed { error } => ("agent_setup_failed", vec![("error", json!(error))]),
+            AgentStep { step } => ("agent_step", vec![("step", json!(step))]),
+            AssistantDelta { content } => ("assistant_delta", vec![("content", json!(content))]),
+            ReasoningDelta { content } => ("reasoning_delta", vec![("content", json!(content))]),
+            ReasoningMessage { content } => {
+                ("reasoning_message", vec![("content", json!(content))])
+            }
+            AssistantMessage { content } => {
+                ("assistant_message", vec![("content", json!(content))])
+            }
+            Usage(u) => (
+                "usage",
+                vec![(
+                    "usage",
+                    json!({
+                        "prompt_tokens": u.prompt_tokens,
+                        "completion_tokens": u.completion_tokens,
+                        "total_tokens": u.total_tokens,
+                        "prompt_cache_hit_tokens": u.prompt_cache_hit_tokens,
+                        "prompt_cache_miss_tokens": u.prompt_cache_miss_tokens,
+                    }),
+                )],
+            ),
+            ToolResult {
+                tool_call_id,
+                tool_name,
+                is_error,
+                content,
+                brief,
+            } => (
+                "tool_result",
+                vec![
+                    ("tool_call_id", json!(tool_call_id)),
+                    ("tool_name", json!(tool_name)),
+                    ("is_error", json!(is_error)),
+                    ("content", json!(content)),
+                    ("brief", opt(brief)),
+                ],
+            ),
+            AgentFinished {
+                answer,
+                submission_id,
+            } => (
+                "agent_finished",
+                vec![
+                    ("answer", json!(answer)),
+                    ("submission_id", opt(submission_id)),
+                ],
+            ),
+            ContextYield {
+                to_sequence,
+                answer,
+                submission_id,
+            } => (
+                "context_yield",
+                vec![
+                    ("to_sequence", json!(to_sequence)),
+                    ("answer", json!(answer)),
+                    ("submission_id", opt(submission_id)),
+                ],
+            ),
+            AgentAborted {
+                reason,
+                submission_id,
+            } => (
+                "agent_aborted",
+                vec![
+                    ("reason", json!(reason)),
+                    ("submission_id", opt(submission_id)),
+                ],
+            ),
+            MaxStepsExhausted { submission_id } => (
+                "max_steps_exhausted",
+                vec![("submission_id", opt(submission_id))],
+            ),
+            TurnFailed {
+                error,
+                submission_id,
+            } => (
+                "turn_failed",
+                vec![
+                    ("error", json!(error)),
+                    ("submission_id", opt(submission_id)),
+                ],
+            ),
+            SteerApplied {
+                kind,
+                content,
+                submission_id,
+            } => (
+                "steer_applied",
+                vec![
+                    ("kind", json!(kind)),
+                    ("content", json!(content)),
+                    ("submission_id", opt(submission_id)),
+                ],
+            ),
+            SteerDropped {
+                content,
+                submission_id,
+            } => (
+                "steer_dropped",
+                vec![
+                    ("content", json!(content)),
+                    ("submission_id", opt(submission_id)),
+                ],
+            ),
+            BackgroundNotice { content } => {
+                ("background_notice", vec![("content", json!(content))])
+            }
+            GoalUpdated { goal } => ("goal_updated", vec![("goal", opt(goal))]),
+            GoalContinue { remaining } => ("goal_continue", vec![("remaining", json!(remaining))]),
+            GoalBudgetExhausted { turns } => {
+                ("goal_budget_exhausted", vec![("turns", json!(turns))])
+            }
+            CompactionStarted {
+                from_sequence,
+                to_sequence,
+            } => (
+                "compaction_started",
+                vec![
+                    ("from_sequence", json!(from_sequence)),
+                    ("to_sequence", json!(to_sequence)),
+                ],
+            ),
+            CompactionFinished {
+                from_sequence,
+                to_sequence,
+                summary,
+            } => (
+                "compaction_finished",
+                vec![
+                    ("from_sequence", json!(from_sequence)),
+                    ("to_sequence", json!(to_sequence)),
+                    ("summary", json!(summary)),
+                ],
+            ),
+            CompactionFailed { error } => ("compaction_failed", vec![("error", json!(error))]),
+            SessionStarted {
+                session,
+                session_root,
+                workspace_root,
+            } => (
+                "session_started",
+                vec![
+                    ("session", json!(session)),
+                    ("session_root", json!(session_root)),
+                    ("workspace_root", opt(workspace_root)),
+                ],
+            ),
+            SessionError { error } => ("session_error", vec![("error", json!(error))]),
+            CommandError { error } => ("command_error", vec![("error", json!(error))]),
+        }
+    }
+
+    /// The event's name on the wire.
+    pub fn name(&self) -> &'static str {
+        self.parts().0
+    }
+
+    /// The event as one line, `\n` included.
+    pub fn to_line(&self) -> Vec<u8> {
+        let (name, fields) = self.parts();
+        let mut obj = serde_json::Map::new();
+        let timestamp = chrono::Utc::now()
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
+        obj.insert("timestamp".into(), Value::from(timestamp));
+        obj.insert("level".into(), Value::from(level(self)));
+        obj.insert("event".into(), Value::from(name));
+        for (k, v) in fields {
+            obj.insert(k.into(), v);
+        }
+        // The workspace's serde_json keeps insertion order (`preserve_order`):
+        // the envelope comes first.
+        let mut line = serde_json::to_vec(&Value::Object(obj)).unwrap_or_default();
+        line.push(b'\n');
+        line
+    }
+}
