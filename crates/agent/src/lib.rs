@@ -31,6 +31,7 @@ pub use events::{
 };
 pub use extras::TurnExtras;
 pub use goal::{GoalMarker, StandingGoal};
+pub use history::conversation;
 pub use prompt::PromptFiles;
 pub use session_compaction::{Compacted, compact_session, compaction_range};
 pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};

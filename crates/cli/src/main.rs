@@ -7,6 +7,8 @@ mod mcp;
 mod run;
 mod schedule;
 mod serve;
+mod sessions;
+mod sessions_file;
 mod turn_args;
 
 use std::process::ExitCode;
@@ -46,6 +48,9 @@ enum Command {
     /// Manage scheduled tasks on the running daemon.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
+    /// List, show, export and import sessions (the store directly; no daemon needed).
+    #[command(subcommand)]
+    Sessions(sessions::SessionsCommand),
     /// Describe the daemon protocol.
     #[command(subcommand)]
     Protocol(ProtocolCommand),
@@ -86,6 +91,11 @@ fn main() -> ExitCode {
             Home::from_env()
                 .map_err(Into::into)
                 .and_then(|h| schedule::schedule(&h, cmd)),
+        ),
+        Command::Sessions(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| sessions::sessions(&h, cmd)),
         ),
         Command::Protocol(ProtocolCommand::Schema) => report(print_schema()),
     }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use seekclaw_agent::SteerQueue;
-use seekclaw_config::{Home, ReasoningLevel, detect_root, normalize_path};
+use seekclaw_config::{Home, ReasoningLevel, normalize_path};
 use seekclaw_protocol::MethodError;
 use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
@@ -239,17 +239,7 @@ impl LocalEngine {
         global: bool,
         cwd: &Path,
     ) -> Result<Scope, MethodError> {
-        if global {
-            return Ok(Scope::global());
-        }
-        let start = normalize_path(workspace.unwrap_or(Path::new(".")), cwd);
-        if !start.is_dir() {
-            return Err(MethodError::not_found(format!(
-                "Workspace directory not found: {}",
-                start.display()
-            )));
-        }
-        Ok(Scope::of_root(&detect_root(&start, &self.home)))
+        Scope::local(&self.home, cwd, workspace, global)
     }
 
     /// The named session of `scope`, or a new one.

@@ -2,15 +2,16 @@
 //! validated and connected server by server, in this process (no daemon
 //! needed), with each server's tools under the names turns see.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use seekclaw_config::{Home, detect_root, normalize_path};
+use seekclaw_config::Home;
 use seekclaw_mcp::{McpManager, ServerListing, ServerStatus, Timeouts};
 use seekclaw_protocol::MethodError;
 use serde::Serialize;
 
 use crate::config_service::ConfigService;
 use crate::extensions::{mcp_config, mcp_cwd, workspace_config};
+use crate::scope::local_root;
 
 /// Which configuration `seekclaw mcp` checks.
 #[derive(Debug, Clone)]
@@ -63,17 +64,7 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
     let root = if opts.global {
         None
     } else {
-        let start = normalize_path(
-            opts.workspace.as_deref().unwrap_or(Path::new(".")),
-            &opts.cwd,
-        );
-        if !start.is_dir() {
-            return Err(MethodError::not_found(format!(
-                "Workspace directory not found: {}",
-                start.display()
-            )));
-        }
-        Some(detect_root(&start, home))
+        Some(local_root(home, &opts.cwd, opts.workspace.as_deref())?)
     };
     let config = ConfigService::new(home.clone()).load();
     let ws = workspace_config(home, root.as_deref());

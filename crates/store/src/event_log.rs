@@ -281,6 +281,23 @@ impl LogTarget {
         turn: Option<&str>,
         items: &[EventItem],
     ) -> Result<Appended> {
+        let now = Utc::now();
+        let unix_ms = now.timestamp_millis();
+        let at_iso = format_iso(now);
+        let seqs = self.insert(tx, turn, items.iter().map(|i| (unix_ms, i)), &at_iso)?;
+        Ok(Appended { seqs, at_iso })
+    }
+
+    /// Inserts `(unix_ms, item)` pairs after the last event, titling an
+    /// untitled session from its first user message; `at_iso` dates the blobs
+    /// it stores. Does not touch `updated_at`.
+    pub fn insert<'i>(
+        &self,
+        tx: &Transaction<'_>,
+        turn: Option<&str>,
+        items: impl ExactSizeIterator<Item = (i64, &'i EventItem)>,
+        at_iso: &str,
+    ) -> Result<Vec<u64>> {
         let pk = self.pk;
         // Safe against races: only the writer (held here) inserts.
         let mut seq: i64 = tx
@@ -288,15 +305,12 @@ impl LogTarget {
                 "SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1",
             )?
             .query_row([pk], |r| r.get(0))?;
-        let now = Utc::now();
-        let unix_ms = now.timestamp_millis();
-        let at_iso = format_iso(now);
         let mut needs_title = self.title.is_none();
         let mut seqs = Vec::with_capacity(items.len());
         let mut answer: Option<(u64, &str)> = None;
-        for item in items {
+        for (unix_ms, item) in items {
             seq += 1;
-            let enc = stored::encode(tx, item, &at_iso, answer)?;
+            let enc = stored::encode(tx, item, at_iso, answer)?;
             answer = match item {
                 EventItem::Assistant(a) => Some((seq as u64, a.text.as_str())),
                 _ => None,
@@ -314,7 +328,7 @@ impl LogTarget {
             }
             seqs.push(seq as u64);
         }
-        Ok(Appended { seqs, at_iso })
+        Ok(seqs)
     }
 }
 

@@ -19,10 +19,12 @@ mod projection;
 mod projects;
 mod schedules;
 mod schema;
+mod session_file;
 mod sessions;
 mod store;
 mod stored;
 mod time;
+mod transfer;
 mod turns;
 mod usage;
 
@@ -39,9 +41,14 @@ pub use schedules::{
     RunStatus, ScheduleDraft, ScheduleSlot, ScheduledTask, display_name,
 };
 pub use schema::LATEST_VERSION as SCHEMA_VERSION;
+pub use session_file::{
+    SESSION_FILE_VERSION, SessionFile, SessionFileError, encode_session_file, event_line,
+    header_line, is_valid_session_id, parse_session_file,
+};
 pub use sessions::HeaderRow;
 pub use store::Store;
 pub use time::{format_iso, now_iso};
+pub use transfer::ListedSession;
 pub use turns::TurnEnd;
 pub use usage::{UsageRecord, UsageSummary};
 

@@ -150,49 +150,7 @@ pub(crate) fn session_pk(conn: &Connection, scope: &str, id: &str) -> Result<i64
 impl Store {
     /// Creates a session; `Conflict` if `(scope, id)` already exists.
     pub fn create_session(&self, s: &NewSession) -> Result<SessionHeader> {
-        self.write(|tx| {
-            let now = now_iso();
-            let inserted = tx
-                .prepare_cached(
-                    "INSERT INTO sessions (scope, id, workspace, title, reasoning_level, \
-                     network_enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
-                     ON CONFLICT (scope, id) DO NOTHING",
-                )?
-                .execute(params![
-                    s.scope,
-                    s.id,
-                    s.workspace,
-                    s.title,
-                    s.reasoning_level,
-                    s.network_enabled,
-                    now
-                ])?;
-            if inserted == 0 {
-                return Err(StoreError::Conflict(format!(
-                    "session {} already exists",
-                    s.id
-                )));
-            }
-            Ok(SessionHeader {
-                id: s.id.clone(),
-                title: s.title.clone(),
-                workspace: s.workspace.clone(),
-                archived: false,
-                reasoning_level: s.reasoning_level.clone(),
-                network_enabled: s.network_enabled,
-                llm_rounds: 0,
-                execution_steps: 0,
-                input_tokens: 0,
-                total_input_tokens: 0,
-                cached_input_tokens: 0,
-                output_tokens: 0,
-                output_elapsed_ms: 0,
-                created_at: now.clone(),
-                updated_at: now,
-                scope: s.scope.clone(),
-                active_turn: None,
-            })
-        })
+        self.write(|tx| create_in(tx, s, &now_iso()))
     }
 
     /// The header of a session, if it exists.
@@ -365,6 +323,54 @@ impl Store {
             Ok(rows)
         })
     }
+}
+
+/// [`Store::create_session`] inside a write transaction, created and updated `now`.
+pub(crate) fn create_in(
+    tx: &rusqlite::Transaction<'_>,
+    s: &NewSession,
+    now: &str,
+) -> Result<SessionHeader> {
+    let inserted = tx
+        .prepare_cached(
+            "INSERT INTO sessions (scope, id, workspace, title, reasoning_level, \
+                 network_enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
+                 ON CONFLICT (scope, id) DO NOTHING",
+        )?
+        .execute(params![
+            s.scope,
+            s.id,
+            s.workspace,
+            s.title,
+            s.reasoning_level,
+            s.network_enabled,
+            now
+        ])?;
+    if inserted == 0 {
+        return Err(StoreError::Conflict(format!(
+            "session {} already exists",
+            s.id
+        )));
+    }
+    Ok(SessionHeader {
+        id: s.id.clone(),
+        title: s.title.clone(),
+        workspace: s.workspace.clone(),
+        archived: false,
+        reasoning_level: s.reasoning_level.clone(),
+        network_enabled: s.network_enabled,
+        llm_rounds: 0,
+        execution_steps: 0,
+        input_tokens: 0,
+        total_input_tokens: 0,
+        cached_input_tokens: 0,
+        output_tokens: 0,
+        output_elapsed_ms: 0,
+        created_at: now.to_string(),
+        updated_at: now.to_string(),
+        scope: s.scope.clone(),
+        active_turn: None,
+    })
 }
 
 /// [`Store::set_active_turn`] inside a write transaction.

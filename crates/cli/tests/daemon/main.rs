@@ -19,6 +19,7 @@ mod providers;
 mod schedule;
 mod serve;
 mod sessions;
+mod sessions_cli;
 mod skills;
 mod turn_control;
 mod turn_tools;

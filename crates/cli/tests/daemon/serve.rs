@@ -700,3 +700,50 @@ fn a_long_turn_gets_a_plan_reminder() {
     assert!(requests[50].body.to_string().contains("[plan reminder]"));
     assert!(!requests[49].body.to_string().contains("[plan reminder]"));
 }
+
+#[test]
+fn sessions_compact_summarizes_a_session_from_the_command_line() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    server.enqueue(Reply::plain("noted"));
+    let out = Command::new(bin())
+        .args(["run", "remember plover", "--global", "--events"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    let first: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    let sid = first["session"].as_str().unwrap().to_string();
+    server.enqueue(Reply::plain("SUMMARY: plover"));
+    let out = Command::new(bin())
+        .args(["sessions", "compact", &sid, "--global", "--json"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (done["fromSeq"].as_u64(), done["summary"].as_str()),
+        (Some(1), Some("SUMMARY: plover"))
+    );
+    let shown = Command::new(bin())
+        .args(["sessions", "show", &sid, "--global"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("SUMMARY: plover") && !text.contains("remember plover"),
+        "{text}"
+    );
+    let missing = Command::new(bin())
+        .args(["sessions", "compact", "nope", "--global"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+}

@@ -1,0 +1,286 @@
+//! What `seekclaw sessions` needs beyond the daemon's methods: listings with
+//! turn counts and costs across scopes, finding a session by id alone, and
+//! importing a whole session in one transaction.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{OptionalExtension, params};
+
+use crate::error::{Result, StoreError};
+use crate::event_log::LogTarget;
+use crate::items::SessionEvent;
+use crate::model::{NewSession, SessionHeader};
+use crate::sessions::{create_in, header_cols, header_from_row};
+use crate::store::Store;
+use crate::time::{format_iso, now_iso};
+
+/// A session header with what a listing adds to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedSession {
+    /// The session's header (its `scope` says where it lives).
+    pub header: SessionHeader,
+    /// Turns that ended: the `terminal` events of its log (each turn gets
+    /// exactly one; a turn still running is not counted yet).
+    pub turns: u64,
+    /// USD, summed over the provider calls recorded for its id in `usage_records`.
+    pub cost: f64,
+}
+
+impl Store {
+    /// Sessions of `scope` (every scope with `None`), newest first (by
+    /// `updated_at`), archived ones only with `include_archived`.
+    ///
+    /// Costs come from `usage_records`, which name a session by id alone: two
+    /// sessions with the same id in different scopes (an import of a session
+    /// into a second scope of its home) share one cost.
+    pub fn list_with_stats(
+        &self,
+        scope: Option<&str>,
+        include_archived: bool,
+    ) -> Result<Vec<ListedSession>> {
+        self.read(|tx| {
+            let costs: HashMap<String, f64> = tx
+                .prepare_cached(
+                    "SELECT session_id, SUM(cost) FROM usage_records \
+                     WHERE session_id IS NOT NULL GROUP BY session_id",
+                )?
+                .query_map([], |r| {
+                    Ok((r.get(0)?, r.get::<_, Option<f64>>(1)?.unwrap_or(0.0)))
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut stmt = tx.prepare_cached(concat!(
+                "SELECT ",
+                header_cols!(),
+                ", (SELECT COUNT(*) FROM session_events e \
+                    WHERE e.session_pk = s.pk AND e.kind = 'terminal') \
+                 FROM sessions s WHERE (?1 IS NULL OR scope = ?1) AND (?2 OR archived = 0) \
+                 ORDER BY updated_at DESC, pk DESC"
+            ))?;
+            let rows = stmt
+                .query_map(params![scope, include_archived], |r| {
+                    let header = header_from_row(r)?;
+                    let turns: i64 = r.get(17)?;
+                    Ok((header, turns))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows
+                .into_iter()
+                .map(|(header, turns)| ListedSession {
+                    cost: costs.get(&header.id).copied().unwrap_or(0.0),
+                    turns: turns.max(0) as u64,
+                    header,
+                })
+                .collect())
+        })
+    }
+
+    /// The scopes holding a session with this id, in order.
+    pub fn scopes_of_session(&self, id: &str) -> Result<Vec<String>> {
+        self.read(|tx| {
+            let scopes = tx
+                .prepare_cached("SELECT scope FROM sessions WHERE id = ?1 ORDER BY scope")?
+                .query_map([id], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(scopes)
+        })
+    }
+
+    /// Creates `new` with `events` as its log, all or nothing: `Conflict` if
+    /// the session exists (nothing written), `InvalidInput` unless the events'
+    /// seqs run 1, 2, 3…. Events keep their `unix_ms`; their `turn` is not
+    /// kept (an imported log belongs to no turn of this home). The session is
+    /// titled from its first user message, as an appended log would be, and
+    /// dated by its events: created at the first one's time, updated at the
+    /// last one's (now for an empty log or events without a time, `ts` 0).
+    /// Its usage counters start at zero: no provider call of this home served it.
+    pub fn import_session(
+        &self,
+        new: &NewSession,
+        events: &[SessionEvent],
+    ) -> Result<SessionHeader> {
+        for (i, e) in events.iter().enumerate() {
+            if e.seq != i as u64 + 1 {
+                return Err(StoreError::InvalidInput(format!(
+                    "event {} has seq {} (seqs must run on from 1)",
+                    i + 1,
+                    e.seq
+                )));
+            }
+        }
+        let now = now_iso();
+        let dated = |ms: Option<i64>| {
+            ms.filter(|ms| *ms > 0)
+                .and_then(DateTime::<Utc>::from_timestamp_millis)
+                .map(format_iso)
+                .unwrap_or_else(|| now.clone())
+        };
+        let created = dated(events.first().map(|e| e.unix_ms));
+        let updated = dated(events.iter().map(|e| e.unix_ms).max());
+        self.write(|tx| {
+            create_in(tx, new, &now)?;
+            let target = LogTarget::find(tx, &new.scope, &new.id)?;
+            target.insert(tx, None, events.iter().map(|e| (e.unix_ms, &e.item)), &now)?;
+            let header = tx
+                .prepare_cached(concat!(
+                    "UPDATE sessions SET created_at = ?1, updated_at = ?2 WHERE pk = ?3 RETURNING ",
+                    header_cols!()
+                ))?
+                .query_row(params![created, updated, target.pk], header_from_row)
+                .optional()?;
+            header.ok_or_else(|| StoreError::Corrupt("imported session vanished".into()))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::items::{EventItem, ImageAttachment, TerminalStatus, TurnTerminal, UserMessage};
+    use crate::testutil::{new_session, temp_store, user};
+    use crate::usage::UsageRecord;
+
+    fn ev(seq: u64, unix_ms: i64, item: EventItem) -> SessionEvent {
+        SessionEvent {
+            seq,
+            unix_ms,
+            turn: None,
+            item,
+        }
+    }
+
+    fn finished(text: &str) -> EventItem {
+        EventItem::Terminal(TurnTerminal {
+            status: TerminalStatus::Finished,
+            text: text.into(),
+        })
+    }
+
+    #[test]
+    fn an_import_keeps_the_log_and_its_times_and_is_all_or_nothing() {
+        let (_dir, store) = temp_store();
+        let image = EventItem::User(UserMessage {
+            text: "look at this".into(),
+            images: vec![ImageAttachment {
+                id: "i".into(),
+                name: "a.png".into(),
+                media_type: "image/png".into(),
+                data: "AAAA".into(),
+                size_bytes: 3,
+            }],
+        });
+        let answer = EventItem::Assistant(crate::items::AssistantMessage {
+            text: "a cat".into(),
+            ..Default::default()
+        });
+        let events = vec![
+            ev(1, 1_752_000_000_000, image),
+            ev(2, 1_752_000_001_000, answer),
+            ev(3, 1_752_000_002_000, finished("a cat")),
+        ];
+        let h = store
+            .import_session(&new_session("ws", "imp"), &events)
+            .unwrap();
+        assert_eq!(h.title.as_deref(), Some("look at this"));
+        assert_eq!(h.created_at, "2025-07-08T18:40:00.0000000+00:00");
+        assert_eq!(h.updated_at, "2025-07-08T18:40:02.0000000+00:00");
+        assert_eq!(store.events("ws", "imp").unwrap(), events);
+        // Appending afterwards follows on.
+        let seq = store
+            .append_event("ws", "imp", None, &user("more"))
+            .unwrap();
+        assert_eq!(seq, 4);
+
+        // An existing id is a conflict, and nothing of the second log is kept.
+        let before = store.stats().unwrap();
+        let err = store
+            .import_session(&new_session("ws", "imp"), &events)
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err}");
+        // A bad image fails the whole import: no session, no events.
+        let bad = vec![
+            ev(1, 0, user("fine")),
+            ev(
+                2,
+                0,
+                EventItem::User(UserMessage {
+                    text: "x".into(),
+                    images: vec![ImageAttachment {
+                        data: "not base64!".into(),
+                        ..Default::default()
+                    }],
+                }),
+            ),
+        ];
+        assert!(
+            store
+                .import_session(&new_session("ws", "bad"), &bad)
+                .is_err()
+        );
+        assert!(store.session("ws", "bad").unwrap().is_none());
+        assert_eq!(store.stats().unwrap(), before);
+        // Seqs must run on from 1.
+        let gap = vec![ev(2, 0, user("x"))];
+        assert!(matches!(
+            store.import_session(&new_session("ws", "gap"), &gap),
+            Err(StoreError::InvalidInput(_))
+        ));
+        // An empty log (or one without times) is dated now.
+        let h = store
+            .import_session(&new_session("ws", "empty"), &[])
+            .unwrap();
+        assert_eq!(h.created_at, h.updated_at);
+        assert!(h.created_at.as_str() > "2026");
+    }
+
+    #[test]
+    fn listings_count_turns_and_sum_costs_across_scopes() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("a", "s1")).unwrap();
+        store.create_session(&new_session("b", "s2")).unwrap();
+        store
+            .append_events("a", "s1", None, &[user("one"), finished("x")])
+            .unwrap();
+        store
+            .append_events(
+                "a",
+                "s1",
+                None,
+                &[user("two"), finished("y"), user("three")],
+            )
+            .unwrap();
+        for cost in [0.25, 0.5] {
+            store
+                .record_usage(&UsageRecord {
+                    session_id: Some("s1".into()),
+                    cost,
+                    ..Default::default()
+                })
+                .unwrap();
+        }
+        let all = store.list_with_stats(None, false).unwrap();
+        let ids: Vec<_> = all.iter().map(|l| l.header.id.as_str()).collect();
+        assert_eq!(ids, ["s1", "s2"], "newest first");
+        assert_eq!((all[0].turns, all[0].cost), (2, 0.75));
+        assert_eq!((all[1].turns, all[1].cost), (0, 0.0));
+        assert_eq!(all[1].header.scope, "b");
+        let a = store.list_with_stats(Some("a"), false).unwrap();
+        assert_eq!(a.len(), 1);
+        store
+            .update_session(
+                "a",
+                "s1",
+                &crate::model::SessionPatch {
+                    archived: Some(true),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert!(store.list_with_stats(Some("a"), false).unwrap().is_empty());
+        assert_eq!(store.list_with_stats(Some("a"), true).unwrap().len(), 1);
+
+        store.create_session(&new_session("b", "s1")).unwrap();
+        assert_eq!(store.scopes_of_session("s1").unwrap(), ["a", "b"]);
+        assert!(store.scopes_of_session("nope").unwrap().is_empty());
+    }
+}
