@@ -60,6 +60,9 @@ pub struct TurnInput {
     pub history: Option<Vec<seekclaw_store::SessionEvent>>,
     /// Offer the `finish` control tool (OpenSeek front ends).
     pub finish_tool: bool,
+    /// The session's job table, whose background jobs outlive the turn;
+    /// `None`: the turn has its own and everything in it ends with it.
+    pub jobs: Option<std::sync::Arc<seekclaw_tools::Jobs>>,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -346,6 +349,9 @@ pub async fn run_turn(
         .and_then(|c| c.first().map(|h| h.model(&rt.config).context_window))
         .unwrap_or(128_000);
     let mut tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
+    if let Some(jobs) = &input.jobs {
+        tools.jobs = jobs.clone();
+    }
     tools.readable_files = ext.extras.readable_files.clone().into();
     let cx = TurnCtx {
         rt,
@@ -369,7 +375,10 @@ pub async fn run_turn(
         }
         Err(failure) => (Transcript::unopened(opening), TurnOutcome::Failed(failure)),
     };
+    // Foreground commands end with the turn; background jobs outlive it
+    // when the session keeps a job table (`input.jobs`).
     tools.cancel.cancel();
+    tools.jobs.end_turn();
     finish(&cx, &mut transcript, outcome, &mut counters).await
 }
 

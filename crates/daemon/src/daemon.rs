@@ -99,6 +99,11 @@ pub struct Daemon {
     pub scheduler: crate::scheduler::Scheduler,
     /// Sessions whose standing goal is `auto`.
     pub goals: crate::goals::AutoGoals,
+    /// Each session's shell jobs (background jobs outlive turns).
+    pub jobs: crate::engine::SessionJobs,
+    /// The connection that last ran a turn on each session: it gets the
+    /// session's idle-time background-job notices.
+    pub session_owners: crate::notices::Owners,
     pub slow_client_timeout: Duration,
     next_conn: AtomicU64,
 }
@@ -116,6 +121,7 @@ impl Daemon {
             turns: &self.turns,
             mcp: &self.mcp,
             extras: &self.extras,
+            jobs: &self.jobs,
         }
     }
 
@@ -164,6 +170,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     let endpoint = endpoint::bind_listener(&daemon.home, lock)?;
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
     crate::scheduler::start(&daemon);
+    crate::notices::start(&daemon);
     // MCP servers connect after we listen: a slow server never delays clients.
     let starting = daemon.clone();
     tokio::spawn(async move { crate::extensions::activate(&starting, false).await });
@@ -196,6 +203,8 @@ impl Daemon {
             extras: crate::extras_cache::ExtrasCache::default(),
             turns: crate::turns::Turns::default(),
             goals: crate::goals::AutoGoals::default(),
+            jobs: crate::engine::SessionJobs::default(),
+            session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,
             next_conn: AtomicU64::new(1),
         }
@@ -319,7 +328,8 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
         let _ = tokio::time::timeout(Duration::from_secs(1), connections.wait()).await;
     }
     daemon.scheduler.wait_stopped().await;
-    // Every MCP server (and whatever it started) ends with us.
+    // Every MCP server and background job (and whatever they started) ends with us.
+    daemon.jobs.close_all();
     daemon.mcp.shutdown().await;
     let store = daemon.store.clone();
     match tokio::task::spawn_blocking(move || store.checkpoint()).await {

@@ -64,6 +64,7 @@ pub struct LocalEngine {
     turns: Turns,
     mcp: seekclaw_mcp::McpManager,
     extras: ExtrasCache,
+    jobs: crate::engine::SessionJobs,
 }
 
 impl LocalEngine {
@@ -86,6 +87,7 @@ impl LocalEngine {
             turns: Turns::default(),
             mcp: seekclaw_mcp::McpManager::new(),
             extras: ExtrasCache::default(),
+            jobs: crate::engine::SessionJobs::default(),
         })
     }
 
@@ -100,6 +102,7 @@ impl LocalEngine {
             turns: &self.turns,
             mcp: &self.mcp,
             extras: &self.extras,
+            jobs: &self.jobs,
         }
     }
 
@@ -224,8 +227,16 @@ impl LocalEngine {
         &self.home
     }
 
-    /// Stops the MCP servers and checkpoints the store.
+    /// The notices of background jobs that ended on their own (taken once).
+    pub fn take_job_notices(
+        &self,
+    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<crate::engine::SessionNotice>> {
+        self.jobs.take_notices()
+    }
+
+    /// Kills the background jobs, stops the MCP servers and checkpoints the store.
     pub async fn close(self) {
+        self.jobs.close_all();
         self.mcp.shutdown().await;
         let store = self.store.clone();
         let _ = tokio::task::spawn_blocking(move || store.checkpoint()).await;

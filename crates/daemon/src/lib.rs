@@ -19,6 +19,7 @@ mod goals;
 mod handlers;
 mod headless;
 mod mcp_check;
+mod notices;
 mod outbox;
 mod outcome;
 mod presentation;

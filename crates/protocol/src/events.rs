@@ -49,6 +49,10 @@ pub mod event {
     /// by `goal.set`/`goal.clear` (broadcast), or reported by the model in a
     /// turn (`met`, `blocked`, `unblocked`).
     pub const GOAL_UPDATED: &str = "goal_updated";
+    /// A background job of an idle session ended on its own; the notice is in
+    /// the session's log (ours, additive; sent to the connection that last
+    /// ran a turn on the session, with id 0).
+    pub const BACKGROUND_NOTICE: &str = "background_notice";
     /// The runtime reminded the model (goal, goal check, plan); the text is
     /// in the log as a notice (ours, additive).
     pub const REMINDER: &str = "reminder";
@@ -175,6 +179,14 @@ pub struct GoalUpdatedDetails {
     pub auto: bool,
 }
 
+/// `background_notice`. `data` is the notice as the model reads it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BackgroundNoticeDetails {
+    /// The job's id (`bg-1`, …).
+    pub job_id: String,
+}
+
 /// `reminder`. `data` is the reminder's text.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -272,6 +284,7 @@ details_for!(
     ContextYieldDetails => CONTEXT_YIELD,
     GoalUpdatedDetails => GOAL_UPDATED,
     ReminderDetails => REMINDER,
+    BackgroundNoticeDetails => BACKGROUND_NOTICE,
     ScheduleUpdatedDetails => SCHEDULE_UPDATED,
     ScheduleUpcomingDetails => SCHEDULE_UPCOMING,
     ErrorDetails => ERROR,
@@ -445,6 +458,13 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The goal in force afterwards (empty when none). Also broadcast (id 0) by `goal.set`/`goal.clear`.",
         Some(schema_of::<GoalUpdatedDetails>),
+    ),
+    row(
+        event::BACKGROUND_NOTICE,
+        false,
+        Audience::Turn,
+        "The notice: which job ended, how, and how to read its output.",
+        Some(schema_of::<BackgroundNoticeDetails>),
     ),
     row(
         event::REMINDER,

@@ -20,7 +20,7 @@ mod walk;
 pub use builtin::builtin_registry;
 pub use confine::{ConfinedPath, PathError, confine, confine_to};
 pub use error::ToolError;
-pub use jobs::{JobInfo, Jobs};
+pub use jobs::{JobInfo, JobNotice, Jobs, Notify};
 pub use locks::{LockError, LockInfo, WriteLocks};
 pub use registry::{Registry, ToolFilter};
 pub use tool::{Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput};

@@ -10,6 +10,7 @@ mod failures;
 mod full_disk;
 mod goals;
 mod hardening;
+mod jobs;
 mod lifecycle;
 mod mcp;
 mod projects;

@@ -747,3 +747,55 @@ fn sessions_compact_summarizes_a_session_from_the_command_line() {
         .unwrap();
     assert_eq!(missing.status.code(), Some(1));
 }
+
+#[test]
+fn serve_announces_background_jobs_mid_turn_and_when_idle() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let mut serve = Serve::start(&home, &["--global"]);
+    // Idle: the job ends after the turn.
+    server.enqueue(Reply::new().tool_call(
+        "b1",
+        "bash",
+        r#"{"command":"sleep 0.4; echo one","run_in_background":true}"#,
+    ));
+    server.enqueue(Reply::plain("started"));
+    serve.send(r#"{"command":"prompt","text":"start one"}"#);
+    serve.until("agent_finished");
+    let idle = serve.until("background_notice");
+    let content = idle.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        content.starts_with("background job bg-1 finished (exit=0)"),
+        "{content}"
+    );
+    // Mid-turn: the job ends while the model waits on it; the notice is
+    // applied at the next step.
+    server.enqueue(Reply::new().tool_call(
+        "b2",
+        "bash",
+        r#"{"command":"sleep 0.3; echo two","run_in_background":true}"#,
+    ));
+    server.enqueue(Reply::new().tool_call("w", "bash", r#"{"command":"sleep 1"}"#));
+    server.enqueue(Reply::plain("both done"));
+    serve.send(r#"{"command":"prompt","text":"start two"}"#);
+    let turn = serve.until("agent_finished");
+    let applied = turn
+        .iter()
+        .find(|e| e["event"] == "steer_applied")
+        .unwrap_or_else(|| panic!("{turn:?}"));
+    assert_eq!(applied["kind"], "notice");
+    assert!(
+        applied["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("background job bg-2 finished")
+    );
+    let (rest, code) = serve.finish();
+    assert_eq!(code, Some(0));
+    assert!(!names(&rest).contains(&"background_notice"), "{rest:?}");
+    let last = server.requests()[4].body.to_string();
+    assert!(last.contains("background job bg-2 finished"), "{last}");
+}

@@ -171,6 +171,7 @@ impl<'e> Engine<'e> {
             network_enabled: session.network_enabled,
             history: claim.past,
             finish_tool: request.overrides.finish_tool,
+            jobs: Some(self.jobs.of(&session.id)),
         };
         let (tx, events) = mpsc::unbounded_channel();
         let (cancel, steer, turn_owner) =

@@ -9,6 +9,7 @@
 //! release of write locks all live here, once.
 
 mod compact;
+mod jobs;
 mod launcher;
 mod runtime;
 mod session_lock;
@@ -28,6 +29,7 @@ use crate::config_service::ConfigService;
 use crate::extras_cache::ExtrasCache;
 use crate::turns::{ActiveTurn, TurnGuard, Turns};
 
+pub use jobs::{SessionJobs, SessionNotice};
 pub use launcher::{SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
 use runtime::build_runtime;
 pub use session_lock::{SessionLock, try_hold};
@@ -47,6 +49,8 @@ pub struct Engine<'e> {
     pub turns: &'e Turns,
     pub mcp: &'e McpManager,
     pub extras: &'e ExtrasCache,
+    /// Each session's shell jobs (background jobs outlive turns).
+    pub jobs: &'e SessionJobs,
 }
 
 impl<'e> Engine<'e> {

@@ -231,6 +231,7 @@ pub async fn chat(
     let mut turn = engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
     start.claimed(&sid);
+    daemon.session_owners.set(&sid, conn.outbox.clone());
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),
         id: sid.clone(),

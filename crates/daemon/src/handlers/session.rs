@@ -235,6 +235,10 @@ pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> 
     if !deleted {
         return Err(not_found(&r.id));
     }
+    // The session is closed: its background jobs end with it.
+    daemon.jobs.close(&r.id);
+    daemon.session_owners.forget(&r.id);
+    daemon.goals.set(&r.id, false);
     conn.clear_legacy_if(&r.id);
     Ok(Envelope::result(id, r.id))
 }

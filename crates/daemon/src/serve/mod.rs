@@ -166,7 +166,8 @@ where
         events: &events,
     };
     let mut commands = read_commands(input);
-    serve.run(&mut commands).await;
+    let mut notices = engine.take_job_notices();
+    serve.run(&mut commands, notices.as_mut()).await;
     events.close().await;
     Ok(())
 }
@@ -232,7 +233,11 @@ async fn progress(active: &mut Active<'_>) -> Progress {
 }
 
 impl<'e> Serve<'e> {
-    async fn run(&mut self, commands: &mut mpsc::Receiver<Input>) {
+    async fn run(
+        &mut self,
+        commands: &mut mpsc::Receiver<Input>,
+        mut notices: Option<&mut mpsc::UnboundedReceiver<crate::engine::SessionNotice>>,
+    ) {
         let mut active: Option<Active<'e>> = None;
         let mut reading = true;
         loop {
@@ -260,6 +265,12 @@ impl<'e> Serve<'e> {
                         None => std::future::pending().await,
                     }
                 } => self.progressed(step, &mut active),
+                Some(n) = async {
+                    match notices.as_mut() {
+                        Some(rx) => rx.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => self.job_ended(n.notice.text, &mut active).await,
             }
         }
     }
@@ -441,6 +452,35 @@ impl<'e> Serve<'e> {
             content: sub.text,
             submission_id: sub.submission_id,
         });
+    }
+
+    /// A background job ended on its own: the running turn reads the notice
+    /// at its next step; an idle session gets it in its log, and the front
+    /// end a `background_notice`.
+    async fn job_ended(&mut self, text: String, active: &mut Option<Active<'e>>) {
+        if let Some(Active::Turn { handle, mapper, .. }) = active {
+            let notice = Steer {
+                text: text.clone(),
+                images: Vec::new(),
+                kind: SteerKind::Notice,
+            };
+            if handle.steer(notice).is_ok() {
+                mapper.steer_queued(None);
+                return;
+            }
+        }
+        let item = EventItem::Runtime(seekclaw_store::RuntimeNotice {
+            kind: "notice".into(),
+            text: text.clone(),
+        });
+        match self.append(item).await {
+            Ok(_) => self
+                .events
+                .emit(&WireEvent::BackgroundNotice { content: text }),
+            Err(e) => self
+                .events
+                .emit(&WireEvent::SessionError { error: e.message }),
+        }
     }
 
     /// Appends to the idle session, creating it first if there is none.

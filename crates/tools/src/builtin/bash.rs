@@ -19,17 +19,20 @@ use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
 pub const FOREGROUND_WAIT: Duration = Duration::from_secs(10);
 const MAX_TIMEOUT_SECS: u64 = 3600;
 const MAX_OUTPUT_WAIT_SECS: u64 = 60;
+const MAX_OUTPUT_WAIT_MS: u64 = 120_000;
 const SUMMARY_COMMAND_CHARS: usize = 60;
 
 const BASH_DESCRIPTION: &str = "Run a command with /bin/bash -c in the workspace (or `cwd`). \
 stdout and stderr are captured together; a non-zero exit is reported as a failure. A command \
 still running after 10 seconds (or started with run_in_background) continues as a background job: \
-read its new output with bash_output and end it with bash_stop. Commands are killed with their \
-whole process group at `timeout_seconds` or when the turn ends. No stdin: nothing interactive.";
+read its new output with bash_output and end it with bash_stop. A foreground command is killed with \
+its whole process group at `timeout_seconds` or when the turn ends; a background job outlives the \
+turn (at most `timeout_seconds`, and 30 minutes) and you are told when it ends on its own. \
+No stdin: nothing interactive.";
 
 const OUTPUT_DESCRIPTION: &str = "Read the new output of a background job started by bash (only \
-what arrived since the last read) and whether it is still running. `wait_seconds` waits up to that \
-long for the job to finish first.";
+what arrived since the last read) and whether it is still running. `wait_ms` (up to 120000) or \
+`wait_seconds` (up to 60) waits up to that long for the job to finish first.";
 
 const STOP_DESCRIPTION: &str = "Stop a background job started by bash: SIGTERM to its whole \
 process group, SIGKILL after 2 seconds. Returns its unread output.";
@@ -56,6 +59,10 @@ pub(crate) struct JobArgs {
     /// Wait up to this many seconds (0-60) for the job to finish first. Default 0.
     #[serde(default, deserialize_with = "lenient_u64")]
     wait_seconds: Option<u64>,
+    /// Wait up to this many milliseconds (0-120000) for the job to finish
+    /// first; wins over `wait_seconds`.
+    #[serde(default, deserialize_with = "lenient_u64")]
+    wait_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -85,6 +92,8 @@ fn describe_end(info: &ExitInfo, timeout: Duration) -> String {
             "Cancelled; the command and its process group were killed.".to_string()
         }
         EndReason::Stopped => "Stopped by bash_stop.".to_string(),
+        EndReason::OutputCap => "Killed: it printed more than 20 MB (the output cap).".to_string(),
+        EndReason::TimeCap => "Killed: it ran past the 30-minute cap.".to_string(),
         EndReason::Exited => match (info.code, info.signal) {
             (Some(code), _) => format!("Exit code {code}"),
             (None, Some(sig)) => format!("Killed by signal {sig}"),
@@ -214,8 +223,8 @@ fn background(
         format!("Still running after {};", seconds(waited))
     };
     let head = format!(
-        "{when} in the background as job {id}. Read new output with bash_output {{\"job_id\":\"{id}\"}} and end it with bash_stop {{\"job_id\":\"{id}\"}}. It is killed after {} s or when the turn ends.\nOutput so far:",
-        timeout.as_secs()
+        "{when} in the background as job {id}. Read new output with bash_output {{\"job_id\":\"{id}\"}} and end it with bash_stop {{\"job_id\":\"{id}\"}}. It outlives this turn; it is killed after {} s, and you are told when it ends.\nOutput so far:",
+        timeout.as_secs().min(30 * 60)
     );
     ToolOutput::ok(
         with_output(&head, &exec.read_new(), budget),
@@ -235,7 +244,7 @@ fn seconds(d: Duration) -> String {
 fn unknown_job(ctx: &ToolContext, id: &str) -> ToolError {
     let ids = ctx.jobs.ids();
     let known = if ids.is_empty() {
-        "There are no background jobs in this turn.".to_string()
+        "There are no background jobs in this session.".to_string()
     } else {
         format!("Known jobs: {}.", ids.join(", "))
     };
@@ -256,7 +265,10 @@ impl BashOutputTool {
     async fn run(&self, args: JobArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let id = args.job_id.trim();
         let exec = ctx.jobs.get(id).ok_or_else(|| unknown_job(ctx, id))?;
-        let wait = Duration::from_secs(args.wait_seconds.unwrap_or(0).min(MAX_OUTPUT_WAIT_SECS));
+        let wait = match args.wait_ms {
+            Some(ms) => Duration::from_millis(ms.min(MAX_OUTPUT_WAIT_MS)),
+            None => Duration::from_secs(args.wait_seconds.unwrap_or(0).min(MAX_OUTPUT_WAIT_SECS)),
+        };
         if !wait.is_zero() && exec.exit().is_none() {
             tokio::select! {
                 _ = exec.wait() => {}

@@ -266,7 +266,7 @@ async fn cancel_kills_foreground_commands_within_200ms() {
 }
 
 #[tokio::test]
-async fn cancel_kills_background_jobs_and_leftovers() {
+async fn the_turn_end_kills_leftovers_but_background_jobs_live_on() {
     let w = ws();
     let bash = BashTool::new();
     // A foreground command that leaves a descendant behind.
@@ -277,7 +277,7 @@ async fn cancel_kills_background_jobs_and_leftovers() {
         )
         .await;
     assert!(out.success, "{}", out.content);
-    let mut victims = pids(&out.content);
+    let victims = pids(&out.content);
     let out = w
         .call(
             &bash,
@@ -300,11 +300,100 @@ async fn cancel_kills_background_jobs_and_leftovers() {
             .await
             .content;
     };
-    victims.push(child);
-    assert_eq!(victims.len(), 2, "{victims:?}");
-    assert!(victims.iter().all(|&p| alive(p)));
+    assert_eq!(victims.len(), 1, "{victims:?}");
+    assert!(alive(victims[0]) && alive(child));
     w.ctx.cancel.cancel();
+    w.ctx.jobs.end_turn();
     all_dead_within(&victims, Duration::from_millis(200)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(alive(child), "a background job outlives the turn");
+    let info = w.ctx.jobs.list();
+    assert_eq!((info[0].id.as_str(), info[0].running), ("bg-1", true));
+    // The session's table torn down: the job and its group die.
+    assert_eq!(w.ctx.jobs.kill_all(), 1);
+    all_dead_within(&[child], Duration::from_millis(200)).await;
+}
+
+#[tokio::test]
+async fn a_background_job_that_ends_on_its_own_is_announced() {
+    let w = ws();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut ctx = w.ctx.clone();
+    ctx.jobs = std::sync::Arc::new(crate::Jobs::with_notify(std::sync::Arc::new(move |n| {
+        let _ = tx.send(n);
+    })));
+    let bash = BashTool::new();
+    let out = bash
+        .execute(
+            json!({"command": "sleep 0.3; echo finished; exit 4", "run_in_background": true}),
+            &ctx,
+        )
+        .await;
+    assert!(
+        out.content.contains("It outlives this turn"),
+        "{}",
+        out.content
+    );
+    ctx.cancel.cancel();
+    ctx.jobs.end_turn();
+    let notice = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a notice")
+        .unwrap();
+    assert_eq!(notice.job_id, "bg-1");
+    assert_eq!(
+        notice.text,
+        "background job bg-1 finished (exit=4): `sleep 0.3; echo finished; exit 4` — read its output with bash_output (job_id=\"bg-1\")."
+    );
+    // Its output is still there after the turn; a stopped job is not announced.
+    let read = BashOutputTool::new()
+        .execute(json!({"job_id": "bg-1", "wait_ms": 5000}), &ctx)
+        .await;
+    assert!(
+        read.content.contains("finished") && read.content.contains("Exit code 4"),
+        "{}",
+        read.content
+    );
+    // The next turn, with its own token.
+    ctx.cancel = tokio_util::sync::CancellationToken::new();
+    let out = bash
+        .execute(
+            json!({"command": "sleep 30", "run_in_background": true}),
+            &ctx,
+        )
+        .await;
+    assert!(out.success);
+    BashStopTool::new()
+        .execute(json!({"job_id": "bg-2"}), &ctx)
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(rx.try_recv().is_err(), "bash_stop is not announced");
+}
+
+#[tokio::test]
+async fn a_background_job_flooding_past_the_cap_is_killed_and_announced() {
+    let w = ws();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut ctx = w.ctx.clone();
+    ctx.jobs = std::sync::Arc::new(crate::Jobs::with_notify(std::sync::Arc::new(move |n| {
+        let _ = tx.send(n);
+    })));
+    let out = BashTool::new()
+        .execute(
+            json!({"command": "yes flood", "run_in_background": true}),
+            &ctx,
+        )
+        .await;
+    assert!(out.success);
+    let notice = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+        .await
+        .expect("a notice")
+        .unwrap();
+    assert!(
+        notice.text.contains("killed: flooded past the output cap"),
+        "{}",
+        notice.text
+    );
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
@@ -24,6 +24,11 @@ use super::log::OutputLog;
 const FAST_GRACE: Duration = Duration::from_millis(100);
 /// Grace for `bash_stop`, which is not in a hurry.
 pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
+/// A background job printing more than this is killed (its log keeps a bounded
+/// head and tail either way; this stops a runaway from burning CPU and disk).
+pub(crate) const OUTPUT_CAP_BYTES: u64 = 20 * 1024 * 1024;
+/// A background job is killed this long after it started, whatever its timeout.
+pub(crate) const BACKGROUND_WALL_CAP: Duration = Duration::from_secs(30 * 60);
 /// Output still arriving after the leader exits (from descendants holding the
 /// pipe) is waited for this long before the result is taken.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
@@ -35,6 +40,10 @@ pub(crate) enum EndReason {
     TimedOut,
     Cancelled,
     Stopped,
+    /// A background job printed past [`OUTPUT_CAP_BYTES`].
+    OutputCap,
+    /// A background job ran past [`BACKGROUND_WALL_CAP`].
+    TimeCap,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +78,16 @@ pub(crate) struct Execution {
     cursor: AtomicU64,
     stop: CancellationToken,
     pub(crate) started: Instant,
+    /// Fired when the command becomes a background job: from then on it
+    /// outlives the turn (see [`Detached`]).
+    detached: CancellationToken,
+    job: OnceLock<Detached>,
+}
+
+/// A background job's identity and whom to tell when it ends on its own.
+pub(crate) struct Detached {
+    pub(crate) id: String,
+    pub(crate) notify: Option<super::Notify>,
 }
 
 /// Locks a mutex, ignoring poisoning: the log stays usable after a panicking reader.
@@ -102,12 +121,13 @@ impl Execution {
         let mut child = cmd.spawn()?;
         let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
         let log = Arc::new(Mutex::new(OutputLog::default()));
+        let flood = CancellationToken::new();
         let mut readers = Vec::new();
         if let Some(out) = child.stdout.take() {
-            readers.push(tokio::spawn(pump(out, log.clone())));
+            readers.push(tokio::spawn(pump(out, log.clone(), flood.clone())));
         }
         if let Some(err) = child.stderr.take() {
-            readers.push(tokio::spawn(pump(err, log.clone())));
+            readers.push(tokio::spawn(pump(err, log.clone(), flood.clone())));
         }
         let (tx, rx) = watch::channel(None);
         let exec = Arc::new(Execution {
@@ -118,12 +138,32 @@ impl Execution {
             cursor: AtomicU64::new(0),
             stop: CancellationToken::new(),
             started: Instant::now(),
+            detached: CancellationToken::new(),
+            job: OnceLock::new(),
         });
-        let stop = exec.stop.clone();
-        tokio::spawn(supervise(
-            child, pgid, readers, tx, deadline, cancel, teardown, stop,
-        ));
+        let ends = Ends {
+            deadline,
+            cancel,
+            teardown,
+            stop: exec.stop.clone(),
+            flood,
+            detached: exec.detached.clone(),
+            started: exec.started,
+        };
+        tokio::spawn(supervise(child, pgid, readers, tx, ends, exec.clone()));
         Ok(exec)
+    }
+
+    /// Makes it background job `id`: it no longer ends with the turn, and
+    /// `notify` hears when it ends on its own.
+    pub(crate) fn detach(&self, id: String, notify: Option<super::Notify>) {
+        let _ = self.job.set(Detached { id, notify });
+        self.detached.cancel();
+    }
+
+    /// Whether it is a background job.
+    pub(crate) fn is_detached(&self) -> bool {
+        self.detached.is_cancelled()
     }
 
     /// How it ended, if it has.
@@ -163,33 +203,78 @@ impl Execution {
     }
 }
 
-async fn pump<R: AsyncRead + Unpin>(mut reader: R, log: Arc<Mutex<OutputLog>>) {
+async fn pump<R: AsyncRead + Unpin>(
+    mut reader: R,
+    log: Arc<Mutex<OutputLog>>,
+    flood: CancellationToken,
+) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match reader.read(&mut buf).await {
             Ok(0) | Err(_) => break,
-            Ok(n) => lock(&log).push(&buf[..n]),
+            Ok(n) => {
+                let mut log = lock(&log);
+                log.push(&buf[..n]);
+                if log.total() > OUTPUT_CAP_BYTES {
+                    flood.cancel();
+                }
+            }
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Everything that can end a command besides its own exit.
+struct Ends {
+    deadline: Instant,
+    /// The turn: ends a command until it is detached.
+    cancel: CancellationToken,
+    teardown: CancellationToken,
+    stop: CancellationToken,
+    flood: CancellationToken,
+    detached: CancellationToken,
+    started: Instant,
+}
+
+impl Ends {
+    /// The turn's end or cancel, while the command is not a background job.
+    async fn turn_over(&self) {
+        tokio::select! {
+            biased;
+            _ = self.detached.cancelled() => std::future::pending().await,
+            _ = self.cancel.cancelled() => {}
+        }
+    }
+
+    /// The output cap, once the command is a background job (a foreground
+    /// command's output is bounded by its timeout and the turn).
+    async fn output_cap(&self) {
+        self.detached.cancelled().await;
+        self.flood.cancelled().await;
+    }
+
+    /// The wall-clock cap, once the command is a background job.
+    async fn wall_cap(&self) {
+        self.detached.cancelled().await;
+        tokio::time::sleep_until(self.started + BACKGROUND_WALL_CAP).await;
+    }
+}
+
 async fn supervise(
     mut child: Child,
     pgid: Option<Pid>,
     readers: Vec<JoinHandle<()>>,
     tx: watch::Sender<Option<ExitInfo>>,
-    deadline: Instant,
-    cancel: CancellationToken,
-    teardown: CancellationToken,
-    stop: CancellationToken,
+    ends: Ends,
+    exec: Arc<Execution>,
 ) {
     let (reason, grace) = tokio::select! {
         _ = child.wait() => (EndReason::Exited, Duration::ZERO),
-        _ = cancel.cancelled() => (EndReason::Cancelled, FAST_GRACE),
-        _ = teardown.cancelled() => (EndReason::Cancelled, FAST_GRACE),
-        _ = stop.cancelled() => (EndReason::Stopped, STOP_GRACE),
-        _ = tokio::time::sleep_until(deadline) => (EndReason::TimedOut, FAST_GRACE),
+        _ = ends.turn_over() => (EndReason::Cancelled, FAST_GRACE),
+        _ = ends.teardown.cancelled() => (EndReason::Cancelled, FAST_GRACE),
+        _ = ends.stop.cancelled() => (EndReason::Stopped, STOP_GRACE),
+        _ = ends.output_cap() => (EndReason::OutputCap, FAST_GRACE),
+        _ = ends.wall_cap() => (EndReason::TimeCap, FAST_GRACE),
+        _ = tokio::time::sleep_until(ends.deadline) => (EndReason::TimedOut, FAST_GRACE),
     };
     if reason != EndReason::Exited {
         terminate(&mut child, pgid, grace).await;
@@ -211,16 +296,48 @@ async fn supervise(
         reason,
     };
     let _ = tx.send(Some(info));
+    // A background job that ended on its own is announced (a requested stop
+    // or a teardown is not).
+    if let Some(job) = exec.job.get()
+        && !matches!(reason, EndReason::Stopped | EndReason::Cancelled)
+        && let Some(notify) = &job.notify
+    {
+        notify(super::JobNotice {
+            job_id: job.id.clone(),
+            text: notice_text(&job.id, &exec.command, &info),
+        });
+    }
+    drop(exec);
     if reason == EndReason::Exited {
-        // Leftover descendants (`server &`) still die with the turn.
+        // Leftover descendants (`server &`) die with the turn (or, for a
+        // background job, with the session's jobs).
         tokio::select! {
-            _ = cancel.cancelled() => {}
-            _ = teardown.cancelled() => {}
+            _ = ends.turn_over() => {}
+            _ = ends.teardown.cancelled() => {}
         }
         if let Some(pgid) = pgid {
             let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
+}
+
+/// `background job bg-3 finished (exit=0): `cmd` — read its output with …`.
+fn notice_text(id: &str, command: &str, info: &ExitInfo) -> String {
+    let status = match info.reason {
+        EndReason::OutputCap => "killed: flooded past the output cap".to_string(),
+        EndReason::TimeCap => "killed: outlived the wall-clock cap".to_string(),
+        EndReason::TimedOut => "killed: timed out".to_string(),
+        _ => match (info.code, info.signal) {
+            (Some(code), _) => format!("exit={code}"),
+            (None, Some(sig)) => format!("signal={sig}"),
+            (None, None) => "exit=?".to_string(),
+        },
+    };
+    let line = command.trim().lines().next().unwrap_or_default();
+    let short: String = line.chars().take(80).collect();
+    format!(
+        "background job {id} finished ({status}): `{short}` — read its output with bash_output (job_id=\"{id}\")."
+    )
 }
 
 /// SIGTERM to the group; SIGKILL once `grace` has passed while any member lives.

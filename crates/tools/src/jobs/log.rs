@@ -52,7 +52,7 @@ impl OutputLog {
         }
     }
 
-    #[cfg(test)]
+    /// Bytes ever written.
     pub(crate) fn total(&self) -> u64 {
         self.total
     }

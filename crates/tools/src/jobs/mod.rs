@@ -1,5 +1,9 @@
-//! The turn's job table: every command `bash` started, and the ids of those that
-//! went on in the background. Everything in it dies with the turn.
+//! A session's job table: every command `bash` started, and the ids of those
+//! that went on in the background. Foreground commands die with their turn
+//! ([`Jobs::end_turn`]); background jobs outlive it, until they end, hit their
+//! caps (time limit, 30 minutes, 20 MB of output) or the table is torn down
+//! (the session closes, the engine stops). A job that ends on its own is
+//! announced through the table's [`Notify`].
 
 mod exec;
 mod log;
@@ -12,6 +16,18 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use exec::{EndReason, Execution, ExitInfo, STOP_GRACE};
+
+/// A background job ended on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobNotice {
+    /// The job's id (`bg-1`, …).
+    pub job_id: String,
+    /// The notice the model reads (how it ended, how to read its output).
+    pub text: String,
+}
+
+/// Whom a job table tells about jobs that ended on their own.
+pub type Notify = Arc<dyn Fn(JobNotice) + Send + Sync>;
 
 /// A background job as the agent may list it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,9 +52,10 @@ struct Table {
     teardown: CancellationToken,
 }
 
-/// The shell commands of one turn: running and background jobs, killed together when the turn ends.
+/// The shell commands of a session (or of one turn, when nothing outlives it).
 pub struct Jobs {
     table: Mutex<Table>,
+    notify: Option<Notify>,
 }
 
 impl Default for Jobs {
@@ -56,10 +73,33 @@ impl std::fmt::Debug for Jobs {
 }
 
 impl Jobs {
-    /// An empty table.
+    /// An empty table whose jobs end silently.
     pub fn new() -> Self {
         Jobs {
             table: Mutex::new(Table::default()),
+            notify: None,
+        }
+    }
+
+    /// An empty table that calls `notify` when a background job ends on its own.
+    pub fn with_notify(notify: Notify) -> Self {
+        Jobs {
+            table: Mutex::new(Table::default()),
+            notify: Some(notify),
+        }
+    }
+
+    /// A turn ended: its foreground commands (and what they left behind)
+    /// are killed; background jobs go on.
+    pub fn end_turn(&self) {
+        let foreground: Vec<Arc<Execution>> = {
+            let mut table = self.table();
+            let (fg, bg): (Vec<_>, Vec<_>) = table.all.drain(..).partition(|e| !e.is_detached());
+            table.all = bg;
+            fg
+        };
+        for exec in foreground {
+            exec.kill_now();
         }
     }
 
@@ -121,6 +161,7 @@ impl Jobs {
         table.next_id += 1;
         let id = format!("bg-{}", table.next_id);
         table.background.insert(id.clone(), exec.clone());
+        exec.detach(id.clone(), self.notify.clone());
         id
     }
 

@@ -1,0 +1,89 @@
+//! Background jobs per session: each session has one job table, shared by
+//! its turns, so a job outlives the turn that started it. A job that ends on
+//! its own becomes a notice the front end delivers (to the running turn, or
+//! into the log and to whoever owns the session). Tables are torn down
+//! (whole process groups killed) when their session closes and when the
+//! engine stops.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use seekclaw_tools::{JobNotice, Jobs};
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+use crate::sync::Locked;
+
+/// A job of `session_id` ended on its own.
+#[derive(Debug, Clone)]
+pub struct SessionNotice {
+    /// The session whose job it was.
+    pub session_id: String,
+    /// What ended, as the model reads it.
+    pub notice: JobNotice,
+}
+
+/// The job tables of an engine's sessions.
+pub struct SessionJobs {
+    tables: Mutex<HashMap<String, Arc<Jobs>>>,
+    tx: UnboundedSender<SessionNotice>,
+    rx: Mutex<Option<UnboundedReceiver<SessionNotice>>>,
+}
+
+impl Default for SessionJobs {
+    fn default() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        SessionJobs {
+            tables: Mutex::new(HashMap::new()),
+            tx,
+            rx: Mutex::new(Some(rx)),
+        }
+    }
+}
+
+impl SessionJobs {
+    /// The session's table (created on first use).
+    pub fn of(&self, session_id: &str) -> Arc<Jobs> {
+        let key = session_id.to_lowercase();
+        let mut tables = self.tables.locked();
+        tables
+            .entry(key)
+            .or_insert_with(|| {
+                let (tx, sid) = (self.tx.clone(), session_id.to_string());
+                Arc::new(Jobs::with_notify(Arc::new(move |notice| {
+                    let _ = tx.send(SessionNotice {
+                        session_id: sid.clone(),
+                        notice,
+                    });
+                })))
+            })
+            .clone()
+    }
+
+    /// The notices of every session, for the one front end that delivers
+    /// them (taken once).
+    pub fn take_notices(&self) -> Option<UnboundedReceiver<SessionNotice>> {
+        self.rx.locked().take()
+    }
+
+    /// Kills the session's jobs and forgets its table.
+    pub fn close(&self, session_id: &str) {
+        let table = self.tables.locked().remove(&session_id.to_lowercase());
+        if let Some(jobs) = table {
+            jobs.kill_all();
+        }
+    }
+
+    /// Kills every session's jobs (the engine stops).
+    pub fn close_all(&self) {
+        let tables: Vec<Arc<Jobs>> = self.tables.locked().drain().map(|(_, j)| j).collect();
+        for jobs in tables {
+            jobs.kill_all();
+        }
+    }
+}
+
+impl Drop for SessionJobs {
+    fn drop(&mut self) {
+        self.close_all();
+    }
+}

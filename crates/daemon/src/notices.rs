@@ -1,0 +1,105 @@
+//! Background-job notices on the daemon: a job that ends on its own reaches
+//! the model at the next step of the session's running turn; when the
+//! session is idle, the notice is appended to its log (the next turn reads
+//! it) and sent, as `background_notice`, to the connection that last ran a
+//! turn on the session.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use seekclaw_agent::{Steer, SteerKind, SteerQueue};
+use seekclaw_protocol::Envelope;
+use seekclaw_protocol::events::BackgroundNoticeDetails;
+use seekclaw_store::{EventItem, RuntimeNotice};
+use tokio_util::sync::CancellationToken;
+
+use crate::daemon::Daemon;
+use crate::engine::SessionNotice;
+use crate::outbox::Outbox;
+use crate::sync::Locked;
+
+/// The connection that owns each session's idle-time notices.
+#[derive(Default)]
+pub struct Owners {
+    by_session: Mutex<HashMap<String, Outbox>>,
+}
+
+impl Owners {
+    /// `outbox`'s connection ran a turn on `session_id`.
+    pub fn set(&self, session_id: &str, outbox: Outbox) {
+        self.by_session
+            .locked()
+            .insert(session_id.to_lowercase(), outbox);
+    }
+
+    fn get(&self, session_id: &str) -> Option<Outbox> {
+        self.by_session
+            .locked()
+            .get(&session_id.to_lowercase())
+            .cloned()
+    }
+
+    /// Forgets the session (deleted).
+    pub fn forget(&self, session_id: &str) {
+        self.by_session.locked().remove(&session_id.to_lowercase());
+    }
+}
+
+/// Delivers the notices of the daemon's sessions until it stops.
+pub fn start(daemon: &Arc<Daemon>) {
+    let Some(mut notices) = daemon.jobs.take_notices() else {
+        return;
+    };
+    let daemon = daemon.clone();
+    tokio::spawn(async move {
+        while let Some(n) = notices.recv().await {
+            deliver(&daemon, n).await;
+        }
+    });
+}
+
+async fn deliver(daemon: &Daemon, n: SessionNotice) {
+    let sid = n.session_id;
+    let text = n.notice.text;
+    if let Some(turn) = daemon.turns.by_session(&sid) {
+        let notice = Steer {
+            text: text.clone(),
+            images: Vec::new(),
+            kind: SteerKind::Notice,
+        };
+        if turn.steer.push(notice).is_ok() {
+            return;
+        }
+    }
+    // Idle: into the log, held as a turn would hold the session.
+    let Ok(_claim) = daemon
+        .engine()
+        .claim(&sid, &CancellationToken::new(), &SteerQueue::new())
+    else {
+        tracing::warn!(session = %sid, "background notice not recorded: the session is busy elsewhere");
+        return;
+    };
+    let (id, item) = (
+        sid.clone(),
+        EventItem::Runtime(RuntimeNotice {
+            kind: "notice".into(),
+            text: text.clone(),
+        }),
+    );
+    let written = daemon
+        .db(move |s| match s.scopes_of_session(&id)?.first() {
+            Some(scope) => s.append_event(scope, &id, None, &item).map(Some),
+            None => Ok(None),
+        })
+        .await;
+    if !matches!(written, Ok(Some(_))) {
+        return;
+    }
+    if let Some(outbox) = daemon.session_owners.get(&sid) {
+        let details = BackgroundNoticeDetails {
+            job_id: n.notice.job_id,
+        };
+        let env = Envelope::event(0, text, &details).with_session(Some(sid));
+        outbox.send(&env).await;
+    }
+}
