@@ -10,6 +10,7 @@ mod canned;
 mod cpu;
 mod daemon;
 mod echo;
+mod engine;
 mod load;
 mod mcp;
 mod ping;
@@ -61,6 +62,16 @@ enum BenchCommand {
         home: Option<PathBuf>,
         /// Daemon start runs (the last one stays up for the read measurements).
         #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
+    /// The engine's front ends: `serve` ready on a big home, a 300-step turn's
+    /// per-step time and RSS, the store's appends per step (step 10 vs 300).
+    Engine {
+        /// Big home to reuse (population is skipped if it has a database) or to create and keep.
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// `serve` starts per home.
+        #[arg(long, default_value_t = 20)]
         runs: usize,
     },
     /// MCP: accept speed and first event with 3 stdio servers, tool call overhead vs direct.
@@ -163,6 +174,12 @@ fn main() -> Result<()> {
                 pause: Duration::from_secs(pause),
             })
         }
+        BenchCommand::Engine { home, runs } => engine::run(&engine::EngineArgs {
+            bin: &bin,
+            home,
+            runs,
+            json: cli.json,
+        }),
         BenchCommand::Startup { home, runs } => startup::run(&startup::StartupArgs {
             bin: &bin,
             home,

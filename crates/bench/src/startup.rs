@@ -35,10 +35,10 @@ pub struct StartupArgs<'a> {
 }
 
 /// How the home came to be.
-struct HomeInfo {
-    path: PathBuf,
+pub(crate) struct HomeInfo {
+    pub(crate) path: PathBuf,
     populate_secs: Option<f64>,
-    sessions: i64,
+    pub(crate) sessions: i64,
     events: i64,
     db_bytes: u64,
 }
@@ -153,7 +153,7 @@ pub fn run(args: &StartupArgs<'_>) -> Result<()> {
 }
 
 /// Populates the home unless its database already exists.
-fn prepare_home(home: &Path) -> Result<HomeInfo> {
+pub(crate) fn prepare_home(home: &Path) -> Result<HomeInfo> {
     std::fs::create_dir_all(home)?;
     let db = home.join("seekclaw.db");
     let populate_secs = if db.exists() {
@@ -181,7 +181,7 @@ fn prepare_home(home: &Path) -> Result<HomeInfo> {
 }
 
 /// The bare cost of starting a process and waiting for it, on this machine, now.
-fn time_bin_true() -> Result<Timings> {
+pub(crate) fn time_bin_true() -> Result<Timings> {
     let mut samples = Vec::with_capacity(TRUE_RUNS);
     for _ in 0..TRUE_RUNS {
         let start = Instant::now();
