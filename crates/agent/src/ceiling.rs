@@ -7,10 +7,8 @@
 //! never rewritten) and ends the turn with a `[context ceiling]` answer the
 //! next turn continues from.
 
-use seekclaw_providers::ChatMessage;
 use seekclaw_providers::ToolCall;
 use seekclaw_providers::usage::AttemptRecord;
-use seekclaw_store::{EventItem, ToolResult};
 
 use crate::context::{self, CompactionPlan};
 use crate::events::{AgentEvent, TurnFailure, TurnOutcome};
@@ -80,39 +78,7 @@ pub(crate) async fn skip_close(
     calls: &[ToolCall],
 ) -> Result<(), TurnFailure> {
     for call in calls {
-        cx.emit(AgentEvent::ToolStart {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            summary: String::new(),
-        });
-        cx.emit(AgentEvent::ToolDone {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            success: false,
-            duration_ms: 0.0,
-            summary: "skipped at the context ceiling".into(),
-            output: SKIPPED.into(),
-        });
-        let seq = cx
-            .persist(EventItem::ToolResult(ToolResult {
-                tool_call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                success: false,
-                output: SKIPPED.into(),
-                diff: None,
-                file_path: None,
-            }))
-            .await?;
-        transcript.push(
-            ChatMessage::Tool {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                content: SKIPPED.into(),
-                is_error: true,
-                images: Vec::new(),
-            },
-            seq,
-        );
+        crate::control::record(cx, transcript, call, SKIPPED, false, true).await?;
     }
     Ok(())
 }

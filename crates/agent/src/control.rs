@@ -223,9 +223,10 @@ fn goal_call(cx: &TurnCtx<'_, '_>, control: &mut Control, args: &Value) -> (Stri
     (text, true)
 }
 
-/// Logs a control call's result (announced like any tool call, except
-/// `finish`, whose answer ends the turn instead).
-async fn record(
+/// Logs a result the loop made itself (a control call's, a call closed
+/// unrun), announced like any tool call unless `announce` is false
+/// (`finish`, whose answer ends the turn instead).
+pub(crate) async fn record(
     cx: &TurnCtx<'_, '_>,
     transcript: &mut Transcript,
     call: &ToolCall,

@@ -40,7 +40,9 @@ pub fn run(args: &EngineArgs<'_>) -> Result<()> {
     if args.runs == 0 {
         bail!("--runs must be at least 1");
     }
-    let scratch = tempfile::Builder::new().prefix("sc-bench-engine-").tempdir()?;
+    let scratch = tempfile::Builder::new()
+        .prefix("sc-bench-engine-")
+        .tempdir()?;
     let big_path = match &args.home {
         Some(h) => std::path::absolute(h)?,
         None => scratch.path().join("big"),
@@ -80,8 +82,14 @@ pub fn run(args: &EngineArgs<'_>) -> Result<()> {
         return Ok(());
     }
     println!("engine front ends (runs: {})", args.runs);
-    println!("  bare process start (/bin/true)      median {:>7.2} ms", ms(process_start.median));
-    println!("  serve ready, empty home             median {:>7.2} ms", ms(empty.median));
+    println!(
+        "  bare process start (/bin/true)      median {:>7.2} ms",
+        ms(process_start.median)
+    );
+    println!(
+        "  serve ready, empty home             median {:>7.2} ms",
+        ms(empty.median)
+    );
     println!(
         "  serve ready, {} sessions         median {:>7.2} ms  p95 {:>7.2} ms  (target < {TARGET_READY_MS} ms)",
         big.sessions,
@@ -93,7 +101,10 @@ pub fn run(args: &EngineArgs<'_>) -> Result<()> {
         late / early,
         long.total.as_secs_f64()
     );
-    println!("  RSS of the run at step 300          {:>7.1} MB", long.rss_kb as f64 / 1024.0);
+    println!(
+        "  RSS of the run at step 300          {:>7.1} MB",
+        long.rss_kb as f64 / 1024.0
+    );
     println!(
         "  store appends per step: at 10 {:.0} µs, at 300 {:.0} µs ({store_ratio:.2}x; target ≤ {TARGET_STEP_RATIO}x)",
         store.early_us, store.late_us

@@ -111,6 +111,28 @@ fn check_envelope(v: &Value) {
     );
 }
 
+/// A reply streaming `w0 w1 …` (`n` words), one every `delay`.
+fn counting(n: usize, delay: Duration) -> Reply {
+    (0..n).fold(Reply::new().chunk_delay(delay), |r, i| {
+        r.text(format!("w{i} "))
+    })
+}
+
+/// `seekclaw run <args>` on `home`: its stdout lines as JSON, and its exit code.
+fn run_json(home: &std::path::Path, args: &[&str]) -> (Vec<Value>, Option<i32>) {
+    let out = Command::new(bin())
+        .arg("run")
+        .args(args)
+        .env("SEEKCLAW_HOME", home)
+        .output()
+        .unwrap();
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (lines, out.status.code())
+}
+
 fn names(events: &[Value]) -> Vec<&str> {
     events
         .iter()
@@ -246,10 +268,7 @@ fn serve_streams_turns_in_order_and_reports_bad_commands() {
 fn a_line_that_is_not_json_ends_the_stream_after_the_work_in_hand() {
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_with(&server);
-    let mut slow = Reply::new().chunk_delay(Duration::from_millis(50));
-    for i in 0..10 {
-        slow = slow.text(format!("w{i} "));
-    }
+    let slow = counting(10, Duration::from_millis(50));
     server.enqueue(slow);
     let mut serve = Serve::start(&home, &["--global"]);
     serve.send(r#"{"command":"prompt","text":"count"}"#);
@@ -285,10 +304,7 @@ fn a_line_that_is_not_json_ends_the_stream_after_the_work_in_hand() {
 fn steer_cancel_and_one_turn_per_session_across_processes() {
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_with(&server);
-    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
-    for i in 0..100 {
-        slow = slow.text(format!("w{i} "));
-    }
+    let slow = counting(100, Duration::from_millis(100));
     server.enqueue(slow.clone());
     server.enqueue(Reply::plain("steered"));
     let mut serve = Serve::start(&home, &["--global"]);
@@ -422,15 +438,7 @@ fn run_events_writes_the_same_stream_for_one_prompt() {
     let (_tmp, home) = home_with(&server);
     server.enqueue(Reply::new().text("one ").tool_call("c1", "nope_tool", "{}"));
     server.enqueue(Reply::plain("two"));
-    let out = Command::new(bin())
-        .args(["run", "go", "--global", "--events", "--max-steps", "1"])
-        .env("SEEKCLAW_HOME", &home)
-        .output()
-        .unwrap();
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (events, code) = run_json(&home, &["go", "--global", "--events", "--max-steps", "1"]);
     events.iter().for_each(check_envelope);
     assert_eq!(
         names(&events),
@@ -445,27 +453,15 @@ fn run_events_writes_the_same_stream_for_one_prompt() {
         ],
         "{events:?}"
     );
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "an unfinished turn is a failure"
-    );
+    assert_eq!(code, Some(1), "an unfinished turn is a failure");
     let started = &events[0];
     assert!(started["workspace_root"].is_null(), "global: no workspace");
     assert!(started["session"].is_string() && started["session_root"].is_string());
     assert_eq!(events[5]["is_error"], true);
 
     // --continue picks the session up; no --max-steps: unbounded.
-    let out = Command::new(bin())
-        .args(["run", "again", "--global", "--events", "--continue"])
-        .env("SEEKCLAW_HOME", &home)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (events, code) = run_json(&home, &["again", "--global", "--events", "--continue"]);
+    assert_eq!(code, Some(0));
     assert_eq!(events[0]["session"], started["session"]);
     assert_eq!(events.last().unwrap()["event"], "agent_finished");
     assert_eq!(events.last().unwrap()["answer"], "two");
@@ -514,10 +510,7 @@ fn session_compact_appends_a_summary_the_next_turn_starts_from() {
     );
 
     // A session with a turn running is busy.
-    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
-    for i in 0..30 {
-        slow = slow.text(format!("w{i} "));
-    }
+    let slow = counting(30, Duration::from_millis(100));
     server.enqueue(slow);
     let turn = c
         .send(
@@ -546,16 +539,8 @@ fn run_events_ends_with_context_yield_at_the_ceiling() {
             .usage(90000, 0, 10),
     );
     server.enqueue(Reply::plain("SUMMARY: wanted to read x"));
-    let out = Command::new(bin())
-        .args(["run", "read x", "--global", "--events"])
-        .env("SEEKCLAW_HOME", &home)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (events, code) = run_json(&home, &["read x", "--global", "--events"]);
+    assert_eq!(code, Some(0));
     let last = events.last().unwrap();
     assert_eq!(last["event"], "context_yield", "{events:?}");
     assert!(
@@ -670,15 +655,10 @@ fn a_long_turn_gets_a_plan_reminder() {
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_with(&server);
     server.set_default(Reply::new().tool_call("c", "list_dir", r#"{"path":"."}"#));
-    let out = Command::new(bin())
-        .args(["run", "wander", "--global", "--events", "--max-steps", "52"])
-        .env("SEEKCLAW_HOME", &home)
-        .output()
-        .unwrap();
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (events, _) = run_json(
+        &home,
+        &["wander", "--global", "--events", "--max-steps", "52"],
+    );
     let reminders: Vec<&Value> = events
         .iter()
         .filter(|e| e["event"] == "plan_reminder")
@@ -706,14 +686,8 @@ fn sessions_compact_summarizes_a_session_from_the_command_line() {
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_with(&server);
     server.enqueue(Reply::plain("noted"));
-    let out = Command::new(bin())
-        .args(["run", "remember plover", "--global", "--events"])
-        .env("SEEKCLAW_HOME", &home)
-        .output()
-        .unwrap();
-    let first: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
-    let sid = first["session"].as_str().unwrap().to_string();
+    let (events, _) = run_json(&home, &["remember plover", "--global", "--events"]);
+    let sid = events[0]["session"].as_str().unwrap().to_string();
     server.enqueue(Reply::plain("SUMMARY: plover"));
     let out = Command::new(bin())
         .args(["sessions", "compact", &sid, "--global", "--json"])
