@@ -773,3 +773,88 @@ fn serve_announces_background_jobs_mid_turn_and_when_idle() {
     let last = server.requests()[4].body.to_string();
     assert!(last.contains("background job bg-2 finished"), "{last}");
 }
+
+#[test]
+fn run_sends_images_by_path_and_serve_exit_kills_its_jobs() {
+    let server = ProviderServer::start().unwrap();
+    let (tmp, home) = home_with(&server);
+    let config = json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(),
+        "models": [{"id": "m1", "contextWindow": 100000, "capabilities": {"vision": true}}]}]});
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    let png = tmp.path().join("dot.png");
+    // A 1×1 PNG.
+    let bytes: [u8; 67] = [
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F,
+        0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00,
+        0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49,
+        0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+    ];
+    std::fs::write(&png, bytes).unwrap();
+    server.enqueue(Reply::plain("a dot"));
+    let (events, code) = run_json(
+        &home,
+        &[
+            "what is this?",
+            "--global",
+            "--events",
+            "--image",
+            png.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{events:?}");
+    let body = server.requests()[0].body.to_string();
+    assert!(
+        body.contains("iVBORw0KGgo"),
+        "the image is in the request: {body}"
+    );
+    let (events, code) = run_json(
+        &home,
+        &["x", "--global", "--events", "--image", "/nope.png"],
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(events[0]["event"], "agent_setup_failed", "{events:?}");
+
+    // Jobs end with the serve process.
+    let ws = tempfile::tempdir().unwrap();
+    let pidfile = ws.path().join("job.pid");
+    let args = json!({"command": format!("echo $$ > {}; exec sleep 60", pidfile.display()), "run_in_background": true});
+    server.enqueue(Reply::new().tool_call("b", "bash", args.to_string()));
+    server.enqueue(Reply::plain("left it running"));
+    let mut serve = Serve::start(&home, &["--workspace", ws.path().to_str().unwrap()]);
+    serve.send(r#"{"command":"prompt","text":"start a server"}"#);
+    serve.until("agent_finished");
+    let start = std::time::Instant::now();
+    let pid: u32 = loop {
+        if let Some(p) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                !s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false)
+    };
+    assert!(alive(pid));
+    let (_, code) = serve.finish();
+    assert_eq!(code, Some(0));
+    let start = std::time::Instant::now();
+    while alive(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the job outlived serve"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -242,7 +242,7 @@ impl<'e> Serve<'e> {
         let mut reading = true;
         loop {
             if active.is_none() {
-                active = self.next_work().await;
+                active = self.next_work(reading).await;
                 if active.is_none() && !reading {
                     return;
                 }
@@ -276,11 +276,16 @@ impl<'e> Serve<'e> {
     }
 
     /// Starts the next queued work, or a goal continuation; `None` when idle.
-    async fn next_work(&mut self) -> Option<Active<'e>> {
+    /// After stdin ended (`reading` false) no goal continuation starts: the
+    /// work in hand finishes and `serve` exits.
+    async fn next_work(&mut self, reading: bool) -> Option<Active<'e>> {
         loop {
             let work = match self.pending.pop_front() {
                 Some(w) => w,
                 None => {
+                    if !reading {
+                        return None;
+                    }
                     let prompt = self.goal.continuation(self.events)?;
                     let active = self.start_turn(prompt, true).await;
                     if active.is_some() {
