@@ -45,6 +45,8 @@ pub struct Connection {
     pub closing: CancellationToken,
     /// Its chats, registered as their lines are read.
     pub chats: Arc<Chats>,
+    /// Its `session.watch`es: session id (lower case) and what ends the watch.
+    pub watching: Mutex<Vec<(String, CancellationToken)>>,
 }
 
 impl Connection {
@@ -85,6 +87,7 @@ where
         legacy: Mutex::new(None),
         closing: closing.clone(),
         chats: Arc::default(),
+        watching: Mutex::new(Vec::new()),
     });
     daemon.connections.insert(id, outbox);
 

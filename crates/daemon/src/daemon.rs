@@ -97,6 +97,8 @@ pub struct Daemon {
     pub turns: crate::turns::Turns,
     /// Scheduled tasks: the tick loop's state and the runs in progress.
     pub scheduler: crate::scheduler::Scheduler,
+    /// `session.watch`ers of each session.
+    pub watchers: crate::watch::Watchers,
     /// Sessions whose standing goal is `auto`.
     pub goals: crate::goals::AutoGoals,
     /// Each session's shell jobs (background jobs outlive turns).
@@ -203,6 +205,7 @@ impl Daemon {
             extras: crate::extras_cache::ExtrasCache::default(),
             turns: crate::turns::Turns::default(),
             goals: crate::goals::AutoGoals::default(),
+            watchers: crate::watch::Watchers::default(),
             jobs: crate::engine::SessionJobs::default(),
             session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,

@@ -9,7 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::{
-    chat, goal, mcp, model, profile, project, provider, schedule, session, skill, system, workspace,
+    chat, goal, mcp, model, profile, project, provider, schedule, session, skill, system, watch,
+    workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -100,6 +101,8 @@ pub async fn handle(
         Method::SessionNew => session::new_session(d, conn, id, p).await,
         Method::SessionTruncate => session::truncate(d, id, p).await,
         Method::SessionCompact => session::compact(d, id, p).await,
+        Method::SessionWatch => watch::watch(d, conn, id, p).await,
+        Method::SessionUnwatch => watch::unwatch(conn, id, p).await,
         Method::GoalGet => goal::get(d, id, p).await,
         Method::GoalSet => goal::set(d, id, p).await,
         Method::GoalClear => goal::clear(d, id, p).await,

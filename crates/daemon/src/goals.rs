@@ -240,5 +240,5 @@ async fn continuation(
         overrides: Default::default(),
     };
     let turn = engine.start_turn(request).await?;
-    Ok(turn.outcome().await)
+    Ok(crate::watch::drive(&daemon.watchers, turn, CONTINUE, "goal").await)
 }

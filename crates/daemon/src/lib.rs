@@ -29,6 +29,7 @@ mod scope;
 mod serve;
 mod sync;
 mod turns;
+mod watch;
 
 pub use daemon::{DaemonOptions, run};
 pub use engine::TurnHandle;

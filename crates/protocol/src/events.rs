@@ -53,6 +53,11 @@ pub mod event {
     /// the session's log (ours, additive; sent to the connection that last
     /// ran a turn on the session, with id 0).
     pub const BACKGROUND_NOTICE: &str = "background_notice";
+    /// `session.watch`: a turn started on the watched session (ours, additive).
+    pub const TURN_START: &str = "turn_start";
+    /// `session.watch`: a turn on the watched session ended (ours, additive;
+    /// not terminal: the watch goes on).
+    pub const TURN_END: &str = "turn_end";
     /// The runtime reminded the model (goal, goal check, plan); the text is
     /// in the log as a notice (ours, additive).
     pub const REMINDER: &str = "reminder";
@@ -187,6 +192,25 @@ pub struct BackgroundNoticeDetails {
     pub job_id: String,
 }
 
+/// `turn_start` (session.watch). `data` is the turn's message.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TurnStartDetails {
+    /// Who started it: `chat` (a client), `schedule` or `goal` (an `auto` goal's continuation).
+    pub origin: String,
+}
+
+/// `turn_end` (session.watch). `data` is the answer (or the error text).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TurnEndDetails {
+    /// `done`, `cancelled` or `error`, as the turn's own client saw it.
+    pub outcome: String,
+    /// For `error`: the error's code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<ErrorCode>,
+}
+
 /// `reminder`. `data` is the reminder's text.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -285,6 +309,8 @@ details_for!(
     GoalUpdatedDetails => GOAL_UPDATED,
     ReminderDetails => REMINDER,
     BackgroundNoticeDetails => BACKGROUND_NOTICE,
+    TurnStartDetails => TURN_START,
+    TurnEndDetails => TURN_END,
     ScheduleUpdatedDetails => SCHEDULE_UPDATED,
     ScheduleUpcomingDetails => SCHEDULE_UPCOMING,
     ErrorDetails => ERROR,
@@ -465,6 +491,20 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The notice: which job ended, how, and how to read its output.",
         Some(schema_of::<BackgroundNoticeDetails>),
+    ),
+    row(
+        event::TURN_START,
+        false,
+        Audience::Turn,
+        "The turn's message (session.watch, on the watch request's id).",
+        Some(schema_of::<TurnStartDetails>),
+    ),
+    row(
+        event::TURN_END,
+        false,
+        Audience::Turn,
+        "The turn's answer, or its error text (session.watch; the watch goes on).",
+        Some(schema_of::<TurnEndDetails>),
     ),
     row(
         event::REMINDER,

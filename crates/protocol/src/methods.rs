@@ -74,6 +74,8 @@ pub enum Capability {
     PromptOptimize,
     /// `goal` (ours, additive): `goal.*`.
     Goal,
+    /// `session-watch` (ours, additive): `session.watch`, `session.unwatch`.
+    SessionWatch,
     /// `context-yield` (ours, additive): a turn that reaches the model's
     /// context ceiling checkpoints, sends `context_yield` and ends `done`.
     ContextYield,
@@ -106,6 +108,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::PromptOptimize, "prompt-optimize"),
     (Capability::ContextYield, "context-yield"),
     (Capability::Goal, "goal"),
+    (Capability::SessionWatch, "session-watch"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -127,6 +130,9 @@ pub enum Reply {
     Empty(&'static str),
     /// A turn: streamed events, then `done`, `cancelled` or `error`.
     Turn,
+    /// A watch: every turn's events streamed (`turn_start` … `turn_end`),
+    /// then `result` `unwatched`.
+    Watch,
 }
 
 impl Reply {
@@ -349,6 +355,10 @@ method_table! {
         (SessionTruncateParams, Reply::text_matching("The number of messages left.", "^[0-9]+$"));
     SessionCompact => "session.compact" [] Task [Session, GlobalSession]
         (SessionRefParams, Reply::json::<SessionCompactResult>());
+    SessionWatch => "session.watch" [] Task [SessionWatch]
+        (SessionRefParams, Reply::Watch);
+    SessionUnwatch => "session.unwatch" [] Task [SessionWatch]
+        (SessionRefParams, Reply::text_matching("How many of this connection's watches of the session ended.", "^[0-9]+$"));
     GoalGet => "goal.get" [] Task [Goal]
         (SessionRefParams, Reply::json::<GoalView>());
     GoalSet => "goal.set" [] Task [Goal]
@@ -464,6 +474,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 64);
+        assert_eq!(info.methods.len(), 66);
     }
 }

@@ -124,6 +124,17 @@ fn reply_entry(reply: Reply, write: &mut SchemaGenerator) -> Value {
             json!({"events": [event::RESULT], "data": data})
         }
         Reply::Empty(name) => json!({"events": [name], "data": {"const": ""}}),
+        Reply::Watch => json!({
+            "events": [event::RESULT],
+            "data": {"type": "string", "const": "unwatched", "description": "Once `session.unwatch` \
+                ends the watch; until then every turn on the session streams as `turn_start`, \
+                its events, `turn_end`."},
+            "streams": EVENTS
+                .iter()
+                .filter(|e| e.audience == Audience::Turn && !e.terminal)
+                .map(|e| e.name)
+                .collect::<Vec<_>>(),
+        }),
         Reply::Turn => json!({
             "events": [event::DONE, event::CANCELLED],
             "data": {"type": "string", "description": "done: the last non-empty assistant \

@@ -24,6 +24,7 @@ mod sessions_cli;
 mod skills;
 mod turn_control;
 mod turn_tools;
+mod watch;
 mod workspace;
 
 use std::path::{Path, PathBuf};

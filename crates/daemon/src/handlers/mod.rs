@@ -12,6 +12,7 @@ pub mod schedule;
 pub mod session;
 pub mod skill;
 pub mod system;
+pub mod watch;
 pub mod workspace;
 
 use seekclaw_config::ReasoningLevel;

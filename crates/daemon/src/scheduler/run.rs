@@ -248,7 +248,12 @@ async fn execute(
     // session log keeps everything).
     let owner = turn.owner().to_string();
     // Boxed so an abandoned turn can be dropped before its end is recorded.
-    let mut turn = Box::pin(turn.outcome());
+    let mut turn = Box::pin(crate::watch::drive(
+        &daemon.watchers,
+        turn,
+        &task.prompt,
+        "schedule",
+    ));
     let mut timed_out = false;
     let outcome = tokio::select! {
         outcome = &mut turn => Some(outcome),
