@@ -101,6 +101,10 @@ pub(crate) async fn yield_at_ceiling(
         keep_from: all,
     };
     let covered = crate::compaction::compact(cx, step, transcript, plan, counters).await?;
+    // A cancel during the checkpoint ends the turn as cancelled, not yielded.
+    if cx.cancel.is_cancelled() {
+        return Ok(TurnOutcome::Cancelled(String::new()));
+    }
     let (to_seq, answer) = match covered {
         Some((_, to_seq)) => (to_seq, CEILING_ANSWER),
         None => (0, CEILING_ANSWER_UNCHECKPOINTED),

@@ -4,7 +4,7 @@
 use seekclaw_store::{EventItem, Summary};
 
 use crate::context;
-use crate::events::{AgentEvent, TurnFailure, TurnStatus, WorkflowNode};
+use crate::events::{AgentEvent, AutoCompaction, TurnFailure, TurnStatus, WorkflowNode};
 use crate::transcript::Transcript;
 use crate::turn::{Counters, TurnCtx};
 
@@ -27,6 +27,16 @@ pub(crate) async fn compact(
         node: WorkflowNode::Compact,
         detail: String::new(),
     });
+    let range = transcript.covered(plan.summarize.clone());
+    if let Some((from_seq, to_seq)) = range {
+        cx.emit(AgentEvent::AutoCompaction(AutoCompaction::Started {
+            from_seq,
+            to_seq,
+        }));
+    }
+    let failed = |error: String| {
+        cx.emit(AgentEvent::AutoCompaction(AutoCompaction::Failed { error }));
+    };
     let older = &transcript.messages()[plan.summarize.clone()];
     let request = context::summary_request(older, 4096);
     let route = rt.route_input();
@@ -44,14 +54,16 @@ pub(crate) async fn compact(
         Ok(c) if !c.text.trim().is_empty() => c.text,
         Ok(_) => {
             tracing::warn!("compaction returned an empty summary; trimming instead");
+            failed("the model returned an empty summary".into());
             return Ok(None);
         }
         Err(e) => {
             tracing::warn!(error = %e, "compaction failed; trimming instead");
+            failed(e.to_string());
             return Ok(None);
         }
     };
-    let Some((from_seq, to_seq)) = transcript.covered(plan.summarize.clone()) else {
+    let Some((from_seq, to_seq)) = range else {
         return Ok(None);
     };
     let item = EventItem::Summary(Summary {
@@ -63,5 +75,10 @@ pub(crate) async fn compact(
     // The summary message stands at the summary event's seq.
     transcript.compact(&plan, &text, seq);
     cx.emit(AgentEvent::Status(TurnStatus::ContextCompacted));
+    cx.emit(AgentEvent::AutoCompaction(AutoCompaction::Finished {
+        from_seq,
+        to_seq,
+        summary: text,
+    }));
     Ok(Some((from_seq, to_seq)))
 }

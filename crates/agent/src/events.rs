@@ -150,6 +150,8 @@ pub enum AgentEvent {
         cached_input_tokens: u64,
         /// Wall time of the attempt.
         elapsed_ms: f64,
+        /// The attempt succeeded (failed attempts are reported too).
+        success: bool,
     },
     /// An image enters the model's request.
     ImageView {
@@ -203,6 +205,8 @@ pub enum AgentEvent {
         /// The turn's answer (starts with `[context ceiling]`).
         answer: String,
     },
+    /// The turn summarized its history on its own (a checkpoint).
+    AutoCompaction(AutoCompaction),
     /// The model reported on the standing goal (its marker is in the log).
     GoalStatus(GoalStatus),
     /// The runtime reminded the model of something (logged as a notice).
@@ -218,6 +222,32 @@ pub enum AgentEvent {
         text: String,
         /// Who sent it.
         kind: SteerKind,
+    },
+}
+
+/// A checkpoint of the turn's history, as it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AutoCompaction {
+    /// The summary request starts over these log events.
+    Started {
+        /// First event covered.
+        from_seq: u64,
+        /// Last event covered.
+        to_seq: u64,
+    },
+    /// The summary is in the log.
+    Finished {
+        /// First event covered.
+        from_seq: u64,
+        /// Last event covered.
+        to_seq: u64,
+        /// The summary.
+        summary: String,
+    },
+    /// No summary was made (the history is trimmed instead).
+    Failed {
+        /// Why.
+        error: String,
     },
 }
 

@@ -26,8 +26,8 @@ mod verify;
 
 pub use ceiling::CEILING_ANSWER;
 pub use events::{
-    AgentEvent, FailureKind, GoalStatus, ReminderKind, TurnFailure, TurnOutcome, TurnStatus,
-    WorkflowKind, WorkflowNode,
+    AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, TurnFailure, TurnOutcome,
+    TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
 pub use goal::{GoalMarker, StandingGoal};

@@ -78,6 +78,7 @@ impl Observer for StepObserver<'_> {
             total_input_tokens: r.usage.total_input_tokens,
             cached_input_tokens: r.usage.cached_input_tokens,
             elapsed_ms: r.elapsed_ms,
+            success: r.success,
         });
         self.records.push(r.clone());
     }

@@ -60,6 +60,10 @@ pub struct TurnInput {
     pub history: Option<Vec<seekclaw_store::SessionEvent>>,
     /// Offer the `finish` control tool (OpenSeek front ends).
     pub finish_tool: bool,
+    /// A front end's exact cap on model requests (`u32::MAX`: none; the
+    /// window bounds the turn); `None` keeps `agent.maxSteps` plus room for
+    /// verify-repair steps.
+    pub step_limit: Option<u32>,
     /// The session's job table, whose background jobs outlive the turn;
     /// `None`: the turn has its own and everything in it ends with it.
     pub jobs: Option<std::sync::Arc<seekclaw_tools::Jobs>>,

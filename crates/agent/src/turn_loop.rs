@@ -81,10 +81,13 @@ pub(crate) async fn turn_loop(
     let agent = &cx.rt.config.agent;
     let mut st = LoopState {
         step: 0,
-        max_steps: agent
-            .max_steps
-            .max(1)
-            .saturating_add(agent.max_repair_attempts.min(128)),
+        // A front end's limit is exact; `agent.maxSteps` gets room for repairs.
+        max_steps: cx.input.step_limit.unwrap_or_else(|| {
+            agent
+                .max_steps
+                .max(1)
+                .saturating_add(agent.max_repair_attempts.min(128))
+        }),
         route: RouteInput {
             needs_vision: !cx.input.images.is_empty(),
             ..cx.rt.route_input()
@@ -155,7 +158,11 @@ async fn take_guidance(
     if !guidance.is_empty() {
         transcript.settle().await?;
     }
-    for g in guidance {
+    // Blank guidance is dropped (reference §4.6).
+    for g in guidance
+        .into_iter()
+        .filter(|g| !g.text.trim().is_empty() || !g.images.is_empty())
+    {
         if !g.images.is_empty() {
             st.route.needs_vision = true;
             views.extend(g.images.iter().map(ViewedImage::of));

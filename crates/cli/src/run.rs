@@ -189,7 +189,9 @@ fn print_event(
     out: &mut impl Write,
 ) {
     if output == Output::Json {
-        let _ = out.write_all(&event_envelope(0, session, ev).to_line());
+        if let Some(env) = event_envelope(0, session, ev) {
+            let _ = out.write_all(&env.to_line());
+        }
     } else if output == Output::Events {
         let mut wire = Vec::new();
         mapper.map(ev, &mut wire);

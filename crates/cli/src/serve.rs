@@ -17,6 +17,24 @@ pub struct ServeArgs {
     turn: TurnArgs,
 }
 
+/// SIGTERM, SIGINT and SIGHUP stop serving gracefully: the running turn is
+/// cancelled and its end recorded, background jobs are killed, then exit.
+fn watch_signals(stop: tokio_util::sync::CancellationToken) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+            _ = hup.recv() => {}
+        }
+        stop.cancel();
+    });
+    Ok(())
+}
+
 /// Serves until stdin ends and the work in hand is done (exit 0); 1 when the
 /// engine cannot start (the reason is also on stdout as `agent_setup_failed`).
 pub fn serve(args: ServeArgs) -> ExitCode {
@@ -38,7 +56,10 @@ pub fn serve(args: ServeArgs) -> ExitCode {
                 .await
                 .map_err(|e| anyhow::anyhow!(e.message))?;
             let stdin = tokio::io::BufReader::new(tokio::io::stdin());
-            let served = seekclaw_daemon::serve(&engine, opts, stdin, tokio::io::stdout()).await;
+            let stop = tokio_util::sync::CancellationToken::new();
+            watch_signals(stop.clone())?;
+            let served =
+                seekclaw_daemon::serve(&engine, opts, stdin, tokio::io::stdout(), stop).await;
             engine.close().await;
             served.map_err(|e| anyhow::anyhow!(e.0))
         })?;

@@ -22,9 +22,9 @@ pub struct TurnArgs {
     /// Continue the scope's most recently updated session.
     #[arg(long = "continue", conflicts_with = "session")]
     pub continue_latest: bool,
-    /// Model requests per turn (default: unbounded; the model's context
-    /// window bounds the turn).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Model requests per turn, exactly (default: unbounded; the model's
+    /// context window bounds the turn; 0 makes none).
+    #[arg(long)]
     pub max_steps: Option<u32>,
     /// Model to use: `provider/model` or a model id.
     #[arg(long)]

@@ -23,7 +23,8 @@ use crate::sync::Locked;
 pub const AUTO_BUDGET: u32 = 20;
 const CONTINUE: &str = "Continue working toward the standing goal. When it is fully met, record that by calling the goal tool with status \"met\".";
 
-/// Sessions whose goal is `auto`, with the turns left.
+/// Sessions whose goal is `auto`, with the turns left (0: spent, to be
+/// reported once).
 #[derive(Default)]
 pub struct AutoGoals {
     armed: Mutex<HashMap<String, u32>>,
@@ -44,7 +45,7 @@ impl AutoGoals {
         }
     }
 
-    /// Turns left (0: not armed).
+    /// Turns left (0: not armed, or spent).
     pub fn left(&self, sid: &str) -> u32 {
         self.armed
             .locked()
@@ -53,17 +54,31 @@ impl AutoGoals {
             .unwrap_or(0)
     }
 
-    /// Spends one turn; `Some(left)` when one was available. An exhausted
-    /// budget disarms the session.
+    /// Whether the session is armed (even with its budget spent).
+    fn armed(&self, sid: &str) -> bool {
+        self.armed.locked().contains_key(&Self::key(sid))
+    }
+
+    /// Spends one turn; `Some(left)` when one was available.
     fn spend(&self, sid: &str) -> Option<u32> {
         let mut armed = self.armed.locked();
         let left = armed.get_mut(&Self::key(sid))?;
         if *left == 0 {
-            armed.remove(&Self::key(sid));
             return None;
         }
         *left -= 1;
         Some(*left)
+    }
+
+    /// Disarms a session whose budget is spent; true when it was.
+    fn take_exhausted(&self, sid: &str) -> bool {
+        let mut armed = self.armed.locked();
+        let key = Self::key(sid);
+        if armed.get(&key) == Some(&0) {
+            armed.remove(&key);
+            return true;
+        }
+        false
     }
 }
 
@@ -155,7 +170,7 @@ pub fn announce(
 pub fn after_turn(daemon: &Arc<Daemon>, scope: &Scope, sid: &str, outcome: &TurnOutcome) {
     match outcome {
         TurnOutcome::Cancelled(_) => daemon.goals.set(sid, false),
-        TurnOutcome::Done(_) if daemon.goals.left(sid) > 0 => {
+        TurnOutcome::Done(_) if daemon.goals.armed(sid) => {
             let (daemon, scope, sid) = (daemon.clone(), scope.clone(), sid.to_string());
             tokio::spawn(async move { continue_goal(&daemon, &scope, &sid).await });
         }
@@ -177,19 +192,14 @@ async fn continue_goal(daemon: &Arc<Daemon>, scope: &Scope, sid: &str) {
         let Some(text) = goal.text.filter(|_| goal.blocked.is_none()) else {
             return;
         };
-        if daemon.goals.left(sid) == 0 {
-            return;
-        }
+        // The budget is spent: say so once, when a continuation is due.
         if daemon.goals.spend(sid).is_none() {
+            if daemon.goals.take_exhausted(sid) {
+                announce(daemon, sid, "budget_exhausted", Some(&text), None);
+            }
             return;
         }
-        if daemon.goals.left(sid) == 0 {
-            // This is the last turn the budget allows.
-            daemon.goals.set(sid, false);
-            announce(daemon, sid, "budget_exhausted", Some(&text), None);
-        } else {
-            announce(daemon, sid, "continue", Some(&text), None);
-        }
+        announce(daemon, sid, "continue", Some(&text), None);
         match continuation(daemon, scope, sid).await {
             Ok(TurnOutcome::Done(_)) => {}
             Ok(TurnOutcome::Cancelled(_)) => {

@@ -45,6 +45,10 @@ impl Owners {
     }
 }
 
+/// How often, and how far apart, a notice waits for a busy session.
+const NOTICE_RETRIES: u32 = 300;
+const NOTICE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Delivers the notices of the daemon's sessions until it stops.
 pub fn start(daemon: &Arc<Daemon>) {
     let Some(mut notices) = daemon.jobs.take_notices() else {
@@ -61,23 +65,34 @@ pub fn start(daemon: &Arc<Daemon>) {
 async fn deliver(daemon: &Daemon, n: SessionNotice) {
     let sid = n.session_id;
     let text = n.notice.text;
-    if let Some(turn) = daemon.turns.by_session(&sid) {
-        let notice = Steer {
-            text: text.clone(),
-            images: Vec::new(),
-            kind: SteerKind::Notice,
-        };
-        if turn.steer.push(notice).is_ok() {
-            return;
+    // A turn that is finishing takes no more guidance but still holds the
+    // session: wait for it (briefly) rather than lose the notice.
+    let mut tries = 0;
+    let _claim = loop {
+        if let Some(turn) = daemon.turns.by_session(&sid) {
+            let notice = Steer {
+                text: text.clone(),
+                images: Vec::new(),
+                kind: SteerKind::Notice,
+            };
+            if turn.steer.push(notice).is_ok() {
+                return;
+            }
         }
-    }
-    // Idle: into the log, held as a turn would hold the session.
-    let Ok(_claim) = daemon
-        .engine()
-        .claim(&sid, &CancellationToken::new(), &SteerQueue::new())
-    else {
-        tracing::warn!(session = %sid, "background notice not recorded: the session is busy elsewhere");
-        return;
+        match daemon
+            .engine()
+            .claim(&sid, &CancellationToken::new(), &SteerQueue::new())
+        {
+            Ok(claim) => break claim,
+            Err(_) if tries < NOTICE_RETRIES && !daemon.shutdown.is_cancelled() => {
+                tries += 1;
+                tokio::time::sleep(NOTICE_RETRY_DELAY).await;
+            }
+            Err(e) => {
+                tracing::warn!(session = %sid, error = %e.message, "background notice not recorded");
+                return;
+            }
+        }
     };
     let (id, item) = (
         sid.clone(),

@@ -858,3 +858,40 @@ fn run_sends_images_by_path_and_serve_exit_kills_its_jobs() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn shell_context_sent_during_a_compaction_is_written_when_it_ends() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    server.enqueue(Reply::plain("first"));
+    server.enqueue(counting(20, Duration::from_millis(30)));
+    server.enqueue(Reply::plain("next"));
+    let mut serve = Serve::start(&home, &["--global"]);
+    serve.send(r#"{"command":"prompt","text":"hello"}"#);
+    serve.until("agent_finished");
+    serve.send(r#"{"command":"compact"}"#);
+    serve.until("compaction_started");
+    serve.send(r#"{"command":"steer","kind":"command","text":"$ ls\nsrc","submission_id":"c1"}"#);
+    let events = serve.until("steer_applied");
+    let finished = events
+        .iter()
+        .position(|e| e["event"] == "compaction_finished");
+    assert!(
+        finished.is_some(),
+        "written after the compaction: {events:?}"
+    );
+    let applied = events.last().unwrap();
+    assert_eq!(
+        (applied["kind"].as_str(), applied["submission_id"].as_str()),
+        (Some("command"), Some("c1"))
+    );
+    serve.send(r#"{"command":"prompt","text":"go on"}"#);
+    serve.until("agent_finished");
+    let (_, code) = serve.finish();
+    assert_eq!(code, Some(0));
+    let body = server.requests()[2].body.to_string();
+    assert!(
+        body.contains("$ ls\\nsrc"),
+        "the next turn reads it: {body}"
+    );
+}

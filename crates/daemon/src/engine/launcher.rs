@@ -42,8 +42,9 @@ pub struct TurnRequest<C> {
 /// --model … --mode … --max-steps …`, `serve`).
 #[derive(Debug, Clone, Default)]
 pub struct TurnOverrides {
-    /// Model requests per turn; `Some(u32::MAX)` is unbounded (the context
-    /// window bounds the turn). `None` keeps `agent.maxSteps`.
+    /// Model requests per turn, exactly (0: none); `Some(u32::MAX)` is
+    /// unbounded (the context window bounds the turn). `None` keeps
+    /// `agent.maxSteps` (plus room for verify-repair steps).
     pub max_steps: Option<u32>,
     /// `provider/model` or a bare model id, preferred over the profile's and
     /// the workspace's.
@@ -57,9 +58,6 @@ pub struct TurnOverrides {
 
 impl TurnOverrides {
     pub(super) fn apply_to_config(&self, config: &mut seekclaw_config::Config) {
-        if let Some(n) = self.max_steps {
-            config.agent.max_steps = n;
-        }
         if let Some(reference) = &self.model {
             let provider = reference
                 .split_once('/')
@@ -171,6 +169,7 @@ impl<'e> Engine<'e> {
             network_enabled: session.network_enabled,
             history: claim.past,
             finish_tool: request.overrides.finish_tool,
+            step_limit: request.overrides.max_steps,
             jobs: Some(self.jobs.of(&session.id)),
         };
         let (tx, events) = mpsc::unbounded_channel();

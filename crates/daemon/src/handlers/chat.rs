@@ -73,9 +73,12 @@ async fn resolve_session(
         .await
 }
 
-/// Maps an agent event to its envelope (reference §3 shapes).
-pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
+/// Maps an agent event to its envelope (reference §3 shapes); `None` for
+/// events this protocol does not carry (the checkpoint's progress, which
+/// `status` and `workflow` already show).
+pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
     let env = match ev {
+        AgentEvent::AutoCompaction(_) => return None,
         AgentEvent::Workflow { step, node, detail } => {
             let label = workflow_label(&node).into_owned();
             let details = WorkflowDetails {
@@ -111,6 +114,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             total_input_tokens,
             cached_input_tokens,
             elapsed_ms,
+            ..
         } => Envelope::event(
             id,
             format!("{provider}/{model}"),
@@ -188,7 +192,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Envelope {
             Envelope::event(id, text, &ReminderDetails { kind: kind.into() })
         }
     };
-    env.with_session(Some(session.to_string()))
+    Some(env.with_session(Some(session.to_string())))
 }
 
 pub async fn chat(
@@ -384,7 +388,11 @@ fn write_event(lines: &mut Vec<u8>, id: i64, sid: &str, ev: AgentEvent) {
     match ev {
         AgentEvent::Delta(text) => write_text_line(lines, id, event::DELTA, &text, sid),
         AgentEvent::Thinking(text) => write_text_line(lines, id, event::THINKING, &text, sid),
-        ev => envelope(id, sid, ev).write_line(lines),
+        ev => {
+            if let Some(env) = envelope(id, sid, ev) {
+                env.write_line(lines);
+            }
+        }
     }
 }
 

@@ -32,7 +32,9 @@ pub async fn watch(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
         tokio::select! {
             item = rx.recv() => match item {
                 Some(item) => {
-                    conn.outbox.send(&envelope(id, &sid, item)).await;
+                    if let Some(env) = envelope(id, &sid, item) {
+                        conn.outbox.send(&env).await;
+                    }
                 }
                 None => {
                     break Err(MethodError::internal(
@@ -68,8 +70,8 @@ pub async fn unwatch(conn: &Connection, id: i64, p: &Params) -> Reply {
     Ok(Envelope::result(id, n.to_string()).with_session(Some(r.id)))
 }
 
-fn envelope(id: i64, sid: &str, item: Watched) -> Envelope {
-    match item {
+fn envelope(id: i64, sid: &str, item: Watched) -> Option<Envelope> {
+    Some(match item {
         Watched::TurnStart { message, origin } => Envelope::event(
             id,
             message,
@@ -78,7 +80,7 @@ fn envelope(id: i64, sid: &str, item: Watched) -> Envelope {
             },
         )
         .with_session(Some(sid.to_string())),
-        Watched::Event(ev) => crate::handlers::chat::envelope(id, sid, ev),
+        Watched::Event(ev) => return crate::handlers::chat::envelope(id, sid, ev),
         Watched::TurnEnd(outcome) => {
             let (text, outcome, code) = match outcome {
                 TurnOutcome::Done(t) => (t, "done", None),
@@ -104,5 +106,5 @@ fn envelope(id: i64, sid: &str, item: Watched) -> Envelope {
             )
             .with_session(Some(sid.to_string()))
         }
-    }
+    })
 }

@@ -56,14 +56,15 @@ pub fn parse(value: Value) -> Result<Command, String> {
     match command.as_str() {
         "prompt" => Ok(Command::Prompt(submission(&obj)?)),
         "steer" => {
+            let submission = submission(&obj)?;
             let kind = match obj.get("kind") {
-                None | Some(Value::Null) => SteerKind::Prompt,
+                None => SteerKind::Prompt,
                 Some(Value::String(k)) if k == "prompt" => SteerKind::Prompt,
                 Some(Value::String(k)) if k == "command" => SteerKind::Command,
                 Some(Value::String(k)) => return Err(format!("unknown steer kind: {k}")),
                 Some(_) => return Err(EXPECTED_KIND.into()),
             };
-            Ok(Command::Steer(submission(&obj)?, kind))
+            Ok(Command::Steer(submission, kind))
         }
         "compact" => Ok(Command::Compact),
         "cancel" => Ok(Command::Cancel),
@@ -84,16 +85,18 @@ pub fn parse(value: Value) -> Result<Command, String> {
 /// `content` parts (text and images) or the legacy `text` (+ `images`).
 fn submission(obj: &Map<String, Value>) -> Result<Submission, String> {
     let submission_id = match obj.get("submission_id") {
+        None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        _ => None,
+        Some(_) => return Err("expected a string \"submission_id\" field".into()),
     };
     let (text, images) = match obj.get("content") {
         Some(Value::String(text)) => (text.clone(), Vec::new()),
         Some(Value::Array(parts)) => content_parts(parts)?,
-        _ => match obj.get("text") {
+        Some(Value::Null) | None => match obj.get("text") {
             Some(Value::String(text)) => (text.clone(), legacy_images(obj.get("images"))?),
             _ => return Err(EXPECTED_TEXT.into()),
         },
+        Some(_) => return Err("expected an array \"content\" field".into()),
     };
     Ok(Submission {
         text,
@@ -197,6 +200,20 @@ mod tests {
         assert_eq!(
             err(json!({"command": "steer", "text": "x", "kind": 1})),
             "expected a string \"kind\" field"
+        );
+        assert_eq!(
+            err(json!({"command": "steer", "text": "x", "kind": null})),
+            "expected a string \"kind\" field",
+            "only an absent kind defaults"
+        );
+        assert_eq!(
+            err(json!({"command": "steer", "kind": "zz"})),
+            "expected a string \"text\" field",
+            "the text is checked first"
+        );
+        assert_eq!(
+            err(json!({"command": "prompt", "text": "x", "submission_id": 5})),
+            "expected a string \"submission_id\" field"
         );
         let goal = "expected {\"action\": \"set\", \"text\": ...} or {\"action\": \"clear\"}";
         assert_eq!(err(json!({"command": "goal"})), goal);

@@ -77,6 +77,11 @@ impl Goal {
         self.due = false;
     }
 
+    /// Other work comes first: no continuation is due after it.
+    pub fn hold(&mut self) {
+        self.due = false;
+    }
+
     /// A `cancel`: no more continuations until the goal is set again.
     pub fn disarm(&mut self) {
         self.auto = false;

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use seekclaw_agent::{
-    AgentEvent, FailureKind, GoalStatus, ReminderKind, TurnOutcome, WorkflowNode,
+    AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, TurnOutcome, WorkflowNode,
 };
 
 use super::wire::{WireEvent, WireUsage};
@@ -61,6 +61,8 @@ impl TurnMapper {
                 self.reasoning.push_str(&t);
                 out.push(WireEvent::ReasoningDelta { content: t });
             }
+            // A failed attempt's usage is no step's (a retry follows).
+            AgentEvent::Usage { success: false, .. } => {}
             AgentEvent::Usage {
                 output_tokens,
                 total_input_tokens,
@@ -98,6 +100,22 @@ impl TurnMapper {
                 submission_id: self.steers.pop_front().flatten(),
             }),
             AgentEvent::ContextYield { to_seq, .. } => self.yielded = Some(to_seq),
+            AgentEvent::AutoCompaction(c) => out.push(match c {
+                AutoCompaction::Started { from_seq, to_seq } => WireEvent::AutoCompactionStarted {
+                    from_sequence: from_seq,
+                    to_sequence: to_seq,
+                },
+                AutoCompaction::Finished {
+                    from_seq,
+                    to_seq,
+                    summary,
+                } => WireEvent::AutoCompactionFinished {
+                    from_sequence: from_seq,
+                    to_sequence: to_seq,
+                    summary,
+                },
+                AutoCompaction::Failed { error } => WireEvent::AutoCompactionFailed { error },
+            }),
             AgentEvent::GoalStatus(status) => out.push(match status {
                 GoalStatus::Met => WireEvent::GoalUpdated { goal: None },
                 GoalStatus::Blocked(reason) => WireEvent::GoalBlocked { reason },

@@ -7,6 +7,7 @@
 
 mod command;
 mod goal;
+mod idle;
 mod mapper;
 mod wire;
 
@@ -17,7 +18,7 @@ use std::pin::Pin;
 
 use seekclaw_agent::{Compacted, Steer, SteerKind, SteerQueue, TurnOutcome};
 use seekclaw_protocol::{ErrorCode, MethodError};
-use seekclaw_store::{EventItem, UserMessage};
+use seekclaw_store::EventItem;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -56,6 +57,8 @@ pub struct ServeError(pub String);
 enum Work {
     Prompt(Submission),
     Compact,
+    /// A goal command sent while other work waited: it keeps its place.
+    Goal(Option<String>, bool),
 }
 
 /// What the engine is doing.
@@ -125,14 +128,19 @@ struct Serve<'e> {
     next_steer_ids: VecDeque<Option<String>>,
     goal: Goal,
     events: &'e Events,
+    /// Log writes that wait for the work in hand to end (see [`idle`]).
+    deferred: Vec<idle::Boundary>,
 }
 
-/// Runs the protocol until stdin ends and the work in hand is done.
+/// Runs the protocol until stdin ends and the work in hand is done, or
+/// `stop` fires (a signal): then queued work is dropped and the running turn
+/// cancelled, and it returns once that turn has ended.
 pub async fn serve<R, W>(
     engine: &LocalEngine,
     opts: ServeOptions,
     input: R,
     output: W,
+    stop: CancellationToken,
 ) -> Result<(), ServeError>
 where
     R: AsyncBufRead + Unpin + Send + 'static,
@@ -164,10 +172,11 @@ where
         next_steer_ids: VecDeque::new(),
         goal,
         events: &events,
+        deferred: Vec::new(),
     };
     let mut commands = read_commands(input);
     let mut notices = engine.take_job_notices();
-    serve.run(&mut commands, notices.as_mut()).await;
+    serve.run(&mut commands, notices.as_mut(), &stop).await;
     events.close().await;
     Ok(())
 }
@@ -237,9 +246,11 @@ impl<'e> Serve<'e> {
         &mut self,
         commands: &mut mpsc::Receiver<Input>,
         mut notices: Option<&mut mpsc::UnboundedReceiver<crate::engine::SessionNotice>>,
+        stop: &CancellationToken,
     ) {
         let mut active: Option<Active<'e>> = None;
         let mut reading = true;
+        let mut stopping = false;
         loop {
             if active.is_none() {
                 active = self.next_work(reading).await;
@@ -248,6 +259,17 @@ impl<'e> Serve<'e> {
                 }
             }
             tokio::select! {
+                _ = stop.cancelled(), if !stopping => {
+                    stopping = true;
+                    reading = false;
+                    self.pending.clear();
+                    self.goal.disarm();
+                    match &active {
+                        Some(Active::Turn { handle, .. }) => handle.cancel(),
+                        Some(Active::Compact { cancel, .. }) => cancel.cancel(),
+                        None => {}
+                    }
+                }
                 input = commands.recv(), if reading => match input {
                     Some(Input::Command(Ok(cmd))) => self.command(cmd, &mut active).await,
                     Some(Input::Command(Err(error))) => {
@@ -271,6 +293,9 @@ impl<'e> Serve<'e> {
                         None => std::future::pending().await,
                     }
                 } => self.job_ended(n.notice.text, &mut active).await,
+            }
+            if active.is_none() && !self.deferred.is_empty() {
+                self.flush_deferred().await;
             }
         }
     }
@@ -296,7 +321,15 @@ impl<'e> Serve<'e> {
             };
             let active = match work {
                 Work::Prompt(sub) => self.start_turn(sub, false).await,
-                Work::Compact => self.start_compaction().await,
+                Work::Compact => {
+                    // A compaction is no turn toward the goal.
+                    self.goal.hold();
+                    self.start_compaction().await
+                }
+                Work::Goal(text, auto) => {
+                    self.write_idle(idle::Boundary::Goal(text, auto)).await;
+                    None
+                }
             };
             if active.is_some() {
                 return active;
@@ -433,24 +466,11 @@ impl<'e> Serve<'e> {
             self.next_steer_ids.push_back(sub.submission_id);
             return;
         }
-        if kind == SteerKind::Command && active.is_none() {
-            // Shell context while idle goes straight into the log.
-            match self
-                .append(EventItem::Steer(UserMessage {
-                    text: sub.text.clone(),
-                    images: Vec::new(),
-                }))
-                .await
-            {
-                Ok(_) => self.events.emit(&WireEvent::SteerApplied {
-                    kind: kind.as_str(),
-                    content: sub.text,
-                    submission_id: sub.submission_id,
-                }),
-                Err(e) => self
-                    .events
-                    .emit(&WireEvent::SessionError { error: e.message }),
-            }
+        if kind == SteerKind::Command {
+            // Shell context goes into the log: now when idle, else when the
+            // work in hand ends.
+            self.write_or_defer(idle::Boundary::Command(sub), active.is_some())
+                .await;
             return;
         }
         self.events.emit(&WireEvent::SteerDropped {
@@ -474,18 +494,8 @@ impl<'e> Serve<'e> {
                 return;
             }
         }
-        let item = EventItem::Runtime(seekclaw_store::RuntimeNotice {
-            kind: "notice".into(),
-            text: text.clone(),
-        });
-        match self.append(item).await {
-            Ok(_) => self
-                .events
-                .emit(&WireEvent::BackgroundNotice { content: text }),
-            Err(e) => self
-                .events
-                .emit(&WireEvent::SessionError { error: e.message }),
-        }
+        self.write_or_defer(idle::Boundary::Notice(text), active.is_some())
+            .await;
     }
 
     /// Appends to the idle session, creating it first if there is none.
@@ -507,6 +517,11 @@ impl<'e> Serve<'e> {
         auto: bool,
         active: &mut Option<Active<'e>>,
     ) {
+        // Behind queued work the goal keeps its wire-order place.
+        if !self.pending.is_empty() {
+            self.pending.push_back(Work::Goal(text, auto));
+            return;
+        }
         let marker = goal::marker(text.as_deref());
         // During a turn the marker rides the steer queue as a notice, so it
         // lands at a step boundary; idle, it is written at once.
@@ -523,16 +538,8 @@ impl<'e> Serve<'e> {
                 return;
             }
         }
-        let item = marker.item();
-        match self.append(item).await {
-            Ok(_) => {
-                self.goal.set(text.clone(), auto);
-                self.events.emit(&WireEvent::GoalUpdated { goal: text });
-            }
-            Err(e) => self
-                .events
-                .emit(&WireEvent::SessionError { error: e.message }),
-        }
+        self.write_or_defer(idle::Boundary::Goal(text, auto), active.is_some())
+            .await;
     }
 
     fn progressed(&mut self, step: Progress, active: &mut Option<Active<'e>>) {

@@ -113,6 +113,19 @@ pub enum WireEvent {
     },
     /// Manual compaction failed; nothing was appended.
     CompactionFailed { error: String },
+    /// The turn checkpoints its history (at the context ceiling).
+    AutoCompactionStarted {
+        from_sequence: u64,
+        to_sequence: u64,
+    },
+    /// The checkpoint's summary is in the log.
+    AutoCompactionFinished {
+        from_sequence: u64,
+        to_sequence: u64,
+        summary: String,
+    },
+    /// The checkpoint made no summary.
+    AutoCompactionFailed { error: String },
     /// `run` started (or continued) this session.
     SessionStarted {
         session: String,
@@ -137,7 +150,8 @@ fn level(ev: &WireEvent) -> &'static str {
         AgentAborted { .. }
         | MaxStepsExhausted { .. }
         | SteerDropped { .. }
-        | GoalBudgetExhausted { .. } => "WARN",
+        | GoalBudgetExhausted { .. }
+        | AutoCompactionFailed { .. } => "WARN",
         _ => "INFO",
     }
 }
@@ -294,6 +308,31 @@ impl WireEvent {
                 ],
             ),
             CompactionFailed { error } => ("compaction_failed", vec![("error", json!(error))]),
+            AutoCompactionStarted {
+                from_sequence,
+                to_sequence,
+            } => (
+                "auto_compaction_started",
+                vec![
+                    ("from_sequence", json!(from_sequence)),
+                    ("to_sequence", json!(to_sequence)),
+                ],
+            ),
+            AutoCompactionFinished {
+                from_sequence,
+                to_sequence,
+                summary,
+            } => (
+                "auto_compaction_finished",
+                vec![
+                    ("from_sequence", json!(from_sequence)),
+                    ("to_sequence", json!(to_sequence)),
+                    ("summary", json!(summary)),
+                ],
+            ),
+            AutoCompactionFailed { error } => {
+                ("auto_compaction_failed", vec![("error", json!(error))])
+            }
             SessionStarted {
                 session,
                 session_root,

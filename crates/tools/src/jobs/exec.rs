@@ -5,7 +5,7 @@
 
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -82,6 +82,8 @@ pub(crate) struct Execution {
     /// outlives the turn (see [`Detached`]).
     detached: CancellationToken,
     job: OnceLock<Detached>,
+    /// Its end was announced (the supervisor and `detach` may both see it).
+    announced: AtomicBool,
 }
 
 /// A background job's identity and whom to tell when it ends on its own.
@@ -140,6 +142,7 @@ impl Execution {
             started: Instant::now(),
             detached: CancellationToken::new(),
             job: OnceLock::new(),
+            announced: AtomicBool::new(false),
         });
         let ends = Ends {
             deadline,
@@ -159,6 +162,26 @@ impl Execution {
     pub(crate) fn detach(&self, id: String, notify: Option<super::Notify>) {
         let _ = self.job.set(Detached { id, notify });
         self.detached.cancel();
+        // It may have ended just before it became a job.
+        if let Some(info) = self.exit() {
+            self.announce(&info);
+        }
+    }
+
+    /// Tells the job table a background job ended on its own (once).
+    fn announce(&self, info: &ExitInfo) {
+        if matches!(info.reason, EndReason::Stopped | EndReason::Cancelled) {
+            return;
+        }
+        let Some(job) = self.job.get() else { return };
+        let Some(notify) = &job.notify else { return };
+        if self.announced.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        notify(super::JobNotice {
+            job_id: job.id.clone(),
+            text: notice_text(&job.id, &self.command, info),
+        });
     }
 
     /// Whether it is a background job.
@@ -298,15 +321,7 @@ async fn supervise(
     let _ = tx.send(Some(info));
     // A background job that ended on its own is announced (a requested stop
     // or a teardown is not).
-    if let Some(job) = exec.job.get()
-        && !matches!(reason, EndReason::Stopped | EndReason::Cancelled)
-        && let Some(notify) = &job.notify
-    {
-        notify(super::JobNotice {
-            job_id: job.id.clone(),
-            text: notice_text(&job.id, &exec.command, &info),
-        });
-    }
+    exec.announce(&info);
     drop(exec);
     if reason == EndReason::Exited {
         // Leftover descendants (`server &`) die with the turn (or, for a

@@ -89,18 +89,11 @@ impl Jobs {
         }
     }
 
-    /// A turn ended: its foreground commands (and what they left behind)
-    /// are killed; background jobs go on.
+    /// A turn ended (its token fired, so its foreground commands and what
+    /// they left behind are being killed by their supervisors): forget them;
+    /// background jobs go on.
     pub fn end_turn(&self) {
-        let foreground: Vec<Arc<Execution>> = {
-            let mut table = self.table();
-            let (fg, bg): (Vec<_>, Vec<_>) = table.all.drain(..).partition(|e| !e.is_detached());
-            table.all = bg;
-            fg
-        };
-        for exec in foreground {
-            exec.kill_now();
-        }
+        self.table().all.retain(|e| e.is_detached());
     }
 
     /// The job table. A panic elsewhere while this lock was held is recovered
