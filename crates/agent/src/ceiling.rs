@@ -19,6 +19,8 @@ use crate::turn::{Counters, TurnCtx};
 const SOFT_PERCENT: u64 = 70;
 /// Share of the window at which no tool batch starts.
 const HARD_PERCENT: u64 = 80;
+/// Room kept free for the checkpoint's own request (reference §4.3).
+const CHECKPOINT_RESERVE_TOKENS: u64 = 16_384;
 
 /// The answer of a turn that yielded at the ceiling after a checkpoint.
 pub const CEILING_ANSWER: &str = "[context ceiling] This turn reached the model's context window and was checkpointed. The work is not necessarily complete — continue it in a new turn, which starts from the checkpoint summary.";
@@ -57,6 +59,14 @@ impl Window {
         self.used += context::estimate_text(content);
     }
 
+    /// Whether `calls` more results of at most `max_result` tokens each,
+    /// and then a checkpoint, still fit (the running batch budget).
+    pub fn fits(&self, calls: usize, max_result: u64) -> bool {
+        // A small window keeps a tenth for the checkpoint instead.
+        let reserve = CHECKPOINT_RESERVE_TOKENS.min(self.size / 10);
+        self.size == 0 || self.used + calls as u64 * max_result + reserve < self.size
+    }
+
     pub fn level(&self) -> Level {
         if self.size == 0 {
             Level::Below
@@ -83,6 +93,25 @@ pub(crate) async fn skip_close(
     Ok(())
 }
 
+/// Appends a summary over the whole conversation so far (the turn's next
+/// request, or the next turn, starts from it); the range it covers, `None`
+/// when no summary was made.
+pub(crate) async fn checkpoint(
+    cx: &TurnCtx<'_, '_>,
+    step: u32,
+    transcript: &mut Transcript,
+    counters: &mut Counters,
+) -> Result<Option<(u64, u64)>, TurnFailure> {
+    transcript.settle().await?;
+    transcript.repair();
+    let all = transcript.messages().len();
+    let plan = CompactionPlan {
+        summarize: 0..all,
+        keep_from: all,
+    };
+    crate::compaction::compact(cx, step, transcript, plan, counters).await
+}
+
 /// Checkpoints the whole conversation (a summary appended over its range)
 /// and ends the turn with the ceiling answer. Guidance still queued stays
 /// queued: the turn's close records it after the summary, so the next turn
@@ -93,14 +122,7 @@ pub(crate) async fn yield_at_ceiling(
     transcript: &mut Transcript,
     counters: &mut Counters,
 ) -> Result<TurnOutcome, TurnFailure> {
-    transcript.settle().await?;
-    transcript.repair();
-    let all = transcript.messages().len();
-    let plan = CompactionPlan {
-        summarize: 0..all,
-        keep_from: all,
-    };
-    let covered = crate::compaction::compact(cx, step, transcript, plan, counters).await?;
+    let covered = checkpoint(cx, step, transcript, counters).await?;
     // A cancel during the checkpoint ends the turn as cancelled, not yielded.
     if cx.cancel.is_cancelled() {
         return Ok(TurnOutcome::Cancelled(String::new()));
@@ -123,6 +145,25 @@ pub(crate) async fn yield_at_ceiling(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_batch_budget_keeps_room_for_results_and_the_checkpoint() {
+        let w = Window {
+            size: 100_000,
+            used: 50_000,
+        };
+        assert!(w.fits(2, 10_000));
+        assert!(!w.fits(4, 10_000), "50k + 40k + reserve is past the window");
+        assert!(Window::default().fits(1000, 1_000_000), "unknown window");
+        let small = Window {
+            size: 8_000,
+            used: 1_000,
+        };
+        assert!(
+            small.fits(1, 1_000),
+            "a small window keeps a smaller reserve"
+        );
+    }
 
     #[test]
     fn levels_follow_the_window_share() {

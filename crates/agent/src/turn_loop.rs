@@ -347,6 +347,11 @@ async fn record(
     let answered = !goes_on;
     // No steer can queue once the queue is closed.
     if answered && cx.steer.close_if_empty() {
+        // Finishing in the soft band still checkpoints (the answer follows
+        // the summary), so the next turn starts small (reference §4.5).
+        if st.window.level() >= Level::Soft {
+            ceiling::checkpoint(cx, st.step, transcript, counters).await?;
+        }
         counters.final_answer = Some(EventItem::Assistant(assistant));
         counters.done_at_step = Some(st.step);
         return Ok(Next::End(TurnOutcome::Done(std::mem::take(
@@ -445,6 +450,14 @@ async fn finish_with(
         st.last_text = answer;
         return Ok(Next::Continue);
     }
+    // Finishing in the soft band still checkpoints, so the next turn starts
+    // small (reference §4.5).
+    if st.window.level() >= Level::Soft {
+        ceiling::checkpoint(cx, st.step, transcript, counters).await?;
+        if cx.cancel.is_cancelled() {
+            return Ok(Next::End(TurnOutcome::Cancelled(answer)));
+        }
+    }
     counters.done_at_step = Some(st.step);
     Ok(Next::End(TurnOutcome::Done(answer)))
 }
@@ -461,7 +474,10 @@ async fn run_batch(
     calls: &[seekclaw_providers::ToolCall],
     filter: &ToolFilter,
 ) -> Result<Next, TurnFailure> {
-    let hard = st.window.level() == Level::Hard;
+    // Past the hard ceiling, or once the running budget is spent, the rest
+    // of the batch is closed unrun; control calls still run.
+    let mut stopped = st.window.level() == Level::Hard;
+    let max_result = cx.tools.max_output_chars as u64 / 4 + 1;
     let mut finished = None;
     let mut i = 0;
     while i < calls.len() {
@@ -476,10 +492,21 @@ async fn run_batch(
         let end = (i..calls.len())
             .find(|&j| st.control.is_control(&calls[j].name))
             .unwrap_or(calls.len());
-        if hard {
-            ceiling::skip_close(cx, transcript, &calls[i..end]).await?;
+        let segment = &calls[i..end];
+        if stopped {
+            ceiling::skip_close(cx, transcript, segment).await?;
+        } else if st.window.fits(segment.len(), max_result) {
+            run_tools(cx, st, transcript, segment, filter).await?;
         } else {
-            run_tools(cx, st, transcript, &calls[i..end], filter).await?;
+            // Near the ceiling: one call at a time, each within the budget.
+            for (k, call) in segment.iter().enumerate() {
+                if !st.window.fits(1, max_result) {
+                    stopped = true;
+                    ceiling::skip_close(cx, transcript, &segment[k..]).await?;
+                    break;
+                }
+                run_tools(cx, st, transcript, std::slice::from_ref(call), filter).await?;
+            }
         }
         i = end;
     }
@@ -487,7 +514,7 @@ async fn run_batch(
     if let Some(answer) = finished {
         return finish_with(cx, st, transcript, counters, answer).await;
     }
-    if hard || st.window.level() >= Level::Soft {
+    if stopped || st.window.level() >= Level::Soft {
         let ended = ceiling::yield_at_ceiling(cx, st.step, transcript, counters).await?;
         return Ok(Next::End(ended));
     }

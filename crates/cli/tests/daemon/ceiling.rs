@@ -128,3 +128,29 @@ fn the_soft_ceiling_runs_the_batch_then_yields() {
             .any(|c| c == "context-yield")
     );
 }
+
+#[test]
+fn a_turn_finishing_in_the_soft_band_checkpoints_for_the_next() {
+    let server = ProviderServer::start().unwrap();
+    let d = small_window(&server);
+    let mut c = d.connect().unwrap();
+    server.enqueue(Reply::new().text("the answer").usage(7500, 0, 10));
+    server.enqueue(Reply::plain("SUMMARY: asked, answered"));
+    let all = chat(&mut c, json!({"message": "question one", "global": true}));
+    let done = all.last().unwrap();
+    assert_eq!(done["data"], "the answer", "a normal answer: {all:?}");
+    assert!(events(&all, "context_yield").is_empty());
+    let sid = done["sessionId"].as_str().unwrap();
+    server.enqueue(Reply::plain("two"));
+    chat(
+        &mut c,
+        json!({"message": "question two", "sessionId": sid, "global": true}),
+    );
+    let body = server.requests()[2].body.to_string();
+    assert!(body.contains("SUMMARY: asked, answered"), "{body}");
+    assert!(
+        body.contains("the answer"),
+        "the answer follows the summary: {body}"
+    );
+    assert!(!body.contains("question one"), "covered: {body}");
+}
