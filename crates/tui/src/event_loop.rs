@@ -1,0 +1,184 @@
+//! The interactive loop: terminal setup and restore, then keys, daemon
+//! envelopes and spinner ticks, each followed by one draw (envelopes that
+//! arrived together are applied before that draw).
+
+use std::io::Stdout;
+use std::time::Duration;
+
+use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste, Event, EventStream};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use serde_json::json;
+
+use crate::app::{Action, App};
+use crate::lifecycle::Daemon;
+use crate::{ChatOptions, Scope, TuiError, open_session, render};
+
+/// Puts the terminal back however the loop ends.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> Result<(TerminalGuard, Terminal<CrosstermBackend<Stdout>>), TuiError> {
+        enable_raw_mode().map_err(TuiError::Terminal)?;
+        let guard = TerminalGuard;
+        let mut stdout = std::io::stdout();
+        execute!(stdout, EnterAlternateScreen, EnableBracketedPaste).map_err(TuiError::Terminal)?;
+        let terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(TuiError::Terminal)?;
+        Ok((guard, terminal))
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        let _ = execute!(
+            std::io::stdout(),
+            DisableBracketedPaste,
+            LeaveAlternateScreen
+        );
+        let _ = disable_raw_mode();
+    }
+}
+
+/// Runs the UI until the user quits.
+pub async fn run(opts: ChatOptions) -> Result<(), TuiError> {
+    let mut daemon = Daemon::connect_or_start(&opts.home).await?;
+    let outcome = ui(&mut daemon, &opts).await;
+    daemon.close().await;
+    outcome
+}
+
+async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
+    let mut app = App::default();
+    match open_session(&daemon.conn, &opts.scope, &opts.session).await {
+        Ok(Some(detail)) => app.load_session(&detail),
+        Ok(None) => {}
+        Err(e) => app.error(format!("cannot open the session: {e}")),
+    }
+    if daemon.started_here() {
+        app.hint = Some("started a daemon for this chat".into());
+    }
+    let (_guard, mut terminal) = TerminalGuard::enter()?;
+    if let Some(prompt) = opts.prompt.clone() {
+        act(daemon, &opts.scope, &mut app, Action::Chat(prompt)).await;
+    }
+    let mut keys = EventStream::new();
+    let mut ticks = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        terminal
+            .draw(|f| render::draw(f, &mut app))
+            .map_err(TuiError::Terminal)?;
+        tokio::select! {
+            key = keys.next() => match key {
+                Some(Ok(Event::Key(k))) => {
+                    if let Some(action) = app.on_key(k) {
+                        if action == Action::Quit {
+                            return Ok(());
+                        }
+                        act(daemon, &opts.scope, &mut app, action).await;
+                    }
+                }
+                Some(Ok(Event::Paste(text))) => app.editor.insert_str(&text),
+                Some(Ok(Event::Mouse(_) | Event::Resize(..) | Event::FocusGained | Event::FocusLost)) => {}
+                Some(Err(e)) => return Err(TuiError::Terminal(e)),
+                None => return Ok(()),
+            },
+            env = daemon.events.recv(), if !app.disconnected => match env {
+                Some(env) => {
+                    app.on_envelope(env);
+                    while let Ok(more) = daemon.events.try_recv() {
+                        app.on_envelope(more);
+                    }
+                }
+                None => app.on_disconnect(),
+            },
+            _ = ticks.tick(), if app.animating() => app.tick = app.tick.wrapping_add(1),
+        }
+    }
+}
+
+/// Carries out an action against the daemon; failures show in the conversation.
+async fn act(daemon: &Daemon, scope: &Scope, app: &mut App, action: Action) {
+    if let Err(e) = try_act(daemon, scope, app, action).await {
+        if matches!(e, TuiError::Disconnected) {
+            app.on_disconnect();
+        } else {
+            app.error(e.to_string());
+        }
+    }
+}
+
+async fn try_act(
+    daemon: &Daemon,
+    scope: &Scope,
+    app: &mut App,
+    action: Action,
+) -> Result<(), TuiError> {
+    let conn = &daemon.conn;
+    match action {
+        Action::Chat(message) => {
+            let sid = match &app.session_id {
+                Some(sid) => sid.clone(),
+                None => {
+                    let sid = conn.call("session.new", scope.params()).await?;
+                    app.session_id = Some(sid.clone());
+                    sid
+                }
+            };
+            let params = scope.with(json!({"message": message, "sessionId": sid}));
+            let id = conn.send("chat", params).await?;
+            app.start_turn(id, &message);
+        }
+        Action::Steer(message) => {
+            let Some(turn) = &app.turn else { return Ok(()) };
+            let params = json!({"message": message, "requestId": turn.request_id, "sessionId": app.session_id});
+            conn.send("agent.steer", params).await?;
+        }
+        Action::Cancel(request_id) => {
+            conn.send("agent.cancel", json!({"requestId": request_id}))
+                .await?;
+        }
+        Action::NewSession => {
+            let sid = conn.call("session.new", scope.params()).await?;
+            app.reset(Some(sid.clone()));
+            app.notice(format!("New session {sid}."));
+        }
+        Action::ListSessions => {
+            let list = conn.call_json("session.list", scope.params()).await?;
+            let empty = Vec::new();
+            let rows: Vec<String> = list
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}  {}  {}",
+                        s["id"].as_str().unwrap_or_default(),
+                        s["updatedAt"].as_str().unwrap_or_default(),
+                        s["title"].as_str().unwrap_or("(untitled)")
+                    )
+                })
+                .collect();
+            if rows.is_empty() {
+                app.notice("No sessions in this scope yet.");
+            } else {
+                app.notice(format!(
+                    "Sessions (newest first; /resume ID):\n{}",
+                    rows.join("\n")
+                ));
+            }
+        }
+        Action::Resume(id) => {
+            let choice = crate::SessionChoice::Id(id);
+            if let Some(detail) = open_session(conn, scope, &choice).await? {
+                app.load_session(&detail);
+            }
+        }
+        Action::Quit => {}
+    }
+    Ok(())
+}
