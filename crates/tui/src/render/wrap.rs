@@ -50,8 +50,10 @@ fn wrap_line(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
         }
         let mut next = end;
         if end < cells.len() {
-            // Break after the last space of the run, when there is one.
-            if let Some(space) = (start + 1..end).rev().find(|&i| cells[i - 1].0 == " ") {
+            // Mid-word: break after the last space of the run, when there is one.
+            if cells[end].0 != " "
+                && let Some(space) = (start + 1..=end).rev().find(|&i| cells[i - 1].0 == " ")
+            {
                 end = space;
                 next = space;
             }
@@ -102,6 +104,18 @@ mod tests {
         let out = wrap(vec![Line::raw("你好世界🎉ok")], 5);
         assert_eq!(texts(&out), ["你好", "世界", "🎉ok"]);
         assert!(out.iter().all(|l| width_of(&l.to_string()) <= 5));
+    }
+
+    #[test]
+    fn a_word_that_ends_at_the_width_stays_on_its_line() {
+        assert_eq!(
+            texts(&wrap(vec![Line::raw("ab cd ef")], 5)),
+            ["ab cd", "ef"]
+        );
+        assert_eq!(
+            texts(&wrap(vec![Line::raw("ab cd ef")], 6)),
+            ["ab cd ", "ef"]
+        );
     }
 
     #[test]
