@@ -287,13 +287,24 @@ impl App {
         }
     }
 
-    /// The daemon closed the connection.
+    /// The daemon closed the connection: the turn is over for this client.
     pub fn on_disconnect(&mut self) {
         if !self.disconnected {
             self.disconnected = true;
             self.turn = None;
-            self.error("The daemon closed the connection; /quit and start again.");
+            self.pending_steers.clear();
+            self.error("The daemon went away; reconnecting…");
         }
+    }
+
+    /// Connected again: the session as the store has it (`session.get`), or
+    /// `None` when there is none yet.
+    pub fn on_reconnect(&mut self, detail: Option<&Value>) {
+        self.disconnected = false;
+        if let Some(detail) = detail {
+            self.load_session(detail);
+        }
+        self.notice("Reconnected to the daemon.");
     }
 
     fn end_turn(&mut self) {

@@ -3,7 +3,10 @@
 //! arrived together are applied before that draw).
 
 use std::io::Stdout;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// The shortest time between two draws.
+const FRAME: Duration = Duration::from_millis(16);
 
 use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste, Event, EventStream};
 use crossterm::execute;
@@ -68,10 +71,29 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     }
     let mut keys = EventStream::new();
     let mut ticks = tokio::time::interval(Duration::from_millis(100));
+    // Redraws are coalesced to one per frame: a fast stream costs no more
+    // draws than a slow one, and a key after a quiet spell is drawn at once.
+    let mut dirty = true;
+    let mut last_draw = Instant::now()
+        .checked_sub(FRAME)
+        .unwrap_or_else(Instant::now);
+    let mut gave_up = false;
     loop {
-        terminal
-            .draw(|f| render::draw(f, &mut app))
-            .map_err(TuiError::Terminal)?;
+        if app.disconnected && !gave_up {
+            terminal
+                .draw(|f| render::draw(f, &mut app))
+                .map_err(TuiError::Terminal)?;
+            gave_up = !reconnect(daemon, opts, &mut app).await;
+            dirty = true;
+        }
+        if dirty && last_draw.elapsed() >= FRAME {
+            terminal
+                .draw(|f| render::draw(f, &mut app))
+                .map_err(TuiError::Terminal)?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+        let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
         tokio::select! {
             key = keys.next() => match key {
                 Some(Ok(Event::Key(k))) => {
@@ -83,7 +105,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                     }
                 }
                 Some(Ok(Event::Paste(text))) => app.editor.insert_str(&text),
-                Some(Ok(Event::Mouse(_) | Event::Resize(..) | Event::FocusGained | Event::FocusLost)) => {}
+                Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(TuiError::Terminal(e)),
                 None => return Ok(()),
             },
@@ -97,8 +119,36 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                 None => app.on_disconnect(),
             },
             _ = ticks.tick(), if app.animating() => app.tick = app.tick.wrapping_add(1),
+            _ = tokio::time::sleep_until(next_frame), if dirty => {}
         }
+        dirty = true;
     }
+}
+
+/// Connects again (see [`Daemon::reconnect`]) and reloads the session from
+/// the store; false when no daemon could be reached (the UI stays disconnected).
+async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, app: &mut App) -> bool {
+    if let Err(e) = daemon.reconnect(&opts.home).await {
+        app.error(format!(
+            "Cannot reach the daemon: {e}. /quit and start again."
+        ));
+        return false;
+    }
+    let detail = match &app.session_id {
+        Some(id) => {
+            let choice = crate::SessionChoice::Id(id.clone());
+            match open_session(&daemon.conn, &opts.scope, &choice).await {
+                Ok(detail) => detail,
+                Err(e) => {
+                    app.error(format!("cannot reload the session: {e}"));
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    app.on_reconnect(detail.as_ref());
+    true
 }
 
 /// Carries out an action against the daemon; failures show in the conversation.

@@ -18,6 +18,9 @@ use crate::client::{Connection, Envelope};
 const PROBES: u32 = 24;
 const PROBE_INTERVAL: Duration = Duration::from_millis(250);
 const FIRST_PROBE: Duration = Duration::from_millis(120);
+/// Reconnecting after the connection closed: 5 tries, 700 ms apart.
+const RECONNECTS: u32 = 5;
+const RECONNECT_INTERVAL: Duration = Duration::from_millis(700);
 /// How long a probe's `ping` may take.
 const PING_TIMEOUT: Duration = Duration::from_millis(1600);
 
@@ -58,6 +61,34 @@ impl Daemon {
         let _ = child.kill();
         let _ = child.wait();
         Err(TuiError::DaemonSilent(log_path(home)))
+    }
+
+    /// After the connection closed: probes 5 times 700 ms apart (as the
+    /// desktop reconnects); a daemon this client started that has exited, or
+    /// no daemon answering at all, is replaced by a new one started here.
+    pub async fn reconnect(&mut self, home: &Home) -> Result<(), TuiError> {
+        let ours_exited = self
+            .started
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(Some(_))));
+        if !ours_exited {
+            for _ in 0..RECONNECTS {
+                tokio::time::sleep(RECONNECT_INTERVAL).await;
+                if let Some((conn, events)) = probe(home).await {
+                    self.conn = conn;
+                    self.events = events;
+                    return Ok(());
+                }
+            }
+        }
+        let fresh = Daemon::connect_or_start(home).await?;
+        let old = std::mem::replace(self, fresh);
+        if let Some(mut child) = old.started {
+            // Ours is gone (or unreachable); reap it rather than leave a zombie.
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        Ok(())
     }
 
     /// Whether this client started the daemon.

@@ -7,11 +7,11 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use seekclaw_testkit::{ProviderServer, Reply, StartOptions, process_alive};
+use seekclaw_testkit::{DaemonProcess, ProviderServer, Reply, StartOptions, process_alive};
 use serde_json::json;
 
-use crate::bin;
 use crate::chat::setup;
+use crate::{bin, project_dir};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -23,6 +23,14 @@ struct Screen {
 impl Screen {
     /// `seekclaw chat ARGS` with `home` as its home, in a 100×30 terminal.
     fn chat(home: &Path, args: &[&str]) -> Screen {
+        let mut argv = vec!["chat"];
+        argv.extend_from_slice(args);
+        Screen::start(home, None, &argv)
+    }
+
+    /// `seekclaw ARGV` with `home` as its home, in `cwd` (default: the
+    /// test's), in a 100×30 terminal.
+    fn start(home: &Path, cwd: Option<&Path>, argv: &[&str]) -> Screen {
         static N: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "seekclaw-tui-{}-{}",
@@ -30,14 +38,16 @@ impl Screen {
             N.fetch_add(1, Ordering::Relaxed)
         );
         let mut command = format!(
-            "env SEEKCLAW_HOME='{}' '{}' chat",
+            "env SEEKCLAW_HOME='{}' '{}'",
             home.display(),
             bin().display()
         );
-        for a in args {
+        for a in argv {
             command.push_str(&format!(" '{a}'"));
         }
         let screen = Screen { socket };
+        let here = std::env::current_dir().unwrap();
+        let cwd = cwd.unwrap_or(&here).display().to_string();
         screen.tmux(&[
             "-f",
             "/dev/null",
@@ -49,6 +59,8 @@ impl Screen {
             "30",
             "-s",
             "main",
+            "-c",
+            &cwd,
             &command,
         ]);
         screen
@@ -386,4 +398,75 @@ fn chat_without_a_terminal_prints_the_answer() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn a_killed_daemon_is_survived_and_nothing_typed_is_lost() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::plain("before the crash"));
+    server.enqueue(Reply::plain("after the restart"));
+    let mut d = setup(&server, StartOptions::default());
+    let _home_dir = d.take_tempdir();
+    let home = d.home.clone();
+    let screen = Screen::chat(&home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("one");
+    let before = screen.wait_for("before the crash");
+    let sid = session_of(&before);
+    screen.type_text("half typed");
+    d.kill9().unwrap();
+    let _d2 = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
+    let after = screen.wait_for("Reconnected to the daemon.");
+    assert!(after.contains("› one"), "reloaded from the store: {after}");
+    assert!(after.contains("before the crash"), "{after}");
+    assert!(
+        after.contains("› half typed"),
+        "the prompt is kept: {after}"
+    );
+    assert_eq!(session_of(&after), sid);
+    screen.type_text(" now");
+    screen.keys(&["Enter"]);
+    screen.wait_for("after the restart");
+    let requests = server.requests();
+    assert!(
+        requests[1].raw_body.contains("before the crash"),
+        "same session"
+    );
+    assert!(requests[1].raw_body.contains("half typed now"));
+    screen.submit("/quit");
+    screen.wait_exit();
+}
+
+#[test]
+fn bare_seekclaw_is_chat_in_the_current_project_and_pgup_scrolls_back() {
+    let server = ProviderServer::start().unwrap();
+    let items: Vec<String> = (1..=80).map(|i| format!("- line{i:02}")).collect();
+    server.enqueue(Reply::plain(items.join("\n")));
+    let d = setup(&server, StartOptions::default());
+    let project = project_dir(&d.home, "proj");
+    let screen = Screen::start(&d.home, Some(&project), &[]);
+    screen.wait_for("Ask anything");
+    screen.submit("list them");
+    let bottom = screen.wait_for("line80");
+    assert!(!bottom.contains("line01"), "{bottom}");
+
+    screen.keys(&["PPage"]);
+    let up = screen.wait("a page up", |s| !s.contains("line80"));
+    assert!(up.lines().last().unwrap().contains("scrolled"), "{up}");
+    screen.keys(&["PPage", "PPage", "PPage", "PPage"]);
+    let top = screen.wait_for("› list them");
+    assert!(top.contains("line01"), "{top}");
+    screen.keys(&["NPage", "NPage", "NPage", "NPage", "NPage"]);
+    let back = screen.wait_for("line80");
+    assert!(!back.lines().last().unwrap().contains("scrolled"), "{back}");
+
+    // The session is the project's.
+    let mut c = d.connect().unwrap();
+    let list = c
+        .ok_json("session.list", json!({"workspace": project}))
+        .unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["id"].as_str().unwrap(), session_of(&back));
+    screen.submit("/quit");
+    screen.wait_exit();
 }
