@@ -86,13 +86,22 @@ pub enum Action {
     ListSessions,
     /// `/resume ID`.
     Resume(String),
+    /// `/model`: list the models; `/model REF`: switch to one.
+    Model(Option<String>),
+    /// `/mode`: show the agent mode; `/mode NAME`: switch.
+    Mode(Option<String>),
+    /// `/compact`: summarize the session.
+    Compact,
+    /// `/copy`: the last answer to the clipboard.
+    Copy,
     /// Leave.
     Quit,
 }
 
 const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
 Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
-Commands: /new  /sessions  /resume ID  /help  /quit";
+Ctrl-T: show or hide reasoning\n\
+Commands: /new  /sessions  /resume ID  /model [REF]  /mode [NAME]  /compact  /copy  /help  /quit";
 
 /// The whole UI state.
 #[derive(Debug, Default)]
@@ -125,9 +134,19 @@ pub struct App {
     quit_armed: bool,
     /// The daemon connection is gone.
     pub disconnected: bool,
+    /// Reasoning is folded to one line (Ctrl-T toggles).
+    pub hide_thinking: bool,
 }
 
 impl App {
+    /// The text of the latest answer with any.
+    pub fn last_answer(&self) -> Option<String> {
+        self.entries.iter().rev().find_map(|e| match e {
+            Entry::Assistant { text, .. } if !text.trim().is_empty() => Some(text.clone()),
+            _ => None,
+        })
+    }
+
     /// Whether something animates (a spinner needs ticks).
     pub fn animating(&self) -> bool {
         self.turn.is_some()
@@ -372,6 +391,7 @@ impl App {
                 return Some(Action::Quit);
             }
             KeyCode::Char('j') if ctrl => self.editor.insert('\n'),
+            KeyCode::Char('t') if ctrl => self.hide_thinking = !self.hide_thinking,
             KeyCode::Enter if alt || shift => self.editor.insert('\n'),
             KeyCode::Enter => return self.submit(),
             KeyCode::Char(c) if !ctrl => self.editor.insert(c),
@@ -443,6 +463,16 @@ impl App {
                 None
             }
             ("new", _) => Some(Action::NewSession),
+            ("compact", _) if busy => {
+                self.error("A turn is running; compact when it is done.");
+                None
+            }
+            ("compact", _) => Some(Action::Compact),
+            ("model", "") => Some(Action::Model(None)),
+            ("model", m) => Some(Action::Model(Some(m.to_string()))),
+            ("mode", "") => Some(Action::Mode(None)),
+            ("mode", m) => Some(Action::Mode(Some(m.to_string()))),
+            ("copy", _) => Some(Action::Copy),
             ("sessions", _) => Some(Action::ListSessions),
             ("resume", "") => {
                 self.error("usage: /resume ID (ids from /sessions)");

@@ -16,11 +16,11 @@ use crossterm::terminal::{
 use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use serde_json::json;
 
+use crate::actions::act;
 use crate::app::{Action, App};
 use crate::lifecycle::Daemon;
-use crate::{ChatOptions, Scope, TuiError, open_session, render};
+use crate::{ChatOptions, TuiError, open_session, render};
 
 /// Puts the terminal back however the loop ends.
 struct TerminalGuard;
@@ -149,86 +149,4 @@ async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, app: &mut App) -> bo
     };
     app.on_reconnect(detail.as_ref());
     true
-}
-
-/// Carries out an action against the daemon; failures show in the conversation.
-async fn act(daemon: &Daemon, scope: &Scope, app: &mut App, action: Action) {
-    if let Err(e) = try_act(daemon, scope, app, action).await {
-        if matches!(e, TuiError::Disconnected) {
-            app.on_disconnect();
-        } else {
-            app.error(e.to_string());
-        }
-    }
-}
-
-async fn try_act(
-    daemon: &Daemon,
-    scope: &Scope,
-    app: &mut App,
-    action: Action,
-) -> Result<(), TuiError> {
-    let conn = &daemon.conn;
-    match action {
-        Action::Chat(message) => {
-            let sid = match &app.session_id {
-                Some(sid) => sid.clone(),
-                None => {
-                    let sid = conn.call("session.new", scope.params()).await?;
-                    app.session_id = Some(sid.clone());
-                    sid
-                }
-            };
-            let params = scope.with(json!({"message": message, "sessionId": sid}));
-            let id = conn.send("chat", params).await?;
-            app.start_turn(id, &message);
-        }
-        Action::Steer(message) => {
-            let Some(turn) = &app.turn else { return Ok(()) };
-            let params = json!({"message": message, "requestId": turn.request_id, "sessionId": app.session_id});
-            conn.send("agent.steer", params).await?;
-        }
-        Action::Cancel(request_id) => {
-            conn.send("agent.cancel", json!({"requestId": request_id}))
-                .await?;
-        }
-        Action::NewSession => {
-            let sid = conn.call("session.new", scope.params()).await?;
-            app.reset(Some(sid.clone()));
-            app.notice(format!("New session {sid}."));
-        }
-        Action::ListSessions => {
-            let list = conn.call_json("session.list", scope.params()).await?;
-            let empty = Vec::new();
-            let rows: Vec<String> = list
-                .as_array()
-                .unwrap_or(&empty)
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{}  {}  {}",
-                        s["id"].as_str().unwrap_or_default(),
-                        s["updatedAt"].as_str().unwrap_or_default(),
-                        s["title"].as_str().unwrap_or("(untitled)")
-                    )
-                })
-                .collect();
-            if rows.is_empty() {
-                app.notice("No sessions in this scope yet.");
-            } else {
-                app.notice(format!(
-                    "Sessions (newest first; /resume ID):\n{}",
-                    rows.join("\n")
-                ));
-            }
-        }
-        Action::Resume(id) => {
-            let choice = crate::SessionChoice::Id(id);
-            if let Some(detail) = open_session(conn, scope, &choice).await? {
-                app.load_session(&detail);
-            }
-        }
-        Action::Quit => {}
-    }
-    Ok(())
 }

@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod actions;
 pub mod app;
 pub mod client;
 mod event_loop;

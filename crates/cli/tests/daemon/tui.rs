@@ -470,3 +470,46 @@ fn bare_seekclaw_is_chat_in_the_current_project_and_pgup_scrolls_back() {
     screen.submit("/quit");
     screen.wait_exit();
 }
+
+#[test]
+fn reasoning_folds_and_model_mode_compact_and_copy_commands_work() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(
+        Reply::new()
+            .reasoning("thinking hard\nsecond thought")
+            .text("answer **one**"),
+    );
+    server.enqueue(Reply::plain("the summary text"));
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    screen.wait_for("Ask anything");
+    screen.submit("think");
+    let shown = screen.wait_for("answer one");
+    assert!(shown.contains("thinking hard"), "{shown}");
+    screen.keys(&["C-t"]);
+    let folded = screen.wait_for("▸ reasoning, 2 lines (Ctrl-T shows)");
+    assert!(!folded.contains("thinking hard"), "{folded}");
+
+    screen.submit("/copy");
+    screen.wait_for("Copied the last answer (14 chars).");
+    assert_eq!(screen.tmux(&["show-buffer"]), "answer **one**");
+
+    screen.submit("/model");
+    let models = screen.wait_for("Models (* active");
+    assert!(models.contains("* tk/m1"), "{models}");
+    assert!(models.contains("  tk/eyes"), "{models}");
+    screen.submit("/model tk/eyes");
+    screen.wait_for("switched to tk/eyes");
+
+    screen.submit("/mode readonly");
+    screen.wait_for("Mode: readonly");
+    screen.submit("/mode");
+    screen.wait_for("Mode: readonly (/mode");
+
+    screen.submit("/compact");
+    let compacted = screen.wait_for("the summary text");
+    assert!(compacted.contains("Compacted; the next turn starts from this summary:"));
+    screen.submit("/quit");
+    screen.wait_exit();
+}

@@ -28,8 +28,17 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
                 let dim = Style::new()
                     .fg(Color::DarkGray)
                     .add_modifier(Modifier::ITALIC);
-                for l in thinking.trim().lines() {
-                    out.push(Line::styled(l.replace('\t', "    "), dim));
+                let reasoning = thinking.trim();
+                if app.hide_thinking && !reasoning.is_empty() {
+                    let n = reasoning.lines().count();
+                    out.push(Line::styled(
+                        format!("▸ reasoning, {n} lines (Ctrl-T shows)"),
+                        dim,
+                    ));
+                } else {
+                    for l in reasoning.lines() {
+                        out.push(Line::styled(l.replace('\t', "    "), dim));
+                    }
                 }
                 if !thinking.trim().is_empty() && !text.is_empty() {
                     out.push(Line::default());
