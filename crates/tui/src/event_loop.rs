@@ -16,6 +16,7 @@ use crossterm::terminal::{
 use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use tokio::signal::unix::{SignalKind, signal};
 
 use crate::actions::act;
 use crate::app::{Action, App};
@@ -69,6 +70,10 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     if let Some(prompt) = opts.prompt.clone() {
         act(daemon, &opts.scope, &mut app, Action::Chat(prompt)).await;
     }
+    // A closed terminal (SIGHUP) or a kill (SIGTERM) still ends through
+    // `Daemon::close`, so a daemon this client started does not outlive it.
+    let mut hangup = signal(SignalKind::hangup()).map_err(TuiError::Terminal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(TuiError::Terminal)?;
     let mut keys = EventStream::new();
     let mut ticks = tokio::time::interval(Duration::from_millis(100));
     // Redraws are coalesced to one per frame: a fast stream costs no more
@@ -120,6 +125,8 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
             },
             _ = ticks.tick(), if app.animating() => app.tick = app.tick.wrapping_add(1),
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
+            _ = hangup.recv() => return Ok(()),
+            _ = terminate.recv() => return Ok(()),
         }
         dirty = true;
     }

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use serde_json::json;
+use tokio::signal::unix::{SignalKind, signal};
 
 use crate::lifecycle::Daemon;
 use crate::{ChatOptions, TuiError, open_session};
@@ -20,6 +21,10 @@ pub async fn run(opts: ChatOptions) -> Result<(), TuiError> {
 }
 
 async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(), TuiError> {
+    // Ctrl-C cancels the turn (the daemon keeps what was answered), then the
+    // process ends through `Daemon::close` like any other exit.
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(TuiError::Terminal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(TuiError::Terminal)?;
     let conn = &daemon.conn;
     let sid = match open_session(conn, &opts.scope, &opts.session).await? {
         Some(detail) => detail["id"].as_str().unwrap_or_default().to_string(),
@@ -31,7 +36,24 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
     let id = conn.send("chat", params).await?;
     let mut out = std::io::stdout().lock();
     let mut streamed = false;
-    while let Some(env) = daemon.events.recv().await {
+    let mut cancelling = false;
+    loop {
+        let env = tokio::select! {
+            env = daemon.events.recv() => match env {
+                Some(env) => env,
+                None => return Err(TuiError::Disconnected),
+            },
+            _ = interrupt.recv(), if !cancelling => {
+                cancelling = true;
+                conn.send("agent.cancel", json!({"requestId": id})).await?;
+                continue;
+            }
+            _ = terminate.recv(), if !cancelling => {
+                cancelling = true;
+                conn.send("agent.cancel", json!({"requestId": id})).await?;
+                continue;
+            }
+        };
         if env.id != id {
             continue;
         }
@@ -50,11 +72,14 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
                     let _ = out.write_all(env.data.as_bytes());
                 }
                 let _ = writeln!(out);
-                return Ok(());
+                return if env.event == "done" {
+                    Ok(())
+                } else {
+                    Err(TuiError::Cancelled)
+                };
             }
             "error" => return Err(TuiError::Daemon(env.data)),
             _ => {}
         }
     }
-    Err(TuiError::Disconnected)
 }

@@ -48,6 +48,9 @@ pub enum TuiError {
     /// The terminal failed (raw mode, drawing, reading keys).
     #[error("terminal: {0}")]
     Terminal(std::io::Error),
+    /// The turn was cancelled (Ctrl-C without a terminal UI).
+    #[error("the turn was cancelled")]
+    Cancelled,
     /// No prompt to answer when stdout is not a terminal.
     #[error(
         "stdout is not a terminal: pass a prompt (`seekclaw chat \"…\"`) to print its answer, or use `seekclaw run`"

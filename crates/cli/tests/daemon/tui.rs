@@ -357,10 +357,30 @@ fn chat_starts_a_daemon_when_none_runs_and_stops_only_that_one() {
     }
     assert!(!home.join("daemon.sock").exists());
 
-    // A daemon it did not start outlives the chat.
+    // Closing the terminal (SIGHUP) also stops the daemon it started.
+    let screen = Screen::chat(&home, &["--global"]);
+    screen.wait_for("started a daemon for this chat");
+    let pid: u32 = std::fs::read_to_string(home.join("daemon.lock"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    drop(screen);
+    let start = Instant::now();
+    while process_alive(pid) {
+        assert!(
+            start.elapsed() < WAIT,
+            "the daemon outlived a closed terminal"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A daemon it did not start outlives the chat; a first prompt is sent at once.
+    server.enqueue(Reply::plain("answer to the first prompt"));
     let mut other = setup(&server, StartOptions::default());
-    let screen = Screen::chat(&other.home, &["--global"]);
-    let shown = screen.wait_for("Ask anything");
+    let screen = Screen::chat(&other.home, &["--global", "the first prompt"]);
+    let shown = screen.wait_for("answer to the first prompt");
+    assert!(shown.contains("› the first prompt"), "{shown}");
     assert!(!shown.contains("started a daemon"), "{shown}");
     screen.submit("/quit");
     screen.wait_exit();
@@ -386,6 +406,33 @@ fn chat_without_a_terminal_prints_the_answer() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "piped answer\n");
+
+    // Ctrl-C (SIGINT) cancels the turn; what streamed so far is printed.
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..50 {
+        slow = slow.text(format!("bit{i} "));
+    }
+    server.enqueue(slow);
+    let mut child = Command::new(bin())
+        .args(["chat", "--global", "go slowly"])
+        .env("SEEKCLAW_HOME", &d.home)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 4];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    assert_eq!(&first, b"bit0");
+    // SAFETY: a signal to the child this test spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert!(rest.ends_with('\n') && !rest.contains("bit49"), "{rest}");
+    let mut c = d.connect().unwrap();
+    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
 
     let out = Command::new(bin())
         .args(["chat", "--global"])
