@@ -4,8 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use seekclaw_config::Home;
-use seekclaw_tui::{ChatOptions, Scope, SessionChoice};
 
 /// Where the chat runs and which session it opens.
 #[derive(Args, Debug, Clone, Default)]
@@ -26,7 +24,10 @@ pub struct ChatArgs {
     pub prompt: Option<String>,
 }
 
+#[cfg(unix)]
 pub fn chat(args: ChatArgs) -> ExitCode {
+    use seekclaw_config::Home;
+    use seekclaw_tui::{ChatOptions, Scope, SessionChoice};
     let outcome = (|| -> anyhow::Result<()> {
         let home = Home::from_env()?;
         let scope = if args.global {
@@ -51,4 +52,11 @@ pub fn chat(args: ChatArgs) -> ExitCode {
         Ok(())
     })();
     crate::report(outcome)
+}
+
+#[cfg(not(unix))]
+pub fn chat(_args: ChatArgs) -> ExitCode {
+    crate::report(Err(anyhow::anyhow!(
+        "seekclaw chat needs a Unix socket to the daemon; it is not available on this system yet"
+    )))
 }

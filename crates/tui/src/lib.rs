@@ -2,6 +2,10 @@
 //! the daemon of the home (starting one when none answers, and shutting down
 //! only that one on exit), runs turns with `chat`, and renders their events:
 //! Markdown answers, dimmed reasoning, tool rows, diffs and a status bar.
+//!
+//! Unix only (the daemon's socket, process groups, signals); the CLI depends
+//! on it only there.
+#![cfg(unix)]
 #![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
