@@ -15,7 +15,7 @@ const QUOTE: Style = Style::new().fg(Color::Gray).add_modifier(Modifier::ITALIC)
 /// Renders `text` as Markdown.
 pub fn render(text: &str) -> Vec<Line<'static>> {
     let mut r = Renderer::default();
-    for event in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH) {
+    for event in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES) {
         r.event(event);
     }
     r.flush();
@@ -35,6 +35,66 @@ struct Renderer {
     quote_depth: usize,
     in_code_block: bool,
     link: Option<String>,
+    table: Option<Table>,
+}
+
+/// A table being read: rows of cells of spans; the first `header` rows are the head.
+#[derive(Default)]
+struct Table {
+    rows: Vec<Vec<Vec<Span<'static>>>>,
+    row: Vec<Vec<Span<'static>>>,
+    header: usize,
+}
+
+impl Table {
+    /// The table as lines: cells padded to their column's width, `│` between
+    /// them, a rule under the head.
+    fn lines(self) -> Vec<Line<'static>> {
+        let rule = Style::new().fg(Color::DarkGray);
+        let width = |cell: &Vec<Span<'static>>| -> usize {
+            cell.iter()
+                .map(|s| crate::render::wrap::width_of(&s.content))
+                .sum()
+        };
+        let columns = self.rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .filter_map(|r| r.get(c))
+                    .map(width)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (i, row) in self.rows.into_iter().enumerate() {
+            let head = i < self.header;
+            let mut spans = Vec::new();
+            for (c, w) in widths.iter().enumerate() {
+                if c > 0 {
+                    spans.push(Span::styled(" │ ", rule));
+                }
+                let cell = row.get(c).cloned().unwrap_or_default();
+                let pad = w - width(&cell).min(*w);
+                for span in cell {
+                    let style = if head {
+                        span.style.add_modifier(Modifier::BOLD)
+                    } else {
+                        span.style
+                    };
+                    spans.push(Span::styled(span.content, style));
+                }
+                spans.push(Span::raw(" ".repeat(pad)));
+            }
+            out.push(Line::from(spans));
+            if head && i + 1 == self.header {
+                let parts: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+                out.push(Line::styled(parts.join("─┼─"), rule));
+            }
+        }
+        out
+    }
 }
 
 impl Renderer {
@@ -148,6 +208,16 @@ impl Renderer {
                     Style::new().fg(Color::DarkGray),
                 ));
             }
+            Tag::Table(_) => {
+                self.flush();
+                self.table = Some(Table::default());
+            }
+            Tag::TableHead | Tag::TableRow => {
+                if let Some(t) = self.table.as_mut() {
+                    t.row.clear();
+                }
+            }
+            Tag::TableCell => self.current.clear(),
             Tag::List(start) => {
                 self.flush();
                 self.lists.push(start);
@@ -204,6 +274,27 @@ impl Renderer {
                     .push(Line::styled("  └", Style::new().fg(Color::DarkGray)));
                 self.end_block();
             }
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.current);
+                if let Some(t) = self.table.as_mut() {
+                    t.row.push(cell);
+                }
+            }
+            TagEnd::TableHead | TagEnd::TableRow => {
+                if let Some(t) = self.table.as_mut() {
+                    let row = std::mem::take(&mut t.row);
+                    t.rows.push(row);
+                    if tag == TagEnd::TableHead {
+                        t.header = t.rows.len();
+                    }
+                }
+            }
+            TagEnd::Table => {
+                if let Some(t) = self.table.take() {
+                    self.lines.extend(t.lines());
+                }
+                self.end_block();
+            }
             TagEnd::Item => self.flush(),
             TagEnd::List(_) => {
                 self.flush();
@@ -254,6 +345,13 @@ mod tests {
                 "  └",
             ]
         );
+    }
+
+    #[test]
+    fn tables_line_up_by_display_width() {
+        let md = "| name | 值 |\n|---|---:|\n| `a` | 1 |\n| 你好 | 22 |\n";
+        let text = plain(&render(md));
+        assert_eq!(text, ["name │ 值", "─────┼───", "a    │ 1 ", "你好 │ 22",]);
     }
 
     #[test]

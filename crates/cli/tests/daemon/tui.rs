@@ -170,7 +170,8 @@ fn chat_streams_markdown_and_tool_rows_go_from_running_to_done_with_diffs() {
     server.enqueue(
         Reply::new()
             .text("Here is **bold** and `inline`.\n\n")
-            .text("```rust\nlet answer = 42;\n```\n\n- 你好 🎉 item\n")
+            .text("```rust\nlet answer = 42;\n```\n\n- 你好 🎉 item\n\n")
+            .text("| key | value |\n|---|---|\n| alpha | 1 |\n")
             .usage(120, 0, 30),
     );
     let d = setup(&server, StartOptions::default());
@@ -195,6 +196,7 @@ fn chat_streams_markdown_and_tool_rows_go_from_running_to_done_with_diffs() {
         "{done}"
     );
     assert!(row(&done, "item").contains("• 你好 🎉 item"), "{done}");
+    assert!(row(&done, "alpha").contains("alpha │ 1"), "a table: {done}");
     let status = done.lines().last().unwrap();
     assert!(status.contains("tk/m1"), "{status}");
     assert!(status.contains("↑120 ↓30"), "{status}");
