@@ -29,14 +29,7 @@ async fn try_act(
     let conn = &daemon.conn;
     match action {
         Action::Chat(message) => {
-            let sid = match &app.session_id {
-                Some(sid) => sid.clone(),
-                None => {
-                    let sid = conn.call("session.new", scope.params()).await?;
-                    app.session_id = Some(sid.clone());
-                    sid
-                }
-            };
+            let sid = ensure_session(daemon, scope, app).await?;
             let params = scope.with(json!({"message": message, "sessionId": sid}));
             let id = conn.send("chat", params).await?;
             app.start_turn(id, &message);
@@ -152,9 +145,95 @@ async fn try_act(
             }
             None => app.error("No answer to copy yet."),
         },
+        Action::Doctor => {
+            let report = conn.call("doctor", json!({})).await?;
+            app.notice(report);
+        }
+        Action::Usage => {
+            let rows = conn.call_json("usage.get", json!({})).await?;
+            let empty = Vec::new();
+            let lines: Vec<String> = rows
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}/{}: {} calls ({} failed), {} in, {} out, ${:.4}",
+                        r["provider"].as_str().unwrap_or_default(),
+                        r["model"].as_str().unwrap_or_default(),
+                        r["calls"].as_u64().unwrap_or(0),
+                        r["failures"].as_u64().unwrap_or(0),
+                        r["totalInputTokens"].as_u64().unwrap_or(0),
+                        r["outputTokens"].as_u64().unwrap_or(0),
+                        r["cost"].as_f64().unwrap_or(0.0),
+                    )
+                })
+                .collect();
+            if lines.is_empty() {
+                app.notice("No usage recorded yet.");
+            } else {
+                app.notice(format!("Usage, all time:\n{}", lines.join("\n")));
+            }
+        }
+        Action::Mcp => {
+            let servers = conn.call_json("mcp.list", scope.params()).await?;
+            let empty = Vec::new();
+            let lines: Vec<String> = servers
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|m| {
+                    let error = m["error"]
+                        .as_str()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default();
+                    format!(
+                        "{} [{}, {}]: {}, {} tools{error}",
+                        m["name"].as_str().unwrap_or_default(),
+                        m["scope"].as_str().unwrap_or_default(),
+                        m["transport"].as_str().unwrap_or_default(),
+                        m["status"].as_str().unwrap_or_default(),
+                        m["toolCount"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect();
+            if lines.is_empty() {
+                app.notice("No MCP servers configured.");
+            } else {
+                app.notice(format!("MCP servers:\n{}", lines.join("\n")));
+            }
+        }
+        Action::Goal(change) => {
+            let id = ensure_session(daemon, scope, app).await?;
+            let (method, params) = match change {
+                None => ("goal.get", json!({"id": id})),
+                Some(None) => ("goal.clear", json!({"id": id})),
+                Some(Some(text)) => ("goal.set", json!({"id": id, "text": text})),
+            };
+            let goal = conn.call_json(method, scope.with(params)).await?;
+            let text = match goal["goal"].as_str() {
+                Some(g) if goal["blocked"].as_bool().unwrap_or(false) => format!(
+                    "Goal (blocked: {}): {g}",
+                    goal["reason"].as_str().unwrap_or("no reason given")
+                ),
+                Some(g) => format!("Goal: {g}"),
+                None => "No goal set (/goal TEXT sets one).".to_string(),
+            };
+            app.notice(text);
+        }
         Action::Quit => {}
     }
     Ok(())
+}
+
+/// The session prompts go to, made with `session.new` when there is none yet.
+async fn ensure_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Result<String, TuiError> {
+    if let Some(sid) = &app.session_id {
+        return Ok(sid.clone());
+    }
+    let sid = daemon.conn.call("session.new", scope.params()).await?;
+    app.session_id = Some(sid.clone());
+    Ok(sid)
 }
 
 /// Puts `text` on the clipboard with OSC 52, which terminals (and tmux with

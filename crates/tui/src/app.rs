@@ -94,6 +94,15 @@ pub enum Action {
     Compact,
     /// `/copy`: the last answer to the clipboard.
     Copy,
+    /// `/doctor`: the daemon's checks.
+    Doctor,
+    /// `/usage`: tokens and cost per model.
+    Usage,
+    /// `/mcp`: the MCP servers and their state.
+    Mcp,
+    /// `/goal` shows the session's goal; `/goal clear` clears it
+    /// (`Some(None)`); `/goal TEXT` sets it.
+    Goal(Option<Option<String>>),
     /// Leave.
     Quit,
 }
@@ -101,7 +110,8 @@ pub enum Action {
 const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
 Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
 Ctrl-T: show or hide reasoning\n\
-Commands: /new  /sessions  /resume ID  /model [REF]  /mode [NAME]  /compact  /copy  /help  /quit";
+Commands: /new  /sessions  /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
+          /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
 
 /// The whole UI state.
 #[derive(Debug, Default)]
@@ -473,6 +483,12 @@ impl App {
             ("mode", "") => Some(Action::Mode(None)),
             ("mode", m) => Some(Action::Mode(Some(m.to_string()))),
             ("copy", _) => Some(Action::Copy),
+            ("doctor", _) => Some(Action::Doctor),
+            ("usage", _) => Some(Action::Usage),
+            ("mcp", _) => Some(Action::Mcp),
+            ("goal", "") => Some(Action::Goal(None)),
+            ("goal", "clear") => Some(Action::Goal(Some(None))),
+            ("goal", text) => Some(Action::Goal(Some(Some(text.to_string())))),
             ("sessions", _) => Some(Action::ListSessions),
             ("resume", "") => {
                 self.error("usage: /resume ID (ids from /sessions)");

@@ -562,3 +562,38 @@ fn reasoning_folds_and_model_mode_compact_and_copy_commands_work() {
     screen.submit("/quit");
     screen.wait_exit();
 }
+
+#[test]
+fn goal_mcp_usage_and_doctor_commands_show_the_daemons_answers() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().text("counted").usage(100, 0, 10));
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("/goal ship the release");
+    screen.wait_for("Goal: ship the release");
+    let sid = session_of(&screen.capture());
+    let mut c = d.connect().unwrap();
+    let goal = c
+        .ok_json("goal.get", json!({"id": sid, "global": true}))
+        .unwrap();
+    assert_eq!(goal["goal"], "ship the release");
+    screen.submit("/goal clear");
+    screen.wait_for("No goal set");
+
+    screen.submit("count");
+    screen.wait_for("counted");
+    screen.submit("/usage");
+    let usage = screen.wait_for("Usage, all time:");
+    assert!(
+        row(&usage, "tk/m1").contains("1 calls (0 failed), 100 in, 10 out"),
+        "{usage}"
+    );
+    screen.submit("/mcp");
+    screen.wait_for("No MCP servers configured.");
+    screen.submit("/doctor");
+    let doctor = screen.wait_for("[OK]");
+    assert!(doctor.contains("tk"), "{doctor}");
+    screen.submit("/quit");
+    screen.wait_exit();
+}
