@@ -11,54 +11,58 @@ const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 /// Diff lines shown under a tool row; the rest is counted.
 const DIFF_LINES: usize = 40;
 
-/// Every line of the conversation (not yet wrapped).
-pub fn lines(app: &App) -> Vec<Line<'static>> {
+/// The lines of one entry (not yet wrapped).
+pub fn entry_lines(app: &App, entry: &Entry) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    for entry in &app.entries {
-        match entry {
-            Entry::User(text) => {
-                prefixed(&mut out, text, "› ", Style::new().fg(Color::Blue).bold());
-                out.push(Line::default());
-            }
-            Entry::Steer(text) => {
-                prefixed(&mut out, text, "↳ ", Style::new().fg(Color::Magenta));
-                out.push(Line::default());
-            }
-            Entry::Assistant { text, thinking } => {
-                let dim = Style::new()
-                    .fg(Color::DarkGray)
-                    .add_modifier(Modifier::ITALIC);
-                let reasoning = thinking.trim();
-                if app.hide_thinking && !reasoning.is_empty() {
-                    let n = reasoning.lines().count();
-                    out.push(Line::styled(
-                        format!("▸ reasoning, {n} lines (Ctrl-T shows)"),
-                        dim,
-                    ));
-                } else {
-                    for l in reasoning.lines() {
-                        out.push(Line::styled(l.replace('\t', "    "), dim));
-                    }
+    match entry {
+        Entry::User(text) => {
+            prefixed(&mut out, text, "› ", Style::new().fg(Color::Blue).bold());
+            out.push(Line::default());
+        }
+        Entry::Steer(text) => {
+            prefixed(&mut out, text, "↳ ", Style::new().fg(Color::Magenta));
+            out.push(Line::default());
+        }
+        Entry::Assistant { text, thinking } => {
+            let dim = Style::new()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::ITALIC);
+            let reasoning = thinking.trim();
+            if app.hide_thinking && !reasoning.is_empty() {
+                let n = reasoning.lines().count();
+                out.push(Line::styled(
+                    format!("▸ reasoning, {n} lines (Ctrl-T shows)"),
+                    dim,
+                ));
+            } else {
+                for l in reasoning.lines() {
+                    out.push(Line::styled(l.replace('\t', "    "), dim));
                 }
-                if !thinking.trim().is_empty() && !text.is_empty() {
-                    out.push(Line::default());
-                }
-                out.extend(markdown::render(text));
+            }
+            if !reasoning.is_empty() && !text.is_empty() {
                 out.push(Line::default());
             }
-            Entry::Tool(row) => tool(&mut out, row, app.tick),
-            Entry::Notice(text) => {
-                for l in text.lines() {
-                    out.push(Line::styled(l.to_string(), Style::new().fg(Color::Yellow)));
-                }
-                out.push(Line::default());
+            out.extend(markdown::render(text));
+            out.push(Line::default());
+        }
+        Entry::Tool(row) => tool(&mut out, row, app.tick),
+        Entry::Notice(text) => {
+            for l in text.lines() {
+                out.push(Line::styled(l.to_string(), Style::new().fg(Color::Yellow)));
             }
-            Entry::Error(text) => {
-                prefixed(&mut out, text, "✗ ", Style::new().fg(Color::Red));
-                out.push(Line::default());
-            }
+            out.push(Line::default());
+        }
+        Entry::Error(text) => {
+            prefixed(&mut out, text, "✗ ", Style::new().fg(Color::Red));
+            out.push(Line::default());
         }
     }
+    out
+}
+
+/// The steers sent and not yet taken in, shown under the conversation.
+pub fn pending_lines(app: &App) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
     for s in &app.pending_steers {
         let style = Style::new().fg(Color::Magenta).add_modifier(Modifier::DIM);
         prefixed(&mut out, s, "⧗ steer (pending): ", style);

@@ -54,12 +54,27 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     frame.render_widget(Paragraph::new(status_line(app)), status);
 }
 
+/// Only the entries that reach the screen are laid out: from the newest
+/// back until the page (plus what is scrolled) is full, so a long session
+/// costs no more per draw than a short one.
 fn conversation_view(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
-    let lines = wrap::wrap(conversation::lines(app), usize::from(area.width));
+    let width = usize::from(area.width);
     let height = usize::from(area.height);
     app.page = height;
-    let max_scroll = lines.len().saturating_sub(height);
-    app.scroll = app.scroll.min(max_scroll);
+    let need = app.scroll + height;
+    let mut chunks = vec![wrap::wrap(conversation::pending_lines(app), width)];
+    let mut total = chunks[0].len();
+    for entry in app.entries.iter().rev() {
+        if total >= need {
+            break;
+        }
+        let lines = wrap::wrap(conversation::entry_lines(app, entry), width);
+        total += lines.len();
+        chunks.push(lines);
+    }
+    let lines: Vec<Line<'static>> = chunks.into_iter().rev().flatten().collect();
+    // All entries were laid out when fewer lines than asked for came back.
+    app.scroll = app.scroll.min(lines.len().saturating_sub(height));
     let end = lines.len() - app.scroll;
     let start = end.saturating_sub(height);
     let visible: Vec<Line<'static>> = lines[start..end].to_vec();
