@@ -145,6 +145,19 @@ async fn try_act(
             }
             None => app.error("No answer to copy yet."),
         },
+        Action::Reasoning(level) => {
+            let id = ensure_session(daemon, scope, app).await?;
+            let header = conn
+                .call_json(
+                    "session.update",
+                    scope.with(json!({"id": id, "reasoningLevel": level})),
+                )
+                .await?;
+            app.notice(format!(
+                "Reasoning level: {}",
+                header["reasoningLevel"].as_str().unwrap_or_default()
+            ));
+        }
         Action::Doctor => {
             let report = conn.call("doctor", json!({})).await?;
             app.notice(report);

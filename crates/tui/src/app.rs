@@ -94,6 +94,8 @@ pub enum Action {
     Compact,
     /// `/copy`: the last answer to the clipboard.
     Copy,
+    /// `/reasoning LEVEL`: the session's reasoning level.
+    Reasoning(String),
     /// `/doctor`: the daemon's checks.
     Doctor,
     /// `/usage`: tokens and cost per model.
@@ -111,7 +113,7 @@ const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J o
 Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
 Ctrl-T: show or hide reasoning\n\
 Commands: /new  /sessions  /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
-          /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
+          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
 
 /// The whole UI state.
 #[derive(Debug, Default)]
@@ -483,6 +485,11 @@ impl App {
             ("mode", "") => Some(Action::Mode(None)),
             ("mode", m) => Some(Action::Mode(Some(m.to_string()))),
             ("copy", _) => Some(Action::Copy),
+            ("reasoning", "") => {
+                self.error("usage: /reasoning none|low|medium|high|max|xhigh|ultra");
+                None
+            }
+            ("reasoning", level) => Some(Action::Reasoning(level.to_string())),
             ("doctor", _) => Some(Action::Doctor),
             ("usage", _) => Some(Action::Usage),
             ("mcp", _) => Some(Action::Mcp),

@@ -209,7 +209,7 @@ fn chat_streams_markdown_and_tool_rows_go_from_running_to_done_with_diffs() {
 fn enter_mid_turn_steers_and_ctrl_c_cancels_keeping_the_partial_answer() {
     let server = ProviderServer::start().unwrap();
     let mut first = Reply::new().chunk_delay(Duration::from_millis(100));
-    for i in 0..8 {
+    for i in 0..20 {
         first = first.text(format!("part{i} "));
     }
     let mut second = Reply::new().chunk_delay(Duration::from_millis(100));
@@ -237,7 +237,7 @@ fn enter_mid_turn_steers_and_ctrl_c_cancels_keeping_the_partial_answer() {
     screen.keys(&["C-c"]);
     let cancelled = screen.wait_for("(cancelled)");
     assert!(
-        cancelled.contains("part7"),
+        cancelled.contains("part19"),
         "the first answer stays: {cancelled}"
     );
     assert!(
@@ -564,7 +564,7 @@ fn reasoning_folds_and_model_mode_compact_and_copy_commands_work() {
 }
 
 #[test]
-fn goal_mcp_usage_and_doctor_commands_show_the_daemons_answers() {
+fn goal_reasoning_mcp_usage_and_doctor_commands_reach_the_daemon() {
     let server = ProviderServer::start().unwrap();
     server.enqueue(Reply::new().text("counted").usage(100, 0, 10));
     let d = setup(&server, StartOptions::default());
@@ -580,6 +580,12 @@ fn goal_mcp_usage_and_doctor_commands_show_the_daemons_answers() {
     assert_eq!(goal["goal"], "ship the release");
     screen.submit("/goal clear");
     screen.wait_for("No goal set");
+    screen.submit("/reasoning HIGH");
+    screen.wait_for("Reasoning level: high");
+    let header = c
+        .ok_json("session.get", json!({"id": sid, "global": true}))
+        .unwrap();
+    assert_eq!(header["reasoningLevel"], "high");
 
     screen.submit("count");
     screen.wait_for("counted");
