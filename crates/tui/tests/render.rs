@@ -60,3 +60,21 @@ fn wide_characters_wrap_within_the_width() {
     let rows = screen(&mut app, 10, 10);
     assert_eq!(&rows[..4], ["你好世界你", "好世界你好", "世界", "🎉🎉🎉"]);
 }
+
+#[test]
+fn the_editor_wraps_by_display_width_and_the_cursor_follows() {
+    use ratatui::backend::Backend;
+    let mut app = App::default();
+    app.editor.insert_str("abc你好");
+    let mut t = Terminal::new(TestBackend::new(6, 10)).unwrap();
+    t.draw(|f| seekclaw_tui::render::draw(f, &mut app)).unwrap();
+    let rows = screen(&mut app, 6, 10);
+    // Rows 7 and 8: the editor under its rule; row 9: the status bar.
+    assert_eq!(&rows[7..9], ["› abc", "你好"], "{rows:#?}");
+    let cursor = t.backend_mut().get_cursor_position().unwrap();
+    assert_eq!((cursor.x, cursor.y), (4, 8), "after 你好");
+    app.editor.left();
+    t.draw(|f| seekclaw_tui::render::draw(f, &mut app)).unwrap();
+    let cursor = t.backend_mut().get_cursor_position().unwrap();
+    assert_eq!((cursor.x, cursor.y), (2, 8), "before 好");
+}
