@@ -2,6 +2,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod admin;
+mod chat;
 mod client;
 mod mcp;
 mod run;
@@ -24,12 +25,16 @@ use seekclaw_daemon::{DaemonError, DaemonOptions};
     about = "Local AI coding-agent runtime and daemon"
 )]
 struct Cli {
+    /// Without a command: `seekclaw chat`.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// The terminal UI (the default): a client of the daemon, which it starts
+    /// when none runs (and then stops on exit).
+    Chat(chat::ChatArgs),
     /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
     Daemon,
     /// Run one agent turn in-process (no daemon needed) and stream the answer.
@@ -72,7 +77,11 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    match cli.command {
+    let Some(command) = cli.command else {
+        return chat::chat(chat::ChatArgs::default());
+    };
+    match command {
+        Command::Chat(args) => chat::chat(args),
         Command::Daemon => run_daemon(),
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::serve(args),

@@ -22,6 +22,7 @@ mod serve;
 mod sessions;
 mod sessions_cli;
 mod skills;
+mod tui;
 mod turn_control;
 mod turn_tools;
 mod watch;

@@ -1,0 +1,605 @@
+//! `seekclaw chat`: the real binary in a real pseudo-terminal (tmux), against
+//! the real daemon and the testkit provider. Keys go in with `send-keys`; the
+//! screen comes back with `capture-pane`.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use seekclaw_testkit::{DaemonProcess, ProviderServer, Reply, StartOptions, process_alive};
+use serde_json::json;
+
+use crate::chat::setup;
+use crate::{bin, project_dir};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
+struct Screen {
+    socket: String,
+}
+
+impl Screen {
+    /// `seekclaw chat ARGS` with `home` as its home, in a 100×30 terminal.
+    fn chat(home: &Path, args: &[&str]) -> Screen {
+        let mut argv = vec!["chat"];
+        argv.extend_from_slice(args);
+        Screen::start(home, None, &argv)
+    }
+
+    /// `seekclaw ARGV` with `home` as its home, in `cwd` (default: the
+    /// test's), in a 100×30 terminal.
+    fn start(home: &Path, cwd: Option<&Path>, argv: &[&str]) -> Screen {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!(
+            "seekclaw-tui-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut command = format!(
+            "env SEEKCLAW_HOME='{}' '{}'",
+            home.display(),
+            bin().display()
+        );
+        for a in argv {
+            command.push_str(&format!(" '{a}'"));
+        }
+        let screen = Screen { socket };
+        let here = std::env::current_dir().unwrap();
+        let cwd = cwd.unwrap_or(&here).display().to_string();
+        screen.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-s",
+            "main",
+            "-c",
+            &cwd,
+            &command,
+        ]);
+        screen
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "main", "-l", text]);
+    }
+
+    /// Presses keys by tmux name (`Enter`, `C-c`, `PPage`, …).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Types `text` and presses Enter.
+    fn submit(&self, text: &str) {
+        self.type_text(text);
+        self.keys(&["Enter"]);
+    }
+
+    fn capture(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "main"])
+    }
+
+    /// Waits until the screen satisfies `ok`; returns that screen.
+    fn wait(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.capture();
+            if ok(&screen) {
+                return screen;
+            }
+            if start.elapsed() > WAIT {
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        self.wait(text, |s| s.contains(text))
+    }
+
+    /// Whether the chat process still runs (its tmux session ends with it).
+    fn running(&self) -> bool {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "has-session", "-t", "main"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    fn wait_exit(&self) {
+        let start = Instant::now();
+        while self.running() {
+            assert!(
+                start.elapsed() < WAIT,
+                "chat did not exit:\n{}",
+                self.capture()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+/// The row of `screen` that contains `text`.
+fn row<'a>(screen: &'a str, text: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("no row with {text:?} in\n{screen}"))
+}
+
+#[test]
+fn chat_streams_markdown_and_tool_rows_go_from_running_to_done_with_diffs() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().tool_call(
+        "c1",
+        "bash",
+        json!({"command": "sleep 2; echo slept"}).to_string(),
+    ));
+    server.enqueue(Reply::new().tool_call(
+        "c2",
+        "write_file",
+        r#"{"path":"notes.txt","content":"hello tui\n"}"#,
+    ));
+    server.enqueue(
+        Reply::new()
+            .text("Here is **bold** and `inline`.\n\n")
+            .text("```rust\nlet answer = 42;\n```\n\n- 你好 🎉 item\n\n")
+            .text("| key | value |\n|---|---|\n| alpha | 1 |\n")
+            .usage(120, 0, 30),
+    );
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("do the thing");
+
+    // The tool row shows while the command sleeps, without a result mark.
+    let running = screen.wait_for("bash");
+    let bash = row(&running, "bash");
+    assert!(!bash.contains('✓') && !bash.contains('✗'), "{running}");
+    assert!(bash.contains("sleep 2"), "the summary: {running}");
+
+    let done = screen.wait_for("Here is bold and inline.");
+    assert!(row(&done, "bash").contains("✓ bash"), "{done}");
+    assert!(row(&done, "bash").contains(" s)"), "a duration: {done}");
+    assert!(row(&done, "write_file").contains('✓'), "{done}");
+    assert!(done.contains("+hello tui"), "the diff: {done}");
+    assert!(!done.contains("**"), "Markdown markers are gone: {done}");
+    assert!(
+        row(&done, "let answer = 42;").starts_with("  let"),
+        "{done}"
+    );
+    assert!(row(&done, "item").contains("• 你好 🎉 item"), "{done}");
+    assert!(row(&done, "alpha").contains("alpha │ 1"), "a table: {done}");
+    let status = done.lines().last().unwrap();
+    assert!(status.contains("tk/m1"), "{status}");
+    assert!(status.contains("↑120 ↓30"), "{status}");
+    assert!(status.contains("idle"), "{status}");
+    screen.submit("/quit");
+    screen.wait_exit();
+}
+
+#[test]
+fn enter_mid_turn_steers_and_ctrl_c_cancels_keeping_the_partial_answer() {
+    let server = ProviderServer::start().unwrap();
+    let mut first = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..20 {
+        first = first.text(format!("part{i} "));
+    }
+    let mut second = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..60 {
+        second = second.text(format!("more{i} "));
+    }
+    server.enqueue(first);
+    server.enqueue(second);
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("start");
+    screen.wait_for("part1");
+    screen.submit("use tabs please");
+    let pending = screen.wait_for("steer (pending): use tabs please");
+    assert!(pending.contains("running"), "{pending}");
+
+    // The turn takes the guidance in: the next model request carries it.
+    let committed = screen.wait_for("↳ use tabs please");
+    assert!(!committed.contains("(pending)"), "{committed}");
+    let requests = server.wait_requests(2, WAIT).unwrap();
+    assert!(requests[1].raw_body.contains("use tabs please"));
+
+    screen.wait_for("more3");
+    screen.keys(&["C-c"]);
+    let cancelled = screen.wait_for("(cancelled)");
+    assert!(
+        cancelled.contains("part19"),
+        "the first answer stays: {cancelled}"
+    );
+    assert!(
+        cancelled.contains("more3"),
+        "the partial answer stays: {cancelled}"
+    );
+    assert!(!cancelled.contains("more59"), "{cancelled}");
+    assert!(cancelled.lines().last().unwrap().contains("idle"));
+
+    // Ctrl-C twice on the idle empty prompt quits.
+    screen.keys(&["C-c"]);
+    screen.wait_for("Press Ctrl-C again to quit");
+    screen.keys(&["C-c"]);
+    screen.wait_exit();
+}
+
+#[test]
+fn new_sessions_resume_and_a_resize_reflows() {
+    let server = ProviderServer::start().unwrap();
+    let words: Vec<String> = (1..=40).map(|i| format!("w{i:02}")).collect();
+    server.enqueue(Reply::plain(words.join(" ")));
+    server.enqueue(Reply::plain("second answer"));
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("first question");
+    let wide = screen.wait_for("w40");
+    // 25 four-column words fill the 100 columns.
+    assert!(row(&wide, "w01").contains("w25"), "{wide}");
+    assert!(row(&wide, "w40").starts_with("w26"), "{wide}");
+    let first_sid = session_of(&wide);
+
+    screen.tmux(&["resize-window", "-t", "main", "-x", "60", "-y", "30"]);
+    let narrow = screen.wait("the reflow", |s| s.lines().any(|l| l.starts_with("w16")));
+    assert!(!row(&narrow, "w01").contains("w16"), "{narrow}");
+    assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
+
+    screen.submit("/new");
+    let fresh = screen.wait_for("New session");
+    assert!(
+        !fresh.contains("w01"),
+        "the old conversation is gone: {fresh}"
+    );
+    let second_sid = session_of(&fresh);
+    assert_ne!(first_sid, second_sid);
+    screen.submit("another question");
+    screen.wait_for("second answer");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(
+        !requests[1].raw_body.contains("first question"),
+        "the new session starts empty"
+    );
+
+    screen.submit("/sessions");
+    let list = screen.wait_for("Sessions (newest first");
+    assert!(
+        list.contains(&first_sid) && list.contains(&second_sid),
+        "{list}"
+    );
+    screen.submit(&format!("/resume {first_sid}"));
+    let resumed = screen.wait(&format!("session {first_sid}"), |s| {
+        s.lines().last().unwrap_or_default().contains(&first_sid)
+    });
+    assert!(resumed.contains("› first question"), "{resumed}");
+    assert!(resumed.contains("w40"), "{resumed}");
+    assert!(!resumed.contains("second answer"), "{resumed}");
+    screen.submit("/quit");
+    screen.wait_exit();
+
+    // --continue opens the latest session of the scope.
+    let again = Screen::chat(&d.home, &["--global", "--continue"]);
+    let shown = again.wait_for("second answer");
+    assert!(
+        shown.lines().last().unwrap().contains(&second_sid),
+        "{shown}"
+    );
+    again.submit("/quit");
+    again.wait_exit();
+}
+
+/// The session id in the status bar.
+fn session_of(screen: &str) -> String {
+    let status = screen.lines().last().unwrap_or_default();
+    let after = status
+        .split("session ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no session in {status:?}"));
+    after.split_whitespace().next().unwrap().to_string()
+}
+
+#[test]
+fn chat_starts_a_daemon_when_none_runs_and_stops_only_that_one() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::plain("from a daemon of my own"));
+    let mut d = setup(&server, StartOptions::default());
+    let _home_dir = d.take_tempdir();
+    let home = d.home.clone();
+    let mut c = d.connect().unwrap();
+    assert_eq!(c.request("shutdown", json!({})).unwrap()["event"], "bye");
+    d.wait_exit(WAIT).unwrap();
+
+    let screen = Screen::chat(&home, &["--global"]);
+    screen.wait_for("started a daemon for this chat");
+    let pid: u32 = std::fs::read_to_string(home.join("daemon.lock"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(process_alive(pid));
+    screen.submit("hello");
+    screen.wait_for("from a daemon of my own");
+    screen.submit("/quit");
+    screen.wait_exit();
+    let start = Instant::now();
+    while process_alive(pid) {
+        assert!(start.elapsed() < WAIT, "the daemon it started still runs");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!home.join("daemon.sock").exists());
+
+    // Closing the terminal (SIGHUP) also stops the daemon it started.
+    let screen = Screen::chat(&home, &["--global"]);
+    screen.wait_for("started a daemon for this chat");
+    let pid: u32 = std::fs::read_to_string(home.join("daemon.lock"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    drop(screen);
+    let start = Instant::now();
+    while process_alive(pid) {
+        assert!(
+            start.elapsed() < WAIT,
+            "the daemon outlived a closed terminal"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A daemon it did not start outlives the chat; a first prompt is sent at once.
+    server.enqueue(Reply::plain("answer to the first prompt"));
+    let mut other = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&other.home, &["--global", "the first prompt"]);
+    let shown = screen.wait_for("answer to the first prompt");
+    assert!(shown.contains("› the first prompt"), "{shown}");
+    assert!(!shown.contains("started a daemon"), "{shown}");
+    screen.submit("/quit");
+    screen.wait_exit();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(other.try_wait().unwrap().is_none(), "the daemon still runs");
+    let mut c = other.connect().unwrap();
+    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
+}
+
+#[test]
+fn chat_without_a_terminal_prints_the_answer() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().text("piped ").text("answer"));
+    let d = setup(&server, StartOptions::default());
+    let out = Command::new(bin())
+        .args(["chat", "--global", "say it"])
+        .env("SEEKCLAW_HOME", &d.home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "piped answer\n");
+
+    // Ctrl-C (SIGINT) cancels the turn; what streamed so far is printed.
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..50 {
+        slow = slow.text(format!("bit{i} "));
+    }
+    server.enqueue(slow);
+    let mut child = Command::new(bin())
+        .args(["chat", "--global", "go slowly"])
+        .env("SEEKCLAW_HOME", &d.home)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 4];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    assert_eq!(&first, b"bit0");
+    // SAFETY: a signal to the child this test spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert!(rest.ends_with('\n') && !rest.contains("bit49"), "{rest}");
+    let mut c = d.connect().unwrap();
+    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
+
+    let out = Command::new(bin())
+        .args(["chat", "--global"])
+        .env("SEEKCLAW_HOME", &d.home)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("stdout is not a terminal"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_killed_daemon_is_survived_and_nothing_typed_is_lost() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::plain("before the crash"));
+    server.enqueue(Reply::plain("after the restart"));
+    let mut d = setup(&server, StartOptions::default());
+    let _home_dir = d.take_tempdir();
+    let home = d.home.clone();
+    let screen = Screen::chat(&home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("one");
+    let before = screen.wait_for("before the crash");
+    let sid = session_of(&before);
+    screen.type_text("half typed");
+    d.kill9().unwrap();
+    let _d2 = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
+    let after = screen.wait_for("Reconnected to the daemon.");
+    assert!(after.contains("› one"), "reloaded from the store: {after}");
+    assert!(after.contains("before the crash"), "{after}");
+    assert!(
+        after.contains("› half typed"),
+        "the prompt is kept: {after}"
+    );
+    assert_eq!(session_of(&after), sid);
+    screen.type_text(" now");
+    screen.keys(&["Enter"]);
+    screen.wait_for("after the restart");
+    let requests = server.requests();
+    assert!(
+        requests[1].raw_body.contains("before the crash"),
+        "same session"
+    );
+    assert!(requests[1].raw_body.contains("half typed now"));
+    screen.submit("/quit");
+    screen.wait_exit();
+}
+
+#[test]
+fn bare_seekclaw_is_chat_in_the_current_project_and_pgup_scrolls_back() {
+    let server = ProviderServer::start().unwrap();
+    let items: Vec<String> = (1..=80).map(|i| format!("- line{i:02}")).collect();
+    server.enqueue(Reply::plain(items.join("\n")));
+    let d = setup(&server, StartOptions::default());
+    let project = project_dir(&d.home, "proj");
+    let screen = Screen::start(&d.home, Some(&project), &[]);
+    screen.wait_for("Ask anything");
+    screen.submit("list them");
+    let bottom = screen.wait_for("line80");
+    assert!(!bottom.contains("line01"), "{bottom}");
+
+    screen.keys(&["PPage"]);
+    let up = screen.wait("a page up", |s| !s.contains("line80"));
+    assert!(up.lines().last().unwrap().contains("scrolled"), "{up}");
+    screen.keys(&["PPage", "PPage", "PPage", "PPage"]);
+    let top = screen.wait_for("› list them");
+    assert!(top.contains("line01"), "{top}");
+    screen.keys(&["NPage", "NPage", "NPage", "NPage", "NPage"]);
+    let back = screen.wait_for("line80");
+    assert!(!back.lines().last().unwrap().contains("scrolled"), "{back}");
+
+    // The session is the project's.
+    let mut c = d.connect().unwrap();
+    let list = c
+        .ok_json("session.list", json!({"workspace": project}))
+        .unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["id"].as_str().unwrap(), session_of(&back));
+    screen.submit("/quit");
+    screen.wait_exit();
+}
+
+#[test]
+fn reasoning_folds_and_model_mode_compact_and_copy_commands_work() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(
+        Reply::new()
+            .reasoning("thinking hard\nsecond thought")
+            .text("answer **one**"),
+    );
+    server.enqueue(Reply::plain("the summary text"));
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    screen.wait_for("Ask anything");
+    screen.submit("think");
+    let shown = screen.wait_for("answer one");
+    assert!(shown.contains("thinking hard"), "{shown}");
+    screen.keys(&["C-t"]);
+    let folded = screen.wait_for("▸ reasoning, 2 lines (Ctrl-T shows)");
+    assert!(!folded.contains("thinking hard"), "{folded}");
+
+    screen.submit("/copy");
+    screen.wait_for("Copied the last answer (14 chars).");
+    assert_eq!(screen.tmux(&["show-buffer"]), "answer **one**");
+
+    screen.submit("/model");
+    let models = screen.wait_for("Models (* active");
+    assert!(models.contains("* tk/m1"), "{models}");
+    assert!(models.contains("  tk/eyes"), "{models}");
+    screen.submit("/model tk/eyes");
+    screen.wait_for("switched to tk/eyes");
+
+    screen.submit("/mode readonly");
+    screen.wait_for("Mode: readonly");
+    screen.submit("/mode");
+    screen.wait_for("Mode: readonly (/mode");
+
+    screen.submit("/compact");
+    let compacted = screen.wait_for("the summary text");
+    assert!(compacted.contains("Compacted; the next turn starts from this summary:"));
+    screen.submit("/quit");
+    screen.wait_exit();
+}
+
+#[test]
+fn goal_reasoning_mcp_usage_and_doctor_commands_reach_the_daemon() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().text("counted").usage(100, 0, 10));
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("/goal ship the release");
+    screen.wait_for("Goal: ship the release");
+    let sid = session_of(&screen.capture());
+    let mut c = d.connect().unwrap();
+    let goal = c
+        .ok_json("goal.get", json!({"id": sid, "global": true}))
+        .unwrap();
+    assert_eq!(goal["goal"], "ship the release");
+    screen.submit("/goal clear");
+    screen.wait_for("No goal set");
+    screen.submit("/reasoning HIGH");
+    screen.wait_for("Reasoning level: high");
+    let header = c
+        .ok_json("session.get", json!({"id": sid, "global": true}))
+        .unwrap();
+    assert_eq!(header["reasoningLevel"], "high");
+
+    screen.submit("count");
+    screen.wait_for("counted");
+    screen.submit("/usage");
+    let usage = screen.wait_for("Usage, all time:");
+    assert!(
+        row(&usage, "tk/m1").contains("1 calls (0 failed), 100 in, 10 out"),
+        "{usage}"
+    );
+    screen.submit("/mcp");
+    screen.wait_for("No MCP servers configured.");
+    screen.submit("/doctor");
+    let doctor = screen.wait_for("[OK]");
+    assert!(doctor.contains("tk"), "{doctor}");
+    screen.submit("/quit");
+    screen.wait_exit();
+}

@@ -1,0 +1,260 @@
+//! What a key's [`Action`] does against the daemon: start or steer a turn,
+//! cancel it, and the slash commands.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use crate::app::{Action, App};
+use crate::lifecycle::Daemon;
+use crate::{Scope, TuiError, open_session};
+
+/// Carries out an action against the daemon; failures show in the conversation.
+pub async fn act(daemon: &Daemon, scope: &Scope, app: &mut App, action: Action) {
+    if let Err(e) = try_act(daemon, scope, app, action).await {
+        if matches!(e, TuiError::Disconnected) {
+            app.on_disconnect();
+        } else {
+            app.error(e.to_string());
+        }
+    }
+}
+
+async fn try_act(
+    daemon: &Daemon,
+    scope: &Scope,
+    app: &mut App,
+    action: Action,
+) -> Result<(), TuiError> {
+    let conn = &daemon.conn;
+    match action {
+        Action::Chat(message) => {
+            let sid = ensure_session(daemon, scope, app).await?;
+            let params = scope.with(json!({"message": message, "sessionId": sid}));
+            let id = conn.send("chat", params).await?;
+            app.start_turn(id, &message);
+        }
+        Action::Steer(message) => {
+            let Some(turn) = &app.turn else { return Ok(()) };
+            let params = json!({"message": message, "requestId": turn.request_id, "sessionId": app.session_id});
+            conn.send("agent.steer", params).await?;
+        }
+        Action::Cancel(request_id) => {
+            conn.send("agent.cancel", json!({"requestId": request_id}))
+                .await?;
+        }
+        Action::NewSession => {
+            let sid = conn.call("session.new", scope.params()).await?;
+            app.reset(Some(sid.clone()));
+            app.notice(format!("New session {sid}."));
+        }
+        Action::ListSessions => {
+            let list = conn.call_json("session.list", scope.params()).await?;
+            let empty = Vec::new();
+            let rows: Vec<String> = list
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}  {}  {}",
+                        s["id"].as_str().unwrap_or_default(),
+                        s["updatedAt"].as_str().unwrap_or_default(),
+                        s["title"].as_str().unwrap_or("(untitled)")
+                    )
+                })
+                .collect();
+            if rows.is_empty() {
+                app.notice("No sessions in this scope yet.");
+            } else {
+                app.notice(format!(
+                    "Sessions (newest first; /resume ID):\n{}",
+                    rows.join("\n")
+                ));
+            }
+        }
+        Action::Resume(id) => {
+            let choice = crate::SessionChoice::Id(id);
+            if let Some(detail) = open_session(conn, scope, &choice).await? {
+                app.load_session(&detail);
+            }
+        }
+        Action::Model(None) => {
+            let catalog = conn.call_json("model.catalog", json!({})).await?;
+            let empty = Vec::new();
+            let rows: Vec<String> = catalog
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|m| {
+                    let mark = if m["active"].as_bool().unwrap_or(false) {
+                        "*"
+                    } else {
+                        " "
+                    };
+                    let off = if m["providerEnabled"].as_bool().unwrap_or(true) {
+                        ""
+                    } else {
+                        "  (provider disabled)"
+                    };
+                    format!("{mark} {}{off}", m["ref"].as_str().unwrap_or_default())
+                })
+                .collect();
+            app.notice(format!(
+                "Models (* active; /model REF switches):\n{}",
+                rows.join("\n")
+            ));
+        }
+        Action::Model(Some(model)) => {
+            let text = conn.call("model.switch", json!({"model": model})).await?;
+            app.notice(text);
+        }
+        Action::Mode(None) => {
+            let mode = conn.call("agent.mode.get", json!({})).await?;
+            app.notice(format!(
+                "Mode: {mode} (/mode plan|readonly|edit|auto switches)"
+            ));
+        }
+        Action::Mode(Some(mode)) => {
+            let mode = conn
+                .call("agent.mode.switch", json!({"mode": mode}))
+                .await?;
+            app.notice(format!("Mode: {mode}"));
+        }
+        Action::Compact => {
+            let Some(id) = app.session_id.clone() else {
+                app.error("Nothing to compact yet.");
+                return Ok(());
+            };
+            app.notice("Compacting…");
+            let result = conn
+                .call_json("session.compact", scope.with(json!({"id": id})))
+                .await?;
+            app.notice(format!(
+                "Compacted; the next turn starts from this summary:\n{}",
+                result["summary"].as_str().unwrap_or_default()
+            ));
+        }
+        Action::Copy => match app.last_answer() {
+            Some(text) => {
+                copy_to_clipboard(&text).map_err(TuiError::Terminal)?;
+                app.notice(format!(
+                    "Copied the last answer ({} chars).",
+                    text.chars().count()
+                ));
+            }
+            None => app.error("No answer to copy yet."),
+        },
+        Action::Reasoning(level) => {
+            let id = ensure_session(daemon, scope, app).await?;
+            let header = conn
+                .call_json(
+                    "session.update",
+                    scope.with(json!({"id": id, "reasoningLevel": level})),
+                )
+                .await?;
+            app.notice(format!(
+                "Reasoning level: {}",
+                header["reasoningLevel"].as_str().unwrap_or_default()
+            ));
+        }
+        Action::Doctor => {
+            let report = conn.call("doctor", json!({})).await?;
+            app.notice(report);
+        }
+        Action::Usage => {
+            let rows = conn.call_json("usage.get", json!({})).await?;
+            let empty = Vec::new();
+            let lines: Vec<String> = rows
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}/{}: {} calls ({} failed), {} in, {} out, ${:.4}",
+                        r["provider"].as_str().unwrap_or_default(),
+                        r["model"].as_str().unwrap_or_default(),
+                        r["calls"].as_u64().unwrap_or(0),
+                        r["failures"].as_u64().unwrap_or(0),
+                        r["totalInputTokens"].as_u64().unwrap_or(0),
+                        r["outputTokens"].as_u64().unwrap_or(0),
+                        r["cost"].as_f64().unwrap_or(0.0),
+                    )
+                })
+                .collect();
+            if lines.is_empty() {
+                app.notice("No usage recorded yet.");
+            } else {
+                app.notice(format!("Usage, all time:\n{}", lines.join("\n")));
+            }
+        }
+        Action::Mcp => {
+            let servers = conn.call_json("mcp.list", scope.params()).await?;
+            let empty = Vec::new();
+            let lines: Vec<String> = servers
+                .as_array()
+                .unwrap_or(&empty)
+                .iter()
+                .map(|m| {
+                    let error = m["error"]
+                        .as_str()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default();
+                    format!(
+                        "{} [{}, {}]: {}, {} tools{error}",
+                        m["name"].as_str().unwrap_or_default(),
+                        m["scope"].as_str().unwrap_or_default(),
+                        m["transport"].as_str().unwrap_or_default(),
+                        m["status"].as_str().unwrap_or_default(),
+                        m["toolCount"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect();
+            if lines.is_empty() {
+                app.notice("No MCP servers configured.");
+            } else {
+                app.notice(format!("MCP servers:\n{}", lines.join("\n")));
+            }
+        }
+        Action::Goal(change) => {
+            let id = ensure_session(daemon, scope, app).await?;
+            let (method, params) = match change {
+                None => ("goal.get", json!({"id": id})),
+                Some(None) => ("goal.clear", json!({"id": id})),
+                Some(Some(text)) => ("goal.set", json!({"id": id, "text": text})),
+            };
+            let goal = conn.call_json(method, scope.with(params)).await?;
+            let text = match goal["goal"].as_str() {
+                Some(g) if goal["blocked"].as_bool().unwrap_or(false) => format!(
+                    "Goal (blocked: {}): {g}",
+                    goal["reason"].as_str().unwrap_or("no reason given")
+                ),
+                Some(g) => format!("Goal: {g}"),
+                None => "No goal set (/goal TEXT sets one).".to_string(),
+            };
+            app.notice(text);
+        }
+        Action::Quit => {}
+    }
+    Ok(())
+}
+
+/// The session prompts go to, made with `session.new` when there is none yet.
+async fn ensure_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Result<String, TuiError> {
+    if let Some(sid) = &app.session_id {
+        return Ok(sid.clone());
+    }
+    let sid = daemon.conn.call("session.new", scope.params()).await?;
+    app.session_id = Some(sid.clone());
+    Ok(sid)
+}
+
+/// Puts `text` on the clipboard with OSC 52, which terminals (and tmux with
+/// `set-clipboard on`) pass on to the system clipboard, over SSH too.
+fn copy_to_clipboard(text: &str) -> std::io::Result<()> {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    let mut out = std::io::stdout().lock();
+    write!(out, "\x1b]52;c;{encoded}\x07")?;
+    out.flush()
+}

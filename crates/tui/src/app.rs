@@ -1,0 +1,530 @@
+//! The UI's state and how it changes: daemon envelopes and loaded sessions
+//! update the conversation; keys edit the prompt and yield [`Action`]s, which
+//! the event loop carries out against the daemon.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use serde_json::Value;
+
+use crate::client::Envelope;
+use crate::input::Editor;
+
+/// One row of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry {
+    /// A prompt the user sent.
+    User(String),
+    /// Guidance the running turn took in (the daemon's `steer` event).
+    Steer(String),
+    /// A model step's answer (Markdown) and reasoning.
+    Assistant {
+        /// The answer so far.
+        text: String,
+        /// The reasoning so far.
+        thinking: String,
+    },
+    /// One tool call.
+    Tool(ToolRow),
+    /// Something the UI says (help, session lists, a cancelled turn).
+    Notice(String),
+    /// A failure.
+    Error(String),
+}
+
+/// A tool call's row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRow {
+    /// The call id (`details.callId`).
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// What it does (`tool_start`) or did (`tool_done`).
+    pub summary: String,
+    /// Where it is.
+    pub state: ToolState,
+    /// How long it took, when done and known.
+    pub duration_ms: Option<f64>,
+    /// The unified diff of a file it changed.
+    pub diff: Option<String>,
+}
+
+/// A tool call's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolState {
+    /// Still running.
+    Running,
+    /// Succeeded.
+    Done,
+    /// Failed.
+    Failed,
+}
+
+/// The turn this UI runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// The `chat` request id.
+    pub request_id: i64,
+    /// `agent.cancel` was sent.
+    pub cancelling: bool,
+    /// The latest workflow label.
+    pub phase: String,
+    /// Whether any answer text streamed.
+    pub streamed: bool,
+}
+
+/// What the event loop does for a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Start a turn with this prompt.
+    Chat(String),
+    /// Steer the running turn.
+    Steer(String),
+    /// Cancel the running turn.
+    Cancel(i64),
+    /// `/new`.
+    NewSession,
+    /// `/sessions`.
+    ListSessions,
+    /// `/resume ID`.
+    Resume(String),
+    /// `/model`: list the models; `/model REF`: switch to one.
+    Model(Option<String>),
+    /// `/mode`: show the agent mode; `/mode NAME`: switch.
+    Mode(Option<String>),
+    /// `/compact`: summarize the session.
+    Compact,
+    /// `/copy`: the last answer to the clipboard.
+    Copy,
+    /// `/reasoning LEVEL`: the session's reasoning level.
+    Reasoning(String),
+    /// `/doctor`: the daemon's checks.
+    Doctor,
+    /// `/usage`: tokens and cost per model.
+    Usage,
+    /// `/mcp`: the MCP servers and their state.
+    Mcp,
+    /// `/goal` shows the session's goal; `/goal clear` clears it
+    /// (`Some(None)`); `/goal TEXT` sets it.
+    Goal(Option<Option<String>>),
+    /// Leave.
+    Quit,
+}
+
+const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
+Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
+Ctrl-T: show or hide reasoning\n\
+Commands: /new  /sessions  /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
+          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
+
+/// The whole UI state.
+#[derive(Debug, Default)]
+pub struct App {
+    /// The conversation, oldest first.
+    pub entries: Vec<Entry>,
+    /// Steers sent and not yet taken in by the turn.
+    pub pending_steers: Vec<String>,
+    /// The session the prompts go to (`None` until the first prompt).
+    pub session_id: Option<String>,
+    /// `provider/model` of the latest `model_start`.
+    pub model: Option<String>,
+    /// Input tokens (`usage`), summed.
+    pub input_tokens: u64,
+    /// Output tokens (`usage`), summed.
+    pub output_tokens: u64,
+    /// The running turn.
+    pub turn: Option<Turn>,
+    /// The prompt editor.
+    pub editor: Editor,
+    /// Lines scrolled up from the bottom of the conversation.
+    pub scroll: usize,
+    /// The conversation's height at the last draw (a page for PgUp/PgDn).
+    pub page: usize,
+    /// Spinner frame.
+    pub tick: usize,
+    /// A one-line hint in the status bar.
+    pub hint: Option<String>,
+    /// A second Ctrl-C on an empty idle prompt quits.
+    quit_armed: bool,
+    /// The daemon connection is gone.
+    pub disconnected: bool,
+    /// Reasoning is folded to one line (Ctrl-T toggles).
+    pub hide_thinking: bool,
+}
+
+impl App {
+    /// The text of the latest answer with any.
+    pub fn last_answer(&self) -> Option<String> {
+        self.entries.iter().rev().find_map(|e| match e {
+            Entry::Assistant { text, .. } if !text.trim().is_empty() => Some(text.clone()),
+            _ => None,
+        })
+    }
+
+    /// Whether something animates (a spinner needs ticks).
+    pub fn animating(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    /// A turn was started with `chat` request `request_id`.
+    pub fn start_turn(&mut self, request_id: i64, prompt: &str) {
+        for s in self.pending_steers.drain(..) {
+            self.entries
+                .push(Entry::Notice(format!("steer not taken in: {s}")));
+        }
+        self.entries.push(Entry::User(prompt.to_string()));
+        self.turn = Some(Turn {
+            request_id,
+            cancelling: false,
+            phase: String::new(),
+            streamed: false,
+        });
+        self.scroll = 0;
+    }
+
+    /// Adds a notice (multi-line text).
+    pub fn notice(&mut self, text: impl Into<String>) {
+        self.entries.push(Entry::Notice(text.into()));
+        self.scroll = 0;
+    }
+
+    /// Adds an error row.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.entries.push(Entry::Error(text.into()));
+        self.scroll = 0;
+    }
+
+    /// Starts over in `session_id` (a new session, nothing shown yet).
+    pub fn reset(&mut self, session_id: Option<String>) {
+        self.entries.clear();
+        self.pending_steers.clear();
+        self.session_id = session_id;
+        self.model = None;
+        self.input_tokens = 0;
+        self.output_tokens = 0;
+        self.turn = None;
+        self.scroll = 0;
+    }
+
+    /// Shows a session as `session.get` returned it.
+    pub fn load_session(&mut self, detail: &Value) {
+        self.reset(detail["id"].as_str().map(str::to_string));
+        self.input_tokens = detail["inputTokens"].as_u64().unwrap_or(0);
+        self.output_tokens = detail["outputTokens"].as_u64().unwrap_or(0);
+        let empty = Vec::new();
+        for m in detail["messages"].as_array().unwrap_or(&empty) {
+            let text = m["text"].as_str().unwrap_or_default().to_string();
+            match m["role"].as_str().unwrap_or_default() {
+                "user" => self.entries.push(Entry::User(text)),
+                "assistant" => {
+                    if let Some(model) = m["modelRef"].as_str() {
+                        self.model = Some(model.to_string());
+                    }
+                    let thinking = m["thinking"].as_str().unwrap_or_default().to_string();
+                    if !text.is_empty() || !thinking.is_empty() {
+                        self.entries.push(Entry::Assistant { text, thinking });
+                    }
+                }
+                "tool" => self.entries.push(Entry::Tool(ToolRow {
+                    call_id: m["toolCallId"].as_str().unwrap_or_default().to_string(),
+                    name: m["toolName"].as_str().unwrap_or("tool").to_string(),
+                    summary: first_line(&text, 80),
+                    state: if m["toolSuccess"].as_bool().unwrap_or(true) {
+                        ToolState::Done
+                    } else {
+                        ToolState::Failed
+                    },
+                    duration_ms: None,
+                    diff: m["toolDiff"].as_str().map(str::to_string),
+                })),
+                _ => {}
+            }
+        }
+    }
+
+    /// Applies one envelope that was not a call's answer.
+    pub fn on_envelope(&mut self, env: Envelope) {
+        // A steer is taken in even after the turn's terminal (reference §10.3).
+        if env.event == "steer" {
+            if !self.pending_steers.is_empty() {
+                let at = self.pending_steers.iter().position(|s| *s == env.data);
+                self.pending_steers.remove(at.unwrap_or(0));
+            }
+            self.entries.push(Entry::Steer(env.data));
+            return;
+        }
+        let Some(turn) = self.turn.as_mut() else {
+            return;
+        };
+        if env.id != turn.request_id {
+            // An `agent.steer`/`agent.cancel` answer: only a failure matters.
+            if env.event == "error" {
+                self.error(env.data);
+            }
+            return;
+        }
+        match env.event.as_str() {
+            "workflow" | "status" => turn.phase = env.data,
+            "model_start" => self.model = Some(env.data),
+            "thinking" => self.append(&env.data, true),
+            "delta" => {
+                turn.streamed = true;
+                self.append(&env.data, false);
+            }
+            "usage" => {
+                self.input_tokens += env.details["inputTokens"].as_u64().unwrap_or(0);
+                self.output_tokens += env.details["outputTokens"].as_u64().unwrap_or(0);
+            }
+            "tool_start" => self.entries.push(Entry::Tool(ToolRow {
+                call_id: str_of(&env.details, "callId"),
+                name: env.data,
+                summary: str_of(&env.details, "summary"),
+                state: ToolState::Running,
+                duration_ms: None,
+                diff: None,
+            })),
+            "tool_done" => {
+                if let Some(row) = self.tool_row(&str_of(&env.details, "callId")) {
+                    row.state = if env.details["success"].as_bool().unwrap_or(true) {
+                        ToolState::Done
+                    } else {
+                        ToolState::Failed
+                    };
+                    row.duration_ms = env.details["durationMs"].as_f64();
+                    if !env.data.is_empty() {
+                        row.summary = env.data;
+                    }
+                }
+            }
+            "file_diff" => {
+                if let Some(row) = self.tool_row(&str_of(&env.details, "callId")) {
+                    row.diff = env.details["diff"].as_str().map(str::to_string);
+                }
+            }
+            "background_notice" => self.notice(env.data),
+            "done" => {
+                if !turn.streamed && !env.data.is_empty() {
+                    self.append(&env.data, false);
+                }
+                self.end_turn();
+            }
+            "cancelled" => {
+                self.end_turn();
+                self.notice("(cancelled)");
+            }
+            "error" => {
+                self.end_turn();
+                self.error(env.data);
+            }
+            _ => {}
+        }
+    }
+
+    /// The daemon closed the connection: the turn is over for this client.
+    pub fn on_disconnect(&mut self) {
+        if !self.disconnected {
+            self.disconnected = true;
+            self.turn = None;
+            self.pending_steers.clear();
+            self.error("The daemon went away; reconnecting…");
+        }
+    }
+
+    /// Connected again: the session as the store has it (`session.get`), or
+    /// `None` when there is none yet.
+    pub fn on_reconnect(&mut self, detail: Option<&Value>) {
+        self.disconnected = false;
+        if let Some(detail) = detail {
+            self.load_session(detail);
+        }
+        self.notice("Reconnected to the daemon.");
+    }
+
+    fn end_turn(&mut self) {
+        self.turn = None;
+        for row in self.entries.iter_mut() {
+            if let Entry::Tool(t) = row
+                && t.state == ToolState::Running
+            {
+                t.state = ToolState::Failed;
+            }
+        }
+    }
+
+    /// Appends to the open assistant bubble's answer or reasoning; a tool row
+    /// or a steer closes a bubble, so the next text opens a new one.
+    fn append(&mut self, chunk: &str, to_thinking: bool) {
+        if let Some(Entry::Assistant { text, thinking }) = self.entries.last_mut() {
+            if to_thinking {
+                thinking.push_str(chunk);
+            } else {
+                text.push_str(chunk);
+            }
+            return;
+        }
+        let (text, thinking) = if to_thinking {
+            (String::new(), chunk.to_string())
+        } else {
+            (chunk.to_string(), String::new())
+        };
+        self.entries.push(Entry::Assistant { text, thinking });
+    }
+
+    fn tool_row(&mut self, call_id: &str) -> Option<&mut ToolRow> {
+        let rows = self.entries.iter_mut().rev().filter_map(|e| match e {
+            Entry::Tool(t) => Some(t),
+            _ => None,
+        });
+        let mut fallback = None;
+        for row in rows {
+            if row.call_id == call_id {
+                return Some(row);
+            }
+            if fallback.is_none() && row.state == ToolState::Running {
+                fallback = Some(row);
+            }
+        }
+        fallback
+    }
+
+    /// Handles a key; the action the event loop must carry out, if any.
+    pub fn on_key(&mut self, key: KeyEvent) -> Option<Action> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        if !(ctrl && key.code == KeyCode::Char('c')) {
+            self.quit_armed = false;
+            self.hint = None;
+        }
+        match key.code {
+            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
+            KeyCode::Char('d') if ctrl && self.editor.is_empty() && self.turn.is_none() => {
+                return Some(Action::Quit);
+            }
+            KeyCode::Char('j') if ctrl => self.editor.insert('\n'),
+            KeyCode::Char('t') if ctrl => self.hide_thinking = !self.hide_thinking,
+            KeyCode::Enter if alt || shift => self.editor.insert('\n'),
+            KeyCode::Enter => return self.submit(),
+            KeyCode::Char(c) if !ctrl => self.editor.insert(c),
+            KeyCode::Tab => self.editor.insert_str("    "),
+            KeyCode::Backspace => self.editor.backspace(),
+            KeyCode::Delete => self.editor.delete(),
+            KeyCode::Left => self.editor.left(),
+            KeyCode::Right => self.editor.right(),
+            KeyCode::Home => self.editor.home(),
+            KeyCode::End => self.editor.end(),
+            KeyCode::Up => self.editor.up(),
+            KeyCode::Down => self.editor.down(),
+            KeyCode::PageUp => self.scroll += self.page.max(2) - 1,
+            KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(self.page.max(2) - 1),
+            _ => {}
+        }
+        None
+    }
+
+    fn ctrl_c(&mut self) -> Option<Action> {
+        if let Some(turn) = self.turn.as_mut() {
+            if turn.cancelling {
+                return None;
+            }
+            turn.cancelling = true;
+            return Some(Action::Cancel(turn.request_id));
+        }
+        if !self.editor.is_empty() {
+            self.editor.clear();
+            return None;
+        }
+        if self.quit_armed {
+            return Some(Action::Quit);
+        }
+        self.quit_armed = true;
+        self.hint = Some("Press Ctrl-C again to quit".into());
+        None
+    }
+
+    fn submit(&mut self) -> Option<Action> {
+        let text = self.editor.text();
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return None;
+        }
+        if let Some(command) = trimmed.strip_prefix('/') {
+            self.editor.take();
+            return self.command(command);
+        }
+        let text = self.editor.take();
+        if self.turn.is_some() {
+            self.pending_steers.push(text.clone());
+            return Some(Action::Steer(text));
+        }
+        Some(Action::Chat(text))
+    }
+
+    fn command(&mut self, command: &str) -> Option<Action> {
+        let (name, arg) = command.split_once(' ').unwrap_or((command, ""));
+        let busy = self.turn.is_some();
+        match (name, arg.trim()) {
+            ("quit" | "exit" | "q", _) => Some(Action::Quit),
+            ("help" | "?", _) => {
+                self.notice(HELP);
+                None
+            }
+            ("new" | "sessions" | "resume", _) if busy => {
+                self.error("A turn is running; wait for it or cancel it with Ctrl-C.");
+                None
+            }
+            ("new", _) => Some(Action::NewSession),
+            ("compact", _) if busy => {
+                self.error("A turn is running; compact when it is done.");
+                None
+            }
+            ("compact", _) => Some(Action::Compact),
+            ("model", "") => Some(Action::Model(None)),
+            ("model", m) => Some(Action::Model(Some(m.to_string()))),
+            ("mode", "") => Some(Action::Mode(None)),
+            ("mode", m) => Some(Action::Mode(Some(m.to_string()))),
+            ("copy", _) => Some(Action::Copy),
+            ("reasoning", "") => {
+                self.error("usage: /reasoning none|low|medium|high|max|xhigh|ultra");
+                None
+            }
+            ("reasoning", level) => Some(Action::Reasoning(level.to_string())),
+            ("doctor", _) => Some(Action::Doctor),
+            ("usage", _) => Some(Action::Usage),
+            ("mcp", _) => Some(Action::Mcp),
+            ("goal", "") => Some(Action::Goal(None)),
+            ("goal", "clear") => Some(Action::Goal(Some(None))),
+            ("goal", text) => Some(Action::Goal(Some(Some(text.to_string())))),
+            ("sessions", _) => Some(Action::ListSessions),
+            ("resume", "") => {
+                self.error("usage: /resume ID (ids from /sessions)");
+                None
+            }
+            ("resume", id) => Some(Action::Resume(id.to_string())),
+            _ => {
+                self.error(format!("Unknown command /{name}; /help lists them."));
+                None
+            }
+        }
+    }
+}
+
+fn str_of(details: &Value, key: &str) -> String {
+    details[key].as_str().unwrap_or_default().to_string()
+}
+
+/// The first line of `text`, cut to `max` chars.
+fn first_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > max {
+        let cut: String = line.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        line.to_string()
+    }
+}
+
+#[cfg(test)]
+#[path = "app_tests.rs"]
+mod tests;

@@ -1,0 +1,151 @@
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+
+use super::*;
+
+fn env(id: i64, event: &str, data: &str, details: Value) -> Envelope {
+    Envelope {
+        id,
+        event: event.into(),
+        data: data.into(),
+        session_id: Some("s".into()),
+        details,
+    }
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(app: &mut App, s: &str) {
+    for c in s.chars() {
+        app.on_key(key(KeyCode::Char(c)));
+    }
+}
+
+#[test]
+fn a_turn_streams_into_bubbles_split_by_tool_rows() {
+    let mut app = App::default();
+    app.start_turn(7, "hi");
+    app.on_envelope(env(7, "model_start", "tk/m1", json!({"step": 1})));
+    app.on_envelope(env(7, "thinking", "hmm", Value::Null));
+    app.on_envelope(env(7, "delta", "Let me look", Value::Null));
+    app.on_envelope(env(
+        7,
+        "tool_start",
+        "read_file",
+        json!({"callId": "c1", "summary": "a.rs"}),
+    ));
+    app.on_envelope(env(
+        7,
+        "file_diff",
+        "",
+        json!({"callId": "c1", "diff": "+x"}),
+    ));
+    app.on_envelope(env(
+        7,
+        "tool_done",
+        "read a.rs",
+        json!({"callId": "c1", "success": true, "durationMs": 12.0}),
+    ));
+    app.on_envelope(env(7, "delta", "Done.", Value::Null));
+    app.on_envelope(env(
+        7,
+        "usage",
+        "",
+        json!({"inputTokens": 10, "outputTokens": 3}),
+    ));
+    app.on_envelope(env(7, "done", "Done.", Value::Null));
+    assert!(app.turn.is_none());
+    assert_eq!(app.model.as_deref(), Some("tk/m1"));
+    assert_eq!((app.input_tokens, app.output_tokens), (10, 3));
+    assert_eq!(app.entries.len(), 4, "{:?}", app.entries);
+    assert_eq!(
+        app.entries[1],
+        Entry::Assistant {
+            text: "Let me look".into(),
+            thinking: "hmm".into()
+        }
+    );
+    let Entry::Tool(row) = &app.entries[2] else {
+        panic!("{:?}", app.entries[2])
+    };
+    assert_eq!(row.state, ToolState::Done);
+    assert_eq!(row.summary, "read a.rs");
+    assert_eq!(row.diff.as_deref(), Some("+x"));
+    assert_eq!(row.duration_ms, Some(12.0));
+}
+
+#[test]
+fn enter_steers_a_running_turn_and_the_steer_event_commits_it() {
+    let mut app = App::default();
+    app.start_turn(3, "go");
+    type_text(&mut app, "use tabs");
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Some(Action::Steer("use tabs".into()))
+    );
+    assert_eq!(app.pending_steers, ["use tabs"]);
+    app.on_envelope(env(3, "steer", "use tabs", Value::Null));
+    assert!(app.pending_steers.is_empty());
+    assert_eq!(app.entries.last(), Some(&Entry::Steer("use tabs".into())));
+}
+
+#[test]
+fn ctrl_c_cancels_then_twice_on_an_idle_empty_prompt_quits() {
+    let mut app = App::default();
+    app.start_turn(5, "go");
+    assert_eq!(app.on_key(ctrl('c')), Some(Action::Cancel(5)));
+    assert_eq!(app.on_key(ctrl('c')), None, "one cancel only");
+    app.on_envelope(env(5, "delta", "partial", Value::Null));
+    app.on_envelope(env(5, "cancelled", "partial", Value::Null));
+    assert!(matches!(&app.entries[1], Entry::Assistant { text, .. } if text == "partial"));
+    type_text(&mut app, "x");
+    assert_eq!(app.on_key(ctrl('c')), None, "clears the prompt");
+    assert!(app.editor.is_empty());
+    assert_eq!(app.on_key(ctrl('c')), None);
+    assert_eq!(app.on_key(ctrl('c')), Some(Action::Quit));
+}
+
+#[test]
+fn ctrl_j_inserts_a_newline_and_slash_commands_parse() {
+    let mut app = App::default();
+    type_text(&mut app, "a");
+    app.on_key(ctrl('j'));
+    type_text(&mut app, "b");
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Some(Action::Chat("a\nb".into()))
+    );
+    type_text(&mut app, "/resume 123");
+    assert_eq!(
+        app.on_key(key(KeyCode::Enter)),
+        Some(Action::Resume("123".into()))
+    );
+    type_text(&mut app, "/bogus");
+    assert_eq!(app.on_key(key(KeyCode::Enter)), None);
+    assert!(matches!(app.entries.last(), Some(Entry::Error(_))));
+}
+
+#[test]
+fn a_loaded_session_shows_its_messages() {
+    let mut app = App::default();
+    app.load_session(&json!({
+        "id": "s1", "inputTokens": 5, "outputTokens": 2,
+        "messages": [
+            {"role": "user", "text": "hi"},
+            {"role": "assistant", "text": "", "thinking": null, "modelRef": "tk/m1", "toolCalls": [{"id": "c", "name": "bash"}]},
+            {"role": "tool", "text": "ok\nmore", "toolCallId": "c", "toolName": "bash", "toolSuccess": false, "toolDiff": null},
+            {"role": "assistant", "text": "**bold**", "thinking": null, "modelRef": "tk/m1"}
+        ]
+    }));
+    assert_eq!(app.session_id.as_deref(), Some("s1"));
+    assert_eq!(app.entries.len(), 3);
+    assert!(
+        matches!(&app.entries[1], Entry::Tool(t) if t.state == ToolState::Failed && t.summary == "ok")
+    );
+}

@@ -1,0 +1,159 @@
+//! The interactive loop: terminal setup and restore, then keys, daemon
+//! envelopes and spinner ticks, each followed by one draw (envelopes that
+//! arrived together are applied before that draw).
+
+use std::io::Stdout;
+use std::time::{Duration, Instant};
+
+/// The shortest time between two draws.
+const FRAME: Duration = Duration::from_millis(16);
+
+use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste, Event, EventStream};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::actions::act;
+use crate::app::{Action, App};
+use crate::lifecycle::Daemon;
+use crate::{ChatOptions, TuiError, open_session, render};
+
+/// Puts the terminal back however the loop ends.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> Result<(TerminalGuard, Terminal<CrosstermBackend<Stdout>>), TuiError> {
+        enable_raw_mode().map_err(TuiError::Terminal)?;
+        let guard = TerminalGuard;
+        let mut stdout = std::io::stdout();
+        execute!(stdout, EnterAlternateScreen, EnableBracketedPaste).map_err(TuiError::Terminal)?;
+        let terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(TuiError::Terminal)?;
+        Ok((guard, terminal))
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        let _ = execute!(
+            std::io::stdout(),
+            DisableBracketedPaste,
+            LeaveAlternateScreen
+        );
+        let _ = disable_raw_mode();
+    }
+}
+
+/// Runs the UI until the user quits.
+pub async fn run(opts: ChatOptions) -> Result<(), TuiError> {
+    let mut daemon = Daemon::connect_or_start(&opts.home).await?;
+    let outcome = ui(&mut daemon, &opts).await;
+    daemon.close().await;
+    outcome
+}
+
+async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
+    let mut app = App::default();
+    match open_session(&daemon.conn, &opts.scope, &opts.session).await {
+        Ok(Some(detail)) => app.load_session(&detail),
+        Ok(None) => {}
+        Err(e) => app.error(format!("cannot open the session: {e}")),
+    }
+    if daemon.started_here() {
+        app.hint = Some("started a daemon for this chat".into());
+    }
+    let (_guard, mut terminal) = TerminalGuard::enter()?;
+    if let Some(prompt) = opts.prompt.clone() {
+        act(daemon, &opts.scope, &mut app, Action::Chat(prompt)).await;
+    }
+    // A closed terminal (SIGHUP) or a kill (SIGTERM) still ends through
+    // `Daemon::close`, so a daemon this client started does not outlive it.
+    let mut hangup = signal(SignalKind::hangup()).map_err(TuiError::Terminal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(TuiError::Terminal)?;
+    let mut keys = EventStream::new();
+    let mut ticks = tokio::time::interval(Duration::from_millis(100));
+    // Redraws are coalesced to one per frame: a fast stream costs no more
+    // draws than a slow one, and a key after a quiet spell is drawn at once.
+    let mut dirty = true;
+    let mut last_draw = Instant::now()
+        .checked_sub(FRAME)
+        .unwrap_or_else(Instant::now);
+    let mut gave_up = false;
+    loop {
+        if app.disconnected && !gave_up {
+            terminal
+                .draw(|f| render::draw(f, &mut app))
+                .map_err(TuiError::Terminal)?;
+            gave_up = !reconnect(daemon, opts, &mut app).await;
+            dirty = true;
+        }
+        if dirty && last_draw.elapsed() >= FRAME {
+            terminal
+                .draw(|f| render::draw(f, &mut app))
+                .map_err(TuiError::Terminal)?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+        let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
+        tokio::select! {
+            key = keys.next() => match key {
+                Some(Ok(Event::Key(k))) => {
+                    if let Some(action) = app.on_key(k) {
+                        if action == Action::Quit {
+                            return Ok(());
+                        }
+                        act(daemon, &opts.scope, &mut app, action).await;
+                    }
+                }
+                Some(Ok(Event::Paste(text))) => app.editor.insert_str(&text),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(TuiError::Terminal(e)),
+                None => return Ok(()),
+            },
+            env = daemon.events.recv(), if !app.disconnected => match env {
+                Some(env) => {
+                    app.on_envelope(env);
+                    while let Ok(more) = daemon.events.try_recv() {
+                        app.on_envelope(more);
+                    }
+                }
+                None => app.on_disconnect(),
+            },
+            _ = ticks.tick(), if app.animating() => app.tick = app.tick.wrapping_add(1),
+            _ = tokio::time::sleep_until(next_frame), if dirty => {}
+            _ = hangup.recv() => return Ok(()),
+            _ = terminate.recv() => return Ok(()),
+        }
+        dirty = true;
+    }
+}
+
+/// Connects again (see [`Daemon::reconnect`]) and reloads the session from
+/// the store; false when no daemon could be reached (the UI stays disconnected).
+async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, app: &mut App) -> bool {
+    if let Err(e) = daemon.reconnect(&opts.home).await {
+        app.error(format!(
+            "Cannot reach the daemon: {e}. /quit and start again."
+        ));
+        return false;
+    }
+    let detail = match &app.session_id {
+        Some(id) => {
+            let choice = crate::SessionChoice::Id(id.clone());
+            match open_session(&daemon.conn, &opts.scope, &choice).await {
+                Ok(detail) => detail,
+                Err(e) => {
+                    app.error(format!("cannot reload the session: {e}"));
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    app.on_reconnect(detail.as_ref());
+    true
+}

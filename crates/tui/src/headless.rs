@@ -1,0 +1,85 @@
+//! `seekclaw chat "prompt"` with stdout not a terminal: one turn through the
+//! daemon, its answer printed as it streams (as `seekclaw run` prints it).
+
+use std::io::Write;
+
+use serde_json::json;
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::lifecycle::Daemon;
+use crate::{ChatOptions, TuiError, open_session};
+
+/// Runs the prompt's turn and prints the answer.
+pub async fn run(opts: ChatOptions) -> Result<(), TuiError> {
+    let Some(prompt) = opts.prompt.clone() else {
+        return Err(TuiError::NoPrompt);
+    };
+    let mut daemon = Daemon::connect_or_start(&opts.home).await?;
+    let outcome = turn(&mut daemon, &opts, &prompt).await;
+    daemon.close().await;
+    outcome
+}
+
+async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(), TuiError> {
+    // Ctrl-C cancels the turn (the daemon keeps what was answered), then the
+    // process ends through `Daemon::close` like any other exit.
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(TuiError::Terminal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(TuiError::Terminal)?;
+    let conn = &daemon.conn;
+    let sid = match open_session(conn, &opts.scope, &opts.session).await? {
+        Some(detail) => detail["id"].as_str().unwrap_or_default().to_string(),
+        None => conn.call("session.new", opts.scope.params()).await?,
+    };
+    let params = opts
+        .scope
+        .with(json!({"message": prompt, "sessionId": sid}));
+    let id = conn.send("chat", params).await?;
+    let mut out = std::io::stdout().lock();
+    let mut streamed = false;
+    let mut cancelling = false;
+    loop {
+        let env = tokio::select! {
+            env = daemon.events.recv() => match env {
+                Some(env) => env,
+                None => return Err(TuiError::Disconnected),
+            },
+            _ = interrupt.recv(), if !cancelling => {
+                cancelling = true;
+                conn.send("agent.cancel", json!({"requestId": id})).await?;
+                continue;
+            }
+            _ = terminate.recv(), if !cancelling => {
+                cancelling = true;
+                conn.send("agent.cancel", json!({"requestId": id})).await?;
+                continue;
+            }
+        };
+        if env.id != id {
+            continue;
+        }
+        match env.event.as_str() {
+            "delta" => {
+                streamed = true;
+                let _ = out.write_all(env.data.as_bytes());
+                let _ = out.flush();
+            }
+            "tool_start" => {
+                let summary = env.details["summary"].as_str().unwrap_or_default();
+                eprintln!("[{}] {summary}", env.data);
+            }
+            "done" | "cancelled" => {
+                if !streamed {
+                    let _ = out.write_all(env.data.as_bytes());
+                }
+                let _ = writeln!(out);
+                return if env.event == "done" {
+                    Ok(())
+                } else {
+                    Err(TuiError::Cancelled)
+                };
+            }
+            "error" => return Err(TuiError::Daemon(env.data)),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! `seekclaw chat`: the terminal UI, a client of the daemon. It connects to
+//! the daemon of the home (starting one when none answers, and shutting down
+//! only that one on exit), runs turns with `chat`, and renders their events:
+//! Markdown answers, dimmed reasoning, tool rows, diffs and a status bar.
+//!
+//! Unix only (the daemon's socket, process groups, signals); the CLI depends
+//! on it only there.
+#![cfg(unix)]
+#![warn(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
+mod actions;
+pub mod app;
+pub mod client;
+mod event_loop;
+mod headless;
+pub mod input;
+pub mod lifecycle;
+pub mod markdown;
+pub mod render;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use seekclaw_config::Home;
+use serde_json::{Value, json};
+
+/// What can stop `seekclaw chat`.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The daemon could not be started.
+    #[error("cannot start the daemon: {0}")]
+    Spawn(std::io::Error),
+    /// A daemon was started and exited before answering.
+    #[error("the daemon exited ({status}) before answering; see {}", .1.display(), status = .0)]
+    DaemonExited(String, PathBuf),
+    /// A daemon was started and never answered `ping`.
+    #[error("the daemon did not answer within 6 s; see {}", .0.display())]
+    DaemonSilent(PathBuf),
+    /// The connection closed.
+    #[error("the daemon closed the connection")]
+    Disconnected,
+    /// A call got no answer in time.
+    #[error("the daemon did not answer {0} in time")]
+    Timeout(String),
+    /// A call's result was not the JSON it should be.
+    #[error("the daemon answered {0} with data that is not the expected JSON")]
+    BadResult(String),
+    /// The daemon answered with an error.
+    #[error("{0}")]
+    Daemon(String),
+    /// The terminal failed (raw mode, drawing, reading keys).
+    #[error("terminal: {0}")]
+    Terminal(std::io::Error),
+    /// The turn was cancelled (Ctrl-C without a terminal UI).
+    #[error("the turn was cancelled")]
+    Cancelled,
+    /// No prompt to answer when stdout is not a terminal.
+    #[error(
+        "stdout is not a terminal: pass a prompt (`seekclaw chat \"…\"`) to print its answer, or use `seekclaw run`"
+    )]
+    NoPrompt,
+}
+
+/// Where the chat runs: a workspace or the global scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// A project directory (the daemon walks up to its root).
+    Workspace(PathBuf),
+    /// The directory-free global scope.
+    Global,
+}
+
+impl Scope {
+    /// The scope's fields of a request's params (`workspace` or `global`).
+    pub fn params(&self) -> Value {
+        match self {
+            Scope::Workspace(dir) => json!({"workspace": dir.to_string_lossy()}),
+            Scope::Global => json!({"global": true}),
+        }
+    }
+
+    /// `params` with the scope's fields added.
+    pub fn with(&self, mut params: Value) -> Value {
+        if let (Some(obj), Value::Object(scope)) = (params.as_object_mut(), self.params()) {
+            obj.extend(scope);
+        }
+        params
+    }
+}
+
+/// The session to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A new session (made on the first prompt).
+    New,
+    /// This session.
+    Id(String),
+    /// The scope's most recently updated session.
+    Latest,
+}
+
+/// `seekclaw chat`'s options.
+#[derive(Debug, Clone)]
+pub struct ChatOptions {
+    /// The home whose daemon to use.
+    pub home: Home,
+    /// Where the chat runs.
+    pub scope: Scope,
+    /// Which session to open.
+    pub session: SessionChoice,
+    /// A prompt to send right away.
+    pub prompt: Option<String>,
+}
+
+/// Runs `seekclaw chat`: the UI when stdout is a terminal; otherwise the
+/// prompt's answer is printed as `seekclaw run` would (an error without one).
+pub fn run(opts: ChatOptions) -> Result<(), TuiError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(TuiError::Terminal)?;
+    if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+        runtime.block_on(event_loop::run(opts))
+    } else {
+        runtime.block_on(headless::run(opts))
+    }
+}
+
+/// The session `choice` names: its `session.get` detail, or `None` for a new one.
+pub(crate) async fn open_session(
+    conn: &client::Connection,
+    scope: &Scope,
+    choice: &SessionChoice,
+) -> Result<Option<Value>, TuiError> {
+    let id = match choice {
+        SessionChoice::New => return Ok(None),
+        SessionChoice::Id(id) => id.clone(),
+        SessionChoice::Latest => {
+            let list = conn.call_json("session.list", scope.params()).await?;
+            let latest = list.as_array().and_then(|all| {
+                all.iter()
+                    .max_by_key(|s| s["updatedAt"].as_str().unwrap_or_default().to_string())
+            });
+            match latest.and_then(|s| s["id"].as_str()) {
+                Some(id) => id.to_string(),
+                None => return Ok(None),
+            }
+        }
+    };
+    let detail = conn
+        .call_json("session.get", scope.with(json!({"id": id})))
+        .await?;
+    Ok(Some(detail))
+}

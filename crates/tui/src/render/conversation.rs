@@ -1,0 +1,135 @@
+//! The conversation as styled lines: prompts, answers (Markdown), reasoning
+//! (dimmed), tool rows with their state and diffs, notices and errors.
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use crate::app::{App, Entry, ToolRow, ToolState};
+use crate::markdown;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// Diff lines shown under a tool row; the rest is counted.
+const DIFF_LINES: usize = 40;
+
+/// The lines of one entry (not yet wrapped).
+pub fn entry_lines(app: &App, entry: &Entry) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    match entry {
+        Entry::User(text) => {
+            prefixed(&mut out, text, "› ", Style::new().fg(Color::Blue).bold());
+            out.push(Line::default());
+        }
+        Entry::Steer(text) => {
+            prefixed(&mut out, text, "↳ ", Style::new().fg(Color::Magenta));
+            out.push(Line::default());
+        }
+        Entry::Assistant { text, thinking } => {
+            let dim = Style::new()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::ITALIC);
+            let reasoning = thinking.trim();
+            if app.hide_thinking && !reasoning.is_empty() {
+                let n = reasoning.lines().count();
+                out.push(Line::styled(
+                    format!("▸ reasoning, {n} lines (Ctrl-T shows)"),
+                    dim,
+                ));
+            } else {
+                for l in reasoning.lines() {
+                    out.push(Line::styled(l.replace('\t', "    "), dim));
+                }
+            }
+            if !reasoning.is_empty() && !text.is_empty() {
+                out.push(Line::default());
+            }
+            out.extend(markdown::render(text));
+            out.push(Line::default());
+        }
+        Entry::Tool(row) => tool(&mut out, row, app.tick),
+        Entry::Notice(text) => {
+            for l in text.lines() {
+                out.push(Line::styled(l.to_string(), Style::new().fg(Color::Yellow)));
+            }
+            out.push(Line::default());
+        }
+        Entry::Error(text) => {
+            prefixed(&mut out, text, "✗ ", Style::new().fg(Color::Red));
+            out.push(Line::default());
+        }
+    }
+    out
+}
+
+/// The steers sent and not yet taken in, shown under the conversation.
+pub fn pending_lines(app: &App) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for s in &app.pending_steers {
+        let style = Style::new().fg(Color::Magenta).add_modifier(Modifier::DIM);
+        prefixed(&mut out, s, "⧗ steer (pending): ", style);
+    }
+    out
+}
+
+/// `text` line by line, the first line after `prefix`, the rest indented.
+fn prefixed(out: &mut Vec<Line<'static>>, text: &str, prefix: &str, style: Style) {
+    let indent = " ".repeat(super::wrap::width_of(prefix));
+    for (i, l) in text.lines().enumerate() {
+        let head = if i == 0 { prefix } else { indent.as_str() };
+        out.push(Line::from(vec![
+            Span::styled(head.to_string(), style),
+            Span::styled(l.replace('\t', "    "), style),
+        ]));
+    }
+}
+
+fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize) {
+    let (mark, style) = match row.state {
+        ToolState::Running => (SPINNER[tick % SPINNER.len()], Style::new().fg(Color::Cyan)),
+        ToolState::Done => ("✓", Style::new().fg(Color::Green)),
+        ToolState::Failed => ("✗", Style::new().fg(Color::Red)),
+    };
+    let mut spans = vec![
+        Span::styled(format!("{mark} "), style),
+        Span::styled(row.name.clone(), Style::new().bold()),
+    ];
+    let summary = row.summary.lines().next().unwrap_or_default();
+    if !summary.is_empty() {
+        spans.push(Span::raw(format!(" {summary}")));
+    }
+    if let Some(ms) = row.duration_ms {
+        spans.push(Span::styled(
+            format!(" ({})", duration(ms)),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    out.push(Line::from(spans));
+    if let Some(diff) = &row.diff {
+        let all: Vec<&str> = diff.lines().collect();
+        for l in all.iter().take(DIFF_LINES) {
+            let style = match l.as_bytes().first() {
+                Some(b'+') if !l.starts_with("+++") => Style::new().fg(Color::Green),
+                Some(b'-') if !l.starts_with("---") => Style::new().fg(Color::Red),
+                Some(b'@') => Style::new().fg(Color::Cyan),
+                _ => Style::new().fg(Color::DarkGray),
+            };
+            out.push(Line::styled(
+                format!("  {}", l.replace('\t', "    ")),
+                style,
+            ));
+        }
+        if all.len() > DIFF_LINES {
+            out.push(Line::styled(
+                format!("  … {} more diff lines", all.len() - DIFF_LINES),
+                Style::new().fg(Color::DarkGray),
+            ));
+        }
+    }
+}
+
+fn duration(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}

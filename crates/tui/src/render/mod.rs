@@ -1,0 +1,156 @@
+//! The view: the conversation (wrapped to the width, scrolled from the
+//! bottom), the prompt editor and a status bar. Everything is laid out again
+//! on each draw, so a resize reflows.
+
+mod conversation;
+pub mod wrap;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use crate::app::App;
+
+/// Rows the editor may grow to before it scrolls.
+const EDITOR_ROWS: usize = 8;
+
+/// Draws the whole screen; remembers the page height for PgUp/PgDn.
+pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
+    let area = frame.area();
+    let width = usize::from(area.width).max(1);
+    let (editor_lines, cursor) = editor(app, width);
+    let editor_rows = editor_lines.len().clamp(1, EDITOR_ROWS);
+    let [talk, input, status] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(u16::try_from(editor_rows).unwrap_or(1) + 1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    conversation_view(frame, app, talk);
+
+    // The editor: a rule above, its lines scrolled to keep the cursor shown.
+    let first = cursor.0.saturating_sub(editor_rows - 1);
+    let shown: Vec<Line<'static>> = editor_lines
+        .into_iter()
+        .skip(first)
+        .take(editor_rows)
+        .collect();
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .border_style(Style::new().fg(Color::DarkGray));
+    let inner = block.inner(input);
+    frame.render_widget(Paragraph::new(shown).block(block), input);
+    let (row, col) = (cursor.0 - first, cursor.1);
+    frame.set_cursor_position(Position::new(
+        inner.x
+            + u16::try_from(col)
+                .unwrap_or(0)
+                .min(inner.width.saturating_sub(1)),
+        inner.y + u16::try_from(row).unwrap_or(0),
+    ));
+
+    frame.render_widget(Paragraph::new(status_line(app)), status);
+}
+
+/// Only the entries that reach the screen are laid out: from the newest
+/// back until the page (plus what is scrolled) is full, so a long session
+/// costs no more per draw than a short one.
+fn conversation_view(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
+    let width = usize::from(area.width);
+    let height = usize::from(area.height);
+    app.page = height;
+    let need = app.scroll + height;
+    let mut chunks = vec![wrap::wrap(conversation::pending_lines(app), width)];
+    let mut total = chunks[0].len();
+    for entry in app.entries.iter().rev() {
+        if total >= need {
+            break;
+        }
+        let lines = wrap::wrap(conversation::entry_lines(app, entry), width);
+        total += lines.len();
+        chunks.push(lines);
+    }
+    let lines: Vec<Line<'static>> = chunks.into_iter().rev().flatten().collect();
+    // All entries were laid out when fewer lines than asked for came back.
+    app.scroll = app.scroll.min(lines.len().saturating_sub(height));
+    let end = lines.len() - app.scroll;
+    let start = end.saturating_sub(height);
+    let visible: Vec<Line<'static>> = lines[start..end].to_vec();
+    frame.render_widget(Paragraph::new(visible), area);
+}
+
+/// The editor's lines wrapped to `width` (a prompt mark first), and the
+/// cursor's (row, column) among them.
+fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
+    let text = app.editor.text();
+    let cursor = app.editor.cursor();
+    let mark = if app.turn.is_some() { "↳ " } else { "› " };
+    let mut lines = Vec::new();
+    let mut pos = (0, 0);
+    let mut consumed = 0; // chars of `text` before the current logical line
+    for (i, logical) in text.split('\n').enumerate() {
+        let head = if i == 0 { mark } else { "  " };
+        let chars = logical.chars().count();
+        // Lay the line out cell by cell so the cursor's place is exact.
+        let mut col = wrap::width_of(head);
+        let mut current = String::from(head);
+        for (j, c) in logical.chars().enumerate() {
+            let w = wrap::width_of(c.encode_utf8(&mut [0; 4]));
+            if col + w > width && col > 0 {
+                lines.push(Line::raw(std::mem::take(&mut current)));
+                col = 0;
+            }
+            if consumed + j == cursor {
+                pos = (lines.len(), col);
+            }
+            current.push(c);
+            col += w;
+        }
+        if consumed + chars == cursor {
+            if col >= width {
+                lines.push(Line::raw(std::mem::take(&mut current)));
+                col = 0;
+            }
+            pos = (lines.len(), col);
+        }
+        lines.push(Line::raw(current));
+        consumed += chars + 1;
+    }
+    if app.editor.is_empty() {
+        let hint = Span::styled(
+            "Ask anything · /help",
+            Style::new()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::ITALIC),
+        );
+        lines = vec![Line::from(vec![Span::raw(mark), hint])];
+        pos = (0, 2);
+    }
+    (lines, pos)
+}
+
+fn status_line(app: &App) -> Line<'static> {
+    let bar = Style::new().fg(Color::Black).bg(Color::Gray);
+    let state = match (&app.turn, app.disconnected) {
+        (_, true) => "disconnected".to_string(),
+        (Some(t), _) if t.cancelling => "cancelling…".to_string(),
+        (Some(t), _) if !t.phase.is_empty() => format!("running: {}", t.phase),
+        (Some(_), _) => "running".to_string(),
+        (None, _) => "idle".to_string(),
+    };
+    let mut parts = vec![
+        format!("session {}", app.session_id.as_deref().unwrap_or("(new)")),
+        app.model.clone().unwrap_or_else(|| "no model yet".into()),
+        format!("tokens ↑{} ↓{}", app.input_tokens, app.output_tokens),
+        state,
+    ];
+    if app.scroll > 0 {
+        parts.push(format!("scrolled ↑{}", app.scroll));
+    }
+    if let Some(hint) = &app.hint {
+        parts.push(hint.clone());
+    }
+    Line::from(Span::styled(format!(" {}", parts.join(" │ ")), bar)).style(bar)
+}
