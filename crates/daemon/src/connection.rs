@@ -39,6 +39,8 @@ pub struct LegacySession {
 
 /// Per-connection state shared by its request tasks.
 pub struct Connection {
+    /// The daemon's number for it.
+    pub id: u64,
     pub outbox: Outbox,
     pub legacy: Mutex<Option<LegacySession>>,
     /// Fires when the connection closes; running turns watch it.
@@ -83,6 +85,7 @@ where
     let closing = daemon.shutdown.child_token();
     let (outbox, mut queued) = Outbox::new(daemon.slow_client_timeout, kill.clone());
     let conn = Arc::new(Connection {
+        id,
         outbox: outbox.clone(),
         legacy: Mutex::new(None),
         closing: closing.clone(),

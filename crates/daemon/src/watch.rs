@@ -31,7 +31,8 @@ pub enum Watched {
     TurnEnd(TurnOutcome),
 }
 
-type Watcher = (u64, mpsc::Sender<Watched>);
+/// A watcher: its key, its connection, its queue.
+type Watcher = (u64, u64, mpsc::Sender<Watched>);
 
 /// The watchers of every session.
 #[derive(Default)]
@@ -55,8 +56,8 @@ impl Drop for WatchGuard<'_> {
 }
 
 impl Watchers {
-    /// Registers a watcher of `session_id`.
-    pub fn add(&self, session_id: &str) -> (WatchGuard<'_>, mpsc::Receiver<Watched>) {
+    /// Registers a watcher of `session_id` on connection `conn`.
+    pub fn add(&self, session_id: &str, conn: u64) -> (WatchGuard<'_>, mpsc::Receiver<Watched>) {
         let (tx, rx) = mpsc::channel(WATCH_QUEUE);
         let key = self.next.fetch_add(1, Ordering::Relaxed);
         let session = session_id.to_lowercase();
@@ -64,7 +65,7 @@ impl Watchers {
             .locked()
             .entry(session.clone())
             .or_default()
-            .push((key, tx));
+            .push((key, conn, tx));
         self.count.fetch_add(1, Ordering::Release);
         (
             WatchGuard {
@@ -80,7 +81,7 @@ impl Watchers {
         let mut map = self.by_session.locked();
         if let Some(list) = map.get_mut(session) {
             let before = list.len();
-            list.retain(|(k, _)| *k != key);
+            list.retain(|(k, _, _)| *k != key);
             if list.len() < before {
                 self.count.fetch_sub(1, Ordering::Release);
             }
@@ -91,8 +92,10 @@ impl Watchers {
     }
 
     /// Hands `item` (built only if someone watches) to the session's
-    /// watchers. A watcher whose queue is full is dropped: its watch ends.
-    pub fn publish(&self, session_id: &str, item: impl FnOnce() -> Watched) {
+    /// watchers, except those on connection `from` (a client's own turn
+    /// already streams to it). A watcher whose queue is full is dropped: its
+    /// watch ends.
+    pub fn publish(&self, session_id: &str, from: Option<u64>, item: impl FnOnce() -> Watched) {
         if self.count.load(Ordering::Acquire) == 0 {
             return;
         }
@@ -100,9 +103,12 @@ impl Watchers {
         let Some(list) = map.get_mut(&session_id.to_lowercase()) else {
             return;
         };
+        if list.iter().all(|(_, conn, _)| Some(*conn) == from) {
+            return;
+        }
         let item = item();
         let before = list.len();
-        list.retain(|(_, tx)| tx.try_send(item.clone()).is_ok());
+        list.retain(|(_, conn, tx)| Some(*conn) == from || tx.try_send(item.clone()).is_ok());
         let dropped = before - list.len();
         if dropped > 0 {
             self.count.fetch_sub(dropped, Ordering::Release);
@@ -118,9 +124,9 @@ impl Watchers {
         (self.count.load(Ordering::Acquire) > 0).then(|| message.to_string())
     }
 
-    /// An event of a turn on `session_id`.
-    pub fn event(&self, session_id: &str, ev: &AgentEvent) {
-        self.publish(session_id, || Watched::Event(ev.clone()));
+    /// An event of a turn on `session_id` (run for connection `from`).
+    pub fn event(&self, session_id: &str, from: Option<u64>, ev: &AgentEvent) {
+        self.publish(session_id, from, || Watched::Event(ev.clone()));
     }
 }
 
@@ -134,15 +140,15 @@ pub async fn drive(
     origin: &'static str,
 ) -> TurnOutcome {
     let sid = turn.session().id.clone();
-    watchers.publish(&sid, || Watched::TurnStart {
+    watchers.publish(&sid, None, || Watched::TurnStart {
         message: message.to_string(),
         origin,
     });
     while let Some(ev) = turn.next_event().await {
-        watchers.event(&sid, &ev);
+        watchers.event(&sid, None, &ev);
     }
     let outcome = turn.outcome().await;
-    watchers.publish(&sid, || Watched::TurnEnd(outcome.clone()));
+    watchers.publish(&sid, None, || Watched::TurnEnd(outcome.clone()));
     outcome
 }
 
@@ -153,15 +159,16 @@ mod tests {
     #[tokio::test]
     async fn watchers_get_items_and_are_dropped_when_behind_or_gone() {
         let w = Watchers::default();
-        w.publish("s", || unreachable!("nobody watches"));
-        let (guard, mut rx) = w.add("S");
-        w.event("s", &AgentEvent::Delta("hi".into()));
+        w.publish("s", None, || unreachable!("nobody watches"));
+        let (guard, mut rx) = w.add("S", 1);
+        w.publish("s", Some(1), || unreachable!("its own connection's turn"));
+        w.event("s", None, &AgentEvent::Delta("hi".into()));
         assert!(matches!(rx.recv().await, Some(Watched::Event(AgentEvent::Delta(t))) if t == "hi"));
         drop(guard);
         assert_eq!(w.count.load(Ordering::Acquire), 0);
-        let (_guard, mut rx) = w.add("s");
+        let (_guard, mut rx) = w.add("s", 1);
         for _ in 0..WATCH_QUEUE + 1 {
-            w.event("s", &AgentEvent::Delta("x".into()));
+            w.event("s", None, &AgentEvent::Delta("x".into()));
         }
         assert_eq!(
             w.count.load(Ordering::Acquire),

@@ -11,13 +11,40 @@ use crate::{Scope, TuiError, open_session};
 
 /// Carries out an action against the daemon; failures show in the conversation.
 pub async fn act(daemon: &Daemon, scope: &Scope, app: &mut App, action: Action) {
-    if let Err(e) = try_act(daemon, scope, app, action).await {
+    let mut result = try_act(daemon, scope, app, action).await;
+    if result.is_ok() {
+        result = watch_session(daemon, scope, app).await;
+    }
+    if let Err(e) = result {
         if matches!(e, TuiError::Disconnected) {
             app.on_disconnect();
         } else {
             app.error(e.to_string());
         }
     }
+}
+
+/// Watches the open session (`session.watch`), moving the watch when the
+/// session changed, so turns that others run on it show here live.
+pub async fn watch_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Result<(), TuiError> {
+    let Some(sid) = app.session_id.clone() else {
+        return Ok(());
+    };
+    if app.watch.as_ref().is_some_and(|w| w.session == sid) {
+        return Ok(());
+    }
+    if let Some(old) = app.watch.take() {
+        daemon
+            .conn
+            .send("session.unwatch", json!({"id": old.session}))
+            .await?;
+    }
+    let id = daemon
+        .conn
+        .send("session.watch", scope.with(json!({"id": sid})))
+        .await?;
+    app.watch = Some(crate::watching::Watching::new(id, sid));
+    Ok(())
 }
 
 async fn try_act(
@@ -36,7 +63,12 @@ async fn try_act(
         }
         Action::Steer(message) => {
             let Some(turn) = &app.turn else { return Ok(()) };
-            let params = json!({"message": message, "requestId": turn.request_id, "sessionId": app.session_id});
+            // Another client's turn is steered by its session.
+            let params = if turn.foreign {
+                json!({"message": message, "sessionId": app.session_id})
+            } else {
+                json!({"message": message, "requestId": turn.request_id, "sessionId": app.session_id})
+            };
             conn.send("agent.steer", params).await?;
         }
         Action::Cancel(request_id) => {

@@ -69,6 +69,9 @@ pub struct Turn {
     pub phase: String,
     /// Whether any answer text streamed.
     pub streamed: bool,
+    /// Another client's (or the daemon's own) turn, seen through the watch:
+    /// it can be steered (by session) but not cancelled from here.
+    pub foreign: bool,
 }
 
 /// What the event loop does for a key.
@@ -148,6 +151,8 @@ pub struct App {
     pub disconnected: bool,
     /// Reasoning is folded to one line (Ctrl-T toggles).
     pub hide_thinking: bool,
+    /// The open session's `session.watch`.
+    pub watch: Option<crate::watching::Watching>,
 }
 
 impl App {
@@ -176,6 +181,7 @@ impl App {
             cancelling: false,
             phase: String::new(),
             streamed: false,
+            foreign: false,
         });
         self.scroll = 0;
     }
@@ -242,6 +248,9 @@ impl App {
 
     /// Applies one envelope that was not a call's answer.
     pub fn on_envelope(&mut self, env: Envelope) {
+        let Some(env) = self.on_watch_envelope(env) else {
+            return;
+        };
         // A steer is taken in even after the turn's terminal (reference §10.3).
         if env.event == "steer" {
             if !self.pending_steers.is_empty() {
@@ -322,6 +331,7 @@ impl App {
     pub fn on_disconnect(&mut self) {
         if !self.disconnected {
             self.disconnected = true;
+            self.watch = None;
             self.turn = None;
             self.pending_steers.clear();
             self.error("The daemon went away; reconnecting…");
@@ -425,6 +435,10 @@ impl App {
 
     fn ctrl_c(&mut self) -> Option<Action> {
         if let Some(turn) = self.turn.as_mut() {
+            if turn.foreign {
+                self.hint = Some("this turn runs in another client: cancel it there".into());
+                return None;
+            }
             if turn.cancelling {
                 return None;
             }

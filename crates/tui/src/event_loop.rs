@@ -18,7 +18,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::actions::act;
+use crate::actions::{act, watch_session};
 use crate::app::{Action, App};
 use crate::lifecycle::Daemon;
 use crate::{ChatOptions, TuiError, open_session, render};
@@ -67,6 +67,11 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         app.hint = Some("started a daemon for this chat".into());
     }
     let (_guard, mut terminal) = TerminalGuard::enter()?;
+    // A turn already running on the session (a desktop's, a scheduled run)
+    // shows as it goes.
+    if let Err(e) = watch_session(daemon, &opts.scope, &mut app).await {
+        app.error(format!("cannot watch the session: {e}"));
+    }
     if let Some(prompt) = opts.prompt.clone() {
         act(daemon, &opts.scope, &mut app, Action::Chat(prompt)).await;
     }
@@ -155,5 +160,8 @@ async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, app: &mut App) -> bo
         None => None,
     };
     app.on_reconnect(detail.as_ref());
+    if let Err(e) = watch_session(daemon, &opts.scope, app).await {
+        app.error(format!("cannot watch the session: {e}"));
+    }
     true
 }

@@ -18,6 +18,7 @@ pub mod input;
 pub mod lifecycle;
 pub mod markdown;
 pub mod render;
+pub mod watching;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -603,3 +603,56 @@ fn goal_reasoning_mcp_usage_and_doctor_commands_reach_the_daemon() {
     screen.submit("/quit");
     screen.wait_exit();
 }
+
+/// `session.watch` in the UI: a turn another client runs on the open session
+/// shows as it streams, also when the UI opens the session mid-turn; the
+/// UI's own turns are not shown twice.
+#[test]
+fn turns_of_other_clients_on_the_open_session_show_live() {
+    let server = ProviderServer::start().unwrap();
+    let d = setup(&server, StartOptions::default());
+    let mut other = d.connect().unwrap();
+    server.enqueue(Reply::plain("first answer"));
+    let first = crate::chat::chat(&mut other, json!({"message": "hello", "global": true}));
+    let sid = first.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let screen = Screen::chat(&d.home, &["--global", "--session", &sid]);
+    screen.wait_for("first answer");
+
+    let words: Vec<String> = (0..12).map(|i| format!("remote{i:02}")).collect();
+    let slow = words.iter().fold(
+        Reply::new().chunk_delay(Duration::from_millis(120)),
+        |r, w| r.text(format!("{w} ")),
+    );
+    server.enqueue(slow);
+    let turn = other
+        .send(
+            "chat",
+            json!({"message": "question from elsewhere", "sessionId": sid, "global": true}),
+        )
+        .unwrap();
+    screen.wait_for("question from elsewhere");
+    screen.wait_for("remote03");
+    // A second UI opened mid-turn picks the turn up where it is.
+    let late = Screen::chat(&d.home, &["--global", "--session", &sid]);
+    late.wait_for("remote09");
+    let _ = other.collect(turn).unwrap();
+    screen.wait_for("remote11");
+    late.wait_for("remote11");
+
+    // The UI's own turn shows once.
+    server.enqueue(Reply::plain("local answer"));
+    screen.submit("local question");
+    screen.wait_for("local answer");
+    // Long enough for the watch's copy of the turn to have arrived too.
+    std::thread::sleep(Duration::from_millis(500));
+    let again = screen.capture();
+    assert_eq!(again.matches("local answer").count(), 1, "{again}");
+    assert_eq!(again.matches("local question").count(), 1, "{again}");
+    screen.submit("/quit");
+    screen.wait_exit();
+    late.submit("/quit");
+    late.wait_exit();
+}

@@ -237,10 +237,12 @@ pub async fn chat(
     };
     let mut turn = engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
-    daemon.watchers.publish(&sid, || Watched::TurnStart {
-        message: watched.unwrap_or_default(),
-        origin: "chat",
-    });
+    daemon
+        .watchers
+        .publish(&sid, Some(conn.id), || Watched::TurnStart {
+            message: watched.unwrap_or_default(),
+            origin: "chat",
+        });
     start.claimed(&sid);
     daemon.session_owners.set(&sid, conn.outbox.clone());
     conn.set_legacy(Some(LegacySession {
@@ -250,13 +252,13 @@ pub async fn chat(
     while let Some(ev) = turn.next_event().await {
         // Everything already produced goes out as one queued chunk: a fast
         // stream of deltas costs one hand-off per batch, not per delta.
-        let lines = batch(&daemon.watchers, id, &sid, ev, &mut turn);
+        let lines = batch((&daemon.watchers, conn.id), id, &sid, ev, &mut turn);
         conn.outbox.send_line(lines).await;
     }
     let outcome = turn.outcome().await;
     daemon
         .watchers
-        .publish(&sid, || Watched::TurnEnd(outcome.clone()));
+        .publish(&sid, Some(conn.id), || Watched::TurnEnd(outcome.clone()));
     crate::goals::after_turn(daemon, &scope, &sid, &outcome);
     // Every event is written before the terminal.
     Ok(crate::outcome::terminal(id, Some(sid), outcome))
@@ -366,18 +368,18 @@ fn level_patch(level: Option<ReasoningLevel>, stored: ReasoningLevel) -> Option<
 /// `first` and whatever else the turn has already produced (up to ~64 KB) as
 /// one chunk of envelope lines.
 fn batch(
-    watchers: &Watchers,
+    (watchers, conn): (&Watchers, u64),
     id: i64,
     sid: &str,
     first: AgentEvent,
     turn: &mut TurnHandle<'_>,
 ) -> Vec<u8> {
     let mut lines = Vec::with_capacity(256);
-    watchers.event(sid, &first);
+    watchers.event(sid, Some(conn), &first);
     write_event(&mut lines, id, sid, first);
     while lines.len() < BATCH_BYTES {
         let Some(ev) = turn.ready_event() else { break };
-        watchers.event(sid, &ev);
+        watchers.event(sid, Some(conn), &ev);
         write_event(&mut lines, id, sid, ev);
     }
     lines

@@ -23,7 +23,7 @@ pub async fn watch(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
         .await?
         .ok_or_else(|| MethodError::not_found(format!("Session {} not found", r.id)))?;
     let sid = header.id;
-    let (_guard, mut rx) = daemon.watchers.add(&sid);
+    let (_guard, mut rx) = daemon.watchers.add(&sid, conn.id);
     let ended = CancellationToken::new();
     conn.watching
         .locked()

@@ -1,0 +1,101 @@
+//! Watching the open session (`session.watch`): a turn another client, the
+//! scheduler or an `auto` goal runs on it is shown as it happens, as if it
+//! were this client's own (its events arrive on the watch's request id). The
+//! watch also carries this client's own turns; those are skipped, since the
+//! `chat` request already brings them.
+
+use crate::app::{App, Turn};
+use crate::client::Envelope;
+
+/// The watch of the open session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watching {
+    /// The `session.watch` request id (its events carry it).
+    pub request_id: i64,
+    /// The watched session.
+    pub session: String,
+    /// The turn now on the watch is this client's own.
+    skipping: bool,
+}
+
+impl Watching {
+    /// A watch of `session` on request `request_id`.
+    pub fn new(request_id: i64, session: String) -> Watching {
+        Watching {
+            request_id,
+            session,
+            skipping: false,
+        }
+    }
+}
+
+impl App {
+    /// Whether `env` belongs to the watch (and was handled here).
+    pub(crate) fn on_watch_envelope(&mut self, env: Envelope) -> Option<Envelope> {
+        let Some(watch) = self.watch.as_mut() else {
+            return Some(env);
+        };
+        if env.id != watch.request_id {
+            return Some(env);
+        }
+        match env.event.as_str() {
+            "turn_start" => {
+                if self.turn.is_some() {
+                    watch.skipping = true;
+                    return None;
+                }
+                watch.skipping = false;
+                let origin = env.details["origin"].as_str().unwrap_or("another client");
+                self.hint = Some(format!("a turn started by {origin} is running"));
+                self.entries.push(crate::app::Entry::User(env.data));
+                self.turn = Some(Turn {
+                    request_id: watch.request_id,
+                    cancelling: false,
+                    phase: String::new(),
+                    streamed: false,
+                    foreign: true,
+                });
+                self.scroll = 0;
+            }
+            "turn_end" => {
+                if std::mem::take(&mut watch.skipping) {
+                    return None;
+                }
+                // The end reads as the turn's own terminal would.
+                let event = match env.details["outcome"].as_str() {
+                    Some("cancelled") => "cancelled",
+                    Some("error") => "error",
+                    _ => "done",
+                };
+                return Some(Envelope {
+                    event: event.to_string(),
+                    ..env
+                });
+            }
+            // The watch itself ended: after `session.unwatch`, or it fell behind.
+            "result" | "error" => {
+                let fell_behind = env.event == "error";
+                self.watch = None;
+                if fell_behind {
+                    self.notice(format!("Stopped watching the session: {}", env.data));
+                }
+            }
+            _ if watch.skipping => {}
+            _ => {
+                // Watching began mid-turn: the turn shows from here on.
+                if self.turn.is_none() {
+                    self.hint = Some("a turn is running on this session".into());
+                    self.turn = Some(Turn {
+                        request_id: watch.request_id,
+                        cancelling: false,
+                        phase: String::new(),
+                        streamed: false,
+                        foreign: true,
+                    });
+                }
+                return Some(env);
+            }
+        }
+        None
+    }
+}
