@@ -61,10 +61,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         let opts = RunOptions {
             cwd: std::env::current_dir()?,
             prompt: args.prompt,
-            workspace: args.turn.workspace.clone(),
-            global: args.turn.global,
-            session: args.turn.session.clone(),
-            continue_latest: args.turn.continue_latest,
+            workspace: args.turn.at.workspace.clone(),
+            global: args.turn.at.global,
+            session: args.turn.at.session.clone(),
+            continue_latest: args.turn.at.continue_latest,
             images: args.images,
             overrides: args.turn.overrides(),
         };

@@ -42,10 +42,10 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         let home = Home::from_env()?;
         let opts = ServeOptions {
             cwd: std::env::current_dir()?,
-            workspace: args.turn.workspace.clone(),
-            global: args.turn.global,
-            session: args.turn.session.clone(),
-            continue_latest: args.turn.continue_latest,
+            workspace: args.turn.at.workspace.clone(),
+            global: args.turn.at.global,
+            session: args.turn.at.session.clone(),
+            continue_latest: args.turn.at.continue_latest,
             overrides: args.turn.overrides(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()

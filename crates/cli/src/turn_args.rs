@@ -7,9 +7,10 @@ use clap::Args;
 use seekclaw_config::AgentMode;
 use seekclaw_daemon::TurnOverrides;
 
-/// Where the turns run and what they run with.
-#[derive(Args, Debug, Clone)]
-pub struct TurnArgs {
+/// Where a front end works and which session it continues (`run`, `serve`,
+/// `chat`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SessionArgs {
     /// Project directory (default: the current directory's project root).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
@@ -22,6 +23,13 @@ pub struct TurnArgs {
     /// Continue the scope's most recently updated session.
     #[arg(long = "continue", conflicts_with = "session")]
     pub continue_latest: bool,
+}
+
+/// Where the turns run and what they run with.
+#[derive(Args, Debug, Clone)]
+pub struct TurnArgs {
+    #[command(flatten)]
+    pub at: SessionArgs,
     /// Model requests per turn, exactly (default: unbounded; the model's
     /// context window bounds the turn; 0 makes none).
     #[arg(long)]
