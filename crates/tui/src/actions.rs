@@ -57,7 +57,10 @@ async fn try_act(
     match action {
         Action::Chat(message) => {
             let sid = ensure_session(daemon, scope, app).await?;
-            let params = scope.with(json!({"message": message, "sessionId": sid}));
+            // `!cmd` output run while idle goes with this message.
+            let mut sent = std::mem::take(&mut app.shell_context);
+            sent.push(message.clone());
+            let params = scope.with(json!({"message": sent.join("\n\n"), "sessionId": sid}));
             let id = conn.send("chat", params).await?;
             app.start_turn(id, &message);
         }
@@ -265,6 +268,31 @@ async fn try_act(
                 None => "No goal set (/goal TEXT sets one).".to_string(),
             };
             app.notice(text);
+        }
+        Action::Shell(command) => {
+            let dir = match scope {
+                Scope::Workspace(dir) => dir.clone(),
+                Scope::Global => std::env::current_dir().map_err(TuiError::Terminal)?,
+            };
+            let ran = crate::shell::run(&command, &dir)
+                .await
+                .map_err(TuiError::Terminal)?;
+            app.notice(ran.shown);
+            match &app.turn {
+                // A running turn gets it as guidance.
+                Some(turn) => {
+                    let params = if turn.foreign {
+                        json!({"message": ran.context, "sessionId": app.session_id})
+                    } else {
+                        json!({"message": ran.context, "requestId": turn.request_id, "sessionId": app.session_id})
+                    };
+                    conn.send("agent.steer", params).await?;
+                }
+                None => {
+                    app.shell_context.push(ran.context);
+                    app.hint = Some("the output goes with your next message".into());
+                }
+            }
         }
         Action::Quit => {}
     }

@@ -108,13 +108,15 @@ pub enum Action {
     /// `/goal` shows the session's goal; `/goal clear` clears it
     /// (`Some(None)`); `/goal TEXT` sets it.
     Goal(Option<Option<String>>),
+    /// `!cmd`: run a shell command here and offer its output as context.
+    Shell(String),
     /// Leave.
     Quit,
 }
 
 const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
 Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
-Ctrl-T: show or hide reasoning\n\
+Ctrl-T: show or hide reasoning · !CMD runs a shell command here; its output goes to the model\n\
 Commands: /new  /sessions  /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
           /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
 
@@ -153,6 +155,8 @@ pub struct App {
     pub hide_thinking: bool,
     /// The open session's `session.watch`.
     pub watch: Option<crate::watching::Watching>,
+    /// Output of `!cmd`s run while idle, sent with the next message.
+    pub shell_context: Vec<String>,
 }
 
 impl App {
@@ -466,6 +470,11 @@ impl App {
         if let Some(command) = trimmed.strip_prefix('/') {
             self.editor.take();
             return self.command(command);
+        }
+        if let Some(command) = trimmed.strip_prefix('!').filter(|c| !c.trim().is_empty()) {
+            let command = command.trim().to_string();
+            self.editor.take();
+            return Some(Action::Shell(command));
         }
         let text = self.editor.take();
         if self.turn.is_some() {

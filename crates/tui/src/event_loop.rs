@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 /// The shortest time between two draws.
 const FRAME: Duration = Duration::from_millis(16);
 
-use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste, Event, EventStream};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
+    EventStream, MouseEventKind,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -31,7 +34,13 @@ impl TerminalGuard {
         enable_raw_mode().map_err(TuiError::Terminal)?;
         let guard = TerminalGuard;
         let mut stdout = std::io::stdout();
-        execute!(stdout, EnterAlternateScreen, EnableBracketedPaste).map_err(TuiError::Terminal)?;
+        execute!(
+            stdout,
+            EnterAlternateScreen,
+            EnableBracketedPaste,
+            EnableMouseCapture
+        )
+        .map_err(TuiError::Terminal)?;
         let terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(TuiError::Terminal)?;
         Ok((guard, terminal))
     }
@@ -41,6 +50,7 @@ impl Drop for TerminalGuard {
     fn drop(&mut self) {
         let _ = execute!(
             std::io::stdout(),
+            DisableMouseCapture,
             DisableBracketedPaste,
             LeaveAlternateScreen
         );
@@ -115,6 +125,12 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                     }
                 }
                 Some(Ok(Event::Paste(text))) => app.editor.insert_str(&text),
+                // The wheel scrolls the conversation, three lines a notch.
+                Some(Ok(Event::Mouse(m))) => match m.kind {
+                    MouseEventKind::ScrollUp => app.scroll += 3,
+                    MouseEventKind::ScrollDown => app.scroll = app.scroll.saturating_sub(3),
+                    _ => {}
+                },
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(TuiError::Terminal(e)),
                 None => return Ok(()),

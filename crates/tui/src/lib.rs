@@ -18,6 +18,7 @@ pub mod input;
 pub mod lifecycle;
 pub mod markdown;
 pub mod render;
+mod shell;
 pub mod watching;
 
 use std::io::IsTerminal;

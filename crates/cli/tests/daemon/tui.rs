@@ -656,3 +656,41 @@ fn turns_of_other_clients_on_the_open_session_show_live() {
     late.submit("/quit");
     late.wait_exit();
 }
+
+/// `!cmd` runs here and its output goes with the next message; the mouse
+/// wheel scrolls the conversation.
+#[test]
+fn shell_commands_give_context_and_the_wheel_scrolls() {
+    let server = ProviderServer::start().unwrap();
+    let items: Vec<String> = (1..=60).map(|i| format!("- item{i:02}")).collect();
+    server.enqueue(Reply::plain(items.join("\n")));
+    let d = setup(&server, StartOptions::default());
+    let project = project_dir(&d.home, "shellproj");
+    std::fs::write(project.join("marker.txt"), "").unwrap();
+    let screen = Screen::start(&d.home, Some(&project), &["chat"]);
+    screen.wait_for("Ask anything");
+    screen.submit("!ls; echo shell-said-hi");
+    let shown = screen.wait_for("shell-said-hi");
+    assert!(shown.contains("$ ls; echo shell-said-hi"), "{shown}");
+    assert!(
+        shown.contains("marker.txt"),
+        "it ran in the chat's directory: {shown}"
+    );
+    screen.submit("what did it say?");
+    screen.wait_for("item60");
+    let body = server.requests()[0].raw_body.clone();
+    assert!(body.contains("<user_shell_command>"), "{body}");
+    assert!(
+        body.contains("shell-said-hi") && body.contains("what did it say?"),
+        "{body}"
+    );
+
+    // SGR mouse reports: wheel up (64) and down (65).
+    screen.type_text("\x1b[<64;10;10M\x1b[<64;10;10M\x1b[<64;10;10M");
+    let up = screen.wait("the wheel scrolled up", |s| !s.contains("item60"));
+    assert!(up.lines().last().unwrap().contains("scrolled"), "{up}");
+    screen.type_text("\x1b[<65;10;10M\x1b[<65;10;10M\x1b[<65;10;10M\x1b[<65;10;10M");
+    screen.wait_for("item60");
+    screen.submit("/quit");
+    screen.wait_exit();
+}
