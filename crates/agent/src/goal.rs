@@ -11,6 +11,12 @@ const CLEARED: &str = "[goal cleared]";
 const BLOCKED: &str = "[goal blocked]";
 const UNBLOCKED: &str = "[goal unblocked]";
 
+/// Turns a front end starts on its own toward one `auto` goal.
+pub const AUTO_TURNS: u32 = 20;
+
+/// The prompt of a turn started toward an `auto` goal (reference §4.8).
+pub const CONTINUE_PROMPT: &str = "Continue working toward the standing goal. When it is fully met, record that by calling the goal tool with status \"met\".";
+
 /// The runtime-notice kind of goal markers.
 pub const MARKER_KIND: &str = "goal";
 

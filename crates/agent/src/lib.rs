@@ -24,13 +24,12 @@ mod turn;
 mod turn_loop;
 mod verify;
 
-pub use ceiling::CEILING_ANSWER;
 pub use events::{
     AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, TurnFailure, TurnOutcome,
     TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
-pub use goal::{GoalMarker, StandingGoal};
+pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};
 pub use history::conversation;
 pub use prompt::PromptFiles;
 pub use session_compaction::{Compacted, compact_session, compaction_range};

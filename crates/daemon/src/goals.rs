@@ -2,26 +2,23 @@
 //! log (as `seekclaw serve` writes them); `auto` goals keep the daemon
 //! starting turns toward them after each turn that ends `done`, like a
 //! scheduled run (events go to the log; `goal_updated` is broadcast), at most
-//! [`AUTO_BUDGET`] turns, disarmed by a cancelled turn or `goal.clear`.
+//! [`AUTO_TURNS`] turns, disarmed by a cancelled turn or `goal.clear`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use seekclaw_agent::{GoalMarker, StandingGoal, Steer, SteerKind, SteerQueue, TurnOutcome};
+use seekclaw_agent::{
+    AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal, SteerQueue, TurnOutcome,
+};
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::GoalView;
 use seekclaw_protocol::events::GoalUpdatedDetails;
 use seekclaw_protocol::{Envelope, MethodError};
-use tokio_util::sync::CancellationToken;
 
 use crate::daemon::Daemon;
 use crate::engine::{SessionClaim, TurnRequest};
 use crate::scope::Scope;
 use crate::sync::Locked;
-
-/// Turns the daemon starts on its own toward one `auto` goal.
-pub const AUTO_BUDGET: u32 = 20;
-const CONTINUE: &str = "Continue working toward the standing goal. When it is fully met, record that by calling the goal tool with status \"met\".";
 
 /// Sessions whose goal is `auto`, with the turns left (0: spent, to be
 /// reported once).
@@ -39,7 +36,7 @@ impl AutoGoals {
     pub fn set(&self, sid: &str, auto: bool) {
         let mut armed = self.armed.locked();
         if auto {
-            armed.insert(Self::key(sid), AUTO_BUDGET);
+            armed.insert(Self::key(sid), AUTO_TURNS);
         } else {
             armed.remove(&Self::key(sid));
         }
@@ -127,22 +124,10 @@ pub async fn write_marker(
     sid: &str,
     marker: &GoalMarker,
 ) -> Result<(), MethodError> {
-    if let Some(turn) = daemon.turns.by_session(sid) {
-        let notice = Steer {
-            text: marker.text(),
-            images: Vec::new(),
-            kind: SteerKind::Notice,
-        };
-        if turn.steer.push(notice).is_ok() {
-            return Ok(());
-        }
-    }
     let engine = daemon.engine();
-    let _claim = engine.claim(sid, &CancellationToken::new(), &SteerQueue::new())?;
-    let (key, id, item) = (scope.key.clone(), sid.to_string(), marker.item());
-    daemon
-        .db(move |s| s.append_event(&key, &id, None, &item))
-        .await?;
+    if !engine.notify_running(sid, &marker.text()) {
+        engine.append_idle(&scope.key, sid, marker.item()).await?;
+    }
     Ok(())
 }
 
@@ -242,7 +227,7 @@ async fn continuation(
         });
     let request = TurnRequest {
         scope: scope.clone(),
-        message: CONTINUE.to_string(),
+        message: CONTINUE_PROMPT.to_string(),
         images: Vec::new(),
         cancel: cancel.clone(),
         steer,
@@ -250,5 +235,5 @@ async fn continuation(
         overrides: Default::default(),
     };
     let turn = engine.start_turn(request).await?;
-    Ok(crate::watch::drive(&daemon.watchers, turn, CONTINUE, "goal").await)
+    Ok(crate::watch::drive(&daemon.watchers, turn, CONTINUE_PROMPT, "goal").await)
 }

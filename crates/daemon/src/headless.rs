@@ -192,18 +192,9 @@ impl LocalEngine {
         session_id: &str,
         item: seekclaw_store::EventItem,
     ) -> Result<u64, MethodError> {
-        let _claim =
-            self.engine()
-                .claim(session_id, &CancellationToken::new(), &SteerQueue::new())?;
-        let (store, key, id) = (
-            self.store.clone(),
-            scope.key.clone(),
-            session_id.to_string(),
-        );
-        tokio::task::spawn_blocking(move || store.append_event(&key, &id, None, &item))
+        self.engine()
+            .append_idle(&scope.key, session_id, item)
             .await
-            .map_err(|e| MethodError::internal(e.to_string()))?
-            .map_err(crate::error::store_error)
     }
 
     /// The scope's most recently updated session (`--continue`).

@@ -7,11 +7,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use seekclaw_agent::{Steer, SteerKind, SteerQueue};
 use seekclaw_protocol::Envelope;
 use seekclaw_protocol::events::BackgroundNoticeDetails;
 use seekclaw_store::{EventItem, RuntimeNotice};
-use tokio_util::sync::CancellationToken;
 
 use crate::daemon::Daemon;
 use crate::engine::SessionNotice;
@@ -65,25 +63,28 @@ pub fn start(daemon: &Arc<Daemon>) {
 async fn deliver(daemon: &Daemon, n: SessionNotice) {
     let sid = n.session_id;
     let text = n.notice.text;
+    let id = sid.clone();
+    let scope = match daemon.db(move |s| s.scopes_of_session(&id)).await {
+        Ok(scopes) => match scopes.into_iter().next() {
+            Some(scope) => scope,
+            None => return,
+        },
+        Err(_) => return,
+    };
+    let engine = daemon.engine();
     // A turn that is finishing takes no more guidance but still holds the
     // session: wait for it (briefly) rather than lose the notice.
     let mut tries = 0;
-    let _claim = loop {
-        if let Some(turn) = daemon.turns.by_session(&sid) {
-            let notice = Steer {
-                text: text.clone(),
-                images: Vec::new(),
-                kind: SteerKind::Notice,
-            };
-            if turn.steer.push(notice).is_ok() {
-                return;
-            }
+    loop {
+        if engine.notify_running(&sid, &text) {
+            return;
         }
-        match daemon
-            .engine()
-            .claim(&sid, &CancellationToken::new(), &SteerQueue::new())
-        {
-            Ok(claim) => break claim,
+        let item = EventItem::Runtime(RuntimeNotice {
+            kind: "notice".into(),
+            text: text.clone(),
+        });
+        match engine.append_idle(&scope, &sid, item).await {
+            Ok(_) => break,
             Err(_) if tries < NOTICE_RETRIES && !daemon.shutdown.is_cancelled() => {
                 tries += 1;
                 tokio::time::sleep(NOTICE_RETRY_DELAY).await;
@@ -93,22 +94,6 @@ async fn deliver(daemon: &Daemon, n: SessionNotice) {
                 return;
             }
         }
-    };
-    let (id, item) = (
-        sid.clone(),
-        EventItem::Runtime(RuntimeNotice {
-            kind: "notice".into(),
-            text: text.clone(),
-        }),
-    );
-    let written = daemon
-        .db(move |s| match s.scopes_of_session(&id)?.first() {
-            Some(scope) => s.append_event(scope, &id, None, &item).map(Some),
-            None => Ok(None),
-        })
-        .await;
-    if !matches!(written, Ok(Some(_))) {
-        return;
     }
     if let Some(outbox) = daemon.session_owners.get(&sid) {
         let details = BackgroundNoticeDetails {

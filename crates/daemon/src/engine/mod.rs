@@ -16,12 +16,12 @@ mod session_lock;
 
 use std::sync::Arc;
 
-use seekclaw_agent::SteerQueue;
+use seekclaw_agent::{Steer, SteerKind, SteerQueue};
 use seekclaw_config::Home;
 use seekclaw_mcp::McpManager;
 use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_providers::Providers;
-use seekclaw_store::Store;
+use seekclaw_store::{EventItem, Store};
 use seekclaw_tools::{Registry, WriteLocks};
 use tokio_util::sync::CancellationToken;
 
@@ -91,6 +91,44 @@ fn busy_elsewhere(sid: &str) -> MethodError {
         format!("Session {sid} is running a turn in another seekclaw process (a daemon, `seekclaw serve` or `seekclaw run`); wait for it to finish or cancel it there"),
     )
     .with_session(Some(sid.to_string()))
+}
+
+impl Engine<'_> {
+    /// Hands `text` as a runtime notice to the turn running on `session_id`
+    /// in this process (it reads it at its next step); false when no turn
+    /// takes it (none runs, or it is finishing).
+    pub fn notify_running(&self, session_id: &str, text: &str) -> bool {
+        self.turns.by_session(session_id).is_some_and(|turn| {
+            turn.steer
+                .push(Steer {
+                    text: text.to_string(),
+                    images: Vec::new(),
+                    kind: SteerKind::Notice,
+                })
+                .is_ok()
+        })
+    }
+
+    /// Appends `item` to an idle session (goal markers, job notices, shell
+    /// context), holding the session as a turn would so nothing interleaves
+    /// with a turn here or in another process (`busy` then).
+    pub async fn append_idle(
+        &self,
+        scope_key: &str,
+        session_id: &str,
+        item: EventItem,
+    ) -> Result<u64, MethodError> {
+        let _claim = self.claim(session_id, &CancellationToken::new(), &SteerQueue::new())?;
+        let (store, key, id) = (
+            self.store.clone(),
+            scope_key.to_string(),
+            session_id.to_string(),
+        );
+        tokio::task::spawn_blocking(move || store.append_event(&key, &id, None, &item))
+            .await
+            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(crate::error::store_error)
+    }
 }
 
 /// The error of a second turn on a busy session.

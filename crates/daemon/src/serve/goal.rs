@@ -3,18 +3,13 @@
 //! cleared]`; the last one wins, so the goal survives compaction and restarts)
 //! and `auto` continuation with a budget of turns.
 
-use seekclaw_agent::{GoalMarker, GoalStatus, StandingGoal};
+use seekclaw_agent::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, GoalStatus, StandingGoal};
 
 use super::Events;
 use super::command::Submission;
 use super::wire::WireEvent;
 use crate::headless::LocalEngine;
 use crate::scope::Scope;
-
-/// Turns the engine starts on its own toward one `auto` goal.
-pub const AUTO_BUDGET: u32 = 20;
-
-const CONTINUE: &str = "Continue working toward the standing goal. When it is fully met, record that by calling the goal tool with status \"met\".";
 
 /// The goal and its continuation state.
 #[derive(Debug, Default)]
@@ -71,7 +66,7 @@ impl Goal {
     /// The marker is durable: take the new goal (and arm `auto`).
     pub fn set(&mut self, text: Option<String>, auto: bool) {
         self.auto = auto && text.is_some();
-        self.remaining = if self.auto { AUTO_BUDGET } else { 0 };
+        self.remaining = if self.auto { AUTO_TURNS } else { 0 };
         self.text = text;
         self.blocked = false;
         self.due = false;
@@ -89,7 +84,7 @@ impl Goal {
     }
 
     /// A turn ended; a clean end with an `auto` goal makes a continuation due.
-    pub fn turn_ended(&mut self, clean: bool, _continuation: bool) {
+    pub fn turn_ended(&mut self, clean: bool) {
         self.due = clean && self.auto && !self.blocked && self.text.is_some();
     }
 
@@ -101,7 +96,7 @@ impl Goal {
         }
         if self.remaining == 0 {
             self.auto = false;
-            events.emit(&WireEvent::GoalBudgetExhausted { turns: AUTO_BUDGET });
+            events.emit(&WireEvent::GoalBudgetExhausted { turns: AUTO_TURNS });
             return None;
         }
         self.remaining -= 1;
@@ -109,7 +104,7 @@ impl Goal {
             remaining: self.remaining,
         });
         Some(Submission {
-            text: CONTINUE.to_string(),
+            text: CONTINUE_PROMPT.to_string(),
             images: Vec::new(),
             submission_id: None,
         })
@@ -124,17 +119,17 @@ mod tests {
     fn auto_budget_counts_down_and_cancel_disarms() {
         let mut g = Goal::default();
         g.set(Some("g".into()), true);
-        assert_eq!(g.remaining, AUTO_BUDGET);
-        g.turn_ended(true, false);
+        assert_eq!(g.remaining, AUTO_TURNS);
+        g.turn_ended(true);
         assert!(g.due);
         g.disarm();
         assert!(!g.due && !g.auto);
         g.set(Some("g".into()), false);
-        g.turn_ended(true, false);
+        g.turn_ended(true);
         assert!(!g.due, "no auto, no continuation");
         g.set(Some("g".into()), true);
         g.reported(&GoalStatus::Blocked("key".into()));
-        g.turn_ended(true, false);
+        g.turn_ended(true);
         assert!(!g.due, "blocked pauses it");
         g.reported(&GoalStatus::Met);
         assert!(g.text.is_none() && !g.auto);

@@ -66,8 +66,6 @@ enum Active<'e> {
     Turn {
         handle: Box<TurnHandle<'e>>,
         mapper: TurnMapper,
-        /// A turn the goal started (continuation), not a user's prompt.
-        continuation: bool,
     },
     Compact {
         job: Pin<Box<dyn Future<Output = Result<Compacted, MethodError>> + Send + 'e>>,
@@ -312,7 +310,7 @@ impl<'e> Serve<'e> {
                         return None;
                     }
                     let prompt = self.goal.continuation(self.events)?;
-                    let active = self.start_turn(prompt, true).await;
+                    let active = self.start_turn(prompt).await;
                     if active.is_some() {
                         return active;
                     }
@@ -320,7 +318,7 @@ impl<'e> Serve<'e> {
                 }
             };
             let active = match work {
-                Work::Prompt(sub) => self.start_turn(sub, false).await,
+                Work::Prompt(sub) => self.start_turn(sub).await,
                 Work::Compact => {
                     // A compaction is no turn toward the goal.
                     self.goal.hold();
@@ -337,7 +335,7 @@ impl<'e> Serve<'e> {
         }
     }
 
-    async fn start_turn(&mut self, sub: Submission, continuation: bool) -> Option<Active<'e>> {
+    async fn start_turn(&mut self, sub: Submission) -> Option<Active<'e>> {
         let steer = std::mem::take(&mut self.next_steer);
         let mut steer_ids = std::mem::take(&mut self.next_steer_ids);
         let turn = LocalTurn {
@@ -358,7 +356,6 @@ impl<'e> Serve<'e> {
                 Some(Active::Turn {
                     handle: Box::new(handle),
                     mapper,
-                    continuation,
                 })
             }
             Err(e) => {
@@ -554,15 +551,10 @@ impl<'e> Serve<'e> {
                 }
             }
             Progress::TurnEnded(outcome) => {
-                if let Some(Active::Turn {
-                    mut mapper,
-                    continuation,
-                    ..
-                }) = active.take()
-                {
+                if let Some(Active::Turn { mut mapper, .. }) = active.take() {
                     let clean = matches!(outcome, TurnOutcome::Done(_));
                     mapper.finish(outcome, &mut out);
-                    self.goal.turn_ended(clean, continuation);
+                    self.goal.turn_ended(clean);
                 }
             }
             Progress::Compacted(result) => {
