@@ -216,6 +216,30 @@ pub enum AgentEvent {
         /// The notice's text.
         text: String,
     },
+    /// A tool call waits for a person's decision (attended turns only).
+    ApprovalRequested {
+        /// What the front end answers with.
+        approval_id: String,
+        /// The call (its `ToolStart` came before).
+        call_id: String,
+        /// The tool's registry name.
+        tool: String,
+        /// A one-line description of the call.
+        summary: String,
+        /// The call's arguments.
+        arguments: serde_json::Value,
+        /// For a file edit: the diff it would make.
+        diff: Option<String>,
+    },
+    /// A pending approval ended.
+    ApprovalResolved {
+        /// The request.
+        approval_id: String,
+        /// The call.
+        call_id: String,
+        /// How it ended.
+        outcome: crate::approval::ApprovalOutcome,
+    },
     /// Queued guidance entered the turn's context.
     Steer {
         /// Its text.

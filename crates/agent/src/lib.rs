@@ -3,6 +3,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+mod approval;
 mod blocking;
 mod ceiling;
 mod closing;
@@ -16,6 +17,7 @@ mod history;
 mod observer;
 mod opening;
 mod prompt;
+mod safe_command;
 mod session_compaction;
 mod steer;
 mod tool_calls;
@@ -24,6 +26,9 @@ mod turn;
 mod turn_loop;
 mod verify;
 
+pub use approval::{
+    ApprovalOutcome, Approvals, Decision, NotPending, Unattended, asks, effective_policy,
+};
 pub use events::{
     AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, TurnFailure, TurnOutcome,
     TurnStatus, WorkflowKind, WorkflowNode,
@@ -32,6 +37,7 @@ pub use extras::TurnExtras;
 pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};
 pub use history::conversation;
 pub use prompt::PromptFiles;
+pub use safe_command::is_safe_command;
 pub use session_compaction::{Compacted, compact_session, compaction_range};
 pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};
 pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};

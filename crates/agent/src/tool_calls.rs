@@ -11,6 +11,7 @@ use seekclaw_tools::{Registry, ToolContext, ToolFilter, ToolOutput};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::approval::{AskCx, TurnApprovals};
 use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 
 /// `key: value` for up to three scalar arguments (values cut at 60 chars).
@@ -62,16 +63,17 @@ struct Prepared<'a> {
 async fn run_one(
     registry: &Registry,
     filter: &ToolFilter,
-    ctx: &ToolContext,
+    (approvals, ask): (&TurnApprovals, &AskCx<'_>),
     p: &Prepared<'_>,
     events: &UnboundedSender<AgentEvent>,
 ) -> ToolOutput {
+    let ctx: &ToolContext = ask.ctx;
     let call = p.call;
     let summary = p.args.as_ref().map(call_summary).unwrap_or_default();
     let _ = events.send(AgentEvent::ToolStart {
         call_id: call.id.clone(),
         name: call.name.clone(),
-        summary,
+        summary: summary.clone(),
     });
     let refused = |message: String| {
         let out = ToolOutput::error(message);
@@ -95,6 +97,13 @@ async fn run_one(
         Ok(a) => a.clone(),
         Err(e) => return refused(e.clone()),
     };
+    // Asked before the tool runs: a pending approval holds no write lock.
+    if let Err(refusal) = approvals
+        .check(ask, &call.id, tool.as_ref(), &args, &summary)
+        .await
+    {
+        return refused(refusal);
+    }
     let _ = events.send(AgentEvent::Status(TurnStatus::Tool(
         tool.definition().status_label.clone(),
     )));
@@ -130,10 +139,10 @@ async fn run_one(
 }
 
 /// Runs `calls` and returns their outputs in call order.
-pub async fn run_calls(
+pub(crate) async fn run_calls(
     registry: &Registry,
     filter: &ToolFilter,
-    ctx: &ToolContext,
+    approvals: (&TurnApprovals, &AskCx<'_>),
     calls: &[ToolCall],
     step: u32,
     events: &UnboundedSender<AgentEvent>,
@@ -156,7 +165,7 @@ pub async fn run_calls(
     let mut outputs = Vec::with_capacity(calls.len());
     let mut i = 0;
     while i < prepared.len() {
-        if ctx.cancel.is_cancelled() {
+        if approvals.1.ctx.cancel.is_cancelled() {
             break;
         }
         let mut end = i + 1;
@@ -179,7 +188,7 @@ pub async fn run_calls(
         let results = join_all(
             group
                 .iter()
-                .map(|p| run_one(registry, filter, ctx, p, events)),
+                .map(|p| run_one(registry, filter, approvals, p, events)),
         )
         .await;
         outputs.extend(results);

@@ -67,6 +67,9 @@ pub struct TurnInput {
     /// The session's job table, whose background jobs outlive the turn;
     /// `None`: the turn has its own and everything in it ends with it.
     pub jobs: Option<std::sync::Arc<seekclaw_tools::Jobs>>,
+    /// Who decides calls the approval policy asks about (the front end
+    /// keeps a clone to answer); the default refuses them at once.
+    pub approvals: crate::approval::Approvals,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -183,6 +186,8 @@ pub(crate) struct TurnCtx<'t, 'p> {
     pub(crate) cancel: &'t CancellationToken,
     /// One tool context per turn: background jobs live across steps.
     pub(crate) tools: &'t ToolContext,
+    /// The policy and rules read at the turn's start.
+    pub(crate) approvals: &'t crate::approval::TurnApprovals,
 }
 
 impl TurnCtx<'_, '_> {
@@ -357,6 +362,7 @@ pub async fn run_turn(
         tools.jobs = jobs.clone();
     }
     tools.readable_files = ext.extras.readable_files.clone().into();
+    let approvals = turn_approvals(rt, &input).await;
     let cx = TurnCtx {
         rt,
         ext: &ext,
@@ -366,6 +372,7 @@ pub async fn run_turn(
         events,
         cancel,
         tools: &tools,
+        approvals: &approvals,
     };
     let (mut transcript, outcome) = match past {
         Ok(past) => {
@@ -384,6 +391,30 @@ pub async fn run_turn(
     tools.cancel.cancel();
     tools.jobs.end_turn();
     finish(&cx, &mut transcript, outcome, &mut counters).await
+}
+
+/// The turn's approval policy (the session's, else the workspace's, else
+/// the config's) and the calls the session already allows. An unreadable
+/// session setting falls back to the inherited policy, never to none.
+async fn turn_approvals(rt: &TurnRuntime<'_>, input: &TurnInput) -> crate::approval::TurnApprovals {
+    let store = rt.store.clone();
+    let (scope, id) = (input.scope.clone(), input.session_id.clone());
+    let saved = crate::blocking::run_now(move || store.session_approvals(&scope, &id))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let policy = crate::approval::effective_policy(
+        &rt.config,
+        rt.workspace.as_ref(),
+        saved.policy.as_deref(),
+    );
+    crate::approval::TurnApprovals::new(
+        policy,
+        Duration::from_secs(rt.config.agent.approval_timeout_seconds.max(1)),
+        input.approvals.clone(),
+        saved.rules,
+    )
 }
 
 /// Ends the turn: leftover guidance announced, the error node of a failure,

@@ -529,10 +529,17 @@ async fn run_tools(
     calls: &[seekclaw_providers::ToolCall],
     filter: &ToolFilter,
 ) -> Result<(), TurnFailure> {
+    let ask = crate::approval::AskCx {
+        events: cx.events,
+        ctx: cx.tools,
+        store: &cx.rt.store,
+        scope: &cx.input.scope,
+        session_id: &cx.input.session_id,
+    };
     let outputs = run_calls(
         &cx.ext.registry,
         filter,
-        cx.tools,
+        (cx.approvals, &ask),
         calls,
         st.step,
         cx.events,

@@ -9,7 +9,7 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::enums::{AgentMode, ReasoningLevel};
+use crate::enums::{AgentMode, ApprovalPolicy, ReasoningLevel};
 use crate::provider::Provider;
 
 /// Name of the profile that exists out of the box.
@@ -310,6 +310,10 @@ pub struct AgentSettings {
     pub allow_outside_workspace: bool,
     /// Scheduled tasks whose turns may run at the same time.
     pub max_concurrent_scheduled_turns: u32,
+    /// When a tool call waits for a person's approval.
+    pub approval_policy: ApprovalPolicy,
+    /// How long a pending approval waits before it counts as a rejection.
+    pub approval_timeout_seconds: u64,
     /// Unknown keys of `agent`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -334,6 +338,8 @@ impl Default for AgentSettings {
             write_lock_timeout_seconds: 30,
             allow_outside_workspace: false,
             max_concurrent_scheduled_turns: 4,
+            approval_policy: ApprovalPolicy::Never,
+            approval_timeout_seconds: 600,
             extra: Map::new(),
         }
     }

@@ -86,6 +86,68 @@ impl<'de> Deserialize<'de> for AgentMode {
     }
 }
 
+/// When the agent asks a person before a tool runs (`agent.approvalPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ApprovalPolicy {
+    /// Nothing asks (the original's behaviour; the desktop knows no approvals).
+    #[default]
+    Never,
+    /// Mutating tools and shell commands outside a safe list ask.
+    OnRequest,
+    /// Everything but reads asks.
+    Untrusted,
+}
+
+impl ApprovalPolicy {
+    /// The three policies, as offered to users.
+    pub const ALL: [ApprovalPolicy; 3] = [
+        ApprovalPolicy::Never,
+        ApprovalPolicy::OnRequest,
+        ApprovalPolicy::Untrusted,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalPolicy::Never => "never",
+            ApprovalPolicy::OnRequest => "on-request",
+            ApprovalPolicy::Untrusted => "untrusted",
+        }
+    }
+
+    /// Exactly one of the wire names (trimmed, case-insensitive; OpenSeek's
+    /// `ask` is `on-request`), for validating user input.
+    pub fn parse_strict(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "never" => Some(ApprovalPolicy::Never),
+            "on-request" | "ask" => Some(ApprovalPolicy::OnRequest),
+            "untrusted" => Some(ApprovalPolicy::Untrusted),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ApprovalPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ApprovalPolicy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// A misspelt policy in a hand-edited file fails safe: it reads as the
+/// strictest one rather than making the file unreadable or silently `never`.
+impl<'de> Deserialize<'de> for ApprovalPolicy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(ApprovalPolicy::parse_strict(&s).unwrap_or(ApprovalPolicy::Untrusted))
+    }
+}
+
 /// Provider-neutral reasoning effort, ordered from none (0) to ultra (6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum ReasoningLevel {

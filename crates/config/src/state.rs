@@ -67,6 +67,9 @@ pub struct WorkspaceConfig {
     /// project kind suggests (e.g. `cargo check --quiet`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify_command: Option<String>,
+    /// Approval policy here, instead of `agent.approvalPolicy`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<crate::ApprovalPolicy>,
     /// Unknown keys, kept so the user's file round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use seekclaw_agent::SteerQueue;
+use seekclaw_agent::{Approvals, SteerQueue};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +20,8 @@ pub struct ChatEntry {
     serial: u64,
     pub cancel: CancellationToken,
     pub steer: SteerQueue,
+    /// Where `agent.approve` answers the turn's approval requests.
+    pub approvals: Approvals,
     /// `params.sessionId` of the chat, if it named one.
     pub requested: Option<String>,
     session: watch::Receiver<Option<String>>,
@@ -69,6 +71,7 @@ impl Chats {
         request_id: i64,
         requested: Option<String>,
         cancel: CancellationToken,
+        approvals: Approvals,
     ) -> ChatStart {
         let (session_tx, session) = watch::channel(None);
         let steer = SteerQueue::new();
@@ -80,6 +83,7 @@ impl Chats {
                 serial,
                 cancel: cancel.clone(),
                 steer: steer.clone(),
+                approvals: approvals.clone(),
                 requested,
                 session,
             };
@@ -93,6 +97,7 @@ impl Chats {
             serial,
             cancel,
             steer,
+            approvals,
             session_tx,
         }
     }
@@ -137,6 +142,7 @@ pub struct ChatStart {
     serial: u64,
     pub cancel: CancellationToken,
     pub steer: SteerQueue,
+    pub approvals: Approvals,
     session_tx: watch::Sender<Option<String>>,
 }
 
@@ -166,7 +172,12 @@ mod tests {
     #[tokio::test]
     async fn a_chat_is_found_until_its_start_is_dropped() {
         let chats = Arc::new(Chats::default());
-        let start = chats.register(7, Some("S1".into()), CancellationToken::new());
+        let start = chats.register(
+            7,
+            Some("S1".into()),
+            CancellationToken::new(),
+            Approvals::default(),
+        );
         let entry = chats.get(7).unwrap();
         assert!(chats.asking_for("s1").is_some());
         let waiting = tokio::spawn(async move { entry.session().await });
@@ -180,7 +191,7 @@ mod tests {
     #[tokio::test]
     async fn a_chat_that_ends_unclaimed_answers_no_session() {
         let chats = Arc::new(Chats::default());
-        let start = chats.register(1, None, CancellationToken::new());
+        let start = chats.register(1, None, CancellationToken::new(), Approvals::default());
         let entry = chats.get(1).unwrap();
         drop(start);
         assert_eq!(entry.session().await, None);
@@ -189,8 +200,8 @@ mod tests {
     #[test]
     fn a_reused_id_replaces_the_older_entry_and_outlives_it() {
         let chats = Arc::new(Chats::default());
-        let old = chats.register(3, None, CancellationToken::new());
-        let new = chats.register(3, None, CancellationToken::new());
+        let old = chats.register(3, None, CancellationToken::new(), Approvals::default());
+        let new = chats.register(3, None, CancellationToken::new(), Approvals::default());
         assert_eq!(chats.findable().len(), 1, "the older chat is hidden");
         assert_eq!(chats.all().len(), 2, "but still counted as running");
         drop(old);

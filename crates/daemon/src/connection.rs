@@ -314,6 +314,13 @@ fn register_chat(conn: &Connection, req: &Request) -> ChatStart {
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
+    // A client that announces `approvals` is asked; any other (the
+    // desktop's protocol has no approvals) gets calls needing one refused.
+    let approvals = if matches!(req.params.bool_opt("approvals"), Ok(Some(true))) {
+        seekclaw_agent::Approvals::attended()
+    } else {
+        seekclaw_agent::Approvals::default()
+    };
     conn.chats
-        .register(req.id, requested, conn.closing.child_token())
+        .register(req.id, requested, conn.closing.child_token(), approvals)
 }

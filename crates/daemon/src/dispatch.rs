@@ -9,8 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::{
-    chat, goal, mcp, model, profile, project, provider, schedule, session, skill, system, watch,
-    workspace,
+    approve, chat, goal, mcp, model, profile, project, provider, schedule, session, skill, system,
+    watch, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -50,6 +50,7 @@ pub async fn handle(
             )),
         },
         Method::AgentSteer => chat::steer(d, conn, id, p).await,
+        Method::AgentApprove => approve::approve(d, conn, id, p).await,
         Method::AgentCancel => chat::cancel(conn, id, p).await,
         Method::WorkspaceGet => workspace::get(d, id).await,
         Method::WorkspaceOpen => workspace::open(d, conn, id, p).await,

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use seekclaw_agent::{
-    AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal, SteerQueue, TurnOutcome,
+    AUTO_TURNS, Approvals, CONTINUE_PROMPT, GoalMarker, StandingGoal, SteerQueue, TurnOutcome,
+    Unattended,
 };
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::GoalView;
@@ -210,6 +211,11 @@ async fn continuation(
     let engine = daemon.engine();
     let cancel = daemon.shutdown.child_token();
     let steer = SteerQueue::new();
+    // Nobody is there to answer: like a scheduled run, calls that need a
+    // person's approval are refused.
+    let approvals = Approvals::unattended(Unattended::Reject(
+        "goal continuations do not wait for a person".into(),
+    ));
     let (key, id) = (scope.key.clone(), sid.to_string());
     let header = daemon
         .db(move |s| s.session(&key, &id))
@@ -218,7 +224,7 @@ async fn continuation(
     let reasoning = ReasoningLevel::parse(&header.reasoning_level)
         .unwrap_or(daemon.config.load().agent.reasoning_level);
     let claim = engine
-        .claim(sid, &cancel, &steer)
+        .claim(sid, &cancel, &steer, &approvals)
         .map(|guard| SessionClaim {
             session: header,
             reasoning,
@@ -233,6 +239,7 @@ async fn continuation(
         steer,
         session: std::future::ready(claim),
         overrides: Default::default(),
+        approvals,
     };
     let turn = engine.start_turn(request).await?;
     Ok(crate::watch::drive(&daemon.watchers, turn, CONTINUE_PROMPT, "goal").await)

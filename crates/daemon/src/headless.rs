@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use seekclaw_agent::SteerQueue;
+use seekclaw_agent::{Approvals, SteerQueue};
 use seekclaw_config::{Home, ReasoningLevel, normalize_path};
 use seekclaw_protocol::MethodError;
 use seekclaw_store::Store;
@@ -131,15 +131,18 @@ impl LocalEngine {
             images,
             overrides: opts.overrides.clone(),
         };
-        self.start_turn(turn, cancel, &SteerQueue::new()).await
+        self.start_turn(turn, cancel, &SteerQueue::new(), &Approvals::default())
+            .await
     }
 
-    /// Starts `turn`; `steer` is its guidance queue.
+    /// Starts `turn`; `steer` is its guidance queue, `approvals` decides
+    /// what the approval policy asks about.
     pub async fn start_turn(
         &self,
         turn: LocalTurn,
         cancel: &CancellationToken,
         steer: &SteerQueue,
+        approvals: &Approvals,
     ) -> Result<TurnHandle<'_>, MethodError> {
         let engine = self.engine();
         let scope = turn.scope;
@@ -148,7 +151,7 @@ impl LocalEngine {
             let header = self.session(&scope, wanted).await?;
             let reasoning = ReasoningLevel::parse(&header.reasoning_level)
                 .unwrap_or(self.config.load().agent.reasoning_level);
-            let guard = engine.claim(&header.id, cancel, steer)?;
+            let guard = engine.claim(&header.id, cancel, steer, approvals)?;
             Ok(SessionClaim {
                 session: header,
                 reasoning,
@@ -164,6 +167,7 @@ impl LocalEngine {
             steer: steer.clone(),
             session,
             overrides: turn.overrides,
+            approvals: approvals.clone(),
         };
         engine.start_turn(request).await
     }

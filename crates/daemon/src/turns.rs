@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use seekclaw_agent::SteerQueue;
+use seekclaw_agent::{Approvals, SteerQueue};
 use tokio_util::sync::CancellationToken;
 
 use crate::sync::Locked;
@@ -15,6 +15,7 @@ pub struct ActiveTurn {
     pub session_id: String,
     pub cancel: CancellationToken,
     pub steer: SteerQueue,
+    pub approvals: Approvals,
 }
 
 #[derive(Default)]

@@ -61,6 +61,11 @@ pub mod event {
     /// The runtime reminded the model (goal, goal check, plan); the text is
     /// in the log as a notice (ours, additive).
     pub const REMINDER: &str = "reminder";
+    /// A tool call waits for a person's decision (`agent.approve`) (ours,
+    /// additive; only on turns whose client announced `approvals`).
+    pub const APPROVAL_REQUEST: &str = "approval_request";
+    /// A pending approval was decided, timed out or cancelled (ours, additive).
+    pub const APPROVAL_RESOLVED: &str = "approval_resolved";
     /// Broadcast: a scheduled run ended.
     pub const SCHEDULE_UPDATED: &str = "schedule.updated";
     /// Broadcast: a scheduled run starts in about a minute.
@@ -219,6 +224,37 @@ pub struct ReminderDetails {
     pub kind: String,
 }
 
+/// `approval_request`. `data` is the call's one-line summary.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalRequestDetails {
+    /// What `agent.approve` names.
+    pub approval_id: String,
+    /// The model's id for the call (its `tool_start` came before).
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// A one-line description of the call.
+    pub summary: String,
+    /// The call's arguments as the model gave them.
+    pub arguments: serde_json::Value,
+    /// For a file edit: the unified diff it would make.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// `approval_resolved`. `data` is the outcome.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalResolvedDetails {
+    /// The approval.
+    pub approval_id: String,
+    /// The call.
+    pub call_id: String,
+    /// `allow_once`, `allow_session`, `reject`, `timeout` or `cancelled`.
+    pub outcome: String,
+}
+
 /// `file_diff`: after a write that changed a file. `data` is its workspace-relative path.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -308,6 +344,8 @@ details_for!(
     ContextYieldDetails => CONTEXT_YIELD,
     GoalUpdatedDetails => GOAL_UPDATED,
     ReminderDetails => REMINDER,
+    ApprovalRequestDetails => APPROVAL_REQUEST,
+    ApprovalResolvedDetails => APPROVAL_RESOLVED,
     BackgroundNoticeDetails => BACKGROUND_NOTICE,
     TurnStartDetails => TURN_START,
     TurnEndDetails => TURN_END,
@@ -512,6 +550,20 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The reminder's text, as the model reads it.",
         Some(schema_of::<ReminderDetails>),
+    ),
+    row(
+        event::APPROVAL_REQUEST,
+        false,
+        Audience::Turn,
+        "The call's one-line summary; answer with `agent.approve`.",
+        Some(schema_of::<ApprovalRequestDetails>),
+    ),
+    row(
+        event::APPROVAL_RESOLVED,
+        false,
+        Audience::Turn,
+        "The outcome: allow_once, allow_session, reject, timeout or cancelled.",
+        Some(schema_of::<ApprovalResolvedDetails>),
     ),
     row(
         event::SCHEDULE_UPDATED,

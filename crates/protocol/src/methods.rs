@@ -76,6 +76,9 @@ pub enum Capability {
     Goal,
     /// `session-watch` (ours, additive): `session.watch`, `session.unwatch`.
     SessionWatch,
+    /// `approvals` (ours, additive): `agent.approve`, `approval_request` /
+    /// `approval_resolved` events on turns started with `approvals: true`.
+    Approvals,
     /// `context-yield` (ours, additive): a turn that reaches the model's
     /// context ceiling checkpoints, sends `context_yield` and ends `done`.
     ContextYield,
@@ -107,6 +110,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::FactoryReset, "factory-reset"),
     (Capability::PromptOptimize, "prompt-optimize"),
     (Capability::ContextYield, "context-yield"),
+    (Capability::Approvals, "approvals"),
     (Capability::Goal, "goal"),
     (Capability::SessionWatch, "session-watch"),
 ];
@@ -251,6 +255,8 @@ method_table! {
         (ChatParams, Reply::Turn);
     AgentSteer => "agent.steer" [] Task [AgentSteer]
         (SteerParams, Reply::text_matching("`guidance queued` (with the turn's `sessionId`).", "^guidance queued$"));
+    AgentApprove => "agent.approve" [] Task [Approvals]
+        (ApproveParams, Reply::text_matching("`approved` or `rejected` (with the turn's `sessionId`).", "^(approved|rejected)$"));
     AgentCancel => "agent.cancel" [] Task [AgentCancel]
         (CancelParams, Reply::text_matching("`no active turn`, `cancellation requested for <requestId>` or `cancellation requested for <n> active turns`.", "^(no active turn|cancellation requested for .+)$"));
     WorkspaceGet => "workspace.get" [] Task [Workspace]
@@ -449,7 +455,7 @@ mod tests {
     }
 
     /// Reference §4: all 23 capabilities, and the 58 methods in their order (our
-    /// extras `agent/runTurn`, `session.truncate` and `session.compact` sit in between).
+    /// extras `agent/runTurn`, `agent.approve`, `session.truncate` and `session.compact` sit in between).
     #[test]
     fn info_matches_the_reference_lists() {
         let info = ProtocolInfo::from_table();
@@ -474,6 +480,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 66);
+        assert_eq!(info.methods.len(), 67);
     }
 }

@@ -49,6 +49,15 @@ impl Params {
             Some(_) => Err(wrong_type(key, "a string")),
         }
     }
+
+    /// Absent or null → `None`.
+    pub fn bool_opt(&self, key: &str) -> ParamResult<Option<bool>> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(wrong_type(key, "a boolean")),
+        }
+    }
 }
 
 #[cfg(test)]

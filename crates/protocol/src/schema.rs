@@ -228,6 +228,12 @@ fn envelope_schema(write: &mut SchemaGenerator) -> Value {
                     "properties": {"details": details(write).to_value()},
                     "required": ["details"],
                 }),
+                // A plain-text result may carry a structured twin of its
+                // text in `details` (`agent.mode.get`: mode and approval
+                // policy); other detail-less events carry none.
+                None if e.name == event::RESULT => json!({
+                    "properties": {"details": {"type": "object"}},
+                }),
                 None => json!({"not": {"required": ["details"]}}),
             }];
             match e.audience {

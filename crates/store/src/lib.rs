@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod approvals;
 mod blobs;
 mod checkpointer;
 mod conversation;
@@ -28,6 +29,7 @@ mod transfer;
 mod turns;
 mod usage;
 
+pub use approvals::{ApprovalRule, SessionApprovals};
 pub use conversation::Conversation;
 pub use error::{Result, StoreError};
 pub use items::{

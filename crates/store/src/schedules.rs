@@ -57,6 +57,9 @@ pub struct ScheduledTask {
     pub updated_at: String,
     /// The name, or a default when it is empty (see [`display_name`]).
     pub display_name: String,
+    /// What runs do with calls that need approval: `reject` (when unset) or `allow`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
 }
 
 /// What `schedule.create` / `schedule.update` write.
@@ -76,6 +79,8 @@ pub struct ScheduleDraft {
     pub enabled: bool,
     /// Next due time, computed by the caller from `cron`.
     pub next_run_at: Option<String>,
+    /// `reject` or `allow` (see [`ScheduledTask::approval`]).
+    pub approval: Option<String>,
 }
 
 /// An enabled task whose next occurrence is near: what one scheduler tick reads.
@@ -161,7 +166,7 @@ pub const INTERRUPTED_RUN: &str = "The daemon stopped before this run finished."
 macro_rules! task_cols {
     () => {
         "id, name, workspace, prompt, cron, enabled, last_run_at, next_run_at, last_status, \
-         last_error, last_output, last_session_id, created_at, updated_at"
+         last_error, last_output, last_session_id, created_at, updated_at, approval"
     };
 }
 
@@ -197,6 +202,7 @@ fn task_from_row(r: &Row<'_>) -> rusqlite::Result<ScheduledTask> {
         last_session_id: r.get(11)?,
         created_at: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
         updated_at: r.get::<_, Option<String>>(13)?.unwrap_or_default(),
+        approval: r.get(14)?,
     })
 }
 
@@ -226,11 +232,13 @@ impl Store {
             let task = tx
                 .prepare_cached(concat!(
                     "INSERT INTO scheduled_tasks (id, name, workspace, prompt, cron, enabled, \
-                     next_run_at, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) \
+                     next_run_at, created_at, updated_at, approval) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9) \
                      ON CONFLICT (id) DO UPDATE SET name = excluded.name, \
                      workspace = excluded.workspace, prompt = excluded.prompt, cron = excluded.cron, \
                      enabled = excluded.enabled, next_run_at = excluded.next_run_at, \
-                     updated_at = excluded.updated_at RETURNING ",
+                     updated_at = excluded.updated_at, \
+                     approval = COALESCE(excluded.approval, approval) RETURNING ",
                     task_cols!()
                 ))?
                 .query_row(
@@ -242,7 +250,8 @@ impl Store {
                         d.cron,
                         d.enabled,
                         d.next_run_at,
-                        now
+                        now,
+                        d.approval
                     ],
                     task_from_row,
                 )?;

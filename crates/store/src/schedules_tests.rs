@@ -11,6 +11,7 @@ fn draft(id: &str, next: Option<&str>) -> ScheduleDraft {
         cron: "* * * * *".into(),
         enabled: true,
         next_run_at: next.map(str::to_string),
+        approval: None,
     }
 }
 

@@ -139,7 +139,20 @@ CREATE INDEX sessions_scope_recent ON sessions (
 );
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+/// V5: a session's approval settings (its own policy, the calls allowed for
+/// the rest of the session), kept beside the row so the listing index and
+/// the wire header stay as they are; what a scheduled task's runs do with
+/// calls that need approval (nobody is there to answer).
+const V5: &str = r#"
+CREATE TABLE session_approvals (
+    session_pk INTEGER PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE,
+    policy TEXT NULL,
+    rules TEXT NOT NULL DEFAULT '[]'
+);
+ALTER TABLE scheduled_tasks ADD COLUMN approval TEXT NULL;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

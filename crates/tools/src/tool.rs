@@ -172,4 +172,10 @@ pub trait Tool: Send + Sync {
     fn definition(&self) -> &ToolDefinition;
     /// Runs the call with `args` (the model's JSON arguments).
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> ToolFuture<'a>;
+    /// The unified diff the call would make, shown to a person deciding on
+    /// it; `None` when the tool changes no file or the call would fail.
+    /// Reads the file once, without its write lock: a preview, not a promise.
+    fn preview(&self, _args: &Value, _ctx: &ToolContext) -> Option<String> {
+        None
+    }
 }

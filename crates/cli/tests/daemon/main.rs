@@ -1,6 +1,7 @@
 //! Black-box tests of the real `seekclaw daemon` over its real socket.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod approvals;
 mod balance;
 mod ceiling;
 mod chat;

@@ -30,7 +30,7 @@ impl Engine<'_> {
             .map_err(|e| MethodError::internal(e.to_string()))?
             .map_err(crate::error::store_error)?
             .ok_or_else(|| MethodError::not_found(format!("Session {session_id} not found")))?;
-        let _claim = self.claim(&header.id, cancel, &SteerQueue::new())?;
+        let _claim = self.claim(&header.id, cancel, &SteerQueue::new(), &Default::default())?;
         let mut config = self.config.load();
         overrides.apply_to_config(&mut config);
         let mut runtime = super::build_runtime(self, config, scope)?;

@@ -36,6 +36,9 @@ pub struct TurnRequest<C> {
     pub session: C,
     /// What this front end sets over the config for this turn.
     pub overrides: TurnOverrides,
+    /// Who decides calls the approval policy asks about; the front end keeps
+    /// a clone to answer through.
+    pub approvals: seekclaw_agent::Approvals,
 }
 
 /// A front end's settings for one turn, over the config's (`seekclaw run
@@ -171,6 +174,7 @@ impl<'e> Engine<'e> {
             finish_tool: request.overrides.finish_tool,
             step_limit: request.overrides.max_steps,
             jobs: Some(self.jobs.of(&session.id)),
+            approvals: request.approvals,
         };
         let (tx, events) = mpsc::unbounded_channel();
         let (cancel, steer, turn_owner) =
@@ -319,6 +323,7 @@ mod tests {
                 session_id: "s".into(),
                 cancel: cancel.clone(),
                 steer: steer.clone(),
+                approvals: Default::default(),
             })
             .unwrap();
         TurnHandle {

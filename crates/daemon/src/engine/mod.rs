@@ -61,6 +61,7 @@ impl<'e> Engine<'e> {
         session_id: &str,
         cancel: &CancellationToken,
         steer: &SteerQueue,
+        approvals: &seekclaw_agent::Approvals,
     ) -> Result<TurnGuard<'e>, MethodError> {
         let mut guard = self
             .turns
@@ -68,6 +69,7 @@ impl<'e> Engine<'e> {
                 session_id: session_id.to_string(),
                 cancel: cancel.clone(),
                 steer: steer.clone(),
+                approvals: approvals.clone(),
             })
             .ok_or_else(|| busy(session_id))?;
         match try_hold(self.home, session_id) {
@@ -118,7 +120,12 @@ impl Engine<'_> {
         session_id: &str,
         item: EventItem,
     ) -> Result<u64, MethodError> {
-        let _claim = self.claim(session_id, &CancellationToken::new(), &SteerQueue::new())?;
+        let _claim = self.claim(
+            session_id,
+            &CancellationToken::new(),
+            &SteerQueue::new(),
+            &Default::default(),
+        )?;
         let (store, key, id) = (
             self.store.clone(),
             scope_key.to_string(),

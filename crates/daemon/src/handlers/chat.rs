@@ -9,8 +9,9 @@ use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, Ste
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
-    ContextYieldDetails, FileDiffDetails, GoalUpdatedDetails, ImageViewDetails, ModelStartDetails,
-    ReminderDetails, ToolDoneDetails, ToolStartDetails, UsageDetails, WorkflowDetails,
+    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FileDiffDetails,
+    GoalUpdatedDetails, ImageViewDetails, ModelStartDetails, ReminderDetails, ToolDoneDetails,
+    ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 use seekclaw_store::{SessionHeader, SessionPatch};
@@ -166,6 +167,38 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
             diff,
         } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
         AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
+        AgentEvent::ApprovalRequested {
+            approval_id,
+            call_id,
+            tool,
+            summary,
+            arguments,
+            diff,
+        } => Envelope::event(
+            id,
+            summary.clone(),
+            &ApprovalRequestDetails {
+                approval_id,
+                call_id,
+                tool,
+                summary,
+                arguments,
+                diff,
+            },
+        ),
+        AgentEvent::ApprovalResolved {
+            approval_id,
+            call_id,
+            outcome,
+        } => Envelope::event(
+            id,
+            outcome.as_str(),
+            &ApprovalResolvedDetails {
+                approval_id,
+                call_id,
+                outcome: outcome.as_str().into(),
+            },
+        ),
         AgentEvent::ContextYield { to_seq, answer } => {
             Envelope::event(id, answer, &ContextYieldDetails { to_seq })
         }
@@ -224,6 +257,7 @@ pub async fn chat(
         level,
         cancel: &start.cancel,
         steer: &start.steer,
+        approvals: &start.approvals,
     };
     let watched = daemon.watchers.clone_message_if_watched(&message);
     let request = TurnRequest {
@@ -234,6 +268,7 @@ pub async fn chat(
         steer: start.steer.clone(),
         session: claim_session(daemon.as_ref(), conn, claim),
         overrides: Default::default(),
+        approvals: start.approvals.clone(),
     };
     let mut turn = engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
@@ -272,6 +307,7 @@ struct Claim<'a> {
     level: Option<ReasoningLevel>,
     cancel: &'a CancellationToken,
     steer: &'a SteerQueue,
+    approvals: &'a seekclaw_agent::Approvals,
 }
 
 /// Resolves the chat's session (reference §2.5), applies its reasoning level
@@ -283,7 +319,11 @@ async fn claim_session<'d>(
     conn: &Connection,
     claim: Claim<'d>,
 ) -> Result<SessionClaim<'d>, MethodError> {
-    let claim_id = |sid: &str| claim.engine.claim(sid, claim.cancel, claim.steer);
+    let claim_id = |sid: &str| {
+        claim
+            .engine
+            .claim(sid, claim.cancel, claim.steer, claim.approvals)
+    };
     let level = claim.level;
     let Some(sid) = claim.requested else {
         let mut session = resolve_session(daemon, conn, claim.scope).await?;

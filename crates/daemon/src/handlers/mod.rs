@@ -1,5 +1,6 @@
 //! Method handlers, one file per domain. Each returns the request's terminal envelope.
 
+pub mod approve;
 pub mod chat;
 pub mod goal;
 pub mod images;

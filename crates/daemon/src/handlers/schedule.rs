@@ -41,6 +41,20 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         params.cron.trimmed(),
     );
     let enabled = params.enabled.unwrap_or(true);
+    // Absent keeps what the task had (a client that knows no approvals
+    // does not reset it); only `reject` and `allow` are kept.
+    let approval = match non_blank(params.approval) {
+        None => None,
+        Some(a) if matches!(a.trim().to_ascii_lowercase().as_str(), "reject" | "allow") => {
+            Some(a.trim().to_ascii_lowercase())
+        }
+        Some(a) => {
+            return Err(MethodError::invalid_param(
+                "approval",
+                format!("Invalid approval: {a} (expected reject or allow)"),
+            ));
+        }
+    };
     let cron = CronSchedule::parse(&cron_text)
         .map_err(|e| MethodError::invalid_param("cron", e.to_string()))?;
     let workspace = match non_blank(params.workspace) {
@@ -72,6 +86,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         cron: cron_text,
         enabled,
         next_run_at,
+        approval,
     };
     let task = daemon.db(move |s| s.upsert_schedule(&draft)).await?;
     daemon.scheduler.wake();

@@ -1,5 +1,6 @@
 //! `session.*`: scoped session headers and their projected message logs.
 
+use seekclaw_config::ApprovalPolicy;
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::{Scope as _, ScopeParams, SessionRefParams};
 use seekclaw_protocol::{Envelope, JsonArrayBuilder, MethodError, Params, method};
@@ -121,41 +122,69 @@ pub async fn list(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 /// (`null` when unset, as the original's hand-built object has them), then
 /// the messages.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct SessionView {
     id: String,
     title: Option<String>,
     workspace: Option<String>,
     #[serde(flatten)]
     rest: SessionHeader,
+    approval_policy: &'static str,
+    approval_rules: Vec<seekclaw_store::ApprovalRule>,
     messages: Vec<Message>,
 }
 
 impl SessionView {
-    fn new(mut header: SessionHeader, messages: Vec<Message>) -> SessionView {
+    fn new(
+        mut header: SessionHeader,
+        approvals: (ApprovalPolicy, Vec<seekclaw_store::ApprovalRule>),
+        messages: Vec<Message>,
+    ) -> SessionView {
         SessionView {
             id: std::mem::take(&mut header.id),
             title: header.title.take(),
             workspace: header.workspace.take(),
             rest: header,
+            approval_policy: approvals.0.as_str(),
+            approval_rules: approvals.1,
             messages,
         }
     }
+}
+
+/// The policy a session's turns run with: its own, else its workspace's,
+/// else the config's.
+fn session_policy(
+    daemon: &Daemon,
+    scope: &crate::scope::Scope,
+    own: Option<&str>,
+) -> ApprovalPolicy {
+    let workspace = scope
+        .workspace
+        .as_deref()
+        .and_then(|root| super::workspace::workspace_config(daemon, root));
+    seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), own)
 }
 
 pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionGet>()?);
     let scope = target(daemon, &r)?;
     let sid = r.id.clone();
-    let view = daemon
+    let key = scope.key.clone();
+    let found = daemon
         .db(move |s| {
-            let Some(header) = s.session(&scope.key, &sid)? else {
+            let Some(header) = s.session(&key, &sid)? else {
                 return Ok(None);
             };
-            let messages = s.messages(&scope.key, &sid)?;
-            Ok(Some(SessionView::new(header, messages)))
+            let approvals = s.session_approvals(&key, &sid)?;
+            let messages = s.messages(&key, &sid)?;
+            Ok(Some((header, approvals, messages)))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;
+    let (header, approvals, messages) = found;
+    let policy = session_policy(daemon, &scope, approvals.policy.as_deref());
+    let view = SessionView::new(header, (policy, approvals.rules), messages);
     Ok(Envelope::json_result(id, &view))
 }
 
@@ -189,6 +218,21 @@ pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             .filter(|t| !t.is_empty())
             .map(str::to_string)
     });
+    // null returns to the inherited policy; anything else must be a policy.
+    let policy = match params.approval_policy {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(raw)) => Some(Some(
+            ApprovalPolicy::parse_strict(&raw)
+                .ok_or_else(|| {
+                    MethodError::invalid_param(
+                        "approvalPolicy",
+                        format!("Invalid approval policy: {raw} (expected never, on-request or untrusted)"),
+                    )
+                })?
+                .as_str(),
+        )),
+    };
     let header = patch(
         daemon,
         &session,
@@ -200,6 +244,13 @@ pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         },
     )
     .await?;
+    if let Some(policy) = policy {
+        let scope = target(daemon, &session)?;
+        let sid = header.id.clone();
+        daemon
+            .db(move |s| s.set_session_approval_policy(&scope.key, &sid, policy))
+            .await?;
+    }
     Ok(Envelope::json_result(id, &header))
 }
 

@@ -36,6 +36,11 @@ pub fn effective_mode(daemon: &Daemon, root: &Path) -> AgentMode {
 
 async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
     let mode = effective_mode(daemon, &root).as_str().to_string();
+    let workspace = workspace_config(daemon, &root);
+    let approval_policy =
+        seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), None)
+            .as_str()
+            .to_string();
     let kinds_root = root.clone();
     let project_kinds = tokio::task::spawn_blocking(move || project_kinds(&kinds_root))
         .await
@@ -45,6 +50,7 @@ async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<Workspace
         name: workspace_name(&root),
         project_kinds,
         mode,
+        approval_policy,
     })
 }
 
@@ -98,9 +104,19 @@ pub async fn init(daemon: &Daemon, id: i64) -> Reply {
     ))
 }
 
+/// The mode as `data` (what the desktop reads), and in `details` the mode
+/// with the approval policy the workspace's turns run with (ours, additive).
 pub async fn mode_get(daemon: &Daemon, id: i64) -> Reply {
-    let mode = effective_mode(daemon, &daemon.current_workspace());
-    Ok(Envelope::result(id, mode.as_str()))
+    let root = daemon.current_workspace();
+    let mode = effective_mode(daemon, &root);
+    let workspace = workspace_config(daemon, &root);
+    let policy = seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), None);
+    Ok(
+        Envelope::result(id, mode.as_str()).with_details(serde_json::json!({
+            "mode": mode.as_str(),
+            "approvalPolicy": policy.as_str(),
+        })),
+    )
 }
 
 pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {

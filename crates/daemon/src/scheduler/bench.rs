@@ -105,6 +105,7 @@ async fn scheduler_figures() {
                 cron: expr,
                 enabled: true,
                 next_run_at: next,
+                approval: None,
             })
             .unwrap();
     }
@@ -130,6 +131,7 @@ async fn scheduler_figures() {
                     cron: t.cron,
                     enabled: true,
                     next_run_at: Some(soon.clone()),
+                    approval: None,
                 })?;
             }
             Ok(())

@@ -327,6 +327,18 @@ fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// What a task's runs do with calls that need approval: nobody is there to
+/// answer, so the task decides (`reject` unless it says `allow`).
+pub(crate) fn approvals_of(task: &seekclaw_store::ScheduledTask) -> seekclaw_agent::Approvals {
+    use seekclaw_agent::{Approvals, Unattended};
+    if task.approval.as_deref() == Some("allow") {
+        return Approvals::unattended(Unattended::Allow);
+    }
+    Approvals::unattended(Unattended::Reject(
+        "scheduled runs do not wait for a person (the task's `approval` is `reject`)".into(),
+    ))
+}
+
 #[cfg(test)]
 mod tests;
 

@@ -220,11 +220,12 @@ async fn execute(
     }
     let engine = daemon.engine();
     let steer = SteerQueue::new();
+    let approvals = crate::scheduler::approvals_of(task);
     let reasoning = ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level);
     // Registered like a client's turn, so `agent.steer` by session id and
     // `doctor` see it.
     let claim = engine
-        .claim(&sid, cancel, &steer)
+        .claim(&sid, cancel, &steer, &approvals)
         .map(|guard| SessionClaim {
             session,
             reasoning,
@@ -239,6 +240,7 @@ async fn execute(
         steer,
         session: std::future::ready(claim),
         overrides: Default::default(),
+        approvals,
     };
     let turn = engine
         .start_turn(request)

@@ -63,6 +63,7 @@ pub(super) fn task(d: &Daemon, id: &str, cron: &str, next: Option<String>) -> Sc
             cron: cron.into(),
             enabled: true,
             next_run_at: next,
+            approval: None,
         })
         .unwrap()
 }
@@ -225,6 +226,7 @@ async fn a_run_in_a_workspace_uses_its_scope_and_a_missing_one_falls_back_to_glo
                 cron: "0 0 1 1 *".into(),
                 enabled: true,
                 next_run_at: None,
+                approval: None,
             })
             .unwrap();
         start_manual(&d, id).await.unwrap();

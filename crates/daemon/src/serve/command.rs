@@ -37,6 +37,13 @@ pub enum Command {
     },
     /// Clear the standing goal.
     GoalClear,
+    /// The controller's decision on an `approval_requested`.
+    Approval {
+        /// The request's id.
+        id: String,
+        /// Run the call (once) or not.
+        allow: bool,
+    },
 }
 
 const EXPECTED_OBJECT: &str = "expected a {\"command\": ...} object";
@@ -67,6 +74,15 @@ pub fn parse(value: Value) -> Result<Command, String> {
             Ok(Command::Steer(submission, kind))
         }
         "compact" => Ok(Command::Compact),
+        "approval" => match (obj.get("id"), obj.get("allow")) {
+            (Some(Value::String(id)), Some(Value::Bool(allow))) => Ok(Command::Approval {
+                id: id.clone(),
+                allow: *allow,
+            }),
+            _ => {
+                Err("expected {\"command\": \"approval\", \"id\": string, \"allow\": bool}".into())
+            }
+        },
         "cancel" => Ok(Command::Cancel),
         "goal" => match (obj.get("action"), obj.get("text")) {
             (Some(Value::String(a)), Some(Value::String(text))) if a == "set" => {

@@ -5,7 +5,8 @@
 use std::collections::VecDeque;
 
 use seekclaw_agent::{
-    AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, TurnOutcome, WorkflowNode,
+    AgentEvent, ApprovalOutcome, AutoCompaction, FailureKind, GoalStatus, ReminderKind,
+    TurnOutcome, WorkflowNode,
 };
 
 use super::wire::{WireEvent, WireUsage};
@@ -100,6 +101,32 @@ impl TurnMapper {
                 submission_id: self.steers.pop_front().flatten(),
             }),
             AgentEvent::ContextYield { to_seq, .. } => self.yielded = Some(to_seq),
+            AgentEvent::ApprovalRequested {
+                approval_id,
+                tool,
+                summary,
+                arguments,
+                diff,
+                ..
+            } => out.push(WireEvent::ApprovalRequested {
+                id: approval_id,
+                tool_name: tool,
+                detail: summary,
+                // What a person judges: the edit's diff, else the command.
+                body: diff.or_else(|| arguments["command"].as_str().map(str::to_string)),
+            }),
+            AgentEvent::ApprovalResolved {
+                approval_id,
+                outcome,
+                ..
+            } => out.push(WireEvent::ApprovalResolved {
+                id: approval_id,
+                outcome: match outcome {
+                    ApprovalOutcome::AllowOnce | ApprovalOutcome::AllowSession => "allowed_once",
+                    ApprovalOutcome::Reject | ApprovalOutcome::Timeout => "rejected",
+                    ApprovalOutcome::Cancelled => "cancelled",
+                },
+            }),
             AgentEvent::AutoCompaction(c) => out.push(match c {
                 AutoCompaction::Started { from_seq, to_seq } => WireEvent::AutoCompactionStarted {
                     from_sequence: from_seq,

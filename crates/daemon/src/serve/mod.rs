@@ -16,7 +16,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 
-use seekclaw_agent::{Compacted, Steer, SteerKind, SteerQueue, TurnOutcome};
+use seekclaw_agent::{Approvals, Compacted, Decision, Steer, SteerKind, SteerQueue, TurnOutcome};
 use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_store::EventItem;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
@@ -128,6 +128,8 @@ struct Serve<'e> {
     events: &'e Events,
     /// Log writes that wait for the work in hand to end (see [`idle`]).
     deferred: Vec<idle::Boundary>,
+    /// The controller answers approval requests (`approval` commands).
+    approvals: Approvals,
 }
 
 /// Runs the protocol until stdin ends and the work in hand is done, or
@@ -171,6 +173,7 @@ where
         goal,
         events: &events,
         deferred: Vec::new(),
+        approvals: Approvals::attended(),
     };
     let mut commands = read_commands(input);
     let mut notices = engine.take_job_notices();
@@ -276,8 +279,12 @@ impl<'e> Serve<'e> {
                     Some(Input::Broken(error)) => {
                         self.events.emit(&WireEvent::CommandError { error });
                         reading = false;
+                        self.approvals.close("the controller's input ended");
                     }
-                    None => reading = false,
+                    None => {
+                        reading = false;
+                        self.approvals.close("the controller's input ended");
+                    }
                 },
                 step = async {
                     match active.as_mut() {
@@ -346,7 +353,11 @@ impl<'e> Serve<'e> {
             overrides: self.overrides.clone(),
         };
         let cancel = CancellationToken::new();
-        match self.engine.start_turn(turn, &cancel, &steer).await {
+        match self
+            .engine
+            .start_turn(turn, &cancel, &steer, &self.approvals)
+            .await
+        {
             Ok(handle) => {
                 self.session = Some(handle.session().id.clone());
                 let mut mapper = TurnMapper::new(sub.submission_id);
@@ -442,6 +453,18 @@ impl<'e> Serve<'e> {
                 self.goal_marker(Some(text), auto, active).await;
             }
             Command::GoalClear => self.goal_marker(None, false, active).await,
+            Command::Approval { id, allow } => {
+                let decision = if allow {
+                    Decision::AllowOnce
+                } else {
+                    Decision::Reject(None)
+                };
+                if let Err(e) = self.approvals.answer(&id, decision) {
+                    self.events.emit(&WireEvent::CommandError {
+                        error: e.to_string(),
+                    });
+                }
+            }
         }
     }
 

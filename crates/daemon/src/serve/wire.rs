@@ -84,6 +84,15 @@ pub enum WireEvent {
     },
     /// A background job ended while the engine was idle.
     BackgroundNotice { content: String },
+    /// A tool call waits for the controller's `approval` command.
+    ApprovalRequested {
+        id: String,
+        tool_name: String,
+        detail: String,
+        body: Option<String>,
+    },
+    /// A pending approval ended: `allowed_once`, `rejected` or `cancelled`.
+    ApprovalResolved { id: String, outcome: &'static str },
     /// The standing goal changed.
     GoalUpdated { goal: Option<String> },
     /// The model recorded the goal as blocked.
@@ -275,6 +284,24 @@ impl WireEvent {
             BackgroundNotice { content } => {
                 ("background_notice", vec![("content", json!(content))])
             }
+            ApprovalRequested {
+                id,
+                tool_name,
+                detail,
+                body,
+            } => (
+                "approval_requested",
+                vec![
+                    ("id", json!(id)),
+                    ("tool_name", json!(tool_name)),
+                    ("detail", json!(detail)),
+                    ("body", opt(body)),
+                ],
+            ),
+            ApprovalResolved { id, outcome } => (
+                "approval_resolved",
+                vec![("id", json!(id)), ("outcome", json!(outcome))],
+            ),
             GoalUpdated { goal } => ("goal_updated", vec![("goal", opt(goal))]),
             GoalBlocked { reason } => ("goal_blocked", vec![("reason", json!(reason))]),
             GoalUnblocked => ("goal_unblocked", vec![]),

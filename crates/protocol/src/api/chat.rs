@@ -27,6 +27,10 @@ pub struct ChatParams {
     pub global: Option<bool>,
     /// none, low, medium, high, max, xhigh or ultra (case-insensitive); stored on the session.
     pub reasoning_level: Option<String>,
+    /// This client answers `approval_request` events with `agent.approve`
+    /// (ours, additive). Without it, a call the approval policy would ask
+    /// about is refused at once (nobody could answer).
+    pub approvals: Option<bool>,
 }
 
 impl Scope for ChatParams {
@@ -74,6 +78,24 @@ pub struct SteerParams {
     pub request_id: Option<i64>,
     /// The session of the turn (case-insensitive), when `requestId` is not given.
     pub session_id: Option<String>,
+}
+
+/// `agent.approve`: a person's decision on a pending `approval_request`,
+/// found by `approvalId` in the turn picked by `requestId` (a chat request id
+/// on this connection) or `sessionId`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApproveParams {
+    /// The chat request id of the turn.
+    pub request_id: Option<i64>,
+    /// The session of the turn (case-insensitive), when `requestId` is not given.
+    pub session_id: Option<String>,
+    /// The `approvalId` of the `approval_request`.
+    pub approval_id: Option<String>,
+    /// `allow_once`, `allow_session` or `reject`.
+    pub decision: Option<String>,
+    /// With `reject`: what the model reads as the call's result.
+    pub message: Option<String>,
 }
 
 /// `agent.cancel`: one turn of this connection, or (without `requestId`) all of them.

@@ -62,6 +62,10 @@ pub struct SessionUpdateParams {
     /// null means true.
     #[serde(default, deserialize_with = "double_option")]
     pub network_enabled: Option<Option<bool>>,
+    /// The session's own approval policy: never, on-request or untrusted;
+    /// null returns to the workspace's or the config's (ours, additive).
+    #[serde(default, deserialize_with = "double_option")]
+    pub approval_policy: Option<Option<String>>,
 }
 
 /// `session.archive`.
@@ -210,8 +214,24 @@ pub struct SessionDetail {
     pub created_at: String,
     /// ISO-8601.
     pub updated_at: String,
+    /// The approval policy the session's turns run with (its own, else the
+    /// workspace's, else `agent.approvalPolicy`) (ours, additive).
+    pub approval_policy: String,
+    /// The calls allowed for the rest of the session (`allow_session`).
+    pub approval_rules: Vec<ApprovalRuleView>,
     /// The conversation, oldest first.
     pub messages: Vec<SessionMessage>,
+}
+
+/// A call allowed for the rest of a session.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalRuleView {
+    /// The tool's name.
+    pub tool: String,
+    /// For `bash`: the exact command; absent: every call of the tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 /// One message of `session.get` (every field always present).

@@ -26,6 +26,9 @@ pub struct WorkspaceInfo {
     pub project_kinds: Vec<String>,
     /// The effective mode: plan, readonly, edit or auto.
     pub mode: String,
+    /// The approval policy of the workspace's turns (the workspace's, else
+    /// `agent.approvalPolicy`; a session may set its own) (ours, additive).
+    pub approval_policy: String,
 }
 
 /// `workspace.init`.
@@ -101,6 +104,9 @@ pub struct ScheduleUpsertParams {
     pub workspace: Option<String>,
     /// Default true.
     pub enabled: Option<bool>,
+    /// What runs do with a call the approval policy asks about (nobody is
+    /// there to answer): `reject` (default) or `allow` (ours, additive).
+    pub approval: Option<String>,
 }
 
 /// The reference's one message for a missing or mistyped `enabled`.
@@ -172,6 +178,9 @@ pub struct ScheduledTaskView {
     pub updated_at: String,
     /// The name, or a default (`未命名任务`) when it is blank.
     pub display_name: String,
+    /// `allow` when runs may make calls that need approval; absent: they are refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
 }
 
 /// One `doctor.run` check.

@@ -156,7 +156,21 @@ impl EditFileTool {
     }
 }
 
-impl_tool!(EditFileTool, EditFileArgs);
+impl EditFileTool {
+    fn preview_diff(&self, args: EditFileArgs, ctx: &ToolContext) -> Option<String> {
+        let path = confine(ctx, &args.path).ok()?;
+        let spec = EditSpec {
+            old_string: args.old_string,
+            new_string: args.new_string,
+            replace_all: args.replace_all,
+        };
+        let before = read_text_for_edit(&path).ok()?;
+        let (after, _) = apply(&before, &spec, &path.rel).ok()?;
+        Some(unified_diff(&path.rel, &before, &after))
+    }
+}
+
+impl_tool!(EditFileTool, EditFileArgs, preview);
 
 pub struct MultiEditTool {
     def: ToolDefinition,
@@ -183,7 +197,19 @@ impl MultiEditTool {
     }
 }
 
-impl_tool!(MultiEditTool, MultiEditArgs);
+impl MultiEditTool {
+    fn preview_diff(&self, args: MultiEditArgs, ctx: &ToolContext) -> Option<String> {
+        let path = confine(ctx, &args.path).ok()?;
+        let before = read_text_for_edit(&path).ok()?;
+        let mut text = before.clone();
+        for spec in &args.edits {
+            text = apply(&text, spec, &path.rel).ok()?.0;
+        }
+        Some(unified_diff(&path.rel, &before, &text))
+    }
+}
+
+impl_tool!(MultiEditTool, MultiEditArgs, preview);
 
 /// Applies `edits` in order, all or nothing, and writes the result.
 fn multi_edit(path: &ConfinedPath, edits: &[EditSpec]) -> Result<ToolOutput, ToolError> {

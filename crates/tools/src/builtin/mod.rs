@@ -98,7 +98,24 @@ pub(crate) async fn blocking<T: Send + 'static>(
 /// `async fn run(&self, Args, &ToolContext) -> Result<ToolOutput, ToolError>`.
 macro_rules! impl_tool {
     ($tool:ty, $args:ty) => {
+        $crate::builtin::impl_tool!($tool, $args, {});
+    };
+    ($tool:ty, $args:ty, preview) => {
+        $crate::builtin::impl_tool!($tool, $args, {
+            fn preview(
+                &self,
+                args: &serde_json::Value,
+                ctx: &$crate::tool::ToolContext,
+            ) -> Option<String> {
+                let args = $crate::args::parse_args::<$args>(args.clone()).ok()?;
+                self.preview_diff(args, ctx)
+            }
+        });
+    };
+    ($tool:ty, $args:ty, { $($extra:tt)* }) => {
         impl $crate::tool::Tool for $tool {
+            $($extra)*
+
             fn definition(&self) -> &$crate::tool::ToolDefinition {
                 &self.def
             }

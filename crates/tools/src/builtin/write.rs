@@ -43,7 +43,19 @@ impl WriteFileTool {
     }
 }
 
-impl_tool!(WriteFileTool, WriteFileArgs);
+impl WriteFileTool {
+    fn preview_diff(&self, args: WriteFileArgs, ctx: &ToolContext) -> Option<String> {
+        let path = confine(ctx, &args.path).ok()?;
+        let old = read_if_exists(&path).ok()?;
+        let old_text = old
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        Some(unified_diff(&path.rel, &old_text, &args.content))
+    }
+}
+
+impl_tool!(WriteFileTool, WriteFileArgs, preview);
 
 fn write(path: &ConfinedPath, content: &str) -> Result<ToolOutput, ToolError> {
     let old = read_if_exists(path)?;
@@ -106,6 +118,21 @@ mod tests {
         assert!(
             w.ctx.locks.snapshot().is_empty(),
             "the lock is released after the write"
+        );
+    }
+
+    #[tokio::test]
+    async fn previews_the_diff_without_writing() {
+        let w = ws();
+        w.write("a.txt", "one\n");
+        let tool = WriteFileTool::new();
+        let args = json!({"path": "a.txt", "content": "two\n"});
+        let diff = tool.preview(&args, &w.ctx).unwrap();
+        assert!(diff.contains("-one\n+two\n"), "{diff}");
+        assert_eq!(w.read("a.txt"), "one\n");
+        assert!(
+            tool.preview(&json!({"path": "../x", "content": ""}), &w.ctx)
+                .is_none()
         );
     }
 

@@ -1,0 +1,399 @@
+//! Approvals: which tool calls wait for a person (the policy), the handle a
+//! front end answers through ([`Approvals`]), and the wait itself. A pending
+//! approval holds only its turn: it is asked before the tool runs, so no
+//! write lock is held while a person thinks.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use seekclaw_config::ApprovalPolicy;
+use seekclaw_store::ApprovalRule;
+use seekclaw_tools::{Tool, ToolContext};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::events::AgentEvent;
+use crate::safe_command::is_safe_command;
+
+/// A person's answer to an approval request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call and, for the rest of the session, calls like it.
+    AllowSession,
+    /// Do not run it; the message (if any) is what the model reads.
+    Reject(Option<String>),
+}
+
+impl Decision {
+    /// `allow_once`, `allow_session` or `reject` (with its message).
+    pub fn parse(decision: &str, message: Option<String>) -> Option<Decision> {
+        match decision.trim().to_ascii_lowercase().as_str() {
+            "allow_once" => Some(Decision::AllowOnce),
+            "allow_session" => Some(Decision::AllowSession),
+            "reject" => Some(Decision::Reject(message.filter(|m| !m.trim().is_empty()))),
+            _ => None,
+        }
+    }
+}
+
+/// How a pending approval ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalOutcome {
+    /// Allowed, this call only.
+    AllowOnce,
+    /// Allowed for the session.
+    AllowSession,
+    /// Rejected by the person.
+    Reject,
+    /// Nobody answered in time (counts as a rejection).
+    Timeout,
+    /// The turn was cancelled while it waited.
+    Cancelled,
+}
+
+impl ApprovalOutcome {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalOutcome::AllowOnce => "allow_once",
+            ApprovalOutcome::AllowSession => "allow_session",
+            ApprovalOutcome::Reject => "reject",
+            ApprovalOutcome::Timeout => "timeout",
+            ApprovalOutcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// What happens to a call that needs approval when nobody can answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unattended {
+    /// Refuse it; the text says why nobody could answer.
+    Reject(String),
+    /// Run it (a schedule that says so).
+    Allow,
+}
+
+/// `agent.approve` named no pending approval of this turn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no pending approval {0}")]
+pub struct NotPending(pub String);
+
+/// A turn's approval handle, shared by the turn (which asks) and its front
+/// end (which answers); cheap to clone.
+#[derive(Clone)]
+pub struct Approvals {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// `None`: a person answers through [`Approvals::answer`].
+    unattended: Option<Unattended>,
+    pending: Mutex<HashMap<String, oneshot::Sender<Decision>>>,
+    /// Set once nobody can answer any more (why): pending requests were
+    /// rejected and new ones are refused at once.
+    closed: Mutex<Option<String>>,
+}
+
+impl std::fmt::Debug for Approvals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Approvals")
+            .field("attended", &self.is_attended())
+            .field("pending", &self.pending_ids())
+            .finish()
+    }
+}
+
+impl Default for Approvals {
+    /// A front end that cannot ask anybody (the desktop's protocol has no
+    /// approvals): calls that need approval are refused, never left waiting.
+    fn default() -> Self {
+        Approvals::unattended(Unattended::Reject(
+            "this client cannot ask for approvals (start the turn with `approvals: true` to be asked)"
+                .into(),
+        ))
+    }
+}
+
+impl Approvals {
+    /// A person answers the turn's requests.
+    pub fn attended() -> Self {
+        Approvals::with(None)
+    }
+
+    /// Nobody answers: `what` decides every request at once.
+    pub fn unattended(what: Unattended) -> Self {
+        Approvals::with(Some(what))
+    }
+
+    fn with(unattended: Option<Unattended>) -> Self {
+        Approvals {
+            inner: Arc::new(Inner {
+                unattended,
+                pending: Mutex::new(HashMap::new()),
+                closed: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Whether a person answers (approval events are sent).
+    pub fn is_attended(&self) -> bool {
+        self.inner.unattended.is_none()
+    }
+
+    /// Decides the pending request `approval_id`.
+    pub fn answer(&self, approval_id: &str, decision: Decision) -> Result<(), NotPending> {
+        let sender = self.pending().remove(approval_id);
+        match sender {
+            // A turn that stopped waiting just now dropped its receiver:
+            // the request is no longer pending.
+            Some(tx) => tx
+                .send(decision)
+                .map_err(|_| NotPending(approval_id.to_string())),
+            None => Err(NotPending(approval_id.to_string())),
+        }
+    }
+
+    /// Nobody will answer any more (`why`, e.g. the controller's input
+    /// ended): pending requests are rejected, later ones refused at once.
+    pub fn close(&self, why: &str) {
+        *self
+            .inner
+            .closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(why.to_string());
+        let pending: Vec<_> = self.pending().drain().collect();
+        for (_, tx) in pending {
+            let _ = tx.send(Decision::Reject(Some(format!(
+                "(nobody can answer: {why})"
+            ))));
+        }
+    }
+
+    fn closed(&self) -> Option<String> {
+        self.inner
+            .closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The ids of the requests waiting for a decision.
+    pub fn pending_ids(&self) -> Vec<String> {
+        self.pending().keys().cloned().collect()
+    }
+
+    fn pending(&self) -> MutexGuard<'_, HashMap<String, oneshot::Sender<Decision>>> {
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a request; dropping the guard withdraws it.
+    fn open(&self, approval_id: &str) -> (oneshot::Receiver<Decision>, Withdraw<'_>) {
+        let (tx, rx) = oneshot::channel();
+        self.pending().insert(approval_id.to_string(), tx);
+        (
+            rx,
+            Withdraw {
+                approvals: self,
+                id: approval_id.to_string(),
+            },
+        )
+    }
+}
+
+/// Removes a request that ended without an answer (timeout, cancel).
+struct Withdraw<'a> {
+    approvals: &'a Approvals,
+    id: String,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        self.approvals.pending().remove(&self.id);
+    }
+}
+
+/// The policy in effect: the session's own, else the workspace's, else the config's.
+pub fn effective_policy(
+    config: &seekclaw_config::Config,
+    workspace: Option<&seekclaw_config::WorkspaceConfig>,
+    session: Option<&str>,
+) -> ApprovalPolicy {
+    session
+        .and_then(ApprovalPolicy::parse_strict)
+        .or_else(|| workspace.and_then(|w| w.approval_policy))
+        .unwrap_or(config.agent.approval_policy)
+}
+
+/// Whether `policy` asks before `tool` runs with `args`.
+pub fn asks(policy: ApprovalPolicy, tool: &dyn Tool, args: &Value) -> bool {
+    let def = tool.definition();
+    // Stopping one of the session's own jobs changes nothing of the user's.
+    if def.name == "bash_stop" {
+        return false;
+    }
+    match policy {
+        ApprovalPolicy::Never => false,
+        ApprovalPolicy::OnRequest => {
+            def.flags.mutating
+                && !(def.name == "bash"
+                    && args["command"].as_str().is_some_and(is_safe_command)
+                    && args["run_in_background"].as_bool() != Some(true))
+        }
+        ApprovalPolicy::Untrusted => def.flags.mutating || def.flags.network,
+    }
+}
+
+/// The session rule an `allow_session` adds: a shell command exactly, any
+/// other tool as a whole.
+fn rule_for(tool: &str, args: &Value) -> ApprovalRule {
+    ApprovalRule {
+        tool: tool.to_string(),
+        command: (tool == "bash").then(|| args["command"].as_str().unwrap_or_default().to_string()),
+    }
+}
+
+fn rule_allows(rule: &ApprovalRule, tool: &str, args: &Value) -> bool {
+    rule.tool == tool
+        && rule
+            .command
+            .as_deref()
+            .is_none_or(|c| Some(c) == args["command"].as_str())
+}
+
+/// One turn's approvals: the policy and rules read at its start, its handle.
+pub(crate) struct TurnApprovals {
+    pub(crate) policy: ApprovalPolicy,
+    timeout: Duration,
+    handle: Approvals,
+    rules: Mutex<Vec<ApprovalRule>>,
+}
+
+/// What the wait needs from the turn.
+pub(crate) struct AskCx<'a> {
+    pub(crate) events: &'a tokio::sync::mpsc::UnboundedSender<AgentEvent>,
+    pub(crate) ctx: &'a ToolContext,
+    pub(crate) store: &'a seekclaw_store::Store,
+    pub(crate) scope: &'a str,
+    pub(crate) session_id: &'a str,
+}
+
+impl TurnApprovals {
+    pub(crate) fn new(
+        policy: ApprovalPolicy,
+        timeout: Duration,
+        handle: Approvals,
+        rules: Vec<ApprovalRule>,
+    ) -> Self {
+        TurnApprovals {
+            policy,
+            timeout,
+            handle,
+            rules: Mutex::new(rules),
+        }
+    }
+
+    fn rules(&self) -> MutexGuard<'_, Vec<ApprovalRule>> {
+        self.rules.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Asks when the policy says so; `Err` is the result the model reads
+    /// for a call that must not run.
+    pub(crate) async fn check(
+        &self,
+        cx: &AskCx<'_>,
+        call_id: &str,
+        tool: &dyn Tool,
+        args: &Value,
+        summary: &str,
+    ) -> Result<(), String> {
+        let name = tool.definition().name.as_str();
+        if !asks(self.policy, tool, args) || self.rules().iter().any(|r| rule_allows(r, name, args))
+        {
+            return Ok(());
+        }
+        let policy = self.policy.as_str();
+        match &self.handle.inner.unattended {
+            Some(Unattended::Allow) => return Ok(()),
+            Some(Unattended::Reject(why)) => {
+                return Err(format!(
+                    "This call needs a person's approval (approval policy `{policy}`), and {why}; it was not run."
+                ));
+            }
+            None => {}
+        }
+        if let Some(why) = self.handle.closed() {
+            return Err(format!(
+                "This call needs a person's approval (approval policy `{policy}`), and nobody can answer ({why}); it was not run."
+            ));
+        }
+        let approval_id = format!("ap_{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+        let (rx, _withdraw) = self.handle.open(&approval_id);
+        let _ = cx.events.send(AgentEvent::ApprovalRequested {
+            approval_id: approval_id.clone(),
+            call_id: call_id.to_string(),
+            tool: name.to_string(),
+            summary: summary.to_string(),
+            arguments: args.clone(),
+            diff: tool.preview(args, cx.ctx),
+        });
+        let decided = tokio::select! {
+            d = rx => d.ok(),
+            _ = cx.ctx.cancel.cancelled() => None,
+            _ = tokio::time::sleep(self.timeout) => None,
+        };
+        let outcome = match &decided {
+            Some(Decision::AllowOnce) => ApprovalOutcome::AllowOnce,
+            Some(Decision::AllowSession) => ApprovalOutcome::AllowSession,
+            Some(Decision::Reject(_)) => ApprovalOutcome::Reject,
+            None if cx.ctx.cancel.is_cancelled() => ApprovalOutcome::Cancelled,
+            None => ApprovalOutcome::Timeout,
+        };
+        let _ = cx.events.send(AgentEvent::ApprovalResolved {
+            approval_id,
+            call_id: call_id.to_string(),
+            outcome,
+        });
+        match decided {
+            Some(Decision::AllowOnce) => Ok(()),
+            Some(Decision::AllowSession) => {
+                let rule = rule_for(name, args);
+                self.rules().push(rule.clone());
+                let store = cx.store.clone();
+                let (scope, id) = (cx.scope.to_string(), cx.session_id.to_string());
+                // The call runs either way; a rule that could not be kept
+                // only means the next such call asks again.
+                let kept = crate::blocking::run_now(move || {
+                    store.add_session_approval_rule(&scope, &id, &rule)
+                })
+                .await;
+                if let Ok(Err(e)) = kept {
+                    tracing::warn!("approval rule not saved: {e}");
+                }
+                Ok(())
+            }
+            Some(Decision::Reject(message)) => Err(match message {
+                Some(m) => {
+                    format!("The user rejected this call; it was not run. The user said: {m}")
+                }
+                None => "The user rejected this call; it was not run. Do not retry it unchanged: \
+                         take another approach or ask the user."
+                    .to_string(),
+            }),
+            None if cx.ctx.cancel.is_cancelled() => Err("Cancelled before this tool ran.".into()),
+            None => Err(format!(
+                "Nobody approved this call within {} s (agent.approvalTimeoutSeconds); it was not run.",
+                self.timeout.as_secs()
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "approval_tests.rs"]
+mod tests;

@@ -1,0 +1,294 @@
+//! Approvals through the real daemon: each policy asks exactly when it
+//! should; allow once, allow for the session, reject (its message reaches
+//! the model), timeout and cancel while pending; a client that announced no
+//! approval support is never left waiting.
+
+use seekclaw_testkit::{Client, ProviderServer, Reply, StartOptions};
+use serde_json::{Value, json};
+
+use crate::chat::{events, setup};
+use crate::project_dir;
+
+/// A daemon whose `agent` settings are `agent`.
+fn daemon(server: &ProviderServer, agent: Value) -> seekclaw_testkit::DaemonProcess {
+    setup(
+        server,
+        StartOptions {
+            config: Some(json!({ "agent": agent })),
+            ..StartOptions::default()
+        },
+    )
+}
+
+/// Reads until chat `id`'s next `approval_request` (other envelopes stay
+/// queued for `collect`) and returns it.
+fn next_request(c: &mut Client, id: i64, seen: &mut Vec<Value>) -> Value {
+    loop {
+        let env = c.next_envelope().unwrap();
+        if env["id"].as_i64() == Some(id) {
+            assert_ne!(
+                env["event"], "done",
+                "the turn ended without asking: {seen:?}"
+            );
+            seen.push(env.clone());
+            if env["event"] == "approval_request" {
+                return env;
+            }
+        }
+    }
+}
+
+/// The text of the tool message the model read in request `n`.
+fn tool_result(server: &ProviderServer, n: usize) -> String {
+    let body = &server.requests()[n].body;
+    let msgs = body["messages"].as_array().unwrap();
+    let tool = msgs.iter().rev().find(|m| m["role"] == "tool").unwrap();
+    tool["content"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn on_request_asks_for_an_edit_not_for_reads_and_allow_once_runs_it() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    server.enqueue(
+        Reply::new()
+            .tool_call("r1", "read_file", r#"{"path":"a.txt"}"#)
+            .tool_call("b1", "bash", r#"{"command":"git status; ls"}"#),
+    );
+    server.enqueue(Reply::new().tool_call(
+        "w1",
+        "write_file",
+        r#"{"path":"a.txt","content":"two\n"}"#,
+    ));
+    server.enqueue(Reply::plain("Written."));
+    let d = daemon(&server, json!({"approvalPolicy": "on-request"}));
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let id = c
+        .send(
+            "chat",
+            json!({"message": "edit", "workspace": w, "approvals": true}),
+        )
+        .unwrap();
+    let mut seen = Vec::new();
+    let ask = next_request(&mut c, id, &mut seen);
+    let details = &ask["details"];
+    assert_eq!(details["tool"], "write_file", "{ask}");
+    assert_eq!(details["callId"], "w1");
+    assert_eq!(details["arguments"]["path"], "a.txt");
+    assert!(
+        details["diff"].as_str().unwrap().contains("-one\n+two\n"),
+        "{ask}"
+    );
+    assert!(ask["sessionId"].is_string());
+    // Asked before the tool ran: nothing written, no write lock held.
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
+    assert_eq!(c.ok_json("lock.list", json!({})).unwrap(), json!([]));
+    let approval = details["approvalId"].as_str().unwrap();
+    let answer = c
+        .request(
+            "agent.approve",
+            json!({"requestId": id, "approvalId": approval, "decision": "allow_once"}),
+        )
+        .unwrap();
+    assert_eq!(answer["data"], "approved", "{answer}");
+    let all = c.collect(id).unwrap();
+    assert_eq!(all.last().unwrap()["event"], "done", "{all:?}");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "two\n");
+    let resolved = events(&all, "approval_resolved");
+    assert_eq!(resolved.len(), 1);
+    assert_eq!(resolved[0]["data"], "allow_once");
+    assert_eq!(resolved[0]["details"]["approvalId"], approval);
+    // Reads and the safe shell chain never asked.
+    let asked = seen
+        .iter()
+        .chain(&all)
+        .filter(|e| e["event"] == "approval_request")
+        .count();
+    assert_eq!(asked, 1);
+    // An answer to nothing pending is not found.
+    let stale = c
+        .err(
+            "agent.approve",
+            json!({"sessionId": ask["sessionId"], "approvalId": approval, "decision": "reject"}),
+        )
+        .unwrap();
+    assert_eq!(stale["details"]["code"], "not_found", "{stale}");
+}
+
+#[test]
+fn untrusted_asks_for_a_shell_read_and_a_rejection_message_reaches_the_model() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    server.enqueue(Reply::new().tool_call("b1", "bash", r#"{"command":"touch made.txt"}"#));
+    server.enqueue(Reply::plain("Understood."));
+    let d = daemon(&server, json!({"approvalPolicy": "untrusted"}));
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let id = c
+        .send(
+            "chat",
+            json!({"message": "go", "workspace": w, "approvals": true}),
+        )
+        .unwrap();
+    let ask = next_request(&mut c, id, &mut Vec::new());
+    let bad = c
+        .err(
+            "agent.approve",
+            json!({"requestId": id, "approvalId": ask["details"]["approvalId"], "decision": "maybe"}),
+        )
+        .unwrap();
+    assert!(
+        bad["data"].as_str().unwrap().contains("allow_once"),
+        "{bad}"
+    );
+    let answer = c
+        .request(
+            "agent.approve",
+            json!({"sessionId": ask["sessionId"], "approvalId": ask["details"]["approvalId"],
+                   "decision": "reject", "message": "use the scratch dir instead"}),
+        )
+        .unwrap();
+    assert_eq!(answer["data"], "rejected");
+    let all = c.collect(id).unwrap();
+    assert_eq!(all.last().unwrap()["data"], "Understood.");
+    assert!(!ws.join("made.txt").exists());
+    let done = &events(&all, "tool_done")[0];
+    assert_eq!(done["details"]["success"], false);
+    let read = tool_result(&server, 1);
+    assert!(
+        read.ends_with("The user said: use the scratch dir instead"),
+        "{read}"
+    );
+}
+
+#[test]
+fn allow_for_the_session_is_kept_and_shown_and_the_session_policy_wins() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let call = r#"{"command":"echo hi >> log.txt"}"#;
+    server.enqueue(Reply::new().tool_call("b1", "bash", call));
+    server.enqueue(Reply::plain("Once."));
+    server.enqueue(Reply::new().tool_call("b2", "bash", call));
+    server.enqueue(Reply::plain("Twice."));
+    let d = daemon(&server, json!({}));
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let sid = c.ok("session.new", json!({"workspace": w})).unwrap();
+    let bad = c
+        .err(
+            "session.update",
+            json!({"id": sid, "workspace": w, "approvalPolicy": "sometimes"}),
+        )
+        .unwrap();
+    assert!(
+        bad["data"].as_str().unwrap().contains("on-request"),
+        "{bad}"
+    );
+    c.ok(
+        "session.update",
+        json!({"id": sid, "workspace": w, "approvalPolicy": "untrusted"}),
+    )
+    .unwrap();
+    let params = json!({"message": "log", "workspace": w, "sessionId": sid, "approvals": true});
+    let id = c.send("chat", params.clone()).unwrap();
+    let ask = next_request(&mut c, id, &mut Vec::new());
+    c.ok(
+        "agent.approve",
+        json!({"requestId": id, "approvalId": ask["details"]["approvalId"], "decision": "allow_session"}),
+    )
+    .unwrap();
+    assert_eq!(c.collect(id).unwrap().last().unwrap()["data"], "Once.");
+    // The same command again: allowed without asking.
+    let id = c.send("chat", params).unwrap();
+    let again = c.collect(id).unwrap();
+    assert!(events(&again, "approval_request").is_empty(), "{again:?}");
+    assert_eq!(again.last().unwrap()["data"], "Twice.");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("log.txt")).unwrap(),
+        "hi\nhi\n"
+    );
+    let s = c
+        .ok_json("session.get", json!({"id": sid, "workspace": w}))
+        .unwrap();
+    assert_eq!(s["approvalPolicy"], "untrusted");
+    assert_eq!(
+        s["approvalRules"],
+        json!([{"tool": "bash", "command": "echo hi >> log.txt"}])
+    );
+    // The config's policy is still `never`; the workspace shows it.
+    let mode = c.request("agent.mode.get", json!({})).unwrap();
+    assert_eq!(mode["details"]["approvalPolicy"], "never", "{mode}");
+    c.ok(
+        "session.update",
+        json!({"id": sid, "workspace": w, "approvalPolicy": null}),
+    )
+    .unwrap();
+    let s = c
+        .ok_json("session.get", json!({"id": sid, "workspace": w}))
+        .unwrap();
+    assert_eq!(s["approvalPolicy"], "never");
+}
+
+#[test]
+fn a_pending_approval_times_out_as_a_rejection_and_cancel_resolves_it() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    server.enqueue(Reply::new().tool_call("b1", "bash", r#"{"command":"rm -f x"}"#));
+    server.enqueue(Reply::plain("Gave up."));
+    server.enqueue(Reply::new().tool_call("b2", "bash", r#"{"command":"rm -f y"}"#));
+    let d = daemon(
+        &server,
+        json!({"approvalPolicy": "on-request", "approvalTimeoutSeconds": 1}),
+    );
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let id = c
+        .send(
+            "chat",
+            json!({"message": "a", "workspace": w, "approvals": true}),
+        )
+        .unwrap();
+    next_request(&mut c, id, &mut Vec::new());
+    let all = c.collect(id).unwrap();
+    assert_eq!(events(&all, "approval_resolved")[0]["data"], "timeout");
+    assert!(tool_result(&server, 1).contains("agent.approvalTimeoutSeconds"));
+    let id = c
+        .send(
+            "chat",
+            json!({"message": "b", "workspace": w, "approvals": true}),
+        )
+        .unwrap();
+    next_request(&mut c, id, &mut Vec::new());
+    c.ok("agent.cancel", json!({"requestId": id})).unwrap();
+    let all = c.collect(id).unwrap();
+    assert_eq!(all.last().unwrap()["event"], "cancelled", "{all:?}");
+    assert_eq!(events(&all, "approval_resolved")[0]["data"], "cancelled");
+}
+
+#[test]
+fn a_client_that_announced_no_approvals_is_refused_at_once() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    server.enqueue(Reply::new().tool_call("w1", "write_file", r#"{"path":"a.txt","content":"x"}"#));
+    server.enqueue(Reply::plain("Could not."));
+    let d = daemon(&server, json!({"approvalPolicy": "on-request"}));
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let id = c
+        .send("chat", json!({"message": "write", "workspace": w}))
+        .unwrap();
+    let all = c.collect(id).unwrap();
+    assert!(events(&all, "approval_request").is_empty());
+    assert_eq!(all.last().unwrap()["data"], "Could not.");
+    assert!(!ws.join("a.txt").exists());
+    let read = tool_result(&server, 1);
+    assert!(read.contains("cannot ask for approvals"), "{read}");
+    assert!(read.contains("on-request"), "{read}");
+}
