@@ -503,11 +503,8 @@ impl App {
                     self.files.start(root);
                 }
             }
-            KeyCode::Tab => {
-                if !self.complete() {
-                    self.editor.insert_str("    ");
-                }
-            }
+            // An `@` word completes; otherwise Tab indents.
+            KeyCode::Tab if !self.complete() => self.editor.insert_str("    "),
             KeyCode::Backspace => self.editor.backspace(),
             KeyCode::Delete => self.editor.delete(),
             KeyCode::Left => self.editor.left(),
