@@ -5,12 +5,14 @@ use std::io::Write;
 
 use serde_json::json;
 
-use crate::app::{Action, App};
+use crate::app::{Action, App, Entry};
 use crate::lifecycle::Daemon;
 use crate::{Scope, TuiError, open_session};
 
 /// Carries out an action against the daemon; failures show in the conversation.
-pub async fn act(daemon: &Daemon, scope: &Scope, app: &mut App, action: Action) {
+/// Opening a session of the other scope (the `/sessions` picker) moves the
+/// chat to that scope.
+pub async fn act(daemon: &Daemon, scope: &mut Scope, app: &mut App, action: Action) {
     let mut result = try_act(daemon, scope, app, action).await;
     if result.is_ok() {
         result = watch_session(daemon, scope, app).await;
@@ -49,7 +51,7 @@ pub async fn watch_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Res
 
 async fn try_act(
     daemon: &Daemon,
-    scope: &Scope,
+    scope: &mut Scope,
     app: &mut App,
     action: Action,
 ) -> Result<(), TuiError> {
@@ -60,9 +62,24 @@ async fn try_act(
             // `!cmd` output run while idle goes with this message.
             let mut sent = std::mem::take(&mut app.shell_context);
             sent.push(message.clone());
-            let params = scope.with(json!({"message": sent.join("\n\n"), "sessionId": sid}));
+            let mut params = scope.with(json!({"message": sent.join("\n\n"), "sessionId": sid}));
+            // `@image.png` words attach those images.
+            let found = match &app.root {
+                Some(root) => crate::attach::images_in(&message, root),
+                None => Vec::new(),
+            };
+            let mut images = Vec::new();
+            for a in &found {
+                images.push(a.load().map_err(|e| TuiError::Attach(a.path.clone(), e))?);
+            }
+            if !images.is_empty() {
+                params["images"] = images.into();
+            }
             let id = conn.send("chat", params).await?;
             app.start_turn(id, &message);
+            if let Some(Entry::User(_, chips)) = app.entries.last_mut() {
+                *chips = found.iter().map(crate::attach::Attachment::chip).collect();
+            }
         }
         Action::Steer(message) => {
             let Some(turn) = &app.turn else { return Ok(()) };
@@ -84,29 +101,25 @@ async fn try_act(
             app.notice(format!("New session {sid}."));
         }
         Action::ListSessions => {
-            let list = conn.call_json("session.list", scope.params()).await?;
-            let empty = Vec::new();
-            let rows: Vec<String> = list
-                .as_array()
-                .unwrap_or(&empty)
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{}  {}  {}",
-                        s["id"].as_str().unwrap_or_default(),
-                        s["updatedAt"].as_str().unwrap_or_default(),
-                        s["title"].as_str().unwrap_or("(untitled)")
-                    )
-                })
-                .collect();
-            if rows.is_empty() {
-                app.notice("No sessions in this scope yet.");
-            } else {
-                app.notice(format!(
-                    "Sessions (newest first; /resume ID):\n{}",
-                    rows.join("\n")
-                ));
+            let global = matches!(scope, Scope::Global);
+            let list = list_sessions(daemon, scope, global, false).await?;
+            app.picker = Some(crate::picker::Picker::sessions(&list, global, false));
+        }
+        Action::PickSessions { global, archived } => {
+            let list = list_sessions(daemon, scope, global, archived).await?;
+            app.replace_picker(crate::picker::Picker::sessions(&list, global, archived));
+        }
+        Action::OpenSession { id, global } => {
+            let target = scope_for(scope, global)?;
+            let choice = crate::SessionChoice::Id(id);
+            if let Some(detail) = open_session(conn, &target, &choice).await? {
+                app.load_session(&detail);
+                *scope = target;
             }
+        }
+        Action::LoadCatalog => {
+            let catalog = conn.call_json("model.catalog", json!({})).await?;
+            app.set_catalog(&catalog);
         }
         Action::Resume(id) => {
             let choice = crate::SessionChoice::Id(id);
@@ -116,29 +129,8 @@ async fn try_act(
         }
         Action::Model(None) => {
             let catalog = conn.call_json("model.catalog", json!({})).await?;
-            let empty = Vec::new();
-            let rows: Vec<String> = catalog
-                .as_array()
-                .unwrap_or(&empty)
-                .iter()
-                .map(|m| {
-                    let mark = if m["active"].as_bool().unwrap_or(false) {
-                        "*"
-                    } else {
-                        " "
-                    };
-                    let off = if m["providerEnabled"].as_bool().unwrap_or(true) {
-                        ""
-                    } else {
-                        "  (provider disabled)"
-                    };
-                    format!("{mark} {}{off}", m["ref"].as_str().unwrap_or_default())
-                })
-                .collect();
-            app.notice(format!(
-                "Models (* active; /model REF switches):\n{}",
-                rows.join("\n")
-            ));
+            app.set_catalog(&catalog);
+            app.picker = Some(crate::picker::Picker::models(&catalog));
         }
         Action::Model(Some(model)) => {
             let text = conn.call("model.switch", json!({"model": model})).await?;
@@ -297,6 +289,34 @@ async fn try_act(
         Action::Quit => {}
     }
     Ok(())
+}
+
+/// The workspace scope (the chat's, else the current directory's) or the global one.
+fn scope_for(scope: &Scope, global: bool) -> Result<Scope, TuiError> {
+    Ok(match (global, scope) {
+        (true, _) => Scope::Global,
+        (false, Scope::Workspace(dir)) => Scope::Workspace(dir.clone()),
+        (false, Scope::Global) => {
+            Scope::Workspace(std::env::current_dir().map_err(TuiError::Terminal)?)
+        }
+    })
+}
+
+/// `session.list` of the workspace or global scope.
+async fn list_sessions(
+    daemon: &Daemon,
+    scope: &Scope,
+    global: bool,
+    archived: bool,
+) -> Result<serde_json::Value, TuiError> {
+    let target = scope_for(scope, global)?;
+    daemon
+        .conn
+        .call_json(
+            "session.list",
+            target.with(json!({"includeArchived": archived})),
+        )
+        .await
 }
 
 /// The session prompts go to, made with `session.new` when there is none yet.

@@ -11,8 +11,9 @@ use crate::input::Editor;
 /// One row of the conversation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry {
-    /// A prompt the user sent.
-    User(String),
+    /// A prompt the user sent, and the images sent with it as chips
+    /// (`[image: a.png 12 KB]`).
+    User(String, Vec<String>),
     /// Guidance the running turn took in (the daemon's `steer` event).
     Steer(String),
     /// A model step's answer (Markdown) and reasoning.
@@ -85,11 +86,27 @@ pub enum Action {
     Cancel(i64),
     /// `/new`.
     NewSession,
-    /// `/sessions`.
+    /// `/sessions`: the picker, on the chat's scope.
     ListSessions,
+    /// The sessions picker on another scope or archived filter.
+    PickSessions {
+        /// The global scope (else the workspace's).
+        global: bool,
+        /// Archived sessions too.
+        archived: bool,
+    },
+    /// Open a session the picker chose (in the global or the workspace scope).
+    OpenSession {
+        /// The session id.
+        id: String,
+        /// It is a global session.
+        global: bool,
+    },
+    /// Fetch `model.catalog` for its prices (after the first paint).
+    LoadCatalog,
     /// `/resume ID`.
     Resume(String),
-    /// `/model`: list the models; `/model REF`: switch to one.
+    /// `/model`: the models picker; `/model REF`: switch to one.
     Model(Option<String>),
     /// `/mode`: show the agent mode; `/mode NAME`: switch.
     Mode(Option<String>),
@@ -116,8 +133,12 @@ pub enum Action {
 
 const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
 Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
-Ctrl-T: show or hide reasoning · !CMD runs a shell command here; its output goes to the model\n\
-Commands: /new  /sessions  /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
+Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs · !CMD runs a shell command here; \
+its output goes to the model\n\
+@PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
+@IMAGE.png attaches the image · a long paste is one block\n\
+Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
+          /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
           /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
 
 /// The whole UI state.
@@ -157,6 +178,25 @@ pub struct App {
     pub watch: Option<crate::watching::Watching>,
     /// Output of `!cmd`s run while idle, sent with the next message.
     pub shell_context: Vec<String>,
+    /// The open `/sessions` or `/model` picker.
+    pub picker: Option<crate::picker::Picker>,
+    /// The open `@path` completion popup.
+    pub completion: Option<crate::completion::Completion>,
+    /// The workspace's files, for `@path` completion.
+    pub files: crate::completion::FileIndex,
+    /// Where `@path`s are looked up (`None`: no completion, no images).
+    pub root: Option<std::path::PathBuf>,
+    /// The images the prompt being typed names (`@a.png`).
+    pub attached: Vec<crate::attach::Attachment>,
+    /// Diffs under tool rows show in full (Ctrl-O toggles; folded by default).
+    pub expand_diffs: bool,
+    /// Highlights code blocks; loads its syntaxes on first use.
+    pub highlighter: crate::highlight::Highlighter,
+    /// `model.catalog` prices per model ref (USD per 1M input, output tokens).
+    pub prices: Option<std::collections::HashMap<String, (f64, f64)>>,
+    /// Tokens (input, output) per model ref, for the cost; `""` is a loaded
+    /// session's totals whose model is not known.
+    pub model_tokens: std::collections::BTreeMap<String, (u64, u64)>,
 }
 
 impl App {
@@ -179,7 +219,8 @@ impl App {
             self.entries
                 .push(Entry::Notice(format!("steer not taken in: {s}")));
         }
-        self.entries.push(Entry::User(prompt.to_string()));
+        self.entries
+            .push(Entry::User(prompt.to_string(), Vec::new()));
         self.turn = Some(Turn {
             request_id,
             cancelling: false,
@@ -210,6 +251,7 @@ impl App {
         self.model = None;
         self.input_tokens = 0;
         self.output_tokens = 0;
+        self.model_tokens.clear();
         self.turn = None;
         self.scroll = 0;
     }
@@ -223,7 +265,20 @@ impl App {
         for m in detail["messages"].as_array().unwrap_or(&empty) {
             let text = m["text"].as_str().unwrap_or_default().to_string();
             match m["role"].as_str().unwrap_or_default() {
-                "user" => self.entries.push(Entry::User(text)),
+                "user" => {
+                    let chips: Vec<String> = m["images"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|i| {
+                            crate::attach::chip(
+                                i["name"].as_str().unwrap_or("image"),
+                                i["sizeBytes"].as_u64().unwrap_or(0),
+                            )
+                        })
+                        .collect();
+                    self.entries.push(Entry::User(text, chips));
+                }
                 "assistant" => {
                     if let Some(model) = m["modelRef"].as_str() {
                         self.model = Some(model.to_string());
@@ -248,6 +303,7 @@ impl App {
                 _ => {}
             }
         }
+        self.session_tokens();
     }
 
     /// Applies one envelope that was not a call's answer.
@@ -283,8 +339,13 @@ impl App {
                 self.append(&env.data, false);
             }
             "usage" => {
-                self.input_tokens += env.details["inputTokens"].as_u64().unwrap_or(0);
-                self.output_tokens += env.details["outputTokens"].as_u64().unwrap_or(0);
+                let input = env.details["inputTokens"].as_u64().unwrap_or(0);
+                let output = env.details["outputTokens"].as_u64().unwrap_or(0);
+                self.input_tokens += input;
+                self.output_tokens += output;
+                let by_model = self.model_tokens.entry(env.data).or_default();
+                by_model.0 += input;
+                by_model.1 += output;
             }
             "tool_start" => self.entries.push(Entry::Tool(ToolRow {
                 call_id: str_of(&env.details, "callId"),
@@ -404,6 +465,20 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return None;
         }
+        if self.picker.is_some() {
+            return self.picker_key(key);
+        }
+        if self.completion_key(key).is_some() {
+            self.refresh_attached();
+            return None;
+        }
+        let action = self.edit_key(key);
+        self.refresh_attached();
+        action
+    }
+
+    /// A key for the editor and the conversation (no popup open).
+    fn edit_key(&mut self, key: KeyEvent) -> Option<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
@@ -418,10 +493,18 @@ impl App {
             }
             KeyCode::Char('j') if ctrl => self.editor.insert('\n'),
             KeyCode::Char('t') if ctrl => self.hide_thinking = !self.hide_thinking,
+            KeyCode::Char('o') if ctrl => self.expand_diffs = !self.expand_diffs,
             KeyCode::Enter if alt || shift => self.editor.insert('\n'),
             KeyCode::Enter => return self.submit(),
-            KeyCode::Char(c) if !ctrl => self.editor.insert(c),
-            KeyCode::Tab => self.editor.insert_str("    "),
+            KeyCode::Char(c) if !ctrl => {
+                self.editor.insert(c);
+                // Index the files in the background as soon as one may be wanted.
+                if let ('@', Some(root)) = (c, self.root.as_deref()) {
+                    self.files.start(root);
+                }
+            }
+            // An `@` word completes; otherwise Tab indents.
+            KeyCode::Tab if !self.complete() => self.editor.insert_str("    "),
             KeyCode::Backspace => self.editor.backspace(),
             KeyCode::Delete => self.editor.delete(),
             KeyCode::Left => self.editor.left(),

@@ -149,3 +149,21 @@ fn a_loaded_session_shows_its_messages() {
         matches!(&app.entries[1], Entry::Tool(t) if t.state == ToolState::Failed && t.summary == "ok")
     );
 }
+
+#[test]
+fn a_loaded_sessions_images_show_as_chips_on_the_prompt() {
+    let mut app = App::default();
+    app.load_session(&json!({
+        "id": "s",
+        "messages": [{"role": "user", "text": "look", "images": [
+            {"id": "i", "name": "shot.png", "mediaType": "image/png", "data": "", "sizeBytes": 12288}
+        ]}]
+    }));
+    assert_eq!(
+        app.entries,
+        [Entry::User(
+            "look".into(),
+            vec!["[image: shot.png 12 KB]".into()]
+        )]
+    );
+}

@@ -24,7 +24,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::actions::{act, watch_session};
 use crate::app::{Action, App};
 use crate::lifecycle::Daemon;
-use crate::{ChatOptions, TuiError, open_session, render};
+use crate::{ChatOptions, Scope, TuiError, open_session, render};
 
 /// Puts the terminal back however the loop ends.
 struct TerminalGuard;
@@ -68,7 +68,10 @@ pub async fn run(opts: ChatOptions) -> Result<(), TuiError> {
 
 async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     let mut app = App::default();
-    match open_session(&daemon.conn, &opts.scope, &opts.session).await {
+    // The `/sessions` picker may move the chat to the other scope.
+    let mut scope = opts.scope.clone();
+    app.root = crate::completion::root_of(&scope);
+    match open_session(&daemon.conn, &scope, &opts.session).await {
         Ok(Some(detail)) => app.load_session(&detail),
         Ok(None) => {}
         Err(e) => app.error(format!("cannot open the session: {e}")),
@@ -79,12 +82,14 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     let (_guard, mut terminal) = TerminalGuard::enter()?;
     // A turn already running on the session (a desktop's, a scheduled run)
     // shows as it goes.
-    if let Err(e) = watch_session(daemon, &opts.scope, &mut app).await {
+    if let Err(e) = watch_session(daemon, &scope, &mut app).await {
         app.error(format!("cannot watch the session: {e}"));
     }
     if let Some(prompt) = opts.prompt.clone() {
-        act(daemon, &opts.scope, &mut app, Action::Chat(prompt)).await;
+        act(daemon, &mut scope, &mut app, Action::Chat(prompt)).await;
     }
+    // The catalog (for the cost's prices) is fetched after the first paint.
+    let mut catalog_asked = false;
     // A closed terminal (SIGHUP) or a kill (SIGTERM) still ends through
     // `Daemon::close`, so a daemon this client started does not outlive it.
     let mut hangup = signal(SignalKind::hangup()).map_err(TuiError::Terminal)?;
@@ -103,7 +108,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
             terminal
                 .draw(|f| render::draw(f, &mut app))
                 .map_err(TuiError::Terminal)?;
-            gave_up = !reconnect(daemon, opts, &mut app).await;
+            gave_up = !reconnect(daemon, opts, &scope, &mut app).await;
             dirty = true;
         }
         if dirty && last_draw.elapsed() >= FRAME {
@@ -112,6 +117,11 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                 .map_err(TuiError::Terminal)?;
             last_draw = Instant::now();
             dirty = false;
+            if !catalog_asked && !app.disconnected {
+                catalog_asked = true;
+                act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
+                dirty = true;
+            }
         }
         let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
         tokio::select! {
@@ -121,10 +131,10 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                         if action == Action::Quit {
                             return Ok(());
                         }
-                        act(daemon, &opts.scope, &mut app, action).await;
+                        act(daemon, &mut scope, &mut app, action).await;
                     }
                 }
-                Some(Ok(Event::Paste(text))) => app.editor.insert_str(&text),
+                Some(Ok(Event::Paste(text))) => app.paste(&text),
                 // The wheel scrolls the conversation, three lines a notch.
                 Some(Ok(Event::Mouse(m))) => match m.kind {
                     MouseEventKind::ScrollUp => app.scroll += 3,
@@ -155,7 +165,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
 
 /// Connects again (see [`Daemon::reconnect`]) and reloads the session from
 /// the store; false when no daemon could be reached (the UI stays disconnected).
-async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, app: &mut App) -> bool {
+async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, scope: &Scope, app: &mut App) -> bool {
     if let Err(e) = daemon.reconnect(&opts.home).await {
         app.error(format!(
             "Cannot reach the daemon: {e}. /quit and start again."
@@ -165,7 +175,7 @@ async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, app: &mut App) -> bo
     let detail = match &app.session_id {
         Some(id) => {
             let choice = crate::SessionChoice::Id(id.clone());
-            match open_session(&daemon.conn, &opts.scope, &choice).await {
+            match open_session(&daemon.conn, scope, &choice).await {
                 Ok(detail) => detail,
                 Err(e) => {
                     app.error(format!("cannot reload the session: {e}"));
@@ -176,7 +186,7 @@ async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, app: &mut App) -> bo
         None => None,
     };
     app.on_reconnect(detail.as_ref());
-    if let Err(e) = watch_session(daemon, &opts.scope, app).await {
+    if let Err(e) = watch_session(daemon, scope, app).await {
         app.error(format!("cannot watch the session: {e}"));
     }
     true

@@ -1,5 +1,15 @@
 //! The prompt editor: multi-line text with a cursor, and the history of what
-//! was sent (Up/Down recall it).
+//! was sent (Up/Down recall it). A long paste is one block: a single
+//! placeholder char in the buffer (shown as `[pasted 42 lines]`) whose full
+//! text goes out with the message, so the cursor and Backspace treat it as
+//! one unit.
+
+/// Pastes longer than this many lines (or [`BLOCK_CHARS`] chars) fold.
+const BLOCK_LINES: usize = 5;
+/// Pastes longer than this many chars fold.
+const BLOCK_CHARS: usize = 1000;
+/// Placeholders are private-use chars from here on (one per folded paste).
+const BLOCK_BASE: u32 = 0xF0000;
 
 /// A multi-line text buffer with a cursor (a char index).
 #[derive(Debug, Default)]
@@ -11,12 +21,72 @@ pub struct Editor {
     browsing: Option<usize>,
     /// What was typed before browsing started.
     draft: Vec<char>,
+    /// Folded pastes; placeholder `BLOCK_BASE + i` stands for `blocks[i]`.
+    blocks: Vec<String>,
 }
 
 impl Editor {
-    /// The text typed so far.
+    /// The text typed so far, folded pastes expanded.
     pub fn text(&self) -> String {
-        self.chars.iter().collect()
+        let mut out = String::with_capacity(self.chars.len());
+        for &c in &self.chars {
+            match self.block(c) {
+                Some(block) => out.push_str(block),
+                None => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// The buffer as it is edited: a folded paste is one placeholder char
+    /// (see [`Editor::label`]); cursor positions index these chars.
+    pub fn raw(&self) -> &[char] {
+        &self.chars
+    }
+
+    /// How a placeholder char shows (`[pasted 42 lines]`); `None` for text.
+    pub fn label(&self, c: char) -> Option<String> {
+        let block = self.block(c)?;
+        let lines = block.lines().count();
+        Some(if lines > 1 {
+            format!("[pasted {lines} lines]")
+        } else {
+            format!("[pasted {} chars]", block.chars().count())
+        })
+    }
+
+    fn block(&self, c: char) -> Option<&String> {
+        let i = u32::from(c).checked_sub(BLOCK_BASE)?;
+        self.blocks.get(usize::try_from(i).ok()?)
+    }
+
+    /// Replaces the chars `start..end` (of [`Editor::raw`]) with `with`,
+    /// leaving the cursor after it (completion uses this).
+    pub fn replace_range(&mut self, start: usize, end: usize, with: &str) {
+        let end = end.min(self.chars.len());
+        let start = start.min(end);
+        self.chars.splice(start..end, with.chars());
+        self.cursor = start + with.chars().count();
+    }
+
+    /// A paste: a long one (more than 5 lines or 1000 chars) goes in as one
+    /// folded block, a short one as typed text.
+    pub fn paste(&mut self, s: &str) {
+        let s = s.replace("\r\n", "\n").replace('\r', "\n");
+        if s.lines().count() <= BLOCK_LINES && s.chars().count() <= BLOCK_CHARS {
+            self.insert_str(&s);
+            return;
+        }
+        let placeholder = u32::try_from(self.blocks.len())
+            .ok()
+            .and_then(|i| char::from_u32(BLOCK_BASE + i));
+        match placeholder {
+            Some(c) => {
+                self.blocks.push(s);
+                self.insert(c);
+            }
+            None => self.insert_str(&s),
+        }
     }
 
     /// Whether nothing is typed.
@@ -127,6 +197,7 @@ impl Editor {
     /// Empties the editor (the history stays).
     pub fn clear(&mut self) {
         self.chars.clear();
+        self.blocks.clear();
         self.cursor = 0;
         self.browsing = None;
         self.draft.clear();
@@ -219,6 +290,22 @@ mod tests {
         assert_eq!(e.text(), "second");
         e.down();
         assert_eq!(e.text(), "ab\ncdef", "the draft comes back");
+    }
+
+    #[test]
+    fn a_long_paste_is_one_folded_block_sent_in_full() {
+        let mut e = typed("see ");
+        let long: String = (1..=42).map(|i| format!("line {i}\r\n")).collect();
+        e.paste(&long);
+        e.insert('!');
+        assert_eq!(e.raw().len(), 6, "one char for the whole block");
+        assert_eq!(e.label(e.raw()[4]).as_deref(), Some("[pasted 42 lines]"));
+        assert_eq!(e.text(), format!("see {}!", long.replace("\r\n", "\n")));
+        e.left();
+        e.backspace();
+        assert_eq!(e.text(), "see !", "Backspace removes the whole block");
+        e.paste("short\npaste");
+        assert_eq!(e.text(), "see short\npaste!", "a short paste is typed text");
     }
 
     #[test]

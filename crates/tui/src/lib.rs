@@ -11,12 +11,17 @@
 
 mod actions;
 pub mod app;
+pub mod attach;
 pub mod client;
+pub mod completion;
+mod cost;
 mod event_loop;
 mod headless;
+pub mod highlight;
 pub mod input;
 pub mod lifecycle;
 pub mod markdown;
+pub mod picker;
 pub mod render;
 mod shell;
 pub mod watching;
@@ -54,6 +59,9 @@ pub enum TuiError {
     /// The terminal failed (raw mode, drawing, reading keys).
     #[error("terminal: {0}")]
     Terminal(std::io::Error),
+    /// An `@image` named in the message could not be read.
+    #[error("cannot attach {}: {err}", .0.display(), err = .1)]
+    Attach(PathBuf, std::io::Error),
     /// The turn was cancelled (Ctrl-C without a terminal UI).
     #[error("the turn was cancelled")]
     Cancelled,

@@ -1,10 +1,13 @@
 //! Markdown to styled lines (pulldown-cmark): headings, emphasis, lists, quotes,
-//! inline code and fenced code blocks. Lines are unwrapped; `render::wrap`
-//! fits them to the width. A partial answer (mid-stream) renders as far as it goes.
+//! inline code and fenced code blocks (syntax-highlighted when given a
+//! [`Highlighter`]). Lines are unwrapped; `render::wrap` fits them to the
+//! width. A partial answer (mid-stream) renders as far as it goes.
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+
+use crate::highlight::Highlighter;
 
 /// How code (inline and blocks) looks.
 pub const CODE: Style = Style::new().fg(Color::LightYellow);
@@ -12,12 +15,23 @@ const CODE_BLOCK: Style = Style::new().fg(Color::LightGreen).bg(Color::Black);
 const HEADING: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
 const QUOTE: Style = Style::new().fg(Color::Gray).add_modifier(Modifier::ITALIC);
 
-/// Renders `text` as Markdown.
+/// Renders `text` as Markdown, code blocks in one colour.
 pub fn render(text: &str) -> Vec<Line<'static>> {
-    let mut r = Renderer::default();
+    render_with(text, None)
+}
+
+/// Renders `text` as Markdown; code blocks naming a language `highlighter`
+/// knows are syntax-highlighted.
+pub fn render_with(text: &str, highlighter: Option<&Highlighter>) -> Vec<Line<'static>> {
+    let mut r = Renderer {
+        highlighter,
+        ..Renderer::default()
+    };
     for event in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES) {
         r.event(event);
     }
+    // An unclosed fence (mid-stream) still shows its code.
+    r.code_lines();
     r.flush();
     while r.lines.last().is_some_and(|l| l.spans.is_empty()) {
         r.lines.pop();
@@ -26,14 +40,16 @@ pub fn render(text: &str) -> Vec<Line<'static>> {
 }
 
 #[derive(Default)]
-struct Renderer {
+struct Renderer<'h> {
+    highlighter: Option<&'h Highlighter>,
+    /// The open code block: its language and code so far.
+    code: Option<(String, String)>,
     lines: Vec<Line<'static>>,
     current: Vec<Span<'static>>,
     styles: Vec<Style>,
     /// One entry per open list: the next number of an ordered list.
     lists: Vec<Option<u64>>,
     quote_depth: usize,
-    in_code_block: bool,
     link: Option<String>,
     table: Option<Table>,
 }
@@ -97,7 +113,32 @@ impl Table {
     }
 }
 
-impl Renderer {
+impl Renderer<'_> {
+    /// Ends the open code block: its lines, highlighted when it can be.
+    fn code_lines(&mut self) {
+        let Some((lang, code)) = self.code.take() else {
+            return;
+        };
+        let gutter = Span::styled("  ", CODE_BLOCK);
+        if let Some(lines) = self.highlighter.and_then(|h| h.highlight(&lang, &code)) {
+            for spans in lines {
+                let mut all = vec![gutter.clone()];
+                all.extend(spans.into_iter().map(|s| {
+                    let style = CODE_BLOCK.patch(s.style);
+                    s.style(style)
+                }));
+                self.lines.push(Line::from(all));
+            }
+            return;
+        }
+        for line in code.lines() {
+            self.lines.push(Line::from(vec![
+                gutter.clone(),
+                Span::styled(line.replace('\t', "    "), CODE_BLOCK),
+            ]));
+        }
+    }
+
     fn style(&self) -> Style {
         self.styles
             .iter()
@@ -132,13 +173,9 @@ impl Renderer {
         match event {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
-            Event::Text(t) if self.in_code_block => {
-                for line in t.split_inclusive('\n') {
-                    let line = line.strip_suffix('\n').unwrap_or(line);
-                    self.lines.push(Line::from(vec![
-                        Span::styled("  ", CODE_BLOCK),
-                        Span::styled(line.replace('\t', "    "), CODE_BLOCK),
-                    ]));
+            Event::Text(t) if self.code.is_some() => {
+                if let Some((_, code)) = self.code.as_mut() {
+                    code.push_str(&t);
                 }
             }
             Event::Text(t) => self.push_text(&t),
@@ -198,15 +235,20 @@ impl Renderer {
             }
             Tag::CodeBlock(kind) => {
                 self.flush();
-                self.in_code_block = true;
                 let lang = match kind {
-                    CodeBlockKind::Fenced(l) if !l.is_empty() => format!(" {l}"),
-                    _ => String::new(),
+                    CodeBlockKind::Fenced(l) => l.to_string(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                let shown = if lang.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {lang}")
                 };
                 self.lines.push(Line::styled(
-                    format!("  ┌{lang}"),
+                    format!("  ┌{shown}"),
                     Style::new().fg(Color::DarkGray),
                 ));
+                self.code = Some((lang, String::new()));
             }
             Tag::Table(_) => {
                 self.flush();
@@ -269,7 +311,7 @@ impl Renderer {
                 self.end_block();
             }
             TagEnd::CodeBlock => {
-                self.in_code_block = false;
+                self.code_lines();
                 self.lines
                     .push(Line::styled("  └", Style::new().fg(Color::DarkGray)));
                 self.end_block();
@@ -352,6 +394,30 @@ mod tests {
         let md = "| name | 值 |\n|---|---:|\n| `a` | 1 |\n| 你好 | 22 |\n";
         let text = plain(&render(md));
         assert_eq!(text, ["name │ 值", "─────┼───", "a    │ 1 ", "你好 │ 22",]);
+    }
+
+    #[test]
+    fn a_highlighter_colours_known_languages_only() {
+        let h = Highlighter::default();
+        let md = "```rust\nlet x = 1;\n```\n\n```\nplain\n```\n";
+        let lines = render_with(md, Some(&h));
+        assert_eq!(plain(&lines), plain(&render(md)), "the same text");
+        let rgb = |l: &Line<'_>| {
+            l.spans
+                .iter()
+                .any(|s| matches!(s.style.fg, Some(Color::Rgb(..))))
+        };
+        let code = lines
+            .iter()
+            .find(|l| l.to_string().contains("let x"))
+            .unwrap();
+        assert!(rgb(code), "{code:?}");
+        assert_eq!(code.spans[1].style.bg, CODE_BLOCK.bg);
+        let other = lines
+            .iter()
+            .find(|l| l.to_string().contains("plain"))
+            .unwrap();
+        assert!(!rgb(other));
     }
 
     #[test]

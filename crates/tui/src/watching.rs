@@ -47,7 +47,8 @@ impl App {
                 watch.skipping = false;
                 let origin = env.details["origin"].as_str().unwrap_or("another client");
                 self.hint = Some(format!("a turn started by {origin} is running"));
-                self.entries.push(crate::app::Entry::User(env.data));
+                self.entries
+                    .push(crate::app::Entry::User(env.data, Vec::new()));
                 self.turn = Some(Turn {
                     request_id: watch.request_id,
                     cancelling: false,

@@ -27,7 +27,8 @@ fn screen(app: &mut App, width: u16, height: u16) -> Vec<String> {
 fn long_session() -> App {
     let mut app = App::default();
     for i in 0..2500 {
-        app.entries.push(Entry::User(format!("question {i}")));
+        app.entries
+            .push(Entry::User(format!("question {i}"), Vec::new()));
         app.entries.push(Entry::Assistant {
             text: format!("answer **{i}**"),
             thinking: String::new(),

@@ -120,6 +120,10 @@ fn provider_admin_round_trip_with_reference_shapes() {
     let catalog = c.ok_json("model.catalog", json!({})).unwrap();
     assert_eq!(active_refs(&catalog), ["tk/m2"]);
     assert_eq!(catalog[0]["capabilities"]["maxReasoningLevel"], "max");
+    assert_eq!(
+        catalog[0]["inputPricePerMTok"], 0.0,
+        "prices for a client's cost"
+    );
     // In a workspace with its own model, that model is where a chat starts.
     let tmp = tempfile::tempdir().unwrap();
     let ws = crate::project_dir(tmp.path(), "ws");

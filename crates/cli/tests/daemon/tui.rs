@@ -15,6 +15,8 @@ use crate::{bin, project_dir};
 
 const WAIT: Duration = Duration::from_secs(20);
 
+mod pickers;
+
 /// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
 struct Screen {
     socket: String,
@@ -293,11 +295,13 @@ fn new_sessions_resume_and_a_resize_reflows() {
     );
 
     screen.submit("/sessions");
-    let list = screen.wait_for("Sessions (newest first");
+    let list = screen.wait_for("Sessions · global");
     assert!(
         list.contains(&first_sid) && list.contains(&second_sid),
         "{list}"
     );
+    screen.keys(&["Escape"]);
+    screen.wait("the picker closes", |s| !s.contains("Sessions ·"));
     screen.submit(&format!("/resume {first_sid}"));
     let resumed = screen.wait(&format!("session {first_sid}"), |s| {
         s.lines().last().unwrap_or_default().contains(&first_sid)
@@ -545,9 +549,12 @@ fn reasoning_folds_and_model_mode_compact_and_copy_commands_work() {
     assert_eq!(screen.tmux(&["show-buffer"]), "answer **one**");
 
     screen.submit("/model");
-    let models = screen.wait_for("Models (* active");
-    assert!(models.contains("* tk/m1"), "{models}");
+    let models = screen.wait_for("Models");
+    assert!(models.contains("› tk/m1  active"), "{models}");
     assert!(models.contains("  tk/eyes"), "{models}");
+    // Typing on before the picker closes would read as Alt-keys.
+    screen.keys(&["Escape"]);
+    screen.wait("the picker closes", |s| !s.contains("Enter switches"));
     screen.submit("/model tk/eyes");
     screen.wait_for("switched to tk/eyes");
 

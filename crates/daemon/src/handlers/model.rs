@@ -96,6 +96,8 @@ pub async fn catalog(daemon: &Daemon, id: i64) -> Reply {
                     context_window: m.context_window,
                     max_output: m.max_output,
                     tags: m.tags.clone().unwrap_or_default(),
+                    input_price_per_mtok: m.input_price_per_mtok,
+                    output_price_per_mtok: m.output_price_per_mtok,
                     capabilities: CatalogCaps {
                         streaming: m.capabilities.streaming,
                         tools: m.capabilities.tool_calling,

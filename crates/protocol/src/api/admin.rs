@@ -270,6 +270,13 @@ pub struct CatalogEntry {
     pub max_output: u64,
     /// The model's tags from the config (empty when none).
     pub tags: Vec<String>,
+    /// USD per 1M input tokens (0 when unpriced); clients derive a cost from
+    /// `usage` events with it (reference §6.11).
+    #[serde(rename = "inputPricePerMTok")]
+    pub input_price_per_mtok: f64,
+    /// USD per 1M output tokens (0 when unpriced).
+    #[serde(rename = "outputPricePerMTok")]
+    pub output_price_per_mtok: f64,
     /// What the model can do.
     pub capabilities: CatalogCaps,
 }

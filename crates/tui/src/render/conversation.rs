@@ -8,15 +8,24 @@ use crate::app::{App, Entry, ToolRow, ToolState};
 use crate::markdown;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-/// Diff lines shown under a tool row; the rest is counted.
-const DIFF_LINES: usize = 40;
+/// Diff lines shown under a folded diff (Ctrl-O shows them all).
+const DIFF_FOLDED: usize = 6;
 
 /// The lines of one entry (not yet wrapped).
 pub fn entry_lines(app: &App, entry: &Entry) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     match entry {
-        Entry::User(text) => {
+        Entry::User(text, chips) => {
             prefixed(&mut out, text, "› ", Style::new().fg(Color::Blue).bold());
+            if !chips.is_empty() {
+                let chip = Style::new().fg(Color::Black).bg(Color::Blue);
+                let mut spans = vec![Span::raw("  ")];
+                for c in chips {
+                    spans.push(Span::styled(c.clone(), chip));
+                    spans.push(Span::raw(" "));
+                }
+                out.push(Line::from(spans));
+            }
             out.push(Line::default());
         }
         Entry::Steer(text) => {
@@ -42,10 +51,10 @@ pub fn entry_lines(app: &App, entry: &Entry) -> Vec<Line<'static>> {
             if !reasoning.is_empty() && !text.is_empty() {
                 out.push(Line::default());
             }
-            out.extend(markdown::render(text));
+            out.extend(markdown::render_with(text, Some(&app.highlighter)));
             out.push(Line::default());
         }
-        Entry::Tool(row) => tool(&mut out, row, app.tick),
+        Entry::Tool(row) => tool(&mut out, row, app.tick, app.expand_diffs),
         Entry::Notice(text) => {
             for l in text.lines() {
                 out.push(Line::styled(l.to_string(), Style::new().fg(Color::Yellow)));
@@ -82,7 +91,7 @@ fn prefixed(out: &mut Vec<Line<'static>>, text: &str, prefix: &str, style: Style
     }
 }
 
-fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize) {
+fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize, expand: bool) {
     let (mark, style) = match row.state {
         ToolState::Running => (SPINNER[tick % SPINNER.len()], Style::new().fg(Color::Cyan)),
         ToolState::Done => ("✓", Style::new().fg(Color::Green)),
@@ -105,7 +114,8 @@ fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize) {
     out.push(Line::from(spans));
     if let Some(diff) = &row.diff {
         let all: Vec<&str> = diff.lines().collect();
-        for l in all.iter().take(DIFF_LINES) {
+        let shown = if expand { all.len() } else { DIFF_FOLDED };
+        for l in all.iter().take(shown) {
             let style = match l.as_bytes().first() {
                 Some(b'+') if !l.starts_with("+++") => Style::new().fg(Color::Green),
                 Some(b'-') if !l.starts_with("---") => Style::new().fg(Color::Red),
@@ -117,9 +127,9 @@ fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize) {
                 style,
             ));
         }
-        if all.len() > DIFF_LINES {
+        if all.len() > shown {
             out.push(Line::styled(
-                format!("  … {} more diff lines", all.len() - DIFF_LINES),
+                format!("  … {} more lines (Ctrl-O expands)", all.len() - shown),
                 Style::new().fg(Color::DarkGray),
             ));
         }

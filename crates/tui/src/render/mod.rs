@@ -3,6 +3,7 @@
 //! on each draw, so a resize reflows.
 
 mod conversation;
+mod popup;
 pub mod wrap;
 
 use ratatui::Frame;
@@ -52,6 +53,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     ));
 
     frame.render_widget(Paragraph::new(status_line(app)), status);
+
+    if let Some(c) = &app.completion {
+        popup::completion(frame, c, talk, input.y);
+    }
+    if let Some(p) = &app.picker {
+        popup::picker(frame, p, area);
+    }
 }
 
 /// Only the entries that reach the screen are laid out: from the newest
@@ -84,20 +92,22 @@ fn conversation_view(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
 /// The editor's lines wrapped to `width` (a prompt mark first), and the
 /// cursor's (row, column) among them.
 fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
-    let text = app.editor.text();
+    let raw = app.editor.raw();
     let cursor = app.editor.cursor();
     let mark = if app.turn.is_some() { "↳ " } else { "› " };
     let mut lines = Vec::new();
     let mut pos = (0, 0);
     let mut consumed = 0; // chars of `text` before the current logical line
-    for (i, logical) in text.split('\n').enumerate() {
+    for (i, logical) in raw.split(|c| *c == '\n').enumerate() {
         let head = if i == 0 { mark } else { "  " };
-        let chars = logical.chars().count();
-        // Lay the line out cell by cell so the cursor's place is exact.
+        let chars = logical.len();
+        // Lay the line out cell by cell so the cursor's place is exact; a
+        // folded paste is one unit shown as its label.
         let mut col = wrap::width_of(head);
         let mut current = String::from(head);
-        for (j, c) in logical.chars().enumerate() {
-            let w = wrap::width_of(c.encode_utf8(&mut [0; 4]));
+        for (j, &c) in logical.iter().enumerate() {
+            let shown = app.editor.label(c).unwrap_or_else(|| c.to_string());
+            let w = wrap::width_of(&shown);
             if col + w > width && col > 0 {
                 lines.push(Line::raw(std::mem::take(&mut current)));
                 col = 0;
@@ -105,7 +115,7 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
             if consumed + j == cursor {
                 pos = (lines.len(), col);
             }
-            current.push(c);
+            current.push_str(&shown);
             col += w;
         }
         if consumed + chars == cursor {
@@ -143,9 +153,19 @@ fn status_line(app: &App) -> Line<'static> {
     let mut parts = vec![
         format!("session {}", app.session_id.as_deref().unwrap_or("(new)")),
         app.model.clone().unwrap_or_else(|| "no model yet".into()),
-        format!("tokens ↑{} ↓{}", app.input_tokens, app.output_tokens),
+        match app.cost() {
+            Some(cost) => format!(
+                "tokens ↑{} ↓{} ${cost:.4}",
+                app.input_tokens, app.output_tokens
+            ),
+            None => format!("tokens ↑{} ↓{}", app.input_tokens, app.output_tokens),
+        },
         state,
     ];
+    if !app.attached.is_empty() {
+        let chips: Vec<String> = app.attached.iter().map(|a| a.chip()).collect();
+        parts.push(chips.join(" "));
+    }
     if app.scroll > 0 {
         parts.push(format!("scrolled ↑{}", app.scroll));
     }

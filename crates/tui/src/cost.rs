@@ -1,0 +1,91 @@
+//! The cost shown in the status bar. `usage` events carry tokens but no cost,
+//! so it is derived from `model.catalog`'s prices: (input price × input
+//! tokens + output price × output tokens) / 1e6 per model (reference §6.11).
+
+use serde_json::Value;
+
+use crate::app::App;
+
+impl App {
+    /// Takes the prices out of a `model.catalog` result.
+    pub fn set_catalog(&mut self, catalog: &Value) {
+        let prices = catalog
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| {
+                let r = m["ref"].as_str()?.to_string();
+                let input = m["inputPricePerMTok"].as_f64().unwrap_or(0.0);
+                let output = m["outputPricePerMTok"].as_f64().unwrap_or(0.0);
+                if m["active"].as_bool().unwrap_or(false) {
+                    // A loaded session's totals of no known model are priced
+                    // as the active model (see `session_tokens`).
+                    return Some(vec![(String::new(), (input, output)), (r, (input, output))]);
+                }
+                Some(vec![(r, (input, output))])
+            })
+            .flatten()
+            .collect();
+        self.prices = Some(prices);
+    }
+
+    /// A loaded session's token totals go to its (last) model. The session
+    /// keeps totals, not per-model ones, so a session that used several
+    /// models is priced as if all were its last: an approximation.
+    pub(crate) fn session_tokens(&mut self) {
+        if self.input_tokens == 0 && self.output_tokens == 0 {
+            return;
+        }
+        let model = self.model.clone().unwrap_or_default();
+        self.model_tokens
+            .insert(model, (self.input_tokens, self.output_tokens));
+    }
+
+    /// The session's cost in USD so far; `None` until the prices are known.
+    pub fn cost(&self) -> Option<f64> {
+        let prices = self.prices.as_ref()?;
+        Some(
+            self.model_tokens
+                .iter()
+                .map(|(model, (input, output))| {
+                    let (pi, po) = prices.get(model).copied().unwrap_or((0.0, 0.0));
+                    (pi * *input as f64 + po * *output as f64) / 1e6
+                })
+                .sum(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn cost_sums_per_model_prices_once_the_catalog_is_known() {
+        let mut app = App::default();
+        app.model_tokens.insert("a/m".into(), (1_000_000, 100_000));
+        app.model_tokens.insert("b/n".into(), (500_000, 0));
+        assert_eq!(app.cost(), None);
+        app.set_catalog(&json!([
+            {"ref": "a/m", "active": false, "inputPricePerMTok": 3.0, "outputPricePerMTok": 15.0},
+            {"ref": "b/n", "active": true, "inputPricePerMTok": 1.0, "outputPricePerMTok": 2.0},
+        ]));
+        let cost = app.cost().unwrap();
+        assert!((cost - (3.0 + 1.5 + 0.5)).abs() < 1e-9, "{cost}");
+    }
+
+    #[test]
+    fn a_loaded_session_is_priced_by_its_last_model() {
+        let mut app = App::default();
+        app.load_session(&json!({
+            "id": "s", "inputTokens": 2_000_000, "outputTokens": 0,
+            "messages": [{"role": "assistant", "text": "hi", "modelRef": "a/m"}]
+        }));
+        app.set_catalog(&json!([
+            {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
+        ]));
+        assert_eq!(app.cost(), Some(1.0));
+    }
+}

@@ -1,0 +1,301 @@
+//! The `/sessions` and `/model` pickers: a modal list with type-to-search.
+//! Sessions switch between the workspace's and the global scope (Tab) and
+//! show archived ones on request (Ctrl-A); Enter opens the session or
+//! switches to the model, Esc closes.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::Value;
+
+use crate::app::{Action, App};
+
+/// What a picker lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerKind {
+    /// Sessions of a scope.
+    Sessions {
+        /// The global scope (else the workspace's).
+        global: bool,
+        /// Archived sessions are listed too.
+        archived: bool,
+    },
+    /// The model catalog.
+    Models,
+}
+
+/// One row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PickItem {
+    /// What Enter acts on: a session id or a model ref.
+    pub key: String,
+    /// The main text (a title, a model ref).
+    pub label: String,
+    /// Dimmed text after it.
+    pub detail: String,
+}
+
+/// An open picker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picker {
+    /// What it lists.
+    pub kind: PickerKind,
+    /// All rows, in the daemon's order.
+    pub items: Vec<PickItem>,
+    /// The search typed so far.
+    pub query: String,
+    /// The highlighted row, among [`Picker::shown`].
+    pub selected: usize,
+}
+
+impl Picker {
+    /// The sessions `session.list` returned.
+    pub fn sessions(list: &Value, global: bool, archived: bool) -> Picker {
+        let items = rows(list)
+            .map(|s| {
+                let id = s["id"].as_str().unwrap_or_default().to_string();
+                let title = s["title"].as_str().filter(|t| !t.trim().is_empty());
+                let updated = s["updatedAt"].as_str().unwrap_or_default();
+                let mut detail = format!("{id}  {}", updated.get(..16).unwrap_or(updated));
+                if s["archived"].as_bool().unwrap_or(false) {
+                    detail.push_str("  (archived)");
+                }
+                PickItem {
+                    label: title.unwrap_or("(untitled)").to_string(),
+                    key: id,
+                    detail,
+                }
+            })
+            .collect();
+        Picker {
+            kind: PickerKind::Sessions { global, archived },
+            items,
+            query: String::new(),
+            selected: 0,
+        }
+    }
+
+    /// The models `model.catalog` returned, the active one selected.
+    pub fn models(catalog: &Value) -> Picker {
+        let mut selected = 0;
+        let items = rows(catalog)
+            .enumerate()
+            .map(|(i, m)| {
+                let mut detail = Vec::new();
+                if m["active"].as_bool().unwrap_or(false) {
+                    selected = i;
+                    detail.push("active".to_string());
+                }
+                if let Some(alias) = m["alias"].as_str() {
+                    detail.push(format!("alias {alias}"));
+                }
+                if !m["providerEnabled"].as_bool().unwrap_or(true) {
+                    detail.push("provider disabled".to_string());
+                }
+                let r = m["ref"].as_str().unwrap_or_default().to_string();
+                PickItem {
+                    key: r.clone(),
+                    label: r,
+                    detail: detail.join(", "),
+                }
+            })
+            .collect();
+        Picker {
+            kind: PickerKind::Models,
+            items,
+            query: String::new(),
+            selected,
+        }
+    }
+
+    /// The rows the search keeps: every word of it is in the label or the
+    /// detail (case-insensitive).
+    pub fn shown(&self) -> Vec<&PickItem> {
+        let words: Vec<String> = self
+            .query
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        self.items
+            .iter()
+            .filter(|item| {
+                let hay = format!("{} {}", item.label, item.detail).to_lowercase();
+                words.iter().all(|w| hay.contains(w))
+            })
+            .collect()
+    }
+
+    /// The title over the list.
+    pub fn title(&self) -> String {
+        match self.kind {
+            PickerKind::Sessions { global, archived } => format!(
+                " Sessions · {} · {} ",
+                if global { "global" } else { "this workspace" },
+                if archived {
+                    "with archived"
+                } else {
+                    "archived hidden"
+                }
+            ),
+            PickerKind::Models => " Models ".to_string(),
+        }
+    }
+
+    /// The keys, under the list.
+    pub fn help(&self) -> &'static str {
+        match self.kind {
+            PickerKind::Sessions { .. } => {
+                " type to search · ↑↓ · Enter opens · Tab: workspace/global · Ctrl-A: archived · Esc "
+            }
+            PickerKind::Models => " type to search · ↑↓ · Enter switches · Esc ",
+        }
+    }
+}
+
+fn rows(list: &Value) -> impl Iterator<Item = &Value> {
+    list.as_array().into_iter().flatten()
+}
+
+impl App {
+    /// A key while a picker is open.
+    pub(crate) fn picker_key(&mut self, key: KeyEvent) -> Option<Action> {
+        let picker = self.picker.as_mut()?;
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let count = picker.shown().len();
+        match key.code {
+            KeyCode::Esc => self.picker = None,
+            KeyCode::Char('c') if ctrl => self.picker = None,
+            KeyCode::Char('a') if ctrl => {
+                if let PickerKind::Sessions { global, archived } = picker.kind {
+                    return Some(Action::PickSessions {
+                        global,
+                        archived: !archived,
+                    });
+                }
+            }
+            KeyCode::Tab | KeyCode::BackTab => {
+                if let PickerKind::Sessions { global, archived } = picker.kind {
+                    return Some(Action::PickSessions {
+                        global: !global,
+                        archived,
+                    });
+                }
+            }
+            KeyCode::Up => picker.selected = picker.selected.saturating_sub(1),
+            KeyCode::Down => picker.selected = (picker.selected + 1).min(count.saturating_sub(1)),
+            KeyCode::PageUp => picker.selected = picker.selected.saturating_sub(10),
+            KeyCode::PageDown => {
+                picker.selected = (picker.selected + 10).min(count.saturating_sub(1));
+            }
+            KeyCode::Backspace => {
+                picker.query.pop();
+                picker.selected = 0;
+            }
+            KeyCode::Char(c) if !ctrl => {
+                picker.query.push(c);
+                picker.selected = 0;
+            }
+            KeyCode::Enter => {
+                let item = picker.shown().get(picker.selected).map(|i| i.key.clone())?;
+                let kind = picker.kind.clone();
+                self.picker = None;
+                return Some(match kind {
+                    PickerKind::Sessions { global, .. } => Action::OpenSession { id: item, global },
+                    PickerKind::Models => Action::Model(Some(item)),
+                });
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// Shows `next` in place of the open picker, keeping the search typed.
+    pub fn replace_picker(&mut self, mut next: Picker) {
+        if let Some(old) = self.picker.take() {
+            next.query = old.query;
+        }
+        self.picker = Some(next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyEvent;
+    use serde_json::json;
+
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn sessions_search_by_title_and_open_the_selected_one() {
+        let mut app = App::default();
+        let list = json!([
+            {"id": "s1", "title": "Fix the parser", "updatedAt": "2026-01-02T10:00:00Z", "archived": false},
+            {"id": "s2", "title": "Write docs", "updatedAt": "2026-01-01T10:00:00Z", "archived": false},
+            {"id": "s3", "title": null, "updatedAt": "2026-01-01T09:00:00Z", "archived": true},
+        ]);
+        app.picker = Some(Picker::sessions(&list, false, false));
+        for c in "DOC".chars() {
+            assert_eq!(app.on_key(key(KeyCode::Char(c))), None);
+        }
+        let shown: Vec<_> = app
+            .picker
+            .as_ref()
+            .unwrap()
+            .shown()
+            .iter()
+            .map(|i| i.key.clone())
+            .collect();
+        assert_eq!(shown, ["s2"]);
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            Some(Action::OpenSession {
+                id: "s2".into(),
+                global: false
+            })
+        );
+        assert!(app.picker.is_none());
+    }
+
+    #[test]
+    fn tab_and_ctrl_a_ask_for_another_list_and_esc_closes() {
+        let mut app = App::default();
+        app.picker = Some(Picker::sessions(&json!([]), false, false));
+        assert_eq!(
+            app.on_key(key(KeyCode::Tab)),
+            Some(Action::PickSessions {
+                global: true,
+                archived: false
+            })
+        );
+        assert_eq!(
+            app.on_key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::CONTROL)),
+            Some(Action::PickSessions {
+                global: false,
+                archived: true
+            })
+        );
+        app.on_key(key(KeyCode::Char('x')));
+        app.replace_picker(Picker::sessions(&json!([]), true, false));
+        assert_eq!(app.picker.as_ref().unwrap().query, "x", "the search stays");
+        app.on_key(key(KeyCode::Esc));
+        assert!(app.picker.is_none());
+    }
+
+    #[test]
+    fn models_start_on_the_active_one_and_enter_switches() {
+        let mut app = App::default();
+        let catalog = json!([
+            {"ref": "a/one", "active": false, "providerEnabled": true, "alias": null},
+            {"ref": "b/two", "active": true, "providerEnabled": true, "alias": "t"},
+        ]);
+        app.picker = Some(Picker::models(&catalog));
+        assert_eq!(app.picker.as_ref().unwrap().selected, 1);
+        app.on_key(key(KeyCode::Up));
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            Some(Action::Model(Some("a/one".into())))
+        );
+    }
+}
