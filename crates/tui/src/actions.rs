@@ -62,7 +62,9 @@ async fn try_act(
             // `!cmd` output run while idle goes with this message.
             let mut sent = std::mem::take(&mut app.shell_context);
             sent.push(message.clone());
-            let mut params = scope.with(json!({"message": sent.join("\n\n"), "sessionId": sid}));
+            // This client answers approval requests (`approval_request`).
+            let mut params = scope
+                .with(json!({"message": sent.join("\n\n"), "sessionId": sid, "approvals": true}));
             // `@image.png` words attach those images.
             let found = match &app.root {
                 Some(root) => crate::attach::images_in(&message, root),
@@ -260,6 +262,20 @@ async fn try_act(
                 None => "No goal set (/goal TEXT sets one).".to_string(),
             };
             app.notice(text);
+        }
+        Action::Approve {
+            approval_id,
+            session_id,
+            decision,
+            message,
+        } => {
+            // The answer comes back as an envelope; only a failure shows.
+            conn.send(
+                "agent.approve",
+                json!({"sessionId": session_id, "approvalId": approval_id,
+                       "decision": decision, "message": message}),
+            )
+            .await?;
         }
         Action::Shell(command) => {
             let dir = match scope {

@@ -127,6 +127,17 @@ pub enum Action {
     Goal(Option<Option<String>>),
     /// `!cmd`: run a shell command here and offer its output as context.
     Shell(String),
+    /// A decision on a pending approval (`agent.approve`).
+    Approve {
+        /// The request.
+        approval_id: String,
+        /// The turn's session.
+        session_id: Option<String>,
+        /// `allow_once`, `allow_session` or `reject`.
+        decision: &'static str,
+        /// With `reject`: what the model reads.
+        message: Option<String>,
+    },
     /// Leave.
     Quit,
 }
@@ -137,6 +148,7 @@ Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs · !CMD runs a sh
 its output goes to the model\n\
 @PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
 @IMAGE.png attaches the image · a long paste is one block\n\
+Approval prompts: y allows once · a allows for the session · n or Esc rejects · a typed reason + Enter rejects with it\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
           /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
@@ -178,6 +190,8 @@ pub struct App {
     pub watch: Option<crate::watching::Watching>,
     /// Output of `!cmd`s run while idle, sent with the next message.
     pub shell_context: Vec<String>,
+    /// Calls waiting for the user's decision, oldest first.
+    pub approvals: Vec<crate::approval::PendingApproval>,
     /// The open `/sessions` or `/model` picker.
     pub picker: Option<crate::picker::Picker>,
     /// The open `@path` completion popup.
@@ -253,6 +267,7 @@ impl App {
         self.output_tokens = 0;
         self.model_tokens.clear();
         self.turn = None;
+        self.approvals.clear();
         self.scroll = 0;
     }
 
@@ -318,6 +333,9 @@ impl App {
                 self.pending_steers.remove(at.unwrap_or(0));
             }
             self.entries.push(Entry::Steer(env.data));
+            return;
+        }
+        if self.on_approval_envelope(&env) {
             return;
         }
         let Some(turn) = self.turn.as_mut() else {
@@ -415,6 +433,8 @@ impl App {
 
     fn end_turn(&mut self) {
         self.turn = None;
+        // Whatever still waited ended with the turn.
+        self.approvals.clear();
         for row in self.entries.iter_mut() {
             if let Entry::Tool(t) = row
                 && t.state == ToolState::Running
@@ -467,6 +487,9 @@ impl App {
         }
         if self.picker.is_some() {
             return self.picker_key(key);
+        }
+        if let Some(decided) = self.approval_key(key) {
+            return decided;
         }
         if self.completion_key(key).is_some() {
             self.refresh_attached();

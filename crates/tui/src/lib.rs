@@ -11,6 +11,7 @@
 
 mod actions;
 pub mod app;
+pub mod approval;
 pub mod attach;
 pub mod client;
 pub mod completion;

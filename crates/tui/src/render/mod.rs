@@ -23,13 +23,26 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     let width = usize::from(area.width).max(1);
     let (editor_lines, cursor) = editor(app, width);
     let editor_rows = editor_lines.len().clamp(1, EDITOR_ROWS);
-    let [talk, input, status] = Layout::vertical([
+    let mut asking = wrap::wrap(app.approval_lines(), width);
+    let asking_rows = asking.len().min(usize::from(area.height) / 2);
+    // Cut from the middle: the call and the keys stay in view.
+    if asking.len() > asking_rows
+        && let Some(keys) = asking.pop()
+    {
+        asking.truncate(asking_rows.saturating_sub(1));
+        asking.push(keys);
+    }
+    let [talk, prompt, input, status] = Layout::vertical([
         Constraint::Min(1),
+        Constraint::Length(u16::try_from(asking_rows).unwrap_or(0)),
         Constraint::Length(u16::try_from(editor_rows).unwrap_or(1) + 1),
         Constraint::Length(1),
     ])
     .areas(area);
     conversation_view(frame, app, talk);
+    if asking_rows > 0 {
+        frame.render_widget(Paragraph::new(asking), prompt);
+    }
 
     // The editor: a rule above, its lines scrolled to keep the cursor shown.
     let first = cursor.0.saturating_sub(editor_rows - 1);
