@@ -6,6 +6,7 @@
 //! `seekclaw-bench ping`, `seekclaw-bench startup` or `seekclaw-bench turns`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod approvals;
 mod canned;
 mod cpu;
 mod daemon;
@@ -96,6 +97,13 @@ enum BenchCommand {
         #[arg(long, default_value_t = 5)]
         pause: u64,
     },
+    /// Approvals: a one-tool turn answered `allow_once` at once vs the same
+    /// turn under policy `never`, and the `agent.approve` round trip.
+    Approvals {
+        /// Measured turns per side (after 2 warm-up rounds).
+        #[arg(long, default_value_t = 100)]
+        turns: usize,
+    },
     /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
     Turns {
         /// Sections to run (default: all).
@@ -174,6 +182,11 @@ fn main() -> Result<()> {
                 pause: Duration::from_secs(pause),
             })
         }
+        BenchCommand::Approvals { turns } => approvals::run(&approvals::ApprovalsArgs {
+            bin: &bin,
+            json: cli.json,
+            turns,
+        }),
         BenchCommand::Engine { home, runs } => engine::run(&engine::EngineArgs {
             bin: &bin,
             home,
