@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::daemon::JsonlClient;
 use crate::stats::{Tail, ms};
-use crate::turns::setup::{self, Scratch, SectionDaemon};
+use crate::turns::setup::{Scratch, SectionDaemon};
 
 pub struct ApprovalsArgs<'a> {
     pub bin: &'a Path,
