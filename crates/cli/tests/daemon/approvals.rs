@@ -292,3 +292,62 @@ fn a_client_that_announced_no_approvals_is_refused_at_once() {
     assert!(read.contains("cannot ask for approvals"), "{read}");
     assert!(read.contains("on-request"), "{read}");
 }
+
+#[test]
+fn serve_asks_with_approval_requested_and_the_approval_command_decides() {
+    use crate::serve::{Serve, home_with};
+    let server = ProviderServer::start().unwrap();
+    let (tmp, home) = home_with(&server);
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("config.json")).unwrap()).unwrap();
+    config["agent"]["approvalPolicy"] = json!("on-request");
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    server.enqueue(Reply::new().tool_call(
+        "w1",
+        "write_file",
+        r#"{"path":"a.txt","content":"yes\n"}"#,
+    ));
+    server.enqueue(Reply::new().tool_call("b1", "bash", r#"{"command":"rm a.txt"}"#));
+    server.enqueue(Reply::plain("done"));
+    server.enqueue(Reply::new().tool_call("b2", "bash", r#"{"command":"rm a.txt"}"#));
+    server.enqueue(Reply::plain("stopped"));
+    let mut s = Serve::start(&home, &["--workspace", ws.to_str().unwrap()]);
+    s.send(r#"{"command":"prompt","text":"go"}"#);
+    let asked = s.until("approval_requested");
+    let ask = asked.last().unwrap();
+    assert_eq!(ask["tool_name"], "write_file", "{ask}");
+    assert!(ask["body"].as_str().unwrap().contains("+yes"), "{ask}");
+    s.send(&json!({"command": "approval", "id": ask["id"], "allow": true}).to_string());
+    assert_eq!(
+        s.until("approval_resolved").last().unwrap()["outcome"],
+        "allowed_once"
+    );
+    let ask = s.until("approval_requested").last().unwrap().clone();
+    assert_eq!(ask["body"], "rm a.txt");
+    s.send(&json!({"command": "approval", "id": ask["id"], "allow": false}).to_string());
+    assert_eq!(
+        s.until("approval_resolved").last().unwrap()["outcome"],
+        "rejected"
+    );
+    s.until("agent_finished");
+    assert!(ws.join("a.txt").exists());
+    // An unknown id is a command error; stdin's end rejects what still waits.
+    s.send(r#"{"command":"approval","id":"ap_nope","allow":true}"#);
+    assert!(
+        s.until("command_error").last().unwrap()["error"]
+            .as_str()
+            .unwrap()
+            .contains("ap_nope")
+    );
+    s.send(r#"{"command":"prompt","text":"again"}"#);
+    s.until("approval_requested");
+    let (rest, code) = s.finish();
+    assert_eq!(code, Some(0));
+    let resolved: Vec<&Value> = rest
+        .iter()
+        .filter(|e| e["event"] == "approval_resolved")
+        .collect();
+    assert_eq!(resolved[0]["outcome"], "rejected", "{rest:?}");
+    assert!(ws.join("a.txt").exists());
+}

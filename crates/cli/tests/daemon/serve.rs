@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::bin;
 
 /// A home whose only provider is the testkit `server`.
-fn home_with(server: &ProviderServer) -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn home_with(server: &ProviderServer) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
@@ -22,14 +22,14 @@ fn home_with(server: &ProviderServer) -> (tempfile::TempDir, std::path::PathBuf)
     (tmp, home)
 }
 
-struct Serve {
+pub(crate) struct Serve {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Value>,
 }
 
 impl Serve {
-    fn start(home: &std::path::Path, args: &[&str]) -> Serve {
+    pub(crate) fn start(home: &std::path::Path, args: &[&str]) -> Serve {
         let mut child = Command::new(bin())
             .arg("serve")
             .args(args)
@@ -59,14 +59,14 @@ impl Serve {
         }
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(line.as_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
         stdin.flush().unwrap();
     }
 
-    fn next(&self) -> Value {
+    pub(crate) fn next(&self) -> Value {
         let v = self
             .lines
             .recv_timeout(Duration::from_secs(30))
@@ -76,7 +76,7 @@ impl Serve {
     }
 
     /// Events up to and including the first named `name`.
-    fn until(&self, name: &str) -> Vec<Value> {
+    pub(crate) fn until(&self, name: &str) -> Vec<Value> {
         let mut seen = Vec::new();
         loop {
             let v = self.next();
@@ -89,7 +89,7 @@ impl Serve {
     }
 
     /// Closes stdin, collects the rest and the exit code.
-    fn finish(mut self) -> (Vec<Value>, Option<i32>) {
+    pub(crate) fn finish(mut self) -> (Vec<Value>, Option<i32>) {
         drop(self.stdin.take());
         let mut rest = Vec::new();
         while let Ok(v) = self.lines.recv_timeout(Duration::from_secs(30)) {
