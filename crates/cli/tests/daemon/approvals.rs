@@ -351,3 +351,49 @@ fn serve_asks_with_approval_requested_and_the_approval_command_decides() {
     assert_eq!(resolved[0]["outcome"], "rejected", "{rest:?}");
     assert!(ws.join("a.txt").exists());
 }
+
+#[test]
+fn scheduled_runs_never_wait_the_task_says_reject_or_allow() {
+    use crate::schedule::{create, setup, wait_event};
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let d = setup(&server, json!({"agent": {"approvalPolicy": "on-request"}}));
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let call = r#"{"path":"out.txt","content":"x"}"#;
+    let rejecting = create(
+        &mut c,
+        json!({"name": "r", "prompt": "write", "cron": "0 9 * * *", "workspace": w}),
+    );
+    assert!(rejecting.get("approval").is_none(), "{rejecting}");
+    server.enqueue(Reply::new().tool_call("w1", "write_file", call));
+    server.enqueue(Reply::plain("refused"));
+    c.ok("schedule.run", json!({"id": rejecting["id"]}))
+        .unwrap();
+    wait_event(&mut c, "schedule.updated");
+    assert!(!ws.join("out.txt").exists());
+    assert!(tool_result(&server, 1).contains("scheduled runs do not wait for a person"));
+    let allowing = create(
+        &mut c,
+        json!({"name": "a", "prompt": "write", "cron": "0 9 * * *", "workspace": w,
+               "approval": "allow"}),
+    );
+    assert_eq!(allowing["approval"], "allow");
+    let bad = c
+        .err(
+            "schedule.update",
+            json!({"id": allowing["id"], "name": "a", "prompt": "p", "cron": "0 9 * * *",
+                   "approval": "ask"}),
+        )
+        .unwrap();
+    assert!(
+        bad["data"].as_str().unwrap().contains("reject or allow"),
+        "{bad}"
+    );
+    server.enqueue(Reply::new().tool_call("w1", "write_file", call));
+    server.enqueue(Reply::plain("written"));
+    c.ok("schedule.run", json!({"id": allowing["id"]})).unwrap();
+    wait_event(&mut c, "schedule.updated");
+    assert_eq!(std::fs::read_to_string(ws.join("out.txt")).unwrap(), "x");
+}

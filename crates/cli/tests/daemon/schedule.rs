@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::{bin, project_dir, start, start_with};
 
 /// A daemon whose only provider is the testkit server, ticking every 100 ms.
-fn setup(server: &ProviderServer, extra: Value) -> DaemonProcess {
+pub(crate) fn setup(server: &ProviderServer, extra: Value) -> DaemonProcess {
     start_with(options(server, extra, Vec::new()))
 }
 
@@ -47,7 +47,7 @@ fn create_id(c: &mut Client, params: Value) -> String {
     create(c, params)["id"].as_str().unwrap().to_string()
 }
 
-fn create(c: &mut Client, params: Value) -> Value {
+pub(crate) fn create(c: &mut Client, params: Value) -> Value {
     c.ok_json("schedule.create", params).unwrap()
 }
 
@@ -83,7 +83,7 @@ fn wait_finished(c: &mut Client, id: &str) -> Value {
 }
 
 /// Reads envelopes until one named `event` arrives (others are skipped).
-fn wait_event(c: &mut Client, event: &str) -> Value {
+pub(crate) fn wait_event(c: &mut Client, event: &str) -> Value {
     loop {
         let env = c.next_envelope().unwrap();
         if env["event"] == event {
