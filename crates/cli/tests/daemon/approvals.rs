@@ -397,3 +397,40 @@ fn scheduled_runs_never_wait_the_task_says_reject_or_allow() {
     wait_event(&mut c, "schedule.updated");
     assert_eq!(std::fs::read_to_string(ws.join("out.txt")).unwrap(), "x");
 }
+
+#[test]
+fn a_workspace_policy_applies_to_its_turns_and_shows_in_agent_mode_get() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    std::fs::create_dir_all(ws.join(".seekclaw")).unwrap();
+    std::fs::write(
+        ws.join(".seekclaw/config.json"),
+        r#"{"approvalPolicy": "untrusted"}"#,
+    )
+    .unwrap();
+    server.enqueue(Reply::new().tool_call("b1", "bash", r#"{"command":"ls"}"#));
+    server.enqueue(Reply::plain("listed"));
+    let d = setup(
+        &server,
+        StartOptions {
+            cwd: Some(ws.clone()),
+            ..StartOptions::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    let mode = c.request("agent.mode.get", json!({})).unwrap();
+    assert_eq!(mode["data"], "edit");
+    assert_eq!(mode["details"]["approvalPolicy"], "untrusted", "{mode}");
+    let id = c
+        .send("chat", json!({"message": "list", "approvals": true}))
+        .unwrap();
+    let ask = next_request(&mut c, id, &mut Vec::new());
+    assert_eq!(ask["details"]["tool"], "bash");
+    c.ok(
+        "agent.approve",
+        json!({"requestId": id, "approvalId": ask["details"]["approvalId"], "decision": "allow_once"}),
+    )
+    .unwrap();
+    assert_eq!(c.collect(id).unwrap().last().unwrap()["data"], "listed");
+}

@@ -53,8 +53,12 @@ fn session_lifecycle_with_reference_shapes() {
     assert!(is_session_id(&id), "{id}");
     let got = c.ok_json("session.get", json!({"id": id})).unwrap();
     let mut expected: Vec<String> = HEADER_KEYS.iter().map(|s| s.to_string()).collect();
-    expected.push("messages".into());
+    // Ours, additive (issue 20): the effective approval policy and the
+    // session's allowed calls, before the messages.
+    expected.extend(["approvalPolicy", "approvalRules", "messages"].map(String::from));
     assert_eq!(keys(&got), expected);
+    assert_eq!(got["approvalPolicy"], "never");
+    assert_eq!(got["approvalRules"], json!([]));
     assert_eq!(got["reasoningLevel"], "xhigh");
     assert_eq!(got["workspace"], ws.display().to_string());
     assert_eq!(got["networkEnabled"], true);

@@ -36,11 +36,6 @@ pub fn effective_mode(daemon: &Daemon, root: &Path) -> AgentMode {
 
 async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
     let mode = effective_mode(daemon, &root).as_str().to_string();
-    let workspace = workspace_config(daemon, &root);
-    let approval_policy =
-        seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), None)
-            .as_str()
-            .to_string();
     let kinds_root = root.clone();
     let project_kinds = tokio::task::spawn_blocking(move || project_kinds(&kinds_root))
         .await
@@ -50,7 +45,6 @@ async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<Workspace
         name: workspace_name(&root),
         project_kinds,
         mode,
-        approval_policy,
     })
 }
 

@@ -26,9 +26,6 @@ pub struct WorkspaceInfo {
     pub project_kinds: Vec<String>,
     /// The effective mode: plan, readonly, edit or auto.
     pub mode: String,
-    /// The approval policy of the workspace's turns (the workspace's, else
-    /// `agent.approvalPolicy`; a session may set its own) (ours, additive).
-    pub approval_policy: String,
 }
 
 /// `workspace.init`.
