@@ -17,6 +17,7 @@ mod headless;
 pub mod input;
 pub mod lifecycle;
 pub mod markdown;
+pub mod print;
 pub mod render;
 mod shell;
 pub mod watching;
