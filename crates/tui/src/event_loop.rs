@@ -12,10 +12,11 @@ use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
     EventStream, MouseEventKind,
 };
-use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
 };
+use crossterm::{execute, queue};
 use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -100,16 +101,12 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     let mut gave_up = false;
     loop {
         if app.disconnected && !gave_up {
-            terminal
-                .draw(|f| render::draw(f, &mut app))
-                .map_err(TuiError::Terminal)?;
+            draw(&mut terminal, &mut app)?;
             gave_up = !reconnect(daemon, opts, &mut app).await;
             dirty = true;
         }
         if dirty && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|f| render::draw(f, &mut app))
-                .map_err(TuiError::Terminal)?;
+            draw(&mut terminal, &mut app)?;
             last_draw = Instant::now();
             dirty = false;
         }
@@ -151,6 +148,16 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         }
         dirty = true;
     }
+}
+
+/// One frame, as a synchronized update: the terminal shows it whole (no
+/// tearing mid-stream), and a frame's end is countable (`seekclaw-bench tui`).
+fn draw(terminal: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<(), TuiError> {
+    queue!(terminal.backend_mut(), BeginSynchronizedUpdate).map_err(TuiError::Terminal)?;
+    terminal
+        .draw(|f| render::draw(f, app))
+        .map_err(TuiError::Terminal)?;
+    execute!(terminal.backend_mut(), EndSynchronizedUpdate).map_err(TuiError::Terminal)
 }
 
 /// Connects again (see [`Daemon::reconnect`]) and reloads the session from
