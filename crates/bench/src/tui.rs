@@ -245,6 +245,10 @@ impl Chat<'_> {
     fn stream(&self) -> Result<Stream> {
         let mut pty = self.spawn(&[])?;
         pty.wait_text(HINT, WAIT)?;
+        // The prompt is typed before the count starts: only Enter's frame and
+        // the stream's are counted.
+        pty.write(b"go")?;
+        pty.wait("the prompt typed", WAIT, |s| editor_is(s, "› go"))?;
         std::thread::sleep(Duration::from_millis(200));
         let (frames, bytes) = {
             let s = pty.seen();
@@ -252,7 +256,7 @@ impl Chat<'_> {
         };
         let cpu = cpu_ns(Threads::Process(pty.pid()));
         let start = Instant::now();
-        pty.write(b"go\r")?;
+        pty.write(b"\r")?;
         let end = pty.wait("the answer's end", WAIT, |s| {
             let text = screen(s);
             text.contains("END.") && status(&text).contains("idle")
@@ -278,9 +282,11 @@ fn status(screen: &str) -> &str {
     screen.lines().last().unwrap_or_default()
 }
 
-/// The screen without the session id (each run has its own session).
+/// The screen as it looks: rows without trailing blanks (a cell cleared and
+/// a space written differ to vt100, not to the eye), without the session id
+/// (each run has its own session).
 fn normalized(screen: &str) -> String {
-    let mut lines: Vec<String> = screen.lines().map(str::to_string).collect();
+    let mut lines: Vec<String> = screen.lines().map(|l| l.trim_end().to_string()).collect();
     if let Some(last) = lines.last_mut()
         && let Some((_, rest)) = last.split_once('│')
     {

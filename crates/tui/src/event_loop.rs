@@ -95,6 +95,9 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     // Redraws are coalesced to one per frame: a fast stream costs no more
     // draws than a slow one, and a key after a quiet spell is drawn at once.
     let mut dirty = true;
+    // A key is drawn at once, not at the next frame: its echo then takes no
+    // frame's wait mid-stream, and typing adds few frames.
+    let mut key_pressed = false;
     let mut last_draw = Instant::now()
         .checked_sub(FRAME)
         .unwrap_or_else(Instant::now);
@@ -105,15 +108,17 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
             gave_up = !reconnect(daemon, opts, &mut app).await;
             dirty = true;
         }
-        if dirty && last_draw.elapsed() >= FRAME {
+        if dirty && (key_pressed || last_draw.elapsed() >= FRAME) {
             draw(&mut terminal, &mut app)?;
             last_draw = Instant::now();
             dirty = false;
+            key_pressed = false;
         }
         let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
         tokio::select! {
             key = keys.next() => match key {
                 Some(Ok(Event::Key(k))) => {
+                    key_pressed = true;
                     if let Some(action) = app.on_key(k) {
                         if action == Action::Quit {
                             return Ok(());
