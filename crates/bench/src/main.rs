@@ -3,7 +3,8 @@
 //! mean little). Not a test: it prints, it never fails on a slow result.
 //!
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
-//! `seekclaw-bench ping`, `seekclaw-bench startup` or `seekclaw-bench turns`.
+//! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench turns` or
+//! `seekclaw-bench tui`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod approvals;
@@ -16,9 +17,11 @@ mod load;
 mod mcp;
 mod ping;
 mod populate;
+mod pty;
 mod slow_reader;
 mod startup;
 mod stats;
+mod tui;
 mod turns;
 
 use std::path::PathBuf;
@@ -103,6 +106,26 @@ enum BenchCommand {
         /// Measured turns per side (after 2 warm-up rounds).
         #[arg(long, default_value_t = 100)]
         turns: usize,
+    },
+    /// `seekclaw chat` in a pseudo-terminal: first paint, a fast stream's
+    /// frames and CPU, keypress echo while streaming, idle wake-ups, RSS of a
+    /// big session.
+    Tui {
+        /// First paints timed.
+        #[arg(long, default_value_t = 30)]
+        paints: usize,
+        /// Deltas of the streamed answer.
+        #[arg(long, default_value_t = 2000)]
+        deltas: usize,
+        /// Keypresses timed while an answer streams.
+        #[arg(long, default_value_t = 200)]
+        keys: usize,
+        /// Seconds each idle window is measured.
+        #[arg(long, default_value_t = 5.0)]
+        idle_secs: f64,
+        /// Messages of the big session opened for the RSS figure.
+        #[arg(long, default_value_t = 5000)]
+        messages: usize,
     },
     /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
     Turns {
@@ -198,6 +221,21 @@ fn main() -> Result<()> {
             home,
             runs,
             json: cli.json,
+        }),
+        BenchCommand::Tui {
+            paints,
+            deltas,
+            keys,
+            idle_secs,
+            messages,
+        } => tui::run(&tui::TuiArgs {
+            bin: &bin,
+            json: cli.json,
+            paints,
+            deltas,
+            keys,
+            idle_secs,
+            messages,
         }),
         BenchCommand::Turns {
             only,

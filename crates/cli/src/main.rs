@@ -6,6 +6,7 @@ mod chat;
 mod client;
 mod mcp;
 mod run;
+mod run_pretty;
 mod schedule;
 mod serve;
 mod sessions;

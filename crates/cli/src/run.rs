@@ -1,6 +1,8 @@
 //! `seekclaw run`: one turn through the engine in this process, printed as it
-//! streams (the answer on stdout, tool calls on stderr) or as protocol
-//! envelopes (`--json`). Ctrl-C cancels the turn; a second one stops waiting.
+//! streams: on a terminal with the chat's look (see `run_pretty`), piped as
+//! plain text (the answer on stdout, tool calls on stderr), or as protocol
+//! envelopes (`--json`, `--events`). Ctrl-C cancels the turn; a second one
+//! stops waiting.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -15,6 +17,7 @@ use seekclaw_daemon::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::run_pretty::Pretty;
 use crate::turn_args::TurnArgs;
 
 /// `seekclaw run`'s arguments.
@@ -121,6 +124,11 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
     };
     let sid = turn.session().id.clone();
     let mut mapper = TurnMapper::new(None);
+    // Text on a terminal is printed as the chat shows it; piped, it is plain.
+    let mut pretty = match output {
+        Output::Text => Pretty::open(engine.home()),
+        Output::Json | Output::Events => None,
+    };
     if output == Output::Events {
         let started = WireEvent::SessionStarted {
             session: sid.clone(),
@@ -132,7 +140,10 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
     loop {
         tokio::select! {
             ev = turn.next_event() => match ev {
-                Some(ev) => print_event(output, &sid, ev, &mut mapper, &mut stdout),
+                Some(ev) => match &mut pretty {
+                    Some(p) => p.event(ev),
+                    None => print_event(output, &sid, ev, &mut mapper, &mut stdout),
+                },
                 None => break,
             },
             _ = force.cancelled() => {
@@ -161,9 +172,12 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
                 let _ = stdout.write_all(&ev.to_line());
             }
         }
-        Output::Text => {
-            let _ = writeln!(stdout);
-        }
+        Output::Text => match &mut pretty {
+            Some(p) => p.finish(&outcome),
+            None => {
+                let _ = writeln!(stdout);
+            }
+        },
     }
     let _ = stdout.flush();
     tokio::select! {

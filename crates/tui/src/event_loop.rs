@@ -12,10 +12,11 @@ use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
     EventStream, MouseEventKind,
 };
-use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
 };
+use crossterm::{execute, queue};
 use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -99,24 +100,24 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     // Redraws are coalesced to one per frame: a fast stream costs no more
     // draws than a slow one, and a key after a quiet spell is drawn at once.
     let mut dirty = true;
+    // A key is drawn at once, not at the next frame: its echo then takes no
+    // frame's wait mid-stream, and typing adds few frames.
+    let mut key_pressed = false;
     let mut last_draw = Instant::now()
         .checked_sub(FRAME)
         .unwrap_or_else(Instant::now);
     let mut gave_up = false;
     loop {
         if app.disconnected && !gave_up {
-            terminal
-                .draw(|f| render::draw(f, &mut app))
-                .map_err(TuiError::Terminal)?;
+            draw(&mut terminal, &mut app)?;
             gave_up = !reconnect(daemon, opts, &scope, &mut app).await;
             dirty = true;
         }
-        if dirty && last_draw.elapsed() >= FRAME {
-            terminal
-                .draw(|f| render::draw(f, &mut app))
-                .map_err(TuiError::Terminal)?;
+        if dirty && (key_pressed || last_draw.elapsed() >= FRAME) {
+            draw(&mut terminal, &mut app)?;
             last_draw = Instant::now();
             dirty = false;
+            key_pressed = false;
             if !catalog_asked && !app.disconnected {
                 catalog_asked = true;
                 act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
@@ -127,6 +128,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         tokio::select! {
             key = keys.next() => match key {
                 Some(Ok(Event::Key(k))) => {
+                    key_pressed = true;
                     if let Some(action) = app.on_key(k) {
                         if action == Action::Quit {
                             return Ok(());
@@ -161,6 +163,16 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         }
         dirty = true;
     }
+}
+
+/// One frame, as a synchronized update: the terminal shows it whole (no
+/// tearing mid-stream), and a frame's end is countable (`seekclaw-bench tui`).
+fn draw(terminal: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<(), TuiError> {
+    queue!(terminal.backend_mut(), BeginSynchronizedUpdate).map_err(TuiError::Terminal)?;
+    terminal
+        .draw(|f| render::draw(f, app))
+        .map_err(TuiError::Terminal)?;
+    execute!(terminal.backend_mut(), EndSynchronizedUpdate).map_err(TuiError::Terminal)
 }
 
 /// Connects again (see [`Daemon::reconnect`]) and reloads the session from

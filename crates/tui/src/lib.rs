@@ -23,6 +23,7 @@ pub mod input;
 pub mod lifecycle;
 pub mod markdown;
 pub mod picker;
+pub mod print;
 pub mod render;
 mod shell;
 pub mod watching;

@@ -18,6 +18,7 @@ mod projects;
 mod protocol;
 mod provider_cli;
 mod providers;
+mod run_tty;
 mod schedule;
 mod serve;
 mod sessions;

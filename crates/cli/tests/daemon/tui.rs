@@ -19,7 +19,7 @@ mod approvals;
 mod pickers;
 
 /// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
-struct Screen {
+pub(crate) struct Screen {
     socket: String,
 }
 
@@ -34,6 +34,16 @@ impl Screen {
     /// `seekclaw ARGV` with `home` as its home, in `cwd` (default: the
     /// test's), in a 100×30 terminal.
     fn start(home: &Path, cwd: Option<&Path>, argv: &[&str]) -> Screen {
+        Screen::start_then(home, cwd, argv, "")
+    }
+
+    /// `seekclaw ARGV` that exits (`run`): its exit code is printed as
+    /// `[exit N]` and the pane stays a minute to be read.
+    pub(crate) fn exiting(home: &Path, argv: &[&str]) -> Screen {
+        Screen::start_then(home, None, argv, "; echo \"[exit $?]\"; sleep 60")
+    }
+
+    fn start_then(home: &Path, cwd: Option<&Path>, argv: &[&str], tail: &str) -> Screen {
         static N: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "seekclaw-tui-{}-{}",
@@ -48,6 +58,7 @@ impl Screen {
         for a in argv {
             command.push_str(&format!(" '{a}'"));
         }
+        command.push_str(tail);
         let screen = Screen { socket };
         let here = std::env::current_dir().unwrap();
         let cwd = cwd.unwrap_or(&here).display().to_string();
@@ -116,7 +127,7 @@ impl Screen {
         }
     }
 
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         self.wait(text, |s| s.contains(text))
     }
 
@@ -150,7 +161,7 @@ impl Drop for Screen {
 }
 
 /// The row of `screen` that contains `text`.
-fn row<'a>(screen: &'a str, text: &str) -> &'a str {
+pub(crate) fn row<'a>(screen: &'a str, text: &str) -> &'a str {
     screen
         .lines()
         .find(|l| l.contains(text))

@@ -91,7 +91,9 @@ fn prefixed(out: &mut Vec<Line<'static>>, text: &str, prefix: &str, style: Style
     }
 }
 
-fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize, expand: bool) {
+/// A tool call's row and its diff, folded unless `expand` (also `seekclaw
+/// run`'s, see `print`).
+pub(crate) fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize, expand: bool) {
     let (mark, style) = match row.state {
         ToolState::Running => (SPINNER[tick % SPINNER.len()], Style::new().fg(Color::Cyan)),
         ToolState::Done => ("✓", Style::new().fg(Color::Green)),

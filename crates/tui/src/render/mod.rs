@@ -2,7 +2,7 @@
 //! bottom), the prompt editor and a status bar. Everything is laid out again
 //! on each draw, so a resize reflows.
 
-mod conversation;
+pub(crate) mod conversation;
 mod popup;
 pub mod wrap;
 

@@ -1,0 +1,282 @@
+//! `seekclaw run` on a terminal: the chat's look printed as scrolling text.
+//! Styled lines (the same builders the UI draws with) become SGR sequences
+//! through crossterm's style API, wrapped to the terminal's width.
+//!
+//! The answer is printed a Markdown block at a time: deltas are buffered and
+//! each run of complete blocks (up to a blank line outside a code fence) is
+//! rendered once it is complete, the rest when the step's text ends (a tool
+//! starts, the turn ends). Printing raw deltas and re-rendering would mean
+//! erasing wrapped lines that may already have scrolled off; rendering whole
+//! blocks keeps emphasis split over deltas, fences and tables right while the
+//! answer still appears as it streams. A running tool shows as one transient
+//! line, replaced by its ✓/✗ row (duration, diff) when it ends.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::time::Instant;
+
+use crossterm::style::{Print, PrintStyledContent, StyledContent};
+use crossterm::terminal::{Clear, ClearType};
+use crossterm::{cursor, queue};
+use ratatui::backend::IntoCrossterm;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+
+use crate::app::{ToolRow, ToolState};
+use crate::render::{conversation, wrap};
+
+/// The terminal's width in columns (80 when it cannot be read).
+pub fn terminal_width() -> usize {
+    crossterm::terminal::size().map_or(80, |(w, _)| usize::from(w))
+}
+
+/// Writes `lines` wrapped to `width` columns, one terminal line each, styled
+/// with SGR sequences (each styled span resets after itself).
+pub fn write_lines(
+    out: &mut impl Write,
+    lines: Vec<Line<'static>>,
+    width: usize,
+) -> io::Result<()> {
+    for line in wrap::wrap(lines, width) {
+        write_line(out, &line)?;
+        queue!(out, Print('\n'))?;
+    }
+    Ok(())
+}
+
+fn write_line(out: &mut impl Write, line: &Line<'_>) -> io::Result<()> {
+    for span in &line.spans {
+        let style = line.style.patch(span.style);
+        if style == Style::default() {
+            queue!(out, Print(span.content.as_ref()))?;
+        } else {
+            let content = StyledContent::new(style.into_crossterm(), span.content.as_ref());
+            queue!(out, PrintStyledContent(content))?;
+        }
+    }
+    Ok(())
+}
+
+/// The byte length of the leading complete Markdown blocks of `text`: up to
+/// its last blank line that is outside a fenced code block (`None` when there
+/// is none yet).
+pub fn complete_blocks(text: &str) -> Option<usize> {
+    let mut in_fence = false;
+    let mut end = None;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        pos += line.len();
+        if !line.ends_with('\n') {
+            break; // an unfinished line decides nothing yet
+        }
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+        } else if !in_fence && t.trim().is_empty() {
+            end = Some(pos);
+        }
+    }
+    end
+}
+
+/// Prints one turn's events as they come (see the module doc).
+pub struct Printer<W: Write> {
+    out: W,
+    width: usize,
+    /// Answer text of the current step not printed yet.
+    text: String,
+    /// Whether any answer text streamed (else the final answer is printed).
+    streamed: bool,
+    /// Tools started and not done: (call id, name, summary).
+    running: Vec<(String, String, String)>,
+    /// Diffs of tools not done yet, by call id.
+    diffs: HashMap<String, String>,
+    /// A running tool's line is on screen, without its newline.
+    transient: bool,
+    started: Instant,
+    steps: u32,
+    input_tokens: u64,
+    output_tokens: u64,
+    cost: f64,
+}
+
+impl<W: Write> Printer<W> {
+    /// A printer to `out`, a terminal `width` columns wide.
+    pub fn new(out: W, width: usize) -> Printer<W> {
+        Printer {
+            out,
+            width: width.max(1),
+            text: String::new(),
+            streamed: false,
+            running: Vec::new(),
+            diffs: HashMap::new(),
+            transient: false,
+            started: Instant::now(),
+            steps: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost: 0.0,
+        }
+    }
+
+    /// The writer back (tests read what was printed).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    /// A piece of the answer.
+    pub fn delta(&mut self, delta: &str) -> io::Result<()> {
+        self.streamed = true;
+        self.text.push_str(delta);
+        if let Some(end) = complete_blocks(&self.text) {
+            let done: String = self.text.drain(..end).collect();
+            self.markdown(&done)?;
+        }
+        Ok(())
+    }
+
+    /// A model step starts (`step` counts from 1).
+    pub fn step(&mut self, step: u32) -> io::Result<()> {
+        self.steps = self.steps.max(step);
+        self.end_text()
+    }
+
+    /// One provider attempt's tokens and its cost in USD.
+    pub fn usage(&mut self, input_tokens: u64, output_tokens: u64, cost: f64) {
+        self.input_tokens += input_tokens;
+        self.output_tokens += output_tokens;
+        self.cost += cost;
+    }
+
+    /// A tool call starts: the step's text so far is printed, then the
+    /// call's transient line.
+    pub fn tool_start(&mut self, call_id: &str, name: &str, summary: &str) -> io::Result<()> {
+        self.end_text()?;
+        self.running
+            .push((call_id.into(), name.into(), summary.into()));
+        self.show_running()
+    }
+
+    /// A tool changed a file (printed under its row when it ends).
+    pub fn file_diff(&mut self, call_id: &str, diff: &str) {
+        self.diffs.insert(call_id.into(), diff.into());
+    }
+
+    /// A tool call ended: its ✓/✗ row with the duration, and its diff.
+    pub fn tool_done(
+        &mut self,
+        call_id: &str,
+        name: &str,
+        success: bool,
+        duration_ms: f64,
+        summary: &str,
+    ) -> io::Result<()> {
+        let start_summary = match self.running.iter().position(|r| r.0 == call_id) {
+            Some(i) => self.running.remove(i).2,
+            None => String::new(),
+        };
+        let row = ToolRow {
+            call_id: call_id.into(),
+            name: name.into(),
+            // As the chat shows it: the result's summary, else the call's.
+            summary: if summary.is_empty() {
+                start_summary
+            } else {
+                summary.into()
+            },
+            state: if success {
+                ToolState::Done
+            } else {
+                ToolState::Failed
+            },
+            duration_ms: Some(duration_ms),
+            diff: self.diffs.remove(call_id),
+        };
+        let mut lines = Vec::new();
+        conversation::tool(&mut lines, &row, 0, true);
+        self.emit(lines)?;
+        self.show_running()
+    }
+
+    /// The turn ended: the rest of the answer (`answer` when none streamed)
+    /// and the closing usage line.
+    pub fn finish(&mut self, answer: &str) -> io::Result<()> {
+        if !self.streamed && !answer.is_empty() {
+            self.text.push_str(answer);
+        }
+        self.end_text()?;
+        self.running.clear();
+        let line = Line::styled(self.closing_line(), Style::new().fg(Color::DarkGray));
+        self.emit(vec![line])?;
+        self.out.flush()
+    }
+
+    /// `tokens ↑IN ↓OUT · $COST · N steps · 12.3 s`.
+    pub fn closing_line(&self) -> String {
+        let steps = self.steps.max(1);
+        format!(
+            "tokens ↑{} ↓{} · ${:.4} · {steps} step{} · {:.1} s",
+            self.input_tokens,
+            self.output_tokens,
+            self.cost,
+            if steps == 1 { "" } else { "s" },
+            self.started.elapsed().as_secs_f64()
+        )
+    }
+
+    /// Prints the step's buffered text (all of it).
+    fn end_text(&mut self) -> io::Result<()> {
+        if self.text.trim().is_empty() {
+            self.text.clear();
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.text);
+        self.markdown(&text)
+    }
+
+    fn markdown(&mut self, text: &str) -> io::Result<()> {
+        let mut lines = crate::markdown::render(text);
+        if lines.is_empty() {
+            return Ok(());
+        }
+        lines.push(Line::default()); // a blank line between blocks, as in the chat
+        self.emit(lines)
+    }
+
+    /// Prints whole lines, first clearing a transient tool line.
+    fn emit(&mut self, lines: Vec<Line<'static>>) -> io::Result<()> {
+        self.clear_transient()?;
+        write_lines(&mut self.out, lines, self.width)?;
+        self.out.flush()
+    }
+
+    fn clear_transient(&mut self) -> io::Result<()> {
+        if self.transient {
+            queue!(
+                self.out,
+                cursor::MoveToColumn(0),
+                Clear(ClearType::CurrentLine)
+            )?;
+            self.transient = false;
+        }
+        Ok(())
+    }
+
+    /// The latest running tool as one line, cut to the width, no newline.
+    fn show_running(&mut self) -> io::Result<()> {
+        self.clear_transient()?;
+        let Some((_, name, summary)) = self.running.last() else {
+            return self.out.flush();
+        };
+        let mut text = format!("⋯ {name} {}", summary.lines().next().unwrap_or_default());
+        while wrap::width_of(&text) >= self.width && text.pop().is_some() {}
+        let line = Line::from(Span::styled(text, Style::new().fg(Color::Cyan)));
+        write_line(&mut self.out, &line)?;
+        self.transient = true;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+#[path = "print_tests.rs"]
+mod tests;

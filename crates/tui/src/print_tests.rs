@@ -1,0 +1,110 @@
+use super::*;
+
+fn printed(p: Printer<Vec<u8>>) -> String {
+    String::from_utf8(p.into_inner()).unwrap()
+}
+
+/// `s` as a terminal shows it: without its escape sequences, a cleared
+/// line (`ESC [ 2 K`) gone.
+fn plain(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for c in chars.by_ref() {
+                if c == 'K' {
+                    out.truncate(out.rfind('\n').map_or(0, |i| i + 1));
+                }
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn markdown_becomes_sgr_text() {
+    let mut out = Vec::new();
+    let lines = crate::markdown::render("Some **bold** and `code`.");
+    write_lines(&mut out, lines, 80).unwrap();
+    // Bold is SGR 1 (reset by 0), inline code bright yellow (colour 11,
+    // reset to the default foreground by 39).
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "Some \x1b[1mbold\x1b[0m and \x1b[38;5;11mcode\x1b[39m.\n"
+    );
+}
+
+#[test]
+fn lines_wrap_to_the_width_keeping_styles() {
+    let mut out = Vec::new();
+    let line = Line::from(vec![
+        Span::raw("one two "),
+        Span::styled("three four", Style::new().fg(Color::Red)),
+    ]);
+    write_lines(&mut out, vec![line], 9).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "one two \n\x1b[38;5;1mthree \x1b[39m\n\x1b[38;5;1mfour\x1b[39m\n"
+    );
+}
+
+#[test]
+fn complete_blocks_end_at_blank_lines_outside_fences() {
+    assert_eq!(complete_blocks("one para"), None);
+    assert_eq!(complete_blocks("one\n\ntwo"), Some(5));
+    assert_eq!(complete_blocks("```\na\n\nb\n"), None);
+    assert_eq!(complete_blocks("```\na\n\nb\n```\n\nc"), Some(14));
+    // A blank line still being typed ("  " with no newline) decides nothing.
+    assert_eq!(complete_blocks("one\n  "), None);
+}
+
+#[test]
+fn a_turn_prints_blocks_as_they_complete_tool_rows_and_a_closing_line() {
+    let mut p = Printer::new(Vec::new(), 60);
+    p.step(1).unwrap();
+    p.delta("Let me **lo").unwrap();
+    p.delta("ok**.\n").unwrap();
+    assert!(p.out.is_empty(), "nothing before the block ends");
+    p.delta("\nNext").unwrap();
+    assert_eq!(plain(&String::from_utf8_lossy(&p.out)), "Let me look.\n\n");
+    p.tool_start("c1", "write_file", "notes.txt").unwrap();
+    assert!(plain(&String::from_utf8_lossy(&p.out)).ends_with("Next\n\n⋯ write_file notes.txt"));
+    p.file_diff("c1", "--- a\n+++ b\n@@ -0,0 +1 @@\n+hello");
+    p.tool_done("c1", "write_file", true, 1234.0, "").unwrap();
+    p.usage(1200, 30, 0.0123);
+    p.step(2).unwrap();
+    p.delta("Done.").unwrap();
+    p.usage(10, 5, 0.0001);
+    p.finish("Done.").unwrap();
+    let text = plain(&printed(p));
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows.contains(&"✓ write_file notes.txt (1.2 s)"), "{text}");
+    assert!(rows.contains(&"  +hello"), "{text}");
+    assert!(rows.contains(&"Done."), "{text}");
+    let last = rows.last().unwrap();
+    assert!(
+        last.starts_with("tokens ↑1210 ↓35 · $0.0124 · 2 steps · "),
+        "{last}"
+    );
+    assert!(last.ends_with(" s"), "{last}");
+}
+
+#[test]
+fn the_final_answer_prints_when_nothing_streamed_and_failures_show() {
+    let mut p = Printer::new(Vec::new(), 40);
+    p.tool_start("c1", "bash", "false").unwrap();
+    p.tool_done("c1", "bash", false, 12.0, "exit 1").unwrap();
+    p.finish("*answer*").unwrap();
+    let out = printed(p);
+    assert!(
+        out.contains("\x1b[38;5;1m✗ \x1b[39m\x1b[1mbash\x1b[0m"),
+        "{out:?}"
+    );
+    let text = plain(&out);
+    assert!(text.contains("✗ bash exit 1 (12 ms)\nanswer\n"), "{text}");
+}
