@@ -24,6 +24,8 @@ pub struct Seen {
     pub bytes: usize,
     /// Frames drawn (synchronized updates ended).
     pub frames: usize,
+    /// When each frame's end was read (several in one read share a time).
+    pub frame_times: Vec<std::time::Instant>,
     /// The last bytes of the previous read (a frame end split over two reads).
     carry: Vec<u8>,
     /// The child closed the terminal.
@@ -97,6 +99,7 @@ impl Pty {
                 parser: vt100::Parser::new(nz_rows, nz_cols, 0),
                 bytes: 0,
                 frames: 0,
+                frame_times: Vec::new(),
                 carry: Vec::new(),
                 closed: false,
             }),
@@ -219,7 +222,10 @@ fn read_loop(mut master: File, shared: &Shared) {
         seen.bytes += n;
         let mut joined = std::mem::take(&mut seen.carry);
         joined.extend_from_slice(chunk);
-        seen.frames += count(&joined, FRAME_END);
+        let ended = count(&joined, FRAME_END);
+        seen.frames += ended;
+        let now = std::time::Instant::now();
+        seen.frame_times.extend(std::iter::repeat_n(now, ended));
         let keep = joined.len().min(FRAME_END.len() - 1);
         seen.carry = joined[joined.len() - keep..].to_vec();
         shared.1.notify_all();

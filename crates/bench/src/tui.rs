@@ -50,6 +50,9 @@ struct Stream {
     wall: Duration,
     cpu: Duration,
     frames: usize,
+    /// The shortest time between two frames of the stream (Enter's own
+    /// frame, drawn at once for the key, left out).
+    min_gap: Option<Duration>,
     bytes: usize,
     screen: String,
 }
@@ -128,7 +131,8 @@ pub fn run(args: &TuiArgs<'_>) -> Result<()> {
     if args.json {
         let stream = |s: &Stream| {
             json!({"wallMs": ms(s.wall), "cpuMs": ms(s.cpu), "frames": s.frames,
-                   "framesPerSec": fps(s), "bytes": s.bytes})
+                   "framesPerSec": fps(s), "bytes": s.bytes,
+                   "minGapMs": s.min_gap.map(ms)})
         };
         let idle = |i: &Idle| json!({"wakeupsPerSec": i.wakeups_per_s, "cpuMsPerSec": i.cpu_ms_per_s, "frames": i.frames});
         let out = json!({
@@ -155,11 +159,13 @@ pub fn run(args: &TuiArgs<'_>) -> Result<()> {
     );
     for (name, s) in [("full speed", &fast), ("slow (2 ms)", &slow)] {
         println!(
-            "  {} deltas, {name:<11}       {:>5} frames in {:>7.1} ms = {:>5.1} frames/s (target ≤ {TARGET_FPS}); CPU {:>6.1} ms; {} bytes",
+            "  {} deltas, {name:<11}       {:>5} frames in {:>7.1} ms = {:>5.1} frames/s (target ≤ {TARGET_FPS}); shortest gap {}; CPU {:>6.1} ms; {} bytes",
             args.deltas,
             s.frames,
             ms(s.wall),
             fps(s),
+            s.min_gap
+                .map_or_else(|| "n/a".to_string(), |g| format!("{:.1} ms", ms(g))),
             ms(s.cpu),
             s.bytes
         );
@@ -264,9 +270,17 @@ impl Chat<'_> {
         // The turn's last frame is drawn; what follows would be idle time.
         let cpu = Duration::from_nanos(cpu_ns(Threads::Process(pty.pid())).saturating_sub(cpu));
         let seen = pty.seen();
+        let times = &seen.frame_times[frames.min(seen.frame_times.len())..];
+        let min_gap = times
+            .iter()
+            .skip(1)
+            .zip(times.iter().skip(2))
+            .map(|(a, b)| b.duration_since(*a))
+            .min();
         let out = Stream {
             wall: end - start,
             cpu,
+            min_gap,
             frames: seen.frames - frames,
             bytes: seen.bytes - bytes,
             screen: normalized(&screen(&seen)),

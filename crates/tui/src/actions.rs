@@ -115,7 +115,7 @@ async fn try_act(
             let target = scope_for(scope, global)?;
             let choice = crate::SessionChoice::Id(id);
             if let Some(detail) = open_session(conn, &target, &choice).await? {
-                app.load_session(&detail);
+                app.load_session(detail);
                 *scope = target;
             }
         }
@@ -126,7 +126,7 @@ async fn try_act(
         Action::Resume(id) => {
             let choice = crate::SessionChoice::Id(id);
             if let Some(detail) = open_session(conn, scope, &choice).await? {
-                app.load_session(&detail);
+                app.load_session(detail);
             }
         }
         Action::Model(None) => {

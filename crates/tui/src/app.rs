@@ -272,48 +272,46 @@ impl App {
     }
 
     /// Shows a session as `session.get` returned it.
-    pub fn load_session(&mut self, detail: &Value) {
-        self.reset(detail["id"].as_str().map(str::to_string));
-        self.input_tokens = detail["inputTokens"].as_u64().unwrap_or(0);
-        self.output_tokens = detail["outputTokens"].as_u64().unwrap_or(0);
-        let empty = Vec::new();
-        for m in detail["messages"].as_array().unwrap_or(&empty) {
-            let text = m["text"].as_str().unwrap_or_default().to_string();
-            match m["role"].as_str().unwrap_or_default() {
+    pub fn load_session(&mut self, detail: crate::detail::SessionDetail) {
+        self.reset(Some(detail.id).filter(|id| !id.is_empty()));
+        self.input_tokens = detail.input_tokens;
+        self.output_tokens = detail.output_tokens;
+        for m in detail.messages {
+            let text = m.text;
+            match m.role.as_str() {
                 "user" => {
-                    let chips: Vec<String> = m["images"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
+                    let chips: Vec<String> = m
+                        .images
+                        .iter()
                         .map(|i| {
                             crate::attach::chip(
-                                i["name"].as_str().unwrap_or("image"),
-                                i["sizeBytes"].as_u64().unwrap_or(0),
+                                i.name.as_deref().unwrap_or("image"),
+                                i.size_bytes.unwrap_or(0),
                             )
                         })
                         .collect();
                     self.entries.push(Entry::User(text, chips));
                 }
                 "assistant" => {
-                    if let Some(model) = m["modelRef"].as_str() {
-                        self.model = Some(model.to_string());
+                    if let Some(model) = m.model_ref {
+                        self.model = Some(model);
                     }
-                    let thinking = m["thinking"].as_str().unwrap_or_default().to_string();
+                    let thinking = m.thinking.unwrap_or_default();
                     if !text.is_empty() || !thinking.is_empty() {
                         self.entries.push(Entry::Assistant { text, thinking });
                     }
                 }
                 "tool" => self.entries.push(Entry::Tool(ToolRow {
-                    call_id: m["toolCallId"].as_str().unwrap_or_default().to_string(),
-                    name: m["toolName"].as_str().unwrap_or("tool").to_string(),
+                    call_id: m.tool_call_id.unwrap_or_default(),
+                    name: m.tool_name.unwrap_or_else(|| "tool".into()),
                     summary: first_line(&text, 80),
-                    state: if m["toolSuccess"].as_bool().unwrap_or(true) {
+                    state: if m.tool_success.unwrap_or(true) {
                         ToolState::Done
                     } else {
                         ToolState::Failed
                     },
                     duration_ms: None,
-                    diff: m["toolDiff"].as_str().map(str::to_string),
+                    diff: m.tool_diff,
                 })),
                 _ => {}
             }
@@ -423,7 +421,7 @@ impl App {
 
     /// Connected again: the session as the store has it (`session.get`), or
     /// `None` when there is none yet.
-    pub fn on_reconnect(&mut self, detail: Option<&Value>) {
+    pub fn on_reconnect(&mut self, detail: Option<crate::detail::SessionDetail>) {
         self.disconnected = false;
         if let Some(detail) = detail {
             self.load_session(detail);

@@ -134,7 +134,7 @@ fn ctrl_j_inserts_a_newline_and_slash_commands_parse() {
 #[test]
 fn a_loaded_session_shows_its_messages() {
     let mut app = App::default();
-    app.load_session(&json!({
+    app.load_session(serde_json::from_value(json!({
         "id": "s1", "inputTokens": 5, "outputTokens": 2,
         "messages": [
             {"role": "user", "text": "hi"},
@@ -142,7 +142,7 @@ fn a_loaded_session_shows_its_messages() {
             {"role": "tool", "text": "ok\nmore", "toolCallId": "c", "toolName": "bash", "toolSuccess": false, "toolDiff": null},
             {"role": "assistant", "text": "**bold**", "thinking": null, "modelRef": "tk/m1"}
         ]
-    }));
+    })).unwrap());
     assert_eq!(app.session_id.as_deref(), Some("s1"));
     assert_eq!(app.entries.len(), 3);
     assert!(
@@ -153,12 +153,12 @@ fn a_loaded_session_shows_its_messages() {
 #[test]
 fn a_loaded_sessions_images_show_as_chips_on_the_prompt() {
     let mut app = App::default();
-    app.load_session(&json!({
+    app.load_session(serde_json::from_value(json!({
         "id": "s",
         "messages": [{"role": "user", "text": "look", "images": [
             {"id": "i", "name": "shot.png", "mediaType": "image/png", "data": "", "sizeBytes": 12288}
         ]}]
-    }));
+    })).unwrap());
     assert_eq!(
         app.entries,
         [Entry::User(

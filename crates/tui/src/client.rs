@@ -141,6 +141,16 @@ impl Connection {
         serde_json::from_str(&data).map_err(|_| TuiError::BadResult(method.to_string()))
     }
 
+    /// A call whose `data` is JSON, read straight into `T`.
+    pub async fn call_typed<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, TuiError> {
+        let data = self.call(method, params).await?;
+        serde_json::from_str(&data).map_err(|_| TuiError::BadResult(method.to_string()))
+    }
+
     async fn write(&self, id: i64, method: &str, params: Value) -> Result<(), TuiError> {
         let mut line = json!({"id": id, "method": method, "params": params}).to_string();
         line.push('\n');

@@ -73,7 +73,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     let mut scope = opts.scope.clone();
     app.root = crate::completion::root_of(&scope);
     match open_session(&daemon.conn, &scope, &opts.session).await {
-        Ok(Some(detail)) => app.load_session(&detail),
+        Ok(Some(detail)) => app.load_session(detail),
         Ok(None) => {}
         Err(e) => app.error(format!("cannot open the session: {e}")),
     }
@@ -197,7 +197,7 @@ async fn reconnect(daemon: &mut Daemon, opts: &ChatOptions, scope: &Scope, app: 
         }
         None => None,
     };
-    app.on_reconnect(detail.as_ref());
+    app.on_reconnect(detail);
     if let Err(e) = watch_session(daemon, scope, app).await {
         app.error(format!("cannot watch the session: {e}"));
     }

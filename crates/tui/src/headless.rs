@@ -27,7 +27,7 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
     let mut terminate = signal(SignalKind::terminate()).map_err(TuiError::Terminal)?;
     let conn = &daemon.conn;
     let sid = match open_session(conn, &opts.scope, &opts.session).await? {
-        Some(detail) => detail["id"].as_str().unwrap_or_default().to_string(),
+        Some(detail) => detail.id,
         None => conn.call("session.new", opts.scope.params()).await?,
     };
     let params = opts

@@ -16,6 +16,7 @@ pub mod attach;
 pub mod client;
 pub mod completion;
 mod cost;
+pub mod detail;
 mod event_loop;
 mod headless;
 pub mod highlight;
@@ -144,7 +145,7 @@ pub(crate) async fn open_session(
     conn: &client::Connection,
     scope: &Scope,
     choice: &SessionChoice,
-) -> Result<Option<Value>, TuiError> {
+) -> Result<Option<detail::SessionDetail>, TuiError> {
     let id = match choice {
         SessionChoice::New => return Ok(None),
         SessionChoice::Id(id) => id.clone(),
@@ -161,7 +162,7 @@ pub(crate) async fn open_session(
         }
     };
     let detail = conn
-        .call_json("session.get", scope.with(json!({"id": id})))
+        .call_typed("session.get", scope.with(json!({"id": id})))
         .await?;
     Ok(Some(detail))
 }
