@@ -3,8 +3,8 @@
 //! prepared beforehand: no allocation, no locks, no std I/O.
 //!
 //! Order matters: namespaces and mounts first (a Landlock domain may not
-//! mount), then `no_new_privs`, Landlock and seccomp, then, in a new PID
-//! namespace, the split into three processes:
+//! mount); in a new PID namespace the split into three processes; then, in
+//! the command only, `no_new_privs`, Landlock and seccomp:
 //!
 //! * the **relay** (the process our supervisor waits on, leader of the
 //!   command's process group) waits for the command's status from the init
@@ -43,6 +43,8 @@ pub(super) struct Enter {
     masks: Vec<CString>,
     dev_null: CString,
     root: CString,
+    proc_fs: CString,
+    proc_dir: CString,
     ns_flags: c_int,
     maps: Option<IdMaps>,
 }
@@ -101,13 +103,15 @@ impl Enter {
             masks,
             dev_null: cstring(b"/dev/null")?,
             root: cstring(b"/")?,
+            proc_fs: cstring(b"proc")?,
+            proc_dir: cstring(b"/proc")?,
             ns_flags: flags,
             maps,
         })
     }
 
     /// Runs in the child. Returns to let it exec the command; the relay and
-    /// the init never return.
+    /// the init never return (they run only this code, unrestricted).
     pub(super) fn run(&self) -> io::Result<()> {
         // SAFETY: raw syscalls on memory owned by `self`, which the child
         // inherited; see the module comment for why nothing else is used.
@@ -118,6 +122,13 @@ impl Enter {
             }
             // Unix sockets stay allowed only where no hidden socket could be reached.
             let unix_ok = self.masks.is_empty() || (isolated && self.mask_sockets());
+            if isolated {
+                split()?;
+                // The command, PID 2 of its namespace: a /proc of its own, so
+                // `ps`, `$!` and `kill` agree and other processes are not
+                // listed (best effort: some containers refuse the mount).
+                self.mount_proc();
+            }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }
@@ -146,11 +157,21 @@ impl Enter {
             {
                 return Err(io::Error::last_os_error());
             }
-            if isolated {
-                split()?;
-            }
         }
         Ok(())
+    }
+
+    unsafe fn mount_proc(&self) {
+        // SAFETY: NUL-terminated strings owned by `self`.
+        unsafe {
+            libc::mount(
+                self.proc_fs.as_ptr(),
+                self.proc_dir.as_ptr(),
+                self.proc_fs.as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            );
+        }
     }
 
     /// Identity maps in a new user namespace (best effort: without them the

@@ -259,9 +259,11 @@ async fn leftovers_that_left_the_group_die_with_the_turn() {
         return;
     }
     let f = fixture(SandboxMode::WorkspaceWrite, true);
-    // The command runs in its own PID namespace (two pids: outside, inside).
-    let o = bash(&f.w, "grep NSpid /proc/self/status").await;
-    assert_eq!(o.content.split_whitespace().count(), 3, "{}", o.content);
+    // The command is PID 2 of its own namespace (ours is 1), with its own /proc.
+    let o = bash(&f.w, "echo $$; ls /proc | grep -c '^[0-9]'").await;
+    let nums: Vec<&str> = o.content.split_whitespace().collect();
+    assert_eq!(nums.first(), Some(&"2"), "{}", o.content);
+    assert!(o.content.len() < 100, "{}", o.content);
     // Unique durations mark the processes.
     let o = bash(
         &f.w,
