@@ -284,3 +284,14 @@ fn sandbox_setting_is_strict() {
     let out = serde_json::to_value(Config::default()).unwrap();
     assert_eq!(out["agent"]["sandbox"], "workspace-write");
 }
+
+#[test]
+fn a_workspace_sets_its_sandbox() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.json");
+    fs::write(&path, r#"{"sandbox":"read-only"}"#).unwrap();
+    let ws = crate::read_json_lenient::<crate::WorkspaceConfig>(&path)
+        .unwrap()
+        .unwrap();
+    assert_eq!(ws.sandbox, Some(crate::SandboxMode::ReadOnly));
+}

@@ -17,6 +17,7 @@ mod projects;
 mod protocol;
 mod provider_cli;
 mod providers;
+mod sandbox;
 mod schedule;
 mod serve;
 mod sessions;
