@@ -43,8 +43,6 @@ pub(super) struct Enter {
     masks: Vec<CString>,
     dev_null: CString,
     root: CString,
-    proc_fs: CString,
-    proc_dir: CString,
     ns_flags: c_int,
     maps: Option<IdMaps>,
 }
@@ -103,8 +101,6 @@ impl Enter {
             masks,
             dev_null: cstring(b"/dev/null")?,
             root: cstring(b"/")?,
-            proc_fs: cstring(b"proc")?,
-            proc_dir: cstring(b"/proc")?,
             ns_flags: flags,
             maps,
         })
@@ -116,18 +112,22 @@ impl Enter {
         // SAFETY: raw syscalls on memory owned by `self`, which the child
         // inherited; see the module comment for why nothing else is used.
         unsafe {
-            let isolated = libc::unshare(self.ns_flags) == 0;
+            // Nothing below may mount unless this process is in a new mount
+            // namespace whose mounts no longer propagate: mounting in the
+            // daemon's namespace would cover the host's /proc.
+            let wanted = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+            let isolated = self.ns_flags & wanted == wanted && libc::unshare(self.ns_flags) == 0;
             if isolated {
                 self.write_maps();
             }
+            let private = isolated && self.make_private();
             // Unix sockets stay allowed only where no hidden socket could be reached.
-            let unix_ok = self.masks.is_empty() || (isolated && self.mask_sockets());
+            let unix_ok = self.masks.is_empty() || (private && self.mask_sockets());
+            // No /proc of its own: mounting one per command (and tearing it
+            // down) tripled the sandbox's cost. `$$` and `$!` are namespace
+            // pids; `ps` lists the host's.
             if isolated {
                 split()?;
-                // The command, PID 2 of its namespace: a /proc of its own, so
-                // `ps`, `$!` and `kill` agree and other processes are not
-                // listed (best effort: some containers refuse the mount).
-                self.mount_proc();
             }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
@@ -161,19 +161,6 @@ impl Enter {
         Ok(())
     }
 
-    unsafe fn mount_proc(&self) {
-        // SAFETY: NUL-terminated strings owned by `self`.
-        unsafe {
-            libc::mount(
-                self.proc_fs.as_ptr(),
-                self.proc_dir.as_ptr(),
-                self.proc_fs.as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                std::ptr::null(),
-            );
-        }
-    }
-
     /// Identity maps in a new user namespace (best effort: without them the
     /// command still runs, as the overflow uid).
     unsafe fn write_maps(&self) {
@@ -186,22 +173,27 @@ impl Enter {
         }
     }
 
-    /// Our mounts stay ours (private propagation), then `/dev/null` over each
-    /// hidden socket: `connect()` to it is refused.
-    unsafe fn mask_sockets(&self) -> bool {
+    /// Our mounts stay ours: no propagation back to the daemon's namespace.
+    unsafe fn make_private(&self) -> bool {
         let none = std::ptr::null::<libc::c_char>();
         // SAFETY: NUL-terminated strings owned by `self`; null fs type and data.
         unsafe {
-            if libc::mount(
+            libc::mount(
                 none,
                 self.root.as_ptr(),
                 none,
                 libc::MS_REC | libc::MS_PRIVATE,
                 std::ptr::null(),
-            ) != 0
-            {
-                return false;
-            }
+            ) == 0
+        }
+    }
+
+    /// `/dev/null` over each hidden socket: `connect()` to it is refused.
+    /// Only once [`Enter::make_private`] succeeded.
+    unsafe fn mask_sockets(&self) -> bool {
+        let none = std::ptr::null::<libc::c_char>();
+        // SAFETY: NUL-terminated strings owned by `self`; null fs type and data.
+        unsafe {
             for sock in &self.masks {
                 if libc::mount(
                     self.dev_null.as_ptr(),
