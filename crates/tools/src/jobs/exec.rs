@@ -123,6 +123,9 @@ impl Execution {
             .env("PAGER", "cat")
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0");
+        // agent.sandbox: Landlock, seccomp and (where allowed) its own PID
+        // namespace, whose init dies with this group and takes every
+        // descendant along (see crate::sandbox).
         prepared.install(cmd.as_std_mut());
         let mut child = cmd.spawn()?;
         let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
