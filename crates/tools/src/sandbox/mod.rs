@@ -157,7 +157,12 @@ impl SandboxPolicy {
 
     #[cfg(target_os = "linux")]
     fn prepare_enforced(&self) -> Result<Prepared, SandboxError> {
-        let support = SandboxSupport::probe_cheap();
+        self.prepare_on(SandboxSupport::probe_cheap())
+    }
+
+    /// [`SandboxPolicy::prepare`] on a kernel offering `support`.
+    #[cfg(target_os = "linux")]
+    fn prepare_on(&self, support: SandboxSupport) -> Result<Prepared, SandboxError> {
         if let Some(missing) = support.missing() {
             return Err(SandboxError::Unsupported {
                 mode: self.mode,

@@ -323,3 +323,30 @@ async fn timeouts_and_exit_codes_still_work() {
     let o = bash(&f.w, "kill -9 $$").await;
     assert!(!o.success, "{}", o.content);
 }
+
+#[test]
+fn a_kernel_that_cannot_sandbox_fails_closed_naming_the_setting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = SandboxPolicy::new(SandboxMode::WorkspaceWrite, tmp.path(), tmp.path(), true);
+    for (abi, seccomp, needle) in [
+        (0, true, "Landlock (ABI 3+, Linux 6.2+) is not available"),
+        (2, true, "Landlock ABI 2 is too old"),
+        (7, false, "seccomp filters are not available"),
+    ] {
+        let support = SandboxSupport {
+            landlock_abi: abi,
+            seccomp,
+            namespaces: None,
+        };
+        let err = match p.prepare_on(support) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("prepared on {support:?}"),
+        };
+        assert!(err.contains(needle), "{err}");
+        assert!(err.contains("agent.sandbox = \"workspace-write\""), "{err}");
+        assert!(err.contains("agent.sandbox to \"off\""), "{err}");
+        assert!(err.contains("not run"), "{err}");
+    }
+    // Off never needs the kernel.
+    assert!(SandboxPolicy::off().prepare().is_ok());
+}
