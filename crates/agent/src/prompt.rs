@@ -53,6 +53,8 @@ pub struct PromptInput<'a> {
     /// The turn's working directory (the project root, or the global work dir).
     pub workspace_root: &'a Path,
     pub network_enabled: bool,
+    /// The shell sandbox in effect, described (`SandboxPolicy::describe`).
+    pub sandbox: &'a str,
     pub auto_verify: bool,
     /// `provider/model` of the model answering.
     pub model_ref: &'a str,
@@ -232,10 +234,11 @@ fn mode_section(mode: AgentMode) -> Option<&'static str> {
 }
 
 fn permissions(input: &PromptInput) -> String {
+    // Read-only modes withhold the shell and every mutating tool.
     let sandbox = if input.mode.is_read_only() {
-        "read_only (files and the system must not be changed)"
+        "read-only (files and the system must not be changed)"
     } else {
-        "workspace_write (you may change files inside the workspace)"
+        input.sandbox
     };
     let network = if input.network_enabled {
         "enabled"

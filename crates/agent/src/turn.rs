@@ -269,7 +269,7 @@ impl TurnRuntime<'_> {
         // Per-result budget: 5 % of the window in characters, within [4000, maxToolOutputChars].
         let budget = ((context_window as f64 * 4.0 * 0.05) as u64)
             .clamp(4000, agent.max_tool_output_chars.max(4000));
-        ToolContext::new(
+        let mut ctx = ToolContext::new(
             self.work_dir.clone(),
             agent.allow_outside_workspace,
             owner.to_string(),
@@ -279,7 +279,9 @@ impl TurnRuntime<'_> {
             input.network_enabled,
             budget as usize,
             cancel.clone(),
-        )
+        );
+        ctx.sandbox = std::sync::Arc::new(crate::sandbox::policy(self, input.network_enabled));
+        ctx
     }
 
     pub(crate) fn system_prompt(
@@ -295,12 +297,14 @@ impl TurnRuntime<'_> {
             .as_ref()
             .and_then(|w| w.personality.clone())
             .unwrap_or_else(|| self.config.agent.personality.clone());
+        let sandbox = crate::sandbox::policy(self, input.network_enabled).describe();
         let prompt_input = prompt::PromptInput {
             mode: self.mode,
             personality: &personality,
             scope_global: self.workspace_root.is_none(),
             workspace_root: &self.work_dir,
             network_enabled: input.network_enabled,
+            sandbox: &sandbox,
             auto_verify: self.config.agent.auto_verify,
             model_ref,
             vision,

@@ -405,7 +405,8 @@ async fn decide(
     if st.mutated && st.repairs < agent.max_repair_attempts {
         st.mutated = false;
         if let Some((command, output)) =
-            crate::verify::verify_turn(cx.rt, cx.events, cx.cancel, st.step).await
+            crate::verify::verify_turn(cx.rt, &cx.tools.sandbox, cx.events, cx.cancel, st.step)
+                .await
         {
             st.repairs += 1;
             let text = crate::verify::repair_message(&command, &output);

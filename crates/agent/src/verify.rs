@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use seekclaw_config::{AgentMode, project_kinds};
+use seekclaw_tools::SandboxPolicy;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -73,8 +74,18 @@ fn tail(text: &str, max: usize) -> String {
 pub async fn run_verification(
     root: &Path,
     command: &str,
+    sandbox: &SandboxPolicy,
     cancel: &CancellationToken,
 ) -> Verification {
+    // The same sandbox as `bash`: a verify command is shell code from the workspace.
+    let prepared = match sandbox.prepare() {
+        Ok(p) => p,
+        Err(e) => {
+            return Verification::Failed {
+                output: format!("Could not start `{command}`: {e}"),
+            };
+        }
+    };
     let mut cmd = tokio::process::Command::new("/bin/bash");
     cmd.arg("-c")
         .arg(format!("{command} 2>&1"))
@@ -85,6 +96,7 @@ pub async fn run_verification(
         .kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
+    prepared.install(cmd.as_std_mut());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -160,6 +172,7 @@ pub fn repair_message(command: &str, output: &str) -> String {
 /// do not apply (global scope, read-only modes, autoVerify off, no command).
 pub(crate) async fn verify_turn(
     rt: &TurnRuntime<'_>,
+    sandbox: &SandboxPolicy,
     events: &UnboundedSender<AgentEvent>,
     cancel: &CancellationToken,
     step: u32,
@@ -180,7 +193,7 @@ pub(crate) async fn verify_turn(
         node: WorkflowNode::Verify,
         detail: command.clone(),
     });
-    match run_verification(root, &command, cancel).await {
+    match run_verification(root, &command, sandbox, cancel).await {
         Verification::Failed { output } => Some((command, output)),
         Verification::Passed | Verification::Cancelled => None,
     }
@@ -224,11 +237,12 @@ mod tests {
     async fn runs_passes_fails_and_cancels() {
         let dir = tempfile::tempdir().unwrap();
         let never = CancellationToken::new();
+        let off = SandboxPolicy::off();
         assert_eq!(
-            run_verification(dir.path(), "true", &never).await,
+            run_verification(dir.path(), "true", &off, &never).await,
             Verification::Passed
         );
-        match run_verification(dir.path(), "echo broken >&2; exit 3", &never).await {
+        match run_verification(dir.path(), "echo broken >&2; exit 3", &off, &never).await {
             Verification::Failed { output } => {
                 assert!(output.contains("broken") && output.contains("exit status: 3"))
             }
@@ -242,9 +256,46 @@ mod tests {
         });
         let t = std::time::Instant::now();
         assert_eq!(
-            run_verification(dir.path(), "sleep 30", &cancel).await,
+            run_verification(dir.path(), "sleep 30", &off, &cancel).await,
             Verification::Cancelled
         );
         assert!(t.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn verification_runs_sandboxed() {
+        if let Some(missing) = seekclaw_tools::SandboxSupport::probe_cheap().missing() {
+            eprintln!("SKIPPED: the kernel cannot sandbox: {missing}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("config.json"), "SECRET").unwrap();
+        let policy = SandboxPolicy::new(
+            seekclaw_config::SandboxMode::WorkspaceWrite,
+            &root,
+            &home,
+            true,
+        );
+        let never = CancellationToken::new();
+        assert_eq!(
+            run_verification(&root, "echo ok > built.txt", &policy, &never).await,
+            Verification::Passed
+        );
+        let outside = dir.path().join("escaped.txt");
+        let escape = format!("echo x > {}", outside.display());
+        assert!(matches!(
+            run_verification(&root, &escape, &policy, &never).await,
+            Verification::Failed { .. }
+        ));
+        assert!(!outside.exists());
+        let read = format!("cat {}/config.json", home.display());
+        match run_verification(&root, &read, &policy, &never).await {
+            Verification::Failed { output } => assert!(!output.contains("SECRET"), "{output}"),
+            other => panic!("{other:?}"),
+        }
     }
 }

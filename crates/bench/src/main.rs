@@ -18,6 +18,7 @@ mod mcp;
 mod ping;
 mod populate;
 mod pty;
+mod sandbox;
 mod slow_reader;
 mod startup;
 mod stats;
@@ -127,6 +128,15 @@ enum BenchCommand {
         #[arg(long, default_value_t = 5000)]
         messages: usize,
     },
+    /// What the shell sandbox adds to a `bash` call: `bash -c true`
+    /// unsandboxed vs `workspace-write`, interleaved (no daemon needed).
+    Sandbox {
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// Sandbox with the session's network on (default: off, the stricter filter).
+        #[arg(long)]
+        network: bool,
+    },
     /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
     Turns {
         /// Sections to run (default: all).
@@ -168,6 +178,13 @@ fn main() -> Result<()> {
             .context("locate the bench executable")?
             .with_file_name("seekclaw"),
     };
+    if let BenchCommand::Sandbox { runs, network } = cli.command {
+        return sandbox::run(&sandbox::SandboxArgs {
+            runs,
+            network,
+            json: cli.json,
+        });
+    }
     if !bin.is_file() {
         bail!(
             "seekclaw binary not found at {} (build it with `cargo build --release -p seekclaw` or pass --bin)",
@@ -237,6 +254,7 @@ fn main() -> Result<()> {
             idle_secs,
             messages,
         }),
+        BenchCommand::Sandbox { .. } => Ok(()),
         BenchCommand::Turns {
             only,
             relay_runs,

@@ -9,7 +9,7 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::enums::{AgentMode, ApprovalPolicy, ReasoningLevel};
+use crate::enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};
 use crate::provider::Provider;
 
 /// Name of the profile that exists out of the box.
@@ -308,6 +308,8 @@ pub struct AgentSettings {
     pub write_lock_timeout_seconds: u64,
     /// Lets file tools leave the workspace root.
     pub allow_outside_workspace: bool,
+    /// What the shell may touch (`workspace-write`, `read-only`, `off`).
+    pub sandbox: SandboxMode,
     /// Scheduled tasks whose turns may run at the same time.
     pub max_concurrent_scheduled_turns: u32,
     /// When a tool call waits for a person's approval.
@@ -337,6 +339,7 @@ impl Default for AgentSettings {
             scheduled_turn_timeout_seconds: 1800,
             write_lock_timeout_seconds: 30,
             allow_outside_workspace: false,
+            sandbox: SandboxMode::WorkspaceWrite,
             max_concurrent_scheduled_turns: 4,
             approval_policy: ApprovalPolicy::Never,
             approval_timeout_seconds: 600,

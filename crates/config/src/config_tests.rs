@@ -67,6 +67,7 @@ fn default_values() {
     assert_eq!(a.scheduled_turn_timeout_seconds, 1800);
     assert_eq!(a.write_lock_timeout_seconds, 30);
     assert!(!a.allow_outside_workspace);
+    assert_eq!(a.sandbox, crate::SandboxMode::WorkspaceWrite);
     assert_eq!(a.max_concurrent_scheduled_turns, 4);
     assert!(c.mcp.servers.is_empty());
     assert_eq!(c.daemon.slow_client_timeout_seconds, 10);
@@ -260,4 +261,37 @@ fn load_balance_names() {
         LoadBalance::LowestCost
     );
     assert!(serde_json::from_str::<LoadBalance>("\"random\"").is_err());
+}
+
+#[test]
+fn sandbox_setting_is_strict() {
+    use crate::SandboxMode;
+    for (text, mode) in [
+        ("workspace-write", SandboxMode::WorkspaceWrite),
+        ("read-only", SandboxMode::ReadOnly),
+        (" Read_Only ", SandboxMode::ReadOnly),
+        ("off", SandboxMode::Off),
+    ] {
+        let c: Config =
+            serde_json::from_str(&format!(r#"{{"agent":{{"sandbox":"{text}"}}}}"#)).unwrap();
+        assert_eq!(c.agent.sandbox, mode);
+    }
+    let err = serde_json::from_str::<Config>(r#"{"agent":{"sandbox":"none"}}"#).unwrap_err();
+    assert!(err.to_string().contains("agent.sandbox must be"), "{err}");
+    // Stricter is larger.
+    assert!(SandboxMode::ReadOnly > SandboxMode::WorkspaceWrite);
+    assert!(SandboxMode::WorkspaceWrite > SandboxMode::Off);
+    let out = serde_json::to_value(Config::default()).unwrap();
+    assert_eq!(out["agent"]["sandbox"], "workspace-write");
+}
+
+#[test]
+fn a_workspace_sets_its_sandbox() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.json");
+    fs::write(&path, r#"{"sandbox":"read-only"}"#).unwrap();
+    let ws = crate::read_json_lenient::<crate::WorkspaceConfig>(&path)
+        .unwrap()
+        .unwrap();
+    assert_eq!(ws.sandbox, Some(crate::SandboxMode::ReadOnly));
 }

@@ -269,6 +269,68 @@ impl Visitor<'_> for LevelVisitor {
     }
 }
 
+/// `agent.sandbox`: what the shell (`bash`, background jobs, verify commands)
+/// may touch. Ordered from loosest to strictest, so the stricter of two
+/// settings is their `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum SandboxMode {
+    /// No sandbox: commands run with the daemon's rights.
+    Off,
+    /// Writes only beneath the workspace and the temp dir; the home is hidden.
+    #[default]
+    WorkspaceWrite,
+    /// No writes at all (except to `/dev/null`-like devices); the home is hidden.
+    ReadOnly,
+}
+
+impl SandboxMode {
+    /// The three modes.
+    pub const ALL: [SandboxMode; 3] = [
+        SandboxMode::WorkspaceWrite,
+        SandboxMode::ReadOnly,
+        SandboxMode::Off,
+    ];
+
+    /// The config name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+            SandboxMode::ReadOnly => "read-only",
+        }
+    }
+
+    /// A config name (trimmed, case-insensitive, `_` taken as `-`).
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.trim().to_ascii_lowercase().replace('_', "-");
+        Self::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+impl fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for SandboxMode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Strict: a misspelt sandbox setting is an error, never silently a looser mode.
+impl<'de> Deserialize<'de> for SandboxMode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        SandboxMode::parse(&s).ok_or_else(|| {
+            de::Error::custom(format!(
+                "agent.sandbox must be workspace-write, read-only or off, not {s:?}"
+            ))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ pub use config::{
     AgentSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance, McpServer, McpSettings,
     Profile, Retry, Routing,
 };
-pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel};
+pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};
 pub use error::{ConfigError, Result};
 pub use home::{HOME_ENV, Home, user_home};
 pub use jsonfile::{FileProblem, Loaded, load_json_file, read_json_lenient, save_json_file};

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::config::McpSettings;
-use crate::enums::AgentMode;
+use crate::enums::{AgentMode, SandboxMode};
 
 /// Runtime state that is not configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -70,6 +70,10 @@ pub struct WorkspaceConfig {
     /// Approval policy here, instead of `agent.approvalPolicy`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval_policy: Option<crate::ApprovalPolicy>,
+    /// The shell sandbox here; it can only tighten `agent.sandbox` (the shell
+    /// may write this file, so it must not be able to loosen its own sandbox).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
     /// Unknown keys, kept so the user's file round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -14,6 +14,7 @@ mod fsio;
 mod jobs;
 mod locks;
 mod registry;
+pub mod sandbox;
 mod tool;
 mod walk;
 
@@ -23,4 +24,5 @@ pub use error::ToolError;
 pub use jobs::{JobInfo, JobNotice, Jobs, Notify};
 pub use locks::{LockError, LockInfo, WriteLocks};
 pub use registry::{Registry, ToolFilter};
+pub use sandbox::{SandboxError, SandboxMode, SandboxPolicy, SandboxSupport};
 pub use tool::{Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput};

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::jobs::Jobs;
 use crate::locks::WriteLocks;
+use crate::sandbox::SandboxPolicy;
 
 /// What a tool is allowed to do, for filtering by mode and session settings.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -130,6 +131,9 @@ pub struct ToolContext {
     /// Absolute paths of files outside the workspace that `read_file` may open
     /// (skill files the prompt lists by path).
     pub readable_files: Arc<[PathBuf]>,
+    /// What shell commands (`bash`, background jobs) may touch; [`ToolContext::new`]
+    /// leaves it off, the turn sets the configured one.
+    pub sandbox: Arc<SandboxPolicy>,
 }
 
 impl ToolContext {
@@ -158,6 +162,7 @@ impl ToolContext {
             cancel,
             jobs: Arc::new(Jobs::new()),
             readable_files: Arc::from(Vec::new()),
+            sandbox: Arc::new(SandboxPolicy::off()),
         }
     }
 }

@@ -36,6 +36,7 @@ impl Owned {
             scope_global: false,
             workspace_root: &self.root,
             network_enabled: true,
+            sandbox: "workspace-write (shell commands may write only inside the workspace)",
             auto_verify: true,
             model_ref: "deepseek/deepseek-chat",
             vision: false,
@@ -130,19 +131,19 @@ fn mode_sections_and_sandbox() {
         (
             AgentMode::Plan,
             Some("## Proposed Plan"),
-            "Sandbox: read_only",
+            "Sandbox: read-only",
         ),
         (
             AgentMode::Readonly,
             Some("# Mode: read-only"),
-            "Sandbox: read_only",
+            "Sandbox: read-only",
         ),
         (
             AgentMode::Auto,
             Some("# Mode: auto"),
-            "Sandbox: workspace_write",
+            "Sandbox: workspace-write",
         ),
-        (AgentMode::Edit, None, "Sandbox: workspace_write"),
+        (AgentMode::Edit, None, "Sandbox: workspace-write"),
     ];
     for (mode, section, sandbox) in cases {
         let mut input = owned.input();

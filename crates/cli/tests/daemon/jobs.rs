@@ -18,19 +18,24 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-fn wait_pid(file: &std::path::Path) -> u32 {
+/// The live process whose command line contains `marker`, waited for. A
+/// sandboxed command runs in its own PID namespace, so its `$$` is not the pid
+/// seen out here: tests find their processes by a unique argument instead.
+pub(crate) fn wait_marker(marker: &str) -> u32 {
     let start = Instant::now();
     loop {
-        if let Some(pid) = std::fs::read_to_string(file)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
+        let found = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (cmdline.trim() == marker && alive(pid)).then_some(pid)
+        });
+        if let Some(pid) = found {
             return pid;
         }
         assert!(
             start.elapsed() < Duration::from_secs(20),
-            "no pid in {}",
-            file.display()
+            "no process `{marker}`"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -102,8 +107,8 @@ fn jobs_die_with_their_session_and_with_the_daemon() {
     let mut c = d.connect().unwrap();
     let ws = tempfile::tempdir().unwrap();
     let path = ws.path().to_str().unwrap();
-    for (i, file) in ["one.pid", "two.pid"].iter().enumerate() {
-        let args = json!({"command": format!("echo $$ > {file}; exec sleep 60"), "run_in_background": true});
+    for (i, secs) in ["60.0111", "60.0222"].iter().enumerate() {
+        let args = json!({"command": format!("exec sleep {secs}"), "run_in_background": true});
         server.enqueue(Reply::new().tool_call(format!("b{i}"), "bash", args.to_string()));
         server.enqueue(Reply::plain("running"));
     }
@@ -112,11 +117,11 @@ fn jobs_die_with_their_session_and_with_the_daemon() {
         .as_str()
         .unwrap()
         .to_string();
-    let pid_one = wait_pid(&ws.path().join("one.pid"));
+    let pid_one = wait_marker("sleep 60.0111");
     c.ok("session.new", json!({"workspace": path})).unwrap();
     let second = chat(&mut c, json!({"message": "two", "workspace": path}));
     assert_ne!(second.last().unwrap()["sessionId"], one.as_str());
-    let pid_two = wait_pid(&ws.path().join("two.pid"));
+    let pid_two = wait_marker("sleep 60.0222");
     std::thread::sleep(Duration::from_millis(300));
     assert!(alive(pid_one) && alive(pid_two), "jobs outlive their turns");
 

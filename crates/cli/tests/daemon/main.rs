@@ -19,6 +19,7 @@ mod protocol;
 mod provider_cli;
 mod providers;
 mod run_tty;
+mod sandbox;
 mod schedule;
 mod serve;
 mod sessions;

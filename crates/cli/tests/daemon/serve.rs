@@ -817,24 +817,13 @@ fn run_sends_images_by_path_and_serve_exit_kills_its_jobs() {
 
     // Jobs end with the serve process.
     let ws = tempfile::tempdir().unwrap();
-    let pidfile = ws.path().join("job.pid");
-    let args = json!({"command": format!("echo $$ > {}; exec sleep 60", pidfile.display()), "run_in_background": true});
+    let args = json!({"command": "exec sleep 60.0333", "run_in_background": true});
     server.enqueue(Reply::new().tool_call("b", "bash", args.to_string()));
     server.enqueue(Reply::plain("left it running"));
     let mut serve = Serve::start(&home, &["--workspace", ws.path().to_str().unwrap()]);
     serve.send(r#"{"command":"prompt","text":"start a server"}"#);
     serve.until("agent_finished");
-    let start = std::time::Instant::now();
-    let pid: u32 = loop {
-        if let Some(p) = std::fs::read_to_string(&pidfile)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            break p;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20));
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let pid = crate::jobs::wait_marker("sleep 60.0333");
     let alive = |pid: u32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .map(|s| {

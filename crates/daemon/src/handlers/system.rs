@@ -111,6 +111,7 @@ pub async fn local_checks(daemon: &Daemon) -> Vec<Check> {
             None => daemon.home.root().display().to_string(),
         },
     ));
+    checks.push(sandbox_check(&config).await);
     checks.push(check(
         "Daemon",
         true,
@@ -145,6 +146,35 @@ pub async fn local_checks(daemon: &Daemon) -> Vec<Check> {
         Err(e) => checks.push(check("Database", false, e.message)),
     }
     checks
+}
+
+/// What the kernel offers the shell sandbox and whether `agent.sandbox` can
+/// be enforced (where it cannot, `bash` fails closed).
+async fn sandbox_check(config: &seekclaw_config::Config) -> Check {
+    use seekclaw_tools::{SandboxMode, SandboxSupport};
+    let support = tokio::task::spawn_blocking(SandboxSupport::probe)
+        .await
+        .unwrap_or_else(|_| SandboxSupport::probe_cheap());
+    let mode = config.agent.sandbox;
+    let (ok, status) = match (mode, support.missing()) {
+        (SandboxMode::Off, _) => (
+            true,
+            "off: shell commands run unsandboxed (workspaces may tighten it)".to_string(),
+        ),
+        (_, None) => (true, "enforced".to_string()),
+        (_, Some(missing)) => (
+            false,
+            format!(
+                "cannot be enforced ({missing}): bash and verify commands fail closed; \
+                 set agent.sandbox to \"off\" to run them unsandboxed"
+            ),
+        ),
+    };
+    check(
+        "Shell Sandbox",
+        ok,
+        format!("agent.sandbox = {mode}: {status}. {}", support.describe()),
+    )
 }
 
 pub async fn doctor_text(daemon: &Daemon, id: i64) -> Reply {

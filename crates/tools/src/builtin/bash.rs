@@ -161,8 +161,14 @@ impl BashTool {
         let started = tokio::time::Instant::now();
         let exec = ctx
             .jobs
-            .start(&args.command, &cwd.abs, started + timeout, &ctx.cancel)
-            .map_err(|e| ToolError::io("Cannot start /bin/bash", e))?;
+            .start(
+                &args.command,
+                &cwd.abs,
+                &ctx.sandbox,
+                started + timeout,
+                &ctx.cancel,
+            )
+            .map_err(|e| ToolError::failed(e.to_string()))?;
         let short = short_command(&args.command);
         let wait = if args.run_in_background.unwrap_or(false) {
             Duration::ZERO

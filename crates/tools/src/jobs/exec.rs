@@ -18,6 +18,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::log::OutputLog;
+use crate::sandbox::SandboxPolicy;
 
 /// SIGTERM-to-SIGKILL grace when the turn is cancelled or the command times out:
 /// short, because a cancel must take effect in well under 200 ms.
@@ -103,10 +104,12 @@ impl Execution {
     pub(crate) fn spawn(
         command: &str,
         cwd: &Path,
+        sandbox: &SandboxPolicy,
         deadline: Instant,
         cancel: CancellationToken,
         teardown: CancellationToken,
-    ) -> std::io::Result<Arc<Execution>> {
+    ) -> Result<Arc<Execution>, super::StartError> {
+        let prepared = sandbox.prepare()?;
         let mut cmd = tokio::process::Command::new("/bin/bash");
         cmd.arg("-c")
             .arg(command)
@@ -120,6 +123,10 @@ impl Execution {
             .env("PAGER", "cat")
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0");
+        // agent.sandbox: Landlock, seccomp and (where allowed) its own PID
+        // namespace, whose init dies with this group and takes every
+        // descendant along (see crate::sandbox).
+        prepared.install(cmd.as_std_mut());
         let mut child = cmd.spawn()?;
         let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
         let log = Arc::new(Mutex::new(OutputLog::default()));

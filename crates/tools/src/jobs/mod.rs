@@ -13,9 +13,22 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::time::Instant;
+
+use crate::sandbox::{SandboxError, SandboxPolicy};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use exec::{EndReason, Execution, ExitInfo, STOP_GRACE};
+
+/// Why a command did not start.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StartError {
+    /// The sandbox refused (fail closed) or could not be prepared.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// The spawn itself failed.
+    #[error("Cannot start /bin/bash: {0}")]
+    Spawn(#[from] std::io::Error),
+}
 
 /// A background job ended on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,16 +147,17 @@ impl Jobs {
             .collect()
     }
 
-    /// Starts a command and records it.
+    /// Starts a command under `sandbox` and records it.
     pub(crate) fn start(
         &self,
         command: &str,
         cwd: &Path,
+        sandbox: &SandboxPolicy,
         deadline: Instant,
         cancel: &CancellationToken,
-    ) -> std::io::Result<Arc<Execution>> {
+    ) -> Result<Arc<Execution>, StartError> {
         let teardown = self.table().teardown.clone();
-        let exec = Execution::spawn(command, cwd, deadline, cancel.clone(), teardown)?;
+        let exec = Execution::spawn(command, cwd, sandbox, deadline, cancel.clone(), teardown)?;
         self.table().all.push(exec.clone());
         Ok(exec)
     }
