@@ -130,6 +130,9 @@ pub enum Reply {
     /// `result` whose `data` is plain text: a description, and a pattern the
     /// text matches when there is one.
     Text(&'static str, Option<&'static str>),
+    /// `Text`, plus `details` of this schema: a structured twin of the text
+    /// (ours, additive: old clients read the text as before).
+    TextDetails(&'static str, &'static str, SchemaFn),
     /// This event (`pong`, `bye`) with empty `data`.
     Empty(&'static str),
     /// A turn: streamed events, then `done`, `cancelled` or `error`.
@@ -266,7 +269,7 @@ method_table! {
     WorkspaceInit => "workspace.init" [] Exclusive [Workspace]
         (NoParams, Reply::json::<WorkspaceInitResult>());
     AgentModeGet => "agent.mode.get" [] Task [AgentMode]
-        (NoParams, Reply::text_matching("The effective mode.", MODES));
+        (NoParams, Reply::TextDetails("The effective mode.", MODES, schema_of::<ModeDetails>));
     AgentModeSwitch => "agent.mode.switch" [] Exclusive [AgentMode]
         (ModeSwitchParams, Reply::text_matching("The new mode.", MODES));
     RoutingGet => "routing.get" [] Task [Routing]

@@ -123,6 +123,11 @@ fn reply_entry(reply: Reply, write: &mut SchemaGenerator) -> Value {
             }
             json!({"events": [event::RESULT], "data": data})
         }
+        Reply::TextDetails(description, pattern, details) => json!({
+            "events": [event::RESULT],
+            "data": {"type": "string", "description": description, "pattern": pattern},
+            "details": details(write).to_value(),
+        }),
         Reply::Empty(name) => json!({"events": [name], "data": {"const": ""}}),
         Reply::Watch => json!({
             "events": [event::RESULT],
@@ -228,9 +233,8 @@ fn envelope_schema(write: &mut SchemaGenerator) -> Value {
                     "properties": {"details": details(write).to_value()},
                     "required": ["details"],
                 }),
-                // A plain-text result may carry a structured twin of its
-                // text in `details` (`agent.mode.get`: mode and approval
-                // policy); other detail-less events carry none.
+                // A result's `details` are its method's (see the method's
+                // reply: `agent.mode.get`'s); other detail-less events carry none.
                 None if e.name == event::RESULT => json!({
                     "properties": {"details": {"type": "object"}},
                 }),

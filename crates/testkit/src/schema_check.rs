@@ -22,6 +22,8 @@ struct ReplyCheck {
     json: Option<Arc<Validator>>,
     /// `data` as a string.
     text: Arc<Validator>,
+    /// `details` of a `result` that carries them; `None`: a result has none.
+    details: Option<Arc<Validator>>,
 }
 
 struct Checker {
@@ -108,6 +110,10 @@ impl Checker {
             streams: names(&reply["streams"]),
             json,
             text: self.sub(data)?,
+            details: match reply.get("details") {
+                Some(d) => Some(self.sub(d)?),
+                None => None,
+            },
         });
         self.replies
             .lock()
@@ -133,6 +139,18 @@ impl Checker {
         }
         if !reply.events.iter().any(|e| e == event) {
             return Err(format!("{method} does not answer with `{event}`"));
+        }
+        match (&reply.details, env.get("details")) {
+            (Some(schema), Some(details)) => {
+                if let Some(e) = schema.iter_errors(details).next() {
+                    return Err(format!("{method} details: {e}"));
+                }
+            }
+            (Some(_), None) => return Err(format!("{method} answers without its details")),
+            (None, Some(_)) if event == seekclaw_protocol::event::RESULT => {
+                return Err(format!("{method}'s result carries no details"));
+            }
+            _ => {}
         }
         let data = Value::from(env["data"].as_str().unwrap_or_default());
         if let Some(e) = reply.text.iter_errors(&data).next() {

@@ -79,10 +79,13 @@ mod tests {
     #[test]
     fn a_loaded_session_is_priced_by_its_last_model() {
         let mut app = App::default();
-        app.load_session(serde_json::from_value(json!({
-            "id": "s", "inputTokens": 2_000_000, "outputTokens": 0,
-            "messages": [{"role": "assistant", "text": "hi", "modelRef": "a/m"}]
-        })).unwrap());
+        app.load_session(
+            serde_json::from_value(json!({
+                "id": "s", "inputTokens": 2_000_000, "outputTokens": 0,
+                "messages": [{"role": "assistant", "text": "hi", "modelRef": "a/m"}]
+            }))
+            .unwrap(),
+        );
         app.set_catalog(&json!([
             {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
         ]));

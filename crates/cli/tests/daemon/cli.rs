@@ -405,6 +405,8 @@ fn the_harness_rejects_envelopes_off_the_schema() {
     use seekclaw_testkit::check_envelope;
     let ok = r#"{"id":1,"event":"result","data":"[]"}"#;
     check_envelope(ok, Some("session.list")).unwrap();
+    let mode = r#"{"id":1,"event":"result","data":"edit","details":{"mode":"edit","approvalPolicy":"never"}}"#;
+    check_envelope(mode, Some("agent.mode.get")).unwrap();
     for (line, method) in [
         (
             r#"{"id":1,"event":"result","data":"{}"}"#,
@@ -415,7 +417,18 @@ fn the_harness_rejects_envelopes_off_the_schema() {
             Some("agent.mode.get"),
         ),
         (r#"{"id":1,"event":"done","data":""}"#, Some("ping")),
-        (r#"{"id":1,"event":"result","data":"","details":{}}"#, None),
+        (
+            r#"{"id":1,"event":"result","data":"ok","details":{}}"#,
+            Some("schedule.delete"),
+        ),
+        (
+            r#"{"id":1,"event":"result","data":"edit"}"#,
+            Some("agent.mode.get"),
+        ),
+        (
+            r#"{"id":1,"event":"result","data":"edit","details":{"mode":"edit"}}"#,
+            Some("agent.mode.get"),
+        ),
         (r#"{"id":0,"event":"thinking","data":"x"}"#, None),
     ] {
         assert!(check_envelope(line, method).is_err(), "{line}");

@@ -105,12 +105,11 @@ pub async fn mode_get(daemon: &Daemon, id: i64) -> Reply {
     let mode = effective_mode(daemon, &root);
     let workspace = workspace_config(daemon, &root);
     let policy = seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), None);
-    Ok(
-        Envelope::result(id, mode.as_str()).with_details(serde_json::json!({
-            "mode": mode.as_str(),
-            "approvalPolicy": policy.as_str(),
-        })),
-    )
+    let details = seekclaw_protocol::api::ModeDetails {
+        mode: mode.as_str().into(),
+        approval_policy: policy.as_str().into(),
+    };
+    Ok(Envelope::result(id, mode.as_str()).with_details_of(&details))
 }
 
 pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {

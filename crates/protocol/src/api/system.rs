@@ -28,6 +28,17 @@ pub struct WorkspaceInfo {
     pub mode: String,
 }
 
+/// `agent.mode.get`'s `details` (ours, additive; `data` stays the mode).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModeDetails {
+    /// The effective mode: plan, readonly, edit or auto.
+    pub mode: String,
+    /// The approval policy of the current workspace's turns: never,
+    /// on-request or untrusted (a session may set its own).
+    pub approval_policy: String,
+}
+
 /// `workspace.init`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
