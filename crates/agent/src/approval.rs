@@ -218,16 +218,24 @@ impl Drop for Withdraw<'_> {
     }
 }
 
-/// The policy in effect: the session's own, else the workspace's, else the config's.
+/// The policy in effect: the session's own (the user set it with
+/// `session.update`), else the config's, which a workspace's
+/// `.seekclaw/config.json` may only tighten: that file comes with the code
+/// (a cloned repository, or the agent's own writes), so it must not lift the
+/// user's approvals.
 pub fn effective_policy(
     config: &seekclaw_config::Config,
     workspace: Option<&seekclaw_config::WorkspaceConfig>,
     session: Option<&str>,
 ) -> ApprovalPolicy {
+    let inherited = config.agent.approval_policy.max(
+        workspace
+            .and_then(|w| w.approval_policy)
+            .unwrap_or_default(),
+    );
     session
         .and_then(ApprovalPolicy::parse_strict)
-        .or_else(|| workspace.and_then(|w| w.approval_policy))
-        .unwrap_or(config.agent.approval_policy)
+        .unwrap_or(inherited)
 }
 
 /// Whether `policy` asks before `tool` runs with `args`.

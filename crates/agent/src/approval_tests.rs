@@ -65,6 +65,34 @@ fn each_policy_asks_exactly_when_it_should() {
 }
 
 #[test]
+fn a_workspace_only_tightens_and_the_session_decides() {
+    let mut config = seekclaw_config::Config::default();
+    config.agent.approval_policy = ApprovalPolicy::OnRequest;
+    let ws = |p| seekclaw_config::WorkspaceConfig {
+        approval_policy: Some(p),
+        ..Default::default()
+    };
+    let loose = ws(ApprovalPolicy::Never);
+    let strict = ws(ApprovalPolicy::Untrusted);
+    assert_eq!(
+        effective_policy(&config, Some(&loose), None),
+        ApprovalPolicy::OnRequest
+    );
+    assert_eq!(
+        effective_policy(&config, Some(&strict), None),
+        ApprovalPolicy::Untrusted
+    );
+    assert_eq!(
+        effective_policy(&config, None, Some("never")),
+        ApprovalPolicy::Never
+    );
+    assert_eq!(
+        effective_policy(&config, None, Some("bogus")),
+        ApprovalPolicy::OnRequest
+    );
+}
+
+#[test]
 fn session_rules_match_a_command_exactly_and_other_tools_whole() {
     let bash = rule_for("bash", &json!({"command": "cargo test"}));
     assert_eq!(bash.command.as_deref(), Some("cargo test"));

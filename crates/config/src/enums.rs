@@ -86,8 +86,9 @@ impl<'de> Deserialize<'de> for AgentMode {
     }
 }
 
-/// When the agent asks a person before a tool runs (`agent.approvalPolicy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// When the agent asks a person before a tool runs (`agent.approvalPolicy`),
+/// ordered from the loosest to the strictest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub enum ApprovalPolicy {
     /// Nothing asks (the original's behaviour; the desktop knows no approvals).
     #[default]

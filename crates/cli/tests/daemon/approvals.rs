@@ -422,6 +422,7 @@ fn a_workspace_policy_applies_to_its_turns_and_shows_in_agent_mode_get() {
     let mode = c.request("agent.mode.get", json!({})).unwrap();
     assert_eq!(mode["data"], "edit");
     assert_eq!(mode["details"]["approvalPolicy"], "untrusted", "{mode}");
+    assert_eq!(mode["details"]["sandbox"], "workspace-write", "{mode}");
     let id = c
         .send("chat", json!({"message": "list", "approvals": true}))
         .unwrap();

@@ -405,7 +405,7 @@ fn the_harness_rejects_envelopes_off_the_schema() {
     use seekclaw_testkit::check_envelope;
     let ok = r#"{"id":1,"event":"result","data":"[]"}"#;
     check_envelope(ok, Some("session.list")).unwrap();
-    let mode = r#"{"id":1,"event":"result","data":"edit","details":{"mode":"edit","approvalPolicy":"never"}}"#;
+    let mode = r#"{"id":1,"event":"result","data":"edit","details":{"mode":"edit","approvalPolicy":"never","sandbox":"off"}}"#;
     check_envelope(mode, Some("agent.mode.get")).unwrap();
     for (line, method) in [
         (

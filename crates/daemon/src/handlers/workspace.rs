@@ -105,9 +105,14 @@ pub async fn mode_get(daemon: &Daemon, id: i64) -> Reply {
     let mode = effective_mode(daemon, &root);
     let workspace = workspace_config(daemon, &root);
     let policy = seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), None);
+    let sandbox = seekclaw_agent::effective_sandbox_mode(
+        daemon.config.load().agent.sandbox,
+        workspace.as_ref().and_then(|w| w.sandbox),
+    );
     let details = seekclaw_protocol::api::ModeDetails {
         mode: mode.as_str().into(),
         approval_policy: policy.as_str().into(),
+        sandbox: sandbox.as_str().into(),
     };
     Ok(Envelope::result(id, mode.as_str()).with_details_of(&details))
 }

@@ -37,6 +37,9 @@ pub struct ModeDetails {
     /// The approval policy of the current workspace's turns: never,
     /// on-request or untrusted (a session may set its own).
     pub approval_policy: String,
+    /// The shell sandbox of the current workspace's turns: workspace-write,
+    /// read-only or off.
+    pub sandbox: String,
 }
 
 /// `workspace.init`.
