@@ -350,3 +350,24 @@ fn a_kernel_that_cannot_sandbox_fails_closed_naming_the_setting() {
     // Off never needs the kernel.
     assert!(SandboxPolicy::off().prepare().is_ok());
 }
+
+#[test]
+fn a_policy_and_its_clones_build_the_rules_once() {
+    if !supported() {
+        return;
+    }
+    let f = fixture(SandboxMode::WorkspaceWrite, false);
+    let policy = (*f.w.ctx.sandbox).clone();
+    let first = policy.prepare().unwrap().enter.unwrap();
+    let again = f.w.ctx.sandbox.prepare().unwrap().enter.unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &again),
+        "clones share the prepared rules"
+    );
+    let fresh = SandboxPolicy::new(SandboxMode::WorkspaceWrite, &f.w.root, &f.home, false);
+    let other = fresh.prepare().unwrap().enter.unwrap();
+    assert!(
+        !Arc::ptr_eq(&first, &other),
+        "a new policy (a new turn) builds its own"
+    );
+}
