@@ -159,13 +159,15 @@ pub fn run(args: &TuiArgs<'_>) -> Result<()> {
     );
     for (name, s) in [("full speed", &fast), ("slow (2 ms)", &slow)] {
         println!(
-            "  {} deltas, {name:<11}       {:>5} frames in {:>7.1} ms = {:>5.1} frames/s (target ≤ {TARGET_FPS}); shortest gap {}; CPU {:>6.1} ms; {} bytes",
+            "  {} deltas, {name:<11}       {:>5} frames in {:>7.1} ms = {:>5.1} frames/s; shortest gap between stream frames {} (target ≥ 16 ms, i.e. ≤ {TARGET_FPS} frames/s); CPU {:>6.1} ms; {} bytes",
             args.deltas,
             s.frames,
             ms(s.wall),
             fps(s),
-            s.min_gap
-                .map_or_else(|| "n/a".to_string(), |g| format!("{:.1} ms", ms(g))),
+            s.min_gap.map_or_else(
+                || "n/a (one frame)".to_string(),
+                |g| format!("{:.1} ms", ms(g))
+            ),
             ms(s.cpu),
             s.bytes
         );
