@@ -70,6 +70,8 @@ pub struct TurnInput {
     /// Who decides calls the approval policy asks about (the front end
     /// keeps a clone to answer); the default refuses them at once.
     pub approvals: crate::approval::Approvals,
+    /// A front end's approval policy, over every other setting.
+    pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -408,11 +410,13 @@ async fn turn_approvals(rt: &TurnRuntime<'_>, input: &TurnInput) -> crate::appro
         .ok()
         .and_then(Result::ok)
         .unwrap_or_default();
-    let policy = crate::approval::effective_policy(
-        &rt.config,
-        rt.workspace.as_ref(),
-        saved.policy.as_deref(),
-    );
+    let policy = input.approval_policy.unwrap_or_else(|| {
+        crate::approval::effective_policy(
+            &rt.config,
+            rt.workspace.as_ref(),
+            saved.policy.as_deref(),
+        )
+    });
     crate::approval::TurnApprovals::new(
         policy,
         Duration::from_secs(rt.config.agent.approval_timeout_seconds.max(1)),

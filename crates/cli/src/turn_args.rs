@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use seekclaw_config::AgentMode;
+use seekclaw_config::{AgentMode, ApprovalPolicy};
 use seekclaw_daemon::TurnOverrides;
 
 /// Where a front end works and which session it continues (`run`, `serve`,
@@ -40,6 +40,12 @@ pub struct TurnArgs {
     /// Agent mode: plan, readonly, edit or auto.
     #[arg(long, value_parser = parse_mode)]
     pub mode: Option<AgentMode>,
+    /// Approval policy: never, on-request (or OpenSeek's `ask`) or untrusted
+    /// (default: the session's, else the workspace's and the config's).
+    /// `serve` asks with `approval_requested`; `run` cannot ask, so what the
+    /// policy would ask about is refused.
+    #[arg(long, value_parser = parse_approval)]
+    pub approval: Option<ApprovalPolicy>,
 }
 
 impl TurnArgs {
@@ -50,8 +56,15 @@ impl TurnArgs {
             model: self.model.clone(),
             mode: self.mode,
             finish_tool: true,
+            approval_policy: self.approval,
         }
     }
+}
+
+fn parse_approval(s: &str) -> Result<ApprovalPolicy, String> {
+    ApprovalPolicy::parse_strict(s).ok_or_else(|| {
+        format!("unknown approval policy {s:?} (expected never, on-request, ask or untrusted)")
+    })
 }
 
 fn parse_mode(s: &str) -> Result<AgentMode, String> {

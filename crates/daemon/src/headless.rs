@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use seekclaw_agent::{Approvals, SteerQueue};
+use seekclaw_agent::{Approvals, SteerQueue, Unattended};
 use seekclaw_config::{Home, ReasoningLevel, normalize_path};
 use seekclaw_protocol::MethodError;
 use seekclaw_store::Store;
@@ -131,7 +131,12 @@ impl LocalEngine {
             images,
             overrides: opts.overrides.clone(),
         };
-        self.start_turn(turn, cancel, &SteerQueue::new(), &Approvals::default())
+        // `run` has nobody to ask: what the policy asks about is refused.
+        let approvals = Approvals::unattended(Unattended::Reject(
+            "`seekclaw run` cannot ask a person (use `seekclaw serve` or `seekclaw chat` to be asked)"
+                .into(),
+        ));
+        self.start_turn(turn, cancel, &SteerQueue::new(), &approvals)
             .await
     }
 

@@ -298,10 +298,8 @@ fn serve_asks_with_approval_requested_and_the_approval_command_decides() {
     use crate::serve::{Serve, home_with};
     let server = ProviderServer::start().unwrap();
     let (tmp, home) = home_with(&server);
-    let mut config: Value =
-        serde_json::from_str(&std::fs::read_to_string(home.join("config.json")).unwrap()).unwrap();
-    config["agent"]["approvalPolicy"] = json!("on-request");
-    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    // The config says `never`: `--approval ask` (OpenSeek's name for
+    // on-request) is the front end's choice and wins.
     let ws = project_dir(tmp.path(), "proj");
     server.enqueue(Reply::new().tool_call(
         "w1",
@@ -312,7 +310,10 @@ fn serve_asks_with_approval_requested_and_the_approval_command_decides() {
     server.enqueue(Reply::plain("done"));
     server.enqueue(Reply::new().tool_call("b2", "bash", r#"{"command":"rm a.txt"}"#));
     server.enqueue(Reply::plain("stopped"));
-    let mut s = Serve::start(&home, &["--workspace", ws.to_str().unwrap()]);
+    let mut s = Serve::start(
+        &home,
+        &["--workspace", ws.to_str().unwrap(), "--approval", "ask"],
+    );
     s.send(r#"{"command":"prompt","text":"go"}"#);
     let asked = s.until("approval_requested");
     let ask = asked.last().unwrap();
@@ -434,4 +435,44 @@ fn a_workspace_policy_applies_to_its_turns_and_shows_in_agent_mode_get() {
     )
     .unwrap();
     assert_eq!(c.collect(id).unwrap().last().unwrap()["data"], "listed");
+}
+
+#[test]
+fn run_cannot_ask_so_what_the_policy_names_is_refused() {
+    use crate::serve::home_with;
+    let server = ProviderServer::start().unwrap();
+    let (tmp, home) = home_with(&server);
+    let ws = project_dir(tmp.path(), "proj");
+    server.enqueue(Reply::new().tool_call("b1", "bash", r#"{"command":"touch x"}"#));
+    server.enqueue(Reply::plain("refused"));
+    let out = std::process::Command::new(crate::bin())
+        .args([
+            "run",
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--approval",
+            "untrusted",
+            "go",
+        ])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!ws.join("x").exists());
+    let read = tool_result(&server, 1);
+    assert!(
+        read.contains("`seekclaw run` cannot ask a person"),
+        "{read}"
+    );
+    let bad = std::process::Command::new(crate::bin())
+        .args(["run", "--approval", "sometimes", "go"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown approval policy"));
 }

@@ -57,6 +57,9 @@ pub struct TurnOverrides {
     /// Offer the `finish` control tool (OpenSeek front ends; the desktop's
     /// turns answer in plain text).
     pub finish_tool: bool,
+    /// The approval policy, over the session's, the workspace's and the
+    /// config's (`seekclaw serve --approval`).
+    pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
 }
 
 impl TurnOverrides {
@@ -175,6 +178,7 @@ impl<'e> Engine<'e> {
             step_limit: request.overrides.max_steps,
             jobs: Some(self.jobs.of(&session.id)),
             approvals: request.approvals,
+            approval_policy: request.overrides.approval_policy,
         };
         let (tx, events) = mpsc::unbounded_channel();
         let (cancel, steer, turn_owner) =
