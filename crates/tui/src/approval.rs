@@ -58,10 +58,8 @@ impl App {
             "approval_resolved" => {
                 let id = env.details["approvalId"].as_str().unwrap_or_default();
                 self.approvals.retain(|a| a.approval_id != id);
-                match env.data.as_str() {
-                    "timeout" => self.notice("(no answer in time: the call was not run)"),
-                    "cancelled" => {}
-                    _ => {}
+                if env.data == "timeout" {
+                    self.notice("(no answer in time: the call was not run)");
                 }
                 true
             }
@@ -116,24 +114,7 @@ impl App {
             ),
         ])];
         if let Some(body) = &p.body {
-            let all: Vec<&str> = body.lines().collect();
-            for l in all.iter().take(PROMPT_DIFF_LINES) {
-                let style = match l.as_bytes().first() {
-                    Some(b'+') if !l.starts_with("+++") => Style::new().fg(Color::Green),
-                    Some(b'-') if !l.starts_with("---") => Style::new().fg(Color::Red),
-                    _ => Style::new().fg(Color::DarkGray),
-                };
-                out.push(Line::styled(
-                    format!("  {}", l.replace('\t', "    ")),
-                    style,
-                ));
-            }
-            if all.len() > PROMPT_DIFF_LINES {
-                out.push(Line::styled(
-                    format!("  … {} more lines", all.len() - PROMPT_DIFF_LINES),
-                    Style::new().fg(Color::DarkGray),
-                ));
-            }
+            crate::render::conversation::diff_lines(&mut out, body, PROMPT_DIFF_LINES, "");
         }
         out.push(Line::styled(
             "[y] allow once · [a] allow for this session · [n]/Esc reject · or type a reason and press Enter",

@@ -115,26 +115,32 @@ pub(crate) fn tool(out: &mut Vec<Line<'static>>, row: &ToolRow, tick: usize, exp
     }
     out.push(Line::from(spans));
     if let Some(diff) = &row.diff {
-        let all: Vec<&str> = diff.lines().collect();
-        let shown = if expand { all.len() } else { DIFF_FOLDED };
-        for l in all.iter().take(shown) {
-            let style = match l.as_bytes().first() {
-                Some(b'+') if !l.starts_with("+++") => Style::new().fg(Color::Green),
-                Some(b'-') if !l.starts_with("---") => Style::new().fg(Color::Red),
-                Some(b'@') => Style::new().fg(Color::Cyan),
-                _ => Style::new().fg(Color::DarkGray),
-            };
-            out.push(Line::styled(
-                format!("  {}", l.replace('\t', "    ")),
-                style,
-            ));
-        }
-        if all.len() > shown {
-            out.push(Line::styled(
-                format!("  … {} more lines (Ctrl-O expands)", all.len() - shown),
-                Style::new().fg(Color::DarkGray),
-            ));
-        }
+        let shown = if expand { usize::MAX } else { DIFF_FOLDED };
+        diff_lines(out, diff, shown, " (Ctrl-O expands)");
+    }
+}
+
+/// The first `shown` lines of a diff (or a command), indented and coloured,
+/// then how many more there are, `hint` after the count.
+pub(crate) fn diff_lines(out: &mut Vec<Line<'static>>, diff: &str, shown: usize, hint: &str) {
+    let all: Vec<&str> = diff.lines().collect();
+    for l in all.iter().take(shown) {
+        let style = match l.as_bytes().first() {
+            Some(b'+') if !l.starts_with("+++") => Style::new().fg(Color::Green),
+            Some(b'-') if !l.starts_with("---") => Style::new().fg(Color::Red),
+            Some(b'@') => Style::new().fg(Color::Cyan),
+            _ => Style::new().fg(Color::DarkGray),
+        };
+        out.push(Line::styled(
+            format!("  {}", l.replace('\t', "    ")),
+            style,
+        ));
+    }
+    if all.len() > shown {
+        out.push(Line::styled(
+            format!("  … {} more lines{hint}", all.len() - shown),
+            Style::new().fg(Color::DarkGray),
+        ));
     }
 }
 
