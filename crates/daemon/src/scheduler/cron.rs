@@ -30,15 +30,10 @@ impl CronSchedule {
                 expr.trim()
             )));
         }
-        let cron = CronParser::builder()
-            .seconds(Seconds::Disallowed)
-            .year(Year::Disallowed)
-            // A day of month and a day of week must both match, as in Cronos
-            // (the original's parser; croner's default is either).
-            .dom_and_dow(true)
-            .build()
-            .parse(&super::cron_syntax::normalize(expr))
-            .map_err(|e| InvalidCron(format!("{e} (in \"{}\")", expr.trim())))?;
+        let cron = parse_fields(expr).map_err(|e| {
+            let culprit = bad_field(expr).unwrap_or_default();
+            InvalidCron(format!("{culprit}{e} (in \"{}\")", expr.trim()))
+        })?;
         let never = || InvalidCron(format!("\"{}\" never matches a real date", expr.trim()));
         // croner skips empty list items, so a field of only commas selects
         // nothing; finding that by search would take croner seconds of CPU
@@ -76,6 +71,38 @@ impl CronSchedule {
             .ok()
             .map(|t| t.with_timezone(&Utc))
     }
+}
+
+/// The five fields' names, in order, for errors that name the one to blame.
+const FIELD_NAMES: [&str; 5] = ["minute", "hour", "day-of-month", "month", "day-of-week"];
+
+fn parse_fields(expr: &str) -> Result<Cron, croner::errors::CronError> {
+    CronParser::builder()
+        .seconds(Seconds::Disallowed)
+        .year(Year::Disallowed)
+        // A day of month and a day of week must both match, as in Cronos
+        // (the original's parser; croner's default is either).
+        .dom_and_dow(true)
+        .build()
+        .parse(&super::cron_syntax::normalize(expr))
+}
+
+/// `the hour field "25" is invalid: ` for the first field that fails on its
+/// own (the others as `*`); croner's own errors do not say which field.
+fn bad_field(expr: &str) -> Option<String> {
+    let fields: Vec<&str> = expr.split_whitespace().collect();
+    (0..fields.len()).find_map(|i| {
+        let alone: Vec<&str> = (0..fields.len())
+            .map(|j| if j == i { fields[j] } else { "*" })
+            .collect();
+        parse_fields(&alone.join(" ")).err().map(|_| {
+            format!(
+                "the {} field \"{}\" is invalid: ",
+                FIELD_NAMES.get(i).copied().unwrap_or("?"),
+                fields[i]
+            )
+        })
+    })
 }
 
 /// The machine's time zone (`chrono::Local`, which honours `TZ`) with one fix:
