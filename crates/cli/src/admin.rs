@@ -16,6 +16,8 @@ use seekclaw_providers::presets::{PRESETS, preset};
 use serde_json::{Map, Value, json};
 
 use crate::client::DaemonClient;
+use crate::listing::{ModelRow, ProviderRow, active_of, print_models, print_providers};
+use crate::provider_add;
 
 #[derive(Subcommand)]
 pub enum ProviderCommand {
@@ -25,8 +27,13 @@ pub enum ProviderCommand {
     Add {
         /// Preset name, or the id of a custom provider.
         name: String,
-        #[arg(long)]
+        /// The key (it lands in shell history; prefer the hidden prompt or
+        /// --api-key-stdin). Never read from environment variables.
+        #[arg(long, conflicts_with = "api_key_stdin")]
         api_key: Option<String>,
+        /// Read the key from the first line of standard input.
+        #[arg(long)]
+        api_key_stdin: bool,
         /// Store it under another id (e.g. two DeepSeek accounts).
         #[arg(long)]
         id: Option<String>,
@@ -35,7 +42,8 @@ pub enum ProviderCommand {
         /// `openai` (OpenAI-compatible) or `anthropic`, for custom providers.
         #[arg(long)]
         kind: Option<String>,
-        /// Model ids; replace the preset's list.
+        /// Model ids; replace the preset's list. A custom provider without
+        /// one lists the endpoint's models to pick from.
         #[arg(long = "model")]
         models: Vec<String>,
     },
@@ -49,8 +57,10 @@ pub enum ProviderCommand {
 
 #[derive(Subcommand)]
 pub enum ModelCommand {
-    /// List the models of enabled providers as provider/model.
+    /// List the models of enabled providers as provider/model (the active one marked).
     List,
+    /// Make a model the default for new sessions (e.g. `deepseek/deepseek-chat`).
+    Use { model: String },
 }
 
 /// How far a provider probe may take.
@@ -78,12 +88,21 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
         ProviderCommand::Add {
             name,
             api_key,
+            api_key_stdin,
             id,
             base_url,
             kind,
             models,
         } => {
-            let edit = add_edit(&name, api_key, id, base_url, kind, models)?;
+            let edit = interactive_add(AddArgs {
+                name,
+                api_key,
+                api_key_stdin,
+                id,
+                base_url,
+                kind,
+                models,
+            })?;
             match daemon {
                 Some(mut daemon) => {
                     let saved = daemon.call_json("provider.upsert", upsert_params(&edit))?;
@@ -103,23 +122,29 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
             }
         }
         ProviderCommand::List => {
-            let rows: Vec<Row> = match daemon {
+            let (rows, active) = match daemon {
                 Some(mut daemon) => {
                     let listed = daemon.call_json("provider.list", json!({}))?;
-                    listed
+                    let rows: Vec<ProviderRow> = listed
                         .as_array()
-                        .map(|all| all.iter().map(Row::from_view).collect())
-                        .unwrap_or_default()
+                        .map(|all| all.iter().map(ProviderRow::from_view).collect())
+                        .unwrap_or_default();
+                    let catalog = daemon.call_json("model.catalog", json!({}))?;
+                    let models = ModelRow::from_catalog(&catalog);
+                    (rows, active_of(&models).map(str::to_string))
                 }
-                None => load(home)?
-                    .providers_by_priority()
-                    .into_iter()
-                    .map(Row::of)
-                    .collect(),
+                None => {
+                    let config = load(home)?;
+                    let models = ModelRow::from_config(&config);
+                    let rows = config
+                        .providers_by_priority()
+                        .into_iter()
+                        .map(ProviderRow::of)
+                        .collect();
+                    (rows, active_of(&models).map(str::to_string))
+                }
             };
-            for row in rows {
-                println!("{}", row.line());
-            }
+            print_providers(&mut std::io::stdout().lock(), &rows, active.as_deref())?;
         }
         ProviderCommand::Remove { id } => {
             match daemon {
@@ -168,34 +193,112 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
 pub fn model(home: &Home, cmd: ModelCommand) -> Result<()> {
     match cmd {
         ModelCommand::List => {
-            let refs: Vec<String> = match DaemonClient::running(home) {
+            let rows = match DaemonClient::running(home) {
                 Some(mut daemon) => {
-                    let listed = daemon.call_json("model.list", json!({}))?;
-                    listed
-                        .as_array()
-                        .map(|all| {
-                            all.iter()
-                                .filter_map(|r| r.as_str().map(str::to_string))
-                                .collect()
-                        })
-                        .unwrap_or_default()
+                    ModelRow::from_catalog(&daemon.call_json("model.catalog", json!({}))?)
                 }
+                None => ModelRow::from_config(&load(home)?),
+            };
+            print_models(&mut std::io::stdout().lock(), &rows)?;
+        }
+        ModelCommand::Use { model } => {
+            let switched = match DaemonClient::running(home) {
+                Some(mut daemon) => daemon.call("model.switch", json!({ "model": model }))?,
                 None => {
-                    let config = load(home)?;
-                    config
-                        .providers_by_priority()
-                        .into_iter()
-                        .filter(|p| p.enabled)
-                        .flat_map(|p| p.models.iter().map(move |m| format!("{}/{}", p.id, m.id)))
-                        .collect()
+                    home.ensure()?;
+                    let edited = edit_config(home, |cfg| {
+                        let handle = seekclaw_providers::routing::resolve(cfg, model.trim(), false)
+                            .ok_or_else(|| unknown_model(cfg, &model))?;
+                        let (pid, mid) = (
+                            handle.provider(cfg).id.clone(),
+                            handle.model(cfg).id.clone(),
+                        );
+                        let profile = cfg.active_profile_mut();
+                        profile.provider = Some(pid.clone());
+                        profile.model = Some(mid.clone());
+                        anyhow::Ok(format!("switched to {pid}/{mid}"))
+                    })?;
+                    warn_problem(edited.problem);
+                    edited.value
                 }
             };
-            for r in refs {
-                println!("{r}");
-            }
+            println!("{switched} (the default for new sessions)");
         }
     }
     Ok(())
+}
+
+/// An unknown model, with the ones that exist.
+fn unknown_model(config: &Config, given: &str) -> anyhow::Error {
+    let known: Vec<String> = ModelRow::from_config(config)
+        .into_iter()
+        .map(|r| r.model_ref)
+        .collect();
+    if known.is_empty() {
+        anyhow::anyhow!("Unknown model {given}: no models are configured")
+    } else {
+        anyhow::anyhow!("Unknown model {given}; configured: {}", known.join(", "))
+    }
+}
+
+/// `seekclaw provider add`'s flags.
+struct AddArgs {
+    name: String,
+    api_key: Option<String>,
+    api_key_stdin: bool,
+    id: Option<String>,
+    base_url: Option<String>,
+    kind: Option<String>,
+    models: Vec<String>,
+}
+
+/// The flags, with what was left out asked for: the key (hidden), and a
+/// custom provider's models from its endpoint.
+fn interactive_add(args: AddArgs) -> Result<ProviderEdit> {
+    if let Some(url) = &args.base_url {
+        provider_add::check_base_url(url)?;
+    }
+    let preset = preset(&args.name);
+    if preset.is_none() && args.base_url.is_none() {
+        bail!(
+            "unknown preset '{}' (presets: {}); for a custom provider give --base-url (and --model, or pick from the endpoint's list)",
+            args.name,
+            PRESETS.join(", ")
+        );
+    }
+    let base_url = args
+        .base_url
+        .clone()
+        .or_else(|| preset.as_ref().map(|p| p.base_url.clone()))
+        .unwrap_or_default();
+    let id = args.id.clone().unwrap_or_else(|| args.name.clone());
+    let api_key = match (args.api_key, args.api_key_stdin) {
+        (Some(key), _) => Some(key),
+        (None, true) => provider_add::read_key(provider_add::KeySource::Stdin, &id)?,
+        (None, false) if !provider_add::is_local(&base_url) => {
+            provider_add::read_key(provider_add::KeySource::Terminal, &id)?
+        }
+        (None, false) => None,
+    };
+    let mut models = args.models;
+    if preset.is_none() && models.is_empty() {
+        let endpoint = Provider {
+            id: id.clone(),
+            kind: args.kind.clone().unwrap_or_else(|| "openai".into()),
+            base_url: base_url.clone(),
+            api_key: api_key.clone(),
+            ..Provider::default()
+        };
+        models = provider_add::pick_models(&endpoint)?;
+    }
+    add_edit(
+        &args.name,
+        api_key,
+        args.id,
+        args.base_url,
+        args.kind,
+        models,
+    )
 }
 
 /// The edit `seekclaw provider add` stands for: a preset's settings and full
@@ -290,61 +393,6 @@ fn upsert_params(edit: &ProviderEdit) -> Value {
         edit.activate_if_none.then_some(json!(true)),
     );
     Value::Object(p)
-}
-
-/// One `provider list` line; says whether a key is set, never which.
-struct Row {
-    id: String,
-    kind: String,
-    base_url: String,
-    enabled: bool,
-    key_set: bool,
-    models: Vec<String>,
-}
-
-impl Row {
-    fn of(p: &Provider) -> Row {
-        Row {
-            id: p.id.clone(),
-            kind: p.kind.clone(),
-            base_url: p.base_url.clone(),
-            enabled: p.enabled,
-            key_set: p.api_key.as_deref().is_some_and(|k| !k.trim().is_empty()),
-            models: p.models.iter().map(|m| m.id.clone()).collect(),
-        }
-    }
-
-    /// From a `provider.list` entry (which carries the key: it is dropped here).
-    fn from_view(v: &Value) -> Row {
-        let text = |key: &str| v[key].as_str().unwrap_or_default().to_string();
-        Row {
-            id: text("id"),
-            kind: text("kind"),
-            base_url: text("baseUrl"),
-            enabled: v["enabled"].as_bool().unwrap_or(false),
-            key_set: v["apiKeyConfigured"].as_bool().unwrap_or(false),
-            models: v["models"]
-                .as_array()
-                .map(|all| {
-                    all.iter()
-                        .filter_map(|m| m.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        }
-    }
-
-    fn line(&self) -> String {
-        format!(
-            "{}\t{}\t{}\t{}\t{}\t{}",
-            self.id,
-            self.kind,
-            self.base_url,
-            if self.enabled { "enabled" } else { "disabled" },
-            if self.key_set { "key set" } else { "no key" },
-            self.models.join(",")
-        )
-    }
 }
 
 /// One provider's health, from the daemon or probed here.
@@ -465,20 +513,5 @@ mod tests {
         let params = upsert_params(&edit);
         assert_eq!(params["models"], json!(["m"]));
         assert!(params.get("apiKey").is_none() && params.get("name").is_none());
-    }
-
-    #[test]
-    fn rows_say_whether_a_key_is_set_never_which() {
-        let view = json!({"id": "a", "kind": "openai", "baseUrl": "http://h", "apiKey": "sk-secret",
-            "apiKeyConfigured": true, "models": ["m1", "m2"], "enabled": true});
-        let line = Row::from_view(&view).line();
-        assert_eq!(line, "a\topenai\thttp://h\tenabled\tkey set\tm1,m2");
-        let p = Provider {
-            id: "a".into(),
-            base_url: "http://h".into(),
-            api_key: Some("sk-secret".into()),
-            ..Provider::default()
-        };
-        assert!(!Row::of(&p).line().contains("sk-secret"));
     }
 }

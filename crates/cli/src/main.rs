@@ -4,13 +4,16 @@
 mod admin;
 mod chat;
 mod client;
+mod listing;
 mod mcp;
+mod provider_add;
 mod run;
 mod run_pretty;
 mod schedule;
 mod serve;
 mod sessions;
 mod sessions_file;
+mod table;
 mod turn_args;
 
 use std::process::ExitCode;

@@ -82,7 +82,11 @@ fn render(check: &McpCheck, command: McpCommand) -> String {
         out.push_str(&format!("invalid config: {p}\n"));
     }
     if check.servers.is_empty() {
-        out.push_str("no MCP servers configured\n");
+        // One line, and where servers go: nothing failed, nothing else to say.
+        out.push_str(
+            "no MCP servers configured (add them under \"mcp\": {\"servers\": {…}} in config.json or the workspace's .seekclaw/config.json)\n",
+        );
+        return out;
     }
     for s in &check.servers {
         let l = &s.listing;

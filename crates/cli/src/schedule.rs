@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Local};
 use clap::Subcommand;
 use seekclaw_config::Home;
@@ -60,11 +60,17 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
             }
             let tasks = tasks.as_array().cloned().unwrap_or_default();
             if tasks.is_empty() {
-                println!("no scheduled tasks");
+                println!(
+                    "no scheduled tasks; add one with `seekclaw schedule add --name NAME --cron \"0 9 * * 1-5\" --prompt TEXT`"
+                );
+                return Ok(());
             }
-            for t in &tasks {
-                println!("{}", row(t));
-            }
+            let rows: Vec<[String; 6]> = tasks.iter().map(row).collect();
+            crate::table::write_table(
+                &mut std::io::stdout().lock(),
+                ["ID", "STATE", "CRON", "NEXT RUN", "LAST RUN", "NAME"],
+                &rows,
+            )?;
         }
         ScheduleCommand::Add {
             name,
@@ -101,12 +107,20 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
             );
         }
         ScheduleCommand::Run { id } => {
+            let id = resolve_id(&mut daemon, &id)?;
             daemon.call("schedule.run", json!({"id": id}))?;
             println!("started {id}");
         }
-        ScheduleCommand::Enable { id } => toggle(&mut daemon, &id, true)?,
-        ScheduleCommand::Disable { id } => toggle(&mut daemon, &id, false)?,
+        ScheduleCommand::Enable { id } => {
+            let id = resolve_id(&mut daemon, &id)?;
+            toggle(&mut daemon, &id, true)?;
+        }
+        ScheduleCommand::Disable { id } => {
+            let id = resolve_id(&mut daemon, &id)?;
+            toggle(&mut daemon, &id, false)?;
+        }
         ScheduleCommand::Remove { id } => {
+            let id = resolve_id(&mut daemon, &id)?;
             daemon.call("schedule.delete", json!({"id": id}))?;
             println!("removed {id}");
         }
@@ -140,8 +154,45 @@ fn when(v: &Value) -> String {
         .unwrap_or_else(|| "-".to_string())
 }
 
-/// `id  state  cron  next  last  name`, tab-separated.
-fn row(t: &Value) -> String {
+/// A task id as given: the task with exactly that id, else the one task whose
+/// id starts with it (ids are long; a prefix is what people type).
+fn resolve_id(daemon: &mut DaemonClient, given: &str) -> Result<String> {
+    let tasks = daemon.call_json("schedule.list", json!({}))?;
+    let ids: Vec<&str> = tasks
+        .as_array()
+        .map(|all| all.iter().filter_map(|t| t["id"].as_str()).collect())
+        .unwrap_or_default();
+    pick_id(&ids, given.trim())
+}
+
+fn pick_id(ids: &[&str], given: &str) -> Result<String> {
+    if given.is_empty() {
+        bail!("no task id given");
+    }
+    if let Some(exact) = ids.iter().find(|id| id.eq_ignore_ascii_case(given)) {
+        return Ok((*exact).to_string());
+    }
+    let lower = given.to_ascii_lowercase();
+    let matches: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| id.to_ascii_lowercase().starts_with(&lower))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok((*one).to_string()),
+        [] => bail!(
+            "no scheduled task with an id starting with \"{given}\" (see `seekclaw schedule list`)"
+        ),
+        many => bail!(
+            "\"{given}\" matches {} tasks ({}); give more of the id",
+            many.len(),
+            many.join(", ")
+        ),
+    }
+}
+
+/// One `schedule list` row: id, state, cron, next run, last run, name.
+fn row(t: &Value) -> [String; 6] {
     let state = if t["enabled"].as_bool().unwrap_or(false) {
         "enabled"
     } else {
@@ -152,13 +203,14 @@ fn row(t: &Value) -> String {
         (Some(status), None) => status.to_string(),
         _ => "never ran".to_string(),
     };
-    format!(
-        "{}\t{state}\t{}\tnext: {}\tlast: {last}\t{}",
-        text(t, "id"),
-        text(t, "cron"),
+    [
+        text(t, "id").to_string(),
+        state.to_string(),
+        text(t, "cron").to_string(),
         when(&t["nextRunAt"]),
-        text(t, "displayName"),
-    )
+        last,
+        text(t, "displayName").to_string(),
+    ]
 }
 
 #[cfg(test)]
@@ -170,18 +222,25 @@ mod tests {
         let t = json!({"id": "a", "enabled": true, "cron": "0 9 * * *",
             "nextRunAt": "2026-05-04T01:00:00.0000000+00:00", "displayName": "Triage"});
         let r = row(&t);
-        assert!(
-            r.starts_with("a\tenabled\t0 9 * * *\tnext: 2026-05-0"),
-            "{r}"
-        );
-        assert!(r.ends_with("\tlast: never ran\tTriage"), "{r}");
+        assert_eq!(r[..3], ["a", "enabled", "0 9 * * *"]);
+        assert!(r[3].starts_with("2026-05-0"), "{r:?}");
+        assert_eq!(r[4..], ["never ran", "Triage"]);
         assert_eq!(when(&Value::Null), "-");
         let done = json!({"id": "b", "enabled": false, "cron": "* * * * *", "lastStatus": "success",
             "lastRunAt": "2026-05-04T01:00:00.0000000+00:00", "displayName": "x"});
         let r = row(&done);
-        assert!(
-            r.contains("\tdisabled\t") && r.contains("last: success at 2026-05-0"),
-            "{r}"
-        );
+        assert_eq!(r[1], "disabled");
+        assert!(r[4].starts_with("success at 2026-05-0"), "{r:?}");
+    }
+
+    #[test]
+    fn ids_resolve_exactly_or_by_a_unique_prefix() {
+        let ids = ["a1b2c3", "a1ffff", "zz"];
+        assert_eq!(pick_id(&ids, "zz").unwrap(), "zz");
+        assert_eq!(pick_id(&ids, "A1B").unwrap(), "a1b2c3");
+        let many = pick_id(&ids, "a1").unwrap_err().to_string();
+        assert!(many.contains("matches 2 tasks (a1b2c3, a1ffff)"), "{many}");
+        let none = pick_id(&ids, "q").unwrap_err().to_string();
+        assert!(none.contains("no scheduled task"), "{none}");
     }
 }

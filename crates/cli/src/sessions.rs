@@ -318,37 +318,36 @@ fn print_table(listed: &[ListedSession], out: &mut impl Write) -> anyhow::Result
                 short_time(r.updated_at),
                 r.turns.to_string(),
                 r.tokens.to_string(),
-                format!("${:.4}", r.cost),
+                money(r.cost),
                 r.workspace.unwrap_or("(global)").to_string(),
                 r.title.map(one_line).unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();
-    let heading = [
-        "ID",
-        "UPDATED (UTC)",
-        "TURNS",
-        "TOKENS",
-        "COST",
-        "WORKSPACE",
-        "TITLE",
-    ]
-    .map(String::from);
-    let mut widths = [0usize; 6];
-    for row in std::iter::once(&heading).chain(&rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for row in std::iter::once(&heading).chain(&rows) {
-        let mut line = String::new();
-        for (w, cell) in widths.iter().zip(row) {
-            line.push_str(&format!("{cell:<w$}  "));
-        }
-        line.push_str(&row[6]);
-        writeln!(out, "{}", line.trim_end())?;
-    }
+    crate::table::write_table(
+        out,
+        [
+            "ID",
+            "UPDATED (UTC)",
+            "TURNS",
+            "TOKENS",
+            "COST",
+            "WORKSPACE",
+            "TITLE",
+        ],
+        &rows,
+    )?;
     Ok(())
+}
+
+/// A cost as `$0.0123`, or `-` when nothing was priced (a model without
+/// known prices costs 0, which must not read as free; never `$-0.0000`).
+fn money(cost: f64) -> String {
+    if cost > 0.0 {
+        format!("${cost:.4}")
+    } else {
+        "-".to_string()
+    }
 }
 
 /// Whitespace runs (newlines included) as one space, control characters dropped.

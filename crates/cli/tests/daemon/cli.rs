@@ -80,23 +80,61 @@ fn provider_and_model_commands_edit_config_json() {
     );
     let list = seekclaw(&home, &["provider", "list"]);
     let text = String::from_utf8_lossy(&list.stdout);
+    let rows = crate::squeezed_lines(&text);
     assert!(
-        text.contains("deepseek\topenai\thttps://api.deepseek.com\tenabled\tkey set"),
+        rows.iter().any(|l| l.trim_start_matches("* ") == "deepseek openai https://api.deepseek.com enabled key set deepseek-chat, deepseek-reasoner"),
         "{text}"
     );
-    assert!(text.contains("anthropic\tanthropic"), "{text}");
+    assert!(
+        rows.iter().any(|l| l
+            .trim_start_matches("* ")
+            .starts_with("anthropic anthropic ")),
+        "{text}"
+    );
     assert!(
         !text.contains("sk-cli-123") && !text.contains("sk-ant"),
         "keys are never printed"
     );
     let models = String::from_utf8_lossy(&seekclaw(&home, &["model", "list"]).stdout).to_string();
+    let rows = crate::squeezed_lines(&models);
     assert!(
-        models.lines().any(|l| l == "deepseek/deepseek-chat"),
+        rows.iter().any(|l| l
+            .trim_start_matches("* ")
+            .starts_with("deepseek/deepseek-chat 128k ")),
         "{models}"
     );
     assert!(
-        models.lines().any(|l| l == "anthropic/claude-sonnet-4-5"),
+        rows.iter().any(|l| l
+            .trim_start_matches("* ")
+            .starts_with("anthropic/claude-sonnet-4-5 ")),
         "{models}"
+    );
+    assert_eq!(
+        rows.iter().filter(|l| l.starts_with("* ")).count(),
+        1,
+        "{models}"
+    );
+    // The default for new sessions is an explicit choice.
+    let used = seekclaw(&home, &["model", "use", "deepseek/deepseek-reasoner"]);
+    assert!(
+        used.status.success(),
+        "{}",
+        String::from_utf8_lossy(&used.stderr)
+    );
+    let models = String::from_utf8_lossy(&seekclaw(&home, &["model", "list"]).stdout).to_string();
+    assert!(
+        crate::squeezed_lines(&models)
+            .iter()
+            .any(|l| l.starts_with("* deepseek/deepseek-reasoner ")),
+        "{models}"
+    );
+    let typo = seekclaw(&home, &["model", "use", "anthropic/claude-sonet"]);
+    assert!(!typo.status.success());
+    let err = String::from_utf8_lossy(&typo.stderr);
+    assert!(
+        err.contains("Unknown model anthropic/claude-sonet; configured: ")
+            && err.contains("anthropic/claude-sonnet-4-5"),
+        "{err}"
     );
 
     let custom = seekclaw(

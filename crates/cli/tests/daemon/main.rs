@@ -47,6 +47,14 @@ pub fn start_with(opts: StartOptions) -> DaemonProcess {
     DaemonProcess::start_with(bin(), opts).expect("daemon starts")
 }
 
+/// Each line of a `… list` table with its column gaps squeezed to one space
+/// (`*  a  openai` → `* a openai`), so tests read rows, not widths.
+pub fn squeezed_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
 /// A temp directory that looks like a Rust project (a workspace root).
 pub fn project_dir(parent: &Path, name: &str) -> PathBuf {
     let dir = parent.join(name);

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Output, Stdio};
 use seekclaw_testkit::{DaemonProcess, StartOptions};
 use serde_json::{Value, json};
 
-use crate::{bin, start};
+use crate::{bin, squeezed_lines, start};
 
 const KEY: &str = "sk-cli-never-shown-4711";
 
@@ -162,18 +162,32 @@ fn with_a_daemon_the_cli_edits_through_it_and_no_edit_is_lost() {
     assert_eq!(file_ids(&home), want);
 
     // Reads go through the daemon too, and never show a key.
-    let list = ok(&home, &["provider", "list"]);
+    let list = squeezed_lines(&ok(&home, &["provider", "list"]));
+    assert_eq!(list[0], "ID KIND BASE URL STATE KEY MODELS", "{list:?}");
     assert!(
-        list.lines()
-            .any(|l| l == "cli0\topenai\thttp://127.0.0.1:9/v1\tenabled\tkey set\tm"),
-        "{list}"
+        list.iter()
+            .any(|l| l.trim_start_matches("* ")
+                == "cli0 openai http://127.0.0.1:9/v1 enabled key set m"),
+        "{list:?}"
     );
     assert!(
-        list.lines()
-            .any(|l| l.starts_with("sock0\t") && l.contains("\tno key\t"))
+        list.iter()
+            .any(|l| l.trim_start_matches("* ").starts_with("sock0 ") && l.contains(" no key "))
     );
-    let models = ok(&home, &["model", "list"]);
-    assert!(models.lines().any(|l| l == "deepseek/extra"), "{models}");
+    let models = squeezed_lines(&ok(&home, &["model", "list"]));
+    assert!(models[0].starts_with("MODEL CONTEXT PRICE"), "{models:?}");
+    assert!(
+        models
+            .iter()
+            .any(|l| l.trim_start_matches("* ").starts_with("deepseek/extra ")),
+        "{models:?}"
+    );
+    // Exactly one model is marked as the one a new turn uses.
+    assert_eq!(
+        models.iter().filter(|l| l.starts_with("* ")).count(),
+        1,
+        "{models:?}"
+    );
 
     let out = ok(&home, &["provider", "remove", "CLI0"]);
     assert_eq!(out.trim(), "provider CLI0 removed");
@@ -211,8 +225,17 @@ fn without_a_daemon_concurrent_cli_edits_are_all_kept() {
     );
 
     let list = ok(&home, &["provider", "list"]);
-    assert_eq!(list.lines().count(), 8, "{list}");
-    assert!(list.lines().all(|l| l.contains("\tkey set\t")), "{list}");
+    let rows: Vec<String> = squeezed_lines(&list)
+        .into_iter()
+        .filter(|l| l.contains(" openai "))
+        .collect();
+    assert_eq!(rows.len(), 8, "{list}");
+    assert!(rows.iter().all(|l| l.contains(" key set ")), "{list}");
+    assert_eq!(
+        rows.iter().filter(|l| l.starts_with("* ")).count(),
+        1,
+        "{list}"
+    );
     assert_eq!(
         ok(&home, &["provider", "remove", "p3"]).trim(),
         "provider p3 removed"
@@ -274,4 +297,88 @@ fn a_dead_daemons_socket_falls_back_to_the_file() {
         "provider ollama removed"
     );
     assert_eq!(c.ok_json("provider.list", json!({})).unwrap(), json!([]));
+}
+
+/// `provider add` off a terminal: the key from stdin, URLs checked, and a
+/// custom provider without `--model` told the endpoint's models; empty
+/// lists say what to do.
+#[test]
+fn provider_add_reads_the_key_from_stdin_and_checks_what_it_is_given() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+
+    for list in [["provider", "list"], ["model", "list"]] {
+        let out = ok(&home, &list);
+        assert!(
+            out.contains("configured. Add one with `seekclaw provider add deepseek`"),
+            "{list:?}: {out}"
+        );
+    }
+
+    let mut child = command(&home, &["provider", "add", "deepseek", "--api-key-stdin"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{KEY}\n").as_bytes())
+        .unwrap();
+    checked(child.wait_with_output().unwrap(), &["provider", "add"]);
+    let config: Value =
+        serde_json::from_slice(&std::fs::read(home.join("config.json")).unwrap()).unwrap();
+    assert_eq!(config["providers"][0]["apiKey"], KEY);
+    let before = std::fs::read(home.join("config.json")).unwrap();
+
+    let bad = seekclaw(
+        &home,
+        &[
+            "provider",
+            "add",
+            "mine",
+            "--base-url",
+            "localhost:8080/v1",
+            "--model",
+            "m",
+        ],
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--base-url must start with http:// or https://"),
+        "{err}"
+    );
+
+    let server = seekclaw_testkit::ProviderServer::start().unwrap();
+    server.set_models(["beta", "alpha"]);
+    let url = format!("{}/v1", server.base_url());
+    let unpicked = seekclaw(&home, &["provider", "add", "mine", "--base-url", &url]);
+    assert_eq!(unpicked.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&unpicked.stderr);
+    assert!(
+        err.contains("lists these models: alpha, beta; name the ones to use with --model"),
+        "{err}"
+    );
+    let dead = seekclaw(
+        &home,
+        &[
+            "provider",
+            "add",
+            "gone",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ],
+    );
+    let err = String::from_utf8_lossy(&dead.stderr);
+    assert!(
+        err.contains("cannot list the models of http://127.0.0.1:9/v1/models"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(home.join("config.json")).unwrap(),
+        before,
+        "a refused add writes nothing"
+    );
 }

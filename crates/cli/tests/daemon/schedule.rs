@@ -623,21 +623,31 @@ fn the_cli_manages_schedules_through_the_daemon() {
         "{added}"
     );
     let listed = stdout(&seekclaw(h, &["schedule", "list"]));
-    assert!(
-        listed.starts_with("nightly\tenabled\t0 2 * * *\tnext: 20"),
-        "{listed}"
-    );
-    assert!(
-        listed.trim_end().ends_with("last: never ran\tNightly"),
-        "{listed}"
-    );
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    let cols = |l: &str| {
+        l.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
-        stdout(&seekclaw(h, &["schedule", "disable", "nightly"])),
+        cols(lines[0]),
+        ["ID", "STATE", "CRON", "NEXT RUN", "LAST RUN", "NAME"]
+    );
+    let row = cols(lines[1]);
+    assert_eq!(row[..3], ["nightly", "enabled", "0 2 * * *"], "{listed}");
+    assert!(row[3].starts_with("20"), "{listed}");
+    assert_eq!(row[4..], ["never ran", "Nightly"], "{listed}");
+    // A unique prefix names the task.
+    assert_eq!(
+        stdout(&seekclaw(h, &["schedule", "disable", "night"])),
         "disabled nightly\n"
     );
-    assert!(
-        stdout(&seekclaw(h, &["schedule", "list"])).contains("\tdisabled\t0 2 * * *\tnext: -\t")
-    );
+    let listed = stdout(&seekclaw(h, &["schedule", "list"]));
+    let row = cols(listed.lines().nth(1).unwrap());
+    assert_eq!(row[1..4], ["disabled", "0 2 * * *", "-"], "{listed}");
     assert!(
         stdout(&seekclaw(h, &["schedule", "enable", "nightly"]))
             .starts_with("enabled nightly, next run: 20")
@@ -668,15 +678,35 @@ fn the_cli_manages_schedules_through_the_daemon() {
     );
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("Invalid cron expression: "));
+    let bad_hour = seekclaw(
+        h,
+        &[
+            "schedule",
+            "add",
+            "--name",
+            "x",
+            "--cron",
+            "0 25 * * *",
+            "--prompt",
+            "p",
+        ],
+    );
+    let err = String::from_utf8_lossy(&bad_hour.stderr);
+    assert!(err.contains("the hour field \"25\" is invalid"), "{err}");
     let missing = seekclaw(h, &["schedule", "run", "ghost"]);
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("Scheduled task not found: ghost"));
+    assert_eq!(missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("no scheduled task with an id starting with \"ghost\""),
+        "{err}"
+    );
     assert_eq!(
         stdout(&seekclaw(h, &["schedule", "remove", "nightly"])),
         "removed nightly\n"
     );
-    assert_eq!(
-        stdout(&seekclaw(h, &["schedule", "list"])),
-        "no scheduled tasks\n"
+    assert!(
+        stdout(&seekclaw(h, &["schedule", "list"]))
+            .starts_with("no scheduled tasks; add one with `seekclaw schedule add")
     );
 }
 
