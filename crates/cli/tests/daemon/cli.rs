@@ -542,3 +542,15 @@ fn mcp_check_connects_lists_tools_and_reports_failures() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("all 1 enabled MCP servers connected"));
 }
+
+#[test]
+fn mcp_check_without_servers_says_so_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    for args in [["mcp", "check", "--global"], ["mcp", "list", "--global"]] {
+        let out = seekclaw(tmp.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.lines().count(), 1, "{args:?}: {text}");
+        assert!(text.starts_with("no MCP servers configured (add them under"), "{text}");
+    }
+}
