@@ -87,6 +87,9 @@ mod terminal {
                     summary,
                     ..
                 } => p.tool_done(&call_id, &name, success, duration_ms, &summary),
+                ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
+                    p.notice(&ev.notice_text().unwrap_or_default())
+                }
                 _ => Ok(()),
             };
         }

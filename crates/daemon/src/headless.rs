@@ -206,6 +206,15 @@ impl LocalEngine {
             .await
     }
 
+    /// Checks the front end's settings before any turn (`serve --model`
+    /// that names no configured model fails at once, listing those there are).
+    pub fn check_overrides(&self, overrides: &TurnOverrides) -> Result<(), MethodError> {
+        match overrides.model.as_deref() {
+            Some(model) => crate::engine::pin_model(&self.config.load(), model).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
     /// The scope's most recently updated session (`--continue`).
     pub async fn latest(&self, scope: &Scope) -> Result<String, MethodError> {
         let (store, key) = (self.store.clone(), scope.key.clone());

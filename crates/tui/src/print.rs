@@ -157,6 +157,15 @@ impl<W: Write> Printer<W> {
         self.show_running()
     }
 
+    /// A line from the engine about the model (a failover, a retry),
+    /// printed as it comes between the answer's blocks.
+    pub fn notice(&mut self, text: &str) -> io::Result<()> {
+        self.end_text()?;
+        let line = Line::styled(text.to_string(), Style::new().fg(Color::Yellow));
+        self.emit(vec![line])?;
+        self.show_running()
+    }
+
     /// A tool changed a file (printed under its row when it ends).
     pub fn file_diff(&mut self, call_id: &str, diff: &str) {
         self.diffs.insert(call_id.into(), diff.into());

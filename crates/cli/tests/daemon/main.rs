@@ -14,6 +14,7 @@ mod hardening;
 mod jobs;
 mod lifecycle;
 mod mcp;
+mod named_model;
 mod projects;
 mod protocol;
 mod provider_cli;

@@ -187,6 +187,7 @@ async fn start(
     engine: &LocalEngine,
     opts: &ServeOptions,
 ) -> Result<(Scope, Option<String>), MethodError> {
+    engine.check_overrides(&opts.overrides)?;
     let scope = engine.scope_of(opts.workspace.as_deref(), opts.global, &opts.cwd)?;
     let session = match (&opts.session, opts.continue_latest) {
         (Some(id), _) => Some(engine.session(&scope, Some(id.clone())).await?.id),
