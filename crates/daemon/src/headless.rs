@@ -252,14 +252,22 @@ impl LocalEngine {
     }
 
     /// The scope a front end asked for: the global one, or the project
-    /// root of `workspace` (default: `cwd`).
+    /// root of `workspace` (default: `cwd`, unless that is `/`, the home
+    /// directory or a parent of it).
     pub fn scope_of(
         &self,
         workspace: Option<&Path>,
         global: bool,
         cwd: &Path,
     ) -> Result<Scope, MethodError> {
-        Scope::local(&self.home, cwd, workspace, global)
+        let scope = Scope::local(&self.home, cwd, workspace, global)?;
+        if let (None, Some(root)) = (workspace, &scope.workspace) {
+            crate::scope::refuse_implicit(
+                root,
+                "Run seekclaw in a project directory, name one with `--workspace DIR`, or use `--global`.",
+            )?;
+        }
+        Ok(scope)
     }
 
     /// The named session of `scope`, or a new one.

@@ -283,8 +283,8 @@ pub async fn chat(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let scope =
-        scope::resolve(daemon, &params.scope()).map_err(|e| e.with_session(requested.clone()))?;
+    let scope = scope::resolve_for_turn(daemon, &params.scope())
+        .map_err(|e| e.with_session(requested.clone()))?;
     let engine = daemon.engine();
     let claim = Claim {
         engine,
