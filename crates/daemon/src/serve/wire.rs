@@ -153,7 +153,8 @@ pub enum WireEvent {
         delay_ms: u64,
         content: String,
     },
-    /// `run` started (or continued) this session.
+    /// `run` or `serve` started (or continued) this session (`serve`: its
+    /// first event; a new session is made by its first turn).
     SessionStarted {
         session: String,
         session_root: String,
