@@ -137,8 +137,16 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
         };
         let _ = stdout.write_all(&started.to_line());
     }
+    // The spinner's clock (on a terminal only; piped output never sees it).
+    let mut spinner = tokio::time::interval(std::time::Duration::from_millis(100));
+    spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         tokio::select! {
+            _ = spinner.tick(), if pretty.is_some() => {
+                if let Some(p) = &mut pretty {
+                    p.tick();
+                }
+            }
             ev = turn.next_event() => match ev {
                 Some(ev) => match &mut pretty {
                     Some(p) => p.event(ev),
