@@ -243,3 +243,18 @@ fn an_empty_prompt_is_refused_by_run_serve_and_chat() {
     assert_eq!(server.requests().len(), 0);
     assert_eq!(all_sessions(&home), json!([]));
 }
+
+#[test]
+fn the_terminal_ui_shows_a_failover_as_a_notice_line() {
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("answered by m2"));
+    let d = start_with(StartOptions {
+        config: Some(two_providers(&server, 1)),
+        ..StartOptions::default()
+    });
+    let screen = crate::tui::Screen::exiting(&d.home, &["chat", "--global", "hi"]);
+    let shown = screen.wait_for("answered by m2");
+    let notice = crate::tui::row(&shown, "myllm/m1 failed:");
+    assert!(notice.contains("myllm connection failed"), "{shown}");
+    assert!(shown.contains("answered by other/m2"), "{shown}");
+}
