@@ -130,6 +130,36 @@ pub enum AgentEvent {
         /// The model request it answers.
         step: u32,
     },
+    /// The model that was to answer failed before saying anything and the
+    /// next candidate answers instead: another provider may mean another
+    /// price and another data destination, so front ends show it.
+    Failover {
+        /// The model request it happened in.
+        step: u32,
+        /// `provider/model` that failed.
+        failed: String,
+        /// Why it failed (the provider's error text).
+        error: String,
+        /// `provider/model` that answers now.
+        to: String,
+    },
+    /// A model request failed and is tried again after a pause.
+    Retry {
+        /// The model request it happened in.
+        step: u32,
+        /// `provider/model` being retried.
+        model: String,
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        /// Attempts allowed per model (`routing.retry.maxAttempts`).
+        max_attempts: u32,
+        /// What went wrong, in a few words (`HTTP 500`).
+        reason: String,
+        /// The provider's full error text.
+        error: String,
+        /// The pause before the attempt.
+        delay_ms: u64,
+    },
     /// A piece of the model's reasoning, streamed.
     Thinking(String),
     /// A piece of the model's answer, streamed.
@@ -247,6 +277,31 @@ pub enum AgentEvent {
         /// Who sent it.
         kind: SteerKind,
     },
+}
+
+impl AgentEvent {
+    /// The line a front end shows for a failover or a retry, in English
+    /// ("tk/m1 failed: … — answered by other/m2", "retrying 2/3 after HTTP
+    /// 500"); `None` for other events.
+    pub fn notice_text(&self) -> Option<String> {
+        match self {
+            AgentEvent::Failover {
+                failed, error, to, ..
+            } => Some(format!("{failed} failed: {error} — answered by {to}")),
+            AgentEvent::Retry {
+                model,
+                attempt,
+                max_attempts,
+                reason,
+                delay_ms,
+                ..
+            } => Some(format!(
+                "{model}: retrying {attempt}/{max_attempts} after {reason} (in {:.1} s)",
+                *delay_ms as f64 / 1000.0
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// A checkpoint of the turn's history, as it goes.

@@ -1,7 +1,9 @@
 //! A model step's view of the provider stream: events relayed to the turn's
 //! listener, and what was streamed kept for the step's log entry.
 
-use seekclaw_providers::Observer;
+use std::time::Duration;
+
+use seekclaw_providers::{Observer, ProviderError};
 use seekclaw_providers::types::StreamEvent;
 use seekclaw_providers::usage::AttemptRecord;
 use seekclaw_store::{AssistantMessage, EventItem};
@@ -19,6 +21,12 @@ pub(crate) struct StepObserver<'a> {
     pub(crate) model_ref: Option<String>,
     pub(crate) records: Vec<AttemptRecord>,
     pub(crate) rounds: u64,
+    /// Attempts allowed per model (for "retrying 2/3").
+    pub(crate) max_attempts: u32,
+    /// Retries of the current model so far.
+    pub(crate) retries: u32,
+    /// A model given up on: announced when the next one starts.
+    pub(crate) failed: Option<(String, String)>,
 }
 
 impl StepObserver<'_> {
@@ -39,9 +47,19 @@ impl StepObserver<'_> {
 impl Observer for StepObserver<'_> {
     fn model_start(&mut self, provider: &str, model: &str) {
         self.rounds += 1;
+        self.retries = 0;
         self.text.clear();
         self.thinking.clear();
-        self.model_ref = Some(format!("{provider}/{model}"));
+        let to = format!("{provider}/{model}");
+        if let Some((failed, error)) = self.failed.take() {
+            let _ = self.events.send(AgentEvent::Failover {
+                step: self.step,
+                failed,
+                error,
+                to: to.clone(),
+            });
+        }
+        self.model_ref = Some(to);
         let _ = self.events.send(AgentEvent::ModelStart {
             provider: provider.into(),
             model: model.into(),
@@ -67,6 +85,23 @@ impl Observer for StepObserver<'_> {
             }
             _ => {}
         }
+    }
+
+    fn retry(&mut self, model_ref: &str, error: &ProviderError, delay: Duration) {
+        self.retries += 1;
+        let _ = self.events.send(AgentEvent::Retry {
+            step: self.step,
+            model: model_ref.to_string(),
+            attempt: self.retries + 1,
+            max_attempts: self.max_attempts,
+            reason: error.brief(),
+            error: error.to_string(),
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+        });
+    }
+
+    fn failover(&mut self, model_ref: &str, error: &ProviderError) {
+        self.failed = Some((model_ref.to_string(), error.to_string()));
     }
 
     fn attempt(&mut self, r: &AttemptRecord) {

@@ -100,6 +100,9 @@ pub struct TurnRuntime<'a> {
     /// What load balancing orders candidates by (`routing.loadBalance`):
     /// empty unless the strategy needs it.
     pub balance: Balance,
+    /// The model the user named for this turn (`provider/model`): it alone
+    /// answers — a pinned model never fails over to another one.
+    pub pinned_model: Option<String>,
 }
 
 /// Load-balancing inputs of a turn: the round-robin cursor of its strategy
@@ -238,11 +241,12 @@ pub(crate) struct Counters {
 
 impl TurnRuntime<'_> {
     /// Routing as this turn sees it: its workspace and load-balancing inputs.
-    pub(crate) fn route_input(&self) -> RouteInput<'_> {
+    pub fn route_input(&self) -> RouteInput<'_> {
         RouteInput {
             workspace: self.workspace.as_ref(),
             stats: self.balance.stats.clone(),
             round_robin_cursor: self.balance.round_robin_cursor,
+            only: self.pinned_model.as_deref(),
             ..RouteInput::default()
         }
     }

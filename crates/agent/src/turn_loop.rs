@@ -282,6 +282,9 @@ async fn sample(
         model_ref: None,
         records: Vec::new(),
         rounds: 0,
+        max_attempts: rt.config.routing.retry.max_attempts.clamp(1, 10),
+        retries: 0,
+        failed: None,
     };
     let result = rt
         .providers

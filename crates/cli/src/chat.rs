@@ -18,6 +18,9 @@ pub fn chat(args: ChatArgs) -> ExitCode {
     use seekclaw_config::Home;
     use seekclaw_tui::{ChatOptions, Scope, SessionChoice};
     let outcome = (|| -> anyhow::Result<()> {
+        if args.prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
+            anyhow::bail!("the prompt is empty: say what to do (or leave it out to open the chat)");
+        }
         let home = Home::from_env()?;
         let at = args.at;
         let scope = if at.global {

@@ -137,8 +137,16 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
         };
         let _ = stdout.write_all(&started.to_line());
     }
+    // The spinner's clock (on a terminal only; piped output never sees it).
+    let mut spinner = tokio::time::interval(std::time::Duration::from_millis(100));
+    spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         tokio::select! {
+            _ = spinner.tick(), if pretty.is_some() => {
+                if let Some(p) = &mut pretty {
+                    p.tick();
+                }
+            }
             ev = turn.next_event() => match ev {
                 Some(ev) => match &mut pretty {
                     Some(p) => p.event(ev),
@@ -216,6 +224,9 @@ fn print_event(
         let _ = out.write_all(d.as_bytes());
     } else if let AgentEvent::ToolStart { name, summary, .. } = ev {
         let _ = writeln!(std::io::stderr(), "\n[{name}] {summary}");
+    } else if let Some(notice) = ev.notice_text() {
+        // A failover or a retry: another model (price, destination) or a wait.
+        let _ = writeln!(std::io::stderr(), "\n[{notice}]");
     }
     let _ = out.flush();
 }

@@ -12,7 +12,7 @@ mod terminal {
     use seekclaw_agent::{AgentEvent, TurnOutcome};
     use seekclaw_config::{Config, Home, read_json_lenient};
     use seekclaw_providers::types::TokenUsage;
-    use seekclaw_tui::print::{Printer, terminal_width};
+    use seekclaw_tui::print::{Printer, terminal_height, terminal_width};
 
     /// The printer of a run whose stdout is a terminal.
     pub struct Pretty {
@@ -29,7 +29,7 @@ mod terminal {
                 return None;
             }
             Some(Pretty {
-                printer: Printer::new(stdout, terminal_width()),
+                printer: Printer::new(stdout, terminal_width()).live(terminal_height()),
                 config: read_json_lenient::<Config>(&home.config_path())
                     .ok()
                     .flatten(),
@@ -41,7 +41,13 @@ mod terminal {
             let p = &mut self.printer;
             let _ = match ev {
                 AgentEvent::Delta(d) => p.delta(&d),
-                AgentEvent::ModelStart { step, .. } => p.step(step),
+                AgentEvent::ModelStart {
+                    step,
+                    provider,
+                    model,
+                } => p
+                    .step(step)
+                    .and_then(|()| p.waiting(format!("waiting for {provider}/{model}"))),
                 AgentEvent::Usage {
                     provider,
                     model,
@@ -87,8 +93,16 @@ mod terminal {
                     summary,
                     ..
                 } => p.tool_done(&call_id, &name, success, duration_ms, &summary),
+                ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
+                    p.notice(&ev.notice_text().unwrap_or_default())
+                }
                 _ => Ok(()),
             };
+        }
+
+        /// Redraws the spinner while the run waits.
+        pub fn tick(&mut self) {
+            let _ = self.printer.tick();
         }
 
         /// The rest of the answer and the closing usage line.
@@ -113,6 +127,8 @@ impl Pretty {
     }
 
     pub fn event(&mut self, _ev: seekclaw_agent::AgentEvent) {}
+
+    pub fn tick(&mut self) {}
 
     pub fn finish(&mut self, _outcome: &seekclaw_agent::TurnOutcome) {}
 }

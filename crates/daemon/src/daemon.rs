@@ -74,6 +74,10 @@ pub struct Daemon {
     pub config: ConfigService,
     /// The daemon's current workspace root (`workspace.get` / `workspace.open`).
     pub workspace: RwLock<PathBuf>,
+    /// A client named the current workspace (`workspace.open`); until then
+    /// it is the daemon's working directory, which a chat may not take as a
+    /// workspace when it is too broad (see [`crate::scope::refuse_implicit`]).
+    pub workspace_named: std::sync::atomic::AtomicBool,
     /// Project roots found for workspace paths.
     pub roots: crate::roots::RootCache,
     /// Serializes config-writing methods across all connections.
@@ -133,6 +137,8 @@ impl Daemon {
 
     pub fn set_workspace(&self, root: PathBuf) {
         *self.workspace.write_locked() = root;
+        self.workspace_named
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Runs a store call off the async threads and maps its error for the wire.
@@ -192,6 +198,7 @@ impl Daemon {
             store,
             config,
             workspace: RwLock::new(workspace),
+            workspace_named: std::sync::atomic::AtomicBool::new(false),
             roots: crate::roots::RootCache::default(),
             admin_gate: tokio::sync::Mutex::new(()),
             scheduler: crate::scheduler::Scheduler::new(shutdown.child_token()),

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config_service::ConfigService;
 use crate::engine::{Engine, SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
 use crate::extras_cache::ExtrasCache;
-use crate::handlers::session::create_session;
+use crate::handlers::session::{create_session, create_session_as};
 use crate::scope::Scope;
 use crate::turns::Turns;
 
@@ -44,6 +44,9 @@ pub struct LocalTurn {
     pub scope: Scope,
     /// The session it continues; a new one when `None`.
     pub session: Option<String>,
+    /// The id a new session gets (`serve` names it before its first turn);
+    /// a fresh one when `None`.
+    pub new_id: Option<String>,
     /// The user's message.
     pub message: String,
     /// Images sent with it.
@@ -127,6 +130,7 @@ impl LocalEngine {
         let turn = LocalTurn {
             scope,
             session,
+            new_id: None,
             message: opts.prompt.clone(),
             images,
             overrides: opts.overrides.clone(),
@@ -151,9 +155,9 @@ impl LocalEngine {
     ) -> Result<TurnHandle<'_>, MethodError> {
         let engine = self.engine();
         let scope = turn.scope;
-        let wanted = turn.session;
+        let (wanted, new_id) = (turn.session, turn.new_id);
         let session = async {
-            let header = self.session(&scope, wanted).await?;
+            let header = self.session(&scope, wanted, new_id).await?;
             let reasoning = ReasoningLevel::parse(&header.reasoning_level)
                 .unwrap_or(self.config.load().agent.reasoning_level);
             let guard = engine.claim(&header.id, cancel, steer, approvals)?;
@@ -206,6 +210,15 @@ impl LocalEngine {
             .await
     }
 
+    /// Checks the front end's settings before any turn (`serve --model`
+    /// that names no configured model fails at once, listing those there are).
+    pub fn check_overrides(&self, overrides: &TurnOverrides) -> Result<(), MethodError> {
+        match overrides.model.as_deref() {
+            Some(model) => crate::engine::pin_model(&self.config.load(), model).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
     /// The scope's most recently updated session (`--continue`).
     pub async fn latest(&self, scope: &Scope) -> Result<String, MethodError> {
         let (store, key) = (self.store.clone(), scope.key.clone());
@@ -243,27 +256,37 @@ impl LocalEngine {
     }
 
     /// The scope a front end asked for: the global one, or the project
-    /// root of `workspace` (default: `cwd`).
+    /// root of `workspace` (default: `cwd`, unless that is `/`, the home
+    /// directory or a parent of it).
     pub fn scope_of(
         &self,
         workspace: Option<&Path>,
         global: bool,
         cwd: &Path,
     ) -> Result<Scope, MethodError> {
-        Scope::local(&self.home, cwd, workspace, global)
+        let scope = Scope::local(&self.home, cwd, workspace, global)?;
+        if let (None, Some(root)) = (workspace, &scope.workspace) {
+            crate::scope::refuse_implicit(
+                root,
+                "Run seekclaw in a project directory, name one with `--workspace DIR`, or use `--global`.",
+            )?;
+        }
+        Ok(scope)
     }
 
-    /// The named session of `scope`, or a new one.
+    /// The named session of `scope`, or a new one (with `new_id` if given).
     pub async fn session(
         &self,
         scope: &Scope,
         wanted: Option<String>,
+        new_id: Option<String>,
     ) -> Result<seekclaw_store::SessionHeader, MethodError> {
         let level = self.config.load().agent.reasoning_level;
         let (store, scope) = (self.store.clone(), scope.clone());
-        tokio::task::spawn_blocking(move || match wanted {
-            Some(id) => store.session(&scope.key, &id).map(|s| s.ok_or(id)),
-            None => create_session(&store, &scope, None, level, true).map(Ok),
+        tokio::task::spawn_blocking(move || match (wanted, new_id) {
+            (Some(id), _) => store.session(&scope.key, &id).map(|s| s.ok_or(id)),
+            (None, Some(id)) => create_session_as(&store, &scope, id, level).map(Ok),
+            (None, None) => create_session(&store, &scope, None, level, true).map(Ok),
         })
         .await
         .map_err(|e| MethodError::internal(e.to_string()))?

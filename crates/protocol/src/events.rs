@@ -26,6 +26,11 @@ pub mod event {
     pub const STATUS: &str = "status";
     /// A model request starts.
     pub const MODEL_START: &str = "model_start";
+    /// The model that was to answer failed before saying anything and the
+    /// next candidate answers instead (ours, additive).
+    pub const FAILOVER: &str = "failover";
+    /// A model request failed and is tried again after a pause (ours, additive).
+    pub const RETRY: &str = "retry";
     /// A piece of the model's reasoning.
     pub const THINKING: &str = "thinking";
     /// A piece of the model's answer.
@@ -224,6 +229,40 @@ pub struct ReminderDetails {
     pub kind: String,
 }
 
+/// `failover`. `data` is the readable line (`tk/m1 failed: … — answered by other/m2`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FailoverDetails {
+    /// The turn's model request number, from 1.
+    pub step: u32,
+    /// `provider/model` that failed.
+    pub failed: String,
+    /// Its error text.
+    pub error: String,
+    /// `provider/model` that answers instead.
+    pub to: String,
+}
+
+/// `retry`. `data` is the readable line (`tk/m1: retrying 2/3 after HTTP 500 (in 1.0 s)`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RetryDetails {
+    /// The turn's model request number, from 1.
+    pub step: u32,
+    /// `provider/model` being retried.
+    pub model: String,
+    /// The attempt about to start (2 for the first retry).
+    pub attempt: u32,
+    /// Attempts allowed per model.
+    pub max_attempts: u32,
+    /// What went wrong, in a few words (`HTTP 500`).
+    pub reason: String,
+    /// The provider's full error text.
+    pub error: String,
+    /// The pause before the attempt, in milliseconds.
+    pub delay_ms: u64,
+}
+
 /// `approval_request`. `data` is the call's one-line summary.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -344,6 +383,8 @@ details_for!(
     ContextYieldDetails => CONTEXT_YIELD,
     GoalUpdatedDetails => GOAL_UPDATED,
     ReminderDetails => REMINDER,
+    FailoverDetails => FAILOVER,
+    RetryDetails => RETRY,
     ApprovalRequestDetails => APPROVAL_REQUEST,
     ApprovalResolvedDetails => APPROVAL_RESOLVED,
     BackgroundNoticeDetails => BACKGROUND_NOTICE,
@@ -452,6 +493,20 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "`provider/model`.",
         Some(schema_of::<ModelStartDetails>),
+    ),
+    row(
+        event::FAILOVER,
+        false,
+        Audience::Turn,
+        "`provider/model failed: <error> — answered by provider/model`.",
+        Some(schema_of::<FailoverDetails>),
+    ),
+    row(
+        event::RETRY,
+        false,
+        Audience::Turn,
+        "`provider/model: retrying N/M after <reason> (in S s)`.",
+        Some(schema_of::<RetryDetails>),
     ),
     row(
         event::THINKING,

@@ -77,6 +77,21 @@ fn format_all_failed(tried: &[(String, ProviderError)]) -> String {
 }
 
 impl ProviderError {
+    /// A few words on what went wrong, for a progress line ("retrying 2/3
+    /// after HTTP 500"); the full text is the `Display`.
+    pub fn brief(&self) -> String {
+        match self {
+            ProviderError::Http { status, .. } => format!("HTTP {status}"),
+            ProviderError::Connect { .. } => "a connection failure".into(),
+            ProviderError::Timeout { phase, .. } => format!("a {phase} timeout"),
+            ProviderError::Stream { .. } => "a broken stream".into(),
+            ProviderError::InvalidResponse { .. } => "an invalid response".into(),
+            ProviderError::Config(_) => "a configuration problem".into(),
+            ProviderError::Cancelled => "cancellation".into(),
+            ProviderError::AllFailed(_) => "failures of every candidate".into(),
+        }
+    }
+
     /// Worth another attempt on the same model: 408/409/429/5xx (and Anthropic's
     /// 529), connection errors, timeouts and broken streams.
     pub fn is_retryable(&self) -> bool {

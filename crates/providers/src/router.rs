@@ -27,6 +27,8 @@ pub trait Observer: Send {
     fn attempt(&mut self, _record: &AttemptRecord) {}
     /// A retry is about to wait `delay`.
     fn retry(&mut self, _model_ref: &str, _error: &ProviderError, _delay: Duration) {}
+    /// A candidate was given up on and the next one will be tried.
+    fn failover(&mut self, _model_ref: &str, _error: &ProviderError) {}
 }
 
 /// An observer that ignores everything.
@@ -152,10 +154,9 @@ impl Providers {
             };
             let model_ref = handle.model_ref(config);
             if !single && !self.breaker.try_acquire(&model_ref, settings) {
-                failures.push((
-                    model_ref,
-                    ProviderError::Config("circuit open after repeated failures".into()),
-                ));
+                let open = ProviderError::Config("circuit open after repeated failures".into());
+                observer.failover(&model_ref, &open);
+                failures.push((model_ref, open));
                 continue;
             }
             let mut probe = ProbeSlot::new(&self.breaker, &model_ref, !single);
@@ -165,6 +166,7 @@ impl Providers {
                 Ok(w) => w,
                 Err(e) if position == 0 => return Err(e),
                 Err(e) => {
+                    observer.failover(&model_ref, &e);
                     failures.push((model_ref, e));
                     continue;
                 }
@@ -246,6 +248,7 @@ impl Providers {
                 return Err(failure);
             }
             tracing::warn!(model = %model_ref, error = %failure, "candidate failed; failing over");
+            observer.failover(&model_ref, &failure);
             failures.push((model_ref, failure));
         }
         match failures.len() {

@@ -389,7 +389,8 @@ impl App {
                     row.diff = env.details["diff"].as_str().map(str::to_string);
                 }
             }
-            "background_notice" => self.notice(env.data),
+            "background_notice" | "failover" => self.notice(env.data),
+            "retry" => turn.phase = env.data,
             "done" => {
                 if !turn.streamed && !env.data.is_empty() {
                     self.append(&env.data, false);

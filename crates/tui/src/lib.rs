@@ -25,6 +25,7 @@ pub mod lifecycle;
 pub mod markdown;
 pub mod picker;
 pub mod print;
+mod print_live;
 pub mod render;
 mod shell;
 pub mod watching;

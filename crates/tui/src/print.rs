@@ -2,13 +2,14 @@
 //! Styled lines (the same builders the UI draws with) become SGR sequences
 //! through crossterm's style API, wrapped to the terminal's width.
 //!
-//! The answer is printed a Markdown block at a time: deltas are buffered and
+//! The answer is settled a Markdown block at a time: deltas are buffered and
 //! each run of complete blocks (up to a blank line outside a code fence) is
 //! rendered once it is complete, the rest when the step's text ends (a tool
-//! starts, the turn ends). Printing raw deltas and re-rendering would mean
-//! erasing wrapped lines that may already have scrolled off; rendering whole
-//! blocks keeps emphasis split over deltas, fences and tables right while the
-//! answer still appears as it streams. A running tool shows as one transient
+//! starts, the turn ends); rendering whole blocks keeps emphasis split over
+//! deltas, fences and tables right. On a terminal ([`Printer::live`]) the
+//! unfinished block also shows raw as it streams and is redrawn rendered
+//! when it ends (see `print_live`), and a spinner line shows while the run
+//! waits for the model or a tool. A running tool shows as one transient
 //! line, replaced by its ✓/✗ row (duration, diff) when it ends.
 
 use std::collections::HashMap;
@@ -23,11 +24,17 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 use crate::app::{ToolRow, ToolState};
+use crate::print_live::{LiveText, frame};
 use crate::render::{conversation, wrap};
 
 /// The terminal's width in columns (80 when it cannot be read).
 pub fn terminal_width() -> usize {
     crossterm::terminal::size().map_or(80, |(w, _)| usize::from(w))
+}
+
+/// The terminal's height in rows (24 when it cannot be read).
+pub fn terminal_height() -> usize {
+    crossterm::terminal::size().map_or(24, |(_, h)| usize::from(h))
 }
 
 /// Writes `lines` wrapped to `width` columns, one terminal line each, styled
@@ -91,8 +98,14 @@ pub struct Printer<W: Write> {
     running: Vec<(String, String, String)>,
     /// Diffs of tools not done yet, by call id.
     diffs: HashMap<String, String>,
-    /// A running tool's line is on screen, without its newline.
+    /// A running tool's or the spinner's line is on screen, without its newline.
     transient: bool,
+    /// The terminal's height when printing live (raw streaming, spinner).
+    height: Option<usize>,
+    /// The unfinished block as streamed raw (live only).
+    raw: LiveText,
+    /// What the run waits for, since when (the spinner's line; live only).
+    waiting: Option<(Instant, String)>,
     started: Instant,
     steps: u32,
     input_tokens: u64,
@@ -111,6 +124,9 @@ impl<W: Write> Printer<W> {
             running: Vec::new(),
             diffs: HashMap::new(),
             transient: false,
+            height: None,
+            raw: LiveText::default(),
+            waiting: None,
             started: Instant::now(),
             steps: 0,
             input_tokens: 0,
@@ -124,21 +140,64 @@ impl<W: Write> Printer<W> {
         self.out
     }
 
+    /// Prints live to a terminal `height` rows tall: the unfinished block
+    /// raw as it streams, and a spinner while waiting ([`Printer::tick`]).
+    pub fn live(mut self, height: usize) -> Printer<W> {
+        self.height = Some(height.max(2));
+        self.waiting = Some((Instant::now(), "starting".into()));
+        self
+    }
+
     /// A piece of the answer.
     pub fn delta(&mut self, delta: &str) -> io::Result<()> {
         self.streamed = true;
+        self.waiting = None;
+        let Some(height) = self.height else {
+            self.text.push_str(delta);
+            if let Some(end) = complete_blocks(&self.text) {
+                let done: String = self.text.drain(..end).collect();
+                self.markdown(&done)?;
+            }
+            return Ok(());
+        };
+        self.clear_transient()?;
+        let shown = self.text.len();
         self.text.push_str(delta);
-        if let Some(end) = complete_blocks(&self.text) {
-            let done: String = self.text.drain(..end).collect();
-            self.markdown(&done)?;
+        match complete_blocks(&self.text) {
+            // The block's end came with this delta (`end > shown`): its
+            // rendering replaces the raw text, the rest streams raw again.
+            Some(end) => {
+                let done: String = self.text.drain(..end).collect();
+                self.settle(&done, done.get(shown..).unwrap_or_default())?;
+                let rest = self.text.clone();
+                self.raw.push(&mut self.out, &rest, self.width, height)?;
+            }
+            None => self.raw.push(&mut self.out, delta, self.width, height)?,
         }
-        Ok(())
+        self.out.flush()
     }
 
     /// A model step starts (`step` counts from 1).
     pub fn step(&mut self, step: u32) -> io::Result<()> {
         self.steps = self.steps.max(step);
         self.end_text()
+    }
+
+    /// The run now waits for `what` (a model): the spinner says so.
+    pub fn waiting(&mut self, what: impl Into<String>) -> io::Result<()> {
+        if self.height.is_none() {
+            return Ok(());
+        }
+        self.waiting = Some((Instant::now(), what.into()));
+        self.show_running()
+    }
+
+    /// Redraws the spinner (call every ~100 ms); nothing while text streams.
+    pub fn tick(&mut self) -> io::Result<()> {
+        if self.height.is_some() && !self.raw.is_active() {
+            self.show_running()?;
+        }
+        Ok(())
     }
 
     /// One provider attempt's tokens and its cost in USD.
@@ -154,6 +213,15 @@ impl<W: Write> Printer<W> {
         self.end_text()?;
         self.running
             .push((call_id.into(), name.into(), summary.into()));
+        self.show_running()
+    }
+
+    /// A line from the engine about the model (a failover, a retry),
+    /// printed as it comes between the answer's blocks.
+    pub fn notice(&mut self, text: &str) -> io::Result<()> {
+        self.end_text()?;
+        let line = Line::styled(text.to_string(), Style::new().fg(Color::Yellow));
+        self.emit(vec![line])?;
         self.show_running()
     }
 
@@ -195,6 +263,9 @@ impl<W: Write> Printer<W> {
         let mut lines = Vec::new();
         conversation::tool(&mut lines, &row, 0, true);
         self.emit(lines)?;
+        if self.running.is_empty() && self.height.is_some() {
+            self.waiting = Some((Instant::now(), "waiting for the model".into()));
+        }
         self.show_running()
     }
 
@@ -204,8 +275,10 @@ impl<W: Write> Printer<W> {
         if !self.streamed && !answer.is_empty() {
             self.text.push_str(answer);
         }
+        self.waiting = None;
         self.end_text()?;
         self.running.clear();
+        self.clear_transient()?;
         let line = Line::styled(self.closing_line(), Style::new().fg(Color::DarkGray));
         self.emit(vec![line])?;
         self.out.flush()
@@ -226,12 +299,30 @@ impl<W: Write> Printer<W> {
 
     /// Prints the step's buffered text (all of it).
     fn end_text(&mut self) -> io::Result<()> {
-        if self.text.trim().is_empty() {
-            self.text.clear();
+        let text = std::mem::take(&mut self.text);
+        if text.trim().is_empty() {
+            self.raw.erase(&mut self.out, self.width)?;
             return Ok(());
         }
-        let text = std::mem::take(&mut self.text);
-        self.markdown(&text)
+        self.settle(&text, "")
+    }
+
+    /// `done` rendered in place of its raw text on screen; `unshown` is the
+    /// end of it not yet shown raw (printed raw when the raw text could not
+    /// be erased: it stays as streamed).
+    fn settle(&mut self, done: &str, unshown: &str) -> io::Result<()> {
+        if self.raw.is_active()
+            && let Some(height) = self.height
+            && !unshown.is_empty()
+            && self.raw.overflowed()
+        {
+            self.raw.push(&mut self.out, unshown, self.width, height)?;
+        }
+        if self.raw.erase(&mut self.out, self.width)? {
+            self.markdown(done)
+        } else {
+            self.out.flush()
+        }
     }
 
     fn markdown(&mut self, text: &str) -> io::Result<()> {
@@ -262,13 +353,29 @@ impl<W: Write> Printer<W> {
         Ok(())
     }
 
-    /// The latest running tool as one line, cut to the width, no newline.
+    /// The latest running tool as one line, cut to the width, no newline;
+    /// live, with a spinner, or the spinner and what the run waits for.
     fn show_running(&mut self) -> io::Result<()> {
-        self.clear_transient()?;
-        let Some((_, name, summary)) = self.running.last() else {
+        if self.raw.is_active() {
             return self.out.flush();
+        }
+        self.clear_transient()?;
+        let mut text = match (self.running.last(), &self.waiting, self.height) {
+            (Some((_, name, summary)), _, live) => {
+                let glyph = if live.is_some() {
+                    frame(self.started)
+                } else {
+                    '⋯'
+                };
+                format!("{glyph} {name} {}", summary.lines().next().unwrap_or_default())
+            }
+            (None, Some((since, what)), Some(_)) => format!(
+                "{} {what} · {:.1} s",
+                frame(*since),
+                since.elapsed().as_secs_f64()
+            ),
+            _ => return self.out.flush(),
         };
-        let mut text = format!("⋯ {name} {}", summary.lines().next().unwrap_or_default());
         while wrap::width_of(&text) >= self.width && text.pop().is_some() {}
         let line = Line::from(Span::styled(text, Style::new().fg(Color::Cyan)));
         write_line(&mut self.out, &line)?;

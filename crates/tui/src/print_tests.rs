@@ -108,3 +108,37 @@ fn the_final_answer_prints_when_nothing_streamed_and_failures_show() {
     let text = plain(&out);
     assert!(text.contains("✗ bash exit 1 (12 ms)\nanswer\n"), "{text}");
 }
+
+#[test]
+fn live_text_streams_raw_and_is_redrawn_rendered_when_its_block_ends() {
+    let mut p = Printer::new(Vec::new(), 60).live(24);
+    p.step(1).unwrap();
+    p.delta("Let me **lo").unwrap();
+    assert!(
+        String::from_utf8_lossy(&p.out).ends_with("Let me **lo"),
+        "shown as it arrives"
+    );
+    p.delta("ok**.\n\nNext").unwrap();
+    let out = String::from_utf8_lossy(&p.out).into_owned();
+    // The raw text is erased (column 0, clear below) and rendered; the next
+    // block streams raw after it.
+    let erased = out.rfind("\x1b[1G\x1b[J").unwrap();
+    assert_eq!(plain(&out[erased..]), "Let me look.\n\nNext");
+    p.finish("").unwrap();
+    // The turn's end settles the last block the same way.
+    let out = printed(p);
+    let erased = out.rfind("\x1b[1G\x1b[J").unwrap();
+    assert!(plain(&out[erased..]).starts_with("Next\n\ntokens"), "{out:?}");
+}
+
+#[test]
+fn a_block_taller_than_the_screen_stays_as_streamed_and_is_not_repeated() {
+    let mut p = Printer::new(Vec::new(), 60).live(4);
+    p.delta("a **1**\nb\nc\nd\ne").unwrap();
+    p.delta("\n\nafter").unwrap();
+    p.finish("").unwrap();
+    let text = plain(&printed(p));
+    assert_eq!(text.matches("e\n").count(), 1, "{text:?}");
+    assert!(text.starts_with("a **1**\nb\nc\nd\ne\n\n"), "{text:?}");
+    assert!(text.contains("after"), "{text:?}");
+}

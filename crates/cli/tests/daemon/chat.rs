@@ -477,13 +477,17 @@ fn no_provider_and_bad_params_fail_before_a_turn() {
         c.err("chat", json!({"message": 5})).unwrap()["details"]["param"],
         "message"
     );
-    assert_eq!(
+    // Nothing can answer: that is said before the session is looked up
+    // (a session that exists is tested with a provider below).
+    assert!(
         c.err(
             "chat",
             json!({"message": "x", "sessionId": "nope", "global": true})
         )
-        .unwrap()["data"],
-        "Session nope not found"
+        .unwrap()["data"]
+            .as_str()
+            .unwrap()
+            .starts_with("No models configured")
     );
     assert_eq!(
         c.err(

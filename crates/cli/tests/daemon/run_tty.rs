@@ -77,3 +77,57 @@ fn run_piped_prints_the_plain_answer() {
     assert!(stderr.contains("[write_file] "), "{stderr}");
     assert!(!stderr.contains('\x1b'), "{stderr}");
 }
+
+/// A braille spinner glyph (`print_live::FRAMES`).
+fn is_spinner(c: char) -> bool {
+    ('\u{2800}'..='\u{28ff}').contains(&c)
+}
+
+#[test]
+fn run_on_a_terminal_streams_text_as_it_arrives_with_a_spinner_and_visible_retries() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = json!({
+        "routing": {"retry": {"baseDelaySeconds": 0.3, "maxDelaySeconds": 0.5}},
+        "providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(), "models": [{"id": "m1"}]}]
+    });
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    server.enqueue(Reply::http_error(
+        500,
+        json!({"error": {"message": "overloaded"}}),
+        None,
+    ));
+    // Silent for a while, then one paragraph word by word, then a list.
+    let words = (0..8).fold(
+        Reply::new()
+            .header_delay(std::time::Duration::from_millis(1500))
+            .chunk_delay(std::time::Duration::from_millis(250))
+            .text("**Loud** start"),
+        |r, i| r.text(format!(" w{i}")),
+    );
+    server.enqueue(words.text("\n\n- last item\n"));
+    let screen = Screen::exiting(&home, &["run", "go", "--global"]);
+    let waiting = screen.wait_for("waiting for tk/m1");
+    let spinner = row(&waiting, "waiting for tk/m1");
+    assert!(spinner.starts_with(is_spinner), "{waiting}");
+    assert!(spinner.ends_with(" s"), "the wait is timed: {waiting}");
+    let retried = screen.wait_for("retrying 2/3 after HTTP 500");
+    assert!(!retried.contains("[exit"), "{retried}");
+    // The spinner keeps turning and counting while the model is silent.
+    let later = screen.wait_for("waiting for tk/m1 · 1.");
+    assert!(row(&later, "waiting for").starts_with(is_spinner), "{later}");
+    // The paragraph shows raw while it streams, before its block ends.
+    let streaming = screen.wait_for("w2");
+    assert!(!streaming.contains("w7"), "{streaming}");
+    assert!(streaming.contains("**Loud** start w0 w1 w2"), "{streaming}");
+    assert!(!streaming.contains("waiting for"), "{streaming}");
+    // Ended, it is settled as Markdown.
+    let done = screen.wait_for("[exit 0]");
+    assert!(done.contains("Loud start w0 w1 w2 w3 w4 w5 w6 w7"), "{done}");
+    assert!(!done.contains("**"), "{done}");
+    assert!(row(&done, "last item").starts_with("• last item"), "{done}");
+    assert!(!done.contains("waiting for"), "the spinner is gone: {done}");
+    assert!(row(&done, "retrying").contains("tk/m1"), "{done}");
+}

@@ -185,9 +185,10 @@ fn serve_streams_turns_in_order_and_reports_bad_commands() {
             .filter(|e| e["event"] == "command_error")
             .all(|e| e["level"] == "ERROR")
     );
+    assert_eq!(events[0]["event"], "session_started", "serve says where it is first");
     let turn: Vec<&Value> = events
         .iter()
-        .filter(|e| e["event"] != "command_error")
+        .filter(|e| e["event"] != "command_error" && e["event"] != "session_started")
         .collect();
     let seq: Vec<&str> = turn.iter().map(|e| e["event"].as_str().unwrap()).collect();
     let first_end = seq.iter().position(|n| *n == "agent_finished").unwrap();
@@ -883,4 +884,62 @@ fn shell_context_sent_during_a_compaction_is_written_when_it_ends() {
         body.contains("$ ls\\nsrc"),
         "the next turn reads it: {body}"
     );
+}
+
+/// Every scope's sessions (the store, through the CLI).
+fn all_sessions(home: &std::path::Path) -> Value {
+    let out = Command::new(bin())
+        .args(["sessions", "list", "--all", "--json"])
+        .env("SEEKCLAW_HOME", home)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn serve_names_its_session_root_and_workspace_first_and_makes_the_session_on_the_first_turn() {
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("hello back"));
+    let (_tmp, home) = home_with(&server);
+    let ws = crate::project_dir(home.parent().unwrap(), "app");
+    let ws_arg = ws.to_str().unwrap();
+
+    // Nothing asked: the session is named but not made.
+    let serve = Serve::start(&home, &["--workspace", ws_arg]);
+    let (events, code) = serve.finish();
+    assert_eq!(code, Some(0));
+    assert_eq!(names(&events), ["session_started"]);
+    let started = &events[0];
+    let keys: Vec<&String> = started.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["timestamp", "level", "event", "session", "session_root", "workspace_root"]
+    );
+    assert_eq!(started["session_root"], home.to_str().unwrap());
+    assert_eq!(started["workspace_root"], ws_arg);
+    assert!(!started["session"].as_str().unwrap().is_empty());
+    assert_eq!(all_sessions(&home), json!([]));
+
+    // A turn makes the session it announced.
+    let mut serve = Serve::start(&home, &["--workspace", ws_arg]);
+    let first = serve.next();
+    assert_eq!(first["event"], "session_started");
+    let sid = first["session"].as_str().unwrap().to_string();
+    serve.send(r#"{"command":"prompt","text":"hi"}"#);
+    serve.until("agent_finished");
+    let (_, code) = serve.finish();
+    assert_eq!(code, Some(0));
+    let sessions = all_sessions(&home);
+    assert_eq!(sessions.as_array().unwrap().len(), 1, "{sessions}");
+    assert_eq!(sessions[0]["id"], sid.as_str());
+
+    // Continuing names that session; the global scope has no workspace.
+    let serve = Serve::start(&home, &["--workspace", ws_arg, "--session", &sid]);
+    let (events, _) = serve.finish();
+    assert_eq!(events[0]["session"], sid.as_str());
+    let serve = Serve::start(&home, &["--global"]);
+    let (events, _) = serve.finish();
+    assert_eq!(events[0]["event"], "session_started");
+    assert_eq!(events[0]["workspace_root"], Value::Null);
+    assert_ne!(events[0]["session"], sid.as_str());
 }

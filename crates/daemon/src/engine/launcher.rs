@@ -89,6 +89,19 @@ impl TurnOverrides {
             ws.provider = None;
         }
     }
+
+    /// The model the user named, as `provider/model`: it alone answers the
+    /// turn. A name that matches no configured model is an error listing
+    /// those there are (never silently another model).
+    pub(super) fn pinned_model(
+        &self,
+        config: &seekclaw_config::Config,
+    ) -> Result<Option<String>, MethodError> {
+        let Some(reference) = self.model.as_deref() else {
+            return Ok(None);
+        };
+        super::preflight::pin(config, reference).map(Some)
+    }
 }
 
 /// A session claimed for one turn.
@@ -156,10 +169,16 @@ impl<'e> Engine<'e> {
     where
         C: Future<Output = Result<SessionClaim<'e>, MethodError>>,
     {
+        super::preflight::message(&request.message, &request.images)?;
         let mut config = self.config.load();
+        let pinned = request.overrides.pinned_model(&config)?;
         request.overrides.apply_to_config(&mut config);
         let mut runtime = super::build_runtime(self, config, &request.scope)?;
         request.overrides.apply_to_runtime(&mut runtime);
+        runtime.pinned_model = pinned;
+        // Whatever fails before a model is asked fails here, before the
+        // session is found or made: a failed start leaves no empty session.
+        super::preflight::route(&runtime, !request.images.is_empty())?;
         runtime.balance = crate::balance::for_turn(self.config, self.store, &runtime).await;
         let extras = crate::extensions::turn_extras(self.mcp, self.extras, &runtime);
         let mut extras = Box::pin(maybe_done(extras));

@@ -11,6 +11,7 @@
 mod compact;
 mod jobs;
 mod launcher;
+mod preflight;
 mod runtime;
 mod session_lock;
 
@@ -31,6 +32,7 @@ use crate::turns::{ActiveTurn, TurnGuard, Turns};
 
 pub use jobs::{SessionJobs, SessionNotice};
 pub use launcher::{SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
+pub(crate) use preflight::pin as pin_model;
 use runtime::build_runtime;
 pub use session_lock::{SessionLock, try_hold};
 

@@ -53,5 +53,6 @@ pub fn build_runtime<'e>(
         registry: engine.tools.clone(),
         locks: engine.locks.clone(),
         balance: seekclaw_agent::Balance::default(),
+        pinned_model: None,
     })
 }

@@ -9,8 +9,8 @@ use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, Ste
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
-    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FileDiffDetails,
-    GoalUpdatedDetails, ImageViewDetails, ModelStartDetails, ReminderDetails, ToolDoneDetails,
+    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FailoverDetails,
+    FileDiffDetails, GoalUpdatedDetails, RetryDetails, ImageViewDetails, ModelStartDetails, ReminderDetails, ToolDoneDetails,
     ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
@@ -103,6 +103,42 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
                 provider,
                 model,
                 step,
+            },
+        ),
+        AgentEvent::Failover {
+            step,
+            ref failed,
+            ref error,
+            ref to,
+        } => Envelope::event(
+            id,
+            ev.notice_text().unwrap_or_default(),
+            &FailoverDetails {
+                step,
+                failed: failed.clone(),
+                error: error.clone(),
+                to: to.clone(),
+            },
+        ),
+        AgentEvent::Retry {
+            step,
+            ref model,
+            attempt,
+            max_attempts,
+            ref reason,
+            ref error,
+            delay_ms,
+        } => Envelope::event(
+            id,
+            ev.notice_text().unwrap_or_default(),
+            &RetryDetails {
+                step,
+                model: model.clone(),
+                attempt,
+                max_attempts,
+                reason: reason.clone(),
+                error: error.clone(),
+                delay_ms,
             },
         ),
         AgentEvent::Thinking(d) => Envelope::new(id, event::THINKING, d),
@@ -247,8 +283,8 @@ pub async fn chat(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let scope =
-        scope::resolve(daemon, &params.scope()).map_err(|e| e.with_session(requested.clone()))?;
+    let scope = scope::resolve_for_turn(daemon, &params.scope())
+        .map_err(|e| e.with_session(requested.clone()))?;
     let engine = daemon.engine();
     let claim = Claim {
         engine,
@@ -267,7 +303,15 @@ pub async fn chat(
         cancel: start.cancel.clone(),
         steer: start.steer.clone(),
         session: claim_session(daemon.as_ref(), conn, claim),
-        overrides: Default::default(),
+        overrides: crate::engine::TurnOverrides {
+            model: params
+                .model
+                .as_deref()
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .map(str::to_string),
+            ..Default::default()
+        },
         approvals: start.approvals.clone(),
     };
     let mut turn = engine.start_turn(request).await?;

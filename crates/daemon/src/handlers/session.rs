@@ -51,6 +51,24 @@ pub fn create_session(
     }
 }
 
+/// Creates a session with an id chosen earlier (`serve` names it in its
+/// first event, before the first turn makes it); `conflict` if it exists.
+pub fn create_session_as(
+    store: &seekclaw_store::Store,
+    scope: &Scope,
+    id: String,
+    level: ReasoningLevel,
+) -> seekclaw_store::Result<SessionHeader> {
+    store.create_session(&NewSession {
+        scope: scope.key.clone(),
+        id,
+        workspace: scope.workspace_string(),
+        title: None,
+        reasoning_level: level.as_str().to_string(),
+        network_enabled: true,
+    })
+}
+
 fn validate_id(id: &str) -> Result<(), MethodError> {
     if id.is_empty() || id.len() > 128 || id.contains(['/', '\\']) || id == "." || id == ".." {
         return Err(MethodError::invalid_param(

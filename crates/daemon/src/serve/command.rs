@@ -48,6 +48,8 @@ pub enum Command {
 
 const EXPECTED_OBJECT: &str = "expected a {\"command\": ...} object";
 const EXPECTED_TEXT: &str = "expected a string \"text\" field";
+/// A prompt or steer with nothing to say is refused, as the socket does.
+const BLANK_TEXT: &str = "the text is empty: say what to do";
 const EXPECTED_KIND: &str = "expected a string \"kind\" field";
 const EXPECTED_GOAL: &str =
     "expected {\"action\": \"set\", \"text\": ...} or {\"action\": \"clear\"}";
@@ -114,6 +116,9 @@ fn submission(obj: &Map<String, Value>) -> Result<Submission, String> {
         },
         Some(_) => return Err("expected an array \"content\" field".into()),
     };
+    if text.trim().is_empty() && images.is_empty() {
+        return Err(BLANK_TEXT.into());
+    }
     Ok(Submission {
         text,
         images,
@@ -204,6 +209,14 @@ mod tests {
         assert_eq!(
             err(json!({"command": "prompt"})),
             "expected a string \"text\" field"
+        );
+        assert_eq!(
+            err(json!({"command": "prompt", "text": "  \n"})),
+            "the text is empty: say what to do"
+        );
+        assert_eq!(
+            err(json!({"command": "steer", "content": []})),
+            "the text is empty: say what to do"
         );
         assert_eq!(
             err(json!({"command": "prompt", "text": 5})),

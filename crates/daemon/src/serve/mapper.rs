@@ -153,6 +153,34 @@ impl TurnMapper {
                 ReminderKind::GoalCheck => WireEvent::GoalCheck { content: text },
                 ReminderKind::Plan => WireEvent::PlanReminder { content: text },
             }),
+            AgentEvent::Failover {
+                ref failed,
+                ref error,
+                ref to,
+                ..
+            } => out.push(WireEvent::ModelFailover {
+                content: ev.notice_text().unwrap_or_default(),
+                failed: failed.clone(),
+                error: error.clone(),
+                to: to.clone(),
+            }),
+            AgentEvent::Retry {
+                ref model,
+                attempt,
+                max_attempts,
+                ref reason,
+                ref error,
+                delay_ms,
+                ..
+            } => out.push(WireEvent::ModelRetry {
+                content: ev.notice_text().unwrap_or_default(),
+                model: model.clone(),
+                attempt,
+                max_attempts,
+                reason: reason.clone(),
+                error: error.clone(),
+                delay_ms,
+            }),
             AgentEvent::Workflow { .. }
             | AgentEvent::Status(_)
             | AgentEvent::ImageView { .. }

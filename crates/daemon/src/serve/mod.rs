@@ -119,6 +119,8 @@ struct Serve<'e> {
     scope: Scope,
     overrides: TurnOverrides,
     session: Option<String>,
+    /// The id announced for the session the first turn will make.
+    new_id: Option<String>,
     pending: VecDeque<Work>,
     /// Steers for the next turn (sent while a prompt waits), with their
     /// submission ids.
@@ -158,6 +160,17 @@ where
             return Err(ServeError(e.message));
         }
     };
+    // The first event says where this serve works. A new session's id is
+    // chosen now and the session made by its first turn (or idle write), so
+    // a serve that runs nothing leaves no empty session.
+    let new_id = session
+        .is_none()
+        .then(crate::handlers::session::new_session_id);
+    events.emit(&WireEvent::SessionStarted {
+        session: session.clone().or_else(|| new_id.clone()).unwrap_or_default(),
+        session_root: engine.home().root().display().to_string(),
+        workspace_root: scope.workspace_string(),
+    });
     let goal = match &session {
         Some(id) => Goal::load(engine, &scope, id).await,
         None => Goal::default(),
@@ -167,6 +180,7 @@ where
         scope,
         overrides: opts.overrides,
         session,
+        new_id,
         pending: VecDeque::new(),
         next_steer: SteerQueue::new(),
         next_steer_ids: VecDeque::new(),
@@ -187,9 +201,10 @@ async fn start(
     engine: &LocalEngine,
     opts: &ServeOptions,
 ) -> Result<(Scope, Option<String>), MethodError> {
+    engine.check_overrides(&opts.overrides)?;
     let scope = engine.scope_of(opts.workspace.as_deref(), opts.global, &opts.cwd)?;
     let session = match (&opts.session, opts.continue_latest) {
-        (Some(id), _) => Some(engine.session(&scope, Some(id.clone())).await?.id),
+        (Some(id), _) => Some(engine.session(&scope, Some(id.clone()), None).await?.id),
         (None, true) => Some(engine.latest(&scope).await?),
         (None, false) => None,
     };
@@ -348,6 +363,7 @@ impl<'e> Serve<'e> {
         let turn = LocalTurn {
             scope: self.scope.clone(),
             session: self.session.clone(),
+            new_id: self.new_id.clone(),
             message: sub.text,
             images: sub.images,
             overrides: self.overrides.clone(),
@@ -523,7 +539,10 @@ impl<'e> Serve<'e> {
         let id = match &self.session {
             Some(id) => id.clone(),
             None => {
-                let header = self.engine.session(&self.scope, None).await?;
+                let header = self
+                    .engine
+                    .session(&self.scope, None, self.new_id.clone())
+                    .await?;
                 self.session = Some(header.id.clone());
                 header.id
             }

@@ -135,7 +135,26 @@ pub enum WireEvent {
     },
     /// The checkpoint made no summary.
     AutoCompactionFailed { error: String },
-    /// `run` started (or continued) this session.
+    /// The model that was to answer failed before saying anything; `to`
+    /// answers instead (ours, additive).
+    ModelFailover {
+        failed: String,
+        error: String,
+        to: String,
+        content: String,
+    },
+    /// A model request failed and is retried (ours, additive).
+    ModelRetry {
+        model: String,
+        attempt: u32,
+        max_attempts: u32,
+        reason: String,
+        error: String,
+        delay_ms: u64,
+        content: String,
+    },
+    /// `run` or `serve` started (or continued) this session (`serve`: its
+    /// first event; a new session is made by its first turn).
     SessionStarted {
         session: String,
         session_root: String,
@@ -160,7 +179,9 @@ fn level(ev: &WireEvent) -> &'static str {
         | MaxStepsExhausted { .. }
         | SteerDropped { .. }
         | GoalBudgetExhausted { .. }
-        | AutoCompactionFailed { .. } => "WARN",
+        | AutoCompactionFailed { .. }
+        | ModelFailover { .. }
+        | ModelRetry { .. } => "WARN",
         _ => "INFO",
     }
 }
@@ -360,6 +381,40 @@ impl WireEvent {
             AutoCompactionFailed { error } => {
                 ("auto_compaction_failed", vec![("error", json!(error))])
             }
+            ModelFailover {
+                failed,
+                error,
+                to,
+                content,
+            } => (
+                "model_failover",
+                vec![
+                    ("failed", json!(failed)),
+                    ("error", json!(error)),
+                    ("to", json!(to)),
+                    ("content", json!(content)),
+                ],
+            ),
+            ModelRetry {
+                model,
+                attempt,
+                max_attempts,
+                reason,
+                error,
+                delay_ms,
+                content,
+            } => (
+                "model_retry",
+                vec![
+                    ("model", json!(model)),
+                    ("attempt", json!(attempt)),
+                    ("max_attempts", json!(max_attempts)),
+                    ("reason", json!(reason)),
+                    ("error", json!(error)),
+                    ("delay_ms", json!(delay_ms)),
+                    ("content", json!(content)),
+                ],
+            ),
             SessionStarted {
                 session,
                 session_root,

@@ -27,6 +27,10 @@ pub struct ChatParams {
     pub global: Option<bool>,
     /// none, low, medium, high, max, xhigh or ultra (case-insensitive); stored on the session.
     pub reasoning_level: Option<String>,
+    /// The model for this turn alone (`provider/model`, an alias or a unique
+    /// bare id; ours, additive): it alone answers, without failover; a name
+    /// that matches no configured model is an error listing those there are.
+    pub model: Option<String>,
     /// This client answers `approval_request` events with `agent.approve`
     /// (ours, additive). Without it, a call the approval policy would ask
     /// about is refused at once (nobody could answer).

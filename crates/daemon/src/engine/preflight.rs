@@ -1,0 +1,74 @@
+//! What a turn is checked for before its session is found or created: an
+//! empty message, a model name that matches nothing, no model that can
+//! answer. A turn that fails here leaves nothing behind (no empty session).
+
+use seekclaw_agent::{FailureKind, TurnRuntime, UserImage};
+use seekclaw_config::Config;
+use seekclaw_protocol::{ErrorCode, MethodError};
+use seekclaw_providers::ProviderError;
+use seekclaw_providers::routing::{RouteInput, candidates, resolve};
+
+/// Refuses a turn with nothing to say (blank text and no image).
+pub(super) fn message(text: &str, images: &[UserImage]) -> Result<(), MethodError> {
+    if text.trim().is_empty() && images.is_empty() {
+        return Err(MethodError::invalid_param(
+            "message",
+            "The prompt is empty: say what to do",
+        ));
+    }
+    Ok(())
+}
+
+/// `reference` (`provider/model`, an alias or a unique bare id) as the
+/// `provider/model` it names among the enabled providers; else an error that
+/// lists the configured models.
+pub(crate) fn pin(config: &Config, reference: &str) -> Result<String, MethodError> {
+    if let Some(handle) = resolve(config, reference, false) {
+        return Ok(handle.model_ref(config));
+    }
+    let disabled = resolve(config, reference, true).map(|h| h.provider(config).id.clone());
+    let known = configured_models(config);
+    let mut text = match disabled {
+        Some(provider) => format!(
+            "Model {reference:?} belongs to provider {provider:?}, which is disabled."
+        ),
+        None => format!("Unknown model {reference:?}."),
+    };
+    if known.is_empty() {
+        text.push_str(" No models are configured: add one with `seekclaw provider add`.");
+    } else {
+        text.push_str(&format!(
+            " Configured models: {} (see `seekclaw model list`).",
+            known.join(", ")
+        ));
+    }
+    Err(MethodError::invalid_param("model", text))
+}
+
+/// `provider/model` of every model of an enabled provider, in config order.
+fn configured_models(config: &Config) -> Vec<String> {
+    config
+        .providers
+        .iter()
+        .filter(|p| p.enabled)
+        .flat_map(|p| p.models.iter().map(move |m| format!("{}/{}", p.id, m.id)))
+        .collect()
+}
+
+/// Whether any model can take the turn, as routing will see it (no model
+/// configured, none with vision for its images): the same error the turn
+/// would end with, before anything is written.
+pub(super) fn route(runtime: &TurnRuntime<'_>, needs_vision: bool) -> Result<(), MethodError> {
+    let route = RouteInput {
+        needs_vision,
+        ..runtime.route_input()
+    };
+    match candidates(&runtime.config, &route, |_| false) {
+        Ok(_) => Ok(()),
+        Err(e @ ProviderError::Config(_)) => Err(MethodError::new(
+            crate::outcome::failure_code(FailureKind::NoModel),
+            e.to_string(),
+        )),
+        Err(e) => Err(MethodError::new(ErrorCode::Provider, e.to_string())),
+    }
+}
