@@ -82,6 +82,9 @@ pub struct Daemon {
     pub shutdown: CancellationToken,
     /// Hard stop: writers are abandoned.
     pub kill: CancellationToken,
+    /// Fired once the endpoint stopped accepting (shutdown began), so
+    /// `shutdown` can say `bye` only when nobody else can connect.
+    pub not_listening: CancellationToken,
     pub connections: Connections,
     /// Provider HTTP pool and circuit breaker, shared by every turn.
     pub providers: seekclaw_providers::Providers,
@@ -153,8 +156,9 @@ impl Daemon {
 pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     let home = opts.home.clone();
     home.ensure().map_err(DaemonError::Config)?;
-    // Lock first: a second daemon must fail fast without touching the database.
-    let lock = DaemonLock::acquire(&home.lock_path())?;
+    // Lock first: a second daemon must fail fast without touching the
+    // database (it waits only for one that is shutting down).
+    let lock = DaemonLock::acquire_after_drain(&home).await?;
     // Signals are hooked before anyone can connect, so an early SIGTERM is graceful too.
     let signals = Signals::install()?;
     let store = {
@@ -197,6 +201,7 @@ impl Daemon {
             scheduler: crate::scheduler::Scheduler::new(shutdown.child_token()),
             shutdown,
             kill: CancellationToken::new(),
+            not_listening: CancellationToken::new(),
             connections: Connections::default(),
             providers: seekclaw_providers::Providers::new(),
             locks: Arc::new(seekclaw_tools::WriteLocks::new()),
@@ -318,6 +323,10 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
             }
         }
     }
+    // Whoever connects from now on is refused at once (or reaches the next
+    // daemon) rather than accepted by one that is going away.
+    endpoint.stop_listening();
+    daemon.not_listening.cancel();
     tracing::info!("shutting down");
     // Scheduled runs are cancelled now and record `cancelled` while clients
     // drain (their `schedule.updated` may still reach them).
