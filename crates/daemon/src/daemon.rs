@@ -28,21 +28,44 @@ pub struct DaemonOptions {
     pub home: Home,
     /// The process's working directory: the initial workspace and the base of relative paths.
     pub cwd: PathBuf,
+    /// On demand (started by a front end for itself): exit after this long
+    /// with no client and nothing running. `None`: run until told to stop.
+    pub idle_exit: Option<Duration>,
 }
 
 /// Open connections, for broadcasts (`schedule.updated`, …).
-#[derive(Default)]
 pub struct Connections {
     open: Mutex<HashMap<u64, Outbox>>,
+    /// How many are open, for whoever waits on it (the on-demand idle exit).
+    count: tokio::sync::watch::Sender<usize>,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Connections {
+            open: Mutex::default(),
+            count: tokio::sync::watch::Sender::new(0),
+        }
+    }
 }
 
 impl Connections {
     pub fn insert(&self, id: u64, outbox: Outbox) {
-        self.open.locked().insert(id, outbox);
+        let mut open = self.open.locked();
+        open.insert(id, outbox);
+        // Under the lock, so the counts are published in order.
+        self.count.send_replace(open.len());
     }
 
     pub fn remove(&self, id: u64) {
-        self.open.locked().remove(&id);
+        let mut open = self.open.locked();
+        open.remove(&id);
+        self.count.send_replace(open.len());
+    }
+
+    /// The number of open connections, as it changes.
+    pub fn watch_count(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.count.subscribe()
     }
 
     pub fn count(&self) -> usize {
@@ -177,6 +200,10 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
     crate::scheduler::start(&daemon);
     crate::notices::start(&daemon);
+    if let Some(delay) = opts.idle_exit {
+        tracing::info!(idle = ?delay, "on demand: exits when no client is left");
+        crate::idle_exit::start(&daemon, delay);
+    }
     // MCP servers connect after we listen: a slow server never delays clients.
     let starting = daemon.clone();
     tokio::spawn(async move { crate::extensions::activate(&starting, false).await });

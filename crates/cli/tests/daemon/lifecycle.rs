@@ -247,3 +247,93 @@ fn a_daemon_that_said_bye_or_got_sigterm_accepts_no_one_and_a_new_one_starts_aft
         assert_eq!(lock.trim(), next.pid().to_string(), "{how}");
     }
 }
+
+/// `seekclaw daemon --on-demand --idle-exit SECS` with the testkit provider.
+fn on_demand(server: &seekclaw_testkit::ProviderServer, secs: u64) -> DaemonProcess {
+    crate::chat::setup(
+        server,
+        StartOptions {
+            args: vec!["--on-demand".into(), format!("--idle-exit={secs}")],
+            ..StartOptions::default()
+        },
+    )
+}
+
+/// Waits (up to `limit`) for the daemon to exit; its status.
+fn exits_within(d: &mut DaemonProcess, limit: Duration) -> std::process::ExitStatus {
+    d.wait_exit(limit)
+        .unwrap_or_else(|e| panic!("{e}; the daemon's log:\n{}", d.stderr()))
+}
+
+#[test]
+fn a_user_started_daemon_never_idle_exits() {
+    let mut d = crate::start_with(StartOptions {
+        env: vec![("SEEKCLAW_IDLE_EXIT".into(), "1".into())],
+        ..StartOptions::default()
+    });
+    drop(d.connect().unwrap());
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(d.try_wait().unwrap().is_none(), "{}", d.stderr());
+    let mut c = d.connect().unwrap();
+    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
+}
+
+#[test]
+fn an_on_demand_daemon_stays_while_a_client_is_connected_and_exits_after_the_idle_delay() {
+    let server = seekclaw_testkit::ProviderServer::start().unwrap();
+    let mut d = on_demand(&server, 1);
+    let mut c = d.connect().unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(d.try_wait().unwrap().is_none(), "{}", d.stderr());
+    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
+    // A second client leaving does not end the first one's daemon.
+    drop(d.connect().unwrap());
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(d.try_wait().unwrap().is_none(), "{}", d.stderr());
+    let left = Instant::now();
+    drop(c);
+    let status = exits_within(&mut d, Duration::from_secs(10));
+    assert!(status.success(), "{status}");
+    assert!(
+        left.elapsed() >= Duration::from_millis(900),
+        "exited before the idle delay"
+    );
+    assert!(!d.socket.exists());
+    assert!(
+        d.stderr()
+            .contains("no client connected and nothing running")
+    );
+}
+
+#[test]
+fn an_unattended_on_demand_daemon_waits_for_its_background_job() {
+    let server = seekclaw_testkit::ProviderServer::start().unwrap();
+    let mut d = on_demand(&server, 1);
+    let mut c = d.connect().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let args = json!({"command": "exec sleep 3.0333", "run_in_background": true});
+    server.enqueue(seekclaw_testkit::Reply::new().tool_call("b1", "bash", args.to_string()));
+    server.enqueue(seekclaw_testkit::Reply::plain("started it"));
+    let turn = crate::chat::chat(
+        &mut c,
+        json!({"message": "start a job", "workspace": ws.path().to_str().unwrap()}),
+    );
+    assert_eq!(turn.last().unwrap()["data"], "started it", "{turn:?}");
+    let job = crate::jobs::wait_marker("sleep 3.0333");
+    let left = Instant::now();
+    drop(c);
+    std::thread::sleep(Duration::from_millis(1800));
+    assert!(
+        d.try_wait().unwrap().is_none(),
+        "exited under a running job: {}",
+        d.stderr()
+    );
+    assert!(seekclaw_testkit::process_alive(job));
+    let status = exits_within(&mut d, Duration::from_secs(10));
+    assert!(status.success(), "{status}");
+    assert!(
+        left.elapsed() >= Duration::from_secs(3),
+        "{:?}",
+        left.elapsed()
+    );
+}
