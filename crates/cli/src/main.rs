@@ -37,10 +37,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// The terminal UI (the default): a client of the daemon, which it starts
-    /// when none runs (and then stops on exit).
+    /// on demand when none runs (that one exits once no client is left).
     Chat(chat::ChatArgs),
     /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
-    Daemon,
+    Daemon(DaemonArgs),
     /// Run one agent turn in-process (no daemon needed) and stream the answer.
     Run(run::RunArgs),
     /// Serve the engine over stdin/stdout: JSONL commands in, JSONL events out
@@ -65,6 +65,45 @@ enum Command {
     Protocol(ProtocolCommand),
 }
 
+/// `seekclaw daemon`: runs until `shutdown`, SIGTERM or SIGINT, unless on demand.
+#[derive(clap::Args)]
+struct DaemonArgs {
+    /// Exit by itself once no client has been connected for the idle delay
+    /// and no turn, scheduled run, background job or due schedule is left
+    /// (how `seekclaw chat` starts one). Without it the daemon keeps running,
+    /// as schedules need.
+    #[arg(long)]
+    on_demand: bool,
+    /// The idle delay of `--on-demand`, in seconds (default 60, or
+    /// `$SEEKCLAW_IDLE_EXIT`).
+    #[arg(long, value_name = "SECS", requires = "on_demand", value_parser = clap::value_parser!(u64).range(1..))]
+    idle_exit: Option<u64>,
+}
+
+/// How long an on-demand daemon waits with no client before it exits.
+const DEFAULT_IDLE_EXIT_SECS: u64 = 60;
+
+impl DaemonArgs {
+    /// The idle delay, or `None` for a daemon that runs until stopped.
+    /// `$SEEKCLAW_IDLE_EXIT` reaches a daemon a front end starts (tests, tuning).
+    fn idle_exit(&self) -> anyhow::Result<Option<std::time::Duration>> {
+        if !self.on_demand {
+            return Ok(None);
+        }
+        let secs = match (self.idle_exit, std::env::var("SEEKCLAW_IDLE_EXIT")) {
+            (Some(secs), _) => secs,
+            (None, Ok(text)) => match text.trim().parse::<u64>() {
+                Ok(secs) if secs > 0 => secs,
+                _ => anyhow::bail!(
+                    "SEEKCLAW_IDLE_EXIT must be a whole number of seconds above 0, not {text:?}"
+                ),
+            },
+            (None, Err(_)) => DEFAULT_IDLE_EXIT_SECS,
+        };
+        Ok(Some(std::time::Duration::from_secs(secs)))
+    }
+}
+
 #[derive(Subcommand)]
 enum ProtocolCommand {
     /// Print the JSON Schema (draft 2020-12) of every request, envelope,
@@ -76,6 +115,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Colour codes only for a person: a log file or pipe gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
@@ -86,7 +127,7 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Chat(args) => chat::chat(args),
-        Command::Daemon => run_daemon(),
+        Command::Daemon(args) => run_daemon(&args),
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::serve(args),
         Command::Provider(cmd) => report(
@@ -149,15 +190,20 @@ fn tune_allocator() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn tune_allocator() {}
 
-fn run_daemon() -> ExitCode {
+fn run_daemon(args: &DaemonArgs) -> ExitCode {
     tune_allocator();
     let outcome = (|| -> anyhow::Result<Result<(), DaemonError>> {
+        let idle_exit = args.idle_exit()?;
         let home = Home::from_env()?;
         let cwd = std::env::current_dir()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
-        Ok(runtime.block_on(seekclaw_daemon::run(DaemonOptions { home, cwd })))
+        Ok(runtime.block_on(seekclaw_daemon::run(DaemonOptions {
+            home,
+            cwd,
+            idle_exit,
+        })))
     })();
     match outcome {
         Ok(Ok(())) => ExitCode::SUCCESS,

@@ -28,21 +28,44 @@ pub struct DaemonOptions {
     pub home: Home,
     /// The process's working directory: the initial workspace and the base of relative paths.
     pub cwd: PathBuf,
+    /// On demand (started by a front end for itself): exit after this long
+    /// with no client and nothing running. `None`: run until told to stop.
+    pub idle_exit: Option<Duration>,
 }
 
 /// Open connections, for broadcasts (`schedule.updated`, …).
-#[derive(Default)]
 pub struct Connections {
     open: Mutex<HashMap<u64, Outbox>>,
+    /// How many are open, for whoever waits on it (the on-demand idle exit).
+    count: tokio::sync::watch::Sender<usize>,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Connections {
+            open: Mutex::default(),
+            count: tokio::sync::watch::Sender::new(0),
+        }
+    }
 }
 
 impl Connections {
     pub fn insert(&self, id: u64, outbox: Outbox) {
-        self.open.locked().insert(id, outbox);
+        let mut open = self.open.locked();
+        open.insert(id, outbox);
+        // Under the lock, so the counts are published in order.
+        self.count.send_replace(open.len());
     }
 
     pub fn remove(&self, id: u64) {
-        self.open.locked().remove(&id);
+        let mut open = self.open.locked();
+        open.remove(&id);
+        self.count.send_replace(open.len());
+    }
+
+    /// The number of open connections, as it changes.
+    pub fn watch_count(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.count.subscribe()
     }
 
     pub fn count(&self) -> usize {
@@ -86,6 +109,9 @@ pub struct Daemon {
     pub shutdown: CancellationToken,
     /// Hard stop: writers are abandoned.
     pub kill: CancellationToken,
+    /// Fired once the endpoint stopped accepting (shutdown began), so
+    /// `shutdown` can say `bye` only when nobody else can connect.
+    pub not_listening: CancellationToken,
     pub connections: Connections,
     /// Provider HTTP pool and circuit breaker, shared by every turn.
     pub providers: seekclaw_providers::Providers,
@@ -159,8 +185,9 @@ impl Daemon {
 pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     let home = opts.home.clone();
     home.ensure().map_err(DaemonError::Config)?;
-    // Lock first: a second daemon must fail fast without touching the database.
-    let lock = DaemonLock::acquire(&home.lock_path())?;
+    // Lock first: a second daemon must fail fast without touching the
+    // database (it waits only for one that is shutting down).
+    let lock = DaemonLock::acquire_after_drain(&home).await?;
     // Signals are hooked before anyone can connect, so an early SIGTERM is graceful too.
     let signals = Signals::install()?;
     let store = {
@@ -179,6 +206,10 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
     crate::scheduler::start(&daemon);
     crate::notices::start(&daemon);
+    if let Some(delay) = opts.idle_exit {
+        tracing::info!(idle = ?delay, "on demand: exits when no client is left");
+        crate::idle_exit::start(&daemon, delay);
+    }
     // MCP servers connect after we listen: a slow server never delays clients.
     let starting = daemon.clone();
     tokio::spawn(async move { crate::extensions::activate(&starting, false).await });
@@ -204,6 +235,7 @@ impl Daemon {
             scheduler: crate::scheduler::Scheduler::new(shutdown.child_token()),
             shutdown,
             kill: CancellationToken::new(),
+            not_listening: CancellationToken::new(),
             connections: Connections::default(),
             providers: seekclaw_providers::Providers::new(),
             locks: Arc::new(seekclaw_tools::WriteLocks::new()),
@@ -325,6 +357,10 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
             }
         }
     }
+    // Whoever connects from now on is refused at once (or reaches the next
+    // daemon) rather than accepted by one that is going away.
+    endpoint.stop_listening();
+    daemon.not_listening.cancel();
     tracing::info!("shutting down");
     // Scheduled runs are cancelled now and record `cancelled` while clients
     // drain (their `schedule.updated` may still reach them).

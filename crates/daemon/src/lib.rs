@@ -18,6 +18,7 @@ mod framing;
 mod goals;
 mod handlers;
 mod headless;
+mod idle_exit;
 mod mcp_check;
 mod notices;
 mod outbox;

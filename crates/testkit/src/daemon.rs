@@ -15,6 +15,8 @@ pub struct StartOptions {
     pub cwd: Option<PathBuf>,
     /// Extra environment variables.
     pub env: Vec<(String, String)>,
+    /// Extra arguments after `daemon` (`--on-demand`, …).
+    pub args: Vec<String>,
 }
 
 /// A running `seekclaw daemon`. Killed on drop.
@@ -83,6 +85,7 @@ impl DaemonProcess {
         let stderr_path = home.with_extension(format!("stderr-{}.log", unique()));
         let stderr = std::fs::File::create(&stderr_path)?;
         cmd.arg("daemon")
+            .args(&opts.args)
             .env("SEEKCLAW_HOME", home)
             .env("RUST_LOG", "info")
             .current_dir(opts.cwd.as_deref().unwrap_or(reach))

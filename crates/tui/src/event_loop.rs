@@ -91,8 +91,8 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     }
     // The catalog (for the cost's prices) is fetched after the first paint.
     let mut catalog_asked = false;
-    // A closed terminal (SIGHUP) or a kill (SIGTERM) still ends through
-    // `Daemon::close`, so a daemon this client started does not outlive it.
+    // A closed terminal (SIGHUP) or a kill (SIGTERM) ends the UI cleanly (the
+    // terminal restored); a daemon started on demand exits once no client is left.
     let mut hangup = signal(SignalKind::hangup()).map_err(TuiError::Terminal)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(TuiError::Terminal)?;
     let mut keys = EventStream::new();

@@ -1,6 +1,8 @@
-//! The daemon's lifecycle as the desktop runs it (reference §10.1): connect; if
-//! no daemon answers, start `seekclaw daemon` detached from the terminal and
-//! probe until it does; on exit, shut down only a daemon this client started.
+//! The daemon's lifecycle (as the desktop's, reference §10.1): connect; if no
+//! daemon answers, start `seekclaw daemon --on-demand` detached from the
+//! terminal and probe until it does. On exit nothing is stopped: the daemon
+//! may serve other windows, and one started on demand exits by itself once no
+//! client is left (so a Ctrl-C or `kill -9` of this UI leaves none behind).
 
 use std::fs::OpenOptions;
 use std::os::unix::process::CommandExt;
@@ -96,30 +98,11 @@ impl Daemon {
         self.started.is_some()
     }
 
-    /// Leaves: a daemon this client started gets `shutdown` (1 s to answer),
-    /// then 1.5 s to exit before it is killed; any other is only disconnected.
+    /// Leaves: only disconnects, never sends `shutdown` (another window may
+    /// be running a turn on this daemon). One this client started exits on
+    /// its own once no client is left; the process is not waited for.
     pub async fn close(self) {
-        let Daemon {
-            conn,
-            events,
-            started,
-        } = self;
-        let Some(mut child) = started else {
-            return;
-        };
-        let _ = conn
-            .call_within("shutdown", json!({}), Duration::from_secs(1))
-            .await;
-        drop(conn);
-        drop(events);
-        for _ in 0..30 {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+        drop(self);
     }
 }
 
@@ -136,8 +119,9 @@ fn log_path(home: &Home) -> std::path::PathBuf {
     home.logs_dir().join("daemon-chat.log")
 }
 
-/// `<this executable> daemon` in its own process group (a Ctrl-C in the
-/// terminal is not its), stdin closed, output appended to `logs/daemon-chat.log`.
+/// `<this executable> daemon --on-demand` in its own process group (a Ctrl-C
+/// in the terminal is not its), stdin closed, output appended to
+/// `logs/daemon-chat.log`.
 fn spawn(home: &Home) -> Result<Child, TuiError> {
     let exe = std::env::current_exe().map_err(TuiError::Spawn)?;
     std::fs::create_dir_all(home.logs_dir()).map_err(TuiError::Spawn)?;
@@ -148,7 +132,7 @@ fn spawn(home: &Home) -> Result<Child, TuiError> {
         .map_err(TuiError::Spawn)?;
     let log2 = log.try_clone().map_err(TuiError::Spawn)?;
     Command::new(exe)
-        .arg("daemon")
+        .args(["daemon", "--on-demand"])
         .env("SEEKCLAW_HOME", home.root())
         .stdin(Stdio::null())
         .stdout(log)

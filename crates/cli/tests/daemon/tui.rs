@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use seekclaw_testkit::{DaemonProcess, ProviderServer, Reply, StartOptions, process_alive};
+use seekclaw_testkit::{DaemonProcess, ProviderServer, Reply, StartOptions};
 use serde_json::json;
 
 use crate::chat::setup;
@@ -16,6 +16,7 @@ use crate::{bin, project_dir};
 const WAIT: Duration = Duration::from_secs(20);
 
 mod approvals;
+mod on_demand;
 mod pickers;
 mod provider_add;
 
@@ -344,69 +345,6 @@ fn session_of(screen: &str) -> String {
         .nth(1)
         .unwrap_or_else(|| panic!("no session in {status:?}"));
     after.split_whitespace().next().unwrap().to_string()
-}
-
-#[test]
-fn chat_starts_a_daemon_when_none_runs_and_stops_only_that_one() {
-    let server = ProviderServer::start().unwrap();
-    server.enqueue(Reply::plain("from a daemon of my own"));
-    let mut d = setup(&server, StartOptions::default());
-    let _home_dir = d.take_tempdir();
-    let home = d.home.clone();
-    let mut c = d.connect().unwrap();
-    assert_eq!(c.request("shutdown", json!({})).unwrap()["event"], "bye");
-    d.wait_exit(WAIT).unwrap();
-
-    let screen = Screen::chat(&home, &["--global"]);
-    screen.wait_for("started a daemon for this chat");
-    let pid: u32 = std::fs::read_to_string(home.join("daemon.lock"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(process_alive(pid));
-    screen.submit("hello");
-    screen.wait_for("from a daemon of my own");
-    screen.submit("/quit");
-    screen.wait_exit();
-    let start = Instant::now();
-    while process_alive(pid) {
-        assert!(start.elapsed() < WAIT, "the daemon it started still runs");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(!home.join("daemon.sock").exists());
-
-    // Closing the terminal (SIGHUP) also stops the daemon it started.
-    let screen = Screen::chat(&home, &["--global"]);
-    screen.wait_for("started a daemon for this chat");
-    let pid: u32 = std::fs::read_to_string(home.join("daemon.lock"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    drop(screen);
-    let start = Instant::now();
-    while process_alive(pid) {
-        assert!(
-            start.elapsed() < WAIT,
-            "the daemon outlived a closed terminal"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-
-    // A daemon it did not start outlives the chat; a first prompt is sent at once.
-    server.enqueue(Reply::plain("answer to the first prompt"));
-    let mut other = setup(&server, StartOptions::default());
-    let screen = Screen::chat(&other.home, &["--global", "the first prompt"]);
-    let shown = screen.wait_for("answer to the first prompt");
-    assert!(shown.contains("› the first prompt"), "{shown}");
-    assert!(!shown.contains("started a daemon"), "{shown}");
-    screen.submit("/quit");
-    screen.wait_exit();
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(other.try_wait().unwrap().is_none(), "the daemon still runs");
-    let mut c = other.connect().unwrap();
-    assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
 }
 
 #[test]

@@ -4,18 +4,26 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::error::DaemonError;
+
+/// How long a new daemon waits for one that is shutting down (it no longer
+/// listens but still holds the lock while it drains): longer than the drain's
+/// own bounds (connections 5 s + 1 s, scheduled runs 5 s, MCP, checkpoint).
+const DRAIN_WAIT: Duration = Duration::from_secs(20);
+/// How often the lock is tried again meanwhile (start-up only).
+const DRAIN_POLL: Duration = Duration::from_millis(50);
 
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
-pub use unix::{Endpoint, bind_listener, split};
+pub use unix::{Endpoint, bind_listener, listener_answers, split};
 
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::{Endpoint, bind_listener, split};
+pub use windows::{Endpoint, bind_listener, listener_answers, split};
 
 /// An exclusive lock on `daemon.lock` holding our pid, kept for the daemon's life.
 pub struct DaemonLock {
@@ -24,6 +32,34 @@ pub struct DaemonLock {
 }
 
 impl DaemonLock {
+    /// Takes `home`'s lock. When another daemon holds it but no longer
+    /// answers on the endpoint, it is shutting down (or still starting):
+    /// waits for it to let go, so a client that saw the old daemon say `bye`
+    /// and starts a new one at once gets one. A daemon that answers, or one
+    /// that holds the lock past [`DRAIN_WAIT`], makes this fail.
+    pub async fn acquire_after_drain(
+        home: &seekclaw_config::Home,
+    ) -> Result<DaemonLock, DaemonError> {
+        let path = home.lock_path();
+        let deadline = Instant::now() + DRAIN_WAIT;
+        let mut told = false;
+        loop {
+            match DaemonLock::acquire(&path) {
+                Err(DaemonError::AlreadyRunning { pid })
+                    if Instant::now() < deadline && !listener_answers(home) =>
+                {
+                    if !told {
+                        tracing::info!(pid = %pid, "waiting for the daemon that is shutting down");
+                        told = true;
+                    }
+                    tokio::time::sleep(DRAIN_POLL).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Takes the lock now or fails.
     pub fn acquire(path: &Path) -> Result<DaemonLock, DaemonError> {
         let io_err = |source| DaemonError::Endpoint {
             path: path.display().to_string(),

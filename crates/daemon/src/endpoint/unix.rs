@@ -11,9 +11,15 @@ use crate::error::DaemonError;
 
 /// The Unix socket `daemon.sock` (mode 0600) inside the 0700 home.
 pub struct Endpoint {
-    listener: UnixListener,
+    /// `None` once shutdown began: nobody is accepted any more.
+    listener: Option<UnixListener>,
     path: PathBuf,
     lock: DaemonLock,
+}
+
+/// Whether a daemon answers on `home`'s socket (a connect succeeds).
+pub fn listener_answers(home: &seekclaw_config::Home) -> bool {
+    std::os::unix::net::UnixStream::connect(home.socket_path()).is_ok()
 }
 
 pub fn bind_listener(
@@ -39,7 +45,7 @@ pub fn bind_listener(
     let listener = UnixListener::bind(&path).map_err(io_err)?;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(io_err)?;
     Ok(Endpoint {
-        listener,
+        listener: Some(listener),
         path,
         lock,
     })
@@ -50,8 +56,12 @@ impl Endpoint {
     /// (reaching a socket whose mode or home was loosened) is told why and
     /// closed.
     pub async fn accept(&mut self) -> std::io::Result<UnixStream> {
+        let Some(listener) = &self.listener else {
+            // Not listening any more: wait for the caller's shutdown branch.
+            return std::future::pending().await;
+        };
         loop {
-            let (stream, _) = self.listener.accept().await?;
+            let (stream, _) = listener.accept().await?;
             match peer_allowed(&stream) {
                 Ok(()) => return Ok(stream),
                 Err(uid) => {
@@ -67,9 +77,19 @@ impl Endpoint {
         self.path.display().to_string()
     }
 
-    /// Removes the socket file and releases the lock.
+    /// Stops accepting: the listener is closed and the socket file removed at
+    /// once, so a client that connects during the drain is refused
+    /// (ENOENT/ECONNREFUSED) instead of reaching a dying daemon. The lock is
+    /// kept until [`Endpoint::close`].
+    pub fn stop_listening(&mut self) {
+        if self.listener.take().is_some() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    /// Stops listening (if not yet) and releases the lock.
     pub fn close(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        self.stop_listening();
         self.lock.release();
     }
 }

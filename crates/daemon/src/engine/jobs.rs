@@ -65,6 +65,15 @@ impl SessionJobs {
         self.rx.locked().take()
     }
 
+    /// Background jobs still running, over every session.
+    pub fn running_count(&self) -> usize {
+        let tables: Vec<Arc<Jobs>> = self.tables.locked().values().cloned().collect();
+        tables
+            .iter()
+            .map(|jobs| jobs.list().iter().filter(|j| j.running).count())
+            .sum()
+    }
+
     /// Kills the session's jobs and forgets its table.
     pub fn close(&self, session_id: &str) {
         let table = self.tables.locked().remove(&session_id.to_lowercase());

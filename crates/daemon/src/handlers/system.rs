@@ -266,5 +266,12 @@ pub async fn shutdown(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
     daemon.turns.cancel_all();
     conn.closing.cancel();
     daemon.shutdown.cancel();
+    // `bye` means nobody is accepted any more: a client that reconnects at
+    // once is refused (or reaches the next daemon), never this one.
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(1),
+        daemon.not_listening.cancelled(),
+    )
+    .await;
     Ok(Envelope::new(id, event::BYE, ""))
 }
