@@ -148,7 +148,7 @@ Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs · !CMD runs a sh
 its output goes to the model\n\
 @PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
 @IMAGE.png attaches the image · a long paste is one block\n\
-Approval prompts: y allows once · a allows for the session · n or Esc rejects · a typed reason + Enter rejects with it\n\
+Approval prompts: ↑↓ + Enter or 1-4 choose · Esc rejects · typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
           /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
@@ -192,6 +192,8 @@ pub struct App {
     pub shell_context: Vec<String>,
     /// Calls waiting for the user's decision, oldest first.
     pub approvals: Vec<crate::approval::PendingApproval>,
+    /// The first prompt's choice and reason step.
+    pub asking: crate::approval::Asking,
     /// The open `/sessions` or `/model` picker.
     pub picker: Option<crate::picker::Picker>,
     /// The open `@path` completion popup.
@@ -267,7 +269,7 @@ impl App {
         self.output_tokens = 0;
         self.model_tokens.clear();
         self.turn = None;
-        self.approvals.clear();
+        self.clear_approvals();
         self.scroll = 0;
     }
 
@@ -432,7 +434,7 @@ impl App {
     fn end_turn(&mut self) {
         self.turn = None;
         // Whatever still waited ended with the turn.
-        self.approvals.clear();
+        self.clear_approvals();
         for row in self.entries.iter_mut() {
             if let Entry::Tool(t) = row
                 && t.state == ToolState::Running
