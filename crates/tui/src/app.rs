@@ -66,7 +66,7 @@ pub struct Turn {
     pub request_id: i64,
     /// `agent.cancel` was sent.
     pub cancelling: bool,
-    /// The latest workflow label.
+    /// What the turn is doing (see [`crate::phase`]), in English.
     pub phase: String,
     /// Whether any answer text streamed.
     pub streamed: bool,
@@ -349,7 +349,11 @@ impl App {
             return;
         }
         match env.event.as_str() {
-            "workflow" | "status" => turn.phase = env.data,
+            "workflow" | "status" => {
+                if let Some(phase) = crate::phase::phase_of(&env) {
+                    turn.phase = phase;
+                }
+            }
             "model_start" => self.model = Some(env.data),
             "thinking" => self.append(&env.data, true),
             "delta" => {

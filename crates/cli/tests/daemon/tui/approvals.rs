@@ -60,7 +60,10 @@ fn typed_words_at_the_prompt_reject_with_that_reason_and_nothing_runs() {
         assert!(status.contains("waiting for your approval"), "{status}");
         screen.submit(reason);
         screen.wait_for(&format!("Kept it {i}."));
-        assert!(build.join("keep.txt").exists(), "{reason:?} ran the command");
+        assert!(
+            build.join("keep.txt").exists(),
+            "{reason:?} ran the command"
+        );
         let result = tool_result(&server, 2 * i + 1);
         assert!(
             result.ends_with(&format!("The user said: {reason}")),
@@ -104,7 +107,10 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
     screen.submit("write them");
     let asking = screen.wait_for("Allow write_file");
     assert!(asking.contains("+yes please"), "the diff: {asking}");
-    assert!(!dir.join("a.txt").exists(), "nothing runs before the answer");
+    assert!(
+        !dir.join("a.txt").exists(),
+        "nothing runs before the answer"
+    );
     screen.keys(&["Down", "Down", "Up"]);
     screen.wait_for("› 2. Allow for this session");
     screen.keys(&["Enter"]);
@@ -116,7 +122,11 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
     assert!(dir.join("b.txt").exists());
 
     // 1 allows once, 3 rejects, Esc rejects.
-    for (name, key, runs) in [("one", "1", true), ("two", "3", false), ("three", "Escape", false)] {
+    for (name, key, runs) in [
+        ("one", "1", true),
+        ("two", "3", false),
+        ("three", "Escape", false),
+    ] {
         screen.submit(&format!("make {name}"));
         screen.wait_for(&format!("echo {name} >"));
         screen.keys(&[key]);
@@ -124,7 +134,10 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
         assert_eq!(dir.join(format!("{name}.txt")).exists(), runs, "{name}");
     }
     let rejected = tool_result(&server, 6);
-    assert!(rejected.contains("The user rejected this call"), "{rejected}");
+    assert!(
+        rejected.contains("The user rejected this call"),
+        "{rejected}"
+    );
 
     // 4 opens the reason step: the text typed is the reason.
     screen.submit("make four");
