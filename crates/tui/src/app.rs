@@ -180,6 +180,9 @@ pub struct App {
     pub tick: usize,
     /// A one-line hint in the status bar.
     pub hint: Option<String>,
+    /// Something the user waits on changed (a turn ended, a prompt opened):
+    /// drawn at once rather than at the next paced frame.
+    waited_frame: bool,
     /// A second Ctrl-C on an empty idle prompt quits.
     quit_armed: bool,
     /// The daemon connection is gone.
@@ -222,6 +225,16 @@ impl App {
             Entry::Assistant { text, .. } if !text.trim().is_empty() => Some(text.clone()),
             _ => None,
         })
+    }
+
+    /// Whether the last envelopes changed something the user waits on (and
+    /// forgets it): the event loop then draws without waiting for the frame.
+    pub fn take_waited_frame(&mut self) -> bool {
+        std::mem::take(&mut self.waited_frame)
+    }
+
+    pub(crate) fn mark_waited_frame(&mut self) {
+        self.waited_frame = true;
     }
 
     /// Whether something animates (a spinner needs ticks).
@@ -437,6 +450,7 @@ impl App {
 
     fn end_turn(&mut self) {
         self.turn = None;
+        self.waited_frame = true;
         // Whatever still waited ended with the turn.
         self.clear_approvals();
         for row in self.entries.iter_mut() {

@@ -97,6 +97,7 @@ impl App {
         match env.event.as_str() {
             "approval_request" => {
                 self.approvals.push(PendingApproval::from_envelope(env));
+                self.mark_waited_frame();
                 self.scroll = 0;
                 true
             }
