@@ -121,6 +121,10 @@ enum BenchCommand {
         /// Keypresses timed while an answer streams.
         #[arg(long, default_value_t = 200)]
         keys: usize,
+        /// Trivial prompts timed from Enter to their answer on screen (and
+        /// as many through the socket).
+        #[arg(long, default_value_t = 30)]
+        answers: usize,
         /// Seconds each idle window is measured.
         #[arg(long, default_value_t = 5.0)]
         idle_secs: f64,
@@ -243,6 +247,7 @@ fn main() -> Result<()> {
             paints,
             deltas,
             keys,
+            answers,
             idle_secs,
             messages,
         } => tui::run(&tui::TuiArgs {
@@ -251,6 +256,7 @@ fn main() -> Result<()> {
             paints,
             deltas,
             keys,
+            answers,
             idle_secs,
             messages,
         }),

@@ -6,6 +6,8 @@
 //! - A 2,000-delta answer streamed at full speed: frames drawn (synchronized
 //!   updates), frames per second, the chat's CPU time and the wall time; its
 //!   final screen against the same answer streamed slowly.
+//! - Enter → answer on screen for a trivial prompt (the turn's final frame),
+//!   against the same turn through the socket in the same run.
 //! - Keypress → echo in the editor while a long answer streams (p50/p99).
 //! - Idle: context switches (wake-ups) and CPU per second of a settled chat,
 //!   fresh and after a turn.
@@ -25,6 +27,9 @@ use crate::populate::{BIG_SESSION_ID, HomeShape, populate};
 use crate::pty::{Pty, Seen, screen};
 use crate::stats::{Tail, Timings, ms};
 
+#[path = "tui_answer.rs"]
+mod answer;
+
 const COLS: u16 = 100;
 const ROWS: u16 = 30;
 const WAIT: Duration = Duration::from_secs(60);
@@ -34,6 +39,7 @@ const TARGET_PAINT_MS: f64 = 30.0;
 const TARGET_FPS: f64 = 1000.0 / 16.0;
 const TARGET_ECHO_P99_MS: f64 = 16.0;
 const TARGET_RSS_MB: f64 = 25.0;
+const TARGET_ANSWER_MS: f64 = 10.0;
 
 pub struct TuiArgs<'a> {
     pub bin: &'a Path,
@@ -41,6 +47,7 @@ pub struct TuiArgs<'a> {
     pub paints: usize,
     pub deltas: usize,
     pub keys: usize,
+    pub answers: usize,
     pub idle_secs: f64,
     pub messages: usize,
 }
@@ -108,6 +115,15 @@ pub fn run(args: &TuiArgs<'_>) -> Result<()> {
     let same_screen = fast.screen == slow.screen;
 
     eprintln!(
+        "timing {} trivial answers, on screen and through the socket ...",
+        args.answers
+    );
+    let (socket_answers, screen_answers) =
+        answer::answers(&chat, &server, &home.join("daemon.sock"), args.answers)?;
+    let socket_answers = Timings::of(&socket_answers).context("no socket answers")?;
+    let screen_answers = Timings::of(&screen_answers).context("no answers")?;
+
+    eprintln!(
         "timing {} keypresses during a stream, then idle ...",
         args.keys
     );
@@ -134,11 +150,13 @@ pub fn run(args: &TuiArgs<'_>) -> Result<()> {
                    "framesPerSec": fps(s), "bytes": s.bytes,
                    "minGapMs": s.min_gap.map(ms)})
         };
+        let timings = |t: &Timings| json!({"median": ms(t.median), "p95": ms(t.p95), "min": ms(t.min), "max": ms(t.max)});
         let idle = |i: &Idle| json!({"wakeupsPerSec": i.wakeups_per_s, "cpuMsPerSec": i.cpu_ms_per_s, "frames": i.frames});
         let out = json!({
             "processStartMs": ms(process_start.median),
             "firstPaintMs": {"median": ms(paints.median), "p95": ms(paints.p95), "max": ms(paints.max)},
             "stream": {"deltas": args.deltas, "fast": stream(&fast), "slow": stream(&slow), "sameFinalScreen": same_screen},
+            "answerMs": {"n": args.answers, "screen": timings(&screen_answers), "socket": timings(&socket_answers)},
             "echoMs": {"n": echo.n, "p50": ms(echo.p50), "p99": ms(echo.p99), "max": ms(echo.max), "streamingAtEnd": streaming_at_end},
             "idle": {"fresh": idle(&idle_fresh), "afterTurn": idle(&idle_after)},
             "rssMb": {"newSession": mb(rss_new), "bigSession": mb(rss_big), "bigSessionHwm": mb(hwm_big), "messages": args.messages},
@@ -183,6 +201,17 @@ pub fn run(args: &TuiArgs<'_>) -> Result<()> {
     if !same_screen {
         println!("--- fast\n{}\n--- slow\n{}", fast.screen, slow.screen);
     }
+    println!(
+        "  Enter → answer on screen            median {:>6.2} ms  p95 {:>6.2} ms  (target < {TARGET_ANSWER_MS} ms; {} runs)",
+        ms(screen_answers.median),
+        ms(screen_answers.p95),
+        args.answers
+    );
+    println!(
+        "    baseline: socket chat → done      median {:>6.2} ms  p95 {:>6.2} ms  (same turns, same run)",
+        ms(socket_answers.median),
+        ms(socket_answers.p95)
+    );
     println!(
         "  keypress → echo while streaming     p50 {:>6.2} ms  p99 {:>6.2} ms  max {:>6.2} ms  (target p99 < {TARGET_ECHO_P99_MS} ms; {} keys{})",
         ms(echo.p50),

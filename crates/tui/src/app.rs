@@ -66,7 +66,7 @@ pub struct Turn {
     pub request_id: i64,
     /// `agent.cancel` was sent.
     pub cancelling: bool,
-    /// The latest workflow label.
+    /// What the turn is doing (see [`crate::phase`]), in English.
     pub phase: String,
     /// Whether any answer text streamed.
     pub streamed: bool,
@@ -148,7 +148,7 @@ Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs · !CMD runs a sh
 its output goes to the model\n\
 @PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
 @IMAGE.png attaches the image · a long paste is one block\n\
-Approval prompts: y allows once · a allows for the session · n or Esc rejects · a typed reason + Enter rejects with it\n\
+Approval prompts: ↑↓ + Enter or 1-4 choose · Esc rejects · typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
           /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
@@ -180,6 +180,9 @@ pub struct App {
     pub tick: usize,
     /// A one-line hint in the status bar.
     pub hint: Option<String>,
+    /// Something the user waits on changed (a turn ended, a prompt opened):
+    /// drawn at once rather than at the next paced frame.
+    waited_frame: bool,
     /// A second Ctrl-C on an empty idle prompt quits.
     quit_armed: bool,
     /// The daemon connection is gone.
@@ -192,6 +195,8 @@ pub struct App {
     pub shell_context: Vec<String>,
     /// Calls waiting for the user's decision, oldest first.
     pub approvals: Vec<crate::approval::PendingApproval>,
+    /// The first prompt's choice and reason step.
+    pub asking: crate::approval::Asking,
     /// The open `/sessions` or `/model` picker.
     pub picker: Option<crate::picker::Picker>,
     /// The open `@path` completion popup.
@@ -220,6 +225,16 @@ impl App {
             Entry::Assistant { text, .. } if !text.trim().is_empty() => Some(text.clone()),
             _ => None,
         })
+    }
+
+    /// Whether the last envelopes changed something the user waits on (and
+    /// forgets it): the event loop then draws without waiting for the frame.
+    pub fn take_waited_frame(&mut self) -> bool {
+        std::mem::take(&mut self.waited_frame)
+    }
+
+    pub(crate) fn mark_waited_frame(&mut self) {
+        self.waited_frame = true;
     }
 
     /// Whether something animates (a spinner needs ticks).
@@ -267,7 +282,7 @@ impl App {
         self.output_tokens = 0;
         self.model_tokens.clear();
         self.turn = None;
-        self.approvals.clear();
+        self.clear_approvals();
         self.scroll = 0;
     }
 
@@ -347,7 +362,11 @@ impl App {
             return;
         }
         match env.event.as_str() {
-            "workflow" | "status" => turn.phase = env.data,
+            "workflow" | "status" => {
+                if let Some(phase) = crate::phase::phase_of(&env) {
+                    turn.phase = phase;
+                }
+            }
             "model_start" => self.model = Some(env.data),
             "thinking" => self.append(&env.data, true),
             "delta" => {
@@ -432,8 +451,9 @@ impl App {
 
     fn end_turn(&mut self) {
         self.turn = None;
+        self.waited_frame = true;
         // Whatever still waited ended with the turn.
-        self.approvals.clear();
+        self.clear_approvals();
         for row in self.entries.iter_mut() {
             if let Entry::Tool(t) = row
                 && t.state == ToolState::Running

@@ -167,3 +167,21 @@ fn a_loaded_sessions_images_show_as_chips_on_the_prompt() {
         )]
     );
 }
+
+#[test]
+fn a_turns_end_and_an_approval_prompt_are_drawn_without_waiting_for_the_frame() {
+    let mut app = App::default();
+    app.start_turn(7, "hi");
+    app.on_envelope(env(7, "delta", "streaming", Value::Null));
+    assert!(!app.take_waited_frame(), "a stream's frames are paced");
+    app.on_envelope(env(
+        7,
+        "approval_request",
+        "rm x",
+        json!({"approvalId": "ap", "tool": "bash", "summary": "rm x"}),
+    ));
+    assert!(app.take_waited_frame());
+    assert!(!app.take_waited_frame(), "taken once");
+    app.on_envelope(env(7, "done", "streaming", Value::Null));
+    assert!(app.take_waited_frame(), "the answer's last frame");
+}

@@ -1,7 +1,10 @@
 //! Approval prompts: a turn's `approval_request` waits here until the user
-//! decides (y once, a for the session, n or Esc to reject, or a typed
-//! reason and Enter to reject with it), or the daemon resolves it (a
-//! timeout, a cancel, another client's answer).
+//! picks a choice (↑/↓ + Enter, or a digit; Esc rejects), or the daemon
+//! resolves it (a timeout, a cancel, another client's answer).
+//!
+//! Typed text never decides: a letter (or a paste) opens the "tell the agent
+//! why" step, where the text can only become a rejection reason. A reply
+//! like "yes but not now" must reject, never allow.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
@@ -45,6 +48,48 @@ impl PendingApproval {
     }
 }
 
+/// The prompt's choices, in the order shown (digit = index + 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call and its like for the rest of the session.
+    AllowSession,
+    /// Do not run it.
+    Reject,
+    /// Do not run it, and say why (the model reads it).
+    RejectWithReason,
+}
+
+/// Every choice, top to bottom.
+pub const CHOICES: [Choice; 4] = [
+    Choice::AllowOnce,
+    Choice::AllowSession,
+    Choice::Reject,
+    Choice::RejectWithReason,
+];
+
+impl Choice {
+    fn label(self) -> &'static str {
+        match self {
+            Choice::AllowOnce => "Allow once",
+            Choice::AllowSession => "Allow for this session",
+            Choice::Reject => "Reject",
+            Choice::RejectWithReason => "Reject and tell the agent why (or just start typing)",
+        }
+    }
+}
+
+/// Where the prompt's user is: choosing, or typing a rejection reason.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Asking {
+    /// The highlighted choice (an index into [`CHOICES`]).
+    pub selected: usize,
+    /// The reason step is open; it holds the prompt draft the editor had,
+    /// given back when the step closes (the reason is typed in the editor).
+    pub reason_draft: Option<String>,
+}
+
 impl App {
     /// `approval_request` / `approval_resolved` of the open session's turn;
     /// false for any other envelope.
@@ -52,11 +97,15 @@ impl App {
         match env.event.as_str() {
             "approval_request" => {
                 self.approvals.push(PendingApproval::from_envelope(env));
+                self.mark_waited_frame();
                 self.scroll = 0;
                 true
             }
             "approval_resolved" => {
                 let id = env.details["approvalId"].as_str().unwrap_or_default();
+                if self.approvals.first().is_some_and(|a| a.approval_id == id) {
+                    self.close_asking();
+                }
                 self.approvals.retain(|a| a.approval_id != id);
                 if env.data == "timeout" {
                     self.notice("(no answer in time: the call was not run)");
@@ -67,34 +116,126 @@ impl App {
         }
     }
 
-    /// A key while a prompt is open; `None` when the key is the editor's.
-    pub(crate) fn approval_key(&mut self, key: KeyEvent) -> Option<Option<Action>> {
-        let pending = self.approvals.first()?.clone();
-        if key.modifiers.contains(KeyModifiers::CONTROL) {
-            return None;
-        }
-        let empty = self.editor.is_empty();
-        let decision = match key.code {
-            KeyCode::Char('y') if empty => ("allow_once", None),
-            KeyCode::Char('a') if empty => ("allow_session", None),
-            KeyCode::Char('n') | KeyCode::Esc if empty => ("reject", None),
-            // A typed reason rejects with it: the model reads it.
-            KeyCode::Enter if !empty => {
-                let reason = self.editor.take();
-                ("reject", Some(reason))
-            }
-            _ => return None,
-        };
-        self.approvals.remove(0);
-        Some(Some(Action::Approve {
-            approval_id: pending.approval_id,
-            session_id: pending.session_id,
-            decision: decision.0,
-            message: decision.1,
-        }))
+    /// Whether the reason step is open (the editor holds the reason).
+    pub fn typing_reason(&self) -> bool {
+        !self.approvals.is_empty() && self.asking.reason_draft.is_some()
     }
 
-    /// The prompt's lines (empty when nothing waits).
+    /// Drops every prompt (the turn ended, the session changed).
+    pub(crate) fn clear_approvals(&mut self) {
+        self.close_asking();
+        self.approvals.clear();
+    }
+
+    /// Resets the prompt's state for the next one; a reason step gives the
+    /// editor its draft back.
+    fn close_asking(&mut self) {
+        if let Some(draft) = self.asking.reason_draft.take() {
+            self.editor.clear();
+            self.editor.paste(&draft);
+        }
+        self.asking = Asking::default();
+    }
+
+    /// Opens the reason step: the editor's draft is put aside.
+    pub(crate) fn open_reason(&mut self) {
+        if self.asking.reason_draft.is_none() {
+            let draft = self.editor.text();
+            self.editor.clear();
+            self.asking.reason_draft = Some(draft);
+            self.completion = None;
+        }
+    }
+
+    /// A key while a prompt is open; `None` when the key is the editor's.
+    pub(crate) fn approval_key(&mut self, key: KeyEvent) -> Option<Option<Action>> {
+        self.approvals.first()?;
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        // Ctrl-C still cancels the turn; the other Ctrl keys are the UI's.
+        if ctrl {
+            return None;
+        }
+        if self.asking.reason_draft.is_some() {
+            return self.reason_key(key, alt);
+        }
+        let count = CHOICES.len();
+        match key.code {
+            KeyCode::Up | KeyCode::BackTab => {
+                self.asking.selected = (self.asking.selected + count - 1) % count;
+            }
+            KeyCode::Down => self.asking.selected = (self.asking.selected + 1) % count,
+            KeyCode::Enter if !alt => return Some(self.choose(CHOICES[self.asking.selected])),
+            KeyCode::Char(c @ '1'..='4') if !alt => {
+                let at = usize::from(c as u8 - b'1');
+                self.asking.selected = at;
+                return Some(self.choose(CHOICES[at]));
+            }
+            KeyCode::Esc => return Some(self.choose(Choice::Reject)),
+            KeyCode::Tab => self.open_reason(),
+            // Any other text starts a reason: it can only ever reject.
+            KeyCode::Char(c) if !alt => {
+                self.open_reason();
+                self.editor.insert(c);
+            }
+            // Scrolling stays possible while the prompt waits.
+            KeyCode::PageUp | KeyCode::PageDown => return None,
+            _ => {}
+        }
+        Some(None)
+    }
+
+    /// A key in the reason step: Enter rejects with the text, Esc goes back
+    /// to the choices; everything else edits the reason.
+    fn reason_key(&mut self, key: KeyEvent, alt: bool) -> Option<Option<Action>> {
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        match key.code {
+            KeyCode::Enter if !alt && !shift => {
+                let reason = self.editor.text().trim().to_string();
+                let reason = (!reason.is_empty()).then_some(reason);
+                Some(self.decide("reject", reason))
+            }
+            KeyCode::Esc => {
+                self.close_asking();
+                self.asking.selected = CHOICES.len() - 1;
+                Some(None)
+            }
+            // The history holds prompts, not reasons.
+            KeyCode::Up | KeyCode::Down => Some(None),
+            _ => None,
+        }
+    }
+
+    fn choose(&mut self, choice: Choice) -> Option<Action> {
+        match choice {
+            Choice::AllowOnce => self.decide("allow_once", None),
+            Choice::AllowSession => self.decide("allow_session", None),
+            Choice::Reject => self.decide("reject", None),
+            Choice::RejectWithReason => {
+                self.open_reason();
+                None
+            }
+        }
+    }
+
+    /// Answers the first prompt; the next one (if any) starts fresh.
+    fn decide(&mut self, decision: &'static str, message: Option<String>) -> Option<Action> {
+        if self.approvals.is_empty() {
+            return None;
+        }
+        let pending = self.approvals.remove(0);
+        self.close_asking();
+        Some(Action::Approve {
+            approval_id: pending.approval_id,
+            session_id: pending.session_id,
+            decision,
+            message,
+        })
+    }
+
+    /// The prompt's lines (empty when nothing waits): the call and its
+    /// diff, then the choices, whose [`App::approval_tail`] last lines must
+    /// stay in view.
     pub fn approval_lines(&self) -> Vec<Line<'static>> {
         let Some(p) = self.approvals.first() else {
             return Vec::new();
@@ -116,9 +257,41 @@ impl App {
         if let Some(body) = &p.body {
             crate::render::conversation::diff_lines(&mut out, body, PROMPT_DIFF_LINES, "");
         }
+        out.extend(self.approval_choices());
+        out
+    }
+
+    /// How many of [`App::approval_lines`]' last lines are the choices.
+    pub fn approval_tail(&self) -> usize {
+        self.approval_choices().len()
+    }
+
+    fn approval_choices(&self) -> Vec<Line<'static>> {
+        let keys = Style::new().fg(Color::Yellow);
+        if self.asking.reason_draft.is_some() {
+            return vec![Line::styled(
+                "Rejecting: type why below (the agent reads it) · Enter rejects · Esc goes back",
+                keys,
+            )];
+        }
+        let mut out: Vec<Line<'static>> = CHOICES
+            .iter()
+            .enumerate()
+            .map(|(i, choice)| {
+                let text = format!("{}. {}", i + 1, choice.label());
+                if i == self.asking.selected {
+                    Line::from(vec![
+                        Span::styled("› ", keys.add_modifier(Modifier::BOLD)),
+                        Span::styled(text, Style::new().add_modifier(Modifier::REVERSED)),
+                    ])
+                } else {
+                    Line::raw(format!("  {text}"))
+                }
+            })
+            .collect();
         out.push(Line::styled(
-            "[y] allow once · [a] allow for this session · [n]/Esc reject · or type a reason and press Enter",
-            Style::new().fg(Color::Yellow),
+            "↑↓ select · Enter confirms · 1-4 pick · Esc rejects · typing starts a reason",
+            keys,
         ));
         out
     }
@@ -144,42 +317,100 @@ mod tests {
         KeyEvent::new(code, KeyModifiers::NONE)
     }
 
-    #[test]
-    fn keys_decide_and_a_typed_reason_rejects_with_it() {
-        let mut app = App::default();
-        assert!(app.on_approval_envelope(&request("ap_1")));
-        assert!(app.on_approval_envelope(&request("ap_2")));
-        assert!(app.approval_lines()[0].to_string().contains("(+1 waiting)"));
-        assert_eq!(
-            app.approval_key(key(KeyCode::Char('a'))),
-            Some(Some(Action::Approve {
-                approval_id: "ap_1".into(),
-                session_id: Some("s1".into()),
-                decision: "allow_session",
-                message: None,
-            }))
-        );
-        // Other keys are the editor's; Enter rejects with the typed text.
-        assert_eq!(app.approval_key(key(KeyCode::Char('x'))), None);
-        app.editor.insert_str("use trash");
-        match app.approval_key(key(KeyCode::Enter)) {
-            Some(Some(Action::Approve {
-                decision, message, ..
-            })) => {
-                assert_eq!(
-                    (decision, message.as_deref()),
-                    ("reject", Some("use trash"))
-                );
-            }
-            other => panic!("{other:?}"),
+    fn approve(id: &str, decision: &'static str, message: Option<&str>) -> Option<Action> {
+        Some(Action::Approve {
+            approval_id: id.into(),
+            session_id: Some("s1".into()),
+            decision,
+            message: message.map(str::to_string),
+        })
+    }
+
+    /// Types `text` then Enter; the action Enter gave.
+    fn answer(app: &mut App, text: &str) -> Option<Action> {
+        for c in text.chars() {
+            assert_eq!(app.on_key(key(KeyCode::Char(c))), None, "{c:?} decided");
         }
-        assert!(app.approvals.is_empty() && app.editor.is_empty());
+        app.on_key(key(KeyCode::Enter))
     }
 
     #[test]
-    fn a_resolution_elsewhere_closes_the_prompt() {
+    fn typed_text_only_ever_rejects_with_itself_as_the_reason() {
+        for text in [
+            "actually do not delete it",
+            "yes but not now",
+            "allow me to explain",
+            "no, keep it",
+            "1",
+        ] {
+            let mut app = App::default();
+            app.on_approval_envelope(&request("ap_1"));
+            app.editor.insert_str("a draft steer");
+            // A leading digit picks; so type a space first for "1".
+            let typed = if text == "1" { " 1" } else { text };
+            assert_eq!(
+                answer(&mut app, typed),
+                approve("ap_1", "reject", Some(text))
+            );
+            assert!(app.approvals.is_empty());
+            assert_eq!(app.editor.text(), "a draft steer", "the draft is back");
+        }
+    }
+
+    #[test]
+    fn arrows_and_enter_or_digits_choose_and_esc_rejects() {
+        let mut app = App::default();
+        for id in ["ap_1", "ap_2", "ap_3", "ap_4", "ap_5"] {
+            app.on_approval_envelope(&request(id));
+        }
+        assert!(app.approval_lines()[0].to_string().contains("(+4 waiting)"));
+        assert_eq!(app.on_key(key(KeyCode::Down)), None);
+        let selected: Vec<String> = app
+            .approval_lines()
+            .iter()
+            .map(ToString::to_string)
+            .filter(|l| l.starts_with("› "))
+            .collect();
+        assert_eq!(selected, ["› 2. Allow for this session"]);
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            approve("ap_1", "allow_session", None)
+        );
+        // The next prompt starts on the first choice; Up wraps to the last.
+        assert_eq!(app.on_key(key(KeyCode::Up)), None);
+        assert_eq!(app.on_key(key(KeyCode::Up)), None);
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            approve("ap_2", "reject", None)
+        );
+        assert_eq!(
+            app.on_key(key(KeyCode::Char('1'))),
+            approve("ap_3", "allow_once", None)
+        );
+        assert_eq!(
+            app.on_key(key(KeyCode::Esc)),
+            approve("ap_4", "reject", None)
+        );
+        // 4 opens the reason step; Esc goes back to the choices.
+        assert_eq!(app.on_key(key(KeyCode::Char('4'))), None);
+        assert!(app.typing_reason());
+        assert_eq!(app.on_key(key(KeyCode::Char('x'))), None);
+        assert_eq!(app.on_key(key(KeyCode::Esc)), None);
+        assert!(!app.typing_reason() && app.editor.is_empty());
+        assert_eq!(
+            app.on_key(key(KeyCode::Char('3'))),
+            approve("ap_5", "reject", None)
+        );
+        assert!(app.approval_lines().is_empty());
+    }
+
+    #[test]
+    fn a_resolution_elsewhere_closes_the_prompt_and_gives_the_draft_back() {
         let mut app = App::default();
         app.on_approval_envelope(&request("ap_1"));
+        app.editor.insert_str("draft");
+        app.on_key(key(KeyCode::Char('w')));
+        assert_eq!(app.editor.text(), "w");
         let resolved = Envelope {
             id: 3,
             event: "approval_resolved".into(),
@@ -188,7 +419,8 @@ mod tests {
             details: json!({"approvalId": "ap_1", "callId": "c", "outcome": "timeout"}),
         };
         assert!(app.on_approval_envelope(&resolved));
-        assert!(app.approvals.is_empty());
+        assert!(app.approvals.is_empty() && !app.typing_reason());
         assert!(app.approval_lines().is_empty());
+        assert_eq!(app.editor.text(), "draft");
     }
 }

@@ -97,6 +97,10 @@ impl crate::app::App {
     /// A paste into the editor (a long one folds into one block).
     pub fn paste(&mut self, text: &str) {
         self.completion = None;
+        // Pasted text at an approval prompt is a rejection reason, never a choice.
+        if self.picker.is_none() && !self.approvals.is_empty() {
+            self.open_reason();
+        }
         self.editor.paste(text);
         self.refresh_attached();
     }

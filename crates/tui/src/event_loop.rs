@@ -101,8 +101,10 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     // draws than a slow one, and a key after a quiet spell is drawn at once.
     let mut dirty = true;
     // A key is drawn at once, not at the next frame: its echo then takes no
-    // frame's wait mid-stream, and typing adds few frames.
-    let mut key_pressed = false;
+    // frame's wait mid-stream, and typing adds few frames. So is a frame the
+    // user waits on (a turn's end, an approval prompt): the pacing is for
+    // streams, not for the answer's last frame.
+    let mut at_once = false;
     let mut last_draw = Instant::now()
         .checked_sub(FRAME)
         .unwrap_or_else(Instant::now);
@@ -113,11 +115,11 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
             gave_up = !reconnect(daemon, opts, &scope, &mut app).await;
             dirty = true;
         }
-        if dirty && (key_pressed || last_draw.elapsed() >= FRAME) {
+        if dirty && (at_once || last_draw.elapsed() >= FRAME) {
             draw(&mut terminal, &mut app)?;
             last_draw = Instant::now();
             dirty = false;
-            key_pressed = false;
+            at_once = false;
             if !catalog_asked && !app.disconnected {
                 catalog_asked = true;
                 act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
@@ -128,7 +130,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         tokio::select! {
             key = keys.next() => match key {
                 Some(Ok(Event::Key(k))) => {
-                    key_pressed = true;
+                    at_once = true;
                     if let Some(action) = app.on_key(k) {
                         if action == Action::Quit {
                             return Ok(());
@@ -153,6 +155,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                     while let Ok(more) = daemon.events.try_recv() {
                         app.on_envelope(more);
                     }
+                    at_once |= app.take_waited_frame();
                 }
                 None => app.on_disconnect(),
             },

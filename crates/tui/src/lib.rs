@@ -23,6 +23,7 @@ pub mod highlight;
 pub mod input;
 pub mod lifecycle;
 pub mod markdown;
+mod phase;
 pub mod picker;
 pub mod print;
 mod print_live;

@@ -25,12 +25,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     let editor_rows = editor_lines.len().clamp(1, EDITOR_ROWS);
     let mut asking = wrap::wrap(app.approval_lines(), width);
     let asking_rows = asking.len().min(usize::from(area.height) / 2);
-    // Cut from the middle: the call and the keys stay in view.
-    if asking.len() > asking_rows
-        && let Some(keys) = asking.pop()
-    {
-        asking.truncate(asking_rows.saturating_sub(1));
-        asking.push(keys);
+    // Cut from the middle: the call and the choices stay in view.
+    if asking.len() > asking_rows {
+        let tail = app.approval_tail().min(asking_rows);
+        let choices = asking.split_off(asking.len().saturating_sub(tail));
+        asking.truncate(asking_rows - tail);
+        asking.extend(choices);
     }
     let [talk, prompt, input, status] = Layout::vertical([
         Constraint::Min(1),
@@ -107,7 +107,13 @@ fn conversation_view(frame: &mut Frame<'_>, app: &mut App, area: Rect) {
 fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
     let raw = app.editor.raw();
     let cursor = app.editor.cursor();
-    let mark = if app.turn.is_some() { "↳ " } else { "› " };
+    let mark = if app.typing_reason() {
+        "why › "
+    } else if app.turn.is_some() {
+        "↳ "
+    } else {
+        "› "
+    };
     let mut lines = Vec::new();
     let mut pos = (0, 0);
     let mut consumed = 0; // chars of `text` before the current logical line
@@ -142,14 +148,21 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
         consumed += chars + 1;
     }
     if app.editor.is_empty() {
+        let placeholder = if app.typing_reason() {
+            "why the agent should not do this (it reads it)"
+        } else if !app.approvals.is_empty() {
+            "choose above: ↑↓ Enter · 1-4 · Esc rejects"
+        } else {
+            "Ask anything · /help"
+        };
         let hint = Span::styled(
-            "Ask anything · /help",
+            placeholder,
             Style::new()
                 .fg(Color::DarkGray)
                 .add_modifier(Modifier::ITALIC),
         );
         lines = vec![Line::from(vec![Span::raw(mark), hint])];
-        pos = (0, 2);
+        pos = (0, wrap::width_of(mark));
     }
     (lines, pos)
 }
@@ -158,6 +171,7 @@ fn status_line(app: &App) -> Line<'static> {
     let bar = Style::new().fg(Color::Black).bg(Color::Gray);
     let state = match (&app.turn, app.disconnected) {
         (_, true) => "disconnected".to_string(),
+        _ if !app.approvals.is_empty() => "waiting for your approval".to_string(),
         (Some(t), _) if t.cancelling => "cancelling…".to_string(),
         (Some(t), _) if !t.phase.is_empty() => format!("running: {}", t.phase),
         (Some(_), _) => "running".to_string(),
