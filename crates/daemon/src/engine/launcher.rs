@@ -156,6 +156,8 @@ impl<'e> Engine<'e> {
     where
         C: Future<Output = Result<SessionClaim<'e>, MethodError>>,
     {
+        // An unreadable config.json with nothing read before: no turn on defaults.
+        self.config.usable_for_turns()?;
         let mut config = self.config.load();
         request.overrides.apply_to_config(&mut config);
         let mut runtime = super::build_runtime(self, config, &request.scope)?;
