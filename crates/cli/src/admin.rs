@@ -11,7 +11,7 @@ use clap::Subcommand;
 use seekclaw_config::edits::{
     ApiKeyEdit, ModelEntry, ProviderEdit, edit_config, remove_provider, upsert_provider,
 };
-use seekclaw_config::{Config, FileProblem, Home, Provider, load_json_file};
+use seekclaw_config::{Config, Home, Provider};
 use seekclaw_providers::presets::{PRESETS, preset};
 use serde_json::{Map, Value, json};
 
@@ -66,20 +66,8 @@ pub enum ModelCommand {
 /// How far a provider probe may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn warn_problem(problem: Option<FileProblem>) {
-    if let Some(p) = problem {
-        eprintln!(
-            "warning: {} was invalid ({}); defaults in use",
-            p.path.display(),
-            p.error
-        );
-    }
-}
-
 fn load(home: &Home) -> Result<Config> {
-    let loaded = load_json_file::<Config>(&home.config_path())?;
-    warn_problem(loaded.problem);
-    Ok(loaded.value)
+    crate::config_check::load(home)
 }
 
 pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
@@ -111,8 +99,9 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
                 }
                 None => {
                     home.ensure()?;
-                    let edited = edit_config(home, |cfg| anyhow::Ok(upsert_provider(cfg, &edit)?))?;
-                    warn_problem(edited.problem);
+                    let edited = edit_config(home, |cfg| anyhow::Ok(upsert_provider(cfg, &edit)?))
+                        .map_err(crate::config_check::edit_failed)?;
+                    crate::config_check::warn_fields(home, &edited.warnings);
                     println!(
                         "provider {} saved to {}",
                         edited.value.id,
@@ -124,6 +113,7 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
         ProviderCommand::List => {
             let (rows, active) = match daemon {
                 Some(mut daemon) => {
+                    crate::config_check::through_daemon(&mut daemon)?;
                     let listed = daemon.call_json("provider.list", json!({}))?;
                     let rows: Vec<ProviderRow> = listed
                         .as_array()
@@ -153,8 +143,9 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
                 }
                 None => {
                     home.ensure()?;
-                    let edited = edit_config(home, |cfg| anyhow::Ok(remove_provider(cfg, &id)?))?;
-                    warn_problem(edited.problem);
+                    let edited = edit_config(home, |cfg| anyhow::Ok(remove_provider(cfg, &id)?))
+                        .map_err(crate::config_check::edit_failed)?;
+                    crate::config_check::warn_fields(home, &edited.warnings);
                 }
             }
             println!("provider {id} removed");
@@ -195,6 +186,7 @@ pub fn model(home: &Home, cmd: ModelCommand) -> Result<()> {
         ModelCommand::List => {
             let rows = match DaemonClient::running(home) {
                 Some(mut daemon) => {
+                    crate::config_check::through_daemon(&mut daemon)?;
                     ModelRow::from_catalog(&daemon.call_json("model.catalog", json!({}))?)
                 }
                 None => ModelRow::from_config(&load(home)?),
@@ -217,8 +209,9 @@ pub fn model(home: &Home, cmd: ModelCommand) -> Result<()> {
                         profile.provider = Some(pid.clone());
                         profile.model = Some(mid.clone());
                         anyhow::Ok(format!("switched to {pid}/{mid}"))
-                    })?;
-                    warn_problem(edited.problem);
+                    })
+                    .map_err(crate::config_check::edit_failed)?;
+                    crate::config_check::warn_fields(home, &edited.warnings);
                     edited.value
                 }
             };

@@ -4,6 +4,8 @@
 mod admin;
 mod chat;
 mod client;
+mod config_check;
+mod doctor;
 mod listing;
 mod mcp;
 mod provider_add;
@@ -60,6 +62,13 @@ enum Command {
     /// List, show, export and import sessions (the store directly; no daemon needed).
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
+    /// Check the setup (home, config, providers, workspace, sandbox, MCP,
+    /// database): through the running daemon, or in this process when none
+    /// runs. Exits 1 when a check fails.
+    Doctor(doctor::DoctorArgs),
+    /// Create the project's `.seekclaw/` folder (starter config and memory
+    /// file); never overwrites.
+    Init(doctor::InitArgs),
     /// Describe the daemon protocol.
     #[command(subcommand)]
     Protocol(ProtocolCommand),
@@ -150,6 +159,19 @@ fn main() -> ExitCode {
             Home::from_env()
                 .map_err(Into::into)
                 .and_then(|h| sessions::sessions(&h, cmd)),
+        ),
+        Command::Doctor(args) => match Home::from_env()
+            .map_err(Into::into)
+            .and_then(|h| doctor::doctor(&h, &args))
+        {
+            Ok(false) => ExitCode::SUCCESS,
+            Ok(true) => ExitCode::from(1),
+            Err(e) => report(Err(e)),
+        },
+        Command::Init(args) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| doctor::init(&h, &args)),
         ),
         Command::Protocol(ProtocolCommand::Schema) => report(print_schema()),
     }

@@ -9,7 +9,13 @@ fn load(text: &str) -> Config {
     let path = tmp.path().join("config.json");
     fs::write(&path, text).unwrap();
     let loaded = load_json_file::<Config>(&path).unwrap();
-    assert!(loaded.problem.is_none(), "{:?}", loaded.problem);
+    // Unknown keys are kept (and reported); nothing may be mistyped here.
+    let mistyped: Vec<_> = loaded
+        .warnings
+        .iter()
+        .filter(|w| !w.message.starts_with("unknown field"))
+        .collect();
+    assert!(mistyped.is_empty(), "{mistyped:?}");
     loaded.value
 }
 
@@ -27,7 +33,7 @@ fn defaults_round_trip() {
     let config = Config::default();
     save_json_file(&path, &config).unwrap();
     let loaded = load_json_file::<Config>(&path).unwrap();
-    assert!(loaded.problem.is_none());
+    assert!(loaded.warnings.is_empty());
     assert_eq!(loaded.value, config);
     // Saving what was loaded is byte-identical.
     let first = fs::read_to_string(&path).unwrap();
@@ -209,15 +215,39 @@ fn unknown_keys_preserved_across_load_and_save() {
 }
 
 #[test]
-fn bad_enum_value_is_a_file_problem() {
+fn a_bad_enum_value_falls_back_alone_and_is_named() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("config.json");
-    fs::write(&path, r#"{"agent":{"reasoningLevel":"extreme"}}"#).unwrap();
+    let text = r#"{"agent":{"reasoningLevel":"extreme","maxSteps":7,"maxStep":8}}"#;
+    fs::write(&path, text).unwrap();
     let loaded = load_json_file::<Config>(&path).unwrap();
-    assert_eq!(loaded.value, Config::default());
-    let problem = loaded.problem.unwrap();
-    assert!(problem.moved_to.unwrap().exists());
-    assert!(!path.exists());
+    assert_eq!(loaded.value.agent.max_steps, 7);
+    assert_eq!(
+        loaded.value.agent.reasoning_level,
+        AgentSettings::default().reasoning_level
+    );
+    let paths: Vec<&str> = loaded.warnings.iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(paths, ["agent.reasoningLevel", "agent.maxStep"]);
+    assert!(loaded.warnings[1].message.contains("unknown field"));
+    assert_eq!(fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn the_issue_example_is_reported_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.json");
+    fs::write(
+        &path,
+        r#"{"agent": {"maxSteps": "forty"}, "providers": [{"id": "p", "baseUrl": "http://h", "models": [{"id": "m"}]}]}"#,
+    )
+    .unwrap();
+    let loaded = load_json_file::<Config>(&path).unwrap();
+    assert_eq!(loaded.value.providers[0].id, "p");
+    assert_eq!(loaded.value.agent.max_steps, 40);
+    assert_eq!(
+        loaded.warnings[0].to_string(),
+        r#"agent.maxSteps: expected a whole number (0 or more), found "forty""#
+    );
 }
 
 #[test]

@@ -10,9 +10,10 @@ use std::fmt;
 use std::fs::{File, OpenOptions};
 
 use crate::config::Config;
+use crate::document::Document;
 use crate::error::{ConfigError, Result};
 use crate::home::Home;
-use crate::jsonfile::{FileProblem, load_json_file, save_json_file};
+use crate::lenient::FieldWarning;
 use crate::provider::{Model, Provider};
 
 /// A change to one provider, created if missing (`provider.upsert`). `None`
@@ -302,30 +303,31 @@ impl ConfigLock {
     }
 }
 
-/// What [`edit_config`] returns: the change's result, and the corrupt file
-/// moved aside when `config.json` did not parse (defaults were edited).
+/// What [`edit_config`] returns: the change's result, and the fields of
+/// `config.json` the typed view could not use (kept in the file as written).
 #[derive(Debug)]
 pub struct Edited<R> {
     /// What the change returned.
     pub value: R,
-    /// Set when `config.json` did not parse and was moved aside first.
-    pub problem: Option<FileProblem>,
+    /// Wrongly typed or unknown fields, reported once by the caller.
+    pub warnings: Vec<FieldWarning>,
 }
 
 /// Loads `config.json`, applies `change` and saves it atomically, all under the
-/// [`ConfigLock`]. A refused change leaves the file untouched. Blocking.
+/// [`ConfigLock`]. Only what the change changed is written: the rest of the
+/// file stays as the user wrote it. A file that is not JSON(5) is refused
+/// ([`ConfigError::Invalid`]) and, like a refused change, left untouched. Blocking.
 pub fn edit_config<R, E: From<ConfigError>>(
     home: &Home,
     change: impl FnOnce(&mut Config) -> std::result::Result<R, E>,
 ) -> std::result::Result<Edited<R>, E> {
     let _lock = ConfigLock::acquire(home)?;
-    let loaded = load_json_file::<Config>(&home.config_path())?;
-    let mut config = loaded.value;
-    let value = change(&mut config)?;
-    save_json_file(&home.config_path(), &config)?;
+    let mut doc = Document::<Config>::open(&home.config_path())?;
+    let value = change(&mut doc.value)?;
+    doc.save()?;
     Ok(Edited {
         value,
-        problem: loaded.problem,
+        warnings: doc.warnings,
     })
 }
 

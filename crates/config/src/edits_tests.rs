@@ -291,7 +291,7 @@ fn concurrent_locked_edits_are_all_kept() {
     for t in threads {
         t.join().unwrap();
     }
-    let loaded = load_json_file::<Config>(&home.config_path()).unwrap();
+    let loaded = crate::load_json_file::<Config>(&home.config_path()).unwrap();
     assert_eq!(loaded.value.providers.len(), 40);
 }
 
@@ -308,18 +308,42 @@ fn a_refused_locked_edit_leaves_the_file_alone() {
     assert!(!home.config_path().exists());
     let done = edit_config(&home, |c| Ok::<_, Failed>(upsert_provider(c, &edit("a"))?)).unwrap();
     assert_eq!(done.value.id, "a");
-    assert!(done.problem.is_none());
+    assert!(done.warnings.is_empty());
 }
 
 #[test]
-fn a_corrupt_config_is_moved_aside_and_the_edit_lands_on_defaults() {
+fn an_edit_of_a_config_that_is_not_json_is_refused_and_the_file_stays() {
     let dir = tempfile::tempdir().unwrap();
     let home = Home::at(dir.path().join("h"));
     home.ensure().unwrap();
     std::fs::write(home.config_path(), "{ nope").unwrap();
+    let out = edit_config(&home, |c| Ok::<_, Failed>(upsert_provider(c, &edit("a"))?));
+    assert!(
+        matches!(out, Err(Failed::File(ref e)) if e.contains("config.json: line 1, column")),
+        "{out:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.config_path()).unwrap(),
+        "{ nope"
+    );
+}
+
+#[test]
+fn an_edit_keeps_wrongly_typed_fields_and_other_providers_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = Home::at(dir.path().join("h"));
+    home.ensure().unwrap();
+    std::fs::write(
+        home.config_path(),
+        r#"{"agent": {"maxSteps": "forty"}, "providers": [{"id": "old", "baseUrl": "http://o", "models": [{"id": "m"}], "note": "mine"}]}"#,
+    )
+    .unwrap();
     let done = edit_config(&home, |c| Ok::<_, Failed>(upsert_provider(c, &edit("a"))?)).unwrap();
-    let problem = done.problem.unwrap();
-    assert!(problem.moved_to.unwrap().exists());
-    let loaded = load_json_file::<Config>(&home.config_path()).unwrap();
-    assert_eq!(loaded.value.providers.len(), 1);
+    let paths: Vec<&str> = done.warnings.iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(paths, ["agent.maxSteps", "providers[0].note"]);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.config_path()).unwrap()).unwrap();
+    assert_eq!(saved["agent"]["maxSteps"], "forty");
+    assert_eq!(saved["providers"][0]["note"], "mine");
+    assert_eq!(saved["providers"][1]["id"], "a");
 }

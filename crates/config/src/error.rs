@@ -5,9 +5,8 @@ use std::path::{Path, PathBuf};
 
 /// Errors at the `seekclaw-config` boundary.
 ///
-/// A file that exists but does not parse is *not* an error for
-/// [`crate::load_json_file`]: it is moved aside and reported as a
-/// [`crate::FileProblem`]. `Io` is for what we could not read or write at all.
+/// A file that is not JSON(5) is [`ConfigError::Invalid`]; it is never moved
+/// or rewritten. `Io` is for what we could not read or write at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// A file or directory could not be read, written or created.
@@ -19,7 +18,11 @@ pub enum ConfigError {
         #[source]
         source: io::Error,
     },
-    /// A value could not be serialized for saving (parse errors are [`crate::FileProblem`]s).
+    /// A file exists but is not JSON(5) (or its top level is the wrong kind of
+    /// value): it was left untouched, and nothing may be written over it.
+    #[error("{0}")]
+    Invalid(crate::jsonfile::FileProblem),
+    /// A value could not be serialized for saving.
     #[error("{}: {message}", path.display())]
     Json {
         /// The file it was to be saved to.

@@ -1,6 +1,9 @@
-//! JSON files on disk: lenient read (JSON5: comments, trailing commas), atomic
-//! write, and a corrupt file moved aside instead of being lost or overwritten.
+//! JSON files on disk: lenient read (JSON5: comments, trailing commas; a
+//! wrongly typed field falls back alone), atomic write. A file we cannot read
+//! is never renamed or rewritten: it is the user's, and reported with where
+//! it went wrong.
 
+use std::fmt;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -8,69 +11,148 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::error::{ConfigError, Result};
+use crate::lenient::{self, FieldWarning};
+use crate::unknown::{self, UnknownFields};
 
-/// A value read from disk, with what went wrong if the file was unusable.
+/// A value read from disk, with the fields that could not be used as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded<T> {
-    /// The parsed file, or `T::default()` when it was missing, blank or unusable.
+    /// The parsed file, or `T::default()` when it was missing or blank.
     pub value: T,
-    /// Set when the file was unusable and moved aside.
-    pub problem: Option<FileProblem>,
+    /// Wrongly typed fields (their defaults apply) and unknown fields (kept,
+    /// unused), in the order of the file.
+    pub warnings: Vec<FieldWarning>,
 }
 
-/// A file that existed but could not be parsed; defaults were used instead.
+/// A file that exists but cannot be read as JSON at all: it was left as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileProblem {
-    /// The file as it was named before it was moved aside.
+    /// The file.
     pub path: PathBuf,
-    /// Where the bad file now lives; `None` if renaming it failed too.
-    pub moved_to: Option<PathBuf>,
-    /// Why it could not be parsed, for the user.
+    /// 1-based line of the fault, when known.
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the fault, when known.
+    pub column: Option<usize>,
+    /// What is wrong, for the user.
     pub error: String,
 }
 
-/// Reads `path` leniently. A missing or blank file gives `T::default()` with no
-/// problem. A file that does not parse (syntax, type or encoding) is renamed to
-/// `<name>.bad-<UTC yyyyMMddTHHmmssZ>[-N]` and `T::default()` is returned with a
-/// [`FileProblem`], so the next save cannot overwrite the user's text.
-/// Only an unreadable file (permissions, I/O) is an `Err`.
-pub fn load_json_file<T: DeserializeOwned + Default>(path: &Path) -> Result<Loaded<T>> {
-    let text = match read_text(path) {
-        Ok(None) => return Ok(default_loaded()),
-        Ok(Some(text)) => text,
-        Err(ReadError::Io(e)) => return Err(ConfigError::io(path, e)),
-        Err(ReadError::Parse(error)) => return Ok(moved_aside(path, error)),
-    };
-    if text.trim().is_empty() {
-        return Ok(default_loaded());
-    }
-    match parse_json5::<T>(&text) {
-        Ok(value) => Ok(Loaded {
-            value,
-            problem: None,
-        }),
-        Err(e) => Ok(moved_aside(path, e)),
+impl fmt::Display for FileProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, ": line {line}, column {column}")?,
+            (Some(line), None) => write!(f, ": line {line}")?,
+            _ => {}
+        }
+        write!(f, ": {}", self.error)
     }
 }
 
-/// Reads `path` leniently without ever moving it: for files in the user's
-/// repository (workspace config). Missing or blank → `Ok(None)`; unreadable or
-/// unparsable → `Err(message)`, the file left as it is.
-pub fn read_json_lenient<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
+impl std::error::Error for FileProblem {}
+
+/// Reads `path` leniently. A missing or blank file gives `T::default()`. A
+/// file that is not JSON(5) is [`ConfigError::Invalid`] (naming line and
+/// column) and stays untouched; a field of the wrong type falls back to its
+/// default alone and is reported in [`Loaded::warnings`], as are unknown
+/// fields. Unreadable (permissions, I/O) is [`ConfigError::Io`].
+pub fn load_json_file<T: DeserializeOwned + Default + UnknownFields>(
+    path: &Path,
+) -> Result<Loaded<T>> {
+    match read_tree(path)? {
+        None => Ok(Loaded {
+            value: T::default(),
+            warnings: Vec::new(),
+        }),
+        Some(tree) => typed_tree(path, &tree),
+    }
+}
+
+/// `tree` (read from `path`) as `T`, field by field.
+pub(crate) fn typed_tree<T: DeserializeOwned + UnknownFields>(
+    path: &Path,
+    tree: &Value,
+) -> Result<Loaded<T>> {
+    let (value, mut warnings) = lenient::from_value::<T>(tree).map_err(|whole| {
+        ConfigError::Invalid(FileProblem {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            error: whole.0,
+        })
+    })?;
+    warnings.extend(unknown::warnings(&value));
+    Ok(Loaded { value, warnings })
+}
+
+/// The JSON tree of `path`; `None` when it is missing or blank.
+pub(crate) fn read_tree(path: &Path) -> Result<Option<Value>> {
     let text = match read_text(path) {
         Ok(None) => return Ok(None),
         Ok(Some(text)) => text,
-        Err(ReadError::Io(e)) => return Err(format!("{}: {e}", path.display())),
-        Err(ReadError::Parse(e)) => return Err(format!("{}: {e}", path.display())),
+        Err(ReadError::Io(e)) => return Err(ConfigError::io(path, e)),
+        Err(ReadError::Parse(problem)) => {
+            return Err(ConfigError::Invalid(problem.at(path)));
+        }
     };
     if text.trim().is_empty() {
         return Ok(None);
     }
-    parse_json5::<T>(&text)
+    parse_json5::<Value>(&text)
         .map(Some)
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|problem| ConfigError::Invalid(problem.at(path)))
+}
+
+/// Reads `path` strictly typed, never moving or changing it: for files in
+/// the user's repository (workspace config), which are written back only
+/// when they read whole. Missing or blank → `Ok(None)`; unreadable, not
+/// JSON(5) or a field of the wrong type → `Err(message)` naming the file
+/// (and the line and column, or the field).
+pub fn read_json_lenient<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
+    let tree = match read_tree(path) {
+        Ok(None) => return Ok(None),
+        Ok(Some(tree)) => tree,
+        Err(e) => return Err(e.to_string()),
+    };
+    serde_path_to_error::deserialize::<_, T>(&tree)
+        .map(Some)
+        .map_err(|e| {
+            let at = e.path().to_string();
+            if at.is_empty() || at == "." {
+                format!("{}: {}", path.display(), e.inner())
+            } else {
+                format!("{}: {at}: {}", path.display(), e.inner())
+            }
+        })
+}
+
+/// A parse failure before the path is known.
+struct Unparsable {
+    line: Option<usize>,
+    column: Option<usize>,
+    error: String,
+}
+
+impl Unparsable {
+    fn at(self, path: &Path) -> FileProblem {
+        FileProblem {
+            path: path.to_path_buf(),
+            line: self.line,
+            column: self.column,
+            error: self.error,
+        }
+    }
+
+    fn whole(error: impl Into<String>) -> Unparsable {
+        Unparsable {
+            line: None,
+            column: None,
+            error: error.into(),
+        }
+    }
 }
 
 /// How deep arrays and objects may nest in a JSON file (serde_json's limit
@@ -79,9 +161,20 @@ pub fn read_json_lenient<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, 
 const MAX_DEPTH: usize = 128;
 
 /// Parses JSON5 text whose nesting fits in [`MAX_DEPTH`].
-fn parse_json5<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    check_depth(text)?;
-    json5::from_str::<T>(text).map_err(|e| e.to_string())
+fn parse_json5<T: DeserializeOwned>(text: &str) -> Result<T, Unparsable> {
+    check_depth(text).map_err(Unparsable::whole)?;
+    json5::from_str::<T>(text).map_err(|e| {
+        // json5 counts lines and columns from 0.
+        let position = e.position();
+        Unparsable {
+            line: position.map(|p| p.line + 1),
+            column: position.map(|p| p.column + 1),
+            error: match e.code() {
+                Some(code) => code.to_string(),
+                None => e.to_string(),
+            },
+        }
+    })
 }
 
 /// Refuses text whose arrays and objects nest deeper than [`MAX_DEPTH`].
@@ -170,7 +263,7 @@ pub fn save_json_file<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 enum ReadError {
     Io(io::Error),
     /// The bytes are there but are not text: treated like a parse error.
-    Parse(String),
+    Parse(Unparsable),
 }
 
 fn read_text(path: &Path) -> Result<Option<String>, ReadError> {
@@ -183,62 +276,18 @@ fn read_text(path: &Path) -> Result<Option<String>, ReadError> {
                 }
                 Some(s)
             })
-            .map_err(|e| ReadError::Parse(format!("not UTF-8: {e}"))),
+            .map_err(|e| {
+                let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+                ReadError::Parse(Unparsable {
+                    line: Some(line),
+                    column: None,
+                    error: format!("not UTF-8 text: {}", e.utf8_error()),
+                })
+            }),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(ReadError::Io(e)),
     }
-}
-
-fn default_loaded<T: Default>() -> Loaded<T> {
-    Loaded {
-        value: T::default(),
-        problem: None,
-    }
-}
-
-fn moved_aside<T: Default>(path: &Path, error: String) -> Loaded<T> {
-    let (moved_to, error) = match move_aside(path) {
-        Ok(to) => (Some(to), error),
-        Err(e) => (
-            None,
-            format!("{error} (could not move the file aside: {e})"),
-        ),
-    };
-    Loaded {
-        value: T::default(),
-        problem: Some(FileProblem {
-            path: path.to_path_buf(),
-            moved_to,
-            error,
-        }),
-    }
-}
-
-/// Renames `path` to the first free `<name>.bad-<stamp>`, `<name>.bad-<stamp>-1`, ...
-fn move_aside(path: &Path) -> io::Result<PathBuf> {
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "file".to_string());
-    let dir = parent_dir(path);
-    for n in 0u32..1000 {
-        let candidate = if n == 0 {
-            dir.join(format!("{name}.bad-{stamp}"))
-        } else {
-            dir.join(format!("{name}.bad-{stamp}-{n}"))
-        };
-        // symlink_metadata: a dangling symlink also occupies the name.
-        if fs::symlink_metadata(&candidate).is_ok() {
-            continue;
-        }
-        fs::rename(path, &candidate)?;
-        return Ok(candidate);
-    }
-    Err(io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        "too many .bad-* files with the same timestamp",
-    ))
 }
 
 fn parent_dir(path: &Path) -> &Path {
@@ -324,12 +373,16 @@ mod tests {
         v
     }
 
+    impl UnknownFields for Sample {
+        fn unknown_fields(&self, _at: &str, _out: &mut Vec<String>) {}
+    }
+
     #[test]
     fn missing_file_gives_default_without_problem() {
         let tmp = tempfile::tempdir().unwrap();
         let loaded: Loaded<Sample> = load_json_file(&tmp.path().join("nope.json")).unwrap();
         assert_eq!(loaded.value, Sample::default());
-        assert!(loaded.problem.is_none());
+        assert!(loaded.warnings.is_empty());
     }
 
     #[test]
@@ -338,7 +391,7 @@ mod tests {
         let path = tmp.path().join("c.json");
         fs::write(&path, " \n").unwrap();
         let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
-        assert!(loaded.problem.is_none());
+        assert!(loaded.warnings.is_empty());
         assert!(path.exists());
     }
 
@@ -350,7 +403,7 @@ mod tests {
             "\u{feff}{\n  // line comment\n  \"name\": \"x\", /* block */\n  \"count\": 3,\n}\n";
         fs::write(&path, text).unwrap();
         let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
-        assert!(loaded.problem.is_none(), "{:?}", loaded.problem);
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         assert_eq!(
             loaded.value,
             Sample {
@@ -361,61 +414,59 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_file_is_moved_aside() {
+    fn a_file_that_is_not_json_stays_byte_for_byte_and_names_line_and_column() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("config.json");
-        fs::write(&path, "{ \"name\": ").unwrap();
-        let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
-        assert_eq!(loaded.value, Sample::default());
-        let problem = loaded.problem.unwrap();
+        let text = "{\n  \"name\": \"x\"\n  \"count\": 2\n}\n";
+        fs::write(&path, text).unwrap();
+        let err = load_json_file::<Sample>(&path).unwrap_err();
+        let ConfigError::Invalid(problem) = err else {
+            panic!("{err:?}")
+        };
         assert_eq!(problem.path, path);
-        let moved = problem.moved_to.unwrap();
-        let moved_name = moved.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(moved_name.starts_with("config.json.bad-"), "{moved_name}");
-        let stamp = &moved_name["config.json.bad-".len()..];
-        assert_eq!(stamp.len(), "20260731T120000Z".len(), "{stamp}");
-        assert!(stamp.ends_with('Z') && stamp.as_bytes()[8] == b'T');
-        assert!(!path.exists());
-        assert_eq!(fs::read_to_string(&moved).unwrap(), "{ \"name\": ");
-        assert!(!problem.error.is_empty());
+        assert_eq!((problem.line, problem.column), (Some(3), Some(3)));
+        assert_eq!(problem.error, "expected comma");
+        assert_eq!(
+            problem.to_string(),
+            format!("{}: line 3, column 3: expected comma", path.display())
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
+        assert_eq!(entries(tmp.path()), vec!["config.json"]);
     }
 
     #[test]
-    fn type_error_is_moved_aside_and_names_do_not_collide() {
+    fn a_wrongly_typed_field_falls_back_alone_and_the_file_stays() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("state.json");
-        let mut moved = Vec::new();
-        for i in 0..3 {
-            fs::write(&path, format!("{{\"count\": \"many{i}\"}}")).unwrap();
-            let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
-            moved.push(loaded.problem.unwrap().moved_to.unwrap());
-        }
-        moved.sort();
-        moved.dedup();
-        // Same second → suffixes; different seconds → different stamps. Never overwritten.
-        assert_eq!(moved.len(), 3);
-        let mut contents: Vec<String> = moved
-            .iter()
-            .map(|p| fs::read_to_string(p).unwrap())
-            .collect();
-        contents.sort();
+        fs::write(&path, r#"{"count": "many", "name": "kept", "later": 1}"#).unwrap();
+        let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
         assert_eq!(
-            contents,
-            vec![
-                "{\"count\": \"many0\"}",
-                "{\"count\": \"many1\"}",
-                "{\"count\": \"many2\"}"
-            ]
+            loaded.value,
+            Sample {
+                name: "kept".into(),
+                count: 0
+            }
         );
+        let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            warnings,
+            [r#"count: expected a whole number (0 or more), found "many""#]
+        );
+        assert_eq!(entries(tmp.path()), vec!["state.json"]);
     }
 
     #[test]
-    fn non_utf8_is_moved_aside() {
+    fn non_utf8_is_invalid_and_stays() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("c.json");
-        fs::write(&path, [0xff, 0xfe, 0x00]).unwrap();
-        let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
-        assert!(loaded.problem.unwrap().moved_to.is_some());
+        fs::write(&path, b"{\n\"a\": \"\xff\"}").unwrap();
+        let err = load_json_file::<Sample>(&path).unwrap_err();
+        let ConfigError::Invalid(problem) = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(problem.line, Some(2));
+        assert!(problem.error.contains("not UTF-8"), "{}", problem.error);
+        assert!(path.exists());
     }
 
     #[test]
@@ -474,8 +525,8 @@ mod tests {
         fs::write(&path, "[".repeat(100_000)).unwrap();
         let err = read_json_lenient::<serde_json::Value>(&path).unwrap_err();
         assert!(err.contains("nested deeper than 128 levels"), "{err}");
-        let loaded: Loaded<Sample> = load_json_file(&path).unwrap();
-        assert!(loaded.problem.unwrap().error.contains("nested deeper"));
+        let err = load_json_file::<Sample>(&path).unwrap_err();
+        assert!(err.to_string().contains("nested deeper"), "{err}");
         // 128 levels read; brackets in strings and comments do not count.
         let text = format!(
             "{{\"count\": 1, \"x\": {}{}, \"s\": \"{}\", 's': '[\\'{{', // {}\n /* {} */}}",

@@ -1,6 +1,6 @@
 //! Property tests: no file content can crash the lenient readers. Any bytes
-//! give a value or an error (and `load_json_file` moves a bad file aside
-//! without losing a byte); strict JSON reads as serde_json reads it; JSON with
+//! give a value or an error, and no reader changes a byte of the file
+//! (`load_json_file` falls back field by field); strict JSON reads as serde_json reads it; JSON with
 //! comments and trailing commas reads as the value it spells; damaged and
 //! deeply nested texts are errors, not panics or stack overflows.
 //! `PROPTEST_CASES` raises the case count (`scripts/fuzz --proptest` runs them
@@ -23,6 +23,10 @@ struct Typed {
     extra: Option<Value>,
 }
 
+impl UnknownFields for Typed {
+    fn unknown_fields(&self, _at: &str, _out: &mut Vec<String>) {}
+}
+
 /// Writes `bytes` to a fresh file and reads it with [`read_json_lenient`].
 fn read_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<Option<T>, TestCaseError> {
     let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -39,29 +43,19 @@ fn read_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<Option<T>, TestCase
     }
 }
 
-/// Loads `bytes` with [`load_json_file`]: always a value; a file that does
-/// not parse is moved aside whole.
-fn load(bytes: &[u8]) -> Result<Loaded<Typed>, TestCaseError> {
+/// Loads `bytes` with [`load_json_file`]: a value (bad fields fall back)
+/// or [`ConfigError::Invalid`]; the file keeps every byte either way.
+fn load(bytes: &[u8]) -> Result<Option<Loaded<Typed>>, TestCaseError> {
     let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
     let path = dir.path().join("config.json");
     fs::write(&path, bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let loaded = load_json_file::<Typed>(&path).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    match &loaded.problem {
-        Some(problem) => {
-            prop_assert_eq!(&loaded.value, &Typed::default());
-            prop_assert!(!path.exists());
-            let moved = problem
-                .moved_to
-                .as_ref()
-                .ok_or_else(|| TestCaseError::fail("not moved"))?;
-            let kept = fs::read(moved).ok();
-            prop_assert_eq!(kept.as_deref(), Some(bytes));
-        }
-        None => {
-            let kept = fs::read(&path).ok();
-            prop_assert_eq!(kept.as_deref(), Some(bytes));
-        }
-    }
+    let loaded = match load_json_file::<Typed>(&path) {
+        Ok(loaded) => Some(loaded),
+        Err(ConfigError::Invalid(_)) => None,
+        Err(e) => return Err(TestCaseError::fail(e.to_string())),
+    };
+    let kept = fs::read(&path).ok();
+    prop_assert_eq!(kept.as_deref(), Some(bytes));
     Ok(loaded)
 }
 
@@ -282,14 +276,15 @@ fn arb_bytes() -> impl Strategy<Value = Vec<u8>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
-    /// Any bytes: a value or an error from both readers; a file that does not
-    /// parse is moved aside with every byte.
+    /// Any bytes: a value or an error from both readers, the file unchanged;
+    /// what the strict reader reads, the lenient one reads the same.
     #[test]
     fn any_bytes_give_a_value_or_an_error(bytes in prop_oneof![arb_bytes(), any::<String>().prop_map(String::into_bytes)]) {
         let lenient = read_lenient::<Typed>(&bytes)?;
         let loaded = load(&bytes)?;
         if let Some(v) = lenient {
-            prop_assert!(loaded.problem.is_none());
+            let loaded = loaded.ok_or_else(|| TestCaseError::fail("strict read it, lenient did not"))?;
+            prop_assert!(loaded.warnings.is_empty());
             prop_assert_eq!(loaded.value, v);
         }
         read_lenient::<Value>(&bytes)?;

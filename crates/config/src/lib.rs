@@ -9,27 +9,33 @@
 #![warn(missing_docs)]
 
 mod config;
+mod document;
 pub mod edits;
 mod enums;
 mod error;
 mod home;
 mod jsonfile;
+mod lenient;
 mod paths;
 mod project_kinds;
 mod provider;
 mod state;
+mod unknown;
 mod workspace;
 
 pub use config::{
     AgentSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance, McpServer, McpSettings,
     Profile, Retry, Routing,
 };
+pub use document::Document;
 pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};
 pub use error::{ConfigError, Result};
 pub use home::{HOME_ENV, Home, user_home};
 pub use jsonfile::{FileProblem, Loaded, load_json_file, read_json_lenient, save_json_file};
+pub use lenient::FieldWarning;
 pub use paths::{GLOBAL_SCOPE, normalize_path, path_key, scope_key_workspace};
 pub use project_kinds::{project_kind_sources, project_kinds};
 pub use provider::{Capabilities, Model, Provider};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
+pub use unknown::UnknownFields;
 pub use workspace::{detect_root, init_workspace, workspace_name};

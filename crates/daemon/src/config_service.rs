@@ -1,7 +1,9 @@
 //! `config.json` and `state.json` access for the daemon. Reads see every edit on
 //! disk (a CLI's, an editor's): `config.json` is parsed again only when the file's
 //! identity (inode, size, modification and change times) differs from the last
-//! parse. Writes are serialized by one async mutex for the whole daemon and, across
+//! parse. A file that stops being JSON is never rewritten: the daemon keeps the
+//! configuration it last read, says so (log, `doctor`, [`ConfigService::status`]),
+//! and refuses to write over it; with no good read at all it refuses turns. Writes are serialized by one async mutex for the whole daemon and, across
 //! processes (the CLI with no daemon, `seekclaw run`), by the home's
 //! [`ConfigLock`]; they land atomically, and the waiting for that lock, the write
 //! and its fsyncs run on blocking threads, never on an async worker.
@@ -12,9 +14,10 @@ use std::time::{Duration, SystemTime};
 
 use seekclaw_config::edits::ConfigLock;
 use seekclaw_config::{
-    Config, ConfigError, FileProblem, Home, State, load_json_file, save_json_file,
+    Config, ConfigError, Document, FieldWarning, FileProblem, Home, State, load_json_file,
+    save_json_file,
 };
-use seekclaw_protocol::MethodError;
+use seekclaw_protocol::{ErrorCode, MethodError};
 use serde::Serialize;
 
 use crate::sync::Locked;
@@ -22,10 +25,41 @@ use crate::sync::Locked;
 pub struct ConfigService {
     home: Home,
     write: tokio::sync::Mutex<()>,
-    /// Files found corrupt and moved aside during this run, for `doctor`.
-    problems: Mutex<Vec<FileProblem>>,
+    /// How the two files read last time, and the last `config.json` that read.
+    health: Mutex<Health>,
     /// The last parse of `config.json` and the identity of the file it read.
     cached: Mutex<Option<(FileStamp, Config)>>,
+}
+
+/// How one file read the last time it was read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileHealth {
+    /// It is not JSON(5): nothing in it is used, and nothing may be written over it.
+    pub problem: Option<FileProblem>,
+    /// Fields that could not be used as written (defaults apply) or are unknown.
+    pub warnings: Vec<FieldWarning>,
+}
+
+#[derive(Default)]
+struct Health {
+    config: FileHealth,
+    state: FileHealth,
+    /// The last `config.json` that read, kept while the file does not.
+    last_good: Option<Config>,
+    /// The identity of the unreadable `config.json` last seen: it is not read
+    /// again until it changes.
+    bad: Option<FileStamp>,
+}
+
+/// What [`ConfigService::status`] reports.
+#[derive(Debug, Clone)]
+pub struct ConfigStatus {
+    /// `config.json`.
+    pub config: FileHealth,
+    /// `state.json`.
+    pub state: FileHealth,
+    /// `config.json` does not read, and the configuration read before is in use.
+    pub using_last_good: bool,
 }
 
 /// What tells one version of a file from another without reading it.
@@ -71,23 +105,70 @@ impl ConfigService {
         ConfigService {
             home,
             write: tokio::sync::Mutex::new(()),
-            problems: Mutex::new(Vec::new()),
+            health: Mutex::new(Health::default()),
             cached: Mutex::new(None),
         }
     }
 
-    fn note(&self, problem: Option<FileProblem>) {
-        if let Some(p) = problem {
-            tracing::warn!(file = %p.path.display(), error = %p.error, "corrupt file moved aside; using defaults");
-            self.problems.locked().push(p);
+    /// Records how a file read; logs what changed since the last read, once.
+    fn note(&self, which: &str, health: FileHealth) {
+        let mut all = self.health.locked();
+        let slot = if which == "state.json" {
+            &mut all.state
+        } else {
+            &mut all.config
+        };
+        if *slot == health {
+            return;
+        }
+        if let Some(p) = &health.problem
+            && slot.problem.as_ref() != Some(p)
+        {
+            tracing::error!(problem = %p, "{which} is not valid JSON; it is left as it is, and nothing will be written over it until it is fixed");
+        }
+        if health.problem.is_none() && slot.problem.is_some() {
+            tracing::info!("{which} reads again");
+        }
+        for w in health
+            .warnings
+            .iter()
+            .filter(|w| !slot.warnings.contains(w))
+        {
+            tracing::warn!(field = %w.path, "{which}: {}", w.message);
+        }
+        *slot = health;
+    }
+
+    /// How `config.json` and `state.json` read now.
+    pub fn status(&self) -> ConfigStatus {
+        self.load();
+        self.load_state();
+        let health = self.health.locked();
+        ConfigStatus {
+            config: health.config.clone(),
+            state: health.state.clone(),
+            using_last_good: health.config.problem.is_some() && health.last_good.is_some(),
         }
     }
 
-    pub fn problems(&self) -> Vec<FileProblem> {
-        self.problems.locked().clone()
+    /// Turns need a configuration that was read: with an unreadable
+    /// `config.json` and nothing read before it, they would run on defaults.
+    pub fn usable_for_turns(&self) -> Result<(), MethodError> {
+        self.load();
+        let health = self.health.locked();
+        match (&health.config.problem, &health.last_good) {
+            (Some(problem), None) => Err(MethodError::new(
+                ErrorCode::ConfigInvalid,
+                format!(
+                    "The configuration cannot be read: {problem}. Fix the file and try again \
+                     (seekclaw has not changed it)."
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
-    /// Writes defaults for missing files (or files just moved aside), so users have
+    /// Writes defaults for missing files, so users have
     /// something to edit and the next reader sees a valid file. Under the lock: a
     /// CLI edit made while the daemon starts is not overwritten with defaults.
     pub async fn ensure_files(&self) {
@@ -124,6 +205,8 @@ impl ConfigService {
         }
     }
 
+    /// The configuration in use: `config.json` as last read, or, while it
+    /// does not read, the last version that did (defaults if none did).
     pub fn load(&self) -> Config {
         let path = self.home.config_path();
         let stamp = FileStamp::of(&path);
@@ -133,33 +216,66 @@ impl ConfigService {
         {
             return config.clone();
         }
+        {
+            let health = self.health.locked();
+            if stamp.is_some() && health.bad == stamp {
+                return health.last_good.clone().unwrap_or_default();
+            }
+        }
         match load_json_file::<Config>(&path) {
             Ok(loaded) => {
-                // A file moved aside as corrupt, or one still being written, is
-                // read again next time.
-                if loaded.problem.is_none()
-                    && let Some(stamp) = stamp.filter(FileStamp::settled)
-                {
+                // A file still being written is read again next time.
+                if let Some(stamp) = stamp.filter(FileStamp::settled) {
                     *self.cached.locked() = Some((stamp, loaded.value.clone()));
                 }
-                self.note(loaded.problem);
+                self.note(
+                    "config.json",
+                    FileHealth {
+                        problem: None,
+                        warnings: loaded.warnings,
+                    },
+                );
+                let mut health = self.health.locked();
+                health.last_good = Some(loaded.value.clone());
+                health.bad = None;
                 loaded.value
             }
             Err(e) => {
-                tracing::warn!(error = %e, "cannot read config.json; using defaults");
-                Config::default()
+                self.note(
+                    "config.json",
+                    FileHealth {
+                        problem: Some(problem_of(&path, e)),
+                        warnings: Vec::new(),
+                    },
+                );
+                let mut health = self.health.locked();
+                health.bad = stamp.filter(FileStamp::settled);
+                health.last_good.clone().unwrap_or_default()
             }
         }
     }
 
     pub fn load_state(&self) -> State {
-        match load_json_file::<State>(&self.home.state_path()) {
+        let path = self.home.state_path();
+        match load_json_file::<State>(&path) {
             Ok(loaded) => {
-                self.note(loaded.problem);
+                self.note(
+                    "state.json",
+                    FileHealth {
+                        problem: None,
+                        warnings: loaded.warnings,
+                    },
+                );
                 loaded.value
             }
             Err(e) => {
-                tracing::warn!(error = %e, "cannot read state.json; using defaults");
+                self.note(
+                    "state.json",
+                    FileHealth {
+                        problem: Some(problem_of(&path, e)),
+                        warnings: Vec::new(),
+                    },
+                );
                 State::default()
             }
         }
@@ -175,20 +291,18 @@ impl ConfigService {
     }
 
     /// Read-modify-write of `config.json` under the daemon-wide config mutex and
-    /// the home's lock. Returns once the file is on disk.
+    /// the home's lock. Only what `change` changed is written; a file that does
+    /// not read is refused (`config_invalid`) and left alone. Returns once the
+    /// file is on disk.
     pub async fn update<R>(
         &self,
         change: impl FnOnce(&mut Config) -> Result<R, MethodError>,
     ) -> Result<R, MethodError> {
         let _guard = self.write.lock().await;
         let lock = self.lock().await?;
-        let mut config = self.load();
-        let out = change(&mut config)?;
-        let path = self.home.config_path();
-        write_locked(lock, "Cannot save config.json", move || {
-            save_json_file(&path, &config)
-        })
-        .await?;
+        let mut doc = self.open::<Config>(&self.home.config_path())?;
+        let out = change(&mut doc.value)?;
+        write_locked(lock, "Cannot save config.json", move || doc.save()).await?;
         Ok(out)
     }
 
@@ -199,14 +313,21 @@ impl ConfigService {
     ) -> Result<R, MethodError> {
         let _guard = self.write.lock().await;
         let lock = self.lock().await?;
-        let mut state = self.load_state();
-        let out = change(&mut state)?;
-        let path = self.home.state_path();
-        write_locked(lock, "Cannot save state.json", move || {
-            save_json_file(&path, &state)
-        })
-        .await?;
+        let mut doc = self.open::<State>(&self.home.state_path())?;
+        let out = change(&mut doc.value)?;
+        write_locked(lock, "Cannot save state.json", move || doc.save()).await?;
         Ok(out)
+    }
+
+    /// Opens a file for an edit; one that does not read refuses the edit.
+    fn open<T>(&self, path: &Path) -> Result<Document<T>, MethodError>
+    where
+        T: serde::de::DeserializeOwned + Serialize + Default + seekclaw_config::UnknownFields,
+    {
+        Document::<T>::open(path).map_err(|e| match e {
+            ConfigError::Invalid(problem) => refused(&problem),
+            other => MethodError::internal(format!("Cannot read {}: {other}", path.display())),
+        })
     }
 
     /// Replaces both files with defaults (factory reset).
@@ -219,13 +340,38 @@ impl ConfigService {
             save_json_file(&home.state_path(), &State::default())
         })
         .await?;
-        self.problems.locked().clear();
+        *self.health.locked() = Health::default();
+        *self.cached.locked() = None;
         Ok(())
     }
 
     pub fn slow_client_timeout(&self) -> Duration {
         let secs = self.load().daemon.slow_client_timeout_seconds;
         Duration::from_secs(secs.clamp(1, 3600))
+    }
+}
+
+/// The refusal of a write over a file that does not read.
+fn refused(problem: &FileProblem) -> MethodError {
+    MethodError::new(
+        ErrorCode::ConfigInvalid,
+        format!(
+            "Nothing was changed: {problem}. Fix the file first (seekclaw never writes over \
+             a file it cannot read); until then the daemon keeps the configuration it last read."
+        ),
+    )
+}
+
+/// A read failure as a problem of the file (an I/O error too: nothing in it is usable).
+fn problem_of(path: &Path, e: ConfigError) -> FileProblem {
+    match e {
+        ConfigError::Invalid(problem) => problem,
+        other => FileProblem {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            error: other.to_string(),
+        },
     }
 }
 

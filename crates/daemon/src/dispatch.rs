@@ -90,6 +90,7 @@ pub async fn handle(
         Method::UsageGet => model::usage_get(d, id, p).await,
         Method::DoctorText => system::doctor_text(d, id).await,
         Method::DoctorRun => system::doctor_run(d, id).await,
+        Method::ConfigStatus => system::config_status(d, id),
         Method::ProjectList => project::list(d, id).await,
         Method::ProjectUpsert => project::upsert(d, id, p).await,
         Method::ProjectRemove => project::remove(d, id, p).await,

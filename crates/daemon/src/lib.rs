@@ -9,6 +9,7 @@ mod config_service;
 mod connection;
 mod daemon;
 mod dispatch;
+mod doctor;
 mod endpoint;
 mod engine;
 mod error;
@@ -33,6 +34,7 @@ mod turns;
 mod watch;
 
 pub use daemon::{DaemonOptions, run};
+pub use doctor::run_in_process as doctor_in_process;
 pub use engine::TurnHandle;
 pub use engine::TurnOverrides;
 pub use error::DaemonError;

@@ -37,6 +37,10 @@ pub enum ErrorCode {
     Cancelled,
     /// A daemon fault.
     Internal,
+    /// `config.json` or `state.json` is not valid JSON: a write over it is
+    /// refused (the file is left as it is), as are turns when no earlier
+    /// version was read. `data` names the file, line and column.
+    ConfigInvalid,
 }
 
 impl ErrorCode {
@@ -58,6 +62,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Internal => "internal",
+            ErrorCode::ConfigInvalid => "config_invalid",
         }
     }
 }

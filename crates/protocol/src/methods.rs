@@ -337,9 +337,11 @@ method_table! {
     UsageGet => "usage.get" [] Task [Usage]
         (UsageParams, Reply::json::<Vec<UsageSummary>>());
     DoctorText => "doctor" [] Task [Doctor]
-        (NoParams, Reply::text("One line per check: `[OK] <name>: <detail>` or `[FAIL] <name>: <detail>`."));
+        (NoParams, Reply::text("One line per check: `[OK] <name>: <detail>`, or `[INFO]`, `[WARN]`, `[FAIL]` (those two end with ` (fix: …)`)."));
     DoctorRun => "doctor.run" [] Task [Doctor]
         (NoParams, Reply::json::<Vec<DoctorCheck>>());
+    ConfigStatus => "config.status" [] Task [Doctor]
+        (NoParams, Reply::json::<ConfigStatusView>());
     ProjectList => "project.list" [] Task [Project]
         (NoParams, Reply::json::<Vec<ProjectView>>());
     ProjectUpsert => "project.upsert" [] Exclusive [Project]
@@ -483,6 +485,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 67);
+        assert_eq!(info.methods.len(), 68);
     }
 }

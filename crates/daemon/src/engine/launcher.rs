@@ -170,6 +170,8 @@ impl<'e> Engine<'e> {
         C: Future<Output = Result<SessionClaim<'e>, MethodError>>,
     {
         super::preflight::message(&request.message, &request.images)?;
+        // An unreadable config.json with nothing read before: no turn on defaults.
+        self.config.usable_for_turns()?;
         let mut config = self.config.load();
         let pinned = request.overrides.pinned_model(&config)?;
         request.overrides.apply_to_config(&mut config);

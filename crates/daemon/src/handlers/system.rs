@@ -1,218 +1,60 @@
-//! `doctor`, `doctor.run`, `lock.list`, `factory.reset`, `shutdown`.
+//! `doctor`, `doctor.run` (the checks are in [`crate::doctor`]), `config.status`,
+//! `lock.list`, `factory.reset`, `shutdown`.
 
-use std::path::Path;
-
-use seekclaw_protocol::api::{DoctorCheck as Check, FactoryResetResult};
+use seekclaw_protocol::api::{ConfigFileView, ConfigStatusView, FactoryResetResult};
 use seekclaw_protocol::{Envelope, event};
 
 use super::Reply;
+use crate::config_service::FileHealth;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
-
-fn check(name: &str, ok: bool, detail: impl Into<String>) -> Check {
-    Check {
-        name: name.into(),
-        ok,
-        detail: detail.into(),
-        kind: "runtime".into(),
-    }
-}
-
-#[cfg(unix)]
-fn mode_of(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| m.permissions().mode() & 0o777)
-}
-
-#[cfg(not(unix))]
-fn mode_of(_path: &Path) -> Option<u32> {
-    None
-}
-
-/// Local checks of the daemon's current workspace, home, config and database.
-pub async fn local_checks(daemon: &Daemon) -> Vec<Check> {
-    let root = daemon.current_workspace();
-    let meta = root.join(".seekclaw");
-    let memory = meta.join("memory").join("MEMORY.md");
-    let config = daemon.config.load();
-    let mut checks = vec![
-        if root.is_dir() {
-            check("Workspace Root", true, root.display().to_string())
-        } else {
-            check(
-                "Workspace Root",
-                false,
-                format!("Directory not found: {}", root.display()),
-            )
-        },
-        if meta.is_dir() {
-            check("SeekClaw Metadata Dir", true, meta.display().to_string())
-        } else {
-            check(
-                "SeekClaw Metadata Dir",
-                false,
-                "Not initialized (run seekclaw init)",
-            )
-        },
-        if config.providers.is_empty() {
-            check("Provider Config", false, "No providers configured")
-        } else {
-            check(
-                "Provider Config",
-                true,
-                format!(
-                    "{} provider(s) configured. Active profile: {}",
-                    config.providers.len(),
-                    config.active_profile
-                ),
-            )
-        },
-        match std::fs::metadata(&memory) {
-            Ok(m) if m.len() > 0 => check("Workspace Memory", true, memory.display().to_string()),
-            _ => check("Workspace Memory", false, "Memory file empty/missing"),
-        },
-    ];
-    let problems = daemon.config.problems();
-    for file in ["config.json", "state.json"] {
-        let name = format!("Config File {file}");
-        match problems
-            .iter()
-            .rev()
-            .find(|p| p.path.file_name().is_some_and(|n| n == file))
-        {
-            None => checks.push(check(
-                &name,
-                true,
-                daemon.home.root().join(file).display().to_string(),
-            )),
-            Some(p) => checks.push(check(
-                &name,
-                false,
-                format!(
-                    "{} was invalid ({}); moved to {}; defaults in use",
-                    file,
-                    p.error,
-                    p.moved_to
-                        .as_ref()
-                        .map(|m| m.display().to_string())
-                        .unwrap_or_else(|| "(not moved)".into())
-                ),
-            )),
-        }
-    }
-    let home_mode = mode_of(daemon.home.root());
-    checks.push(check(
-        "Home Directory",
-        home_mode.is_none_or(|m| m == 0o700),
-        match home_mode {
-            Some(m) => format!("{} (mode {m:o})", daemon.home.root().display()),
-            None => daemon.home.root().display().to_string(),
-        },
-    ));
-    checks.push(sandbox_check(&config).await);
-    checks.push(check(
-        "Daemon",
-        true,
-        format!(
-            "pid {}, {} client(s) connected, {} turn(s) running",
-            std::process::id(),
-            daemon.connections.count(),
-            daemon.turns.count()
-        ),
-    ));
-    match super::mcp::listing(daemon) {
-        Ok(rows) => {
-            for row in rows.iter().filter(|r| r.enabled) {
-                let detail = match (&row.error, row.connected) {
-                    (_, true) => {
-                        format!("connected ({}), {} tool(s)", row.transport, row.tool_count)
-                    }
-                    (Some(e), false) => e.clone(),
-                    (None, false) => row.status.to_string(),
-                };
-                checks.push(check(&format!("MCP {}", row.name), row.connected, detail));
-            }
-        }
-        Err(e) => checks.push(check("MCP Config", false, e.message)),
-    }
-    match daemon.db(|s| s.stats()).await {
-        Ok(stats) => checks.push(check(
-            "Database",
-            true,
-            format!("{} session(s), {} event(s)", stats.sessions, stats.events),
-        )),
-        Err(e) => checks.push(check("Database", false, e.message)),
-    }
-    checks
-}
-
-/// What the kernel offers the shell sandbox and whether `agent.sandbox` can
-/// be enforced (where it cannot, `bash` fails closed).
-async fn sandbox_check(config: &seekclaw_config::Config) -> Check {
-    use seekclaw_tools::{SandboxMode, SandboxSupport};
-    let support = tokio::task::spawn_blocking(SandboxSupport::probe)
-        .await
-        .unwrap_or_else(|_| SandboxSupport::probe_cheap());
-    let mode = config.agent.sandbox;
-    let (ok, status) = match (mode, support.missing()) {
-        (SandboxMode::Off, _) => (
-            true,
-            "off: shell commands run unsandboxed (workspaces may tighten it)".to_string(),
-        ),
-        (_, None) => (true, "enforced".to_string()),
-        (_, Some(missing)) => (
-            false,
-            format!(
-                "cannot be enforced ({missing}): bash and verify commands fail closed; \
-                 set agent.sandbox to \"off\" to run them unsandboxed"
-            ),
-        ),
-    };
-    check(
-        "Shell Sandbox",
-        ok,
-        format!("agent.sandbox = {mode}: {status}. {}", support.describe()),
-    )
-}
+use crate::doctor::{self, Host};
 
 pub async fn doctor_text(daemon: &Daemon, id: i64) -> Reply {
-    let text = local_checks(daemon)
-        .await
-        .iter()
-        .map(|c| {
-            format!(
-                "[{}] {}: {}",
-                if c.ok { "OK" } else { "FAIL" },
-                c.name,
-                c.detail
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    Ok(Envelope::result(id, text))
+    let checks = doctor::local_checks(daemon, Host::Daemon).await;
+    Ok(Envelope::result(id, doctor::text(&checks)))
 }
 
 /// Local checks plus a probe of every enabled provider.
 pub async fn doctor_run(daemon: &Daemon, id: i64) -> Reply {
-    let mut checks = local_checks(daemon).await;
-    let enabled: Vec<_> = daemon
-        .config
-        .load()
-        .providers
-        .into_iter()
-        .filter(|p| p.enabled)
-        .collect();
-    for probe in super::provider::probe_all(daemon, enabled).await {
-        checks.push(Check {
-            name: format!("Provider {}", probe.id),
-            ok: probe.online,
-            detail: format!("{} ({} ms)", probe.detail, probe.latency_ms),
-            kind: "provider".into(),
-        });
-    }
+    let checks = doctor::all_checks(daemon, Host::Daemon).await;
     Ok(Envelope::json_result(id, &checks))
+}
+
+/// How `config.json` and `state.json` read (a front end shows a problem line).
+pub fn config_status(daemon: &Daemon, id: i64) -> Reply {
+    let status = daemon.config.status();
+    let view = |name: &str, health: &FileHealth| ConfigFileView {
+        name: name.to_string(),
+        path: daemon.home.root().join(name).display().to_string(),
+        error: health.problem.as_ref().map(ToString::to_string),
+        line: health
+            .problem
+            .as_ref()
+            .and_then(|p| p.line)
+            .map(|l| l as u64),
+        column: health
+            .problem
+            .as_ref()
+            .and_then(|p| p.column)
+            .map(|c| c as u64),
+        warnings: health.warnings.iter().map(ToString::to_string).collect(),
+    };
+    let files = vec![
+        view("config.json", &status.config),
+        view("state.json", &status.state),
+    ];
+    let ok = files
+        .iter()
+        .all(|f| f.error.is_none() && f.warnings.is_empty());
+    Ok(Envelope::json_result(
+        id,
+        &ConfigStatusView {
+            ok,
+            using_last_good: status.using_last_good,
+            files,
+        },
+    ))
 }
 
 /// Held file write locks, from the daemon-wide coordinator.

@@ -195,17 +195,84 @@ pub struct ScheduledTaskView {
 }
 
 /// One `doctor.run` check.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DoctorCheck {
     /// What was checked (e.g. `Workspace Root`, `Provider <id>`).
     pub name: String,
-    /// Whether the check passed.
+    /// Whether the check passed: false only when `level` is `fail`.
     pub ok: bool,
     /// What was found, or what is wrong.
     pub detail: String,
     /// runtime or provider.
     pub kind: String,
+    /// Ours (additive): `ok`, `info` (optional and absent: nothing wrong),
+    /// `warn` (works, worth a look) or `fail`.
+    pub level: CheckLevel,
+    /// Ours (additive): for `warn` and `fail`, what to do about it (a command
+    /// that exists, or the step to take).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+/// How a doctor check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckLevel {
+    /// Passed.
+    Ok,
+    /// Something optional is absent; nothing is wrong.
+    Info,
+    /// Works, but something deserves a look (e.g. a config field that was ignored).
+    Warn,
+    /// Broken; `fix` says what to do.
+    Fail,
+}
+
+impl CheckLevel {
+    /// Upper-case label for text output (`OK`, `INFO`, `WARN`, `FAIL`).
+    pub fn label(self) -> &'static str {
+        match self {
+            CheckLevel::Ok => "OK",
+            CheckLevel::Info => "INFO",
+            CheckLevel::Warn => "WARN",
+            CheckLevel::Fail => "FAIL",
+        }
+    }
+}
+
+/// `config.status` (ours): how the home's `config.json` and `state.json` read.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfigStatusView {
+    /// Both files read, with no field ignored.
+    pub ok: bool,
+    /// `config.json` does not read and the daemon uses the version it read
+    /// before (false with an unreadable file it never read: defaults, turns refused).
+    pub using_last_good: bool,
+    /// `config.json`, then `state.json`.
+    pub files: Vec<ConfigFileView>,
+}
+
+/// One file of [`ConfigStatusView`].
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfigFileView {
+    /// `config.json` or `state.json`.
+    pub name: String,
+    /// Its absolute path.
+    pub path: String,
+    /// Set when it is not JSON: the whole message (file, line, column, what is wrong).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// 1-based line of the fault, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// 1-based column of the fault, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+    /// Fields not used as written, e.g. `agent.maxSteps: expected a number, found "forty"`.
+    pub warnings: Vec<String>,
 }
 
 /// One `lock.list` row: a held file write lock.

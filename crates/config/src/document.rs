@@ -1,0 +1,256 @@
+//! A read-modify-write of a JSON file that changes only what the edit
+//! changed. The edit works on the typed view; what it changed (the typed
+//! view before and after, as trees) is then applied to the tree as the user
+//! wrote it, so a field the typed view could not read (wrongly typed, so it
+//! fell back to its default) or an element it left out is written back
+//! verbatim rather than replaced by a default.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::{ConfigError, Result};
+use crate::jsonfile::{read_tree, save_json_file, typed_tree};
+use crate::lenient::FieldWarning;
+use crate::unknown::UnknownFields;
+
+/// A file opened for an edit. A file that is not JSON(5) cannot be opened:
+/// an edit must never write over what it could not read.
+#[derive(Debug)]
+pub struct Document<T> {
+    path: PathBuf,
+    /// As on disk; `None` when the file is missing or blank.
+    tree: Option<Value>,
+    /// The typed view as read, as a tree: the base the edit is measured from.
+    before: Value,
+    /// The typed view, for the edit to change.
+    pub value: T,
+    /// Fields the typed view could not use as written (kept in the file).
+    pub warnings: Vec<FieldWarning>,
+}
+
+impl<T: DeserializeOwned + Serialize + Default + UnknownFields> Document<T> {
+    /// Reads `path`; [`ConfigError::Invalid`] when it is not JSON(5).
+    pub fn open(path: &Path) -> Result<Document<T>> {
+        let tree = read_tree(path)?;
+        let (value, warnings) = match &tree {
+            None => (T::default(), Vec::new()),
+            Some(tree) => {
+                let loaded = typed_tree::<T>(path, tree)?;
+                (loaded.value, loaded.warnings)
+            }
+        };
+        let before = to_tree(path, &value)?;
+        Ok(Document {
+            path: path.to_path_buf(),
+            tree,
+            before,
+            value,
+            warnings,
+        })
+    }
+
+    /// The file's tree with the edit applied (the whole typed view for a new file).
+    pub fn edited_tree(&self) -> Result<Value> {
+        let after = to_tree(&self.path, &self.value)?;
+        Ok(match &self.tree {
+            None => after,
+            Some(tree) => {
+                let mut tree = tree.clone();
+                apply(&mut tree, &self.before, &after);
+                tree
+            }
+        })
+    }
+
+    /// Writes the edited tree atomically (see [`save_json_file`]).
+    pub fn save(&self) -> Result<()> {
+        save_json_file(&self.path, &self.edited_tree()?)
+    }
+}
+
+fn to_tree<T: Serialize>(path: &Path, value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| ConfigError::Json {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Applies the change `before` → `after` to `tree` (which `before` was read
+/// from). Parts that did not change are left exactly as written.
+fn apply(tree: &mut Value, before: &Value, after: &Value) {
+    if before == after {
+        return;
+    }
+    match (tree, before, after) {
+        (Value::Object(tree), Value::Object(before), Value::Object(after)) => {
+            apply_object(tree, before, after);
+        }
+        (Value::Array(tree), Value::Array(before), Value::Array(after))
+            if by_id(before) && by_id(after) =>
+        {
+            apply_by_id(tree, before, after);
+        }
+        (tree, _, after) => *tree = after.clone(),
+    }
+}
+
+fn apply_object(
+    tree: &mut Map<String, Value>,
+    before: &Map<String, Value>,
+    after: &Map<String, Value>,
+) {
+    for (key, new) in after {
+        let old = before.get(key);
+        if old == Some(new) {
+            continue;
+        }
+        match (tree.get_mut(key), old) {
+            (Some(written), Some(old)) => apply(written, old, new),
+            _ => {
+                tree.insert(key.clone(), new.clone());
+            }
+        }
+    }
+    for key in before.keys() {
+        if !after.contains_key(key) {
+            tree.shift_remove(key);
+        }
+    }
+}
+
+/// Lists of objects with ids (providers, models) are matched by id, so an
+/// element the typed view could not read stays where it is.
+fn by_id(items: &[Value]) -> bool {
+    items.iter().all(|v| id_of(v).is_some())
+}
+
+fn id_of(v: &Value) -> Option<&str> {
+    v.get("id").and_then(Value::as_str)
+}
+
+fn apply_by_id(tree: &mut Vec<Value>, before: &[Value], after: &[Value]) {
+    let find = |list: &[Value], id: &str| list.iter().position(|v| id_of(v) == Some(id));
+    let mut out = Vec::with_capacity(after.len().max(tree.len()));
+    for written in tree.drain(..) {
+        let Some(id) = id_of(&written).map(str::to_string) else {
+            out.push(written);
+            continue;
+        };
+        match (find(before, &id), find(after, &id)) {
+            // Removed by the edit.
+            (Some(_), None) => {}
+            (Some(b), Some(a)) => {
+                let mut written = written;
+                apply(&mut written, &before[b], &after[a]);
+                out.push(written);
+            }
+            // Not in the typed view (it could not read it): kept as written.
+            (None, _) => out.push(written),
+        }
+    }
+    for new in after {
+        if let Some(id) = id_of(new)
+            && find(before, id).is_none()
+        {
+            out.push(new.clone());
+        }
+    }
+    *tree = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use serde_json::json;
+
+    #[test]
+    fn an_edit_keeps_what_the_typed_view_could_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        std::fs::write(
+            &path,
+            r#"{
+              // mine
+              "agent": {"maxSteps": "forty", "mode": "PLAN"},
+              "providers": [
+                {"id": "a", "baseUrl": "http://a", "timeoutSeconds": "slow", "models": [{"id": "m"}]},
+                "not a provider",
+              ],
+              "future": {"x": 1},
+            }"#,
+        )
+        .unwrap();
+        let mut doc = Document::<Config>::open(&path).unwrap();
+        let paths: Vec<&str> = doc.warnings.iter().map(|w| w.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "agent.maxSteps",
+                "providers[0].timeoutSeconds",
+                "providers[1]",
+                "future"
+            ]
+        );
+        assert_eq!(doc.value.agent.max_steps, 40);
+        doc.value.providers.push(crate::Provider {
+            id: "b".into(),
+            base_url: "http://b".into(),
+            ..Default::default()
+        });
+        doc.value.providers[0].priority = 5;
+        doc.save().unwrap();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(saved["agent"], json!({"maxSteps": "forty", "mode": "PLAN"}));
+        assert_eq!(saved["future"], json!({"x": 1}));
+        let providers = saved["providers"].as_array().unwrap();
+        assert_eq!(providers.len(), 3);
+        assert_eq!(providers[0]["timeoutSeconds"], "slow");
+        assert_eq!(providers[0]["priority"], 5);
+        assert_eq!(providers[1], "not a provider");
+        assert_eq!(providers[2]["id"], "b");
+    }
+
+    #[test]
+    fn a_removed_provider_goes_and_a_new_file_is_the_whole_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let mut doc = Document::<Config>::open(&path).unwrap();
+        doc.value.agent.max_steps = 7;
+        doc.save().unwrap();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(saved["activeProfile"], "default");
+        assert_eq!(saved["agent"]["maxSteps"], 7);
+
+        std::fs::write(
+            &path,
+            r#"{"providers": [{"id": "a", "baseUrl": "u"}, {"id": "b", "baseUrl": "u", "x": 1}]}"#,
+        )
+        .unwrap();
+        let mut doc = Document::<Config>::open(&path).unwrap();
+        doc.value.providers.retain(|p| p.id != "a");
+        doc.save().unwrap();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            saved["providers"],
+            json!([{"id": "b", "baseUrl": "u", "x": 1}])
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_json_cannot_be_opened_and_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let text = "{\n  \"agent\": {}\n  \"providers\": []\n}\n";
+        std::fs::write(&path, text).unwrap();
+        let err = Document::<Config>::open(&path).unwrap_err();
+        let ConfigError::Invalid(problem) = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!((problem.line, problem.column), (Some(3), Some(3)));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+}

@@ -1,0 +1,392 @@
+//! The doctor's checks: one implementation for `doctor`, `doctor.run` and
+//! `seekclaw doctor` without a daemon (which runs them over a [`Daemon`] of its
+//! own that never listens). Optional things that are absent are `info`, and
+//! every `fail` carries a fix that names a command that exists or the step to take.
+
+use std::path::Path;
+
+use seekclaw_config::Config;
+use seekclaw_protocol::api::{CheckLevel, DoctorCheck as Check};
+
+use crate::config_service::FileHealth;
+use crate::daemon::Daemon;
+
+/// Where the checks run: in the daemon that serves clients, or in a process
+/// of its own (`seekclaw doctor` with no daemon running).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    /// The running daemon.
+    Daemon,
+    /// A process without a daemon: nothing is connected or running.
+    InProcess,
+}
+
+fn check(name: &str, level: CheckLevel, detail: impl Into<String>, fix: Option<String>) -> Check {
+    Check {
+        name: name.into(),
+        ok: level != CheckLevel::Fail,
+        detail: detail.into(),
+        kind: "runtime".into(),
+        level,
+        fix,
+    }
+}
+
+fn ok(name: &str, detail: impl Into<String>) -> Check {
+    check(name, CheckLevel::Ok, detail, None)
+}
+
+fn info(name: &str, detail: impl Into<String>) -> Check {
+    check(name, CheckLevel::Info, detail, None)
+}
+
+fn fail(name: &str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+    check(name, CheckLevel::Fail, detail, Some(fix.into()))
+}
+
+#[cfg(unix)]
+fn mode_of(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn mode_of(_path: &Path) -> Option<u32> {
+    None
+}
+
+/// Local checks of the workspace, home, config, sandbox, daemon, MCP and database.
+pub async fn local_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
+    let status = daemon.config.status();
+    let config = daemon.config.load();
+    let mut checks = workspace_checks(daemon);
+    checks.push(provider_config(&config, &daemon.config.status().config));
+    checks.push(memory_check(daemon));
+    for (name, health) in [
+        ("config.json", &status.config),
+        ("state.json", &status.state),
+    ] {
+        let path = daemon.home.root().join(name);
+        checks.push(file_check(name, &path, health, status.using_last_good));
+    }
+    checks.push(home_check(daemon.home.root()));
+    checks.push(sandbox_check(&config, &daemon.home.config_path()).await);
+    checks.push(match host {
+        Host::Daemon => ok(
+            "Daemon",
+            format!(
+                "pid {}, {} client(s) connected, {} turn(s) running",
+                std::process::id(),
+                daemon.connections.count(),
+                daemon.turns.count()
+            ),
+        ),
+        Host::InProcess => info(
+            "Daemon",
+            "not running (`seekclaw chat` starts one; `seekclaw daemon` runs one in the foreground)",
+        ),
+    });
+    checks.extend(mcp_checks(daemon, host));
+    match daemon.db(|s| s.stats()).await {
+        Ok(stats) => checks.push(ok(
+            "Database",
+            format!("{} session(s), {} event(s)", stats.sessions, stats.events),
+        )),
+        Err(e) => checks.push(fail(
+            "Database",
+            e.message,
+            format!(
+                "check free disk space and the permissions of {}",
+                daemon.home.db_path().display()
+            ),
+        )),
+    }
+    checks
+}
+
+/// Local checks plus a probe of every enabled provider.
+pub async fn all_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
+    let mut checks = local_checks(daemon, host).await;
+    let enabled: Vec<_> = daemon
+        .config
+        .load()
+        .providers
+        .into_iter()
+        .filter(|p| p.enabled)
+        .collect();
+    for probe in crate::handlers::provider::probe_all(daemon, enabled).await {
+        let name = format!("Provider {}", probe.id);
+        let detail = format!("{} ({} ms)", probe.detail, probe.latency_ms);
+        let mut row = if !probe.online {
+            fail(
+                &name,
+                detail,
+                format!(
+                    "check its URL, key and network (`seekclaw provider list`, `seekclaw provider test {}`)",
+                    probe.id
+                ),
+            )
+        } else if probe.detail.contains("auth failed") {
+            check(
+                &name,
+                CheckLevel::Warn,
+                detail,
+                Some(format!(
+                    "the endpoint answers but refused the key; store a new one with `seekclaw provider add {} --api-key KEY` (custom providers also need --base-url and --model)",
+                    probe.id
+                )),
+            )
+        } else {
+            ok(&name, detail)
+        };
+        row.kind = "provider".into();
+        checks.push(row);
+    }
+    checks
+}
+
+/// The lines of `doctor`: `[LEVEL] name: detail`, a fix at the end of the line.
+pub fn text(checks: &[Check]) -> String {
+    checks
+        .iter()
+        .map(|c| {
+            let fix = c
+                .fix
+                .as_deref()
+                .map(|f| format!(" (fix: {f})"))
+                .unwrap_or_default();
+            format!("[{}] {}: {}{fix}", c.level.label(), c.name, c.detail)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn workspace_checks(daemon: &Daemon) -> Vec<Check> {
+    let root = daemon.current_workspace();
+    let meta = root.join(".seekclaw");
+    vec![
+        if root.is_dir() {
+            ok("Workspace Root", root.display().to_string())
+        } else {
+            fail(
+                "Workspace Root",
+                format!("Directory not found: {}", root.display()),
+                "start seekclaw in an existing project directory (or pass --workspace DIR)",
+            )
+        },
+        if meta.is_dir() {
+            ok("SeekClaw Metadata Dir", meta.display().to_string())
+        } else {
+            info(
+                "SeekClaw Metadata Dir",
+                format!(
+                    "{} not initialized (optional: `seekclaw init` creates it with a starter config and memory file)",
+                    meta.display()
+                ),
+            )
+        },
+    ]
+}
+
+fn memory_check(daemon: &Daemon) -> Check {
+    let memory = daemon
+        .current_workspace()
+        .join(".seekclaw")
+        .join("memory")
+        .join("MEMORY.md");
+    match std::fs::metadata(&memory) {
+        Ok(m) if m.len() > 0 => ok("Workspace Memory", memory.display().to_string()),
+        _ => info(
+            "Workspace Memory",
+            "no memory file (optional: `seekclaw init` creates .seekclaw/memory/MEMORY.md; notes there reach every turn)",
+        ),
+    }
+}
+
+fn provider_config(config: &Config, file: &FileHealth) -> Check {
+    const NAME: &str = "Provider Config";
+    if config.providers.is_empty() {
+        if file.problem.is_some() {
+            return fail(
+                NAME,
+                "No providers: config.json cannot be read",
+                "fix config.json (see the Config File check)",
+            );
+        }
+        return fail(
+            NAME,
+            "No providers configured",
+            "add one: `seekclaw provider add deepseek --api-key KEY` (presets: `seekclaw provider add --help`), or a custom endpoint with `seekclaw provider add NAME --base-url URL --model ID --api-key KEY`",
+        );
+    }
+    let usable = config
+        .providers
+        .iter()
+        .any(|p| p.enabled && !p.models.is_empty());
+    let detail = format!(
+        "{} provider(s) configured. Active profile: {}",
+        config.providers.len(),
+        config.active_profile
+    );
+    if usable {
+        ok(NAME, detail)
+    } else {
+        fail(
+            NAME,
+            format!("{detail}; none is enabled with a model"),
+            "add a provider with its models: `seekclaw provider add NAME --base-url URL --model ID`",
+        )
+    }
+}
+
+fn file_check(name: &str, path: &Path, health: &FileHealth, using_last_good: bool) -> Check {
+    let title = format!("Config File {name}");
+    if let Some(problem) = &health.problem {
+        let consequence = match (name, using_last_good) {
+            ("config.json", true) => {
+                "the daemon keeps the configuration it read before; changes to the configuration are refused"
+            }
+            ("config.json", false) => {
+                "defaults are in use; turns and changes to the configuration are refused"
+            }
+            _ => "defaults are in use; nothing is written over it",
+        };
+        return fail(
+            &title,
+            format!("{problem} ({consequence})"),
+            format!(
+                "correct the file in an editor (e.g. `$EDITOR {}`); seekclaw left it as it was",
+                path.display()
+            ),
+        );
+    }
+    if health.warnings.is_empty() {
+        return ok(&title, path.display().to_string());
+    }
+    let listed: Vec<String> = health.warnings.iter().map(ToString::to_string).collect();
+    check(
+        &title,
+        CheckLevel::Warn,
+        format!(
+            "{}: {} (wrongly typed fields use their defaults; the rest of the file applies)",
+            path.display(),
+            listed.join("; ")
+        ),
+        Some(format!(
+            "correct or remove the named fields (e.g. `$EDITOR {}`)",
+            path.display()
+        )),
+    )
+}
+
+fn home_check(root: &Path) -> Check {
+    const NAME: &str = "Home Directory";
+    match mode_of(root) {
+        Some(m) if m != 0o700 => fail(
+            NAME,
+            format!("{} (mode {m:o}: others may read API keys)", root.display()),
+            format!("chmod 700 {}", root.display()),
+        ),
+        Some(m) => ok(NAME, format!("{} (mode {m:o})", root.display())),
+        None => ok(NAME, root.display().to_string()),
+    }
+}
+
+/// What the kernel offers the shell sandbox and whether `agent.sandbox` can
+/// be enforced (where it cannot, `bash` fails closed).
+async fn sandbox_check(config: &Config, config_path: &Path) -> Check {
+    use seekclaw_tools::{SandboxMode, SandboxSupport};
+    let support = tokio::task::spawn_blocking(SandboxSupport::probe)
+        .await
+        .unwrap_or_else(|_| SandboxSupport::probe_cheap());
+    let mode = config.agent.sandbox;
+    let name = "Shell Sandbox";
+    match (mode, support.missing()) {
+        (SandboxMode::Off, _) => check(
+            name,
+            CheckLevel::Warn,
+            format!(
+                "agent.sandbox = {mode}: shell commands run unsandboxed (workspaces may tighten it). {}",
+                support.describe()
+            ),
+            Some(format!(
+                "set \"agent\": {{\"sandbox\": \"workspace-write\"}} in {} to confine them",
+                config_path.display()
+            )),
+        ),
+        (_, None) => ok(
+            name,
+            format!("agent.sandbox = {mode}: enforced. {}", support.describe()),
+        ),
+        (_, Some(missing)) => fail(
+            name,
+            format!(
+                "agent.sandbox = {mode}: cannot be enforced ({missing}): bash and verify commands fail closed. {}",
+                support.describe()
+            ),
+            format!(
+                "run on a kernel with Landlock and seccomp, or set \"agent\": {{\"sandbox\": \"off\"}} in {} to run them unsandboxed",
+                config_path.display()
+            ),
+        ),
+    }
+}
+
+fn mcp_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
+    let rows = match crate::handlers::mcp::listing(daemon) {
+        Ok(rows) => rows,
+        Err(e) => {
+            return vec![fail(
+                "MCP Config",
+                e.message,
+                "correct the MCP server entries the message names",
+            )];
+        }
+    };
+    rows.iter()
+        .filter(|r| r.enabled)
+        .map(|row| {
+            let name = format!("MCP {}", row.name);
+            match (host, row.connected, &row.error) {
+                (_, true, _) => ok(
+                    &name,
+                    format!("connected ({}), {} tool(s)", row.transport, row.tool_count),
+                ),
+                (Host::InProcess, false, _) => info(
+                    &name,
+                    "configured; not connected without a daemon (`seekclaw mcp check` connects it)",
+                ),
+                (Host::Daemon, false, Some(e)) => {
+                    fail(&name, e.clone(), "see `seekclaw mcp check` for its details")
+                }
+                (Host::Daemon, false, None) => {
+                    let status = row.status.to_string();
+                    if status == "connecting" {
+                        info(&name, "connecting")
+                    } else {
+                        fail(&name, status, "see `seekclaw mcp check` for its details")
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// `seekclaw doctor` with no daemon running: the same checks, over a daemon
+/// of this process that never listens (nothing connected, nothing running).
+pub async fn run_in_process(
+    home: seekclaw_config::Home,
+    cwd: std::path::PathBuf,
+) -> Result<Vec<Check>, crate::DaemonError> {
+    use crate::DaemonError;
+    home.ensure().map_err(DaemonError::Config)?;
+    let path = home.db_path();
+    let store = tokio::task::spawn_blocking(move || seekclaw_store::Store::open(&path))
+        .await
+        .map_err(|e| DaemonError::Startup(e.to_string()))?
+        .map_err(DaemonError::Store)?;
+    let daemon = Daemon::new(home, cwd, store);
+    Ok(all_checks(&daemon, Host::InProcess).await)
+}
