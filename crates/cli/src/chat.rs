@@ -28,7 +28,7 @@ pub fn chat(args: ChatArgs) -> ExitCode {
         } else {
             match at.workspace {
                 Some(dir) => Scope::Workspace(std::path::absolute(dir)?),
-                None => Scope::Workspace(std::env::current_dir()?),
+                None => Scope::Workspace(crate::cwd::working_dir()?),
             }
         };
         let session = match (at.session, at.continue_latest) {

@@ -38,7 +38,7 @@ pub fn doctor(home: &Home, args: &DoctorArgs) -> Result<bool> {
             (checks, "through the running daemon")
         }
         None => {
-            let cwd = std::env::current_dir()?;
+            let cwd = crate::cwd::working_dir()?;
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
@@ -87,7 +87,7 @@ fn human(checks: &[DoctorCheck], home: &Home, via: &str) -> String {
 /// Creates the project's `.seekclaw/` (starter config and memory file), never
 /// overwriting what exists.
 pub fn init(home: &Home, args: &InitArgs) -> Result<()> {
-    let cwd = std::env::current_dir()?;
+    let cwd = crate::cwd::working_dir()?;
     let root = match &args.dir {
         Some(dir) => {
             let dir = std::path::absolute(dir)?;

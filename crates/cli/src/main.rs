@@ -5,6 +5,7 @@ mod admin;
 mod chat;
 mod client;
 mod config_check;
+mod cwd;
 mod doctor;
 mod listing;
 mod mcp;
@@ -217,7 +218,7 @@ fn run_daemon(args: &DaemonArgs) -> ExitCode {
     let outcome = (|| -> anyhow::Result<Result<(), DaemonError>> {
         let idle_exit = args.idle_exit()?;
         let home = Home::from_env()?;
-        let cwd = std::env::current_dir()?;
+        let cwd = crate::cwd::working_dir()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;

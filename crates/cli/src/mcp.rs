@@ -39,7 +39,7 @@ pub fn mcp(args: McpArgs) -> ExitCode {
     let checked = (|| -> anyhow::Result<McpCheck> {
         let home = Home::from_env()?;
         let opts = McpCheckOptions {
-            cwd: std::env::current_dir()?,
+            cwd: crate::cwd::working_dir()?,
             workspace: args.workspace.clone(),
             global: args.global,
         };

@@ -62,7 +62,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     let outcome = (|| -> anyhow::Result<RunResult> {
         let opts = RunOptions {
-            cwd: std::env::current_dir()?,
+            cwd: crate::cwd::working_dir()?,
             prompt: args.prompt,
             workspace: args.turn.at.workspace.clone(),
             global: args.turn.at.global,

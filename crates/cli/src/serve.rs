@@ -41,7 +41,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     let outcome = (|| -> anyhow::Result<()> {
         let home = Home::from_env()?;
         let opts = ServeOptions {
-            cwd: std::env::current_dir()?,
+            cwd: crate::cwd::working_dir()?,
             workspace: args.turn.at.workspace.clone(),
             global: args.turn.at.global,
             session: args.turn.at.session.clone(),

@@ -101,7 +101,7 @@ impl ScopeArgs {
 
     /// The scope these arguments pick (see the module doc).
     pub fn resolve(&self, home: &Home) -> anyhow::Result<Scope> {
-        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let cwd = crate::cwd::working_dir()?;
         Scope::local(home, &cwd, self.workspace.as_deref(), self.global)
             .map_err(|e| anyhow::anyhow!(e.message))
     }

@@ -551,6 +551,35 @@ fn mcp_check_without_servers_says_so_in_one_line() {
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(text.lines().count(), 1, "{args:?}: {text}");
-        assert!(text.starts_with("no MCP servers configured (add them under"), "{text}");
+        assert!(
+            text.starts_with("no MCP servers configured (add them under"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_deleted_working_directory_gets_a_clear_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gone = tmp.path().join("gone");
+    for args in ["run hi", "sessions list", "mcp check"] {
+        std::fs::create_dir(&gone).unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "cd '{}' && rmdir '{}' && exec '{}' {args}",
+                gone.display(),
+                gone.display(),
+                bin().display()
+            ))
+            .env("SEEKCLAW_HOME", tmp.path().join("home"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the current directory no longer exists (deleted or moved?)"),
+            "{args}: {err}"
+        );
     }
 }

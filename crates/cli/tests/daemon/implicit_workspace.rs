@@ -84,9 +84,17 @@ fn run_and_serve_refuse_the_root_the_home_and_its_parents_unless_named() {
     // Named, the home works; so does a folder under it.
     let user = h.user.to_str().unwrap();
     let out = h.run(&h.user, &["run", "--workspace", user, "hello"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = h.run(&h.user.join("notes"), &["run", "hello"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let workspaces: Vec<String> = h
         .sessions()
         .as_array()
@@ -95,7 +103,10 @@ fn run_and_serve_refuse_the_root_the_home_and_its_parents_unless_named() {
         .map(|s| s["workspace"].as_str().unwrap_or_default().to_string())
         .collect();
     assert_eq!(workspaces.len(), 2, "{workspaces:?}");
-    assert!(workspaces.iter().any(|w| w.ends_with("/u/notes")), "{workspaces:?}");
+    assert!(
+        workspaces.iter().any(|w| w.ends_with("/u/notes")),
+        "{workspaces:?}"
+    );
 }
 
 #[test]
@@ -107,6 +118,7 @@ fn the_daemons_chat_refuses_a_broad_working_directory_unless_a_workspace_is_name
         config: Some(config(&server)),
         cwd: Some(h.user.clone()),
         env: vec![("HOME".into(), h.user.display().to_string())],
+        ..StartOptions::default()
     });
     let mut c = d.connect().unwrap();
     let err = c.err("chat", json!({"message": "hello"})).unwrap();
