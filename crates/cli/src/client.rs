@@ -100,7 +100,8 @@ type Halves = (Box<dyn Read + Send>, Box<dyn Write + Send>);
 fn open(home: &Home) -> std::io::Result<Halves> {
     let stream = std::os::unix::net::UnixStream::connect(home.socket_path())?;
     stream.set_read_timeout(Some(READ_TIMEOUT))?;
-    Ok((Box::new(stream.try_clone()?), Box::new(stream)))
+    let writer = crate::pipes::NoSignalWriter(stream.try_clone()?);
+    Ok((Box::new(stream), Box::new(writer)))
 }
 
 #[cfg(windows)]

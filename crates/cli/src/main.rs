@@ -9,6 +9,7 @@ mod cwd;
 mod doctor;
 mod listing;
 mod mcp;
+mod pipes;
 mod provider_add;
 mod run;
 mod run_pretty;
@@ -135,6 +136,16 @@ fn main() -> ExitCode {
     let Some(command) = cli.command else {
         return chat::chat(chat::ChatArgs::default());
     };
+    if matches!(
+        command,
+        Command::Provider(_)
+            | Command::Model(_)
+            | Command::Schedule(_)
+            | Command::Sessions(_)
+            | Command::Protocol(_)
+    ) {
+        pipes::end_quietly_on_closed_stdout();
+    }
     match command {
         Command::Chat(args) => chat::chat(args),
         Command::Daemon(args) => run_daemon(&args),

@@ -583,3 +583,26 @@ fn a_deleted_working_directory_gets_a_clear_message() {
         );
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_a_listing_quietly() {
+    use std::io::{BufRead, BufReader};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin())
+        .args(["protocol", "schema"])
+        .env("SEEKCLAW_HOME", tmp.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `| head -1`: one line read, then the pipe closes.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.trim(), "{");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.is_empty(), "a closed pipe printed: {err}");
+    assert_ne!(out.status.code(), Some(101), "it panicked");
+}
