@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use seekclaw_providers::{Observer, ProviderError};
 use seekclaw_providers::types::StreamEvent;
 use seekclaw_providers::usage::AttemptRecord;
+use seekclaw_providers::{Observer, ProviderError};
 use seekclaw_store::{AssistantMessage, EventItem};
 use tokio::sync::mpsc::UnboundedSender;
 

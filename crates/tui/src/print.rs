@@ -367,7 +367,10 @@ impl<W: Write> Printer<W> {
                 } else {
                     '⋯'
                 };
-                format!("{glyph} {name} {}", summary.lines().next().unwrap_or_default())
+                format!(
+                    "{glyph} {name} {}",
+                    summary.lines().next().unwrap_or_default()
+                )
             }
             (None, Some((since, what)), Some(_)) => format!(
                 "{} {what} · {:.1} s",

@@ -117,10 +117,18 @@ mod tests {
     #[test]
     fn rows_count_wrapped_lines_and_newlines() {
         assert_eq!(rows("abc", 10), 1);
-        assert_eq!(rows("abcdefghij", 10), 1, "a full row keeps the cursor on it");
+        assert_eq!(
+            rows("abcdefghij", 10),
+            1,
+            "a full row keeps the cursor on it"
+        );
         assert_eq!(rows("abcdefghijk", 10), 2);
         assert_eq!(rows("a\nb", 10), 2);
-        assert_eq!(rows("a\n", 10), 2, "after a newline the cursor is on the next row");
+        assert_eq!(
+            rows("a\n", 10),
+            2,
+            "after a newline the cursor is on the next row"
+        );
     }
 
     #[test]

@@ -128,7 +128,10 @@ fn live_text_streams_raw_and_is_redrawn_rendered_when_its_block_ends() {
     // The turn's end settles the last block the same way.
     let out = printed(p);
     let erased = out.rfind("\x1b[1G\x1b[J").unwrap();
-    assert!(plain(&out[erased..]).starts_with("Next\n\ntokens"), "{out:?}");
+    assert!(
+        plain(&out[erased..]).starts_with("Next\n\ntokens"),
+        "{out:?}"
+    );
 }
 
 #[test]

@@ -37,24 +37,36 @@ fn failed_chats_without_a_session_id_leave_no_session() {
             params["message"] = json!("hello");
             let err = c.err("chat", params).unwrap();
             assert!(
-                err["data"].as_str().unwrap().starts_with("No models configured"),
+                err["data"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("No models configured"),
                 "{err}"
             );
             assert_eq!(err["details"]["code"], "no_model", "{err}");
         }
     }
     let err = c
-        .err("chat", json!({"message": "hello", "workspace": "/no/such/dir"}))
+        .err(
+            "chat",
+            json!({"message": "hello", "workspace": "/no/such/dir"}),
+        )
         .unwrap();
     assert_eq!(err["details"]["code"], "not_found", "{err}");
     assert_eq!(
-        c.ok_json("session.list", json!({"global": true, "includeArchived": true}))
-            .unwrap(),
+        c.ok_json(
+            "session.list",
+            json!({"global": true, "includeArchived": true})
+        )
+        .unwrap(),
         json!([])
     );
     assert_eq!(
-        c.ok_json("session.list", json!({"workspace": ws, "includeArchived": true}))
-            .unwrap(),
+        c.ok_json(
+            "session.list",
+            json!({"workspace": ws, "includeArchived": true})
+        )
+        .unwrap(),
         json!([])
     );
 }

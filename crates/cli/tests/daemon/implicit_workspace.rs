@@ -84,9 +84,17 @@ fn run_and_serve_refuse_the_root_the_home_and_its_parents_unless_named() {
     // Named, the home works; so does a folder under it.
     let user = h.user.to_str().unwrap();
     let out = h.run(&h.user, &["run", "--workspace", user, "hello"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = h.run(&h.user.join("notes"), &["run", "hello"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let workspaces: Vec<String> = h
         .sessions()
         .as_array()
@@ -95,7 +103,10 @@ fn run_and_serve_refuse_the_root_the_home_and_its_parents_unless_named() {
         .map(|s| s["workspace"].as_str().unwrap_or_default().to_string())
         .collect();
     assert_eq!(workspaces.len(), 2, "{workspaces:?}");
-    assert!(workspaces.iter().any(|w| w.ends_with("/u/notes")), "{workspaces:?}");
+    assert!(
+        workspaces.iter().any(|w| w.ends_with("/u/notes")),
+        "{workspaces:?}"
+    );
 }
 
 #[test]

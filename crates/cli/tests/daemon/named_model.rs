@@ -77,8 +77,8 @@ fn an_unknown_model_is_an_error_listing_the_configured_ones_in_run_serve_and_cha
         &home,
         &["run", "--global", "--events", "--model", "gtp-5", "hi"],
     );
-    let first: Value = serde_json::from_slice(out.stdout.split(|b| *b == b'\n').next().unwrap())
-        .unwrap();
+    let first: Value =
+        serde_json::from_slice(out.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
     assert_eq!(first["event"], "agent_setup_failed", "{first}");
     assert!(first["error"].as_str().unwrap().contains("other/m2"));
     assert_eq!(out.status.code(), Some(1));
@@ -125,7 +125,11 @@ fn a_pinned_model_never_fails_over_its_failure_is_the_error() {
     server.set_default(Reply::plain("the other model answered"));
     let (_tmp, home) = home_with(&two_providers(&server, 2));
 
-    let out = seekclaw(&home, &home, &["run", "--global", "--model", "myllm/m1", "hi"]);
+    let out = seekclaw(
+        &home,
+        &home,
+        &["run", "--global", "--model", "myllm/m1", "hi"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("myllm connection failed"), "{stderr}");
@@ -212,8 +216,16 @@ fn an_unpinned_failover_is_announced_on_the_socket_run_and_events() {
         .find(|e| e["event"] == "model_failover")
         .unwrap_or_else(|| panic!("{events:?}"));
     assert_eq!(ev["level"], "WARN");
-    assert_eq!((ev["failed"].as_str(), ev["to"].as_str()), (Some("myllm/m1"), Some("other/m2")));
-    assert!(ev["content"].as_str().unwrap().contains("answered by other/m2"));
+    assert_eq!(
+        (ev["failed"].as_str(), ev["to"].as_str()),
+        (Some("myllm/m1"), Some("other/m2"))
+    );
+    assert!(
+        ev["content"]
+            .as_str()
+            .unwrap()
+            .contains("answered by other/m2")
+    );
 }
 
 #[test]

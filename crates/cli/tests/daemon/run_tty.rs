@@ -117,7 +117,10 @@ fn run_on_a_terminal_streams_text_as_it_arrives_with_a_spinner_and_visible_retri
     assert!(!retried.contains("[exit"), "{retried}");
     // The spinner keeps turning and counting while the model is silent.
     let later = screen.wait_for("waiting for tk/m1 · 1.");
-    assert!(row(&later, "waiting for").starts_with(is_spinner), "{later}");
+    assert!(
+        row(&later, "waiting for").starts_with(is_spinner),
+        "{later}"
+    );
     // The paragraph shows raw while it streams, before its block ends.
     let streaming = screen.wait_for("w2");
     assert!(!streaming.contains("w7"), "{streaming}");
@@ -125,7 +128,10 @@ fn run_on_a_terminal_streams_text_as_it_arrives_with_a_spinner_and_visible_retri
     assert!(!streaming.contains("waiting for"), "{streaming}");
     // Ended, it is settled as Markdown.
     let done = screen.wait_for("[exit 0]");
-    assert!(done.contains("Loud start w0 w1 w2 w3 w4 w5 w6 w7"), "{done}");
+    assert!(
+        done.contains("Loud start w0 w1 w2 w3 w4 w5 w6 w7"),
+        "{done}"
+    );
     assert!(!done.contains("**"), "{done}");
     assert!(row(&done, "last item").starts_with("• last item"), "{done}");
     assert!(!done.contains("waiting for"), "the spinner is gone: {done}");

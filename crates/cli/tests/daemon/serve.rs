@@ -185,7 +185,10 @@ fn serve_streams_turns_in_order_and_reports_bad_commands() {
             .filter(|e| e["event"] == "command_error")
             .all(|e| e["level"] == "ERROR")
     );
-    assert_eq!(events[0]["event"], "session_started", "serve says where it is first");
+    assert_eq!(
+        events[0]["event"], "session_started",
+        "serve says where it is first"
+    );
     let turn: Vec<&Value> = events
         .iter()
         .filter(|e| e["event"] != "command_error" && e["event"] != "session_started")
@@ -913,7 +916,14 @@ fn serve_names_its_session_root_and_workspace_first_and_makes_the_session_on_the
     let keys: Vec<&String> = started.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["timestamp", "level", "event", "session", "session_root", "workspace_root"]
+        [
+            "timestamp",
+            "level",
+            "event",
+            "session",
+            "session_root",
+            "workspace_root"
+        ]
     );
     assert_eq!(started["session_root"], home.to_str().unwrap());
     assert_eq!(started["workspace_root"], ws_arg);

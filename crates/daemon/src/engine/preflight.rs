@@ -29,9 +29,9 @@ pub(crate) fn pin(config: &Config, reference: &str) -> Result<String, MethodErro
     let disabled = resolve(config, reference, true).map(|h| h.provider(config).id.clone());
     let known = configured_models(config);
     let mut text = match disabled {
-        Some(provider) => format!(
-            "Model {reference:?} belongs to provider {provider:?}, which is disabled."
-        ),
+        Some(provider) => {
+            format!("Model {reference:?} belongs to provider {provider:?}, which is disabled.")
+        }
         None => format!("Unknown model {reference:?}."),
     };
     if known.is_empty() {

@@ -10,8 +10,8 @@ use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
     ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FailoverDetails,
-    FileDiffDetails, GoalUpdatedDetails, RetryDetails, ImageViewDetails, ModelStartDetails, ReminderDetails, ToolDoneDetails,
-    ToolStartDetails, UsageDetails, WorkflowDetails,
+    FileDiffDetails, GoalUpdatedDetails, ImageViewDetails, ModelStartDetails, ReminderDetails,
+    RetryDetails, ToolDoneDetails, ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 use seekclaw_store::{SessionHeader, SessionPatch};

@@ -167,7 +167,10 @@ where
         .is_none()
         .then(crate::handlers::session::new_session_id);
     events.emit(&WireEvent::SessionStarted {
-        session: session.clone().or_else(|| new_id.clone()).unwrap_or_default(),
+        session: session
+            .clone()
+            .or_else(|| new_id.clone())
+            .unwrap_or_default(),
         session_root: engine.home().root().display().to_string(),
         workspace_root: scope.workspace_string(),
     });
