@@ -238,7 +238,7 @@ fn guidance_with_images_moves_the_next_step_to_a_vision_model() {
 }
 
 #[test]
-fn a_turn_that_cannot_start_still_ends_its_flowchart_with_an_error_node() {
+fn a_turn_no_model_can_answer_is_refused_before_it_starts_and_leaves_no_session() {
     let server = ProviderServer::start().unwrap();
     let d = setup(&server, StartOptions::default());
     let mut c = d.connect().unwrap();
@@ -254,9 +254,14 @@ fn a_turn_that_cannot_start_still_ends_its_flowchart_with_an_error_node() {
     );
     let last = all.last().unwrap();
     assert_eq!(last["event"], "error", "{last}");
-    let flow = strings(&all, "workflow", &["details", "kind"]);
-    assert_eq!(flow, ["start", "error"]);
+    assert_eq!(last["details"]["code"], "no_model", "{last}");
+    // Refused before the turn starts (issue 26, item 6): no flowchart, no session.
+    assert_eq!(all.len(), 1, "{all:?}");
     assert!(server.requests().is_empty());
+    assert_eq!(
+        c.ok_json("session.list", json!({"global": true})).unwrap(),
+        json!([])
+    );
 }
 
 #[test]

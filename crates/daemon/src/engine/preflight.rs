@@ -72,3 +72,52 @@ pub(super) fn route(runtime: &TurnRuntime<'_>, needs_vision: bool) -> Result<(),
         Err(e) => Err(MethodError::new(ErrorCode::Provider, e.to_string())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        serde_json::from_value(serde_json::json!({"providers": [
+            {"id": "a", "kind": "openai", "baseUrl": "http://a.test", "models": [{"id": "m1", "alias": "fast"}]},
+            {"id": "b", "kind": "openai", "baseUrl": "http://b.test", "models": [{"id": "m2"}]},
+            {"id": "off", "kind": "openai", "baseUrl": "http://c.test", "enabled": false, "models": [{"id": "m3"}]}
+        ]}))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_named_model_resolves_to_its_ref_or_lists_the_configured_ones() {
+        let c = config();
+        assert_eq!(pin(&c, "b/m2").unwrap(), "b/m2");
+        assert_eq!(pin(&c, "fast").unwrap(), "a/m1");
+        assert_eq!(pin(&c, "M2").unwrap(), "b/m2");
+        let unknown = pin(&c, "m9").unwrap_err();
+        assert_eq!(unknown.param.as_deref(), Some("model"));
+        assert_eq!(
+            unknown.message,
+            "Unknown model \"m9\". Configured models: a/m1, b/m2 (see `seekclaw model list`)."
+        );
+        let disabled = pin(&c, "off/m3").unwrap_err();
+        assert!(
+            disabled
+                .message
+                .starts_with("Model \"off/m3\" belongs to provider \"off\", which is disabled."),
+            "{}",
+            disabled.message
+        );
+        let empty: Config = serde_json::from_value(serde_json::json!({})).unwrap();
+        assert!(
+            pin(&empty, "m1")
+                .unwrap_err()
+                .message
+                .contains("seekclaw provider add")
+        );
+    }
+
+    #[test]
+    fn a_blank_message_without_images_is_refused() {
+        assert!(message("  \n", &[]).is_err());
+        assert!(message("go", &[]).is_ok());
+    }
+}

@@ -105,42 +105,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
                 step,
             },
         ),
-        AgentEvent::Failover {
-            step,
-            ref failed,
-            ref error,
-            ref to,
-        } => Envelope::event(
-            id,
-            ev.notice_text().unwrap_or_default(),
-            &FailoverDetails {
-                step,
-                failed: failed.clone(),
-                error: error.clone(),
-                to: to.clone(),
-            },
-        ),
-        AgentEvent::Retry {
-            step,
-            ref model,
-            attempt,
-            max_attempts,
-            ref reason,
-            ref error,
-            delay_ms,
-        } => Envelope::event(
-            id,
-            ev.notice_text().unwrap_or_default(),
-            &RetryDetails {
-                step,
-                model: model.clone(),
-                attempt,
-                max_attempts,
-                reason: reason.clone(),
-                error: error.clone(),
-                delay_ms,
-            },
-        ),
+        ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => model_notice(id, ev)?,
         AgentEvent::Thinking(d) => Envelope::new(id, event::THINKING, d),
         AgentEvent::Delta(d) => Envelope::new(id, event::DELTA, d),
         AgentEvent::Usage {
@@ -262,6 +227,50 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
         }
     };
     Some(env.with_session(Some(session.to_string())))
+}
+
+/// A failover's or a retry's envelope: `data` is the line a front end shows.
+fn model_notice(id: i64, ev: AgentEvent) -> Option<Envelope> {
+    let text = ev.notice_text().unwrap_or_default();
+    Some(match ev {
+        AgentEvent::Failover {
+            step,
+            failed,
+            error,
+            to,
+        } => Envelope::event(
+            id,
+            text,
+            &FailoverDetails {
+                step,
+                failed,
+                error,
+                to,
+            },
+        ),
+        AgentEvent::Retry {
+            step,
+            model,
+            attempt,
+            max_attempts,
+            reason,
+            error,
+            delay_ms,
+        } => Envelope::event(
+            id,
+            text,
+            &RetryDetails {
+                step,
+                model,
+                attempt,
+                max_attempts,
+                reason,
+                error,
+                delay_ms,
+            },
+        ),
+        _ => return None,
+    })
 }
 
 pub async fn chat(
