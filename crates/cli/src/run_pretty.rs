@@ -72,7 +72,8 @@ mod terminal {
                         .config
                         .as_ref()
                         .and_then(|c| c.provider(&provider)?.model(&model))
-                        .map_or(0.0, |m| seekclaw_providers::usage::cost(m, &usage));
+                        .filter(|m| m.input_price_per_mtok > 0.0 || m.output_price_per_mtok > 0.0)
+                        .map(|m| seekclaw_providers::usage::cost(m, &usage));
                     p.usage(input_tokens, output_tokens, cost);
                     Ok(())
                 }

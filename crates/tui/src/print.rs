@@ -110,7 +110,8 @@ pub struct Printer<W: Write> {
     steps: u32,
     input_tokens: u64,
     output_tokens: u64,
-    cost: f64,
+    /// USD so far; `None` once a step's model had no known prices.
+    cost: Option<f64>,
 }
 
 impl<W: Write> Printer<W> {
@@ -131,7 +132,7 @@ impl<W: Write> Printer<W> {
             steps: 0,
             input_tokens: 0,
             output_tokens: 0,
-            cost: 0.0,
+            cost: Some(0.0),
         }
     }
 
@@ -200,11 +201,12 @@ impl<W: Write> Printer<W> {
         Ok(())
     }
 
-    /// One provider attempt's tokens and its cost in USD.
-    pub fn usage(&mut self, input_tokens: u64, output_tokens: u64, cost: f64) {
+    /// One provider attempt's tokens and its cost in USD (`None`: its model
+    /// has no prices in the config, so the total is unknown, not free).
+    pub fn usage(&mut self, input_tokens: u64, output_tokens: u64, cost: Option<f64>) {
         self.input_tokens += input_tokens;
         self.output_tokens += output_tokens;
-        self.cost += cost;
+        self.cost = self.cost.zip(cost).map(|(a, b)| a + b);
     }
 
     /// A tool call starts: the step's text so far is printed, then the
@@ -288,10 +290,14 @@ impl<W: Write> Printer<W> {
     pub fn closing_line(&self) -> String {
         let steps = self.steps.max(1);
         format!(
-            "tokens ↑{} ↓{} · ${:.4} · {steps} step{} · {:.1} s",
+            "tokens ↑{} ↓{} · {} · {steps} step{} · {:.1} s",
             self.input_tokens,
             self.output_tokens,
-            self.cost,
+            match self.cost {
+                // `max` keeps a rounding `-0.0` from printing as `$-0.0000`.
+                Some(usd) => format!("${:.4}", usd.max(0.0)),
+                None => "cost unknown".to_string(),
+            },
             if steps == 1 { "" } else { "s" },
             self.started.elapsed().as_secs_f64()
         )

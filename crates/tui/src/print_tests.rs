@@ -76,10 +76,10 @@ fn a_turn_prints_blocks_as_they_complete_tool_rows_and_a_closing_line() {
     assert!(plain(&String::from_utf8_lossy(&p.out)).ends_with("Next\n\n⋯ write_file notes.txt"));
     p.file_diff("c1", "--- a\n+++ b\n@@ -0,0 +1 @@\n+hello");
     p.tool_done("c1", "write_file", true, 1234.0, "").unwrap();
-    p.usage(1200, 30, 0.0123);
+    p.usage(1200, 30, Some(0.0123));
     p.step(2).unwrap();
     p.delta("Done.").unwrap();
-    p.usage(10, 5, 0.0001);
+    p.usage(10, 5, Some(0.0001));
     p.finish("Done.").unwrap();
     let text = plain(&printed(p));
     let rows: Vec<&str> = text.lines().collect();
@@ -92,6 +92,21 @@ fn a_turn_prints_blocks_as_they_complete_tool_rows_and_a_closing_line() {
         "{last}"
     );
     assert!(last.ends_with(" s"), "{last}");
+}
+
+#[test]
+fn a_step_without_prices_makes_the_cost_unknown_not_free() {
+    let mut p = Printer::new(Vec::new(), 100);
+    p.delta("Hi.").unwrap();
+    p.usage(10, 5, Some(0.0001));
+    p.usage(10, 5, None);
+    p.finish("Hi.").unwrap();
+    let text = plain(&printed(p));
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("tokens ↑20 ↓10 · cost unknown · 1 step · "),
+        "{last}"
+    );
 }
 
 #[test]
