@@ -7,6 +7,8 @@ mod ceiling;
 mod chat;
 mod cli;
 mod config;
+mod config_safety;
+mod doctor_cli;
 mod failures;
 mod full_disk;
 mod goals;
