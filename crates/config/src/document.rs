@@ -179,7 +179,10 @@ mod tests {
         let before = json!([{"id": "a"}, {"id": "b"}]);
         let after = json!([{"id": "b"}, {"id": "c"}, {"id": "a"}]);
         apply(&mut tree, &before, &after);
-        assert_eq!(tree, json!([{"id": "b"}, 5, {"id": "c"}, {"id": "a", "x": 1}]));
+        assert_eq!(
+            tree,
+            json!([{"id": "b"}, 5, {"id": "c"}, {"id": "a", "x": 1}])
+        );
     }
 
     #[test]

@@ -37,9 +37,14 @@ fn doctor_lines_and_json_checks() {
             "{line}"
         );
         // Every failure names its fix.
-        assert!(!line.starts_with("[FAIL] ") || line.contains(" (fix: "), "{line}");
+        assert!(
+            !line.starts_with("[FAIL] ") || line.contains(" (fix: "),
+            "{line}"
+        );
     }
-    assert!(text.contains("[FAIL] Provider Config: No providers configured (fix: add one: `seekclaw provider add"));
+    assert!(text.contains(
+        "[FAIL] Provider Config: No providers configured (fix: add one: `seekclaw provider add"
+    ));
     // Optional things are information, not failures.
     assert!(text.contains("[INFO] SeekClaw Metadata Dir: "), "{text}");
     assert!(text.contains("[INFO] Workspace Memory: "), "{text}");

@@ -56,11 +56,20 @@ fn a_new_user_is_told_what_fails_and_how_to_fix_it_and_init_settles_the_optional
         "{text}"
     );
     assert!(text.contains("FAIL  Provider Config"), "{text}");
-    assert!(text.contains("fix: add one: `seekclaw provider add deepseek --api-key KEY`"), "{text}");
+    assert!(
+        text.contains("fix: add one: `seekclaw provider add deepseek --api-key KEY`"),
+        "{text}"
+    );
     assert!(text.contains("INFO  SeekClaw Metadata Dir"), "{text}");
     assert!(text.contains("INFO  Workspace Memory"), "{text}");
     assert!(text.contains("INFO  Daemon"), "{text}");
-    assert!(text.lines().last().unwrap().starts_with("1 check(s) failed"), "{text}");
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("1 check(s) failed"),
+        "{text}"
+    );
     // Every failure has a fix, and the commands it names exist.
     let all = checks(&home, &project);
     for check in &all {
@@ -72,14 +81,26 @@ fn a_new_user_is_told_what_fails_and_how_to_fix_it_and_init_settles_the_optional
 
     // `seekclaw init`, which the INFO rows name, exists and never overwrites.
     let out = seekclaw(&home, &project.join("src"), &["init"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout(&out).contains(".seekclaw/memory/MEMORY.md"));
     let memory = project.join(".seekclaw/memory/MEMORY.md");
     std::fs::write(&memory, "# mine\n").unwrap();
-    std::fs::write(project.join(".seekclaw/config.json"), "{\"mode\": \"plan\"}\n").unwrap();
+    std::fs::write(
+        project.join(".seekclaw/config.json"),
+        "{\"mode\": \"plan\"}\n",
+    )
+    .unwrap();
     let out = seekclaw(&home, &project, &["init"]);
     assert!(out.status.success());
-    assert!(stdout(&out).contains("already initialized"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("already initialized"),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(std::fs::read_to_string(&memory).unwrap(), "# mine\n");
     assert_eq!(
         std::fs::read_to_string(project.join(".seekclaw/config.json")).unwrap(),
@@ -133,6 +154,15 @@ fn the_same_checks_run_with_and_without_a_daemon() {
     let out = seekclaw(&home, &project, &["doctor"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.lines().next().unwrap().contains("checked through the running daemon"), "{text}");
-    assert!(text.contains("All checks passed.") || text.contains("No failures;"), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("checked through the running daemon"),
+        "{text}"
+    );
+    assert!(
+        text.contains("All checks passed.") || text.contains("No failures;"),
+        "{text}"
+    );
 }

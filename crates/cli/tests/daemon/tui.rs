@@ -16,6 +16,7 @@ use crate::{bin, project_dir};
 const WAIT: Duration = Duration::from_secs(20);
 
 mod approvals;
+mod config_notice;
 mod pickers;
 
 /// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
