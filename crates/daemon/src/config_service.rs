@@ -424,6 +424,65 @@ mod tests {
         file.set_modified(old).unwrap();
     }
 
+    #[tokio::test]
+    async fn a_file_gone_bad_keeps_the_last_good_config_and_refuses_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("h"));
+        home.ensure().unwrap();
+        let path = home.config_path();
+
+        // Unreadable from the start: defaults, no turns, no writes.
+        std::fs::write(&path, "{\"agent\": {\"maxSteps\": 9}").unwrap();
+        let service = ConfigService::new(home.clone());
+        assert_eq!(service.load(), Config::default());
+        let refused = service.usable_for_turns().unwrap_err();
+        assert_eq!(refused.code, ErrorCode::ConfigInvalid);
+        assert!(
+            refused.message.contains("line 1, column"),
+            "{}",
+            refused.message
+        );
+        let status = service.status();
+        assert!(status.config.problem.is_some() && !status.using_last_good);
+
+        write_aged(
+            &path,
+            r#"{"agent": {"maxSteps": 11, "maxRepairAttempts": "x"}}"#,
+        );
+        assert_eq!(service.load().agent.max_steps, 11);
+        assert!(service.usable_for_turns().is_ok());
+        let warned: Vec<String> = service
+            .status()
+            .config
+            .warnings
+            .iter()
+            .map(|w| w.path.clone())
+            .collect();
+        assert_eq!(warned, ["agent.maxRepairAttempts"]);
+
+        write_aged(&path, r#"{"agent": {"maxSteps": 22"#);
+        assert_eq!(service.load().agent.max_steps, 11, "the last good config");
+        assert!(service.usable_for_turns().is_ok());
+        assert!(service.status().using_last_good);
+        let err = service
+            .update(|c| {
+                c.agent.max_steps = 5;
+                Ok(())
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::ConfigInvalid);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            r#"{"agent": {"maxSteps": 22"#
+        );
+        service.ensure_files().await;
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            r#"{"agent": {"maxSteps": 22"#
+        );
+    }
+
     #[test]
     fn a_parse_is_reused_while_the_file_is_the_same_and_redone_when_it_changes() {
         let dir = tempfile::tempdir().unwrap();
