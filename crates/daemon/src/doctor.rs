@@ -58,12 +58,12 @@ fn mode_of(_path: &Path) -> Option<u32> {
 }
 
 /// Local checks of the workspace, home, config, sandbox, daemon, MCP and database.
-pub async fn local_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
+pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
     let status = daemon.config.status();
     let config = daemon.config.load();
-    let mut checks = workspace_checks(daemon);
-    checks.push(provider_config(&config, &daemon.config.status().config));
-    checks.push(memory_check(daemon));
+    let mut checks = workspace_checks(root);
+    checks.push(provider_config(&config, &status.config));
+    checks.push(memory_check(root));
     for (name, health) in [
         ("config.json", &status.config),
         ("state.json", &status.state),
@@ -107,8 +107,8 @@ pub async fn local_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
 }
 
 /// Local checks plus a probe of every enabled provider.
-pub async fn all_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
-    let mut checks = local_checks(daemon, host).await;
+pub async fn all_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
+    let mut checks = local_checks(daemon, host, root).await;
     let enabled: Vec<_> = daemon
         .config
         .load()
@@ -163,8 +163,7 @@ pub fn text(checks: &[Check]) -> String {
         .join("\n")
 }
 
-fn workspace_checks(daemon: &Daemon) -> Vec<Check> {
-    let root = daemon.current_workspace();
+fn workspace_checks(root: &Path) -> Vec<Check> {
     let meta = root.join(".seekclaw");
     vec![
         if root.is_dir() {
@@ -190,12 +189,8 @@ fn workspace_checks(daemon: &Daemon) -> Vec<Check> {
     ]
 }
 
-fn memory_check(daemon: &Daemon) -> Check {
-    let memory = daemon
-        .current_workspace()
-        .join(".seekclaw")
-        .join("memory")
-        .join("MEMORY.md");
+fn memory_check(root: &Path) -> Check {
+    let memory = root.join(".seekclaw").join("memory").join("MEMORY.md");
     match std::fs::metadata(&memory) {
         Ok(m) if m.len() > 0 => ok("Workspace Memory", memory.display().to_string()),
         _ => info(
@@ -388,5 +383,6 @@ pub async fn run_in_process(
         .map_err(|e| DaemonError::Startup(e.to_string()))?
         .map_err(DaemonError::Store)?;
     let daemon = Daemon::new(home, cwd, store);
-    Ok(all_checks(&daemon, Host::InProcess).await)
+    let root = daemon.current_workspace();
+    Ok(all_checks(&daemon, Host::InProcess, &root).await)
 }

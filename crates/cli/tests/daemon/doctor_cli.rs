@@ -131,16 +131,14 @@ fn the_same_checks_run_with_and_without_a_daemon() {
     let out = seekclaw(&home, &project, &["doctor"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 
-    let _d = DaemonProcess::spawn(
-        bin(),
-        &home,
-        &StartOptions {
-            cwd: Some(project.clone()),
-            ..StartOptions::default()
-        },
-    )
-    .unwrap();
+    // The daemon started elsewhere: the doctor still checks the project it runs in.
+    let _d = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
     let through = checks(&home, &project);
+    let root = through
+        .iter()
+        .find(|c| c["name"] == "Workspace Root")
+        .unwrap();
+    assert_eq!(root["detail"], project.display().to_string());
     let names = |all: &[Value]| -> Vec<String> {
         all.iter()
             .map(|c| c["name"].as_str().unwrap().to_string())
