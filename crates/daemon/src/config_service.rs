@@ -27,6 +27,9 @@ pub struct ConfigService {
     write: tokio::sync::Mutex<()>,
     /// How the two files read last time, and the last `config.json` that read.
     health: Mutex<Health>,
+    /// Whether file problems go to the log: a daemon's log is where they are
+    /// read; a one-shot process (`seekclaw run`) reports the refusal itself.
+    log_problems: bool,
     /// The last parse of `config.json` and the identity of the file it read.
     cached: Mutex<Option<(FileStamp, Config)>>,
 }
@@ -106,7 +109,17 @@ impl ConfigService {
             home,
             write: tokio::sync::Mutex::new(()),
             health: Mutex::new(Health::default()),
+            log_problems: true,
             cached: Mutex::new(None),
+        }
+    }
+
+    /// For a one-shot process: an unreadable file is not logged, since the
+    /// refusal of its turn says the same (one message, not two).
+    pub fn one_shot(home: Home) -> Self {
+        ConfigService {
+            log_problems: false,
+            ..ConfigService::new(home)
         }
     }
 
@@ -123,6 +136,7 @@ impl ConfigService {
         }
         if let Some(p) = &health.problem
             && slot.problem.as_ref() != Some(p)
+            && self.log_problems
         {
             tracing::error!(problem = %p, "{which} is not valid JSON; it is left as it is, and nothing will be written over it until it is fixed");
         }
