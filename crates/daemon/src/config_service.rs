@@ -497,6 +497,35 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn an_unreadable_state_file_is_kept_and_its_writes_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("h"));
+        home.ensure().unwrap();
+        let text = r#"{"roundRobinCursors": {"fast": 3}, "disabledSkills": {"#;
+        std::fs::write(home.state_path(), text).unwrap();
+        let service = ConfigService::new(home.clone());
+        assert_eq!(service.load_state(), State::default());
+        let err = service
+            .update_state(|s| {
+                s.round_robin_cursors.clear();
+                Ok(())
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::ConfigInvalid);
+        assert!(
+            err.message.contains("state.json: line 1"),
+            "{}",
+            err.message
+        );
+        service.ensure_files().await;
+        assert_eq!(std::fs::read_to_string(home.state_path()).unwrap(), text);
+        assert!(service.status().state.problem.is_some());
+        // The config file is not blamed for it.
+        assert!(service.status().config.problem.is_none());
+    }
+
     #[test]
     fn a_parse_is_reused_while_the_file_is_the_same_and_redone_when_it_changes() {
         let dir = tempfile::tempdir().unwrap();
