@@ -1,12 +1,13 @@
-//! A config file's bytes: the lenient reader gives a value or an error, never
-//! a panic or a stack overflow, for a JSON tree and for the config types.
+//! A config file's bytes: the lenient readers (strict-typed, and field by
+//! field with fallbacks) give a value or an error, never a panic or a stack
+//! overflow, for a JSON tree and for the config types.
 #![no_main]
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use seekclaw_config::{Config, State, WorkspaceConfig, read_json_lenient};
+use seekclaw_config::{Config, State, WorkspaceConfig, load_json_file, read_json_lenient};
 
 /// One file, reused: `<tmp>/seekclaw-fuzz-<pid>/config.json`.
 fn path() -> &'static PathBuf {
@@ -25,4 +26,6 @@ fuzz_target!(|data: &[u8]| {
     let _ = read_json_lenient::<Config>(path);
     let _ = read_json_lenient::<State>(path);
     let _ = read_json_lenient::<WorkspaceConfig>(path);
+    let _ = load_json_file::<Config>(path);
+    let _ = load_json_file::<State>(path);
 });

@@ -32,7 +32,9 @@ pub struct InitArgs {
 pub fn doctor(home: &Home, args: &DoctorArgs) -> Result<bool> {
     let (checks, via) = match DaemonClient::running(home) {
         Some(mut daemon) => {
-            let checks = daemon.call_json("doctor.run", json!({}))?;
+            // The project this command runs in, not the one the daemon started in.
+            let cwd = crate::cwd::working_dir()?;
+            let checks = daemon.call_json("doctor.run", json!({"workspace": cwd}))?;
             let checks: Vec<DoctorCheck> = serde_json::from_value(checks)
                 .context("the daemon's doctor.run answer has an unexpected shape")?;
             (checks, "through the running daemon")

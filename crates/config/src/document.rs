@@ -131,32 +131,38 @@ fn id_of(v: &Value) -> Option<&str> {
     v.get("id").and_then(Value::as_str)
 }
 
+/// The edit's order wins; an element only the file has (the typed view
+/// could not read it) keeps its place.
 fn apply_by_id(tree: &mut Vec<Value>, before: &[Value], after: &[Value]) {
     let find = |list: &[Value], id: &str| list.iter().position(|v| id_of(v) == Some(id));
-    let mut out = Vec::with_capacity(after.len().max(tree.len()));
-    for written in tree.drain(..) {
-        let Some(id) = id_of(&written).map(str::to_string) else {
-            out.push(written);
-            continue;
-        };
-        match (find(before, &id), find(after, &id)) {
-            // Removed by the edit.
-            (Some(_), None) => {}
-            (Some(b), Some(a)) => {
-                let mut written = written;
-                apply(&mut written, &before[b], &after[a]);
-                out.push(written);
-            }
-            // Not in the typed view (it could not read it): kept as written.
-            (None, _) => out.push(written),
+    let mut written: Vec<Option<Value>> = tree.drain(..).map(Some).collect();
+    let mut unread = Vec::new();
+    for (i, slot) in written.iter_mut().enumerate() {
+        let known = slot
+            .as_ref()
+            .and_then(id_of)
+            .is_some_and(|id| find(before, id).is_some());
+        if !known && let Some(v) = slot.take() {
+            unread.push((i, v));
         }
     }
+    let mut out = Vec::with_capacity(after.len() + unread.len());
     for new in after {
-        if let Some(id) = id_of(new)
-            && find(before, id).is_none()
-        {
-            out.push(new.clone());
+        let id = id_of(new).unwrap_or_default();
+        let mine = written
+            .iter_mut()
+            .find(|slot| slot.as_ref().and_then(id_of) == Some(id))
+            .and_then(Option::take);
+        match (mine, find(before, id)) {
+            (Some(mut mine), Some(b)) => {
+                apply(&mut mine, &before[b], new);
+                out.push(mine);
+            }
+            _ => out.push(new.clone()),
         }
+    }
+    for (i, v) in unread {
+        out.insert(i.min(out.len()), v);
     }
     *tree = out;
 }
@@ -166,6 +172,18 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use serde_json::json;
+
+    #[test]
+    fn a_reordered_list_takes_the_edits_order_and_unread_elements_keep_their_place() {
+        let mut tree = json!([{"id": "a", "x": 1}, 5, {"id": "b"}]);
+        let before = json!([{"id": "a"}, {"id": "b"}]);
+        let after = json!([{"id": "b"}, {"id": "c"}, {"id": "a"}]);
+        apply(&mut tree, &before, &after);
+        assert_eq!(
+            tree,
+            json!([{"id": "b"}, 5, {"id": "c"}, {"id": "a", "x": 1}])
+        );
+    }
 
     #[test]
     fn an_edit_keeps_what_the_typed_view_could_not_read() {

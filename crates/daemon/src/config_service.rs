@@ -27,6 +27,9 @@ pub struct ConfigService {
     write: tokio::sync::Mutex<()>,
     /// How the two files read last time, and the last `config.json` that read.
     health: Mutex<Health>,
+    /// Whether file problems go to the log: a daemon's log is where they are
+    /// read; a one-shot process (`seekclaw run`) reports the refusal itself.
+    log_problems: bool,
     /// The last parse of `config.json` and the identity of the file it read.
     cached: Mutex<Option<(FileStamp, Config)>>,
 }
@@ -106,7 +109,17 @@ impl ConfigService {
             home,
             write: tokio::sync::Mutex::new(()),
             health: Mutex::new(Health::default()),
+            log_problems: true,
             cached: Mutex::new(None),
+        }
+    }
+
+    /// For a one-shot process: an unreadable file is not logged, since the
+    /// refusal of its turn says the same (one message, not two).
+    pub fn one_shot(home: Home) -> Self {
+        ConfigService {
+            log_problems: false,
+            ..ConfigService::new(home)
         }
     }
 
@@ -123,6 +136,7 @@ impl ConfigService {
         }
         if let Some(p) = &health.problem
             && slot.problem.as_ref() != Some(p)
+            && self.log_problems
         {
             tracing::error!(problem = %p, "{which} is not valid JSON; it is left as it is, and nothing will be written over it until it is fixed");
         }
@@ -422,6 +436,94 @@ mod tests {
         let old = SystemTime::now() - Duration::from_secs(60);
         let file = std::fs::File::options().write(true).open(path).unwrap();
         file.set_modified(old).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_file_gone_bad_keeps_the_last_good_config_and_refuses_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("h"));
+        home.ensure().unwrap();
+        let path = home.config_path();
+
+        // Unreadable from the start: defaults, no turns, no writes.
+        std::fs::write(&path, "{\"agent\": {\"maxSteps\": 9}").unwrap();
+        let service = ConfigService::new(home.clone());
+        assert_eq!(service.load(), Config::default());
+        let refused = service.usable_for_turns().unwrap_err();
+        assert_eq!(refused.code, ErrorCode::ConfigInvalid);
+        assert!(
+            refused.message.contains("line 1, column"),
+            "{}",
+            refused.message
+        );
+        let status = service.status();
+        assert!(status.config.problem.is_some() && !status.using_last_good);
+
+        write_aged(
+            &path,
+            r#"{"agent": {"maxSteps": 11, "maxRepairAttempts": "x"}}"#,
+        );
+        assert_eq!(service.load().agent.max_steps, 11);
+        assert!(service.usable_for_turns().is_ok());
+        let warned: Vec<String> = service
+            .status()
+            .config
+            .warnings
+            .iter()
+            .map(|w| w.path.clone())
+            .collect();
+        assert_eq!(warned, ["agent.maxRepairAttempts"]);
+
+        write_aged(&path, r#"{"agent": {"maxSteps": 22"#);
+        assert_eq!(service.load().agent.max_steps, 11, "the last good config");
+        assert!(service.usable_for_turns().is_ok());
+        assert!(service.status().using_last_good);
+        let err = service
+            .update(|c| {
+                c.agent.max_steps = 5;
+                Ok(())
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::ConfigInvalid);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            r#"{"agent": {"maxSteps": 22"#
+        );
+        service.ensure_files().await;
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            r#"{"agent": {"maxSteps": 22"#
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_state_file_is_kept_and_its_writes_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("h"));
+        home.ensure().unwrap();
+        let text = r#"{"roundRobinCursors": {"fast": 3}, "disabledSkills": {"#;
+        std::fs::write(home.state_path(), text).unwrap();
+        let service = ConfigService::new(home.clone());
+        assert_eq!(service.load_state(), State::default());
+        let err = service
+            .update_state(|s| {
+                s.round_robin_cursors.clear();
+                Ok(())
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::ConfigInvalid);
+        assert!(
+            err.message.contains("state.json: line 1"),
+            "{}",
+            err.message
+        );
+        service.ensure_files().await;
+        assert_eq!(std::fs::read_to_string(home.state_path()).unwrap(), text);
+        assert!(service.status().state.problem.is_some());
+        // The config file is not blamed for it.
+        assert!(service.status().config.problem.is_none());
     }
 
     #[test]

@@ -58,12 +58,12 @@ fn mode_of(_path: &Path) -> Option<u32> {
 }
 
 /// Local checks of the workspace, home, config, sandbox, daemon, MCP and database.
-pub async fn local_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
+pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
     let status = daemon.config.status();
     let config = daemon.config.load();
-    let mut checks = workspace_checks(daemon);
-    checks.push(provider_config(&config, &daemon.config.status().config));
-    checks.push(memory_check(daemon));
+    let mut checks = workspace_checks(root);
+    checks.push(provider_config(&config, &status.config));
+    checks.push(memory_check(root));
     for (name, health) in [
         ("config.json", &status.config),
         ("state.json", &status.state),
@@ -107,8 +107,8 @@ pub async fn local_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
 }
 
 /// Local checks plus a probe of every enabled provider.
-pub async fn all_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
-    let mut checks = local_checks(daemon, host).await;
+pub async fn all_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
+    let mut checks = local_checks(daemon, host, root).await;
     let enabled: Vec<_> = daemon
         .config
         .load()
@@ -163,8 +163,7 @@ pub fn text(checks: &[Check]) -> String {
         .join("\n")
 }
 
-fn workspace_checks(daemon: &Daemon) -> Vec<Check> {
-    let root = daemon.current_workspace();
+fn workspace_checks(root: &Path) -> Vec<Check> {
     let meta = root.join(".seekclaw");
     vec![
         if root.is_dir() {
@@ -190,12 +189,8 @@ fn workspace_checks(daemon: &Daemon) -> Vec<Check> {
     ]
 }
 
-fn memory_check(daemon: &Daemon) -> Check {
-    let memory = daemon
-        .current_workspace()
-        .join(".seekclaw")
-        .join("memory")
-        .join("MEMORY.md");
+fn memory_check(root: &Path) -> Check {
+    let memory = root.join(".seekclaw").join("memory").join("MEMORY.md");
     match std::fs::metadata(&memory) {
         Ok(m) if m.len() > 0 => ok("Workspace Memory", memory.display().to_string()),
         _ => info(
@@ -388,5 +383,87 @@ pub async fn run_in_process(
         .map_err(|e| DaemonError::Startup(e.to_string()))?
         .map_err(DaemonError::Store)?;
     let daemon = Daemon::new(home, cwd, store);
-    Ok(all_checks(&daemon, Host::InProcess).await)
+    let root = daemon.current_workspace();
+    Ok(all_checks(&daemon, Host::InProcess, &root).await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seekclaw_config::{FieldWarning, FileProblem, Provider};
+
+    #[test]
+    fn no_provider_fails_with_a_command_and_a_broken_file_points_at_itself() {
+        let none = provider_config(&Config::default(), &FileHealth::default());
+        assert_eq!(none.level, CheckLevel::Fail);
+        assert!(!none.ok);
+        assert!(none.fix.unwrap().contains("seekclaw provider add"));
+        let broken = FileHealth {
+            problem: Some(FileProblem {
+                path: "/h/config.json".into(),
+                line: Some(3),
+                column: Some(5),
+                error: "expected comma".into(),
+            }),
+            warnings: Vec::new(),
+        };
+        let row = provider_config(&Config::default(), &broken);
+        assert!(row.detail.contains("cannot be read"), "{}", row.detail);
+        let file = file_check("config.json", Path::new("/h/config.json"), &broken, true);
+        assert_eq!(file.level, CheckLevel::Fail);
+        assert!(
+            file.detail
+                .starts_with("/h/config.json: line 3, column 5: expected comma")
+        );
+        assert!(
+            file.detail
+                .contains("keeps the configuration it read before")
+        );
+        assert!(file.fix.unwrap().contains("$EDITOR /h/config.json"));
+
+        let mut config = Config::default();
+        config.providers.push(Provider {
+            id: "p".into(),
+            ..Provider::default()
+        });
+        let row = provider_config(&config, &FileHealth::default());
+        assert_eq!(row.level, CheckLevel::Fail, "no model: {}", row.detail);
+    }
+
+    #[test]
+    fn ignored_fields_warn_and_optional_things_are_information() {
+        let health = FileHealth {
+            problem: None,
+            warnings: vec![FieldWarning {
+                path: "agent.maxSteps".into(),
+                message: "expected a number, found \"forty\"".into(),
+            }],
+        };
+        let row = file_check("config.json", Path::new("/h/config.json"), &health, false);
+        assert_eq!((row.level, row.ok), (CheckLevel::Warn, true));
+        assert!(
+            row.detail.contains("agent.maxSteps: expected a number"),
+            "{}",
+            row.detail
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let rows = workspace_checks(dir.path());
+        assert_eq!(
+            (rows[0].level, rows[1].level),
+            (CheckLevel::Ok, CheckLevel::Info)
+        );
+        assert!(rows[1].detail.contains("seekclaw init"));
+        assert_eq!(memory_check(dir.path()).level, CheckLevel::Info);
+        let gone = workspace_checks(&dir.path().join("gone"));
+        assert_eq!(gone[0].level, CheckLevel::Fail);
+        assert!(gone[0].fix.is_some());
+        assert_eq!(
+            text(&gone[..1]),
+            format!(
+                "[FAIL] Workspace Root: Directory not found: {} (fix: start seekclaw in an existing project directory (or pass --workspace DIR))",
+                dir.path().join("gone").display()
+            )
+        );
+    }
 }

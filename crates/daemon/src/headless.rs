@@ -81,7 +81,7 @@ impl LocalEngine {
             .map_err(|e| MethodError::internal(e.to_string()))?
             .map_err(crate::error::store_error)?;
         Ok(LocalEngine {
-            config: ConfigService::new(home.clone()),
+            config: ConfigService::one_shot(home.clone()),
             home,
             store,
             providers: seekclaw_providers::Providers::new(),

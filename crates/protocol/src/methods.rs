@@ -337,9 +337,9 @@ method_table! {
     UsageGet => "usage.get" [] Task [Usage]
         (UsageParams, Reply::json::<Vec<UsageSummary>>());
     DoctorText => "doctor" [] Task [Doctor]
-        (NoParams, Reply::text("One line per check: `[OK] <name>: <detail>`, or `[INFO]`, `[WARN]`, `[FAIL]` (those two end with ` (fix: …)`)."));
+        (DoctorParams, Reply::text("One line per check: `[OK] <name>: <detail>`, or `[INFO]`, `[WARN]`, `[FAIL]` (those two end with ` (fix: …)`)."));
     DoctorRun => "doctor.run" [] Task [Doctor]
-        (NoParams, Reply::json::<Vec<DoctorCheck>>());
+        (DoctorParams, Reply::json::<Vec<DoctorCheck>>());
     ConfigStatus => "config.status" [] Task [Doctor]
         (NoParams, Reply::json::<ConfigStatusView>());
     ProjectList => "project.list" [] Task [Project]

@@ -123,6 +123,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
             if !catalog_asked && !app.disconnected {
                 catalog_asked = true;
                 act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
+                crate::config_notice::show(&daemon.conn, &mut app).await;
                 dirty = true;
             }
         }

@@ -15,6 +15,7 @@ pub mod approval;
 pub mod attach;
 pub mod client;
 pub mod completion;
+mod config_notice;
 mod cost;
 pub mod detail;
 mod event_loop;

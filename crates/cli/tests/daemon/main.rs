@@ -7,6 +7,8 @@ mod ceiling;
 mod chat;
 mod cli;
 mod config;
+mod config_safety;
+mod doctor_cli;
 mod failed_starts;
 mod failures;
 mod full_disk;

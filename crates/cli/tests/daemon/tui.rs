@@ -16,6 +16,7 @@ use crate::{bin, project_dir};
 const WAIT: Duration = Duration::from_secs(20);
 
 mod approvals;
+mod config_notice;
 mod labels;
 mod on_demand;
 mod pickers;

@@ -2,7 +2,7 @@
 //! `lock.list`, `factory.reset`, `shutdown`.
 
 use seekclaw_protocol::api::{ConfigFileView, ConfigStatusView, FactoryResetResult};
-use seekclaw_protocol::{Envelope, event};
+use seekclaw_protocol::{Envelope, MethodError, Params, event, method};
 
 use super::Reply;
 use crate::config_service::FileHealth;
@@ -10,15 +10,25 @@ use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::doctor::{self, Host};
 
-pub async fn doctor_text(daemon: &Daemon, id: i64) -> Reply {
-    let checks = doctor::local_checks(daemon, Host::Daemon).await;
+pub async fn doctor_text(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let root = doctor_root(daemon, p)?;
+    let checks = doctor::local_checks(daemon, Host::Daemon, &root).await;
     Ok(Envelope::result(id, doctor::text(&checks)))
 }
 
 /// Local checks plus a probe of every enabled provider.
-pub async fn doctor_run(daemon: &Daemon, id: i64) -> Reply {
-    let checks = doctor::all_checks(daemon, Host::Daemon).await;
+pub async fn doctor_run(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let root = doctor_root(daemon, p)?;
+    let checks = doctor::all_checks(daemon, Host::Daemon, &root).await;
     Ok(Envelope::json_result(id, &checks))
+}
+
+/// The workspace a doctor request names, else the daemon's current one.
+fn doctor_root(daemon: &Daemon, p: &Params) -> Result<std::path::PathBuf, MethodError> {
+    match p.read::<method::DoctorRun>()?.workspace {
+        Some(raw) if !raw.trim().is_empty() => crate::scope::resolve_workspace_path(daemon, &raw),
+        _ => Ok(daemon.current_workspace()),
+    }
 }
 
 /// How `config.json` and `state.json` read (a front end shows a problem line).

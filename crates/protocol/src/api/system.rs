@@ -194,6 +194,15 @@ pub struct ScheduledTaskView {
     pub approval: Option<String>,
 }
 
+/// `doctor`, `doctor.run`: ours (additive), the workspace to check instead
+/// of the daemon's current one (`seekclaw doctor` sends its directory).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorParams {
+    /// A directory (walked up to its project root); must exist.
+    pub workspace: Option<String>,
+}
+
 /// One `doctor.run` check.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
