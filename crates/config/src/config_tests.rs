@@ -325,3 +325,41 @@ fn a_workspace_sets_its_sandbox() {
         .unwrap();
     assert_eq!(ws.sandbox, Some(crate::SandboxMode::ReadOnly));
 }
+
+#[test]
+fn a_model_may_be_written_as_its_bare_id_and_a_bad_field_inside_keeps_its_path() {
+    let c = load(
+        r#"{"providers": [{"id": "p", "baseUrl": "http://h/v1", "models": ["m1", {"id": "m2", "contextWindow": 9}]}]}"#,
+    );
+    let ids: Vec<&str> = c.providers[0]
+        .models
+        .iter()
+        .map(|m| m.id.as_str())
+        .collect();
+    assert_eq!(ids, ["m1", "m2"]);
+    assert_eq!(
+        c.providers[0].models[0],
+        Model {
+            id: "m1".into(),
+            ..Model::default()
+        }
+    );
+    assert_eq!(c.providers[0].models[1].context_window, 9);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.json");
+    fs::write(
+        &path,
+        r#"{"providers": [{"id": "p", "models": ["m1", {"id": "m2", "contextWindow": "big"}]}]}"#,
+    )
+    .unwrap();
+    let loaded = load_json_file::<Config>(&path).unwrap();
+    let paths: Vec<&str> = loaded.warnings.iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["providers[0].models[1].contextWindow"],
+        "{:?}",
+        loaded.warnings
+    );
+    assert_eq!(loaded.value.providers[0].models.len(), 2);
+}

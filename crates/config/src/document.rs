@@ -131,6 +131,11 @@ fn id_of(v: &Value) -> Option<&str> {
     v.get("id").and_then(Value::as_str)
 }
 
+/// The id of an element as written: a model may be written as its bare id.
+fn written_id(v: &Value) -> Option<&str> {
+    v.as_str().or_else(|| id_of(v))
+}
+
 /// The edit's order wins; an element only the file has (the typed view
 /// could not read it) keeps its place.
 fn apply_by_id(tree: &mut Vec<Value>, before: &[Value], after: &[Value]) {
@@ -140,7 +145,7 @@ fn apply_by_id(tree: &mut Vec<Value>, before: &[Value], after: &[Value]) {
     for (i, slot) in written.iter_mut().enumerate() {
         let known = slot
             .as_ref()
-            .and_then(id_of)
+            .and_then(written_id)
             .is_some_and(|id| find(before, id).is_some());
         if !known && let Some(v) = slot.take() {
             unread.push((i, v));
@@ -151,7 +156,7 @@ fn apply_by_id(tree: &mut Vec<Value>, before: &[Value], after: &[Value]) {
         let id = id_of(new).unwrap_or_default();
         let mine = written
             .iter_mut()
-            .find(|slot| slot.as_ref().and_then(id_of) == Some(id))
+            .find(|slot| slot.as_ref().and_then(written_id) == Some(id))
             .and_then(Option::take);
         match (mine, find(before, id)) {
             (Some(mut mine), Some(b)) => {
@@ -183,6 +188,18 @@ mod tests {
             tree,
             json!([{"id": "b"}, 5, {"id": "c"}, {"id": "a", "x": 1}])
         );
+    }
+
+    #[test]
+    fn a_model_written_as_its_id_is_matched_by_it() {
+        let mut tree = json!(["m1", {"id": "m2"}]);
+        let before = json!([{"id": "m1", "x": 0}, {"id": "m2"}]);
+        let after = json!([{"id": "m1", "x": 0}, {"id": "m2"}, {"id": "m3"}]);
+        apply(&mut tree, &before, &after);
+        assert_eq!(tree, json!(["m1", {"id": "m2"}, {"id": "m3"}]));
+        let changed = json!([{"id": "m1", "x": 1}]);
+        apply(&mut tree, &after, &changed);
+        assert_eq!(tree, json!([{"id": "m1", "x": 1}]));
     }
 
     #[test]
