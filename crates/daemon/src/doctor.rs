@@ -134,7 +134,7 @@ pub async fn all_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> 
                 CheckLevel::Warn,
                 detail,
                 Some(format!(
-                    "the endpoint answers but refused the key; store a new one with `seekclaw provider add {} --api-key KEY` (custom providers also need --base-url and --model)",
+                    "the endpoint answers but refused the key; store a new one with `seekclaw provider add {}` (it asks for the key; custom providers also need --base-url)",
                     probe.id
                 )),
             )
@@ -213,7 +213,7 @@ fn provider_config(config: &Config, file: &FileHealth) -> Check {
         return fail(
             NAME,
             "No providers configured",
-            "add one: `seekclaw provider add deepseek --api-key KEY` (presets: `seekclaw provider add --help`), or a custom endpoint with `seekclaw provider add NAME --base-url URL --model ID --api-key KEY`",
+            "add one: `seekclaw provider add deepseek` (it asks for the key; presets: `seekclaw provider add --help`), or any OpenAI-/Anthropic-compatible endpoint with `seekclaw provider add NAME --base-url URL` (it lists the endpoint's models)",
         );
     }
     let usable = config

@@ -57,7 +57,7 @@ fn a_new_user_is_told_what_fails_and_how_to_fix_it_and_init_settles_the_optional
     );
     assert!(text.contains("FAIL  Provider Config"), "{text}");
     assert!(
-        text.contains("fix: add one: `seekclaw provider add deepseek --api-key KEY`"),
+        text.contains("fix: add one: `seekclaw provider add deepseek` (it asks for the key"),
         "{text}"
     );
     assert!(text.contains("INFO  SeekClaw Metadata Dir"), "{text}");
