@@ -67,6 +67,11 @@ impl ApprovalOutcome {
     }
 }
 
+/// Where a refused call's reader changes what needs approval.
+const POLICY_HINT: &str = "To let such calls run without asking, change the approval policy: \
+`agent.approvalPolicy` in seekclaw's config.json, or this session's own (`session.update` with \
+`approvalPolicy`; `never` asks for nothing).";
+
 /// What happens to a call that needs approval when nobody can answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unattended {
@@ -111,8 +116,8 @@ impl Default for Approvals {
     /// approvals): calls that need approval are refused, never left waiting.
     fn default() -> Self {
         Approvals::unattended(Unattended::Reject(
-            "this client cannot ask for approvals (start the turn with `approvals: true` to be asked)"
-                .into(),
+            // Read by a desktop user (and relayed by the model): no wire terms.
+            "this app cannot ask for approvals (`seekclaw chat` can)".into(),
         ))
     }
 }
@@ -330,7 +335,7 @@ impl TurnApprovals {
             Some(Unattended::Allow) => return Ok(()),
             Some(Unattended::Reject(why)) => {
                 return Err(format!(
-                    "This call needs a person's approval (approval policy `{policy}`), and {why}; it was not run."
+                    "This call needs approval (approval policy `{policy}`), and {why}; it was not run. {POLICY_HINT}"
                 ));
             }
             None => {}

@@ -257,6 +257,9 @@ pub(crate) async fn record(
             output: text.to_string(),
             diff: None,
             file_path: None,
+            summary: Some(text.lines().next().unwrap_or_default().to_string()),
+            duration_ms: Some(0),
+            silent: !announce,
         }))
         .await?;
     transcript.push(

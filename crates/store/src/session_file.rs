@@ -544,6 +544,7 @@ fn decode_item(kind: &str, mut p: Payload<'_>) -> Result<EventItem, String> {
             success: !p.bool("is_error")?,
             diff: p.opt_string("diff")?,
             file_path: p.opt_string("file_path")?,
+            ..ToolResult::default()
         }),
         "runtime_notice" => EventItem::Runtime(RuntimeNotice {
             text: p.string("content")?,

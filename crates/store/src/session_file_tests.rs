@@ -45,6 +45,7 @@ fn every_kind() -> Vec<SessionEvent> {
             output: "1 |x".into(),
             diff: Some("-a\n+b".into()),
             file_path: Some("a.rs".into()),
+            ..ToolResult::default()
         }),
         EventItem::Steer(UserMessage {
             text: "also the docs".into(),

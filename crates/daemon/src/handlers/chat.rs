@@ -166,6 +166,12 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
             path,
             diff,
         } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
+        // An engine notice is not the user's guidance: a client that opens a
+        // bubble per `steer` must not open one for words nobody typed.
+        AgentEvent::Steer {
+            text,
+            kind: SteerKind::Notice,
+        } => Envelope::new(id, event::NOTICE, text),
         AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
         AgentEvent::ApprovalRequested {
             approval_id,
