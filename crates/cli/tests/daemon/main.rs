@@ -25,6 +25,7 @@ mod serve;
 mod sessions;
 mod sessions_cli;
 mod skills;
+mod timeline;
 mod tui;
 mod turn_control;
 mod turn_tools;

@@ -17,6 +17,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 mod approvals;
 mod pickers;
+mod resume;
 
 /// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
 pub(crate) struct Screen {
