@@ -11,6 +11,7 @@ mod schedule;
 mod serve;
 mod sessions;
 mod sessions_file;
+mod sessions_log;
 mod turn_args;
 
 use std::process::ExitCode;
