@@ -18,6 +18,7 @@ mod paths;
 mod project_kinds;
 mod provider;
 mod state;
+mod ui;
 mod workspace;
 
 pub use config::{
@@ -32,4 +33,5 @@ pub use paths::{GLOBAL_SCOPE, normalize_path, path_key, scope_key_workspace};
 pub use project_kinds::{project_kind_sources, project_kinds};
 pub use provider::{Capabilities, Model, Provider};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
+pub use ui::{UiLanguage, UiSettings};
 pub use workspace::{detect_root, init_workspace, workspace_name};

@@ -12,6 +12,7 @@ mod full_disk;
 mod goals;
 mod hardening;
 mod jobs;
+mod language;
 mod lifecycle;
 mod mcp;
 mod projects;
