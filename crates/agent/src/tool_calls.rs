@@ -228,7 +228,11 @@ pub(crate) async fn run_calls(
     while outputs.len() < calls.len() {
         outputs.push(Ran {
             silent: true,
-            ..Ran::new(ToolOutput::error("Cancelled before this tool ran."), "", 0.0)
+            ..Ran::new(
+                ToolOutput::error("Cancelled before this tool ran."),
+                "",
+                0.0,
+            )
         });
     }
     outputs

@@ -28,7 +28,9 @@ impl UiSettings {
     /// The language `language` names.
     pub fn language(&self) -> UiLanguage {
         match self.language.as_deref().map(str::trim) {
-            Some(l) if l.eq_ignore_ascii_case("en") || l.to_ascii_lowercase().starts_with("en-") => {
+            Some(l)
+                if l.eq_ignore_ascii_case("en") || l.to_ascii_lowercase().starts_with("en-") =>
+            {
                 UiLanguage::En
             }
             _ => UiLanguage::Zh,

@@ -42,5 +42,5 @@ pub use headless::{LocalEngine, LocalTurn, RunOptions};
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
 pub use outcome::terminal as terminal_envelope;
 pub use scope::Scope;
-pub use timeline::{end_status, timeline};
 pub use serve::{ServeError, ServeOptions, TurnMapper, WireEvent, serve};
+pub use timeline::{end_status, timeline};

@@ -140,61 +140,86 @@ mod tests {
     #[test]
     fn rows_notices_and_ends_are_what_the_turn_showed() {
         let events = vec![
-            ev(1, EventItem::User(UserMessage {
-                text: "hi".into(),
-                images: Vec::new(),
-            })),
-            ev(2, EventItem::Assistant(AssistantMessage {
-                tool_calls: vec![
-                    ToolCall {
-                        id: "old".into(),
-                        name: "read_file".into(),
-                        arguments_json: r#"{"path":"a.py"}"#.into(),
-                    },
-                    ToolCall {
-                        id: "new".into(),
-                        name: "bash".into(),
-                        arguments_json: r#"{"command":"ls"}"#.into(),
-                    },
-                ],
-                ..Default::default()
-            })),
+            ev(
+                1,
+                EventItem::User(UserMessage {
+                    text: "hi".into(),
+                    images: Vec::new(),
+                }),
+            ),
+            ev(
+                2,
+                EventItem::Assistant(AssistantMessage {
+                    tool_calls: vec![
+                        ToolCall {
+                            id: "old".into(),
+                            name: "read_file".into(),
+                            arguments_json: r#"{"path":"a.py"}"#.into(),
+                        },
+                        ToolCall {
+                            id: "new".into(),
+                            name: "bash".into(),
+                            arguments_json: r#"{"command":"ls"}"#.into(),
+                        },
+                    ],
+                    ..Default::default()
+                }),
+            ),
             // A log written before rows were kept: the call's arguments.
-            ev(3, EventItem::ToolResult(ToolResult {
-                tool_call_id: "old".into(),
-                tool_name: "read_file".into(),
-                success: true,
-                output: "1def add(a, b):".into(),
-                ..Default::default()
-            })),
-            ev(4, EventItem::ToolResult(ToolResult {
-                tool_call_id: "new".into(),
-                tool_name: "bash".into(),
-                success: false,
-                output: "boom".into(),
-                summary: Some("exit 1".into()),
-                duration_ms: Some(12),
-                ..Default::default()
-            })),
-            ev(5, EventItem::ToolResult(ToolResult {
-                tool_call_id: "f".into(),
-                tool_name: "finish".into(),
-                silent: true,
-                ..Default::default()
-            })),
-            ev(6, EventItem::Runtime(RuntimeNotice {
-                kind: "notice".into(),
-                text: "job bg-1 ended".into(),
-            })),
-            ev(7, EventItem::Terminal(TurnTerminal {
-                status: TerminalStatus::Aborted,
-                text: String::new(),
-            })),
+            ev(
+                3,
+                EventItem::ToolResult(ToolResult {
+                    tool_call_id: "old".into(),
+                    tool_name: "read_file".into(),
+                    success: true,
+                    output: "1def add(a, b):".into(),
+                    ..Default::default()
+                }),
+            ),
+            ev(
+                4,
+                EventItem::ToolResult(ToolResult {
+                    tool_call_id: "new".into(),
+                    tool_name: "bash".into(),
+                    success: false,
+                    output: "boom".into(),
+                    summary: Some("exit 1".into()),
+                    duration_ms: Some(12),
+                    ..Default::default()
+                }),
+            ),
+            ev(
+                5,
+                EventItem::ToolResult(ToolResult {
+                    tool_call_id: "f".into(),
+                    tool_name: "finish".into(),
+                    silent: true,
+                    ..Default::default()
+                }),
+            ),
+            ev(
+                6,
+                EventItem::Runtime(RuntimeNotice {
+                    kind: "notice".into(),
+                    text: "job bg-1 ended".into(),
+                }),
+            ),
+            ev(
+                7,
+                EventItem::Terminal(TurnTerminal {
+                    status: TerminalStatus::Aborted,
+                    text: String::new(),
+                }),
+            ),
         ];
         let t = timeline(events);
         assert_eq!(t.len(), 6, "the silent finish result has no row: {t:?}");
-        assert!(matches!(&t[2], TimelineEntry::Tool { summary, duration_ms: None, .. } if summary == "path: a.py"));
-        assert!(matches!(&t[3], TimelineEntry::Tool { summary, duration_ms: Some(12), success: false, .. } if summary == "exit 1"));
+        assert!(
+            matches!(&t[2], TimelineEntry::Tool { summary, duration_ms: None, .. } if summary == "path: a.py")
+        );
+        assert!(
+            matches!(&t[3], TimelineEntry::Tool { summary, duration_ms: Some(12), success: false, .. } if summary == "exit 1")
+        );
         assert!(matches!(&t[4], TimelineEntry::Notice { text, .. } if text == "job bg-1 ended"));
         assert!(matches!(&t[5], TimelineEntry::End { status, .. } if status == "cancelled"));
         let wire = serde_json::to_value(&t[3]).unwrap();

@@ -169,7 +169,10 @@ fn a_loaded_session_draws_what_its_turns_showed() {
             }),
             Entry::Steer("use tabs".into()),
             Entry::Notice("background job bg-1 finished".into()),
-            Entry::Assistant { text: "**bold**".into(), thinking: String::new() },
+            Entry::Assistant {
+                text: "**bold**".into(),
+                thinking: String::new()
+            },
             Entry::Notice("(cancelled)".into()),
             Entry::User("again".into(), vec![]),
             Entry::Error("Provider error: HTTP 500".into()),
@@ -182,12 +185,15 @@ fn a_loaded_session_draws_what_its_turns_showed() {
 #[test]
 fn a_loaded_sessions_images_show_as_chips_on_the_prompt() {
     let mut app = App::default();
-    app.load_session(serde_json::from_value(json!({
-        "id": "s",
-        "entries": [{"kind": "user", "seq": 1, "text": "look", "images": [
-            {"name": "shot.png", "sizeBytes": 12288}
-        ]}]
-    })).unwrap());
+    app.load_session(
+        serde_json::from_value(json!({
+            "id": "s",
+            "entries": [{"kind": "user", "seq": 1, "text": "look", "images": [
+                {"name": "shot.png", "sizeBytes": 12288}
+            ]}]
+        }))
+        .unwrap(),
+    );
     assert_eq!(
         app.entries,
         [Entry::User(

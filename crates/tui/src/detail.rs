@@ -33,7 +33,11 @@ pub struct SessionDetail {
 
 /// One entry of the timeline, by its `kind`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum LogEntry {
     /// A prompt.
     User {
@@ -205,7 +209,9 @@ impl App {
             LogEntry::End { status, text } => match status.as_str() {
                 "cancelled" => self.entries.push(Entry::Notice(CANCELLED.into())),
                 "failed" => self.entries.push(Entry::Error(text)),
-                "interrupted" => self.entries.push(Entry::Error(format!("interrupted: {text}"))),
+                "interrupted" => self
+                    .entries
+                    .push(Entry::Error(format!("interrupted: {text}"))),
                 _ => {}
             },
             LogEntry::Other => {}

@@ -93,11 +93,18 @@ mod tests {
         let one = format!("{OPEN}$ ls\na b{CLOSE}");
         let two = format!("{OPEN}$ pwd\n/x{CLOSE}");
         let sent = format!("{one}\n\n{two}\n\nwhat now?");
-        assert_eq!(split_context(&sent), (vec!["$ ls\na b", "$ pwd\n/x"], "what now?"));
+        assert_eq!(
+            split_context(&sent),
+            (vec!["$ ls\na b", "$ pwd\n/x"], "what now?")
+        );
         assert_eq!(split_context(&one), (vec!["$ ls\na b"], ""));
         assert_eq!(split_context("plain"), (vec![], "plain"));
         let open = format!("{OPEN}$ ls");
-        assert_eq!(split_context(&open), (vec![], open.as_str()), "no end: kept whole");
+        assert_eq!(
+            split_context(&open),
+            (vec![], open.as_str()),
+            "no end: kept whole"
+        );
     }
 
     #[tokio::test]

@@ -41,15 +41,30 @@ fn run_json_and_events_are_worded_in_english() {
             .env("SEEKCLAW_HOME", &home)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(!has_chinese(&text), "{flag}: {text}");
         if flag == "--json" {
-            let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+            let lines: Vec<Value> = text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
             let labels = labels(&lines);
-            assert_eq!(labels.first().map(String::as_str), Some("Start"), "{labels:?}");
+            assert_eq!(
+                labels.first().map(String::as_str),
+                Some("Start"),
+                "{labels:?}"
+            );
             assert!(labels.iter().any(|l| l == "bash"), "{labels:?}");
-            assert_eq!(labels.last().map(String::as_str), Some("Done"), "{labels:?}");
+            assert_eq!(
+                labels.last().map(String::as_str),
+                Some("Done"),
+                "{labels:?}"
+            );
         }
     }
 }
@@ -61,7 +76,11 @@ fn the_socket_keeps_chinese_labels_unless_ui_language_is_en() {
     let d = setup(&server, StartOptions::default());
     let mut c = d.connect().unwrap();
     let all = chat(&mut c, json!({"message": "hi", "global": true}));
-    assert_eq!(labels(&all), ["开始任务", "思考", "任务完成"], "the desktop's wording");
+    assert_eq!(
+        labels(&all),
+        ["开始任务", "思考", "任务完成"],
+        "the desktop's wording"
+    );
 
     server.enqueue(Reply::plain("hello"));
     let d = setup(

@@ -721,10 +721,15 @@ fn sessions_compact_summarizes_a_session_from_the_command_line() {
     // The whole log keeps what the summary covers, and the summary after it.
     let log = show(&[]);
     let (covered, summary) = (
-        log.find("remember plover").unwrap_or_else(|| panic!("{log}")),
-        log.find("── compaction summary of #1–").unwrap_or_else(|| panic!("{log}")),
+        log.find("remember plover")
+            .unwrap_or_else(|| panic!("{log}")),
+        log.find("── compaction summary of #1–")
+            .unwrap_or_else(|| panic!("{log}")),
     );
-    assert!(covered < summary && log.contains("SUMMARY: plover"), "{log}");
+    assert!(
+        covered < summary && log.contains("SUMMARY: plover"),
+        "{log}"
+    );
     let missing = Command::new(bin())
         .args(["sessions", "compact", "nope", "--global"])
         .env("SEEKCLAW_HOME", &home)

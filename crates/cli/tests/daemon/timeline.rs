@@ -20,7 +20,10 @@ fn timeline(c: &mut seekclaw_testkit::Client, sid: &str) -> Vec<Value> {
 }
 
 fn kinds(entries: &[Value]) -> Vec<&str> {
-    entries.iter().map(|e| e["kind"].as_str().unwrap()).collect()
+    entries
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect()
 }
 
 #[test]
@@ -189,7 +192,10 @@ fn a_job_ending_mid_turn_is_a_notice_not_a_steer_and_not_a_user_message() {
     assert_eq!(notices.len(), 1, "{all:?}");
     let notice = notices[0]["data"].as_str().unwrap().to_string();
     assert!(notice.contains("bg-1 finished"), "{notice}");
-    let sid = all.last().unwrap()["sessionId"].as_str().unwrap().to_string();
+    let sid = all.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // The model read it.
     let requests = server.requests();
     assert!(requests[2].raw_body.contains("bg-1 finished"));

@@ -71,7 +71,12 @@ pub async fn unwatch(conn: &Connection, id: i64, p: &Params) -> Reply {
     Ok(Envelope::result(id, n.to_string()).with_session(Some(r.id)))
 }
 
-fn envelope(id: i64, sid: &str, item: Watched, lang: seekclaw_config::UiLanguage) -> Option<Envelope> {
+fn envelope(
+    id: i64,
+    sid: &str,
+    item: Watched,
+    lang: seekclaw_config::UiLanguage,
+) -> Option<Envelope> {
     Some(match item {
         Watched::TurnStart { message, origin } => Envelope::event(
             id,

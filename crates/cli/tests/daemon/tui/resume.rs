@@ -71,7 +71,10 @@ fn a_reopened_session_shows_what_the_live_one_showed() {
     screen.wait_for("from-the-shell");
     screen.submit("run the tool");
     let done = screen.wait_for("The command printed it.");
-    assert!(row(&done, "✓ bash").contains("echo tool-output-line"), "{done}");
+    assert!(
+        row(&done, "✓ bash").contains("echo tool-output-line"),
+        "{done}"
+    );
 
     screen.submit("write slowly");
     screen.wait_for("part1");
