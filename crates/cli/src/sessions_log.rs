@@ -45,7 +45,7 @@ pub fn print_log(events: &[SessionEvent], out: &mut impl Write) -> anyhow::Resul
                     head.push_str(&format!(" · {s}"));
                 }
                 writeln!(out, "{head} #{seq}")?;
-                writeln!(out, "{}", t.output)?;
+                writeln!(out, "{}", t.output.trim_end())?;
                 if let Some(diff) = &t.diff {
                     writeln!(out, "{diff}")?;
                 }
