@@ -264,6 +264,7 @@ impl App {
     pub fn reset(&mut self, session_id: Option<String>) {
         self.entries.clear();
         self.pending_steers.clear();
+        self.shell_steers.clear();
         self.session_id = session_id;
         self.model = None;
         self.input_tokens = 0;
