@@ -282,7 +282,8 @@ pub(crate) async fn remind(
     kind: ReminderKind,
     text: String,
 ) -> Result<(), TurnFailure> {
-    let seq = cx.notice("notice", &text).await?;
+    // Its own kind: a reminder is no event the user saw (a job's notice is).
+    let seq = cx.notice("reminder", &text).await?;
     cx.emit(AgentEvent::Reminder {
         kind,
         text: text.clone(),
