@@ -67,11 +67,6 @@ impl ApprovalOutcome {
     }
 }
 
-/// Where a refused call's reader changes what needs approval.
-const POLICY_HINT: &str = "To let such calls run without asking, change the approval policy: \
-`agent.approvalPolicy` in seekclaw's config.json, or this session's own (`session.update` with \
-`approvalPolicy`; `never` asks for nothing).";
-
 /// What happens to a call that needs approval when nobody can answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unattended {
@@ -116,8 +111,13 @@ impl Default for Approvals {
     /// approvals): calls that need approval are refused, never left waiting.
     fn default() -> Self {
         Approvals::unattended(Unattended::Reject(
-            // Read by a desktop user (and relayed by the model): no wire terms.
-            "this app cannot ask for approvals (`seekclaw chat` can)".into(),
+            // Read by a desktop user (and relayed by the model): no wire
+            // terms, and where the policy is changed.
+            "this app cannot ask for approvals (`seekclaw chat` can). To let such calls run \
+             without asking, change the approval policy: `agent.approvalPolicy` in seekclaw's \
+             config.json, or this session's own (`session.update` with `approvalPolicy`; \
+             `never` asks for nothing)"
+                .into(),
         ))
     }
 }
@@ -335,7 +335,7 @@ impl TurnApprovals {
             Some(Unattended::Allow) => return Ok(()),
             Some(Unattended::Reject(why)) => {
                 return Err(format!(
-                    "This call needs approval (approval policy `{policy}`), and {why}; it was not run. {POLICY_HINT}"
+                    "This call needs approval (approval policy `{policy}`) and was not run: {why}."
                 ));
             }
             None => {}
