@@ -135,3 +135,50 @@ fn a_reopened_session_shows_what_the_live_one_showed() {
     again.submit("/quit");
     again.wait_exit();
 }
+
+#[test]
+fn a_job_notice_mid_turn_shows_as_a_notice_live_and_reopened() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().tool_call(
+        "b1",
+        "bash",
+        json!({"command": "sleep 0.3; echo bgdone", "run_in_background": true}).to_string(),
+    ));
+    // The job ends while this step streams; its notice enters at the next step.
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..10 {
+        slow = slow.text(format!("w{i} "));
+    }
+    server.enqueue(slow.tool_call("b2", "bash", json!({"command": "true"}).to_string()));
+    server.enqueue(Reply::plain("All finished."));
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.tmux(&["resize-window", "-t", "main", "-x", "100", "-y", "50"]);
+    screen.wait_for("Ask anything");
+    screen.submit("start a job");
+    let done = screen.wait_for("All finished.");
+    let notice = row(&done, "bg-1 finished");
+    assert!(!notice.starts_with('↳'), "not a steer: {done}");
+    screen.wait("idle", |s| {
+        s.lines().last().unwrap_or_default().contains("idle")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let live = conversation(&screen.capture());
+    screen.submit("/quit");
+    screen.wait_exit();
+
+    let again = Screen::chat(&d.home, &["--global", "--continue"]);
+    again.tmux(&["resize-window", "-t", "main", "-x", "100", "-y", "50"]);
+    again.wait_for("All finished.");
+    std::thread::sleep(Duration::from_millis(300));
+    let reopened = conversation(&again.capture());
+    assert_eq!(
+        reopened,
+        live,
+        "live:\n{}\n\nreopened:\n{}",
+        live.join("\n"),
+        reopened.join("\n")
+    );
+    again.submit("/quit");
+    again.wait_exit();
+}
