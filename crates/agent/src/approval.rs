@@ -111,7 +111,12 @@ impl Default for Approvals {
     /// approvals): calls that need approval are refused, never left waiting.
     fn default() -> Self {
         Approvals::unattended(Unattended::Reject(
-            "this client cannot ask for approvals (start the turn with `approvals: true` to be asked)"
+            // Read by a desktop user (and relayed by the model): no wire
+            // terms, and where the policy is changed.
+            "this app cannot ask for approvals (`seekclaw chat` can). To let such calls run \
+             without asking, change the approval policy: `agent.approvalPolicy` in seekclaw's \
+             config.json, or this session's own (`session.update` with `approvalPolicy`; \
+             `never` asks for nothing)"
                 .into(),
         ))
     }
@@ -330,7 +335,7 @@ impl TurnApprovals {
             Some(Unattended::Allow) => return Ok(()),
             Some(Unattended::Reject(why)) => {
                 return Err(format!(
-                    "This call needs a person's approval (approval policy `{policy}`), and {why}; it was not run."
+                    "This call needs approval (approval policy `{policy}`) and was not run: {why}."
                 ));
             }
             None => {}

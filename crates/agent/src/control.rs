@@ -257,6 +257,9 @@ pub(crate) async fn record(
             output: text.to_string(),
             diff: None,
             file_path: None,
+            summary: Some(text.lines().next().unwrap_or_default().to_string()),
+            duration_ms: Some(0),
+            silent: !announce,
         }))
         .await?;
     transcript.push(
@@ -279,7 +282,8 @@ pub(crate) async fn remind(
     kind: ReminderKind,
     text: String,
 ) -> Result<(), TurnFailure> {
-    let seq = cx.notice("notice", &text).await?;
+    // Its own kind: a reminder is no event the user saw (a job's notice is).
+    let seq = cx.notice("reminder", &text).await?;
     cx.emit(AgentEvent::Reminder {
         kind,
         text: text.clone(),

@@ -60,7 +60,7 @@ pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
             EventItem::Runtime(n)
                 if matches!(
                     n.kind.as_str(),
-                    "repair" | "continuation" | "goal" | "notice"
+                    "repair" | "continuation" | "goal" | "notice" | "reminder"
                 ) =>
             {
                 ChatMessage::User {

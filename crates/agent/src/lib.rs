@@ -42,6 +42,7 @@ pub use safe_command::is_safe_command;
 pub use sandbox::effective_mode as effective_sandbox_mode;
 pub use session_compaction::{Compacted, compact_session, compaction_range};
 pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};
+pub use tool_calls::call_summary;
 pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 
 use seekclaw_providers::Observer;

@@ -54,6 +54,35 @@ fn parse_arguments(raw: &str) -> Result<Value, String> {
     }
 }
 
+/// A call's output and what its row showed (kept in the log so a reopened
+/// session draws the same row).
+pub(crate) struct Ran {
+    /// What the tool returned.
+    pub out: ToolOutput,
+    /// The row's summary: the result's, else the call's.
+    pub summary: String,
+    /// Wall time of the call (0 for a call refused before it ran).
+    pub duration_ms: f64,
+    /// No row showed it (a call cancellation skipped).
+    pub silent: bool,
+}
+
+impl Ran {
+    fn new(out: ToolOutput, call_summary: &str, duration_ms: f64) -> Ran {
+        let summary = if out.summary.is_empty() {
+            call_summary.to_string()
+        } else {
+            out.summary.clone()
+        };
+        Ran {
+            out,
+            summary,
+            duration_ms,
+            silent: false,
+        }
+    }
+}
+
 struct Prepared<'a> {
     call: &'a ToolCall,
     args: Result<Value, String>,
@@ -66,7 +95,7 @@ async fn run_one(
     (approvals, ask): (&TurnApprovals, &AskCx<'_>),
     p: &Prepared<'_>,
     events: &UnboundedSender<AgentEvent>,
-) -> ToolOutput {
+) -> Ran {
     let ctx: &ToolContext = ask.ctx;
     let call = p.call;
     let summary = p.args.as_ref().map(call_summary).unwrap_or_default();
@@ -85,7 +114,7 @@ async fn run_one(
             summary: out.summary.clone(),
             output: out.content.clone(),
         });
-        out
+        Ran::new(out, &summary, 0.0)
     };
     let Some(tool) = registry.get(&call.name) else {
         return refused(format!("Unknown tool: {}", call.name));
@@ -109,6 +138,12 @@ async fn run_one(
     )));
     let started = Instant::now();
     let out = tool.execute(args, ctx).await;
+    // Arguments the tool refused count as not run, like a denied call.
+    let duration_ms = if out.invalid_args {
+        0.0
+    } else {
+        started.elapsed().as_secs_f64() * 1000.0
+    };
     if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
         && out.success
         && !diff.is_empty()
@@ -126,16 +161,11 @@ async fn run_one(
         call_id: call.id.clone(),
         name: call.name.clone(),
         success: out.success,
-        // Arguments the tool refused count as not run, like a denied call.
-        duration_ms: if out.invalid_args {
-            0.0
-        } else {
-            started.elapsed().as_secs_f64() * 1000.0
-        },
+        duration_ms,
         summary: out.summary.clone(),
         output: out.content.clone(),
     });
-    out
+    Ran::new(out, &summary, duration_ms)
 }
 
 /// Runs `calls` and returns their outputs in call order.
@@ -146,7 +176,7 @@ pub(crate) async fn run_calls(
     calls: &[ToolCall],
     step: u32,
     events: &UnboundedSender<AgentEvent>,
-) -> Vec<ToolOutput> {
+) -> Vec<Ran> {
     let prepared: Vec<Prepared<'_>> = calls
         .iter()
         .map(|call| {
@@ -196,7 +226,14 @@ pub(crate) async fn run_calls(
     }
     // Calls skipped by cancellation still get a result so the log stays valid.
     while outputs.len() < calls.len() {
-        outputs.push(ToolOutput::error("Cancelled before this tool ran."));
+        outputs.push(Ran {
+            silent: true,
+            ..Ran::new(
+                ToolOutput::error("Cancelled before this tool ran."),
+                "",
+                0.0,
+            )
+        });
     }
     outputs
 }

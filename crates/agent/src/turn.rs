@@ -125,6 +125,10 @@ pub fn owner_id(session_id: &str) -> String {
 /// A drained (or left over) steer as its log entry.
 pub(crate) fn steer_item(g: &Steer) -> EventItem {
     if g.kind == crate::steer::SteerKind::Notice {
+        // A goal marker is logged as one whenever it arrives (idle or mid-turn).
+        if let Some(marker) = crate::goal::GoalMarker::parse(&g.text) {
+            return marker.item();
+        }
         return EventItem::Runtime(seekclaw_store::RuntimeNotice {
             kind: "notice".into(),
             text: g.text.clone(),

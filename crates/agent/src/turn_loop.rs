@@ -549,7 +549,8 @@ async fn run_tools(
         cx.events,
     )
     .await;
-    for (call, out) in calls.iter().zip(outputs) {
+    for (call, ran) in calls.iter().zip(outputs) {
+        let out = ran.out;
         st.mutated |= out.mutated;
         st.window.add_result(&out.content);
         if call.name == "plan" && out.success {
@@ -563,6 +564,9 @@ async fn run_tools(
             // A write that changed nothing has no diff (reference §3).
             diff: out.diff.clone().filter(|d| !d.is_empty()),
             file_path: out.file_path.clone(),
+            summary: Some(ran.summary),
+            duration_ms: Some(ran.duration_ms.round() as u64),
+            silent: ran.silent,
         });
         let seq = cx.persist(item).await?;
         let message = ChatMessage::Tool {

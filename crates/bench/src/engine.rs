@@ -258,6 +258,7 @@ fn step_items(step: usize) -> (EventItem, EventItem) {
         output: "src/\nCargo.toml\nREADME.md\n".repeat(20),
         diff: None,
         file_path: None,
+        ..ToolResult::default()
     });
     (assistant, result)
 }

@@ -143,6 +143,7 @@ fn event(s: usize, k: usize) -> EventItem {
             output: format!("// src/module_{turn}.rs\n{}", filler(280)),
             diff: None,
             file_path: Some(format!("src/module_{turn}.rs")),
+            ..ToolResult::default()
         }),
         _ => EventItem::Assistant(AssistantMessage {
             text: format!("Step {turn} done: the test passes now. {}", filler(160)),

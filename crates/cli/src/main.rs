@@ -18,6 +18,7 @@ mod serve;
 mod sessions;
 mod sessions_file;
 mod table;
+mod sessions_log;
 mod turn_args;
 
 use std::process::ExitCode;

@@ -211,7 +211,8 @@ fn print_event(
     out: &mut impl Write,
 ) {
     if output == Output::Json {
-        if let Some(env) = event_envelope(0, session, ev) {
+        // Our own front end: labels in English whatever `ui.language` says.
+        if let Some(env) = event_envelope(0, session, ev, seekclaw_config::UiLanguage::En) {
             let _ = out.write_all(&env.to_line());
         }
     } else if output == Output::Events {

@@ -20,7 +20,7 @@ use seekclaw_providers::types::ChatMessage;
 use seekclaw_store::{ListedSession, SessionEvent, Store};
 use serde::Serialize;
 
-use crate::sessions_file;
+use crate::{sessions_file, sessions_log};
 
 /// What `seekclaw sessions` does.
 #[derive(Subcommand)]
@@ -39,16 +39,21 @@ pub enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Print the conversation as the model sees it (summaries replace what
-    /// they cover; internal notices and turn ends are left out).
+    /// Print the whole log: prompts, steers, model steps, tool calls with
+    /// their output, notices, compaction summaries (after what they cover)
+    /// and how each turn ended.
     Show {
         /// Session id.
         id: String,
         #[command(flatten)]
         scope: ScopeArgs,
-        /// Print the messages as a JSON array.
+        /// Print a JSON array (the log's events; with --model-view, the messages).
         #[arg(long)]
         json: bool,
+        /// Print the conversation as the model is sent it instead (summaries
+        /// replace what they cover; internal notices and turn ends left out).
+        #[arg(long)]
+        model_view: bool,
     },
     /// Write a session as an OpenSeek session file (header + one event per line).
     Export {
@@ -133,7 +138,28 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
                 print_table(&listed, &mut out)?;
             }
         }
-        SessionsCommand::Show { id, scope, json } => {
+        SessionsCommand::Show {
+            id,
+            scope,
+            json,
+            model_view: false,
+        } => {
+            let key = find(&store, home, &scope, &id)?;
+            let events = read_log(&store, &key, &id)?;
+            if json {
+                let events = sessions_log::without_image_data(events);
+                serde_json::to_writer_pretty(&mut out, &events)?;
+                writeln!(out)?;
+            } else {
+                sessions_log::print_log(&events, &mut out)?;
+            }
+        }
+        SessionsCommand::Show {
+            id,
+            scope,
+            json,
+            model_view: true,
+        } => {
             let key = find(&store, home, &scope, &id)?;
             let events = read_log(&store, &key, &id)?;
             let messages = conversation(&events);

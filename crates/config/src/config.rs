@@ -33,6 +33,9 @@ pub struct Config {
     pub mcp: McpSettings,
     /// Settings of this daemon that the original did not have.
     pub daemon: DaemonSettings,
+    /// The wording of what the daemon writes for people (`ui.language`).
+    #[serde(skip_serializing_if = "crate::UiSettings::is_empty")]
+    pub ui: crate::UiSettings,
     /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -48,6 +51,7 @@ impl Default for Config {
             agent: AgentSettings::default(),
             mcp: McpSettings::default(),
             daemon: DaemonSettings::default(),
+            ui: crate::UiSettings::default(),
             extra: Map::new(),
         }
     }

@@ -21,6 +21,7 @@ mod project_kinds;
 mod provider;
 mod state;
 mod unknown;
+mod ui;
 mod workspace;
 
 pub use config::{
@@ -38,4 +39,5 @@ pub use project_kinds::{project_kind_sources, project_kinds};
 pub use provider::{Capabilities, Model, Provider};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
 pub use unknown::UnknownFields;
+pub use ui::{UiLanguage, UiSettings};
 pub use workspace::{detect_root, init_workspace, workspace_name};

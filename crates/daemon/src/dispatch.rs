@@ -103,6 +103,7 @@ pub async fn handle(
         Method::SessionNew => session::new_session(d, conn, id, p).await,
         Method::SessionTruncate => session::truncate(d, id, p).await,
         Method::SessionCompact => session::compact(d, id, p).await,
+        Method::SessionTimeline => session::timeline(d, id, p).await,
         Method::SessionWatch => watch::watch(d, conn, id, p).await,
         Method::SessionUnwatch => watch::unwatch(conn, id, p).await,
         Method::GoalGet => goal::get(d, id, p).await,

@@ -30,6 +30,7 @@ mod scheduler;
 mod scope;
 mod serve;
 mod sync;
+mod timeline;
 mod turns;
 mod watch;
 
@@ -45,3 +46,4 @@ pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
 pub use outcome::terminal as terminal_envelope;
 pub use scope::Scope;
 pub use serve::{ServeError, ServeOptions, TurnMapper, WireEvent, serve};
+pub use timeline::{end_status, timeline};

@@ -58,6 +58,10 @@ pub mod event {
     /// the session's log (ours, additive; sent to the connection that last
     /// ran a turn on the session, with id 0).
     pub const BACKGROUND_NOTICE: &str = "background_notice";
+    /// A notice of the engine entered a running turn (a background job
+    /// ended): the model reads it, but it is not the user's guidance, so it
+    /// is not a `steer` (ours, additive).
+    pub const NOTICE: &str = "notice";
     /// `session.watch`: a turn started on the watched session (ours, additive).
     pub const TURN_START: &str = "turn_start";
     /// `session.watch`: a turn on the watched session ended (ours, additive;
@@ -584,6 +588,13 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The notice: which job ended, how, and how to read its output.",
         Some(schema_of::<BackgroundNoticeDetails>),
+    ),
+    row(
+        event::NOTICE,
+        false,
+        Audience::Turn,
+        "An engine notice the running turn takes in (a background job ended, a goal changed); not the user's words.",
+        None,
     ),
     row(
         event::TURN_START,

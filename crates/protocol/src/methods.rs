@@ -366,6 +366,8 @@ method_table! {
         (SessionTruncateParams, Reply::text_matching("The number of messages left.", "^[0-9]+$"));
     SessionCompact => "session.compact" [] Task [Session, GlobalSession]
         (SessionRefParams, Reply::json::<SessionCompactResult>());
+    SessionTimeline => "session.timeline" [] Task [Session, GlobalSession]
+        (SessionRefParams, Reply::json::<SessionTimeline>());
     SessionWatch => "session.watch" [] Task [SessionWatch]
         (SessionRefParams, Reply::Watch);
     SessionUnwatch => "session.unwatch" [] Task [SessionWatch]

@@ -56,6 +56,7 @@ fn every_kind() -> Vec<EventItem> {
             output: "boom".into(),
             diff: Some("-a\n+b".into()),
             file_path: Some("a.rs".into()),
+            ..ToolResult::default()
         }),
         EventItem::Steer(UserMessage {
             text: "also check b".into(),

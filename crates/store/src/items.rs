@@ -128,6 +128,16 @@ pub struct ToolResult {
     pub diff: Option<String>,
     /// Workspace-relative path of the file the tool touched.
     pub file_path: Option<String>,
+    /// The one-line summary the call's row showed (the result's, else the
+    /// call's), kept so a reopened session redraws it; `None` in older logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// How long the call ran, in whole milliseconds; `None` in older logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The call had no row while it ran (`finish`: its answer ends the turn).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub silent: bool,
 }
 
 /// A compaction summary standing in for a range of earlier events.

@@ -8,9 +8,11 @@ use crate::items::{EventItem, ImageAttachment, SessionEvent, UserMessage, Viewed
 /// Prefix of a compaction summary shown as a user message.
 pub const SUMMARY_PREFIX: &str = ">>> [Context compaction]\n\n";
 
-/// Runtime notice kinds that the model saw as user turns, and so are shown.
-/// (`goal` and `notice`: `serve`'s goal markers and background-job notices.)
-const VISIBLE_RUNTIME_KINDS: [&str; 4] = ["repair", "continuation", "goal", "notice"];
+/// Runtime notice kinds that the model saw as user turns, and so are shown
+/// (`goal`: goal markers). Engine notices (`notice`: a background job ended,
+/// a reminder) are not: the user never typed them, and live they are not
+/// steers either (`notice` events), so a reload must not show them as prompts.
+const VISIBLE_RUNTIME_KINDS: [&str; 3] = ["repair", "continuation", "goal"];
 
 /// One message of `session.get`. Field order is the wire order; every field
 /// is always present (null or `[]` when absent).

@@ -232,6 +232,16 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
             if let Some(f) = &t.file_path {
                 p.insert("file_path".into(), f.clone().into());
             }
+            // The row the call showed (ours; other readers skip these keys).
+            if let Some(s) = &t.summary {
+                p.insert("summary".into(), s.clone().into());
+            }
+            if let Some(ms) = t.duration_ms {
+                p.insert("duration_ms".into(), ms.into());
+            }
+            if t.silent {
+                p.insert("silent".into(), true.into());
+            }
             "tool_result"
         }
         EventItem::Runtime(r) => {
@@ -466,6 +476,16 @@ impl Payload<'_> {
         }
     }
 
+    fn opt_u64(&mut self, field: &str) -> Result<Option<u64>, String> {
+        match self.map.remove(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| self.err(field, "must be a non-negative integer")),
+        }
+    }
+
     /// The objects of an array field (absent or null: none).
     fn objects(&mut self, field: &str) -> Result<Vec<Payload<'static>>, String> {
         let items = match self.map.remove(field) {
@@ -544,6 +564,9 @@ fn decode_item(kind: &str, mut p: Payload<'_>) -> Result<EventItem, String> {
             success: !p.bool("is_error")?,
             diff: p.opt_string("diff")?,
             file_path: p.opt_string("file_path")?,
+            summary: p.opt_string("summary")?,
+            duration_ms: p.opt_u64("duration_ms")?,
+            silent: p.bool("silent")?,
         }),
         "runtime_notice" => EventItem::Runtime(RuntimeNotice {
             text: p.string("content")?,

@@ -45,6 +45,9 @@ fn every_kind() -> Vec<SessionEvent> {
             output: "1 |x".into(),
             diff: Some("-a\n+b".into()),
             file_path: Some("a.rs".into()),
+            summary: Some("path: a.rs".into()),
+            duration_ms: Some(4),
+            silent: true,
         }),
         EventItem::Steer(UserMessage {
             text: "also the docs".into(),
@@ -105,7 +108,7 @@ fn lines_have_the_openseek_shape() {
     );
     assert_eq!(
         lines[3],
-        r#"{"sequence":3,"ts":1752000000003,"item":{"kind":"tool_result","payload":{"tool_call_id":"call_1","tool_name":"read_file","content":"1 |x","is_error":true,"diff":"-a\n+b","file_path":"a.rs"}}}"#
+        r#"{"sequence":3,"ts":1752000000003,"item":{"kind":"tool_result","payload":{"tool_call_id":"call_1","tool_name":"read_file","content":"1 |x","is_error":true,"diff":"-a\n+b","file_path":"a.rs","summary":"path: a.rs","duration_ms":4,"silent":true}}}"#
     );
     assert_eq!(
         lines[4],

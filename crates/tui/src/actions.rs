@@ -159,9 +159,8 @@ async fn try_act(
             let result = conn
                 .call_json("session.compact", scope.with(json!({"id": id})))
                 .await?;
-            app.notice(format!(
-                "Compacted; the next turn starts from this summary:\n{}",
-                result["summary"].as_str().unwrap_or_default()
+            app.notice(crate::detail::compacted(
+                result["summary"].as_str().unwrap_or_default(),
             ));
         }
         Action::Copy => match app.last_answer() {
@@ -294,6 +293,7 @@ async fn try_act(
                     } else {
                         json!({"message": ran.context, "requestId": turn.request_id, "sessionId": app.session_id})
                     };
+                    app.shell_steers.push(ran.context);
                     conn.send("agent.steer", params).await?;
                 }
                 None => {

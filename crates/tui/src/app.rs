@@ -193,6 +193,9 @@ pub struct App {
     pub watch: Option<crate::watching::Watching>,
     /// Output of `!cmd`s run while idle, sent with the next message.
     pub shell_context: Vec<String>,
+    /// `!cmd` output sent into the running turn (already drawn here: its
+    /// `steer` echo draws nothing more).
+    pub shell_steers: Vec<String>,
     /// Calls waiting for the user's decision, oldest first.
     pub approvals: Vec<crate::approval::PendingApproval>,
     /// The first prompt's choice and reason step.
@@ -276,6 +279,7 @@ impl App {
     pub fn reset(&mut self, session_id: Option<String>) {
         self.entries.clear();
         self.pending_steers.clear();
+        self.shell_steers.clear();
         self.session_id = session_id;
         self.model = None;
         self.input_tokens = 0;
@@ -286,54 +290,6 @@ impl App {
         self.scroll = 0;
     }
 
-    /// Shows a session as `session.get` returned it.
-    pub fn load_session(&mut self, detail: crate::detail::SessionDetail) {
-        self.reset(Some(detail.id).filter(|id| !id.is_empty()));
-        self.input_tokens = detail.input_tokens;
-        self.output_tokens = detail.output_tokens;
-        for m in detail.messages {
-            let text = m.text;
-            match m.role.as_str() {
-                "user" => {
-                    let chips: Vec<String> = m
-                        .images
-                        .iter()
-                        .map(|i| {
-                            crate::attach::chip(
-                                i.name.as_deref().unwrap_or("image"),
-                                i.size_bytes.unwrap_or(0),
-                            )
-                        })
-                        .collect();
-                    self.entries.push(Entry::User(text, chips));
-                }
-                "assistant" => {
-                    if let Some(model) = m.model_ref {
-                        self.model = Some(model);
-                    }
-                    let thinking = m.thinking.unwrap_or_default();
-                    if !text.is_empty() || !thinking.is_empty() {
-                        self.entries.push(Entry::Assistant { text, thinking });
-                    }
-                }
-                "tool" => self.entries.push(Entry::Tool(ToolRow {
-                    call_id: m.tool_call_id.unwrap_or_default(),
-                    name: m.tool_name.unwrap_or_else(|| "tool".into()),
-                    summary: first_line(&text, 80),
-                    state: if m.tool_success.unwrap_or(true) {
-                        ToolState::Done
-                    } else {
-                        ToolState::Failed
-                    },
-                    duration_ms: None,
-                    diff: m.tool_diff,
-                })),
-                _ => {}
-            }
-        }
-        self.session_tokens();
-    }
-
     /// Applies one envelope that was not a call's answer.
     pub fn on_envelope(&mut self, env: Envelope) {
         let Some(env) = self.on_watch_envelope(env) else {
@@ -341,6 +297,21 @@ impl App {
         };
         // A steer is taken in even after the turn's terminal (reference §10.3).
         if env.event == "steer" {
+            if let Some(at) = self.shell_steers.iter().position(|s| *s == env.data) {
+                self.shell_steers.remove(at);
+                return;
+            }
+            let (blocks, rest) = crate::shell::split_context(&env.data);
+            if !blocks.is_empty() {
+                // Another client's `!cmd`: drawn as its block, as on reload.
+                for b in blocks {
+                    self.notice(b);
+                }
+                if !rest.is_empty() {
+                    self.entries.push(Entry::Steer(rest.to_string()));
+                }
+                return;
+            }
             if !self.pending_steers.is_empty() {
                 let at = self.pending_steers.iter().position(|s| *s == env.data);
                 self.pending_steers.remove(at.unwrap_or(0));
@@ -408,7 +379,8 @@ impl App {
                     row.diff = env.details["diff"].as_str().map(str::to_string);
                 }
             }
-            "background_notice" | "failover" => self.notice(env.data),
+            // An engine notice the turn took in, or one of an idle session.
+            "background_notice" | "notice" | "failover" => self.notice(env.data),
             "retry" => turn.phase = env.data,
             "done" => {
                 if !turn.streamed && !env.data.is_empty() {
@@ -418,7 +390,7 @@ impl App {
             }
             "cancelled" => {
                 self.end_turn();
-                self.notice("(cancelled)");
+                self.notice(crate::detail::CANCELLED);
             }
             "error" => {
                 self.end_turn();
@@ -439,7 +411,7 @@ impl App {
         }
     }
 
-    /// Connected again: the session as the store has it (`session.get`), or
+    /// Connected again: the session as the store has it (`session.timeline`), or
     /// `None` when there is none yet.
     pub fn on_reconnect(&mut self, detail: Option<crate::detail::SessionDetail>) {
         self.disconnected = false;
@@ -660,17 +632,6 @@ impl App {
 
 fn str_of(details: &Value, key: &str) -> String {
     details[key].as_str().unwrap_or_default().to_string()
-}
-
-/// The first line of `text`, cut to `max` chars.
-fn first_line(text: &str, max: usize) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    if line.chars().count() > max {
-        let cut: String = line.chars().take(max).collect();
-        format!("{cut}…")
-    } else {
-        line.to_string()
-    }
 }
 
 #[cfg(test)]

@@ -132,33 +132,68 @@ fn ctrl_j_inserts_a_newline_and_slash_commands_parse() {
 }
 
 #[test]
-fn a_loaded_session_shows_its_messages() {
+fn a_loaded_session_draws_what_its_turns_showed() {
     let mut app = App::default();
     app.load_session(serde_json::from_value(json!({
         "id": "s1", "inputTokens": 5, "outputTokens": 2,
-        "messages": [
-            {"role": "user", "text": "hi"},
-            {"role": "assistant", "text": "", "thinking": null, "modelRef": "tk/m1", "toolCalls": [{"id": "c", "name": "bash"}]},
-            {"role": "tool", "text": "ok\nmore", "toolCallId": "c", "toolName": "bash", "toolSuccess": false, "toolDiff": null},
-            {"role": "assistant", "text": "**bold**", "thinking": null, "modelRef": "tk/m1"}
+        "entries": [
+            {"kind": "user", "seq": 1, "text": "<user_shell_command>\n$ ls\na.py\n</user_shell_command>\n\nhi", "images": []},
+            {"kind": "assistant", "seq": 2, "text": "", "thinking": null, "modelRef": "tk/m1"},
+            {"kind": "tool", "seq": 3, "callId": "c", "name": "read_file", "summary": "path: a.py", "success": true, "durationMs": 12, "diff": null},
+            {"kind": "steer", "seq": 4, "text": "use tabs", "images": []},
+            {"kind": "notice", "seq": 5, "text": "background job bg-1 finished"},
+            {"kind": "runtime", "seq": 6, "note": "repair", "text": "fix it"},
+            {"kind": "assistant", "seq": 7, "text": "**bold**", "thinking": null, "modelRef": "tk/m1"},
+            {"kind": "end", "seq": 8, "status": "cancelled", "text": "**bold**"},
+            {"kind": "user", "seq": 9, "text": "again", "images": []},
+            {"kind": "end", "seq": 10, "status": "failed", "text": "Provider error: HTTP 500"},
+            {"kind": "user", "seq": 11, "text": "more", "images": []},
+            {"kind": "end", "seq": 12, "status": "interrupted", "text": "The daemon stopped before this turn finished."},
+            {"kind": "some_future_kind", "seq": 13}
         ]
     })).unwrap());
     assert_eq!(app.session_id.as_deref(), Some("s1"));
-    assert_eq!(app.entries.len(), 3);
-    assert!(
-        matches!(&app.entries[1], Entry::Tool(t) if t.state == ToolState::Failed && t.summary == "ok")
+    assert_eq!(app.model.as_deref(), Some("tk/m1"));
+    assert_eq!(
+        app.entries,
+        [
+            Entry::Notice("$ ls\na.py".into()),
+            Entry::User("hi".into(), vec![]),
+            Entry::Tool(ToolRow {
+                call_id: "c".into(),
+                name: "read_file".into(),
+                summary: "path: a.py".into(),
+                state: ToolState::Done,
+                duration_ms: Some(12.0),
+                diff: None,
+            }),
+            Entry::Steer("use tabs".into()),
+            Entry::Notice("background job bg-1 finished".into()),
+            Entry::Assistant {
+                text: "**bold**".into(),
+                thinking: String::new()
+            },
+            Entry::Notice("(cancelled)".into()),
+            Entry::User("again".into(), vec![]),
+            Entry::Error("Provider error: HTTP 500".into()),
+            Entry::User("more".into(), vec![]),
+            Entry::Error("interrupted: The daemon stopped before this turn finished.".into()),
+        ]
     );
 }
 
 #[test]
 fn a_loaded_sessions_images_show_as_chips_on_the_prompt() {
     let mut app = App::default();
-    app.load_session(serde_json::from_value(json!({
-        "id": "s",
-        "messages": [{"role": "user", "text": "look", "images": [
-            {"id": "i", "name": "shot.png", "mediaType": "image/png", "data": "", "sizeBytes": 12288}
-        ]}]
-    })).unwrap());
+    app.load_session(
+        serde_json::from_value(json!({
+            "id": "s",
+            "entries": [{"kind": "user", "seq": 1, "text": "look", "images": [
+                {"name": "shot.png", "sizeBytes": 12288}
+            ]}]
+        }))
+        .unwrap(),
+    );
     assert_eq!(
         app.entries,
         [Entry::User(

@@ -82,7 +82,7 @@ mod tests {
         app.load_session(
             serde_json::from_value(json!({
                 "id": "s", "inputTokens": 2_000_000, "outputTokens": 0,
-                "messages": [{"role": "assistant", "text": "hi", "modelRef": "a/m"}]
+                "entries": [{"kind": "assistant", "seq": 1, "text": "hi", "modelRef": "a/m"}]
             }))
             .unwrap(),
         );

@@ -1,10 +1,23 @@
-//! `session.get` read into just what the conversation view shows: parsing
-//! straight into these types (not a `serde_json::Value` tree) keeps opening a
-//! 5,000-message session small, and image data is skipped unread.
+//! Opening a session: `session.timeline` read into the conversation's rows,
+//! drawn as the live turns drew them — tool rows with their summaries and
+//! durations, steers as steers, `!cmd` output as its block, engine notices
+//! as notices, and each turn's end (cancelled, interrupted, failed) with its
+//! marker and text. Parsed straight into these types (not a `Value` tree),
+//! leniently: unknown fields and kinds are skipped.
 
 use serde::Deserialize;
 
-/// A session as `session.get` returns it (the fields the UI uses).
+use crate::app::{App, Entry, ToolRow, ToolState};
+
+/// The row a cancelled turn ends with.
+pub(crate) const CANCELLED: &str = "(cancelled)";
+
+/// The notice a compaction summary shows as.
+pub(crate) fn compacted(summary: &str) -> String {
+    format!("Compacted; the next turn starts from this summary:\n{summary}")
+}
+
+/// A session as `session.timeline` returns it (the fields the UI uses).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SessionDetail {
@@ -14,32 +27,93 @@ pub struct SessionDetail {
     pub input_tokens: u64,
     /// Output tokens, summed.
     pub output_tokens: u64,
-    /// The conversation, oldest first.
-    pub messages: Vec<DetailMessage>,
+    /// The log, oldest first.
+    pub entries: Vec<LogEntry>,
 }
 
-/// One message of a session.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct DetailMessage {
-    /// `user`, `assistant` or `tool`.
-    pub role: String,
-    /// Its text.
-    pub text: String,
-    /// An assistant step's reasoning.
-    pub thinking: Option<String>,
-    /// The model that wrote an assistant step.
-    pub model_ref: Option<String>,
-    /// A tool result's call.
-    pub tool_call_id: Option<String>,
-    /// A tool result's tool.
-    pub tool_name: Option<String>,
-    /// Whether the tool succeeded (absent: it did).
-    pub tool_success: Option<bool>,
-    /// The diff of a file the tool changed.
-    pub tool_diff: Option<String>,
-    /// A prompt's images (their data is not read).
-    pub images: Vec<ImageRef>,
+/// One entry of the timeline, by its `kind`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum LogEntry {
+    /// A prompt.
+    User {
+        /// Its text.
+        #[serde(default)]
+        text: String,
+        /// Its images.
+        #[serde(default)]
+        images: Vec<ImageRef>,
+    },
+    /// Guidance sent into a running turn.
+    Steer {
+        /// Its text.
+        #[serde(default)]
+        text: String,
+        /// Its images.
+        #[serde(default)]
+        images: Vec<ImageRef>,
+    },
+    /// A model step.
+    Assistant {
+        /// The answer.
+        #[serde(default)]
+        text: String,
+        /// The reasoning.
+        #[serde(default)]
+        thinking: Option<String>,
+        /// The model that answered.
+        #[serde(default)]
+        model_ref: Option<String>,
+    },
+    /// A tool call's row.
+    Tool {
+        /// The call id.
+        #[serde(default)]
+        call_id: String,
+        /// The tool.
+        #[serde(default)]
+        name: String,
+        /// The row's summary.
+        #[serde(default)]
+        summary: String,
+        /// Whether it succeeded.
+        #[serde(default)]
+        success: bool,
+        /// How long it ran.
+        #[serde(default)]
+        duration_ms: Option<u64>,
+        /// The diff of a file it changed.
+        #[serde(default)]
+        diff: Option<String>,
+    },
+    /// An engine notice (a background job ended).
+    Notice {
+        /// The notice.
+        #[serde(default)]
+        text: String,
+    },
+    /// A compaction summary.
+    Summary {
+        /// The summary.
+        #[serde(default)]
+        text: String,
+    },
+    /// How a turn ended.
+    End {
+        /// `done`, `cancelled`, `interrupted` or `failed`.
+        #[serde(default)]
+        status: String,
+        /// The answer or what went wrong.
+        #[serde(default)]
+        text: String,
+    },
+    /// Anything else (runtime notes the live view does not show either).
+    #[serde(other)]
+    Other,
 }
 
 /// An image of a prompt, as its chip needs it.
@@ -50,4 +124,97 @@ pub struct ImageRef {
     pub name: Option<String>,
     /// Its size in bytes.
     pub size_bytes: Option<u64>,
+}
+
+/// The chips of a prompt's images.
+fn chips(images: &[ImageRef]) -> Vec<String> {
+    images
+        .iter()
+        .map(|i| {
+            crate::attach::chip(
+                i.name.as_deref().unwrap_or("image"),
+                i.size_bytes.unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+impl App {
+    /// Shows a session as `session.timeline` returned it.
+    pub fn load_session(&mut self, detail: SessionDetail) {
+        self.reset(Some(detail.id).filter(|id| !id.is_empty()));
+        self.input_tokens = detail.input_tokens;
+        self.output_tokens = detail.output_tokens;
+        for entry in detail.entries {
+            self.replay(entry);
+        }
+        self.session_tokens();
+    }
+
+    /// Adds the rows one log entry drew while its turn ran.
+    fn replay(&mut self, entry: LogEntry) {
+        match entry {
+            LogEntry::User { text, images } => {
+                // `!cmd` output sent with the prompt was drawn as its block.
+                let (blocks, prompt) = crate::shell::split_context(&text);
+                self.entries
+                    .extend(blocks.into_iter().map(|b| Entry::Notice(b.to_string())));
+                self.entries
+                    .push(Entry::User(prompt.to_string(), chips(&images)));
+            }
+            LogEntry::Steer { text, .. } => {
+                let (blocks, rest) = crate::shell::split_context(&text);
+                self.entries
+                    .extend(blocks.into_iter().map(|b| Entry::Notice(b.to_string())));
+                if !rest.is_empty() {
+                    self.entries.push(Entry::Steer(rest.to_string()));
+                }
+            }
+            LogEntry::Assistant {
+                text,
+                thinking,
+                model_ref,
+            } => {
+                if let Some(model) = model_ref {
+                    self.model = Some(model);
+                }
+                let thinking = thinking.unwrap_or_default();
+                if !text.is_empty() || !thinking.is_empty() {
+                    self.entries.push(Entry::Assistant { text, thinking });
+                }
+            }
+            LogEntry::Tool {
+                call_id,
+                name,
+                summary,
+                success,
+                duration_ms,
+                diff,
+            } => self.entries.push(Entry::Tool(ToolRow {
+                call_id,
+                name,
+                summary,
+                state: if success {
+                    ToolState::Done
+                } else {
+                    ToolState::Failed
+                },
+                // The live row shows the measured time; a log that predates
+                // it shows none.
+                duration_ms: duration_ms.map(|ms| ms as f64),
+                diff,
+            })),
+            LogEntry::Notice { text } => self.entries.push(Entry::Notice(text)),
+            LogEntry::Summary { text } => self.entries.push(Entry::Notice(compacted(&text))),
+            LogEntry::End { status, text } => match status.as_str() {
+                "cancelled" => self.entries.push(Entry::Notice(CANCELLED.into())),
+                "failed" => self.entries.push(Entry::Error(text)),
+                "interrupted" => self
+                    .entries
+                    .push(Entry::Error(format!("interrupted: {text}"))),
+                _ => {}
+            },
+            LogEntry::Other => {}
+        }
+    }
 }

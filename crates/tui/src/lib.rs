@@ -143,7 +143,7 @@ pub fn run(opts: ChatOptions) -> Result<(), TuiError> {
     }
 }
 
-/// The session `choice` names: its `session.get` detail, or `None` for a new one.
+/// The session `choice` names: its `session.timeline`, or `None` for a new one.
 pub(crate) async fn open_session(
     conn: &client::Connection,
     scope: &Scope,
@@ -165,7 +165,7 @@ pub(crate) async fn open_session(
         }
     };
     let detail = conn
-        .call_typed("session.get", scope.with(json!({"id": id})))
+        .call_typed("session.timeline", scope.with(json!({"id": id})))
         .await?;
     Ok(Some(detail))
 }

@@ -63,14 +63,49 @@ pub async fn run(command: &str, dir: &Path) -> std::io::Result<ShellRun> {
     };
     let shown = format!("$ {command}\n{body}{ended}");
     Ok(ShellRun {
-        context: format!("<user_shell_command>\n{shown}\n</user_shell_command>"),
+        context: format!("{OPEN}{shown}{CLOSE}"),
         shown,
     })
+}
+
+const OPEN: &str = "<user_shell_command>\n";
+const CLOSE: &str = "\n</user_shell_command>";
+
+/// A message this UI sent, split into the `!cmd` blocks it starts with
+/// (each as it was shown) and the rest (what the user typed).
+pub fn split_context(text: &str) -> (Vec<&str>, &str) {
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let Some(body) = rest.strip_prefix(OPEN) {
+        let Some(end) = body.find(CLOSE) else { break };
+        blocks.push(&body[..end]);
+        rest = body[end + CLOSE.len()..].trim_start_matches('\n');
+    }
+    (blocks, rest)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sent_message_splits_into_its_blocks_and_the_prompt() {
+        let one = format!("{OPEN}$ ls\na b{CLOSE}");
+        let two = format!("{OPEN}$ pwd\n/x{CLOSE}");
+        let sent = format!("{one}\n\n{two}\n\nwhat now?");
+        assert_eq!(
+            split_context(&sent),
+            (vec!["$ ls\na b", "$ pwd\n/x"], "what now?")
+        );
+        assert_eq!(split_context(&one), (vec!["$ ls\na b"], ""));
+        assert_eq!(split_context("plain"), (vec![], "plain"));
+        let open = format!("{OPEN}$ ls");
+        assert_eq!(
+            split_context(&open),
+            (vec![], open.as_str()),
+            "no end: kept whole"
+        );
+    }
 
     #[tokio::test]
     async fn output_and_failures_are_shown_and_wrapped() {

@@ -291,6 +291,13 @@ fn a_client_that_announced_no_approvals_is_refused_at_once() {
     let read = tool_result(&server, 1);
     assert!(read.contains("cannot ask for approvals"), "{read}");
     assert!(read.contains("on-request"), "{read}");
+    // What the desktop user reads says where to change it, in no wire terms.
+    assert!(read.contains("agent.approvalPolicy"), "{read}");
+    assert!(!read.contains("approvals: true"), "{read}");
+    let done = events(&all, "tool_done");
+    let shown = done[0]["data"].as_str().unwrap();
+    assert!(shown.contains("needs approval"), "{shown}");
+    assert!(!shown.contains("approvals: true"), "{shown}");
 }
 
 #[test]

@@ -708,15 +708,31 @@ fn sessions_compact_summarizes_a_session_from_the_command_line() {
         (done["fromSeq"].as_u64(), done["summary"].as_str()),
         (Some(1), Some("SUMMARY: plover"))
     );
-    let shown = Command::new(bin())
-        .args(["sessions", "show", &sid, "--global"])
-        .env("SEEKCLAW_HOME", &home)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&shown.stdout);
+    let show = |extra: &[&str]| {
+        let shown = Command::new(bin())
+            .args(["sessions", "show", &sid, "--global"])
+            .args(extra)
+            .env("SEEKCLAW_HOME", &home)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&shown.stdout).into_owned()
+    };
+    let text = show(&["--model-view"]);
     assert!(
         text.contains("SUMMARY: plover") && !text.contains("remember plover"),
         "{text}"
+    );
+    // The whole log keeps what the summary covers, and the summary after it.
+    let log = show(&[]);
+    let (covered, summary) = (
+        log.find("remember plover")
+            .unwrap_or_else(|| panic!("{log}")),
+        log.find("── compaction summary of #1–")
+            .unwrap_or_else(|| panic!("{log}")),
+    );
+    assert!(
+        covered < summary && log.contains("SUMMARY: plover"),
+        "{log}"
     );
     let missing = Command::new(bin())
         .args(["sessions", "compact", "nope", "--global"])

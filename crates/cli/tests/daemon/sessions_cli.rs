@@ -131,8 +131,56 @@ fn sessions_list_show_export_and_import_round_trip() {
         assert!(lines[1].contains(cell), "{cell:?} in {text}");
     }
 
-    // show: the conversation as the model sees it, found from anywhere.
-    let shown = ok(tmp.path(), &home_a, &["sessions", "show", &id]);
+    // show: the whole log, found from anywhere; each tool row with its
+    // summary and duration, and how each turn ended.
+    let log = ok(tmp.path(), &home_a, &["sessions", "show", &id]);
+    for part in [
+        "── user #1\nwhat is the word?",
+        "(reasoning) I should read it",
+        r#"→ read_file {"path":"notes.txt"} [call_1]"#,
+        "heliotrope",
+        "── turn done #5",
+        "You are welcome.",
+    ] {
+        assert!(log.contains(part), "{part:?} in {log}");
+    }
+    let tool_row = log
+        .lines()
+        .find(|l| l.starts_with("── tool read_file [call_1] ok · "))
+        .unwrap_or_else(|| panic!("no tool row in {log}"));
+    assert!(
+        tool_row.contains(" ms · ") && tool_row.ends_with(" #3"),
+        "{tool_row}"
+    );
+    let events: Value =
+        serde_json::from_str(&ok(&ws, &home_a, &["sessions", "show", &id, "--json"])).unwrap();
+    let kinds: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["item"]["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant",
+            "terminal",
+            "user",
+            "assistant",
+            "terminal"
+        ]
+    );
+    assert!(events[2]["item"]["durationMs"].is_u64(), "{events}");
+
+    // --model-view: the conversation as the model sees it.
+    let shown = ok(
+        tmp.path(),
+        &home_a,
+        &["sessions", "show", &id, "--model-view"],
+    );
     for part in [
         "── user #1\nwhat is the word?",
         "(reasoning) I should read it",
@@ -145,8 +193,12 @@ fn sessions_list_show_export_and_import_round_trip() {
     ] {
         assert!(shown.contains(part), "{part:?} in {shown}");
     }
-    let messages: Value =
-        serde_json::from_str(&ok(&ws, &home_a, &["sessions", "show", &id, "--json"])).unwrap();
+    let messages: Value = serde_json::from_str(&ok(
+        &ws,
+        &home_a,
+        &["sessions", "show", &id, "--json", "--model-view"],
+    ))
+    .unwrap();
     let roles: Vec<&str> = messages
         .as_array()
         .unwrap()

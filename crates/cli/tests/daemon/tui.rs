@@ -21,6 +21,7 @@ mod labels;
 mod on_demand;
 mod pickers;
 mod provider_add;
+mod resume;
 
 /// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
 pub(crate) struct Screen {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::watch::{Watched, Watchers};
 
 use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, SteerQueue};
-use seekclaw_config::ReasoningLevel;
+use seekclaw_config::{ReasoningLevel, UiLanguage};
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
     ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FailoverDetails,
@@ -74,14 +74,14 @@ async fn resolve_session(
         .await
 }
 
-/// Maps an agent event to its envelope (reference §3 shapes); `None` for
-/// events this protocol does not carry (the checkpoint's progress, which
-/// `status` and `workflow` already show).
-pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
+/// Maps an agent event to its envelope (reference §3 shapes), labels worded
+/// in `lang`; `None` for events this protocol does not carry (the
+/// checkpoint's progress, which `status` and `workflow` already show).
+pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Option<Envelope> {
     let env = match ev {
         AgentEvent::AutoCompaction(_) => return None,
         AgentEvent::Workflow { step, node, detail } => {
-            let label = workflow_label(&node).into_owned();
+            let label = workflow_label(&node, lang).into_owned();
             let details = WorkflowDetails {
                 step,
                 kind: node.kind().as_str().to_string(),
@@ -167,6 +167,12 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
             path,
             diff,
         } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
+        // An engine notice is not the user's guidance: a client that opens a
+        // bubble per `steer` must not open one for words nobody typed.
+        AgentEvent::Steer {
+            text,
+            kind: SteerKind::Notice,
+        } => Envelope::new(id, event::NOTICE, text),
         AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
         AgentEvent::ApprovalRequested {
             approval_id,
@@ -337,10 +343,11 @@ pub async fn chat(
         scope: scope.key.clone(),
         id: sid.clone(),
     }));
+    let lang = daemon.config.load().ui.language();
     while let Some(ev) = turn.next_event().await {
         // Everything already produced goes out as one queued chunk: a fast
         // stream of deltas costs one hand-off per batch, not per delta.
-        let lines = batch((&daemon.watchers, conn.id), id, &sid, ev, &mut turn);
+        let lines = batch((&daemon.watchers, conn.id), (id, lang), &sid, ev, &mut turn);
         conn.outbox.send_line(lines).await;
     }
     let outcome = turn.outcome().await;
@@ -462,29 +469,29 @@ fn level_patch(level: Option<ReasoningLevel>, stored: ReasoningLevel) -> Option<
 /// one chunk of envelope lines.
 fn batch(
     (watchers, conn): (&Watchers, u64),
-    id: i64,
+    (id, lang): (i64, UiLanguage),
     sid: &str,
     first: AgentEvent,
     turn: &mut TurnHandle<'_>,
 ) -> Vec<u8> {
     let mut lines = Vec::with_capacity(256);
     watchers.event(sid, Some(conn), &first);
-    write_event(&mut lines, id, sid, first);
+    write_event(&mut lines, (id, lang), sid, first);
     while lines.len() < BATCH_BYTES {
         let Some(ev) = turn.ready_event() else { break };
         watchers.event(sid, Some(conn), &ev);
-        write_event(&mut lines, id, sid, ev);
+        write_event(&mut lines, (id, lang), sid, ev);
     }
     lines
 }
 
 /// One event's envelope line; streamed text skips building the envelope.
-fn write_event(lines: &mut Vec<u8>, id: i64, sid: &str, ev: AgentEvent) {
+fn write_event(lines: &mut Vec<u8>, (id, lang): (i64, UiLanguage), sid: &str, ev: AgentEvent) {
     match ev {
         AgentEvent::Delta(text) => write_text_line(lines, id, event::DELTA, &text, sid),
         AgentEvent::Thinking(text) => write_text_line(lines, id, event::THINKING, &text, sid),
         ev => {
-            if let Some(env) = envelope(id, sid, ev) {
+            if let Some(env) = envelope(id, sid, ev, lang) {
                 env.write_line(lines);
             }
         }

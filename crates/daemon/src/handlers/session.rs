@@ -206,6 +206,25 @@ pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     Ok(Envelope::json_result(id, &view))
 }
 
+/// `session.timeline`: the whole log as a front end redraws it (see
+/// `crate::timeline`).
+pub async fn timeline(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+    let r = SessionRef::from(&p.read::<method::SessionTimeline>()?);
+    let scope = target(daemon, &r)?;
+    let sid = r.id.clone();
+    let found = daemon
+        .db(move |s| {
+            let Some(header) = s.session(&scope.key, &sid)? else {
+                return Ok(None);
+            };
+            let events = s.events(&scope.key, &sid)?;
+            Ok(Some(crate::timeline::session_timeline(header, events)))
+        })
+        .await?
+        .ok_or_else(|| not_found(&r.id))?;
+    Ok(Envelope::json_result(id, &found))
+}
+
 async fn patch(
     daemon: &Daemon,
     r: &SessionRef,

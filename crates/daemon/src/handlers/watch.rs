@@ -28,11 +28,12 @@ pub async fn watch(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
     conn.watching
         .locked()
         .push((sid.to_lowercase(), ended.clone()));
+    let lang = daemon.config.load().ui.language();
     let unwatched = loop {
         tokio::select! {
             item = rx.recv() => match item {
                 Some(item) => {
-                    if let Some(env) = envelope(id, &sid, item) {
+                    if let Some(env) = envelope(id, &sid, item, lang) {
                         conn.outbox.send(&env).await;
                     }
                 }
@@ -70,7 +71,12 @@ pub async fn unwatch(conn: &Connection, id: i64, p: &Params) -> Reply {
     Ok(Envelope::result(id, n.to_string()).with_session(Some(r.id)))
 }
 
-fn envelope(id: i64, sid: &str, item: Watched) -> Option<Envelope> {
+fn envelope(
+    id: i64,
+    sid: &str,
+    item: Watched,
+    lang: seekclaw_config::UiLanguage,
+) -> Option<Envelope> {
     Some(match item {
         Watched::TurnStart { message, origin } => Envelope::event(
             id,
@@ -80,7 +86,7 @@ fn envelope(id: i64, sid: &str, item: Watched) -> Option<Envelope> {
             },
         )
         .with_session(Some(sid.to_string())),
-        Watched::Event(ev) => return crate::handlers::chat::envelope(id, sid, ev),
+        Watched::Event(ev) => return crate::handlers::chat::envelope(id, sid, ev, lang),
         Watched::TurnEnd(outcome) => {
             let (text, outcome, code) = match outcome {
                 TurnOutcome::Done(t) => (t, "done", None),

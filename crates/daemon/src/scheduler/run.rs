@@ -28,26 +28,8 @@ pub const OUTPUT_LIMIT_CHARS: usize = 4000;
 /// After cancelling a turn, how long it may take to wind down and record its end.
 const SETTLE_GRACE: Duration = Duration::from_secs(10);
 
-/// Why a run was cancelled, for its `last_error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CancelReason {
-    Timeout(Duration),
-    Shutdown,
-    Deleted,
-}
-
-impl CancelReason {
-    pub fn message(self) -> String {
-        match self {
-            // The reference's texts (§7.1), which the desktop shows as they are.
-            CancelReason::Timeout(limit) => {
-                format!("任务执行超过 {} 秒，已中止", limit.as_secs())
-            }
-            CancelReason::Shutdown => "任务已取消".into(),
-            CancelReason::Deleted => "任务已删除，已取消".into(),
-        }
-    }
-}
+/// Why a run was cancelled, for its `last_error` (worded by `ui.language`).
+pub use crate::presentation::RunCancel as CancelReason;
 
 type ReasonSlot = Arc<Mutex<Option<CancelReason>>>;
 
@@ -216,7 +198,7 @@ async fn execute(
     let sid = session.id.clone();
     if cancel.is_cancelled() {
         let why = reason_of(reason);
-        return Ok(cancelled(why, String::new(), sid));
+        return Ok(cancelled(daemon, why, String::new(), sid));
     }
     let engine = daemon.engine();
     let steer = SteerQueue::new();
@@ -325,11 +307,12 @@ async fn run_outcome(
             output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
             session_id: Some(sid),
         },
-        TurnOutcome::Cancelled(text) => cancelled(why(), text, sid),
+        TurnOutcome::Cancelled(text) => cancelled(daemon, why(), text, sid),
     }
 }
 
-/// A fresh session titled `<name>（计划任务）` for the run, recorded on its claim.
+/// A fresh session titled `<name>（计划任务）` (`ui.language`) for the run,
+/// recorded on its claim.
 async fn run_session(
     daemon: &Daemon,
     task: &ScheduledTask,
@@ -337,7 +320,11 @@ async fn run_session(
     scope: &Scope,
     level: ReasoningLevel,
 ) -> Result<seekclaw_store::SessionHeader, (String, Option<String>)> {
-    let title = Some(format!("{}（计划任务）", task.display_name));
+    let lang = daemon.config.load().ui.language();
+    let title = Some(crate::presentation::scheduled_title(
+        &task.display_name,
+        lang,
+    ));
     let (tid, occ, target) = (task.id.clone(), occurrence.to_string(), scope.clone());
     daemon
         .db(move |s| {
@@ -365,10 +352,11 @@ async fn last_answer(daemon: &Daemon, scope: &str, sid: &str) -> Option<String> 
     })
 }
 
-fn cancelled(why: CancelReason, text: String, sid: String) -> Outcome {
+fn cancelled(daemon: &Daemon, why: CancelReason, text: String, sid: String) -> Outcome {
+    let lang = daemon.config.load().ui.language();
     Outcome {
         status: RunStatus::Cancelled,
-        error: Some(why.message()),
+        error: Some(crate::presentation::run_cancelled(why, lang)),
         output: (!text.is_empty()).then(|| cut(&text)),
         session_id: Some(sid),
     }

@@ -309,7 +309,9 @@ async fn a_hanging_task_never_delays_the_others_and_the_limit_holds() {
     assert_eq!(hang.last_status.as_deref(), Some("cancelled"));
     assert_eq!(
         hang.last_error.as_deref(),
-        Some(CancelReason::Shutdown.message().as_str())
+        Some(
+            crate::presentation::run_cancelled(CancelReason::Shutdown, Default::default()).as_str()
+        )
     );
 }
 
@@ -338,9 +340,11 @@ async fn the_wall_clock_limit_cancels_a_run() {
     assert_eq!(
         t.last_error.as_deref(),
         Some(
-            CancelReason::Timeout(Duration::from_secs(1))
-                .message()
-                .as_str()
+            crate::presentation::run_cancelled(
+                CancelReason::Timeout(Duration::from_secs(1)),
+                Default::default()
+            )
+            .as_str()
         )
     );
     let sid = t.last_session_id.unwrap();
@@ -370,7 +374,10 @@ async fn deleting_a_running_task_cancels_its_run() {
     assert!(d.scheduler.cancel("doomed", CancelReason::Deleted));
     let ev = next_broadcast(&mut rx).await;
     assert_eq!(ev["details"]["status"], "cancelled");
-    assert_eq!(ev["details"]["error"], CancelReason::Deleted.message());
+    assert_eq!(
+        ev["details"]["error"],
+        crate::presentation::run_cancelled(CancelReason::Deleted, Default::default())
+    );
     until(Duration::from_secs(5), || {
         (!d.scheduler.is_running("doomed")).then_some(())
     })

@@ -13,6 +13,7 @@ mod extensions;
 mod goal;
 mod session;
 mod system;
+mod timeline;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -24,6 +25,7 @@ pub use extensions::*;
 pub use goal::*;
 pub use session::*;
 pub use system::*;
+pub use timeline::*;
 
 /// Params of a method that reads none (any object is accepted).
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
