@@ -109,7 +109,9 @@ fn without_a_daemon_a_broken_config_stays_and_every_command_names_line_and_colum
     let out = seekclaw(&home, tmp.path(), &["provider", "list"]);
     assert!(out.status.success());
     assert!(
-        text(&out.stdout).contains("tk\topenai"),
+        crate::squeezed_lines(&text(&out.stdout))
+            .iter()
+            .any(|l| l.trim_start_matches("* ").starts_with("tk openai ")),
         "{}",
         text(&out.stdout)
     );
@@ -292,7 +294,13 @@ fn a_running_daemon_keeps_its_last_good_config_when_the_file_goes_bad() {
     // The CLI lists what the daemon uses and says why the file is not used.
     let out = seekclaw(&home, tmp.path(), &["provider", "list"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("tk\topenai"));
+    assert!(
+        crate::squeezed_lines(&text(&out.stdout))
+            .iter()
+            .any(|l| l.trim_start_matches("* ").starts_with("tk openai ")),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(
         text(&out.stderr).contains("line 3, column 3: expected comma"),
         "{}",
@@ -336,7 +344,13 @@ fn a_wrongly_typed_field_falls_back_alone_and_edits_keep_it_verbatim() {
     // Without a daemon: listed, warned once, the field kept by an edit.
     let out = seekclaw(&home, tmp.path(), &["provider", "list"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("tk\topenai"));
+    assert!(
+        crate::squeezed_lines(&text(&out.stdout))
+            .iter()
+            .any(|l| l.trim_start_matches("* ").starts_with("tk openai ")),
+        "{}",
+        text(&out.stdout)
+    );
     let stderr = text(&out.stderr);
     assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
     assert!(stderr.contains("agent.maxStep: unknown field"), "{stderr}");
