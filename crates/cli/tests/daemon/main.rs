@@ -11,6 +11,7 @@ mod failures;
 mod full_disk;
 mod goals;
 mod hardening;
+mod hygiene;
 mod jobs;
 mod lifecycle;
 mod mcp;

@@ -126,7 +126,8 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
                 output_tokens,
                 total_input_tokens,
                 cached_input_tokens,
-                elapsed_ms,
+                // Whole milliseconds: sub-millisecond noise is no one's business.
+                elapsed_ms: elapsed_ms.round().max(0.0) as u64,
             },
         ),
         AgentEvent::ImageView {
