@@ -116,3 +116,94 @@ fn elapsed_ms_is_an_integer_on_the_socket_and_in_run_json() {
         .collect();
     assert_eq!(integer_elapsed(&lines), 1, "{text}");
 }
+
+/// Skips (saying so) where the kernel cannot sandbox.
+fn sandbox_supported() -> bool {
+    match seekclaw_tools::SandboxSupport::probe_cheap().missing() {
+        None => true,
+        Some(missing) => {
+            eprintln!("SKIPPED: the kernel cannot sandbox: {missing}");
+            false
+        }
+    }
+}
+
+/// The `$TMPDIR` a sandboxed `bash` call of one turn reported (after writing
+/// a file into it), and the turn's events.
+fn temp_of_a_turn(
+    server: &ProviderServer,
+    c: &mut seekclaw_testkit::Client,
+    ws: &std::path::Path,
+    calls: &[Value],
+) -> std::path::PathBuf {
+    let before = server.requests().len();
+    for (i, args) in calls.iter().enumerate() {
+        server.enqueue(Reply::new().tool_call(format!("b{i}"), "bash", args.to_string()));
+    }
+    server.enqueue(Reply::plain("done"));
+    let turn = chat(
+        c,
+        json!({"message": "use the temp dir", "workspace": ws.to_str().unwrap()}),
+    );
+    assert_eq!(turn.last().unwrap()["event"], "done", "{turn:?}");
+    let requests = server.requests();
+    let output = requests[before + 1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["content"].as_str())
+        .find(|text| text.contains("TMP="))
+        .expect("the command printed its TMPDIR")
+        .to_string();
+    assert!(output.contains("kept"), "{output}");
+    let start = output.find("TMP=").unwrap() + 4;
+    let path: String = output[start..]
+        .chars()
+        .take_while(|ch| !ch.is_whitespace())
+        .collect();
+    assert!(path.contains("seekclaw-sandbox-"), "{path}");
+    std::path::PathBuf::from(path)
+}
+
+#[test]
+fn the_sandbox_private_temp_dir_goes_when_its_turn_and_jobs_end() {
+    if !sandbox_supported() {
+        return;
+    }
+    let server = ProviderServer::start().unwrap();
+    // The test homes lie under the system temp dir: the sandbox gets a
+    // private temp dir instead of all of it.
+    let d = setup(&server, StartOptions::default());
+    let ws = tempfile::tempdir().unwrap();
+    let mut c = d.connect().unwrap();
+    let write =
+        json!({"command": "echo kept > \"$TMPDIR/f\" && cat \"$TMPDIR/f\" && echo TMP=$TMPDIR"});
+    let temp = temp_of_a_turn(&server, &mut c, ws.path(), &[write.clone()]);
+    gone_within(&temp, Duration::from_secs(5), "its turn");
+
+    // A background job keeps it until the job ends.
+    let job = json!({"command": "exec sleep 2.0444", "run_in_background": true});
+    let temp = temp_of_a_turn(&server, &mut c, ws.path(), &[write, job]);
+    let pid = crate::jobs::wait_marker("sleep 2.0444");
+    assert!(temp.is_dir(), "removed under a running job");
+    let start = Instant::now();
+    while seekclaw_testkit::process_alive(pid) {
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    gone_within(&temp, Duration::from_secs(5), "its job");
+}
+
+/// Waits (up to `limit`) for `path` to be removed.
+fn gone_within(path: &std::path::Path, limit: Duration, owner: &str) {
+    let start = Instant::now();
+    while path.exists() {
+        assert!(
+            start.elapsed() < limit,
+            "{} outlived {owner}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
