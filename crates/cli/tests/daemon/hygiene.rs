@@ -179,7 +179,7 @@ fn the_sandbox_private_temp_dir_goes_when_its_turn_and_jobs_end() {
     let mut c = d.connect().unwrap();
     let write =
         json!({"command": "echo kept > \"$TMPDIR/f\" && cat \"$TMPDIR/f\" && echo TMP=$TMPDIR"});
-    let temp = temp_of_a_turn(&server, &mut c, ws.path(), &[write.clone()]);
+    let temp = temp_of_a_turn(&server, &mut c, ws.path(), std::slice::from_ref(&write));
     gone_within(&temp, Duration::from_secs(5), "its turn");
 
     // A background job keeps it until the job ends.
