@@ -5,10 +5,12 @@ use seekclaw_store::StoreError;
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
     /// The home's lock file is held by a live daemon.
-    #[error("another daemon is running (pid {pid})")]
+    #[error("another daemon is running (pid {pid}){hint}")]
     AlreadyRunning {
         /// The pid the lock file names.
         pid: String,
+        /// What to do about it, when known (starts with a separator).
+        hint: String,
     },
     /// The socket (or pipe) could not be made ready.
     #[error("cannot prepare the endpoint {path}: {source}")]

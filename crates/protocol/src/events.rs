@@ -137,8 +137,8 @@ pub struct UsageDetails {
     pub total_input_tokens: u64,
     /// Input tokens read from the provider's prompt cache.
     pub cached_input_tokens: u64,
-    /// Wall time of the attempt, in milliseconds.
-    pub elapsed_ms: f64,
+    /// Wall time of the attempt, in whole milliseconds (a JSON integer).
+    pub elapsed_ms: u64,
 }
 
 /// `image_view`: an image shown to the model. `data` is its file name.

@@ -24,5 +24,5 @@ pub use error::ToolError;
 pub use jobs::{JobInfo, JobNotice, Jobs, Notify};
 pub use locks::{LockError, LockInfo, WriteLocks};
 pub use registry::{Registry, ToolFilter};
-pub use sandbox::{SandboxError, SandboxMode, SandboxPolicy, SandboxSupport};
+pub use sandbox::{InUse, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport};
 pub use tool::{Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput};

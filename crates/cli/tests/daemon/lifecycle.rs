@@ -286,6 +286,15 @@ fn an_on_demand_daemon_stays_while_a_client_is_connected_and_exits_after_the_idl
     std::thread::sleep(Duration::from_millis(2500));
     assert!(d.try_wait().unwrap().is_none(), "{}", d.stderr());
     assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
+    // A daemon of one's own cannot start beside it, and is told why.
+    let mut own = DaemonProcess::spawn_nowait(bin(), &d.home, &StartOptions::default()).unwrap();
+    assert!(!own.wait_exit(Duration::from_secs(20)).unwrap().success());
+    let said = own.stderr();
+    assert!(
+        said.contains(&format!("another daemon is running (pid {})", d.pid()))
+            && said.contains("started on demand"),
+        "{said}"
+    );
     // A second client leaving does not end the first one's daemon.
     drop(d.connect().unwrap());
     std::thread::sleep(Duration::from_millis(1500));

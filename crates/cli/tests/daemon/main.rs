@@ -14,6 +14,7 @@ mod failures;
 mod full_disk;
 mod goals;
 mod hardening;
+mod hygiene;
 mod implicit_workspace;
 mod jobs;
 mod language;

@@ -45,7 +45,7 @@ impl DaemonLock {
         let mut told = false;
         loop {
             match DaemonLock::acquire(&path) {
-                Err(DaemonError::AlreadyRunning { pid })
+                Err(DaemonError::AlreadyRunning { pid, .. })
                     if Instant::now() < deadline && !listener_answers(home) =>
                 {
                     if !told {
@@ -80,6 +80,7 @@ impl DaemonLock {
                 let _ = file.read_to_string(&mut pid);
                 let pid = pid.trim();
                 return Err(DaemonError::AlreadyRunning {
+                    hint: on_demand_hint(pid),
                     pid: if pid.is_empty() {
                         "unknown".into()
                     } else {
@@ -105,6 +106,21 @@ impl DaemonLock {
             let _ = std::fs::remove_file(&self.path);
             drop(file);
         }
+    }
+}
+
+/// For a daemon `seekclaw chat` started on demand (its command line says
+/// so): that it goes by itself, so a user starting their own knows to wait.
+fn on_demand_hint(pid: &str) -> String {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let on_demand = cmdline.split(|b| *b == 0).any(|arg| arg == b"--on-demand");
+    if on_demand {
+        format!(
+            "; it was started on demand (by `seekclaw chat`) and exits by itself once no \
+             client has been connected for its idle delay; `kill {pid}` stops it now"
+        )
+    } else {
+        String::new()
     }
 }
 

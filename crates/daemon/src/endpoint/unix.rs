@@ -37,6 +37,7 @@ pub fn bind_listener(
         if std::os::unix::net::UnixStream::connect(&path).is_ok() {
             return Err(DaemonError::AlreadyRunning {
                 pid: "unknown".into(),
+                hint: String::new(),
             });
         }
         tracing::info!(socket = %path.display(), "removing stale socket");

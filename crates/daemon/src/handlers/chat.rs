@@ -127,7 +127,8 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Opt
                 output_tokens,
                 total_input_tokens,
                 cached_input_tokens,
-                elapsed_ms,
+                // Whole milliseconds: sub-millisecond noise is no one's business.
+                elapsed_ms: elapsed_ms.round().max(0.0) as u64,
             },
         ),
         AgentEvent::ImageView {

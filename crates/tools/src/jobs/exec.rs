@@ -110,6 +110,7 @@ impl Execution {
         teardown: CancellationToken,
     ) -> Result<Arc<Execution>, super::StartError> {
         let prepared = sandbox.prepare()?;
+        let temp = prepared.in_use();
         let mut cmd = tokio::process::Command::new("/bin/bash");
         cmd.arg("-c")
             .arg(command)
@@ -160,7 +161,15 @@ impl Execution {
             detached: exec.detached.clone(),
             started: exec.started,
         };
-        tokio::spawn(supervise(child, pgid, readers, tx, ends, exec.clone()));
+        tokio::spawn(supervise(
+            child,
+            pgid,
+            readers,
+            tx,
+            ends,
+            exec.clone(),
+            temp,
+        ));
         Ok(exec)
     }
 
@@ -296,6 +305,9 @@ async fn supervise(
     tx: watch::Sender<Option<ExitInfo>>,
     ends: Ends,
     exec: Arc<Execution>,
+    // The sandbox's private temp dir, kept while anything of the command may
+    // use it (a background job outlives the turn that made it).
+    temp: crate::sandbox::InUse,
 ) {
     let (reason, grace) = tokio::select! {
         _ = child.wait() => (EndReason::Exited, Duration::ZERO),
@@ -330,6 +342,13 @@ async fn supervise(
     // or a teardown is not).
     exec.announce(&info);
     drop(exec);
+    // Once nothing of the command is left (a sandbox's init exits just after
+    // the command), its private temp dir may go; else it goes with the group.
+    let settled = !temp.is_held()
+        || tokio::time::timeout(GROUP_SETTLE, group_gone(pgid))
+            .await
+            .is_ok();
+    let _temp = (!settled).then_some(temp);
     if reason == EndReason::Exited {
         // Leftover descendants (`server &`) die with the turn (or, for a
         // background job, with the session's jobs).
@@ -341,6 +360,41 @@ async fn supervise(
             let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
+}
+
+/// How long a finished command's group may take to empty (its sandbox init
+/// reaping) before its temp dir is kept for the leftovers.
+const GROUP_SETTLE: Duration = Duration::from_millis(500);
+
+/// Returns once no live process of the group is left.
+async fn group_gone(pgid: Option<Pid>) {
+    while let Some(group) = pgid
+        && test_kill_process_group(group).is_ok()
+        && group_has_a_live_member(group)
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Whether a process of `group` is alive: an orphaned sandbox init stays a
+/// zombie in the group until whoever adopts orphans reaps it, and a zombie
+/// uses no files.
+fn group_has_a_live_member(group: Pid) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        // Cannot tell: the group counts as alive (its dir is kept).
+        return true;
+    };
+    let group = group.as_raw_nonzero().to_string();
+    procs.flatten().any(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        // After the command name: state, ppid, pgrp, …
+        let mut fields = stat.rsplit(')').next().unwrap_or("").split_whitespace();
+        let state = fields.next().unwrap_or("Z");
+        let pgrp = fields.nth(1).unwrap_or("");
+        pgrp == group && state != "Z" && state != "X"
+    })
 }
 
 /// `background job bg-3 finished (exit=0): `cmd` — read its output with …`.

@@ -25,6 +25,8 @@
 #[cfg(target_os = "linux")]
 mod enter;
 #[cfg(target_os = "linux")]
+mod private_temp;
+#[cfg(target_os = "linux")]
 mod rules;
 #[cfg(target_os = "linux")]
 mod seccomp;
@@ -55,6 +57,9 @@ pub struct SandboxPolicy {
     pub hidden: Vec<PathBuf>,
     /// The session's network: off denies every socket but `AF_UNIX`.
     pub network: bool,
+    /// `writable_temp` is our private dir (not the system's): made for the
+    /// turn's commands and removed after them.
+    temp_is_private: bool,
     /// The rules and filters, built by the first spawn and shared by the
     /// clones of this policy (one turn's commands): building them walks the
     /// directories along the path to the home, ~1.5 ms a spawn otherwise.
@@ -63,9 +68,40 @@ pub struct SandboxPolicy {
 
 /// A policy's prepared sandbox, shared by its clones; never part of equality.
 #[derive(Clone, Default)]
-struct PreparedCache(
-    #[cfg(target_os = "linux")] std::sync::Arc<std::sync::OnceLock<std::sync::Arc<enter::Enter>>>,
-);
+struct PreparedCache(#[cfg(target_os = "linux")] std::sync::Arc<std::sync::OnceLock<Ready>>);
+
+/// What the first spawn of a policy built: the rules, and the hold on the
+/// private temp dir they grant (kept as long as the rules may be used).
+#[cfg(target_os = "linux")]
+#[derive(Clone)]
+struct Ready {
+    enter: std::sync::Arc<enter::Enter>,
+    temp: InUse,
+}
+
+/// Keeps the private temp dir of a command's sandbox: a background job holds
+/// it until it ends, as the turn's policy does until the turn ends.
+#[derive(Clone, Default, Debug)]
+pub struct InUse {
+    /// Kept for its `Drop`; never read.
+    #[cfg(target_os = "linux")]
+    _hold: Option<std::sync::Arc<private_temp::TempHold>>,
+}
+
+impl InUse {
+    /// Whether it keeps a dir (a sandboxed command in `workspace-write` with a
+    /// private temp dir).
+    pub fn is_held(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            self._hold.is_some()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            false
+        }
+    }
+}
 
 impl PartialEq for PreparedCache {
     fn eq(&self, _: &Self) -> bool {
@@ -115,6 +151,7 @@ impl SandboxPolicy {
             writable_temp: None,
             hidden: Vec::new(),
             network: true,
+            temp_is_private: false,
             cache: PreparedCache::default(),
         }
     }
@@ -127,7 +164,8 @@ impl SandboxPolicy {
     pub fn new(mode: SandboxMode, workspace_root: &Path, home: &Path, network: bool) -> Self {
         let home = canonical(home);
         let system = canonical(&std::env::temp_dir());
-        let writable_temp = if home.starts_with(&system) || system.starts_with(&home) {
+        let temp_is_private = home.starts_with(&system) || system.starts_with(&home);
+        let writable_temp = if temp_is_private {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             home.hash(&mut h);
             system.join(format!("seekclaw-sandbox-{:016x}", h.finish()))
@@ -140,6 +178,7 @@ impl SandboxPolicy {
             writable_temp: Some(writable_temp),
             hidden: vec![home],
             network,
+            temp_is_private,
             cache: PreparedCache::default(),
         }
     }
@@ -199,30 +238,42 @@ impl SandboxPolicy {
             mode: self.mode,
             detail,
         };
-        let temp = match (&self.writable_temp, self.mode) {
-            (Some(t), SandboxMode::WorkspaceWrite) => {
-                ensure_private_dir(t)
-                    .map_err(|e| prepare_err(format!("temp dir {}: {e}", t.display())))?;
-                Some(t.as_path())
-            }
-            _ => None,
-        };
-        let enter = match self.cache.0.get() {
-            Some(enter) => enter.clone(),
+        let ready = match self.cache.0.get() {
+            Some(ready) => ready.clone(),
             None => {
+                let temp = match (&self.writable_temp, self.mode) {
+                    (Some(t), SandboxMode::WorkspaceWrite) => Some(t.as_path()),
+                    _ => None,
+                };
+                // Held before the rules are built: they grant this very dir.
+                let held = match temp {
+                    Some(t) if self.temp_is_private => InUse {
+                        _hold: Some(std::sync::Arc::new(
+                            private_temp::TempHold::acquire(t).map_err(|e| {
+                                prepare_err(format!("temp dir {}: {e}", t.display()))
+                            })?,
+                        )),
+                    },
+                    _ => InUse::default(),
+                };
                 let ruleset =
                     rules::ruleset(self, temp, support.landlock_abi).map_err(prepare_err)?;
                 let filters = seccomp::Filters::compile(self.network).map_err(prepare_err)?;
                 let enter = std::sync::Arc::new(
                     enter::Enter::new(ruleset, filters, &self.hidden).map_err(prepare_err)?,
                 );
-                // Two first spawns at once both build; either result is right.
-                self.cache.0.get_or_init(|| enter).clone()
+                // Two first spawns at once both build; either result is right
+                // (the loser's hold is dropped, the winner's kept).
+                self.cache
+                    .0
+                    .get_or_init(|| Ready { enter, temp: held })
+                    .clone()
             }
         };
         Ok(Prepared {
-            enter: Some(enter),
+            enter: Some(ready.enter),
             tmpdir: self.writable_temp.clone(),
+            temp: ready.temp,
         })
     }
 
@@ -241,9 +292,15 @@ pub struct Prepared {
     #[cfg(target_os = "linux")]
     enter: Option<std::sync::Arc<enter::Enter>>,
     tmpdir: Option<PathBuf>,
+    temp: InUse,
 }
 
 impl Prepared {
+    /// What keeps the command's temp dir: hold it until the command ends.
+    pub fn in_use(&self) -> InUse {
+        self.temp.clone()
+    }
+
     /// Installs the sandbox on `cmd`: `TMPDIR`, and the steps between fork
     /// and exec. Nothing to do when the mode is `off`.
     pub fn install(self, cmd: &mut std::process::Command) {
