@@ -14,6 +14,8 @@ pub struct SessionDetail {
     pub input_tokens: u64,
     /// Output tokens, summed.
     pub output_tokens: u64,
+    /// The session's own model (`/model`), if it has one.
+    pub model: Option<String>,
     /// The conversation, oldest first.
     pub messages: Vec<DetailMessage>,
 }

@@ -17,6 +17,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 mod approvals;
 mod labels;
+mod models;
 mod pickers;
 
 /// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
@@ -563,13 +564,13 @@ fn reasoning_folds_and_model_mode_compact_and_copy_commands_work() {
 
     screen.submit("/model");
     let models = screen.wait_for("Models");
-    assert!(models.contains("› tk/m1  active"), "{models}");
+    assert!(models.contains("› tk/m1  default"), "{models}");
     assert!(models.contains("  tk/eyes"), "{models}");
     // Typing on before the picker closes would read as Alt-keys.
     screen.keys(&["Escape"]);
     screen.wait("the picker closes", |s| !s.contains("Enter switches"));
     screen.submit("/model tk/eyes");
-    screen.wait_for("switched to tk/eyes");
+    screen.wait_for("This session now uses tk/eyes");
 
     screen.submit("/mode readonly");
     screen.wait_for("Mode: readonly");

@@ -23,7 +23,7 @@ use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
-use crate::engine::{Engine, SessionClaim, TurnHandle, TurnRequest};
+use crate::engine::{Engine, SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
 use crate::presentation::{status_text, workflow_label};
 use crate::scope::{self, Scope};
 
@@ -228,6 +228,26 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent) -> Option<Envelope> {
     Some(env.with_session(Some(session.to_string())))
 }
 
+/// The settings a session keeps over the config's: its own model (`/model`
+/// in `seekclaw chat`), while the config still has it.
+async fn session_overrides(
+    daemon: &Daemon,
+    scope: &Scope,
+    session: Option<&str>,
+) -> Result<TurnOverrides, MethodError> {
+    let Some(sid) = session.map(str::to_string) else {
+        return Ok(TurnOverrides::default());
+    };
+    let key = scope.key.clone();
+    let model = daemon.db(move |s| s.session_model(&key, &sid)).await?;
+    let config = daemon.config.load();
+    let model = model.filter(|m| seekclaw_providers::routing::resolve(&config, m, false).is_some());
+    Ok(TurnOverrides {
+        model,
+        ..TurnOverrides::default()
+    })
+}
+
 pub async fn chat(
     daemon: &Arc<Daemon>,
     conn: &Connection,
@@ -249,6 +269,7 @@ pub async fn chat(
         .map(str::to_string);
     let scope =
         scope::resolve(daemon, &params.scope()).map_err(|e| e.with_session(requested.clone()))?;
+    let overrides = session_overrides(daemon, &scope, requested.as_deref()).await?;
     let engine = daemon.engine();
     let claim = Claim {
         engine,
@@ -267,7 +288,7 @@ pub async fn chat(
         cancel: start.cancel.clone(),
         steer: start.steer.clone(),
         session: claim_session(daemon.as_ref(), conn, claim),
-        overrides: Default::default(),
+        overrides,
         approvals: start.approvals.clone(),
     };
     let mut turn = engine.start_turn(request).await?;
