@@ -20,6 +20,8 @@ pub fn chat(args: ChatArgs) -> ExitCode {
     let outcome = (|| -> anyhow::Result<()> {
         let home = Home::from_env()?;
         let at = args.at;
+        // Only the current directory is asked about: a named one was chosen.
+        let ask_trust = !at.global && at.workspace.is_none();
         let scope = if at.global {
             Scope::Global
         } else {
@@ -38,6 +40,7 @@ pub fn chat(args: ChatArgs) -> ExitCode {
             scope,
             session,
             prompt: args.prompt,
+            ask_trust,
         })?;
         Ok(())
     })();

@@ -19,6 +19,7 @@ mod approvals;
 mod labels;
 mod models;
 mod pickers;
+mod trust;
 
 /// One tmux server (its own socket) running `seekclaw chat`; killed on drop.
 pub(crate) struct Screen {
@@ -162,6 +163,20 @@ impl Drop for Screen {
     }
 }
 
+/// A project folder outside the daemon's home, registered as a known
+/// project (so the chat does not ask whether to trust it).
+pub(crate) fn known_project(
+    d: &DaemonProcess,
+    name: &str,
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let project = project_dir(dir.path(), name);
+    let mut c = d.connect().unwrap();
+    c.ok_json("project.upsert", json!({"path": project}))
+        .unwrap();
+    (dir, project)
+}
+
 /// The row of `screen` that contains `text`.
 pub(crate) fn row<'a>(screen: &'a str, text: &str) -> &'a str {
     screen
@@ -201,7 +216,11 @@ fn chat_streams_markdown_and_tool_rows_go_from_running_to_done_with_diffs() {
     assert!(!bash.contains('✓') && !bash.contains('✗'), "{running}");
     assert!(bash.contains("sleep 2"), "the summary: {running}");
 
-    let done = screen.wait_for("Here is bold and inline.");
+    // The text can show a frame before the turn's end does.
+    let done = screen.wait("the answer and the turn's end", |s| {
+        s.contains("Here is bold and inline.")
+            && s.lines().last().is_some_and(|l| l.contains("idle"))
+    });
     assert!(row(&done, "bash").contains("✓ bash"), "{done}");
     assert!(row(&done, "bash").contains(" s)"), "a duration: {done}");
     assert!(row(&done, "write_file").contains('✓'), "{done}");
@@ -510,7 +529,7 @@ fn bare_seekclaw_is_chat_in_the_current_project_and_pgup_scrolls_back() {
     let items: Vec<String> = (1..=80).map(|i| format!("- line{i:02}")).collect();
     server.enqueue(Reply::plain(items.join("\n")));
     let d = setup(&server, StartOptions::default());
-    let project = project_dir(&d.home, "proj");
+    let (_dir, project) = known_project(&d, "proj");
     let screen = Screen::start(&d.home, Some(&project), &[]);
     screen.wait_for("Ask anything");
     screen.submit("list them");
@@ -686,7 +705,7 @@ fn shell_commands_give_context_and_the_wheel_scrolls() {
     let items: Vec<String> = (1..=60).map(|i| format!("- item{i:02}")).collect();
     server.enqueue(Reply::plain(items.join("\n")));
     let d = setup(&server, StartOptions::default());
-    let project = project_dir(&d.home, "shellproj");
+    let (_dir, project) = known_project(&d, "shellproj");
     std::fs::write(project.join("marker.txt"), "").unwrap();
     let screen = Screen::start(&d.home, Some(&project), &["chat"]);
     screen.wait_for("Ask anything");

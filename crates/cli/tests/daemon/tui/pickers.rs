@@ -6,7 +6,6 @@ use serde_json::json;
 
 use super::{Screen, row, session_of};
 use crate::chat::setup;
-use crate::project_dir;
 
 #[test]
 fn the_sessions_picker_searches_toggles_scope_and_archived_and_opens_one() {
@@ -124,7 +123,7 @@ fn at_path_tab_completes_and_an_at_image_is_attached() {
     let server = ProviderServer::start().unwrap();
     server.enqueue(Reply::plain("a red dot"));
     let d = setup(&server, StartOptions::default());
-    let project = project_dir(&d.home, "proj");
+    let (_dir, project) = super::known_project(&d, "proj");
     std::fs::write(project.join("src/lib_one.rs"), "x").unwrap();
     std::fs::write(project.join("src/main.rs"), "x").unwrap();
     // A 1×1 PNG.
