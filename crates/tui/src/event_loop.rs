@@ -25,6 +25,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::actions::{act, watch_session};
 use crate::app::{Action, App};
 use crate::lifecycle::Daemon;
+use crate::setup::Outcome;
 use crate::trust::{self, FolderCheck, TrustChoice};
 use crate::{ChatOptions, Scope, TuiError, open_session, render};
 
@@ -89,6 +90,20 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
             TrustChoice::Quit => return Ok(()),
         }
     }
+    // A first run: no provider yet, so the welcome adds one in place.
+    let mut welcome = None;
+    if crate::setup::needed(&daemon.conn).await? {
+        welcome = Some(
+            match crate::setup::run(&mut terminal, &mut keys, &daemon.conn).await? {
+                Outcome::Added(done) => done,
+                Outcome::Skipped => "No provider yet: nothing can answer until one is added \
+                                 (`seekclaw provider add --help`)."
+                    .to_string(),
+                Outcome::Quit => return Ok(()),
+            },
+        );
+        terminal.clear().map_err(TuiError::Terminal)?;
+    }
     let mut app = App::default();
     app.root = crate::completion::root_of(&scope);
     match open_session(&daemon.conn, &scope, &opts.session).await {
@@ -98,6 +113,9 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     }
     if daemon.started_here() {
         app.hint = Some("started a daemon for this chat".into());
+    }
+    if let Some(text) = welcome {
+        app.notice(text);
     }
     // A turn already running on the session (a desktop's, a scheduled run)
     // shows as it goes.

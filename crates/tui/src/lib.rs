@@ -27,6 +27,7 @@ mod phase;
 pub mod picker;
 pub mod print;
 pub mod render;
+pub mod setup;
 mod shell;
 pub mod trust;
 pub mod watching;

@@ -16,6 +16,7 @@ use crate::{bin, project_dir};
 const WAIT: Duration = Duration::from_secs(20);
 
 mod approvals;
+mod first_run;
 mod labels;
 mod models;
 mod pickers;
