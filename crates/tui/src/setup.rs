@@ -97,6 +97,8 @@ pub struct Setup {
     key: String,
     /// A failure (or progress) line under the step.
     message: Option<(bool, String)>,
+    /// A provider was saved (and then failed its test).
+    saved: Option<String>,
 }
 
 impl Default for Setup {
@@ -115,6 +117,7 @@ impl Setup {
             url: String::new(),
             key: String::new(),
             message: None,
+            saved: None,
         }
     }
 
@@ -356,7 +359,15 @@ where
         };
         match next {
             Next::Stay => {}
-            Next::Skip => return Ok(Outcome::Skipped),
+            // What was saved stays: say so rather than "no provider".
+            Next::Skip => {
+                return Ok(match setup.saved {
+                    Some(id) => Outcome::Added(format!(
+                        "{id} is saved, but its test failed: /doctor checks it again."
+                    )),
+                    None => Outcome::Skipped,
+                });
+            }
             Next::Quit => return Ok(Outcome::Quit),
             Next::ListModels => {
                 setup.message = Some((false, "Listing the endpoint's models…".into()));
@@ -376,7 +387,12 @@ where
                 draw(terminal, &setup)?;
                 match save_and_test(conn, &setup).await {
                     Ok(done) => return Ok(Outcome::Added(done)),
-                    Err(e) => setup.failed(e),
+                    Err((saved, e)) => {
+                        if saved {
+                            setup.saved = Some(setup.provider_id());
+                        }
+                        setup.failed(e);
+                    }
                 }
             }
         }
@@ -421,15 +437,16 @@ async fn list_models(setup: &Setup) -> Result<Vec<String>, String> {
 
 /// Saves the provider, then probes it: `Ok` with what to tell the user, or
 /// why it failed (the entry stays saved; a new key replaces its key).
-async fn save_and_test(conn: &Connection, setup: &Setup) -> Result<String, String> {
+/// The error says whether the entry was saved.
+async fn save_and_test(conn: &Connection, setup: &Setup) -> Result<String, (bool, String)> {
     let id = setup.provider_id();
     conn.call_json("provider.upsert", setup.upsert_params())
         .await
-        .map_err(|e| format!("Cannot save it: {e}"))?;
+        .map_err(|e| (false, format!("Cannot save it: {e}")))?;
     let probes = conn
         .call_json("provider.test", json!({"id": id}))
         .await
-        .map_err(|e| format!("Cannot test it: {e}"))?;
+        .map_err(|e| (true, format!("Cannot test it: {e}")))?;
     let probe = &probes[0];
     let detail = probe["detail"].as_str().unwrap_or("no answer");
     if probe["online"].as_bool() == Some(true) && detail == "ok" {
@@ -438,8 +455,11 @@ async fn save_and_test(conn: &Connection, setup: &Setup) -> Result<String, Strin
             probe["latencyMs"].as_u64().unwrap_or(0)
         ))
     } else {
-        Err(format!(
-            "The test failed: {detail}. Check the key or URL (Enter tries again, Esc goes back)."
+        Err((
+            true,
+            format!(
+                "The test failed: {detail}. Check the key or URL (Enter tries again, Esc goes back)."
+            ),
         ))
     }
 }
