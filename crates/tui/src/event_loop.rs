@@ -92,7 +92,8 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     }
     // A first run: no provider yet, so the welcome adds one in place.
     let mut welcome = None;
-    if crate::setup::needed(&daemon.conn).await? {
+    // A daemon that cannot list providers still chats (its errors show there).
+    if crate::setup::needed(&daemon.conn).await.unwrap_or(false) {
         welcome = Some(
             match crate::setup::run(&mut terminal, &mut keys, &daemon.conn).await? {
                 Outcome::Added(done) => done,
