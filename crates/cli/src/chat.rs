@@ -23,6 +23,8 @@ pub fn chat(args: ChatArgs) -> ExitCode {
         }
         let home = Home::from_env()?;
         let at = args.at;
+        // Only the current directory is asked about: a named one was chosen.
+        let ask_trust = !at.global && at.workspace.is_none();
         let scope = if at.global {
             Scope::Global
         } else {
@@ -41,6 +43,7 @@ pub fn chat(args: ChatArgs) -> ExitCode {
             scope,
             session,
             prompt: args.prompt,
+            ask_trust,
         })?;
         Ok(())
     })();

@@ -15,13 +15,18 @@ use seekclaw_store::{
 const NOTICE_KIND: &str = "notice";
 
 /// The timeline of a session: its header's totals and its whole log.
-pub fn session_timeline(header: SessionHeader, events: Vec<SessionEvent>) -> SessionTimeline {
+pub fn session_timeline(
+    header: SessionHeader,
+    model: Option<String>,
+    events: Vec<SessionEvent>,
+) -> SessionTimeline {
     SessionTimeline {
         id: header.id,
         title: header.title,
         workspace: header.workspace,
         input_tokens: header.input_tokens,
         output_tokens: header.output_tokens,
+        model,
         entries: timeline(events),
     }
 }

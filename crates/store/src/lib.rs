@@ -21,6 +21,7 @@ mod projects;
 mod schedules;
 mod schema;
 mod session_file;
+mod session_model;
 mod sessions;
 mod store;
 mod stored;

@@ -152,7 +152,16 @@ CREATE TABLE session_approvals (
 ALTER TABLE scheduled_tasks ADD COLUMN approval TEXT NULL;
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+/// V6: the model a session's turns use (`/model` in `seekclaw chat`,
+/// `session.update {model}`), beside the row like its approval settings.
+const V6: &str = r#"
+CREATE TABLE session_models (
+    session_pk INTEGER PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE,
+    model TEXT NOT NULL
+);
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

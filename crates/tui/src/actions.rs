@@ -132,11 +132,43 @@ async fn try_act(
         Action::Model(None) => {
             let catalog = conn.call_json("model.catalog", json!({})).await?;
             app.set_catalog(&catalog);
-            app.picker = Some(crate::picker::Picker::models(&catalog));
+            app.picker = Some(crate::picker::Picker::models(
+                &catalog,
+                app.session_model.as_deref(),
+            ));
         }
+        // The session keeps the model; other sessions keep the default.
         Action::Model(Some(model)) => {
+            let id = ensure_session(daemon, scope, app).await?;
+            let header = conn
+                .call_json(
+                    "session.update",
+                    scope.with(json!({"id": id, "model": model})),
+                )
+                .await?;
+            let chosen = header["model"].as_str().unwrap_or(&model).to_string();
+            app.model = Some(chosen.clone());
+            app.session_model = Some(chosen.clone());
+            app.notice(format!(
+                "This session now uses {chosen}. (/model default {chosen} makes it the default for new sessions.)"
+            ));
+        }
+        Action::ModelDefault(model) => {
             let text = conn.call("model.switch", json!({"model": model})).await?;
-            app.notice(text);
+            let chosen = text
+                .strip_prefix("switched to ")
+                .unwrap_or(&model)
+                .to_string();
+            let this = match &app.session_model {
+                Some(own) => format!("this session keeps {own}"),
+                None => {
+                    app.model = Some(chosen.clone());
+                    "this session too".to_string()
+                }
+            };
+            app.notice(format!(
+                "Default model: {chosen} (new sessions and those without a model of their own; {this})."
+            ));
         }
         Action::Mode(None) => {
             let mode = conn.call("agent.mode.get", json!({})).await?;

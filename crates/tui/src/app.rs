@@ -106,8 +106,10 @@ pub enum Action {
     LoadCatalog,
     /// `/resume ID`.
     Resume(String),
-    /// `/model`: the models picker; `/model REF`: switch to one.
+    /// `/model`: the models picker; `/model REF`: this session's model.
     Model(Option<String>),
+    /// `/model default REF`: the default model (the config's active one).
+    ModelDefault(String),
     /// `/mode`: show the agent mode; `/mode NAME`: switch.
     Mode(Option<String>),
     /// `/compact`: summarize the session.
@@ -150,7 +152,8 @@ its output goes to the model\n\
 @IMAGE.png attaches the image · a long paste is one block\n\
 Approval prompts: ↑↓ + Enter or 1-4 choose · Esc rejects · typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
-          /resume ID  /model [REF]  /mode [NAME]  /compact  /copy\n\
+          /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
+          /compact  /copy\n\
           /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
 
 /// The whole UI state.
@@ -162,8 +165,11 @@ pub struct App {
     pub pending_steers: Vec<String>,
     /// The session the prompts go to (`None` until the first prompt).
     pub session_id: Option<String>,
-    /// `provider/model` of the latest `model_start`.
+    /// `provider/model` of the latest `model_start`, or the one the next
+    /// turn uses (the session's own, the default).
     pub model: Option<String>,
+    /// The session's own model (`/model REF`), over the default.
+    pub session_model: Option<String>,
     /// Input tokens (`usage`), summed.
     pub input_tokens: u64,
     /// Output tokens (`usage`), summed.
@@ -282,6 +288,7 @@ impl App {
         self.shell_steers.clear();
         self.session_id = session_id;
         self.model = None;
+        self.session_model = None;
         self.input_tokens = 0;
         self.output_tokens = 0;
         self.model_tokens.clear();
@@ -601,7 +608,14 @@ impl App {
             }
             ("compact", _) => Some(Action::Compact),
             ("model", "") => Some(Action::Model(None)),
-            ("model", m) => Some(Action::Model(Some(m.to_string()))),
+            ("model", "default") => {
+                self.error("usage: /model default REF (the model new sessions use)");
+                None
+            }
+            ("model", m) => match m.strip_prefix("default ") {
+                Some(r) => Some(Action::ModelDefault(r.trim().to_string())),
+                None => Some(Action::Model(Some(m.to_string()))),
+            },
             ("mode", "") => Some(Action::Mode(None)),
             ("mode", m) => Some(Action::Mode(Some(m.to_string()))),
             ("copy", _) => Some(Action::Copy),

@@ -15,8 +15,9 @@ impl App {
             .flatten()
             .filter_map(|m| {
                 let r = m["ref"].as_str()?.to_string();
-                let input = m["inputPricePerMTok"].as_f64().unwrap_or(0.0);
-                let output = m["outputPricePerMTok"].as_f64().unwrap_or(0.0);
+                // A model without prices has an unknown cost, not a free one.
+                let input = m["inputPricePerMTok"].as_f64()?;
+                let output = m["outputPricePerMTok"].as_f64()?;
                 if m["active"].as_bool().unwrap_or(false) {
                     // A loaded session's totals of no known model are priced
                     // as the active model (see `session_tokens`).
@@ -41,18 +42,17 @@ impl App {
             .insert(model, (self.input_tokens, self.output_tokens));
     }
 
-    /// The session's cost in USD so far; `None` until the prices are known.
+    /// The session's cost in USD so far; `None` until the prices of every
+    /// model it used are known.
     pub fn cost(&self) -> Option<f64> {
         let prices = self.prices.as_ref()?;
-        Some(
-            self.model_tokens
-                .iter()
-                .map(|(model, (input, output))| {
-                    let (pi, po) = prices.get(model).copied().unwrap_or((0.0, 0.0));
-                    (pi * *input as f64 + po * *output as f64) / 1e6
-                })
-                .sum(),
-        )
+        // Folded from +0.0: an empty f64 sum is -0.0, shown as "$-0.0000".
+        self.model_tokens
+            .iter()
+            .try_fold(0.0, |sum, (model, (input, output))| {
+                let (pi, po) = prices.get(model).copied()?;
+                Some(sum + (pi * *input as f64 + po * *output as f64) / 1e6)
+            })
     }
 }
 
@@ -90,5 +90,19 @@ mod tests {
             {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
         ]));
         assert_eq!(app.cost(), Some(1.0));
+    }
+
+    #[test]
+    fn no_tokens_cost_zero_and_a_model_without_prices_costs_unknown() {
+        let mut app = App::default();
+        app.set_catalog(&json!([
+            {"ref": "a/m", "active": true, "inputPricePerMTok": 1.0, "outputPricePerMTok": 2.0},
+            {"ref": "b/n", "active": false},
+        ]));
+        assert_eq!(format!("{:.4}", app.cost().unwrap()), "0.0000");
+        app.model_tokens.insert("a/m".into(), (1_000_000, 0));
+        assert_eq!(app.cost(), Some(1.0));
+        app.model_tokens.insert("b/n".into(), (10, 10));
+        assert_eq!(app.cost(), None);
     }
 }

@@ -27,6 +27,8 @@ pub struct SessionDetail {
     pub input_tokens: u64,
     /// Output tokens, summed.
     pub output_tokens: u64,
+    /// The session's own model (`/model`), if it has one.
+    pub model: Option<String>,
     /// The log, oldest first.
     pub entries: Vec<LogEntry>,
 }
@@ -149,6 +151,11 @@ impl App {
             self.replay(entry);
         }
         self.session_tokens();
+        // The session's own model (`/model`) answers its next turn.
+        if let Some(model) = detail.model {
+            self.model = Some(model.clone());
+            self.session_model = Some(model);
+        }
     }
 
     /// Adds the rows one log entry drew while its turn ran.

@@ -10,7 +10,7 @@ const FRAME: Duration = Duration::from_millis(16);
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
-    EventStream, MouseEventKind,
+    EventStream, KeyEventKind, MouseEventKind,
 };
 use crossterm::terminal::{
     BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
@@ -25,6 +25,8 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::actions::{act, watch_session};
 use crate::app::{Action, App};
 use crate::lifecycle::Daemon;
+use crate::setup::Outcome;
+use crate::trust::{self, FolderCheck, TrustChoice};
 use crate::{ChatOptions, Scope, TuiError, open_session, render};
 
 /// Puts the terminal back however the loop ends.
@@ -68,9 +70,42 @@ pub async fn run(opts: ChatOptions) -> Result<(), TuiError> {
 }
 
 async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
-    let mut app = App::default();
     // The `/sessions` picker may move the chat to the other scope.
     let mut scope = opts.scope.clone();
+    let ask = match (&scope, opts.ask_trust) {
+        (Scope::Workspace(dir), true) => match trust::check(&daemon.conn, &opts.home, dir).await? {
+            FolderCheck::Known => None,
+            FolderCheck::Ask(root) => Some(root),
+            // Said before the screen is taken, so it stays readable.
+            FolderCheck::Refused(why) => return Err(TuiError::NotAProject(why)),
+        },
+        _ => None,
+    };
+    let (_guard, mut terminal) = TerminalGuard::enter()?;
+    let mut keys = EventStream::new();
+    if let Some(root) = ask {
+        match ask_trust(&mut terminal, &mut keys, root.clone()).await? {
+            TrustChoice::Trust => trust::trust(&daemon.conn, &root).await?,
+            TrustChoice::Global => scope = Scope::Global,
+            TrustChoice::Quit => return Ok(()),
+        }
+    }
+    // A first run: no provider yet, so the welcome adds one in place.
+    let mut welcome = None;
+    // A daemon that cannot list providers still chats (its errors show there).
+    if crate::setup::needed(&daemon.conn).await.unwrap_or(false) {
+        welcome = Some(
+            match crate::setup::run(&mut terminal, &mut keys, &daemon.conn).await? {
+                Outcome::Added(done) => done,
+                Outcome::Skipped => "No provider yet: nothing can answer until one is added \
+                                 (`seekclaw provider add --help`)."
+                    .to_string(),
+                Outcome::Quit => return Ok(()),
+            },
+        );
+        terminal.clear().map_err(TuiError::Terminal)?;
+    }
+    let mut app = App::default();
     app.root = crate::completion::root_of(&scope);
     match open_session(&daemon.conn, &scope, &opts.session).await {
         Ok(Some(detail)) => app.load_session(detail),
@@ -80,7 +115,9 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     if daemon.started_here() {
         app.hint = Some("started a daemon for this chat".into());
     }
-    let (_guard, mut terminal) = TerminalGuard::enter()?;
+    if let Some(text) = welcome {
+        app.notice(text);
+    }
     // A turn already running on the session (a desktop's, a scheduled run)
     // shows as it goes.
     if let Err(e) = watch_session(daemon, &scope, &mut app).await {
@@ -95,7 +132,6 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     // terminal restored); a daemon started on demand exits once no client is left.
     let mut hangup = signal(SignalKind::hangup()).map_err(TuiError::Terminal)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(TuiError::Terminal)?;
-    let mut keys = EventStream::new();
     let mut ticks = tokio::time::interval(Duration::from_millis(100));
     // Redraws are coalesced to one per frame: a fast stream costs no more
     // draws than a slow one, and a key after a quiet spell is drawn at once.
@@ -166,6 +202,31 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
             _ = terminate.recv() => return Ok(()),
         }
         dirty = true;
+    }
+}
+
+/// Asks whether to trust the chat's folder until a choice is made.
+async fn ask_trust(
+    terminal: &mut Terminal<CrosstermBackend<Stdout>>,
+    keys: &mut EventStream,
+    root: std::path::PathBuf,
+) -> Result<TrustChoice, TuiError> {
+    let mut prompt = trust::TrustPrompt::new(root);
+    loop {
+        terminal
+            .draw(|f| trust::draw(f, &prompt))
+            .map_err(TuiError::Terminal)?;
+        match keys.next().await {
+            Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => {
+                if let Some(choice) = prompt.key(k) {
+                    terminal.clear().map_err(TuiError::Terminal)?;
+                    return Ok(choice);
+                }
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(TuiError::Terminal(e)),
+            None => return Ok(TrustChoice::Quit),
+        }
     }
 }
 

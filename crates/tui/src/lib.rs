@@ -29,7 +29,9 @@ pub mod picker;
 pub mod print;
 mod print_live;
 pub mod render;
+pub mod setup;
 mod shell;
+pub mod trust;
 pub mod watching;
 
 use std::io::IsTerminal;
@@ -71,6 +73,10 @@ pub enum TuiError {
     /// The turn was cancelled (Ctrl-C without a terminal UI).
     #[error("the turn was cancelled")]
     Cancelled,
+    /// The chat's folder cannot be a workspace unless named (`/`, the home
+    /// directory): what to do instead.
+    #[error("{0}")]
+    NotAProject(String),
     /// No prompt to answer when stdout is not a terminal.
     #[error(
         "stdout is not a terminal: pass a prompt (`seekclaw chat \"…\"`) to print its answer, or use `seekclaw run`"
@@ -127,6 +133,9 @@ pub struct ChatOptions {
     pub session: SessionChoice,
     /// A prompt to send right away.
     pub prompt: Option<String>,
+    /// The workspace is the current directory, not one the user named: a
+    /// folder not yet a known project is asked about (trust) first.
+    pub ask_trust: bool,
 }
 
 /// Runs `seekclaw chat`: the UI when stdout is a terminal; otherwise the

@@ -73,16 +73,23 @@ impl Picker {
         }
     }
 
-    /// The models `model.catalog` returned, the active one selected.
-    pub fn models(catalog: &Value) -> Picker {
-        let mut selected = 0;
+    /// The models `model.catalog` returned; the session's own model (else
+    /// the default, the catalog's active one) selected.
+    pub fn models(catalog: &Value, session_model: Option<&str>) -> Picker {
+        let mut selected = None;
+        let mut default = 0;
         let items = rows(catalog)
             .enumerate()
             .map(|(i, m)| {
                 let mut detail = Vec::new();
+                let r = m["ref"].as_str().unwrap_or_default().to_string();
+                if session_model == Some(r.as_str()) {
+                    selected = Some(i);
+                    detail.push("this session".to_string());
+                }
                 if m["active"].as_bool().unwrap_or(false) {
-                    selected = i;
-                    detail.push("active".to_string());
+                    default = i;
+                    detail.push("default".to_string());
                 }
                 if let Some(alias) = m["alias"].as_str() {
                     detail.push(format!("alias {alias}"));
@@ -90,7 +97,6 @@ impl Picker {
                 if !m["providerEnabled"].as_bool().unwrap_or(true) {
                     detail.push("provider disabled".to_string());
                 }
-                let r = m["ref"].as_str().unwrap_or_default().to_string();
                 PickItem {
                     key: r.clone(),
                     label: r,
@@ -102,7 +108,7 @@ impl Picker {
             kind: PickerKind::Models,
             items,
             query: String::new(),
-            selected,
+            selected: selected.unwrap_or(default),
         }
     }
 
@@ -145,7 +151,9 @@ impl Picker {
             PickerKind::Sessions { .. } => {
                 " type to search · ↑↓ · Enter opens · Tab: workspace/global · Ctrl-A: archived · Esc "
             }
-            PickerKind::Models => " type to search · ↑↓ · Enter switches · Esc ",
+            PickerKind::Models => {
+                " type to search · ↑↓ · Enter: this session · Ctrl-D: the default for new sessions · Esc "
+            }
         }
     }
 }
@@ -163,6 +171,11 @@ impl App {
         match key.code {
             KeyCode::Esc => self.picker = None,
             KeyCode::Char('c') if ctrl => self.picker = None,
+            KeyCode::Char('d') if ctrl && picker.kind == PickerKind::Models => {
+                let item = picker.shown().get(picker.selected).map(|i| i.key.clone())?;
+                self.picker = None;
+                return Some(Action::ModelDefault(item));
+            }
             KeyCode::Char('a') if ctrl => {
                 if let PickerKind::Sessions { global, archived } = picker.kind {
                     return Some(Action::PickSessions {
@@ -290,12 +303,21 @@ mod tests {
             {"ref": "a/one", "active": false, "providerEnabled": true, "alias": null},
             {"ref": "b/two", "active": true, "providerEnabled": true, "alias": "t"},
         ]);
-        app.picker = Some(Picker::models(&catalog));
+        app.picker = Some(Picker::models(&catalog, None));
         assert_eq!(app.picker.as_ref().unwrap().selected, 1);
         app.on_key(key(KeyCode::Up));
         assert_eq!(
             app.on_key(key(KeyCode::Enter)),
             Some(Action::Model(Some("a/one".into())))
+        );
+        // The session's own model is selected; Ctrl-D makes one the default.
+        app.picker = Some(Picker::models(&catalog, Some("a/one")));
+        assert_eq!(app.picker.as_ref().unwrap().selected, 0);
+        assert_eq!(app.picker.as_ref().unwrap().items[0].detail, "this session");
+        app.on_key(key(KeyCode::Down));
+        assert_eq!(
+            app.on_key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL)),
+            Some(Action::ModelDefault("b/two".into()))
         );
     }
 }

@@ -73,10 +73,10 @@ fn the_model_picker_marks_the_active_model() {
         {"ref": "a/one", "active": false, "providerEnabled": false, "alias": null},
         {"ref": "b/two", "active": true, "providerEnabled": true, "alias": "t"},
     ]);
-    app.picker = Some(seekclaw_tui::picker::Picker::models(&catalog));
+    app.picker = Some(seekclaw_tui::picker::Picker::models(&catalog, None));
     let shown = screen(&mut app, 80, 12);
     assert!(has(&shown, "  a/one  provider disabled"), "{shown:#?}");
-    assert!(has(&shown, "› b/two  active, alias t"), "{shown:#?}");
+    assert!(has(&shown, "› b/two  default, alias t"), "{shown:#?}");
 }
 
 #[test]

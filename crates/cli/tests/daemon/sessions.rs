@@ -54,9 +54,11 @@ fn session_lifecycle_with_reference_shapes() {
     let got = c.ok_json("session.get", json!({"id": id})).unwrap();
     let mut expected: Vec<String> = HEADER_KEYS.iter().map(|s| s.to_string()).collect();
     // Ours, additive (issue 20): the effective approval policy and the
-    // session's allowed calls, before the messages.
-    expected.extend(["approvalPolicy", "approvalRules", "messages"].map(String::from));
+    // session's allowed calls; (issue 26) the session's own model; then the
+    // messages.
+    expected.extend(["approvalPolicy", "approvalRules", "model", "messages"].map(String::from));
     assert_eq!(keys(&got), expected);
+    assert_eq!(got["model"], Value::Null);
     assert_eq!(got["approvalPolicy"], "never");
     assert_eq!(got["approvalRules"], json!([]));
     assert_eq!(got["reasoningLevel"], "xhigh");

@@ -23,7 +23,7 @@ use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
-use crate::engine::{Engine, SessionClaim, TurnHandle, TurnRequest};
+use crate::engine::{Engine, SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
 use crate::presentation::{status_text, workflow_label};
 use crate::scope::{self, Scope};
 
@@ -280,6 +280,26 @@ fn model_notice(id: i64, ev: AgentEvent) -> Option<Envelope> {
     })
 }
 
+/// The settings a session keeps over the config's: its own model (`/model`
+/// in `seekclaw chat`), while the config still has it.
+async fn session_overrides(
+    daemon: &Daemon,
+    scope: &Scope,
+    session: Option<&str>,
+) -> Result<TurnOverrides, MethodError> {
+    let Some(sid) = session.map(str::to_string) else {
+        return Ok(TurnOverrides::default());
+    };
+    let key = scope.key.clone();
+    let model = daemon.db(move |s| s.session_model(&key, &sid)).await?;
+    let config = daemon.config.load();
+    let model = model.filter(|m| seekclaw_providers::routing::resolve(&config, m, false).is_some());
+    Ok(TurnOverrides {
+        model,
+        ..TurnOverrides::default()
+    })
+}
+
 pub async fn chat(
     daemon: &Arc<Daemon>,
     conn: &Connection,
@@ -301,6 +321,17 @@ pub async fn chat(
         .map(str::to_string);
     let scope = scope::resolve_for_turn(daemon, &params.scope())
         .map_err(|e| e.with_session(requested.clone()))?;
+    let mut overrides = session_overrides(daemon, &scope, requested.as_deref()).await?;
+    // A model named with this chat wins over the session's own; either is
+    // pinned (it alone answers, no failover).
+    if let Some(named) = params
+        .model
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
+        overrides.model = Some(named.to_string());
+    }
     let engine = daemon.engine();
     let claim = Claim {
         engine,
@@ -319,15 +350,7 @@ pub async fn chat(
         cancel: start.cancel.clone(),
         steer: start.steer.clone(),
         session: claim_session(daemon.as_ref(), conn, claim),
-        overrides: crate::engine::TurnOverrides {
-            model: params
-                .model
-                .as_deref()
-                .map(str::trim)
-                .filter(|m| !m.is_empty())
-                .map(str::to_string),
-            ..Default::default()
-        },
+        overrides,
         approvals: start.approvals.clone(),
     };
     let mut turn = engine.start_turn(request).await?;

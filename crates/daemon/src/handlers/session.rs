@@ -149,13 +149,26 @@ struct SessionView {
     rest: SessionHeader,
     approval_policy: &'static str,
     approval_rules: Vec<seekclaw_store::ApprovalRule>,
+    model: Option<String>,
     messages: Vec<Message>,
+}
+
+/// `session.update`'s answer: the header, and the session's own model when
+/// it has one.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdatedSession {
+    #[serde(flatten)]
+    header: SessionHeader,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
 }
 
 impl SessionView {
     fn new(
         mut header: SessionHeader,
         approvals: (ApprovalPolicy, Vec<seekclaw_store::ApprovalRule>),
+        model: Option<String>,
         messages: Vec<Message>,
     ) -> SessionView {
         SessionView {
@@ -165,6 +178,7 @@ impl SessionView {
             rest: header,
             approval_policy: approvals.0.as_str(),
             approval_rules: approvals.1,
+            model,
             messages,
         }
     }
@@ -195,14 +209,15 @@ pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                 return Ok(None);
             };
             let approvals = s.session_approvals(&key, &sid)?;
+            let model = s.session_model(&key, &sid)?;
             let messages = s.messages(&key, &sid)?;
-            Ok(Some((header, approvals, messages)))
+            Ok(Some((header, approvals, model, messages)))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;
-    let (header, approvals, messages) = found;
+    let (header, approvals, model, messages) = found;
     let policy = session_policy(daemon, &scope, approvals.policy.as_deref());
-    let view = SessionView::new(header, (policy, approvals.rules), messages);
+    let view = SessionView::new(header, (policy, approvals.rules), model, messages);
     Ok(Envelope::json_result(id, &view))
 }
 
@@ -217,8 +232,9 @@ pub async fn timeline(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             let Some(header) = s.session(&scope.key, &sid)? else {
                 return Ok(None);
             };
+            let model = s.session_model(&scope.key, &sid)?;
             let events = s.events(&scope.key, &sid)?;
-            Ok(Some(crate::timeline::session_timeline(header, events)))
+            Ok(Some(crate::timeline::session_timeline(header, model, events)))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;
@@ -270,6 +286,11 @@ pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
                 .as_str(),
         )),
     };
+    let model = match params.model {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(raw)) => Some(Some(session_model_ref(daemon, &raw)?)),
+    };
     let header = patch(
         daemon,
         &session,
@@ -288,7 +309,27 @@ pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             .db(move |s| s.set_session_approval_policy(&scope.key, &sid, policy))
             .await?;
     }
-    Ok(Envelope::json_result(id, &header))
+    let scope = target(daemon, &session)?;
+    let sid = header.id.clone();
+    let model = daemon
+        .db(move |s| {
+            if let Some(model) = model {
+                s.set_session_model(&scope.key, &sid, model.as_deref())?;
+            }
+            s.session_model(&scope.key, &sid)
+        })
+        .await?;
+    Ok(Envelope::json_result(id, &UpdatedSession { header, model }))
+}
+
+/// The `provider/model` a session's `model` names (a ref, an alias or a
+/// unique bare id of an enabled provider).
+fn session_model_ref(daemon: &Daemon, wanted: &str) -> Result<String, MethodError> {
+    let config = daemon.config.load();
+    let wanted = wanted.trim();
+    seekclaw_providers::routing::resolve(&config, wanted, false)
+        .map(|h| h.model_ref(&config))
+        .ok_or_else(|| MethodError::invalid_param("model", format!("Unknown model {wanted}")))
 }
 
 pub async fn archive(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {

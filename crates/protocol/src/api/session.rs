@@ -66,6 +66,11 @@ pub struct SessionUpdateParams {
     /// null returns to the workspace's or the config's (ours, additive).
     #[serde(default, deserialize_with = "double_option")]
     pub approval_policy: Option<Option<String>>,
+    /// The model the session's turns use (`provider/model`, an alias or a
+    /// unique bare id), over the config's active one, which other sessions
+    /// keep; null returns to it (ours, additive).
+    #[serde(default, deserialize_with = "double_option")]
+    pub model: Option<Option<String>>,
 }
 
 /// `session.archive`.
@@ -161,6 +166,10 @@ pub struct SessionHeader {
     pub created_at: String,
     /// ISO-8601.
     pub updated_at: String,
+    /// The session's own model, in `session.update`'s answer when it has one
+    /// (ours, additive; `session.get` always carries it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// `session.compact`: the summary appended over the whole log.
@@ -219,6 +228,9 @@ pub struct SessionDetail {
     pub approval_policy: String,
     /// The calls allowed for the rest of the session (`allow_session`).
     pub approval_rules: Vec<ApprovalRuleView>,
+    /// The session's own model (`provider/model`, set with `session.update
+    /// {model}`); null: the config's active model (ours, additive).
+    pub model: Option<String>,
     /// The conversation, oldest first.
     pub messages: Vec<SessionMessage>,
 }

@@ -21,6 +21,9 @@ pub struct SessionTimeline {
     pub input_tokens: i64,
     /// Output tokens, summed.
     pub output_tokens: i64,
+    /// The session's own model (set with `session.update {model}`); null
+    /// when its turns use the config's.
+    pub model: Option<String>,
     /// The log, oldest first.
     pub entries: Vec<TimelineEntry>,
 }

@@ -6,7 +6,6 @@ use serde_json::json;
 
 use super::{Screen, row, session_of};
 use crate::chat::setup;
-use crate::project_dir;
 
 #[test]
 fn the_sessions_picker_searches_toggles_scope_and_archived_and_opens_one() {
@@ -86,7 +85,7 @@ fn the_model_picker_switches_models() {
     screen.submit("/model");
     let models = screen.wait_for("Models");
     assert!(
-        row(&models, "tk/m1").contains("› tk/m1  active"),
+        row(&models, "tk/m1").contains("› tk/m1  default"),
         "{models}"
     );
     screen.type_text("eyes");
@@ -94,17 +93,27 @@ fn the_model_picker_switches_models() {
         s.contains("› tk/eyes") && !s.contains("tk/m1")
     });
     screen.keys(&["Enter"]);
-    screen.wait_for("switched to tk/eyes");
+    screen.wait_for("This session now uses tk/eyes");
     let mut c = d.connect().unwrap();
-    let catalog = c.ok_json("model.catalog", json!({})).unwrap();
-    let active: Vec<_> = catalog
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["active"] == true)
-        .map(|m| m["ref"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(active, ["tk/eyes"]);
+    let active = |c: &mut seekclaw_testkit::Client| -> Vec<String> {
+        let catalog = c.ok_json("model.catalog", json!({})).unwrap();
+        catalog
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["active"] == true)
+            .map(|m| m["ref"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(active(&mut c), ["tk/m1"], "Enter leaves the default");
+
+    // Ctrl-D in the picker makes the selected model the default.
+    screen.submit("/model");
+    let models = screen.wait_for("Ctrl-D");
+    assert!(models.contains("› tk/eyes  this session"), "{models}");
+    screen.keys(&["C-d"]);
+    screen.wait_for("Default model: tk/eyes");
+    assert_eq!(active(&mut c), ["tk/eyes"]);
     screen.submit("/quit");
     screen.wait_exit();
 }
@@ -114,7 +123,7 @@ fn at_path_tab_completes_and_an_at_image_is_attached() {
     let server = ProviderServer::start().unwrap();
     server.enqueue(Reply::plain("a red dot"));
     let d = setup(&server, StartOptions::default());
-    let project = project_dir(&d.home, "proj");
+    let (_dir, project) = super::known_project(&d, "proj");
     std::fs::write(project.join("src/lib_one.rs"), "x").unwrap();
     std::fs::write(project.join("src/main.rs"), "x").unwrap();
     // A 1×1 PNG.

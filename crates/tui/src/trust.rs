@@ -1,0 +1,195 @@
+//! Trusting the folder a chat starts in: a directory that is not yet a known
+//! project (the daemon's `project.*` registry) is asked about once, as Codex
+//! and Claude Code do; trusting registers it. `/`, the home directory and
+//! its ancestors are never offered: the chat says so and stops.
+
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Frame;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use serde_json::json;
+
+use crate::TuiError;
+use crate::client::Connection;
+
+/// What the user chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustChoice {
+    /// Register the folder as a project and work in it.
+    Trust,
+    /// Work in a global session (no folder) instead.
+    Global,
+    /// Leave.
+    Quit,
+}
+
+const CHOICES: [(TrustChoice, &str); 3] = [
+    (
+        TrustChoice::Trust,
+        "Yes, trust this folder (remember it as a project)",
+    ),
+    (
+        TrustChoice::Global,
+        "No, chat in a global session (no folder)",
+    ),
+    (TrustChoice::Quit, "No, quit"),
+];
+
+/// What the chat's folder needs before the UI opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FolderCheck {
+    /// A known project (or inside one): go on.
+    Known,
+    /// Ask whether to trust this project root.
+    Ask(PathBuf),
+    /// Never a workspace unless named: the message to show.
+    Refused(String),
+}
+
+/// Where `dir` stands: refused (`/`, the home directory or one of its
+/// ancestors), a known project, or to be asked about (its project root).
+pub async fn check(
+    conn: &Connection,
+    home: &seekclaw_config::Home,
+    dir: &Path,
+) -> Result<FolderCheck, TuiError> {
+    let user_home = std::env::var_os("HOME").map(PathBuf::from);
+    if dir.parent().is_none() || user_home.as_deref().is_some_and(|h| h.starts_with(dir)) {
+        return Ok(FolderCheck::Refused(format!(
+            "{} is not a project folder (it is / or your home directory, or holds it), so seekclaw \
+             will not let an agent work in all of it.\nStart seekclaw in a project folder, name one \
+             with --workspace DIR, or chat without a folder with --global.",
+            dir.display()
+        )));
+    }
+    let root = seekclaw_config::detect_root(dir, home);
+    let projects = conn.call_json("project.list", json!({})).await?;
+    let known = projects.as_array().into_iter().flatten().any(|p| {
+        p["path"]
+            .as_str()
+            .is_some_and(|path| root.starts_with(path) || dir.starts_with(path))
+    });
+    Ok(if known {
+        FolderCheck::Known
+    } else {
+        FolderCheck::Ask(root)
+    })
+}
+
+/// Registers `root` as a project (the daemon may refuse it, e.g. its own
+/// state directory: its message is the error).
+pub async fn trust(conn: &Connection, root: &Path) -> Result<(), TuiError> {
+    conn.call_json(
+        "project.upsert",
+        json!({"path": root.display().to_string()}),
+    )
+    .await?;
+    Ok(())
+}
+
+/// The question on screen, its selection moved by keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustPrompt {
+    /// The folder asked about.
+    pub root: PathBuf,
+    /// The highlighted choice.
+    pub selected: usize,
+}
+
+impl TrustPrompt {
+    /// Asks about `root`, "trust" highlighted.
+    pub fn new(root: PathBuf) -> TrustPrompt {
+        TrustPrompt { root, selected: 0 }
+    }
+
+    /// A key: the choice it makes, if any (↑↓ + Enter, 1-3, Esc or Ctrl-C quit).
+    pub fn key(&mut self, key: KeyEvent) -> Option<TrustChoice> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c' | 'd') if ctrl => Some(TrustChoice::Quit),
+            KeyCode::Esc => Some(TrustChoice::Quit),
+            KeyCode::Up => {
+                self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
+                None
+            }
+            KeyCode::Down | KeyCode::Tab => {
+                self.selected = (self.selected + 1) % CHOICES.len();
+                None
+            }
+            KeyCode::Enter => Some(CHOICES[self.selected].0),
+            KeyCode::Char(c @ '1'..='3') => Some(CHOICES[usize::from(c as u8 - b'1')].0),
+            _ => None,
+        }
+    }
+
+    /// The screen's lines.
+    pub fn lines(&self) -> Vec<Line<'static>> {
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let keys = Style::new().fg(Color::Yellow);
+        let mut out = vec![
+            Line::styled("Do you trust the files in this folder?", bold),
+            Line::raw(""),
+            Line::styled(
+                format!("  {}", self.root.display()),
+                Style::new().fg(Color::Cyan),
+            ),
+            Line::raw(""),
+            Line::raw(
+                "seekclaw's agent reads the files here and, as your approval policy allows, edits \
+                 them and runs commands. Only trust a folder whose contents you trust.",
+            ),
+            Line::raw(""),
+        ];
+        for (i, (_, label)) in CHOICES.iter().enumerate() {
+            let text = format!("{}. {label}", i + 1);
+            out.push(if i == self.selected {
+                Line::from(vec![
+                    Span::styled("› ", keys.add_modifier(Modifier::BOLD)),
+                    Span::styled(text, Style::new().add_modifier(Modifier::REVERSED)),
+                ])
+            } else {
+                Line::raw(format!("  {text}"))
+            });
+        }
+        out.push(Line::raw(""));
+        out.push(Line::styled(
+            "↑↓ select · Enter confirms · 1-3 pick · Esc quits",
+            keys,
+        ));
+        out
+    }
+}
+
+/// Draws the question over the whole screen.
+pub fn draw(frame: &mut Frame<'_>, prompt: &TrustPrompt) {
+    let area = frame.area();
+    frame.render_widget(
+        Paragraph::new(prompt.lines()).wrap(Wrap { trim: false }),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn keys_choose_and_typed_letters_do_nothing() {
+        let mut p = TrustPrompt::new(PathBuf::from("/work/p"));
+        assert_eq!(p.key(key(KeyCode::Char('y'))), None, "no letter decides");
+        assert_eq!(p.key(key(KeyCode::Down)), None);
+        assert!(p.lines().iter().any(|l| l.to_string().starts_with("› 2.")));
+        assert_eq!(p.key(key(KeyCode::Enter)), Some(TrustChoice::Global));
+        assert_eq!(p.key(key(KeyCode::Up)), None);
+        assert_eq!(p.key(key(KeyCode::Enter)), Some(TrustChoice::Trust));
+        assert_eq!(p.key(key(KeyCode::Char('3'))), Some(TrustChoice::Quit));
+        assert_eq!(p.key(key(KeyCode::Esc)), Some(TrustChoice::Quit));
+    }
+}
