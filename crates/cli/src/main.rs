@@ -17,8 +17,8 @@ mod schedule;
 mod serve;
 mod sessions;
 mod sessions_file;
-mod table;
 mod sessions_log;
+mod table;
 mod turn_args;
 
 use std::process::ExitCode;

@@ -234,7 +234,9 @@ pub async fn timeline(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             };
             let model = s.session_model(&scope.key, &sid)?;
             let events = s.events(&scope.key, &sid)?;
-            Ok(Some(crate::timeline::session_timeline(header, model, events)))
+            Ok(Some(crate::timeline::session_timeline(
+                header, model, events,
+            )))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;
