@@ -58,7 +58,8 @@ struct Stream {
     cpu: Duration,
     frames: usize,
     /// The shortest time between two frames of the stream (Enter's own
-    /// frame, drawn at once for the key, left out).
+    /// frame, drawn at once for the key, and the turn's last frame, drawn at
+    /// once for its end, left out).
     min_gap: Option<Duration>,
     bytes: usize,
     screen: String,
@@ -302,10 +303,13 @@ impl Chat<'_> {
         let cpu = Duration::from_nanos(cpu_ns(Threads::Process(pty.pid())).saturating_sub(cpu));
         let seen = pty.seen();
         let times = &seen.frame_times[frames.min(seen.frame_times.len())..];
-        let min_gap = times
+        // Enter's frame and the turn's last one are drawn at once, unpaced.
+        let stream = times
+            .get(1..times.len().saturating_sub(1))
+            .unwrap_or_default();
+        let min_gap = stream
             .iter()
-            .skip(1)
-            .zip(times.iter().skip(2))
+            .zip(stream.iter().skip(1))
             .map(|(a, b)| b.duration_since(*a))
             .min();
         let out = Stream {
