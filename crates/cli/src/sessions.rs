@@ -346,7 +346,9 @@ fn print_table(listed: &[ListedSession], out: &mut impl Write) -> anyhow::Result
                 r.tokens.to_string(),
                 money(r.cost),
                 r.workspace.unwrap_or("(global)").to_string(),
-                r.title.map(one_line).unwrap_or_else(|| "-".into()),
+                r.title
+                    .map(|t| one_line(&seekclaw_config::english_title(t)))
+                    .unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();

@@ -38,6 +38,6 @@ pub use paths::{GLOBAL_SCOPE, normalize_path, path_key, scope_key_workspace};
 pub use project_kinds::{project_kind_sources, project_kinds};
 pub use provider::{Capabilities, Model, Provider};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
-pub use ui::{UiLanguage, UiSettings};
+pub use ui::{UiLanguage, UiSettings, english_title};
 pub use unknown::UnknownFields;
 pub use workspace::{detect_root, init_workspace, workspace_name};

@@ -48,9 +48,28 @@ pub enum UiLanguage {
     En,
 }
 
+/// The suffix the original daemon (and `ui.language` `zh`) gives scheduled
+/// runs' session titles.
+const SCHEDULED_ZH: &str = "（计划任务）";
+
+/// A session title as our own front ends show it: a scheduled run's Chinese
+/// suffix (stored for the desktop) reads ` (scheduled)`.
+pub fn english_title(title: &str) -> std::borrow::Cow<'_, str> {
+    match title.strip_suffix(SCHEDULED_ZH) {
+        Some(task) => format!("{task} (scheduled)").into(),
+        None => title.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scheduled_titles_read_in_english() {
+        assert_eq!(english_title("Nightly（计划任务）"), "Nightly (scheduled)");
+        assert_eq!(english_title("Fix the parser"), "Fix the parser");
+    }
 
     #[test]
     fn only_english_switches() {

@@ -487,6 +487,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 68);
+        assert_eq!(info.methods.len(), 69);
     }
 }

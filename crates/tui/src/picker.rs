@@ -59,7 +59,9 @@ impl Picker {
                     detail.push_str("  (archived)");
                 }
                 PickItem {
-                    label: title.unwrap_or("(untitled)").to_string(),
+                    label: title
+                        .map(|t| seekclaw_config::english_title(t).into_owned())
+                        .unwrap_or_else(|| "(untitled)".to_string()),
                     key: id,
                     detail,
                 }

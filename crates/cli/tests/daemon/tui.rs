@@ -442,6 +442,8 @@ fn a_killed_daemon_is_survived_and_nothing_typed_is_lost() {
     let before = screen.wait_for("before the crash");
     let sid = session_of(&before);
     screen.type_text("half typed");
+    // The chat has it (echoed) before the daemon dies.
+    screen.wait_for("› half typed");
     d.kill9().unwrap();
     let _d2 = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
     let after = screen.wait_for("Reconnected to the daemon.");
