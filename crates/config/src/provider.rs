@@ -270,6 +270,48 @@ impl Default for Capabilities {
     }
 }
 
+/// A provider's `models`: each entry a model object or just its id.
+fn models_or_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Model>, D::Error> {
+    struct Entry(Model);
+
+    impl<'de> Deserialize<'de> for Entry {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+            struct EntryVisitor;
+
+            impl<'de> serde::de::Visitor<'de> for EntryVisitor {
+                type Value = Entry;
+
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a model object or a model id")
+                }
+
+                fn visit_str<E: serde::de::Error>(self, id: &str) -> Result<Entry, E> {
+                    Ok(Entry(Model {
+                        id: id.to_string(),
+                        ..Model::default()
+                    }))
+                }
+
+                // Through the map's own deserializer, so a bad field inside
+                // keeps its path (`providers[0].models[1].contextWindow`).
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    map: A,
+                ) -> Result<Entry, A::Error> {
+                    Model::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Entry)
+                }
+            }
+
+            d.deserialize_any(EntryVisitor)
+        }
+    }
+
+    Ok(Vec::<Entry>::deserialize(d)?
+        .into_iter()
+        .map(|e| e.0)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,46 +386,4 @@ mod tests {
         assert!(p.model("chat").is_some());
         assert!(p.model("other").is_none());
     }
-}
-
-/// A provider's `models`: each entry a model object or just its id.
-fn models_or_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Model>, D::Error> {
-    struct Entry(Model);
-
-    impl<'de> Deserialize<'de> for Entry {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
-            struct EntryVisitor;
-
-            impl<'de> serde::de::Visitor<'de> for EntryVisitor {
-                type Value = Entry;
-
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a model object or a model id")
-                }
-
-                fn visit_str<E: serde::de::Error>(self, id: &str) -> Result<Entry, E> {
-                    Ok(Entry(Model {
-                        id: id.to_string(),
-                        ..Model::default()
-                    }))
-                }
-
-                // Through the map's own deserializer, so a bad field inside
-                // keeps its path (`providers[0].models[1].contextWindow`).
-                fn visit_map<A: serde::de::MapAccess<'de>>(
-                    self,
-                    map: A,
-                ) -> Result<Entry, A::Error> {
-                    Model::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Entry)
-                }
-            }
-
-            d.deserialize_any(EntryVisitor)
-        }
-    }
-
-    Ok(Vec::<Entry>::deserialize(d)?
-        .into_iter()
-        .map(|e| e.0)
-        .collect())
 }
