@@ -230,15 +230,21 @@ async fn try_act(
                 .unwrap_or(&empty)
                 .iter()
                 .map(|r| {
+                    // A model without prices records 0: unknown, not free.
+                    let cost = r["cost"].as_f64().unwrap_or(0.0);
                     format!(
-                        "{}/{}: {} calls ({} failed), {} in, {} out, ${:.4}",
+                        "{}/{}: {} calls ({} failed), {} in, {} out, {}",
                         r["provider"].as_str().unwrap_or_default(),
                         r["model"].as_str().unwrap_or_default(),
                         r["calls"].as_u64().unwrap_or(0),
                         r["failures"].as_u64().unwrap_or(0),
                         r["totalInputTokens"].as_u64().unwrap_or(0),
                         r["outputTokens"].as_u64().unwrap_or(0),
-                        r["cost"].as_f64().unwrap_or(0.0),
+                        if cost > 0.0 {
+                            format!("${cost:.4}")
+                        } else {
+                            "cost unknown".to_string()
+                        },
                     )
                 })
                 .collect();

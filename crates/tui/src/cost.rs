@@ -16,8 +16,12 @@ impl App {
             .filter_map(|m| {
                 let r = m["ref"].as_str()?.to_string();
                 // A model without prices has an unknown cost, not a free one.
+                // (The catalog writes 0 for a price the config does not have.)
                 let input = m["inputPricePerMTok"].as_f64()?;
                 let output = m["outputPricePerMTok"].as_f64()?;
+                if input <= 0.0 && output <= 0.0 {
+                    return None;
+                }
                 if m["active"].as_bool().unwrap_or(false) {
                     // A loaded session's totals of no known model are priced
                     // as the active model (see `session_tokens`).
@@ -54,6 +58,17 @@ impl App {
                 Some(sum + (pi * *input as f64 + po * *output as f64) / 1e6)
             })
     }
+
+    /// The status bar's token and cost part: `tokens ↑IN ↓OUT $0.0123`, or
+    /// `cost unknown` once the prices are in and a model used has none.
+    pub fn usage_label(&self) -> String {
+        let tokens = format!("tokens ↑{} ↓{}", self.input_tokens, self.output_tokens);
+        match (self.cost(), &self.prices) {
+            (Some(cost), _) => format!("{tokens} ${cost:.4}"),
+            (None, Some(_)) => format!("{tokens} cost unknown"),
+            (None, None) => tokens,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -74,6 +89,19 @@ mod tests {
         ]));
         let cost = app.cost().unwrap();
         assert!((cost - (3.0 + 1.5 + 0.5)).abs() < 1e-9, "{cost}");
+    }
+
+    #[test]
+    fn a_model_without_prices_makes_the_cost_unknown() {
+        let mut app = App::default();
+        app.input_tokens = 10;
+        app.model_tokens.insert("c/m".into(), (10, 5));
+        assert_eq!(app.usage_label(), "tokens ↑10 ↓0");
+        app.set_catalog(&json!([
+            {"ref": "c/m", "active": true, "inputPricePerMTok": 0.0, "outputPricePerMTok": 0.0},
+        ]));
+        assert_eq!(app.cost(), None);
+        assert_eq!(app.usage_label(), "tokens ↑10 ↓0 cost unknown");
     }
 
     #[test]

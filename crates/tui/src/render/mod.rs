@@ -180,13 +180,7 @@ fn status_line(app: &App) -> Line<'static> {
     let mut parts = vec![
         format!("session {}", app.session_id.as_deref().unwrap_or("(new)")),
         app.model.clone().unwrap_or_else(|| "no model yet".into()),
-        match app.cost() {
-            Some(cost) => format!(
-                "tokens ↑{} ↓{} ${cost:.4}",
-                app.input_tokens, app.output_tokens
-            ),
-            None => format!("tokens ↑{} ↓{}", app.input_tokens, app.output_tokens),
-        },
+        app.usage_label(),
         state,
     ];
     if !app.attached.is_empty() {
