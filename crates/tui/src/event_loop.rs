@@ -81,7 +81,14 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         },
         _ => None,
     };
-    let (_guard, mut terminal) = TerminalGuard::enter()?;
+    // Whether this is a first run (no provider) is asked while the terminal
+    // is set up: the round trip costs the first paint nothing. A daemon that
+    // cannot list providers still chats (its errors show there).
+    let (first_run, entered) = tokio::join!(
+        async { crate::setup::needed(&daemon.conn).await.unwrap_or(false) },
+        async { TerminalGuard::enter() }
+    );
+    let (_guard, mut terminal) = entered?;
     let mut keys = EventStream::new();
     if let Some(root) = ask {
         match ask_trust(&mut terminal, &mut keys, root.clone()).await? {
@@ -92,8 +99,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     }
     // A first run: no provider yet, so the welcome adds one in place.
     let mut welcome = None;
-    // A daemon that cannot list providers still chats (its errors show there).
-    if crate::setup::needed(&daemon.conn).await.unwrap_or(false) {
+    if first_run {
         welcome = Some(
             match crate::setup::run(&mut terminal, &mut keys, &daemon.conn).await? {
                 Outcome::Added(done) => done,
