@@ -65,7 +65,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
         inner.y + u16::try_from(row).unwrap_or(0),
     ));
 
-    frame.render_widget(Paragraph::new(status_line(app)), status);
+    frame.render_widget(Paragraph::new(status_line(app, status.width)), status);
 
     if let Some(c) = &app.completion {
         popup::completion(frame, c, talk, input.y);
@@ -167,7 +167,7 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
     (lines, pos)
 }
 
-fn status_line(app: &App) -> Line<'static> {
+fn status_line(app: &App, width: u16) -> Line<'static> {
     let bar = Style::new().fg(Color::Black).bg(Color::Gray);
     let state = match (&app.turn, app.disconnected) {
         (_, true) => "disconnected".to_string(),
@@ -177,21 +177,71 @@ fn status_line(app: &App) -> Line<'static> {
         (Some(_), _) => "running".to_string(),
         (None, _) => "idle".to_string(),
     };
-    let mut parts = vec![
-        format!("session {}", app.session_id.as_deref().unwrap_or("(new)")),
-        app.model.clone().unwrap_or_else(|| "no model yet".into()),
-        app.usage_label(),
-        state,
+    // (what to keep first when the bar is too narrow, the part), in the
+    // order shown: a hint ("Press Ctrl-C again to quit") and the state must
+    // never be cut off by a long session id or cost.
+    let mut parts: Vec<(u8, String)> = vec![
+        (
+            3,
+            format!("session {}", app.session_id.as_deref().unwrap_or("(new)")),
+        ),
+        (
+            5,
+            app.model.clone().unwrap_or_else(|| "no model yet".into()),
+        ),
+        (4, app.usage_label()),
+        (6, state),
     ];
     if !app.attached.is_empty() {
         let chips: Vec<String> = app.attached.iter().map(|a| a.chip()).collect();
-        parts.push(chips.join(" "));
+        parts.push((2, chips.join(" ")));
     }
     if app.scroll > 0 {
-        parts.push(format!("scrolled ↑{}", app.scroll));
+        parts.push((1, format!("scrolled ↑{}", app.scroll)));
     }
     if let Some(hint) = &app.hint {
-        parts.push(hint.clone());
+        parts.push((7, hint.clone()));
     }
-    Line::from(Span::styled(format!(" {}", parts.join(" │ ")), bar)).style(bar)
+    let text = |parts: &[(u8, String)]| {
+        let shown: Vec<&str> = parts.iter().map(|(_, p)| p.as_str()).collect();
+        format!(" {}", shown.join(" │ "))
+    };
+    while parts.len() > 1 && wrap::width_of(&text(&parts)) > usize::from(width) {
+        let least = parts
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, (rank, _))| *rank)
+            .map_or(0, |(i, _)| i);
+        parts.remove(least);
+    }
+    Line::from(Span::styled(text(&parts), bar)).style(bar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_narrow_status_bar_drops_the_session_id_before_the_state_and_the_hint() {
+        let mut app = App::default();
+        app.session_id = Some("20261203-094433-abcdef".into());
+        app.model = Some("tk/m1".into());
+        app.hint = Some("Press Ctrl-C again to quit".into());
+        let text = |w: u16| {
+            status_line(&app, w)
+                .spans
+                .iter()
+                .map(|s| s.content.to_string())
+                .collect::<String>()
+        };
+        let wide = text(200);
+        assert!(wide.contains("session 20261203-094433-abcdef"), "{wide}");
+        let narrow = text(70);
+        assert!(wrap::width_of(&narrow) <= 70, "{narrow}");
+        assert!(
+            narrow.contains("idle") && narrow.contains("Press Ctrl-C again to quit"),
+            "{narrow}"
+        );
+        assert!(!narrow.contains("session 2026"), "{narrow}");
+    }
 }
