@@ -157,6 +157,12 @@ impl Setup {
                     field.pop();
                 }
             }
+            // Ctrl-U clears the field, as in a shell (a mistyped URL or key).
+            KeyCode::Char('u') if ctrl => {
+                if let Some(field) = self.field() {
+                    field.clear();
+                }
+            }
             KeyCode::Char(c) if !ctrl => {
                 if let Some(field) = self.field() {
                     field.push(c);
@@ -514,7 +520,10 @@ mod tests {
         assert_eq!(s.step, Step::Url, "refused without a scheme");
         let shown: String = s.lines().iter().map(ToString::to_string).collect();
         assert!(shown.contains("must start with http"), "{shown}");
-        s.url = "http://localhost:8000/v1/".into();
+        // Ctrl-U clears what was typed.
+        s.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        assert_eq!(s.url, "");
+        typed(&mut s, "http://localhost:8000/v1/");
         assert_eq!(s.key(key(KeyCode::Enter)), Next::Stay);
         s.paste(" k1 ");
         assert_eq!(s.key(key(KeyCode::Enter)), Next::ListModels);
