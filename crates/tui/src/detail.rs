@@ -128,6 +128,77 @@ pub struct ImageRef {
     pub size_bytes: Option<u64>,
 }
 
+/// A message of `session.get`, the shape a daemon older than
+/// `session.timeline` answers with.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct OldMessage {
+    role: String,
+    text: String,
+    thinking: Option<String>,
+    model_ref: Option<String>,
+    tool_call_id: Option<String>,
+    tool_name: Option<String>,
+    tool_success: Option<bool>,
+    tool_diff: Option<String>,
+    images: Vec<ImageRef>,
+}
+
+/// `session.get`'s answer, for a daemon still running an older seekclaw.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OldSession {
+    id: String,
+    input_tokens: u64,
+    output_tokens: u64,
+    messages: Vec<OldMessage>,
+}
+
+impl From<OldSession> for SessionDetail {
+    /// The messages as timeline rows: tool rows show the output's first line
+    /// and no duration (an older daemon did not keep them).
+    fn from(old: OldSession) -> SessionDetail {
+        let entries = old
+            .messages
+            .into_iter()
+            .filter_map(|m| match m.role.as_str() {
+                "user" => Some(LogEntry::User {
+                    text: m.text,
+                    images: m.images,
+                }),
+                "assistant" => Some(LogEntry::Assistant {
+                    text: m.text,
+                    thinking: m.thinking,
+                    model_ref: m.model_ref,
+                }),
+                "tool" => Some(LogEntry::Tool {
+                    call_id: m.tool_call_id.unwrap_or_default(),
+                    name: m.tool_name.unwrap_or_else(|| "tool".into()),
+                    summary: m
+                        .text
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .chars()
+                        .take(80)
+                        .collect(),
+                    success: m.tool_success.unwrap_or(true),
+                    duration_ms: None,
+                    diff: m.tool_diff,
+                }),
+                _ => None,
+            })
+            .collect();
+        SessionDetail {
+            id: old.id,
+            input_tokens: old.input_tokens,
+            output_tokens: old.output_tokens,
+            model: None,
+            entries,
+        }
+    }
+}
+
 /// The chips of a prompt's images.
 fn chips(images: &[ImageRef]) -> Vec<String> {
     images
@@ -223,5 +294,30 @@ impl App {
             },
             LogEntry::Other => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod old_daemon_tests {
+    use super::*;
+
+    #[test]
+    fn an_older_daemons_session_get_reads_as_timeline_rows() {
+        let old: OldSession = serde_json::from_value(serde_json::json!({
+            "id": "s1", "inputTokens": 5, "outputTokens": 2,
+            "messages": [
+                {"role": "user", "text": "hi", "images": []},
+                {"role": "assistant", "text": "", "modelRef": "p/m"},
+                {"role": "tool", "text": "line one\nline two", "toolName": "read_file",
+                 "toolCallId": "c1", "toolSuccess": false},
+                {"role": "system", "text": "x"}
+            ]
+        }))
+        .unwrap();
+        let detail = SessionDetail::from(old);
+        assert_eq!(detail.id, "s1");
+        assert_eq!(detail.entries.len(), 3);
+        assert!(matches!(&detail.entries[2],
+            LogEntry::Tool { summary, success: false, name, .. } if summary == "line one" && name == "read_file"));
     }
 }

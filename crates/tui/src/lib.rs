@@ -173,8 +173,15 @@ pub(crate) async fn open_session(
             }
         }
     };
-    let detail = conn
-        .call_typed("session.timeline", scope.with(json!({"id": id})))
-        .await?;
-    Ok(Some(detail))
+    let params = scope.with(json!({"id": id}));
+    match conn.call_typed("session.timeline", params.clone()).await {
+        Ok(detail) => Ok(Some(detail)),
+        // A daemon still running an older seekclaw (say, one kept up by a
+        // user unit across an upgrade) has only `session.get`.
+        Err(TuiError::Daemon(message)) if message.starts_with("Unknown method") => {
+            let old: detail::OldSession = conn.call_typed("session.get", params).await?;
+            Ok(Some(old.into()))
+        }
+        Err(e) => Err(e),
+    }
 }
