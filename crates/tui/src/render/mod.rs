@@ -178,18 +178,18 @@ fn status_line(app: &App, width: u16) -> Line<'static> {
         (None, _) => "idle".to_string(),
     };
     // (what to keep first when the bar is too narrow, the part), in the
-    // order shown: a hint ("Press Ctrl-C again to quit") and the state must
-    // never be cut off by a long session id or cost.
+    // order shown: a hint ("Press Ctrl-C again to quit"), the state and the
+    // session must never be cut off by the tokens and cost.
     let mut parts: Vec<(u8, String)> = vec![
         (
-            3,
+            5,
             format!("session {}", app.session_id.as_deref().unwrap_or("(new)")),
         ),
         (
-            5,
+            4,
             app.model.clone().unwrap_or_else(|| "no model yet".into()),
         ),
-        (4, app.usage_label()),
+        (3, app.usage_label()),
         (6, state),
     ];
     if !app.attached.is_empty() {
@@ -222,7 +222,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_narrow_status_bar_drops_the_session_id_before_the_state_and_the_hint() {
+    fn a_narrow_status_bar_drops_the_cost_before_the_session_the_state_and_the_hint() {
         let mut app = App::default();
         app.session_id = Some("20261203-094433-abcdef".into());
         app.model = Some("tk/m1".into());
@@ -236,12 +236,16 @@ mod tests {
         };
         let wide = text(200);
         assert!(wide.contains("session 20261203-094433-abcdef"), "{wide}");
-        let narrow = text(70);
-        assert!(wrap::width_of(&narrow) <= 70, "{narrow}");
+        let narrow = text(80);
+        assert!(wrap::width_of(&narrow) <= 80, "{narrow}");
         assert!(
             narrow.contains("idle") && narrow.contains("Press Ctrl-C again to quit"),
             "{narrow}"
         );
-        assert!(!narrow.contains("session 2026"), "{narrow}");
+        assert!(
+            narrow.contains("session 20261203-094433-abcdef"),
+            "{narrow}"
+        );
+        assert!(!narrow.contains("tokens"), "{narrow}");
     }
 }
