@@ -279,31 +279,6 @@ pub enum AgentEvent {
     },
 }
 
-impl AgentEvent {
-    /// The line a front end shows for a failover or a retry, in English
-    /// ("tk/m1 failed: … — answered by other/m2", "retrying 2/3 after HTTP
-    /// 500"); `None` for other events.
-    pub fn notice_text(&self) -> Option<String> {
-        match self {
-            AgentEvent::Failover {
-                failed, error, to, ..
-            } => Some(format!("{failed} failed: {error} — answered by {to}")),
-            AgentEvent::Retry {
-                model,
-                attempt,
-                max_attempts,
-                reason,
-                delay_ms,
-                ..
-            } => Some(format!(
-                "{model}: retrying {attempt}/{max_attempts} after {reason} (in {:.1} s)",
-                *delay_ms as f64 / 1000.0
-            )),
-            _ => None,
-        }
-    }
-}
-
 /// A checkpoint of the turn's history, as it goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AutoCompaction {

@@ -225,7 +225,7 @@ fn print_event(
         let _ = out.write_all(d.as_bytes());
     } else if let AgentEvent::ToolStart { name, summary, .. } = ev {
         let _ = writeln!(std::io::stderr(), "\n[{name}] {summary}");
-    } else if let Some(notice) = ev.notice_text() {
+    } else if let Some(notice) = seekclaw_daemon::model_notice(&ev) {
         // A failover or a retry: another model (price, destination) or a wait.
         let _ = writeln!(std::io::stderr(), "\n[{notice}]");
     }

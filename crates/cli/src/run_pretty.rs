@@ -95,7 +95,7 @@ mod terminal {
                     ..
                 } => p.tool_done(&call_id, &name, success, duration_ms, &summary),
                 ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
-                    p.notice(&ev.notice_text().unwrap_or_default())
+                    p.notice(&seekclaw_daemon::model_notice(&ev).unwrap_or_default())
                 }
                 _ => Ok(()),
             };

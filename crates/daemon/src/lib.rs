@@ -44,6 +44,7 @@ pub use handlers::session::new_session_id;
 pub use headless::{LocalEngine, LocalTurn, RunOptions};
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
 pub use outcome::terminal as terminal_envelope;
+pub use presentation::model_notice;
 pub use scope::Scope;
 pub use serve::{ServeError, ServeOptions, TurnMapper, WireEvent, serve};
 pub use timeline::{end_status, timeline};

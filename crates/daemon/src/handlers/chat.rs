@@ -238,7 +238,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Opt
 
 /// A failover's or a retry's envelope: `data` is the line a front end shows.
 fn model_notice(id: i64, ev: AgentEvent) -> Option<Envelope> {
-    let text = ev.notice_text().unwrap_or_default();
+    let text = crate::presentation::model_notice(&ev).unwrap_or_default();
     Some(match ev {
         AgentEvent::Failover {
             step,
