@@ -40,4 +40,4 @@ pub use provider::{Capabilities, Model, Provider};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
 pub use ui::{UiLanguage, UiSettings, english_title};
 pub use unknown::UnknownFields;
-pub use workspace::{detect_root, init_workspace, workspace_name};
+pub use workspace::{detect_root, init_workspace, too_broad_for_workspace, workspace_name};

@@ -155,6 +155,25 @@ impl FileId {
     }
 }
 
+/// What makes `root` too broad to be a workspace nobody named (the
+/// filesystem root, the user's home or a parent of it), if anything; the
+/// daemon, `run`, `serve` and the terminal UI all refuse such a root.
+pub fn too_broad_for_workspace(root: &Path, user_home: Option<&Path>) -> Option<&'static str> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let root = real(root);
+    if root.parent().is_none() {
+        return Some("the filesystem root");
+    }
+    let home = real(user_home?);
+    if root == home {
+        Some("your home directory")
+    } else if home.starts_with(&root) {
+        Some("a parent of your home directory")
+    } else {
+        None
+    }
+}
+
 /// The workspace's display name: its folder name (the whole path for `/`).
 pub fn workspace_name(root: &Path) -> String {
     match root.file_name() {

@@ -235,3 +235,18 @@ fn a_marker_that_is_a_symlink_counts_only_when_its_target_exists() {
     let start = not_sln.join("sub");
     assert_eq!(detect_root_in(&start, &f.home, Some(&f.user)), start);
 }
+
+#[test]
+fn the_root_the_home_and_its_parents_are_too_broad() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("u");
+    let project = home.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    let broad = |p: &Path| too_broad_for_workspace(p, Some(&home));
+    assert_eq!(broad(Path::new("/")), Some("the filesystem root"));
+    assert_eq!(broad(&home), Some("your home directory"));
+    assert_eq!(broad(tmp.path()), Some("a parent of your home directory"));
+    assert_eq!(broad(&project), None);
+    assert_eq!(broad(&home.join("code")), None);
+    assert_eq!(too_broad_for_workspace(&project, None), None);
+}

@@ -59,7 +59,9 @@ impl Scope {
 /// directory): the filesystem root, the user's home or an ancestor of it
 /// would let the agent edit anything under it. `how` says how to name one.
 pub fn refuse_implicit(root: &Path, how: &str) -> Result<(), MethodError> {
-    let Some(what) = too_broad(root, seekclaw_config::user_home().as_deref()) else {
+    let Some(what) =
+        seekclaw_config::too_broad_for_workspace(root, seekclaw_config::user_home().as_deref())
+    else {
         return Ok(());
     };
     Err(MethodError::invalid_param(
@@ -69,23 +71,6 @@ pub fn refuse_implicit(root: &Path, how: &str) -> Result<(), MethodError> {
             root.display()
         ),
     ))
-}
-
-/// What makes `root` too broad to be a workspace by default, if anything.
-fn too_broad(root: &Path, user_home: Option<&Path>) -> Option<&'static str> {
-    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let root = real(root);
-    if root.parent().is_none() {
-        return Some("the filesystem root");
-    }
-    let home = real(user_home?);
-    if root == home {
-        Some("your home directory")
-    } else if home.starts_with(&root) {
-        Some("a parent of your home directory")
-    } else {
-        None
-    }
 }
 
 /// The project root of `workspace` (relative to `cwd`; `cwd` itself when
@@ -149,25 +134,5 @@ pub fn resolve(daemon: &Daemon, params: &ScopeParams) -> Result<Scope, MethodErr
     match &params.workspace {
         Some(raw) => Ok(Scope::of_root(&resolve_workspace_path(daemon, raw)?)),
         None => Ok(Scope::of_root(&daemon.current_workspace())),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_root_the_home_and_its_parents_are_too_broad() {
-        let tmp = tempfile::tempdir().unwrap();
-        let home = tmp.path().join("u");
-        let project = home.join("code/app");
-        std::fs::create_dir_all(&project).unwrap();
-        let broad = |p: &Path| too_broad(p, Some(&home));
-        assert_eq!(broad(Path::new("/")), Some("the filesystem root"));
-        assert_eq!(broad(&home), Some("your home directory"));
-        assert_eq!(broad(tmp.path()), Some("a parent of your home directory"));
-        assert_eq!(broad(&project), None);
-        assert_eq!(broad(&home.join("code")), None);
-        assert_eq!(too_broad(&project, None), None);
     }
 }

@@ -56,8 +56,8 @@ pub async fn check(
     home: &seekclaw_config::Home,
     dir: &Path,
 ) -> Result<FolderCheck, TuiError> {
-    let user_home = std::env::var_os("HOME").map(PathBuf::from);
-    if dir.parent().is_none() || user_home.as_deref().is_some_and(|h| h.starts_with(dir)) {
+    let user_home = seekclaw_config::user_home();
+    if seekclaw_config::too_broad_for_workspace(dir, user_home.as_deref()).is_some() {
         return Ok(FolderCheck::Refused(format!(
             "{} is not a project folder (it is / or your home directory, or holds it), so seekclaw \
              will not let an agent work in all of it.\nStart seekclaw in a project folder, name one \
