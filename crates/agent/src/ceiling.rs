@@ -83,7 +83,7 @@ impl Window {
 /// Closes `calls` unrun, each with the synthetic [`SKIPPED`] result (logged,
 /// and reported as a failed call so front ends pair every start).
 pub(crate) async fn skip_close(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     transcript: &mut Transcript,
     calls: &[ToolCall],
 ) -> Result<(), TurnFailure> {
@@ -97,7 +97,7 @@ pub(crate) async fn skip_close(
 /// request, or the next turn, starts from it); the range it covers, `None`
 /// when no summary was made.
 pub(crate) async fn checkpoint(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     step: u32,
     transcript: &mut Transcript,
     counters: &mut Counters,
@@ -117,7 +117,7 @@ pub(crate) async fn checkpoint(
 /// queued: the turn's close records it after the summary, so the next turn
 /// reads it verbatim.
 pub(crate) async fn yield_at_ceiling(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     step: u32,
     transcript: &mut Transcript,
     counters: &mut Counters,

@@ -14,7 +14,7 @@ use crate::turn::{Counters, TurnCtx};
 /// cannot be written fails the turn. The transcript is settled. Returns the
 /// range of log events the appended summary covers (`None`: none appended).
 pub(crate) async fn compact(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     step: u32,
     transcript: &mut Transcript,
     plan: context::CompactionPlan,

@@ -113,7 +113,7 @@ impl Control {
 /// unrun and returns its answer; `goal` records the status (its marker waits
 /// for [`flush_markers`], so the batch's results stay together).
 pub(crate) async fn run_control(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     control: &mut Control,
     transcript: &mut Transcript,
     calls: &[ToolCall],
@@ -145,7 +145,7 @@ pub(crate) async fn run_control(
 
 /// Writes the goal markers the batch's calls produced, after its results.
 pub(crate) async fn flush_markers(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     control: &mut Control,
     transcript: &mut Transcript,
 ) -> Result<(), TurnFailure> {
@@ -157,7 +157,7 @@ pub(crate) async fn flush_markers(
 }
 
 /// The `goal` tool: the status as the loop records it, and whether it was accepted.
-fn goal_call(cx: &TurnCtx<'_, '_>, control: &mut Control, args: &Value) -> (String, bool) {
+fn goal_call(cx: &TurnCtx<'_>, control: &mut Control, args: &Value) -> (String, bool) {
     if control.goal.text.is_none() {
         return ("error: no standing goal is set".into(), false);
     }
@@ -227,7 +227,7 @@ fn goal_call(cx: &TurnCtx<'_, '_>, control: &mut Control, args: &Value) -> (Stri
 /// unrun), announced like any tool call unless `announce` is false
 /// (`finish`, whose answer ends the turn instead).
 pub(crate) async fn record(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     transcript: &mut Transcript,
     call: &ToolCall,
     text: &str,
@@ -277,7 +277,7 @@ pub(crate) async fn record(
 
 /// A runtime notice the model reads as a user message, announced as `kind`.
 pub(crate) async fn remind(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     transcript: &mut Transcript,
     kind: ReminderKind,
     text: String,
@@ -295,7 +295,7 @@ pub(crate) async fn remind(
 /// The reminders due at a step's start: the goal on step 1, the plan after
 /// [`PLAN_REMINDER_EVERY`] requests without one.
 pub(crate) async fn step_reminders(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     control: &mut Control,
     transcript: &mut Transcript,
     step: u32,
@@ -334,7 +334,7 @@ pub(crate) async fn step_reminders(
 
 /// Injects the goal check (once per turn).
 pub(crate) async fn goal_check(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     control: &mut Control,
     transcript: &mut Transcript,
 ) -> Result<(), TurnFailure> {

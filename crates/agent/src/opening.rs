@@ -57,7 +57,7 @@ impl OpeningWrite {
 /// is read (at once when the caller has read it: `read`), with the write
 /// still running. A failed read skips the write.
 pub(crate) async fn open_turn(
-    rt: &TurnRuntime<'_>,
+    rt: &TurnRuntime,
     input: &TurnInput,
     owner: &str,
     read: Option<Vec<SessionEvent>>,

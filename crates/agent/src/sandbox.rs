@@ -15,7 +15,7 @@ pub fn effective_mode(global: SandboxMode, workspace: Option<SandboxMode>) -> Sa
 
 /// The policy of a turn whose session has `network` on or off; the daemon's
 /// home (config with API keys, socket, database) is hidden from the shell.
-pub(crate) fn policy(rt: &TurnRuntime<'_>, network: bool) -> SandboxPolicy {
+pub(crate) fn policy(rt: &TurnRuntime, network: bool) -> SandboxPolicy {
     let mode = effective_mode(
         rt.config.agent.sandbox,
         rt.workspace.as_ref().and_then(|w| w.sandbox),

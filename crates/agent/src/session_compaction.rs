@@ -32,7 +32,7 @@ pub fn compaction_range(events: &[SessionEvent]) -> Option<(u64, u64)> {
 /// holds the session so no turn appends meanwhile) and appends the summary.
 /// The request's usage is recorded against the session.
 pub async fn compact_session(
-    rt: &TurnRuntime<'_>,
+    rt: &TurnRuntime,
     scope: &str,
     session_id: &str,
     events: &[SessionEvent],

@@ -76,7 +76,7 @@ pub struct TurnInput {
 
 /// Everything a turn runs with, captured at its start: later config, workspace
 /// or mode changes do not affect a running turn.
-pub struct TurnRuntime<'a> {
+pub struct TurnRuntime {
     /// The daemon's config as the turn started.
     pub config: Config,
     /// The workspace's own `.seekclaw/config.json`, if any.
@@ -92,7 +92,7 @@ pub struct TurnRuntime<'a> {
     /// The session store the turn logs to.
     pub store: Store,
     /// The shared provider pool and circuit breaker.
-    pub providers: &'a Providers,
+    pub providers: Arc<Providers>,
     /// The built-in tools (MCP tools are added from the extras).
     pub registry: Registry,
     /// Write locks shared with every other turn.
@@ -184,8 +184,8 @@ pub(crate) async fn persist(
 
 /// What every part of a running turn reads: its runtime, its resolved
 /// extras, its input, and the handles that drive it.
-pub(crate) struct TurnCtx<'t, 'p> {
-    pub(crate) rt: &'t TurnRuntime<'p>,
+pub(crate) struct TurnCtx<'t> {
+    pub(crate) rt: &'t TurnRuntime,
     pub(crate) ext: &'t Resolved,
     pub(crate) input: &'t TurnInput,
     /// Lock owner id, also the owner of the turn's log entries.
@@ -199,7 +199,7 @@ pub(crate) struct TurnCtx<'t, 'p> {
     pub(crate) approvals: &'t crate::approval::TurnApprovals,
 }
 
-impl TurnCtx<'_, '_> {
+impl TurnCtx<'_> {
     /// Sends an event (a front end that went away does not stop the turn).
     pub(crate) fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event);
@@ -243,7 +243,7 @@ pub(crate) struct Counters {
     pub(crate) done_at_step: Option<u32>,
 }
 
-impl TurnRuntime<'_> {
+impl TurnRuntime {
     /// Routing as this turn sees it: its workspace and load-balancing inputs.
     pub fn route_input(&self) -> RouteInput<'_> {
         RouteInput {
@@ -332,7 +332,7 @@ impl TurnRuntime<'_> {
 /// Runs one turn to its outcome. Events go to `events` as they happen; `extras`
 /// (MCP tools and prompts, skills) is awaited once the first event is out.
 pub async fn run_turn(
-    rt: &TurnRuntime<'_>,
+    rt: &TurnRuntime,
     mut input: TurnInput,
     owner: &str,
     steer: &SteerQueue,
@@ -410,7 +410,7 @@ pub async fn run_turn(
 /// The turn's approval policy (the session's, else the workspace's, else
 /// the config's) and the calls the session already allows. An unreadable
 /// session setting falls back to the inherited policy, never to none.
-async fn turn_approvals(rt: &TurnRuntime<'_>, input: &TurnInput) -> crate::approval::TurnApprovals {
+async fn turn_approvals(rt: &TurnRuntime, input: &TurnInput) -> crate::approval::TurnApprovals {
     let store = rt.store.clone();
     let (scope, id) = (input.scope.clone(), input.session_id.clone());
     let saved = crate::blocking::run_now(move || store.session_approvals(&scope, &id))
@@ -437,7 +437,7 @@ async fn turn_approvals(rt: &TurnRuntime<'_>, input: &TurnInput) -> crate::appro
 /// and the closing write (answer, leftover guidance, terminal, counters);
 /// `done`'s workflow node goes out once that write committed.
 async fn finish(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     transcript: &mut Transcript,
     outcome: TurnOutcome,
     counters: &mut Counters,

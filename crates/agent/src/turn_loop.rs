@@ -73,7 +73,7 @@ enum Next {
 /// Runs the steps of a turn until it ends. `Err` is a failure (provider, step
 /// limit, store, …); a cut-short step's partial answer is left in `counters`.
 pub(crate) async fn turn_loop(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
     goal: StandingGoal,
@@ -146,7 +146,7 @@ pub(crate) async fn turn_loop(
 /// the images entering this step's request: the message's on step 1, then
 /// those the guidance brings.
 async fn take_guidance(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
 ) -> Result<Vec<ViewedImage>, TurnFailure> {
@@ -185,7 +185,7 @@ async fn take_guidance(
 /// the prompt; the history is repaired, compacted once if it has outgrown the
 /// window, and fitted.
 async fn prepare(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
@@ -267,7 +267,7 @@ async fn prepare(
 /// Asks the model, streaming its answer as events, and counts the usage.
 /// `Ok(Err(outcome))`: the turn was cancelled mid-stream.
 async fn sample(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     request: ChatRequest,
     transcript: &mut Transcript,
@@ -330,7 +330,7 @@ async fn sample(
 /// continue or verify, no guidance waiting) ends the turn: it is stored with
 /// the terminal instead of on its own.
 async fn record(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
@@ -381,7 +381,7 @@ fn truncated(st: &LoopState<'_>, agent: &seekclaw_config::AgentSettings, c: &Com
 /// After a recorded step: run its tool calls, continue a truncated answer,
 /// verify a changed workspace, or end once no guidance is waiting.
 async fn decide(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
@@ -435,7 +435,7 @@ async fn decide(
 /// The model would finish with `answer`: guidance waiting wins (the turn
 /// goes on), then the once-per-turn goal check; otherwise the turn is done.
 async fn finish_with(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
@@ -471,7 +471,7 @@ async fn finish_with(
 /// (the rest are closed unrun) and the turn yields; past the soft ceiling it
 /// yields after the batch; a `finish` call ends the turn with its answer.
 async fn run_batch(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
@@ -527,7 +527,7 @@ async fn run_batch(
 
 /// Runs the step's tool calls and records each result in order.
 async fn run_tools(
-    cx: &TurnCtx<'_, '_>,
+    cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
     calls: &[seekclaw_providers::ToolCall],

@@ -171,7 +171,7 @@ pub fn repair_message(command: &str, output: &str) -> String {
 /// output when they failed (the turn then repairs), `None` when they passed or
 /// do not apply (global scope, read-only modes, autoVerify off, no command).
 pub(crate) async fn verify_turn(
-    rt: &TurnRuntime<'_>,
+    rt: &TurnRuntime,
     sandbox: &SandboxPolicy,
     events: &UnboundedSender<AgentEvent>,
     cancel: &CancellationToken,

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use seekclaw_config::Home;
-use seekclaw_daemon::{McpCheck, McpCheckOptions, check_mcp};
+use seekclaw_engine::{McpCheck, McpCheckOptions, check_mcp};
 
 /// What `seekclaw mcp` does (both connect every enabled server).
 #[derive(Subcommand, Clone, Copy, PartialEq, Eq)]

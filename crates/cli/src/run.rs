@@ -12,9 +12,8 @@ use std::path::PathBuf;
 use clap::Args;
 use seekclaw_agent::{AgentEvent, TurnOutcome};
 use seekclaw_config::Home;
-use seekclaw_daemon::{
-    LocalEngine, RunOptions, TurnMapper, WireEvent, event_envelope, terminal_envelope,
-};
+use seekclaw_daemon::{TurnMapper, WireEvent, event_envelope, terminal_envelope};
+use seekclaw_engine::{Engine, RunOptions, TurnControls};
 use tokio_util::sync::CancellationToken;
 
 use crate::run_pretty::Pretty;
@@ -96,12 +95,12 @@ pub fn run(args: RunArgs) -> ExitCode {
 }
 
 async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Result<RunResult> {
-    let engine = LocalEngine::open(home)
+    let engine = Engine::open(home)
         .await
         .map_err(|e| anyhow::anyhow!(e.message))?;
-    let cancel = CancellationToken::new();
+    let controls = TurnControls::default();
     let force = CancellationToken::new();
-    let (first, second) = (cancel.clone(), force.clone());
+    let (first, second) = (controls.cancel.clone(), force.clone());
     // Ctrl-C cancels the turn (its stream and tools end, its partial answer is
     // kept); a second Ctrl-C stops waiting for that clean end.
     tokio::spawn(async move {
@@ -113,7 +112,7 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
         }
     });
     let mut stdout = std::io::stdout().lock();
-    let mut turn = match engine.start(&opts, &cancel).await {
+    let mut turn = match engine.start_run(&opts, controls.clone()).await {
         Ok(turn) => turn,
         Err(e) if output == Output::Events => {
             let failed = WireEvent::AgentSetupFailed { error: e.message };
@@ -126,13 +125,13 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
     let mut mapper = TurnMapper::new(None);
     // Text on a terminal is printed as the chat shows it; piped, it is plain.
     let mut pretty = match output {
-        Output::Text => Pretty::open(engine.home()),
+        Output::Text => Pretty::open(&engine.home),
         Output::Json | Output::Events => None,
     };
     if output == Output::Events {
         let started = WireEvent::SessionStarted {
             session: sid.clone(),
-            session_root: engine.home().root().display().to_string(),
+            session_root: engine.home.root().display().to_string(),
             workspace_root: turn.session().workspace.clone(),
         };
         let _ = stdout.write_all(&started.to_line());

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use seekclaw_config::Home;
-use seekclaw_daemon::{LocalEngine, ServeOptions};
+use seekclaw_daemon::ServeOptions;
+use seekclaw_engine::Engine;
 
 use crate::turn_args::TurnArgs;
 
@@ -52,7 +53,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
             .enable_all()
             .build()?;
         runtime.block_on(async move {
-            let engine = LocalEngine::open(home)
+            let engine = Engine::open(home)
                 .await
                 .map_err(|e| anyhow::anyhow!(e.message))?;
             let stdin = tokio::io::BufReader::new(tokio::io::stdin());

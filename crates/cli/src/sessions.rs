@@ -221,12 +221,12 @@ fn compact(home: &Home, scope: &Scope, id: &str) -> anyhow::Result<seekclaw_agen
         .enable_all()
         .build()?;
     let done = runtime.block_on(async {
-        let engine = seekclaw_daemon::LocalEngine::open(home.clone())
+        let engine = seekclaw_engine::Engine::open(home.clone())
             .await
             .map_err(|e| anyhow::anyhow!(e.message))?;
         let cancel = tokio_util::sync::CancellationToken::new();
         let done = engine
-            .compact(scope, id, &Default::default(), &cancel, |_, _| {})
+            .compact_session(scope, id, &Default::default(), &cancel, |_, _| {})
             .await
             .map_err(|e| anyhow::anyhow!(e.message));
         engine.close().await;

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use seekclaw_config::{Config, Home, read_json_lenient};
-use seekclaw_daemon::{Scope, new_session_id};
+use seekclaw_engine::{Scope, new_session_id};
 use seekclaw_store::{
     NewSession, SessionEvent, Store, StoreError, encode_session_file, is_valid_session_id,
     parse_session_file,

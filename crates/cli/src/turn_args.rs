@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use seekclaw_config::{AgentMode, ApprovalPolicy};
-use seekclaw_daemon::TurnOverrides;
+use seekclaw_engine::TurnOverrides;
 
 /// Where a front end works and which session it continues (`run`, `serve`,
 /// `chat`).

@@ -12,7 +12,8 @@ use seekclaw_agent::{Approvals, SteerQueue};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::sync::Locked;
+use seekclaw_engine::TurnControls;
+use seekclaw_engine::sync::Locked;
 
 /// A chat as `agent.cancel` and `agent.steer` see it.
 #[derive(Clone)]
@@ -95,9 +96,11 @@ impl Chats {
             chats: self.clone(),
             request_id,
             serial,
-            cancel,
-            steer,
-            approvals,
+            controls: TurnControls {
+                cancel,
+                steer,
+                approvals,
+            },
             session_tx,
         }
     }
@@ -140,9 +143,9 @@ pub struct ChatStart {
     chats: Arc<Chats>,
     request_id: i64,
     serial: u64,
-    pub cancel: CancellationToken,
-    pub steer: SteerQueue,
-    pub approvals: Approvals,
+    /// The turn's cancel, steer and approvals, registered here from the
+    /// moment the line was read.
+    pub controls: TurnControls,
     session_tx: watch::Sender<Option<String>>,
 }
 

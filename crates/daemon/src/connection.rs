@@ -20,7 +20,7 @@ use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader};
 use crate::outbox::Outbox;
-use crate::sync::Locked;
+use seekclaw_engine::sync::Locked;
 
 /// Requests of one connection in flight at once; beyond this the reader stops reading
 /// (back-pressure instead of unbounded task growth).

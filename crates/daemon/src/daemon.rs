@@ -12,11 +12,11 @@ use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::config_service::ConfigService;
 use crate::endpoint::{self, DaemonLock, Endpoint};
 use crate::error::DaemonError;
 use crate::outbox::Outbox;
-use crate::sync::{Locked, RwLocked};
+use seekclaw_engine::config_service::ConfigService;
+use seekclaw_engine::sync::{Locked, RwLocked};
 
 /// How long shutdown waits for connections to flush before cutting them off.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -91,18 +91,16 @@ impl Connections {
 
 /// State shared by every connection and request.
 pub struct Daemon {
-    pub home: Home,
+    /// The engine every turn starts through (home, config, store, providers,
+    /// tools, locks, turns, MCP, jobs).
+    pub engine: seekclaw_engine::Engine,
     pub cwd: PathBuf,
-    pub store: Store,
-    pub config: ConfigService,
     /// The daemon's current workspace root (`workspace.get` / `workspace.open`).
     pub workspace: RwLock<PathBuf>,
     /// A client named the current workspace (`workspace.open`); until then
     /// it is the daemon's working directory, which a chat may not take as a
     /// workspace when it is too broad (see [`crate::scope::refuse_implicit`]).
     pub workspace_named: std::sync::atomic::AtomicBool,
-    /// Project roots found for workspace paths.
-    pub roots: crate::roots::RootCache,
     /// Serializes config-writing methods across all connections.
     pub admin_gate: tokio::sync::Mutex<()>,
     /// Graceful stop: connections stop reading, finish and flush.
@@ -113,26 +111,12 @@ pub struct Daemon {
     /// `shutdown` can say `bye` only when nobody else can connect.
     pub not_listening: CancellationToken,
     pub connections: Connections,
-    /// Provider HTTP pool and circuit breaker, shared by every turn.
-    pub providers: seekclaw_providers::Providers,
-    /// File write locks shared by every turn and scheduled run.
-    pub locks: Arc<seekclaw_tools::WriteLocks>,
-    /// Built-in tools offered to turns.
-    pub tools: seekclaw_tools::Registry,
-    /// MCP server connections, shared by every turn with the same server config.
-    pub mcp: seekclaw_mcp::McpManager,
-    /// What turns read from disk besides the session, per scope.
-    pub extras: crate::extras_cache::ExtrasCache,
-    /// Running turns, one per session.
-    pub turns: crate::turns::Turns,
     /// Scheduled tasks: the tick loop's state and the runs in progress.
     pub scheduler: crate::scheduler::Scheduler,
     /// `session.watch`ers of each session.
     pub watchers: crate::watch::Watchers,
     /// Sessions whose standing goal is `auto`.
     pub goals: crate::goals::AutoGoals,
-    /// Each session's shell jobs (background jobs outlive turns).
-    pub jobs: crate::engine::SessionJobs,
     /// The connection that last ran a turn on each session: it gets the
     /// session's idle-time background-job notices.
     pub session_owners: crate::notices::Owners,
@@ -141,22 +125,6 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// The daemon's services as the engine every turn starts through.
-    pub fn engine(&self) -> crate::engine::Engine<'_> {
-        crate::engine::Engine {
-            home: &self.home,
-            config: &self.config,
-            store: &self.store,
-            providers: &self.providers,
-            tools: &self.tools,
-            locks: &self.locks,
-            turns: &self.turns,
-            mcp: &self.mcp,
-            extras: &self.extras,
-            jobs: &self.jobs,
-        }
-    }
-
     pub fn current_workspace(&self) -> PathBuf {
         self.workspace.read_locked().clone()
     }
@@ -173,7 +141,7 @@ impl Daemon {
         T: Send + 'static,
         F: FnOnce(&Store) -> seekclaw_store::Result<T> + Send + 'static,
     {
-        let store = self.store.clone();
+        let store = self.engine.store.clone();
         tokio::task::spawn_blocking(move || f(&store))
             .await
             .map_err(|e| MethodError::internal(format!("store task failed: {e}")))?
@@ -198,11 +166,11 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
             .map_err(DaemonError::Store)?
     };
     let daemon = Arc::new(Daemon::new(home, opts.cwd, store));
-    daemon.config.ensure_files().await;
+    daemon.engine.config.ensure_files().await;
     recover_interrupted_turns(&daemon).await;
     signals.watch(daemon.shutdown.clone());
     // Listen last: a client that connects finds config, store and workspace ready.
-    let endpoint = endpoint::bind_listener(&daemon.home, lock)?;
+    let endpoint = endpoint::bind_listener(&daemon.engine.home, lock)?;
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
     crate::scheduler::start(&daemon);
     crate::notices::start(&daemon);
@@ -224,28 +192,18 @@ impl Daemon {
         let workspace = seekclaw_config::detect_root(&cwd, &home);
         let shutdown = CancellationToken::new();
         Daemon {
-            home,
+            engine: seekclaw_engine::Engine::new(home, store, config),
             cwd,
-            store,
-            config,
             workspace: RwLock::new(workspace),
             workspace_named: std::sync::atomic::AtomicBool::new(false),
-            roots: crate::roots::RootCache::default(),
             admin_gate: tokio::sync::Mutex::new(()),
             scheduler: crate::scheduler::Scheduler::new(shutdown.child_token()),
             shutdown,
             kill: CancellationToken::new(),
             not_listening: CancellationToken::new(),
             connections: Connections::default(),
-            providers: seekclaw_providers::Providers::new(),
-            locks: Arc::new(seekclaw_tools::WriteLocks::new()),
-            tools: seekclaw_tools::builtin_registry(),
-            mcp: seekclaw_mcp::McpManager::new(),
-            extras: crate::extras_cache::ExtrasCache::default(),
-            turns: crate::turns::Turns::default(),
             goals: crate::goals::AutoGoals::default(),
             watchers: crate::watch::Watchers::default(),
-            jobs: crate::engine::SessionJobs::default(),
             session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,
             next_conn: AtomicU64::new(1),
@@ -257,14 +215,14 @@ impl Daemon {
 /// could not commit get an `interrupted` one (each in one transaction with
 /// clearing its mark, so a crash here cannot give a turn two).
 async fn recover_interrupted_turns(daemon: &Daemon) {
-    let home = daemon.home.clone();
+    let home = daemon.engine.home.clone();
     let result = daemon
         .db(move |s| {
             let mut marked = 0;
             for (scope, id, owner) in s.sessions_with_active_turn()? {
                 // A turn another live process runs (`serve`, `seekclaw run`)
                 // holds its session's lock: it is not ours to end.
-                let Ok(Some(_held)) = crate::engine::try_hold(&home, &id) else {
+                let Ok(Some(_held)) = seekclaw_engine::try_hold(&home, &id) else {
                     continue;
                 };
                 if s.interrupt_turn(&scope, &id, &owner, INTERRUPTED_BY_STOP)? {
@@ -375,9 +333,9 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
     }
     daemon.scheduler.wait_stopped().await;
     // Every MCP server and background job (and whatever they started) ends with us.
-    daemon.jobs.close_all();
-    daemon.mcp.shutdown().await;
-    let store = daemon.store.clone();
+    daemon.engine.jobs.close_all();
+    daemon.engine.mcp.shutdown().await;
+    let store = daemon.engine.store.clone();
     match tokio::task::spawn_blocking(move || store.checkpoint()).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => tracing::warn!(error = %e, "final checkpoint failed"),

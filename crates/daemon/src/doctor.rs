@@ -8,8 +8,8 @@ use std::path::Path;
 use seekclaw_config::Config;
 use seekclaw_protocol::api::{CheckLevel, DoctorCheck as Check};
 
-use crate::config_service::FileHealth;
 use crate::daemon::Daemon;
+use seekclaw_engine::config_service::FileHealth;
 
 /// Where the checks run: in the daemon that serves clients, or in a process
 /// of its own (`seekclaw doctor` with no daemon running).
@@ -59,8 +59,8 @@ fn mode_of(_path: &Path) -> Option<u32> {
 
 /// Local checks of the workspace, home, config, sandbox, daemon, MCP and database.
 pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
-    let status = daemon.config.status();
-    let config = daemon.config.load();
+    let status = daemon.engine.config.status();
+    let config = daemon.engine.config.load();
     let mut checks = workspace_checks(root);
     checks.push(provider_config(&config, &status.config));
     checks.push(memory_check(root));
@@ -68,11 +68,11 @@ pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check
         ("config.json", &status.config),
         ("state.json", &status.state),
     ] {
-        let path = daemon.home.root().join(name);
+        let path = daemon.engine.home.root().join(name);
         checks.push(file_check(name, &path, health, status.using_last_good));
     }
-    checks.push(home_check(daemon.home.root()));
-    checks.push(sandbox_check(&config, &daemon.home.config_path()).await);
+    checks.push(home_check(daemon.engine.home.root()));
+    checks.push(sandbox_check(&config, &daemon.engine.home.config_path()).await);
     checks.push(match host {
         Host::Daemon => ok(
             "Daemon",
@@ -80,7 +80,7 @@ pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check
                 "pid {}, {} client(s) connected, {} turn(s) running",
                 std::process::id(),
                 daemon.connections.count(),
-                daemon.turns.count()
+                daemon.engine.turns.count()
             ),
         ),
         Host::InProcess => info(
@@ -99,7 +99,7 @@ pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check
             e.message,
             format!(
                 "check free disk space and the permissions of {}",
-                daemon.home.db_path().display()
+                daemon.engine.home.db_path().display()
             ),
         )),
     }
@@ -110,6 +110,7 @@ pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check
 pub async fn all_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
     let mut checks = local_checks(daemon, host, root).await;
     let enabled: Vec<_> = daemon
+        .engine
         .config
         .load()
         .providers

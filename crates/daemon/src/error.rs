@@ -1,4 +1,3 @@
-use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_store::StoreError;
 
 /// Why the daemon could not start or run.
@@ -31,19 +30,4 @@ pub enum DaemonError {
     Startup(String),
 }
 
-/// Maps a store failure to the wire: missing rows are `not_found`, clashes
-/// `conflict`, a database or file that could not be written `storage`.
-pub fn store_error(err: StoreError) -> MethodError {
-    match err {
-        StoreError::NotFound(msg) => MethodError::not_found(msg),
-        StoreError::Conflict(msg) => MethodError::new(ErrorCode::Conflict, msg),
-        other @ (StoreError::Sqlite(_) | StoreError::Io { .. }) => {
-            tracing::error!(error = %other, "store error");
-            MethodError::new(ErrorCode::Storage, format!("Database error: {other}"))
-        }
-        other => {
-            tracing::error!(error = %other, "store error");
-            MethodError::internal(format!("Database error: {other}"))
-        }
-    }
-}
+pub use seekclaw_engine::store_error;

@@ -8,18 +8,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use seekclaw_agent::{
-    AUTO_TURNS, Approvals, CONTINUE_PROMPT, GoalMarker, StandingGoal, SteerQueue, TurnOutcome,
-    Unattended,
+    AUTO_TURNS, Approvals, CONTINUE_PROMPT, GoalMarker, StandingGoal, TurnOutcome, Unattended,
 };
-use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::api::GoalView;
 use seekclaw_protocol::events::GoalUpdatedDetails;
 use seekclaw_protocol::{Envelope, MethodError};
 
 use crate::daemon::Daemon;
-use crate::engine::{SessionClaim, TurnRequest};
 use crate::scope::Scope;
-use crate::sync::Locked;
+use seekclaw_engine::sync::Locked;
+use seekclaw_engine::{SessionTarget, TurnControls, TurnRequest};
 
 /// Sessions whose goal is `auto`, with the turns left (0: spent, to be
 /// reported once).
@@ -125,7 +123,7 @@ pub async fn write_marker(
     sid: &str,
     marker: &GoalMarker,
 ) -> Result<(), MethodError> {
-    let engine = daemon.engine();
+    let engine = &daemon.engine;
     if !engine.notify_running(sid, &marker.text()) {
         engine.append_idle(&scope.key, sid, marker.item()).await?;
     }
@@ -208,39 +206,20 @@ async fn continuation(
     scope: &Scope,
     sid: &str,
 ) -> Result<TurnOutcome, MethodError> {
-    let engine = daemon.engine();
-    let cancel = daemon.shutdown.child_token();
-    let steer = SteerQueue::new();
     // Nobody is there to answer: like a scheduled run, calls that need a
     // person's approval are refused.
     let approvals = Approvals::unattended(Unattended::Reject(
         "goal continuations do not wait for a person".into(),
     ));
-    let (key, id) = (scope.key.clone(), sid.to_string());
-    let header = daemon
-        .db(move |s| s.session(&key, &id))
-        .await?
-        .ok_or_else(|| MethodError::not_found(format!("Session {sid} not found")))?;
-    let reasoning = ReasoningLevel::parse(&header.reasoning_level)
-        .unwrap_or(daemon.config.load().agent.reasoning_level);
-    let claim = engine
-        .claim(sid, &cancel, &steer, &approvals)
-        .map(|guard| SessionClaim {
-            session: header,
-            reasoning,
-            past: None,
-            guard,
-        });
     let request = TurnRequest {
         scope: scope.clone(),
+        session: SessionTarget::Id(sid.to_string()),
         message: CONTINUE_PROMPT.to_string(),
         images: Vec::new(),
-        cancel: cancel.clone(),
-        steer,
-        session: std::future::ready(claim),
+        reasoning: None,
         overrides: Default::default(),
-        approvals,
+        controls: TurnControls::child_of(&daemon.shutdown, approvals),
     };
-    let turn = engine.start_turn(request).await?;
+    let turn = daemon.engine.start_turn(request).await?;
     Ok(crate::watch::drive(&daemon.watchers, turn, CONTINUE_PROMPT, "goal").await)
 }

@@ -59,13 +59,13 @@ async fn wait_until_idle(daemon: &Daemon, delay: Duration) -> &'static str {
 
 /// What keeps an unattended daemon up, if anything.
 async fn busy(daemon: &Daemon) -> Option<&'static str> {
-    if daemon.turns.count() > 0 {
+    if daemon.engine.turns.count() > 0 {
         return Some("a turn is running");
     }
     if daemon.scheduler.running_count() > 0 {
         return Some("a scheduled run is in progress");
     }
-    if daemon.jobs.running_count() > 0 {
+    if daemon.engine.jobs.running_count() > 0 {
         return Some("a background job is running");
     }
     let horizon = chrono::Duration::from_std(DUE_HORIZON).unwrap_or_default();

@@ -12,9 +12,9 @@ use seekclaw_protocol::events::BackgroundNoticeDetails;
 use seekclaw_store::{EventItem, RuntimeNotice};
 
 use crate::daemon::Daemon;
-use crate::engine::SessionNotice;
 use crate::outbox::Outbox;
-use crate::sync::Locked;
+use seekclaw_engine::SessionNotice;
+use seekclaw_engine::sync::Locked;
 
 /// The connection that owns each session's idle-time notices.
 #[derive(Default)]
@@ -49,7 +49,7 @@ const NOTICE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis
 
 /// Delivers the notices of the daemon's sessions until it stops.
 pub fn start(daemon: &Arc<Daemon>) {
-    let Some(mut notices) = daemon.jobs.take_notices() else {
+    let Some(mut notices) = daemon.engine.jobs.take_notices() else {
         return;
     };
     let daemon = daemon.clone();
@@ -71,7 +71,7 @@ async fn deliver(daemon: &Daemon, n: SessionNotice) {
         },
         Err(_) => return,
     };
-    let engine = daemon.engine();
+    let engine = &daemon.engine;
     // A turn that is finishing takes no more guidance but still holds the
     // session: wait for it (briefly) rather than lose the notice.
     let mut tries = 0;

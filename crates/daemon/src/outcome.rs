@@ -1,21 +1,11 @@
 //! A turn's outcome as its terminal envelope: one mapping for every way the
 //! daemon runs turns (chat, `seekclaw run --json`).
 
-use seekclaw_agent::{FailureKind, TurnOutcome};
+use seekclaw_agent::TurnOutcome;
 use seekclaw_protocol::events::{ErrorCause, ErrorDetails};
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event};
 
-/// The `details.code` of a failed turn.
-pub fn failure_code(kind: FailureKind) -> ErrorCode {
-    match kind {
-        FailureKind::Provider => ErrorCode::Provider,
-        FailureKind::NoModel => ErrorCode::NoModel,
-        FailureKind::Timeout => ErrorCode::Timeout,
-        FailureKind::StepLimit => ErrorCode::StepLimit,
-        FailureKind::Storage => ErrorCode::Storage,
-        FailureKind::Internal => ErrorCode::Internal,
-    }
-}
+pub use seekclaw_engine::failure_code;
 
 /// The terminal envelope of request `id` for `outcome`. A turn whose end
 /// could not be saved is an `error` (`storage`) whose details still carry
@@ -68,7 +58,7 @@ fn ended_parts(ended: TurnOutcome) -> (&'static str, String, Option<ErrorCause>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seekclaw_agent::TurnFailure;
+    use seekclaw_agent::{FailureKind, TurnFailure};
     use serde_json::{Value, json};
 
     fn parsed(env: &Envelope) -> Value {

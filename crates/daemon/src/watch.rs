@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use seekclaw_agent::{AgentEvent, TurnOutcome};
 use tokio::sync::mpsc;
 
-use crate::sync::Locked;
+use seekclaw_engine::sync::Locked;
 
 /// Items a watcher may hold before it is dropped for falling behind.
 const WATCH_QUEUE: usize = 4096;
@@ -135,7 +135,7 @@ impl Watchers {
 /// themselves: scheduled runs, goal turns).
 pub async fn drive(
     watchers: &Watchers,
-    mut turn: crate::engine::TurnHandle<'_>,
+    mut turn: seekclaw_engine::TurnHandle,
     message: &str,
     origin: &'static str,
 ) -> TurnOutcome {

@@ -37,6 +37,7 @@ pub async fn approve(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) ->
             None => None,
         },
         (None, Some(sid)) => daemon
+            .engine
             .turns
             .by_session(sid)
             .map(|t| (Some(t.session_id), t.approvals)),

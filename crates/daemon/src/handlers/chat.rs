@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::watch::{Watched, Watchers};
 
 use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, SteerQueue};
-use seekclaw_config::{ReasoningLevel, UiLanguage};
+use seekclaw_config::UiLanguage;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
     ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FailoverDetails,
@@ -14,18 +14,15 @@ use seekclaw_protocol::events::{
     RetryDetails, ToolDoneDetails, ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
-use seekclaw_store::{SessionHeader, SessionPatch};
-use tokio_util::sync::CancellationToken;
 
-use super::images::parse_images;
-use super::session::create_session;
 use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
-use crate::engine::{Engine, SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
 use crate::presentation::{status_text, workflow_label};
-use crate::scope::{self, Scope};
+use crate::scope;
+use seekclaw_engine::parse_images;
+use seekclaw_engine::{SessionTarget, TurnHandle, TurnOverrides, TurnRequest};
 
 /// Envelope lines handed to the connection in one piece, at most (about).
 const BATCH_BYTES: usize = 64 * 1024;
@@ -46,32 +43,6 @@ fn guidance(
         ));
     }
     Ok((message, images))
-}
-
-/// The session of a chat that names none: the connection's current one
-/// in this scope, else the newest in the scope, else a new one.
-async fn resolve_session(
-    daemon: &Daemon,
-    conn: &Connection,
-    scope: &Scope,
-) -> Result<SessionHeader, MethodError> {
-    let key = scope.key.clone();
-    let legacy = conn.legacy().filter(|l| l.scope == key).map(|l| l.id);
-    let target = scope.clone();
-    let default_level = daemon.config.load().agent.reasoning_level;
-    daemon
-        .db(move |st| {
-            if let Some(id) = legacy
-                && let Some(h) = st.session(&key, &id)?
-            {
-                return Ok(h);
-            }
-            if let Some(h) = st.latest_session(&key)? {
-                return Ok(h);
-            }
-            create_session(st, &target, None, default_level, true)
-        })
-        .await
 }
 
 /// Maps an agent event to its envelope (reference §3 shapes), labels worded
@@ -280,26 +251,6 @@ fn model_notice(id: i64, ev: AgentEvent) -> Option<Envelope> {
     })
 }
 
-/// The settings a session keeps over the config's: its own model (`/model`
-/// in `seekclaw chat`), while the config still has it.
-async fn session_overrides(
-    daemon: &Daemon,
-    scope: &Scope,
-    session: Option<&str>,
-) -> Result<TurnOverrides, MethodError> {
-    let Some(sid) = session.map(str::to_string) else {
-        return Ok(TurnOverrides::default());
-    };
-    let key = scope.key.clone();
-    let model = daemon.db(move |s| s.session_model(&key, &sid)).await?;
-    let config = daemon.config.load();
-    let model = model.filter(|m| seekclaw_providers::routing::resolve(&config, m, false).is_some());
-    Ok(TurnOverrides {
-        model,
-        ..TurnOverrides::default()
-    })
-}
-
 pub async fn chat(
     daemon: &Arc<Daemon>,
     conn: &Connection,
@@ -321,39 +272,34 @@ pub async fn chat(
         .map(str::to_string);
     let scope = scope::resolve_for_turn(daemon, &params.scope())
         .map_err(|e| e.with_session(requested.clone()))?;
-    let mut overrides = session_overrides(daemon, &scope, requested.as_deref()).await?;
     // A model named with this chat wins over the session's own; either is
     // pinned (it alone answers, no failover).
-    if let Some(named) = params
-        .model
-        .as_deref()
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-    {
-        overrides.model = Some(named.to_string());
-    }
-    let engine = daemon.engine();
-    let claim = Claim {
-        engine,
-        scope: &scope,
-        requested,
-        level,
-        cancel: &start.cancel,
-        steer: &start.steer,
-        approvals: &start.approvals,
+    let overrides = TurnOverrides {
+        model: params
+            .model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(str::to_string),
+        ..TurnOverrides::default()
+    };
+    let session = match requested {
+        Some(sid) => SessionTarget::Id(sid),
+        // The connection's last session in this scope, else the latest,
+        // else a new one (reference §2.5).
+        None => SessionTarget::Resume(conn.legacy().filter(|l| l.scope == scope.key).map(|l| l.id)),
     };
     let watched = daemon.watchers.clone_message_if_watched(&message);
     let request = TurnRequest {
         scope: scope.clone(),
+        session,
         message,
         images,
-        cancel: start.cancel.clone(),
-        steer: start.steer.clone(),
-        session: claim_session(daemon.as_ref(), conn, claim),
+        reasoning: level,
         overrides,
-        approvals: start.approvals.clone(),
+        controls: start.controls.clone(),
     };
-    let mut turn = engine.start_turn(request).await?;
+    let mut turn = daemon.engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
     daemon
         .watchers
@@ -367,7 +313,7 @@ pub async fn chat(
         scope: scope.key.clone(),
         id: sid.clone(),
     }));
-    let lang = daemon.config.load().ui.language();
+    let lang = daemon.engine.config.load().ui.language();
     while let Some(ev) = turn.next_event().await {
         // Everything already produced goes out as one queued chunk: a fast
         // stream of deltas costs one hand-off per batch, not per delta.
@@ -383,112 +329,6 @@ pub async fn chat(
     Ok(crate::outcome::terminal(id, Some(sid), outcome))
 }
 
-/// What a chat needs to claim its session.
-struct Claim<'a> {
-    engine: Engine<'a>,
-    scope: &'a Scope,
-    requested: Option<String>,
-    level: Option<ReasoningLevel>,
-    cancel: &'a CancellationToken,
-    steer: &'a SteerQueue,
-    approvals: &'a seekclaw_agent::Approvals,
-}
-
-/// Resolves the chat's session (reference §2.5), applies its reasoning level
-/// and marks it busy (one turn per session). A named session is claimed before
-/// it is read, so the read, which also brings its conversation (one trip to
-/// the store), sees every turn that finished before this one started.
-async fn claim_session<'d>(
-    daemon: &'d Daemon,
-    conn: &Connection,
-    claim: Claim<'d>,
-) -> Result<SessionClaim<'d>, MethodError> {
-    let claim_id = |sid: &str| {
-        claim
-            .engine
-            .claim(sid, claim.cancel, claim.steer, claim.approvals)
-    };
-    let level = claim.level;
-    let Some(sid) = claim.requested else {
-        let mut session = resolve_session(daemon, conn, claim.scope).await?;
-        let stored = stored_level(&session);
-        if let Some(patch) = level_patch(level, stored) {
-            let (k, s) = (claim.scope.key.clone(), session.id.clone());
-            if let Some(h) = daemon
-                .db(move |st| st.update_session(&k, &s, &patch))
-                .await?
-            {
-                session = h;
-            }
-        }
-        let guard = claim_id(&session.id)?;
-        return Ok(SessionClaim {
-            session,
-            guard,
-            reasoning: level.unwrap_or(stored),
-            past: None,
-        });
-    };
-    let guard = claim_id(&sid)?;
-    let (k, s) = (claim.scope.key.clone(), sid.clone());
-    // A short log is read right here when a store connection is idle (the
-    // usual case): a fraction of a millisecond, less than a trip to a blocking
-    // thread and back costs. Long logs, a busy store and a level to store
-    // take the trip.
-    let found = match daemon.store.try_conversation(&k, &s) {
-        // Without a level to store, the stored one is the turn's.
-        Some(Ok(Some(c))) if level_patch(level, stored_level(&c.header)).is_none() => {
-            let reasoning = stored_level(&c.header);
-            Ok(Some((c.header, reasoning, c.events)))
-        }
-        Some(Ok(None)) => Ok(None),
-        Some(Err(e)) => Err(crate::error::store_error(e)),
-        _ => {
-            daemon
-                .db(move |st| {
-                    let Some(c) = st.conversation(&k, &s)? else {
-                        return Ok(None);
-                    };
-                    let mut session = c.header;
-                    let stored = stored_level(&session);
-                    if let Some(patch) = level_patch(level, stored)
-                        && let Some(h) = st.update_session(&k, &s, &patch)?
-                    {
-                        session = h;
-                    }
-                    Ok(Some((session, level.unwrap_or(stored), c.events)))
-                })
-                .await
-        }
-    }
-    .map_err(|e| e.with_session(Some(sid.clone())))?;
-    let Some((session, reasoning, past)) = found else {
-        return Err(
-            MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
-        );
-    };
-    Ok(SessionClaim {
-        session,
-        guard,
-        reasoning,
-        past: Some(past),
-    })
-}
-
-/// The reasoning level stored with a session (the default if unreadable).
-fn stored_level(session: &SessionHeader) -> ReasoningLevel {
-    ReasoningLevel::parse(&session.reasoning_level).unwrap_or_default()
-}
-
-/// The session change a chat's `reasoningLevel` asks for, if any.
-fn level_patch(level: Option<ReasoningLevel>, stored: ReasoningLevel) -> Option<SessionPatch> {
-    let level = level.filter(|l| *l != stored)?;
-    Some(SessionPatch {
-        reasoning_level: Some(level.as_str().to_string()),
-        ..SessionPatch::default()
-    })
-}
-
 /// `first` and whatever else the turn has already produced (up to ~64 KB) as
 /// one chunk of envelope lines.
 fn batch(
@@ -496,7 +336,7 @@ fn batch(
     (id, lang): (i64, UiLanguage),
     sid: &str,
     first: AgentEvent,
-    turn: &mut TurnHandle<'_>,
+    turn: &mut TurnHandle,
 ) -> Vec<u8> {
     let mut lines = Vec::with_capacity(256);
     watchers.event(sid, Some(conn), &first);
@@ -542,7 +382,7 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
     // steer was written right behind it): wait for the claim.
     let turn = match (request_id, session_id) {
         (Some(rid), _) => claimed_queue(conn.chats.get(rid)).await,
-        (None, Some(sid)) => match daemon.turns.by_session(sid) {
+        (None, Some(sid)) => match daemon.engine.turns.by_session(sid) {
             Some(t) => Some((t.session_id, t.steer)),
             None => claimed_queue(conn.chats.asking_for(sid)).await,
         },

@@ -11,26 +11,27 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use serde_json::{Map, Value};
 
 use super::Reply;
-use crate::config_service::save_file;
 use crate::daemon::Daemon;
-use crate::extensions::{self, mcp_config, mcp_cwd, own_workspace, workspace_config};
+use crate::extensions;
+use seekclaw_engine::config_service::save_file;
+use seekclaw_engine::{mcp_config, mcp_cwd, own_workspace, workspace_config};
 
 /// The `mcp.list` rows of the current workspace.
 pub(crate) fn listing(daemon: &Daemon) -> Result<Vec<ServerListing>, MethodError> {
     let root = daemon.current_workspace();
-    let config = daemon.config.load();
-    let ws = workspace_config(&daemon.home, Some(&root));
-    let merged = mcp_config(&daemon.home, &config.mcp, Some(&root), ws.as_ref());
+    let config = daemon.engine.config.load();
+    let ws = workspace_config(&daemon.engine.home, Some(&root));
+    let merged = mcp_config(&daemon.engine.home, &config.mcp, Some(&root), ws.as_ref());
     if let Some(file) = merged.problems.first() {
         return Err(MethodError::invalid(format!("Invalid MCP config: {file}")));
     }
-    let cwd = mcp_cwd(&daemon.home, Some(&root));
+    let cwd = mcp_cwd(&daemon.engine.home, Some(&root));
     Ok(merged
         .servers
         .iter()
         .map(|entry| {
             let status = match &entry.transport {
-                Ok(transport) if entry.config.enabled => daemon.mcp.status(&ServerSpec {
+                Ok(transport) if entry.config.enabled => daemon.engine.mcp.status(&ServerSpec {
                     name: entry.name.clone(),
                     transport: transport.clone(),
                     cwd: cwd.clone(),
@@ -89,7 +90,7 @@ fn target(daemon: &Daemon, scope: Option<&str>) -> Result<(Target, Option<PathBu
 /// The current workspace root, if it has a config of its own.
 fn workspace_root(daemon: &Daemon) -> Option<PathBuf> {
     let root = daemon.current_workspace();
-    own_workspace(&daemon.home, Some(&root)).map(Path::to_path_buf)
+    own_workspace(&daemon.engine.home, Some(&root)).map(Path::to_path_buf)
 }
 
 pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
@@ -115,6 +116,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     match target {
         Target::Global => {
             daemon
+                .engine
                 .config
                 .update(|c| {
                     let merged = keep_hidden(c.mcp.servers.get(&name), server);
@@ -125,7 +127,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         }
         Target::Workspace => {
             let root = root.unwrap_or_else(|| daemon.current_workspace());
-            let ws = workspace_config(&daemon.home, Some(&root));
+            let ws = workspace_config(&daemon.engine.home, Some(&root));
             let inline = ws
                 .as_ref()
                 .and_then(|w| w.mcp.as_ref())
@@ -201,6 +203,7 @@ pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let removed = match target {
         Target::Global => {
             daemon
+                .engine
                 .config
                 .update(|c| Ok(c.mcp.servers.remove(&name).is_some()))
                 .await?

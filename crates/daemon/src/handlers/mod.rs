@@ -3,7 +3,6 @@
 pub mod approve;
 pub mod chat;
 pub mod goal;
-pub mod images;
 pub mod mcp;
 pub mod model;
 pub mod profile;

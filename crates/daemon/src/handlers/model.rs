@@ -48,7 +48,7 @@ pub async fn save_usage(daemon: &Daemon, records: Vec<UsageRecord>) {
 
 /// Enabled models in provider priority order, as `provider/model`.
 pub async fn list(daemon: &Daemon, id: i64) -> Reply {
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let mut providers: Vec<_> = config.providers.iter().filter(|p| p.enabled).collect();
     providers.sort_by(|a, b| (a.priority, &a.id).cmp(&(b.priority, &b.id)));
     let refs: Vec<String> = providers
@@ -60,7 +60,7 @@ pub async fn list(daemon: &Daemon, id: i64) -> Reply {
 
 /// The model the next request would go to.
 fn active_model(daemon: &Daemon, config: &Config) -> Option<String> {
-    let breaker = &daemon.providers.breaker;
+    let breaker = &daemon.engine.providers.breaker;
     let settings = seekclaw_providers::breaker::BreakerSettings::from_retry(&config.routing.retry);
     // The chain a chat in the current workspace starts with (its own model first).
     let workspace = super::workspace::workspace_config(daemon, &daemon.current_workspace());
@@ -76,7 +76,7 @@ fn active_model(daemon: &Daemon, config: &Config) -> Option<String> {
 }
 
 pub async fn catalog(daemon: &Daemon, id: i64) -> Reply {
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let active = active_model(daemon, &config);
     let mut providers: Vec<_> = config.providers.iter().collect();
     providers.sort_by(|a, b| (a.priority, &a.id).cmp(&(b.priority, &b.id)));
@@ -121,6 +121,7 @@ pub async fn catalog(daemon: &Daemon, id: i64) -> Reply {
 pub async fn switch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let wanted = params.read::<method::ModelSwitch>()?.model.trimmed();
     let model_ref = daemon
+        .engine
         .config
         .update(|cfg| {
             let h = resolve(cfg, &wanted, false)
@@ -159,6 +160,7 @@ async fn ask(
     let start = Instant::now();
     let cancel = CancellationToken::new();
     let result = daemon
+        .engine
         .providers
         .chat(&config, &route, &req, &mut usage, &cancel)
         .await;
@@ -169,7 +171,7 @@ async fn ask(
 
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let wanted = params.read::<method::ModelTest>()?.model.trimmed();
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let handle = resolve(&config, &wanted, false)
         .ok_or_else(|| MethodError::not_found(format!("Model not found: {wanted}")))?;
     let req = ChatRequest {
@@ -224,6 +226,7 @@ pub async fn update(daemon: &Daemon, id: i64, params: &Params) -> Reply {
             .map(str::to_string)
     });
     let out = daemon
+        .engine
         .config
         .update(|cfg| {
             let p = cfg
@@ -269,7 +272,7 @@ const OPTIMIZER_SYSTEM: &str = "你是提示词优化助手。用户会在 <prom
 pub async fn prompt_optimize(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::PromptOptimize>()?;
     let text = params.text.into_inner();
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let handle = match params
         .model
         .as_deref()

@@ -21,7 +21,7 @@ fn profile_key(cfg: &seekclaw_config::Config, name: &str) -> Result<String, Meth
 }
 
 pub async fn list(daemon: &Daemon, id: i64) -> Reply {
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let mut views: Vec<ProfileView> = config
         .profiles
         .iter()
@@ -70,6 +70,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
         ..Profile::default()
     };
     daemon
+        .engine
         .config
         .update(|cfg| {
             let existing = cfg
@@ -94,6 +95,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let name = params.read::<method::ProfileUse>()?.name.trimmed();
     let chosen = daemon
+        .engine
         .config
         .update(|cfg| {
             let key = profile_key(cfg, &name)?;
@@ -107,6 +109,7 @@ pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let name = params.read::<method::ProfileRemove>()?.name.trimmed();
     let removed = daemon
+        .engine
         .config
         .update(|cfg| {
             let key = profile_key(cfg, &name)?;
@@ -124,7 +127,7 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn routing_get(daemon: &Daemon, id: i64) -> Reply {
-    let r = daemon.config.load().routing;
+    let r = daemon.engine.config.load().routing;
     Ok(Envelope::json_result(
         id,
         &RoutingView {
@@ -139,6 +142,7 @@ pub async fn routing_set(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let failover = params.failover_enabled.into_inner();
     let deepseek = params.deep_seek_optimization_enabled;
     let view = daemon
+        .engine
         .config
         .update(|cfg| {
             cfg.routing.failover_enabled = failover;

@@ -28,7 +28,7 @@ fn forbidden(daemon: &Daemon, path: &Path) -> bool {
     let home = user_home();
     let default_state = home.as_ref().map(|h| h.join(".seekclaw"));
     home.as_deref() == Some(path)
-        || path.starts_with(daemon.home.root())
+        || path.starts_with(daemon.engine.home.root())
         || default_state.is_some_and(|d| path.starts_with(d))
 }
 

@@ -46,7 +46,7 @@ fn find_mut<'c>(config: &'c mut Config, id: &str) -> Option<&'c mut Provider> {
 }
 
 pub async fn list(daemon: &Daemon, id: i64) -> Reply {
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let views: Vec<ProviderView> = config
         .providers_by_priority()
         .into_iter()
@@ -148,6 +148,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProviderUpsert>()?;
     let edit = upsert_edit(params.id.trimmed(), &params)?;
     let view = daemon
+        .engine
         .config
         .update(|cfg| {
             let provider = edits::upsert_provider(cfg, &edit).map_err(edit_error)?;
@@ -160,6 +161,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let pid = params.read::<method::ProviderUse>()?.id.trimmed();
     let chosen = daemon
+        .engine
         .config
         .update(|cfg| {
             let p = cfg
@@ -186,6 +188,7 @@ pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let pid = params.read::<method::ProviderRemove>()?.id.trimmed();
     let removed = daemon
+        .engine
         .config
         .update(|cfg| edits::remove_provider(cfg, &pid).map_err(edit_error))
         .await?;
@@ -196,7 +199,7 @@ pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeRe
     let probes = providers.into_iter().map(|p| async move {
         let start = Instant::now();
         let (online, detail) = seekclaw_providers::transport::probe(
-            &daemon.providers.pool,
+            &daemon.engine.providers.pool,
             &p,
             Duration::from_secs(10),
         )
@@ -213,7 +216,7 @@ pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeRe
 
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let wanted = non_blank(params.read::<method::ProviderTest>()?.id.as_deref());
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let targets: Vec<Provider> = config
         .providers_by_priority()
         .into_iter()
@@ -233,7 +236,7 @@ pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProviderModelsFetch>()?;
     let pid = params.id.trimmed();
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let provider = config
         .providers
         .iter()
@@ -252,7 +255,7 @@ pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     }
     let timeout = Duration::from_secs(provider.timeout_seconds.clamp(5, 120));
     let fetched = seekclaw_providers::transport::fetch_models(
-        &daemon.providers.pool,
+        &daemon.engine.providers.pool,
         &provider,
         &url,
         timeout,
@@ -263,6 +266,7 @@ pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     // The fetch above ran without the admin gate (it may take its whole timeout).
     let _gate = daemon.admin_gate.lock().await;
     daemon
+        .engine
         .config
         .update(|cfg| {
             let p = find_mut(cfg, &pid).ok_or_else(|| not_found(&pid))?;

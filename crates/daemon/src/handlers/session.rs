@@ -1,73 +1,17 @@
 //! `session.*`: scoped session headers and their projected message logs.
 
 use seekclaw_config::ApprovalPolicy;
-use seekclaw_config::ReasoningLevel;
+
+use seekclaw_engine::create_session;
 use seekclaw_protocol::api::{Scope as _, ScopeParams, SessionRefParams};
 use seekclaw_protocol::{Envelope, JsonArrayBuilder, MethodError, Params, method};
-use seekclaw_store::{Message, NewSession, SessionHeader, SessionPatch, StoreError};
+use seekclaw_store::{Message, SessionHeader, SessionPatch};
 use serde::Serialize;
 
 use super::{Reply, parse_reasoning_level};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
 use crate::scope::{self, Scope};
-
-/// A new session id: `yyyyMMdd-HHmmss-xxxxxx` (UTC, 6 lower-case hex).
-pub fn new_session_id() -> String {
-    let random = uuid::Uuid::new_v4();
-    let b = random.as_bytes();
-    format!(
-        "{}-{:02x}{:02x}{:02x}",
-        chrono::Utc::now().format("%Y%m%d-%H%M%S"),
-        b[0],
-        b[1],
-        b[2]
-    )
-}
-
-/// A new session of `scope` under a fresh id. Ids carry 24 random bits per
-/// second, so the rare clash is retried with another.
-pub fn create_session(
-    store: &seekclaw_store::Store,
-    scope: &Scope,
-    title: Option<String>,
-    level: ReasoningLevel,
-    network_enabled: bool,
-) -> seekclaw_store::Result<SessionHeader> {
-    let mut attempt = 0;
-    loop {
-        let new = NewSession {
-            scope: scope.key.clone(),
-            id: new_session_id(),
-            workspace: scope.workspace_string(),
-            title: title.clone(),
-            reasoning_level: level.as_str().to_string(),
-            network_enabled,
-        };
-        match store.create_session(&new) {
-            Err(StoreError::Conflict(_)) if attempt < 8 => attempt += 1,
-            other => return other,
-        }
-    }
-}
-
-/// Creates a session with an id chosen earlier (`serve` names it in its
-/// first event, before the first turn makes it); `conflict` if it exists.
-pub fn create_session_as(
-    store: &seekclaw_store::Store,
-    scope: &Scope,
-    id: String,
-    level: ReasoningLevel,
-) -> seekclaw_store::Result<SessionHeader> {
-    store.create_session(&NewSession {
-        scope: scope.key.clone(),
-        id,
-        workspace: scope.workspace_string(),
-        title: None,
-        reasoning_level: level.as_str().to_string(),
-        network_enabled: true,
-    })
-}
 
 fn validate_id(id: &str) -> Result<(), MethodError> {
     if id.is_empty() || id.len() > 128 || id.contains(['/', '\\']) || id == "." || id == ".." {
@@ -109,7 +53,7 @@ pub async fn new_session(daemon: &Daemon, conn: &Connection, id: i64, p: &Params
     let scope = scope::resolve(daemon, &params.scope())?;
     let level = match &params.reasoning_level {
         Some(raw) => parse_reasoning_level(raw)?,
-        None => daemon.config.load().agent.reasoning_level,
+        None => daemon.engine.config.load().agent.reasoning_level,
     };
     let network_enabled = params.network_enabled.unwrap_or(true);
     let target = scope.clone();
@@ -195,7 +139,7 @@ fn session_policy(
         .workspace
         .as_deref()
         .and_then(|root| super::workspace::workspace_config(daemon, root));
-    seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), own)
+    seekclaw_agent::effective_policy(&daemon.engine.config.load(), workspace.as_ref(), own)
 }
 
 pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
@@ -327,7 +271,7 @@ pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 /// The `provider/model` a session's `model` names (a ref, an alias or a
 /// unique bare id of an enabled provider).
 fn session_model_ref(daemon: &Daemon, wanted: &str) -> Result<String, MethodError> {
-    let config = daemon.config.load();
+    let config = daemon.engine.config.load();
     let wanted = wanted.trim();
     seekclaw_providers::routing::resolve(&config, wanted, false)
         .map(|h| h.model_ref(&config))
@@ -367,7 +311,7 @@ pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> 
         return Err(not_found(&r.id));
     }
     // The session is closed: its background jobs end with it.
-    daemon.jobs.close(&r.id);
+    daemon.engine.jobs.close(&r.id);
     daemon.session_owners.forget(&r.id);
     daemon.goals.set(&r.id, false);
     conn.clear_legacy_if(&r.id);
@@ -405,7 +349,7 @@ pub async fn compact(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let scope = target(daemon, &r)?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let done = daemon
-        .engine()
+        .engine
         .compact_session(&scope, &r.id, &Default::default(), &cancel, |_, _| {})
         .await?;
     let result = seekclaw_protocol::api::SessionCompactResult {

@@ -7,25 +7,26 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use seekclaw_skills::{SkillEntry, SkillListing};
 
 use super::Reply;
-use crate::config_service::save_file;
 use crate::daemon::Daemon;
-use crate::extensions::{own_workspace, workspace_config};
+use seekclaw_engine::config_service::save_file;
+use seekclaw_engine::{own_workspace, workspace_config};
 
 /// Every skill of the current workspace and the global library (read off the
 /// async threads: each skill's prompt file is read).
 async fn entries(daemon: &Daemon) -> Result<Vec<SkillEntry>, MethodError> {
     let root = daemon.current_workspace();
-    let own = own_workspace(&daemon.home, Some(&root)).map(PathBuf::from);
-    let ws_disabled = workspace_config(&daemon.home, Some(&root))
+    let own = own_workspace(&daemon.engine.home, Some(&root)).map(PathBuf::from);
+    let ws_disabled = workspace_config(&daemon.engine.home, Some(&root))
         .and_then(|w| w.disabled_skills)
         .unwrap_or_default();
     let disabled: Vec<String> = daemon
+        .engine
         .config
         .load_state()
         .disabled_skills
         .into_keys()
         .collect();
-    let global = daemon.home.skills_dir();
+    let global = daemon.engine.home.skills_dir();
     tokio::task::spawn_blocking(move || {
         seekclaw_skills::list(&global, own.as_deref(), disabled, &ws_disabled)
     })
@@ -61,6 +62,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         .ok_or_else(|| MethodError::not_found(format!("Skill not found: {name}")))?;
     let name = known.skill.name;
     daemon
+        .engine
         .config
         .update_state(|state| {
             if enabled {
@@ -73,7 +75,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         .await?;
     let root = daemon.current_workspace();
     if enabled
-        && let Some(mut ws) = workspace_config(&daemon.home, Some(&root))
+        && let Some(mut ws) = workspace_config(&daemon.engine.home, Some(&root))
         && let Some(disabled) = ws.disabled_skills.as_mut()
         && disabled.iter().any(|d| d == &name)
     {
@@ -92,7 +94,7 @@ pub async fn import(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     } else {
         daemon.current_workspace().join(given)
     };
-    let global = daemon.home.skills_dir();
+    let global = daemon.engine.home.skills_dir();
     tokio::task::spawn_blocking(move || seekclaw_skills::import(&global, &path))
         .await
         .map_err(|e| MethodError::internal(e.to_string()))?

@@ -5,10 +5,10 @@ use seekclaw_protocol::api::{ConfigFileView, ConfigStatusView, FactoryResetResul
 use seekclaw_protocol::{Envelope, MethodError, Params, event, method};
 
 use super::Reply;
-use crate::config_service::FileHealth;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::doctor::{self, Host};
+use seekclaw_engine::config_service::FileHealth;
 
 pub async fn doctor_text(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let root = doctor_root(daemon, p)?;
@@ -33,10 +33,10 @@ fn doctor_root(daemon: &Daemon, p: &Params) -> Result<std::path::PathBuf, Method
 
 /// How `config.json` and `state.json` read (a front end shows a problem line).
 pub fn config_status(daemon: &Daemon, id: i64) -> Reply {
-    let status = daemon.config.status();
+    let status = daemon.engine.config.status();
     let view = |name: &str, health: &FileHealth| ConfigFileView {
         name: name.to_string(),
-        path: daemon.home.root().join(name).display().to_string(),
+        path: daemon.engine.home.root().join(name).display().to_string(),
         error: health.problem.as_ref().map(ToString::to_string),
         line: health
             .problem
@@ -69,14 +69,14 @@ pub fn config_status(daemon: &Daemon, id: i64) -> Reply {
 
 /// Held file write locks, from the daemon-wide coordinator.
 pub fn lock_list(daemon: &Daemon, id: i64) -> Reply {
-    Ok(Envelope::json_result(id, &daemon.locks.snapshot()))
+    Ok(Envelope::json_result(id, &daemon.engine.locks.snapshot()))
 }
 
 pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
     stop_connection_turns(conn).await;
-    daemon.config.reset().await?;
+    daemon.engine.config.reset().await?;
     daemon.db(|s| s.reset()).await?;
-    let home = daemon.home.clone();
+    let home = daemon.engine.home.clone();
     tokio::task::spawn_blocking(move || {
         let _ = std::fs::remove_file(home.usage_path());
         for dir in [home.logs_dir(), home.prompts_dir(), home.skills_dir()] {
@@ -95,7 +95,7 @@ pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply
         id,
         &FactoryResetResult {
             ok: true,
-            home: daemon.home.root().display().to_string(),
+            home: daemon.engine.home.root().display().to_string(),
         },
     ))
 }
@@ -115,7 +115,7 @@ pub async fn stop_connection_turns(conn: &Connection) {
 pub async fn shutdown(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
     tracing::info!("shutdown requested by a client");
     stop_connection_turns(conn).await;
-    daemon.turns.cancel_all();
+    daemon.engine.turns.cancel_all();
     conn.closing.cancel();
     daemon.shutdown.cancel();
     // `bye` means nobody is accepted any more: a client that reconnects at

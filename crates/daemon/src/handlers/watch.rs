@@ -11,8 +11,8 @@ use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::Reply;
 use crate::handlers::session::{SessionRef, target};
-use crate::sync::Locked;
 use crate::watch::Watched;
+use seekclaw_engine::sync::Locked;
 
 pub async fn watch(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionWatch>()?);
@@ -28,7 +28,7 @@ pub async fn watch(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
     conn.watching
         .locked()
         .push((sid.to_lowercase(), ended.clone()));
-    let lang = daemon.config.load().ui.language();
+    let lang = daemon.engine.config.load().ui.language();
     let unwatched = loop {
         tokio::select! {
             item = rx.recv() => match item {

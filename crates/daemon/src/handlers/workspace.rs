@@ -10,15 +10,15 @@ use seekclaw_protocol::api::{WorkspaceInfo, WorkspaceInitResult};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
-use crate::config_service::save_file;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::scope::resolve_workspace_path;
+use seekclaw_engine::config_service::save_file;
 
 /// The workspace's own config, unless its `.seekclaw` is the SeekClaw home itself.
 fn workspace_config_file(daemon: &Daemon, root: &Path) -> Option<std::path::PathBuf> {
     let path = workspace_config_path(root);
-    let home_config = daemon.home.config_path();
+    let home_config = daemon.engine.home.config_path();
     (path != home_config).then_some(path)
 }
 
@@ -31,7 +31,7 @@ pub fn workspace_config(daemon: &Daemon, root: &Path) -> Option<WorkspaceConfig>
 /// Effective mode: the workspace's `mode`, else the global `agent.mode`.
 pub fn effective_mode(daemon: &Daemon, root: &Path) -> AgentMode {
     let ws_mode = workspace_config(daemon, root).and_then(|c| c.mode);
-    ws_mode.unwrap_or_else(|| daemon.config.load().agent.mode)
+    ws_mode.unwrap_or_else(|| daemon.engine.config.load().agent.mode)
 }
 
 async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
@@ -74,7 +74,8 @@ pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
 
 pub async fn init(daemon: &Daemon, id: i64) -> Reply {
     let root = daemon.current_workspace();
-    if root == daemon.home.root() || Some(root.as_path()) == seekclaw_config::user_home().as_deref()
+    if root == daemon.engine.home.root()
+        || Some(root.as_path()) == seekclaw_config::user_home().as_deref()
     {
         return Err(MethodError::new(
             seekclaw_protocol::ErrorCode::Forbidden,
@@ -104,9 +105,10 @@ pub async fn mode_get(daemon: &Daemon, id: i64) -> Reply {
     let root = daemon.current_workspace();
     let mode = effective_mode(daemon, &root);
     let workspace = workspace_config(daemon, &root);
-    let policy = seekclaw_agent::effective_policy(&daemon.config.load(), workspace.as_ref(), None);
+    let policy =
+        seekclaw_agent::effective_policy(&daemon.engine.config.load(), workspace.as_ref(), None);
     let sandbox = seekclaw_agent::effective_sandbox_mode(
-        daemon.config.load().agent.sandbox,
+        daemon.engine.config.load().agent.sandbox,
         workspace.as_ref().and_then(|w| w.sandbox),
     );
     let details = seekclaw_protocol::api::ModeDetails {
@@ -130,6 +132,7 @@ pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         .ok_or_else(invalid)?;
     let mode = AgentMode::parse_strict(&raw).ok_or_else(invalid)?;
     daemon
+        .engine
         .config
         .update(|cfg| {
             cfg.agent.mode = mode;

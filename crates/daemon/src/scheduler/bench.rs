@@ -53,7 +53,7 @@ fn print_ticks(label: &str, all: &[Duration]) {
 fn lateness(d: &Daemon, ids: &[String]) -> Vec<Duration> {
     let mut late: Vec<Duration> = ids
         .iter()
-        .flat_map(|id| d.store.schedule_claims(id).unwrap())
+        .flat_map(|id| d.engine.store.schedule_claims(id).unwrap())
         .map(|c| {
             let at = parse_iso(&c.occurrence).unwrap();
             let claimed = parse_iso(&c.claimed_at).unwrap();
@@ -96,7 +96,8 @@ async fn scheduler_figures() {
     for i in 0..SCHEDULES {
         let expr = format!("{} {} * * *", i % 60, (i / 60) % 24);
         let next = cron::next_run_iso(&expr, now);
-        d.store
+        d.engine
+            .store
             .upsert_schedule(&ScheduleDraft {
                 id: format!("s{i:04}"),
                 name: format!("schedule {i}"),
@@ -113,7 +114,7 @@ async fn scheduler_figures() {
         "created {SCHEDULES} enabled schedules in {}",
         ms(created.elapsed())
     );
-    let s = Settings::from_config(&d.config.load());
+    let s = Settings::from_config(&d.engine.config.load());
     let steady = time_ticks(&d, &s, 500).await;
     print_ticks("tick, 1,000 schedules spread over the day", &steady);
 

@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::daemon::Daemon;
-use crate::sync::Locked;
+use seekclaw_engine::sync::Locked;
 
 pub use run::{CancelReason, start_manual};
 
@@ -225,7 +225,7 @@ async fn recover(daemon: &Daemon) {
 async fn tick_loop(daemon: &Arc<Daemon>) {
     let scheduler = &daemon.scheduler;
     while !scheduler.stop.is_cancelled() {
-        let settings = Settings::from_config(&daemon.config.load());
+        let settings = Settings::from_config(&daemon.engine.config.load());
         let report = match tick(daemon, &settings).await {
             Ok(r) => r,
             Err(e) => {

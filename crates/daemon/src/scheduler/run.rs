@@ -18,10 +18,10 @@ use tokio_util::sync::CancellationToken;
 use super::Settings;
 use super::cron::next_run_iso;
 use crate::daemon::Daemon;
-use crate::engine::{SessionClaim, TurnRequest};
-use crate::handlers::session::create_session;
 use crate::scope::Scope;
-use crate::sync::Locked;
+use seekclaw_engine::create_session;
+use seekclaw_engine::sync::Locked;
+use seekclaw_engine::{SessionTarget, TurnControls, TurnRequest};
 
 /// `last_output` keeps at most this many characters of the final answer.
 pub const OUTPUT_LIMIT_CHARS: usize = 4000;
@@ -89,7 +89,7 @@ pub async fn start_manual(daemon: &Arc<Daemon>, task_id: &str) -> Result<(), Met
             return Err(e);
         }
     };
-    let settings = Settings::from_config(&daemon.config.load());
+    let settings = Settings::from_config(&daemon.engine.config.load());
     let d = daemon.clone();
     daemon.scheduler.runs.spawn(async move {
         run_claimed(&d, task, occurrence, cancel, reason, settings).await;
@@ -173,9 +173,9 @@ struct Outcome {
 /// The scope a task runs in: its workspace's project root, else global.
 fn task_scope(daemon: &Daemon, task: &ScheduledTask) -> Scope {
     match task.workspace.as_deref().map(str::trim) {
-        Some(ws) if !ws.is_empty() && Path::new(ws).is_dir() => {
-            Scope::of_root(&seekclaw_config::detect_root(Path::new(ws), &daemon.home))
-        }
+        Some(ws) if !ws.is_empty() && Path::new(ws).is_dir() => Scope::of_root(
+            &seekclaw_config::detect_root(Path::new(ws), &daemon.engine.home),
+        ),
         Some(ws) if !ws.is_empty() => {
             tracing::warn!(task = %task.id, workspace = ws, "workspace not found; running in the global scope");
             Scope::global()
@@ -193,38 +193,31 @@ async fn execute(
     settings: &Settings,
 ) -> Result<Outcome, (String, Option<String>)> {
     let scope = task_scope(daemon, task);
-    let level = daemon.config.load().agent.reasoning_level;
+    let level = daemon.engine.config.load().agent.reasoning_level;
     let session = run_session(daemon, task, occurrence, &scope, level).await?;
     let sid = session.id.clone();
     if cancel.is_cancelled() {
         let why = reason_of(reason);
         return Ok(cancelled(daemon, why, String::new(), sid));
     }
-    let engine = daemon.engine();
-    let steer = SteerQueue::new();
-    let approvals = crate::scheduler::approvals_of(task);
-    let reasoning = ReasoningLevel::parse(&session.reasoning_level).unwrap_or(level);
     // Registered like a client's turn, so `agent.steer` by session id and
     // `doctor` see it.
-    let claim = engine
-        .claim(&sid, cancel, &steer, &approvals)
-        .map(|guard| SessionClaim {
-            session,
-            reasoning,
-            past: None,
-            guard,
-        });
+    let controls = TurnControls {
+        cancel: cancel.clone(),
+        steer: SteerQueue::new(),
+        approvals: crate::scheduler::approvals_of(task),
+    };
     let request = TurnRequest {
         scope: scope.clone(),
+        session: SessionTarget::Id(sid.clone()),
         message: task.prompt.clone(),
         images: Vec::new(),
-        cancel: cancel.clone(),
-        steer,
-        session: std::future::ready(claim),
+        reasoning: None,
         overrides: Default::default(),
-        approvals,
+        controls,
     };
-    let turn = engine
+    let turn = daemon
+        .engine
         .start_turn(request)
         .await
         .map_err(|e| (e.message, Some(sid.clone())))?;
@@ -320,7 +313,7 @@ async fn run_session(
     scope: &Scope,
     level: ReasoningLevel,
 ) -> Result<seekclaw_store::SessionHeader, (String, Option<String>)> {
-    let lang = daemon.config.load().ui.language();
+    let lang = daemon.engine.config.load().ui.language();
     let title = Some(crate::presentation::scheduled_title(
         &task.display_name,
         lang,
@@ -353,7 +346,7 @@ async fn last_answer(daemon: &Daemon, scope: &str, sid: &str) -> Option<String> 
 }
 
 fn cancelled(daemon: &Daemon, why: CancelReason, text: String, sid: String) -> Outcome {
-    let lang = daemon.config.load().ui.language();
+    let lang = daemon.engine.config.load().ui.language();
     Outcome {
         status: RunStatus::Cancelled,
         error: Some(crate::presentation::run_cancelled(why, lang)),

@@ -54,7 +54,8 @@ pub(super) fn daemon_at(home: &Path, config: &Value) -> Arc<Daemon> {
 }
 
 pub(super) fn task(d: &Daemon, id: &str, cron: &str, next: Option<String>) -> ScheduledTask {
-    d.store
+    d.engine
+        .store
         .upsert_schedule(&ScheduleDraft {
             id: id.into(),
             name: format!("job {id}"),
@@ -93,7 +94,8 @@ pub(super) async fn until<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) 
 
 pub(super) async fn finished(d: &Daemon, id: &str) -> ScheduledTask {
     until(Duration::from_secs(20), || {
-        d.store
+        d.engine
+            .store
             .schedule(id)
             .unwrap()
             .filter(|t| t.last_status.is_some())
@@ -177,6 +179,7 @@ async fn a_missed_occurrence_runs_once_in_a_new_session_and_the_schedule_continu
     assert!(next > format_iso(Utc::now()), "continues from now: {next}");
     let sid = t.last_session_id.clone().unwrap();
     let session = d
+        .engine
         .store
         .session(seekclaw_config::GLOBAL_SCOPE, &sid)
         .unwrap()
@@ -184,6 +187,7 @@ async fn a_missed_occurrence_runs_once_in_a_new_session_and_the_schedule_continu
     assert_eq!(session.title.as_deref(), Some("job a（计划任务）"));
     assert_eq!(session.active_turn, None);
     let msgs = d
+        .engine
         .store
         .messages(seekclaw_config::GLOBAL_SCOPE, &sid)
         .unwrap();
@@ -203,7 +207,7 @@ async fn a_missed_occurrence_runs_once_in_a_new_session_and_the_schedule_continu
     // A few more ticks: nothing else runs (the next occurrence is up to a minute away).
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(server.requests().len(), 1);
-    assert_eq!(d.store.schedule_claims("a").unwrap().len(), 1);
+    assert_eq!(d.engine.store.schedule_claims("a").unwrap().len(), 1);
     d.scheduler.stop();
     d.scheduler.wait_stopped().await;
 }
@@ -217,7 +221,8 @@ async fn a_run_in_a_workspace_uses_its_scope_and_a_missing_one_falls_back_to_glo
     std::fs::write(ws.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
     let d = daemon_at(&dir.path().join("home"), &config(&server, json!({})));
     for (id, path) in [("in-ws", ws.join("src")), ("gone", dir.path().join("nope"))] {
-        d.store
+        d.engine
+            .store
             .upsert_schedule(&ScheduleDraft {
                 id: id.into(),
                 name: id.into(),
@@ -231,10 +236,11 @@ async fn a_run_in_a_workspace_uses_its_scope_and_a_missing_one_falls_back_to_glo
             .unwrap();
         start_manual(&d, id).await.unwrap();
     }
-    let root = seekclaw_config::detect_root(&ws, &d.home);
+    let root = seekclaw_config::detect_root(&ws, &d.engine.home);
     let in_ws = finished(&d, "in-ws").await;
     let scope = seekclaw_config::scope_key_workspace(&root);
     let s = d
+        .engine
         .store
         .session(&scope, in_ws.last_session_id.as_deref().unwrap())
         .unwrap()
@@ -243,7 +249,8 @@ async fn a_run_in_a_workspace_uses_its_scope_and_a_missing_one_falls_back_to_glo
     let gone = finished(&d, "gone").await;
     assert_eq!(gone.last_status.as_deref(), Some("success"));
     assert!(
-        d.store
+        d.engine
+            .store
             .session(
                 seekclaw_config::GLOBAL_SCOPE,
                 gone.last_session_id.as_deref().unwrap()
@@ -296,7 +303,8 @@ async fn a_hanging_task_never_delays_the_others_and_the_limit_holds() {
     }
     assert!(d.scheduler.is_running("hang"), "still hanging");
     assert!(
-        d.store
+        d.engine
+            .store
             .schedule("hang")
             .unwrap()
             .unwrap()
@@ -305,7 +313,7 @@ async fn a_hanging_task_never_delays_the_others_and_the_limit_holds() {
     );
     d.scheduler.stop();
     d.scheduler.wait_stopped().await;
-    let hang = d.store.schedule("hang").unwrap().unwrap();
+    let hang = d.engine.store.schedule("hang").unwrap().unwrap();
     assert_eq!(hang.last_status.as_deref(), Some("cancelled"));
     assert_eq!(
         hang.last_error.as_deref(),
@@ -349,6 +357,7 @@ async fn the_wall_clock_limit_cancels_a_run() {
     );
     let sid = t.last_session_id.unwrap();
     let s = d
+        .engine
         .store
         .session(seekclaw_config::GLOBAL_SCOPE, &sid)
         .unwrap()
@@ -422,7 +431,7 @@ async fn manual_run_of_a_running_or_missing_task() {
     requests_at_least(&server, 1).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(server.requests().len(), 1);
-    assert_eq!(d.store.schedule_claims("t").unwrap().len(), 1);
+    assert_eq!(d.engine.store.schedule_claims("t").unwrap().len(), 1);
     d.scheduler.stop();
     d.scheduler.wait_stopped().await;
 }
@@ -438,6 +447,7 @@ async fn upcoming_is_announced_once_per_occurrence_to_every_client() {
     task(&d, "later", "0 0 1 1 *", ahead(3600));
     let mut off = task(&d, "off", "0 0 1 1 *", ahead(10));
     off = d
+        .engine
         .store
         .set_schedule_enabled(&off.id, false, |_| None)
         .unwrap()
@@ -484,7 +494,7 @@ async fn an_occurrence_fires_on_time_not_on_the_next_tick() {
         late < chrono::Duration::seconds(2),
         "fired {late} after its time"
     );
-    let claims = d.store.schedule_claims("t").unwrap();
+    let claims = d.engine.store.schedule_claims("t").unwrap();
     assert_eq!(claims[0].occurrence, format_iso(at));
     d.scheduler.stop();
 }
@@ -512,7 +522,7 @@ async fn two_daemons_on_one_database_run_each_occurrence_once() {
     for i in 0..12 {
         let t = finished(&a, &format!("t{i}")).await;
         assert_eq!(t.last_status.as_deref(), Some("success"));
-        assert_eq!(a.store.schedule_claims(&t.id).unwrap().len(), 1);
+        assert_eq!(a.engine.store.schedule_claims(&t.id).unwrap().len(), 1);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(server.requests().len(), 12, "each occurrence ran once");
@@ -528,7 +538,8 @@ async fn start_up_closes_runs_a_crashed_daemon_left_open() {
     let occ = ago(30).unwrap();
     task(&d, "t", "0 0 1 1 *", Some(occ.clone()));
     // What a crash leaves: the claim (the schedule already moved on), no outcome.
-    d.store
+    d.engine
+        .store
         .claim_occurrence("t", &occ, |_| ahead(3600))
         .unwrap();
     start(&d);

@@ -185,7 +185,7 @@ fn checked(images: Vec<Value>) -> Result<Vec<UserImage>, String> {
     }
     let mut params = Map::new();
     params.insert("images".into(), Value::Array(images));
-    crate::handlers::images::parse_images(&Params::new(params)).map_err(|e| e.message)
+    seekclaw_engine::parse_images(&Params::new(params)).map_err(|e| e.message)
 }
 
 #[cfg(test)]

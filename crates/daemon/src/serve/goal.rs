@@ -8,8 +8,8 @@ use seekclaw_agent::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, GoalStatus, Standi
 use super::Events;
 use super::command::Submission;
 use super::wire::WireEvent;
-use crate::headless::LocalEngine;
 use crate::scope::Scope;
+use seekclaw_engine::Engine;
 
 /// The goal and its continuation state.
 #[derive(Debug, Default)]
@@ -35,9 +35,9 @@ pub fn marker(goal: Option<&str>) -> GoalMarker {
 impl Goal {
     /// The session's goal: its last marker (auto continuation is not
     /// re-armed by a restart; a user sets it again).
-    pub async fn load(engine: &LocalEngine, scope: &Scope, session_id: &str) -> Goal {
+    pub async fn load(engine: &Engine, scope: &Scope, session_id: &str) -> Goal {
         let (store, key, id) = (
-            engine.store().clone(),
+            engine.store.clone(),
             scope.key.clone(),
             session_id.to_string(),
         );

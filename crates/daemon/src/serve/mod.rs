@@ -23,12 +23,12 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{TurnHandle, TurnOverrides};
-use crate::headless::{LocalEngine, LocalTurn};
 use crate::scope::Scope;
 pub use command::{Command, Submission};
 use goal::Goal;
 pub use mapper::TurnMapper;
+use seekclaw_engine::{Engine, SessionTarget, TurnControls, TurnRequest};
+use seekclaw_engine::{TurnHandle, TurnOverrides};
 pub use wire::WireEvent;
 
 /// What `seekclaw serve` was asked.
@@ -64,7 +64,7 @@ enum Work {
 /// What the engine is doing.
 enum Active<'e> {
     Turn {
-        handle: Box<TurnHandle<'e>>,
+        handle: Box<TurnHandle>,
         mapper: TurnMapper,
     },
     Compact {
@@ -115,7 +115,7 @@ impl Events {
 
 /// The scheduler's state between events.
 struct Serve<'e> {
-    engine: &'e LocalEngine,
+    engine: &'e Engine,
     scope: Scope,
     overrides: TurnOverrides,
     session: Option<String>,
@@ -138,7 +138,7 @@ struct Serve<'e> {
 /// `stop` fires (a signal): then queued work is dropped and the running turn
 /// cancelled, and it returns once that turn has ended.
 pub async fn serve<R, W>(
-    engine: &LocalEngine,
+    engine: &Engine,
     opts: ServeOptions,
     input: R,
     output: W,
@@ -163,15 +163,13 @@ where
     // The first event says where this serve works. A new session's id is
     // chosen now and the session made by its first turn (or idle write), so
     // a serve that runs nothing leaves no empty session.
-    let new_id = session
-        .is_none()
-        .then(crate::handlers::session::new_session_id);
+    let new_id = session.is_none().then(seekclaw_engine::new_session_id);
     events.emit(&WireEvent::SessionStarted {
         session: session
             .clone()
             .or_else(|| new_id.clone())
             .unwrap_or_default(),
-        session_root: engine.home().root().display().to_string(),
+        session_root: engine.home.root().display().to_string(),
         workspace_root: scope.workspace_string(),
     });
     let goal = match &session {
@@ -193,7 +191,7 @@ where
         approvals: Approvals::attended(),
     };
     let mut commands = read_commands(input);
-    let mut notices = engine.take_job_notices();
+    let mut notices = engine.jobs.take_notices();
     serve.run(&mut commands, notices.as_mut(), &stop).await;
     events.close().await;
     Ok(())
@@ -201,7 +199,7 @@ where
 
 /// The scope and the session to continue (`--session`, `--continue`).
 async fn start(
-    engine: &LocalEngine,
+    engine: &Engine,
     opts: &ServeOptions,
 ) -> Result<(Scope, Option<String>), MethodError> {
     engine.check_overrides(&opts.overrides)?;
@@ -264,7 +262,7 @@ impl<'e> Serve<'e> {
     async fn run(
         &mut self,
         commands: &mut mpsc::Receiver<Input>,
-        mut notices: Option<&mut mpsc::UnboundedReceiver<crate::engine::SessionNotice>>,
+        mut notices: Option<&mut mpsc::UnboundedReceiver<seekclaw_engine::SessionNotice>>,
         stop: &CancellationToken,
     ) {
         let mut active: Option<Active<'e>> = None;
@@ -363,20 +361,26 @@ impl<'e> Serve<'e> {
     async fn start_turn(&mut self, sub: Submission) -> Option<Active<'e>> {
         let steer = std::mem::take(&mut self.next_steer);
         let mut steer_ids = std::mem::take(&mut self.next_steer_ids);
-        let turn = LocalTurn {
+        let session = match &self.session {
+            Some(id) => SessionTarget::Id(id.clone()),
+            None => SessionTarget::New {
+                id: self.new_id.clone(),
+            },
+        };
+        let request = TurnRequest {
             scope: self.scope.clone(),
-            session: self.session.clone(),
-            new_id: self.new_id.clone(),
+            session,
             message: sub.text,
             images: sub.images,
+            reasoning: None,
             overrides: self.overrides.clone(),
+            controls: TurnControls {
+                cancel: CancellationToken::new(),
+                steer: steer.clone(),
+                approvals: self.approvals.clone(),
+            },
         };
-        let cancel = CancellationToken::new();
-        match self
-            .engine
-            .start_turn(turn, &cancel, &steer, &self.approvals)
-            .await
-        {
+        match self.engine.start_turn(request).await {
             Ok(handle) => {
                 self.session = Some(handle.session().id.clone());
                 let mut mapper = TurnMapper::new(sub.submission_id);
@@ -435,7 +439,7 @@ impl<'e> Serve<'e> {
         };
         let job = Box::pin(async move {
             engine
-                .compact(&scope, &sid, &overrides, &token, on_start)
+                .compact_session(&scope, &sid, &overrides, &token, on_start)
                 .await
         });
         Some(Active::Compact { job, cancel })
@@ -550,7 +554,7 @@ impl<'e> Serve<'e> {
                 header.id
             }
         };
-        self.engine.append_idle(&self.scope, &id, item).await
+        self.engine.append_idle(&self.scope.key, &id, item).await
     }
 
     async fn goal_marker(

@@ -24,6 +24,7 @@ const FINE_SETTLE: Duration = Duration::from_millis(100);
 const COARSE_SETTLE: Duration = Duration::from_secs(2);
 
 #[derive(Default)]
+/// Project roots found for workspace paths, kept while their markers stand.
 pub struct RootCache {
     entries: Mutex<HashMap<PathBuf, Found>>,
 }

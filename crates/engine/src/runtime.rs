@@ -7,18 +7,18 @@ use seekclaw_agent::TurnRuntime;
 use seekclaw_config::{Config, WorkspaceConfig, read_json_lenient, workspace_config_path};
 use seekclaw_protocol::MethodError;
 
-use super::Engine;
+use crate::engine::Engine;
 use crate::scope::Scope;
 
 /// The runtime of a turn on `scope` with `config`: the workspace's own config
 /// and mode, and the engine's shared pieces (store, providers, tools, locks).
 /// Load-balancing inputs are added by the launcher.
-pub fn build_runtime<'e>(
-    engine: &Engine<'e>,
+pub fn build_runtime(
+    engine: &Engine,
     config: Config,
     scope: &Scope,
-) -> Result<TurnRuntime<'e>, MethodError> {
-    let home = engine.home;
+) -> Result<TurnRuntime, MethodError> {
+    let home = &engine.home;
     let (workspace, work_dir): (Option<WorkspaceConfig>, PathBuf) = match &scope.workspace {
         Some(root) => {
             let path = workspace_config_path(root);
@@ -49,7 +49,7 @@ pub fn build_runtime<'e>(
         home: home.clone(),
         mode,
         store: engine.store.clone(),
-        providers: engine.providers,
+        providers: engine.providers.clone(),
         registry: engine.tools.clone(),
         locks: engine.locks.clone(),
         balance: seekclaw_agent::Balance::default(),

@@ -7,38 +7,38 @@ use std::task::{Context, Poll};
 
 use futures::future::{MaybeDone, maybe_done};
 use seekclaw_agent::{
-    AgentEvent, FailureKind, Steer, SteerQueue, TurnFailure, TurnInput, TurnOutcome, UserImage,
-    owner_id, run_turn,
+    AgentEvent, FailureKind, Steer, TurnFailure, TurnInput, TurnOutcome, UserImage, owner_id,
+    run_turn,
 };
 use seekclaw_config::ReasoningLevel;
 use seekclaw_protocol::MethodError;
-use seekclaw_store::{SessionEvent, SessionHeader};
+use seekclaw_store::SessionHeader;
 use seekclaw_tools::WriteLocks;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
-use tokio_util::sync::CancellationToken;
 
-use super::Engine;
+use crate::engine::Engine;
 use crate::scope::Scope;
+use crate::target::{SessionTarget, TurnControls};
 use crate::turns::TurnGuard;
 
-/// What a front end asks of the engine: a message for a session it resolves.
-pub struct TurnRequest<C> {
+/// What a front end asks of the engine: a message for a session of a scope.
+pub struct TurnRequest {
+    /// Where the session lives.
     pub scope: Scope,
+    /// Which session (found, made or resumed by the engine).
+    pub session: SessionTarget,
+    /// The user's message.
     pub message: String,
+    /// Images sent with it.
     pub images: Vec<UserImage>,
-    /// Stops the turn; the front end keeps a clone (and so does the registry).
-    pub cancel: CancellationToken,
-    /// Guidance for the running turn; the front end keeps a clone.
-    pub steer: SteerQueue,
-    /// Finds (or creates) the session and claims it (see [`Engine::claim`]).
-    /// It runs while the turn's MCP tools and skills resolve, so neither waits
-    /// for the other.
-    pub session: C,
-    /// What this front end sets over the config for this turn.
+    /// The reasoning level to run at and store with the session; `None`
+    /// keeps the session's own (the config's for a new one).
+    pub reasoning: Option<ReasoningLevel>,
+    /// What this front end sets over the config (and the session's own
+    /// model) for this turn.
     pub overrides: TurnOverrides,
-    /// Who decides calls the approval policy asks about; the front end keeps
-    /// a clone to answer through.
-    pub approvals: seekclaw_agent::Approvals,
+    /// Cancel, steer and approvals: the front end keeps a clone.
+    pub controls: TurnControls,
 }
 
 /// A front end's settings for one turn, over the config's (`seekclaw run
@@ -63,7 +63,7 @@ pub struct TurnOverrides {
 }
 
 impl TurnOverrides {
-    pub(super) fn apply_to_config(&self, config: &mut seekclaw_config::Config) {
+    pub(crate) fn apply_to_config(&self, config: &mut seekclaw_config::Config) {
         if let Some(reference) = &self.model {
             let provider = reference
                 .split_once('/')
@@ -79,7 +79,7 @@ impl TurnOverrides {
         }
     }
 
-    pub(super) fn apply_to_runtime(&self, runtime: &mut seekclaw_agent::TurnRuntime<'_>) {
+    pub(crate) fn apply_to_runtime(&self, runtime: &mut seekclaw_agent::TurnRuntime) {
         if let Some(mode) = self.mode {
             runtime.mode = mode;
         }
@@ -93,29 +93,19 @@ impl TurnOverrides {
     /// The model the user named, as `provider/model`: it alone answers the
     /// turn. A name that matches no configured model is an error listing
     /// those there are (never silently another model).
-    pub(super) fn pinned_model(
+    pub(crate) fn pinned_model(
         &self,
         config: &seekclaw_config::Config,
     ) -> Result<Option<String>, MethodError> {
         let Some(reference) = self.model.as_deref() else {
             return Ok(None);
         };
-        super::preflight::pin(config, reference).map(Some)
+        crate::preflight::pin(config, reference).map(Some)
     }
 }
 
-/// A session claimed for one turn.
-pub struct SessionClaim<'e> {
-    pub session: SessionHeader,
-    pub reasoning: ReasoningLevel,
-    /// The conversation so far, when it was read along with the session (the
-    /// turn reads it itself otherwise).
-    pub past: Option<Vec<SessionEvent>>,
-    pub guard: TurnGuard<'e>,
-}
-
 /// The turn future: owns its runtime, input, queues and tokens.
-type TurnFuture<'e> = Pin<Box<dyn Future<Output = TurnOutcome> + Send + 'e>>;
+type TurnFuture = Pin<Box<dyn Future<Output = TurnOutcome> + Send>>;
 
 /// A started turn. It runs only while its owner reads it ([`next_event`],
 /// [`outcome`]), in the owner's task: a reader that stops holds the turn
@@ -131,18 +121,17 @@ type TurnFuture<'e> = Pin<Box<dyn Future<Output = TurnOutcome> + Send + 'e>>;
 ///
 /// [`next_event`]: TurnHandle::next_event
 /// [`outcome`]: TurnHandle::outcome
-pub struct TurnHandle<'e> {
+pub struct TurnHandle {
     session: SessionHeader,
     owner: String,
-    cancel: CancellationToken,
-    steer: SteerQueue,
+    controls: TurnControls,
     events: UnboundedReceiver<AgentEvent>,
     // Field order is drop order: the turn ends before its locks are released
     // and its session is unclaimed.
-    turn: Option<TurnFuture<'e>>,
+    turn: Option<TurnFuture>,
     outcome: Option<TurnOutcome>,
     _locks: LockRelease,
-    _claim: TurnGuard<'e>,
+    _claim: TurnGuard,
 }
 
 /// Releases a turn's write locks however the turn ends.
@@ -157,34 +146,44 @@ impl Drop for LockRelease {
     }
 }
 
-impl<'e> Engine<'e> {
+impl Engine {
     /// Starts a turn: captures the runtime (config, workspace, mode, load
-    /// balancing), resolves MCP tools and skills while `request.session`
-    /// claims the session, and returns the handle to drive it. An error means
-    /// no turn was started (nothing was written for it).
-    pub async fn start_turn<C>(
-        &self,
-        request: TurnRequest<C>,
-    ) -> Result<TurnHandle<'e>, MethodError>
-    where
-        C: Future<Output = Result<SessionClaim<'e>, MethodError>>,
-    {
-        super::preflight::message(&request.message, &request.images)?;
+    /// balancing, the session's own model), resolves MCP tools and skills
+    /// while the session is found and claimed, and returns the handle to
+    /// drive it. An error means no turn was started (nothing was written for
+    /// it, and no session was made).
+    pub async fn start_turn(&self, mut request: TurnRequest) -> Result<TurnHandle, MethodError> {
+        crate::preflight::message(&request.message, &request.images)?;
         // An unreadable config.json with nothing read before: no turn on defaults.
         self.config.usable_for_turns()?;
+        if request.overrides.model.is_none()
+            && let Some(sid) = request.session.named()
+        {
+            request.overrides.model = self
+                .session_model(&request.scope, sid)
+                .await
+                .map_err(|e| e.with_session(Some(sid.to_string())))?;
+        }
         let mut config = self.config.load();
         let pinned = request.overrides.pinned_model(&config)?;
         request.overrides.apply_to_config(&mut config);
-        let mut runtime = super::build_runtime(self, config, &request.scope)?;
+        let mut runtime = crate::runtime::build_runtime(self, config, &request.scope)?;
         request.overrides.apply_to_runtime(&mut runtime);
         runtime.pinned_model = pinned;
         // Whatever fails before a model is asked fails here, before the
         // session is found or made: a failed start leaves no empty session.
-        super::preflight::route(&runtime, !request.images.is_empty())?;
-        runtime.balance = crate::balance::for_turn(self.config, self.store, &runtime).await;
-        let extras = crate::extensions::turn_extras(self.mcp, self.extras, &runtime);
+        crate::preflight::route(&runtime, !request.images.is_empty())?;
+        runtime.balance = crate::balance::for_turn(&self.config, &self.store, &runtime).await;
+        let extras = crate::extensions::turn_extras(self.clone(), &runtime);
         let mut extras = Box::pin(maybe_done(extras));
-        let claim = driving(request.session, extras.as_mut()).await?;
+        let controls = request.controls;
+        let claiming = self.claim_target(
+            &request.scope,
+            request.session,
+            request.reasoning,
+            &controls,
+        );
+        let claim = driving(claiming, extras.as_mut()).await?;
         let session = claim.session;
         let owner = owner_id(&session.id);
         let input = TurnInput {
@@ -198,13 +197,16 @@ impl<'e> Engine<'e> {
             finish_tool: request.overrides.finish_tool,
             step_limit: request.overrides.max_steps,
             jobs: Some(self.jobs.of(&session.id)),
-            approvals: request.approvals,
+            approvals: controls.approvals.clone(),
             approval_policy: request.overrides.approval_policy,
         };
         let (tx, events) = mpsc::unbounded_channel();
-        let (cancel, steer, turn_owner) =
-            (request.cancel.clone(), request.steer.clone(), owner.clone());
-        let turn: TurnFuture<'e> = Box::pin(async move {
+        let (cancel, steer, turn_owner) = (
+            controls.cancel.clone(),
+            controls.steer.clone(),
+            owner.clone(),
+        );
+        let turn: TurnFuture = Box::pin(async move {
             let extras = async {
                 extras.as_mut().await;
                 extras.as_mut().take_output().unwrap_or_default()
@@ -214,8 +216,7 @@ impl<'e> Engine<'e> {
         Ok(TurnHandle {
             session,
             owner: owner.clone(),
-            cancel: request.cancel,
-            steer: request.steer,
+            controls,
             events,
             turn: Some(turn),
             outcome: None,
@@ -228,7 +229,7 @@ impl<'e> Engine<'e> {
     }
 }
 
-impl TurnHandle<'_> {
+impl TurnHandle {
     /// The session the turn runs on.
     pub fn session(&self) -> &SessionHeader {
         &self.session
@@ -241,12 +242,17 @@ impl TurnHandle<'_> {
 
     /// Asks the turn to stop; it ends `cancelled` with what it had said.
     pub fn cancel(&self) {
-        self.cancel.cancel();
+        self.controls.cancel.cancel();
+    }
+
+    /// The turn's controls (cancel, steer, approvals), to keep beside it.
+    pub fn controls(&self) -> &TurnControls {
+        &self.controls
     }
 
     /// Queues guidance for the turn's next step.
     pub fn steer(&self, guidance: Steer) -> Result<(), seekclaw_agent::TurnFinishing> {
-        self.steer.push(guidance)
+        self.controls.steer.push(guidance)
     }
 
     /// The next event, running the turn until it produces one; `None` once
@@ -332,9 +338,9 @@ mod tests {
     }
 
     /// A handle over a turn that emits `total` deltas, one per poll, counting them.
-    fn handle<'a>(turns: &'a Turns, total: usize, sent: Arc<AtomicUsize>) -> TurnHandle<'a> {
+    fn handle(turns: &Turns, total: usize, sent: Arc<AtomicUsize>) -> TurnHandle {
         let (tx, events) = mpsc::unbounded_channel();
-        let turn: TurnFuture<'a> = Box::pin(async move {
+        let turn: TurnFuture = Box::pin(async move {
             for i in 0..total {
                 let _ = tx.send(AgentEvent::Delta(format!("{i} ")));
                 sent.fetch_add(1, Ordering::SeqCst);
@@ -342,20 +348,19 @@ mod tests {
             }
             TurnOutcome::Done("end".into())
         });
-        let (cancel, steer) = (CancellationToken::new(), SteerQueue::new());
+        let controls = TurnControls::default();
         let guard = turns
             .start(ActiveTurn {
                 session_id: "s".into(),
-                cancel: cancel.clone(),
-                steer: steer.clone(),
-                approvals: Default::default(),
+                cancel: controls.cancel.clone(),
+                steer: controls.steer.clone(),
+                approvals: controls.approvals.clone(),
             })
             .unwrap();
         TurnHandle {
             session: header("s"),
             owner: "s/1".into(),
-            cancel,
-            steer,
+            controls,
             events,
             turn: Some(turn),
             outcome: None,

@@ -9,7 +9,7 @@ use seekclaw_providers::ProviderError;
 use seekclaw_providers::routing::{RouteInput, candidates, resolve};
 
 /// Refuses a turn with nothing to say (blank text and no image).
-pub(super) fn message(text: &str, images: &[UserImage]) -> Result<(), MethodError> {
+pub(crate) fn message(text: &str, images: &[UserImage]) -> Result<(), MethodError> {
     if text.trim().is_empty() && images.is_empty() {
         return Err(MethodError::invalid_param(
             "message",
@@ -22,7 +22,7 @@ pub(super) fn message(text: &str, images: &[UserImage]) -> Result<(), MethodErro
 /// `reference` (`provider/model`, an alias or a unique bare id) as the
 /// `provider/model` it names among the enabled providers; else an error that
 /// lists the configured models.
-pub(crate) fn pin(config: &Config, reference: &str) -> Result<String, MethodError> {
+pub fn pin(config: &Config, reference: &str) -> Result<String, MethodError> {
     if let Some(handle) = resolve(config, reference, false) {
         return Ok(handle.model_ref(config));
     }
@@ -58,7 +58,7 @@ fn configured_models(config: &Config) -> Vec<String> {
 /// Whether any model can take the turn, as routing will see it (no model
 /// configured, none with vision for its images): the same error the turn
 /// would end with, before anything is written.
-pub(super) fn route(runtime: &TurnRuntime<'_>, needs_vision: bool) -> Result<(), MethodError> {
+pub(crate) fn route(runtime: &TurnRuntime, needs_vision: bool) -> Result<(), MethodError> {
     let route = RouteInput {
         needs_vision,
         ..runtime.route_input()
@@ -66,7 +66,7 @@ pub(super) fn route(runtime: &TurnRuntime<'_>, needs_vision: bool) -> Result<(),
     match candidates(&runtime.config, &route, |_| false) {
         Ok(_) => Ok(()),
         Err(e @ ProviderError::Config(_)) => Err(MethodError::new(
-            crate::outcome::failure_code(FailureKind::NoModel),
+            crate::error::failure_code(FailureKind::NoModel),
             e.to_string(),
         )),
         Err(e) => Err(MethodError::new(ErrorCode::Provider, e.to_string())),

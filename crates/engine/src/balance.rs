@@ -13,7 +13,7 @@ use crate::config_service::ConfigService;
 
 /// What `rt`'s strategy orders by; advances a round-robin cursor (one step
 /// per turn, persisted, so turns rotate across restarts too).
-pub async fn for_turn(config: &ConfigService, store: &Store, rt: &TurnRuntime<'_>) -> Balance {
+pub async fn for_turn(config: &ConfigService, store: &Store, rt: &TurnRuntime) -> Balance {
     match rt.config.routing.load_balance {
         LoadBalance::RoundRobin => {
             let key = strategy_name(&rt.config, rt.workspace.as_ref()).to_string();

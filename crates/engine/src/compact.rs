@@ -5,10 +5,11 @@ use seekclaw_agent::{Compacted, SteerQueue, compact_session};
 use seekclaw_protocol::MethodError;
 use tokio_util::sync::CancellationToken;
 
-use super::{Engine, TurnOverrides};
+use crate::engine::Engine;
+use crate::launcher::TurnOverrides;
 use crate::scope::Scope;
 
-impl Engine<'_> {
+impl Engine {
     /// Summarizes the whole of `session_id`'s log and appends the summary;
     /// `busy` while a turn runs on it, `not_found` for an unknown session.
     /// `on_start` hears the range once the log is read, before the request.
@@ -33,7 +34,7 @@ impl Engine<'_> {
         let _claim = self.claim(&header.id, cancel, &SteerQueue::new(), &Default::default())?;
         let mut config = self.config.load();
         overrides.apply_to_config(&mut config);
-        let mut runtime = super::build_runtime(self, config, scope)?;
+        let mut runtime = crate::runtime::build_runtime(self, config, scope)?;
         overrides.apply_to_runtime(&mut runtime);
         let (store, key, id) = (self.store.clone(), scope.key.clone(), header.id.clone());
         let events = tokio::task::spawn_blocking(move || store.events(&key, &id))
@@ -46,7 +47,7 @@ impl Engine<'_> {
         compact_session(&runtime, &scope.key, &header.id, &events, cancel)
             .await
             .map_err(|f| {
-                MethodError::new(crate::outcome::failure_code(f.kind), f.message)
+                MethodError::new(crate::error::failure_code(f.kind), f.message)
                     .with_session(Some(header.id.clone()))
             })
     }

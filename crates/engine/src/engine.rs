@@ -1,20 +1,16 @@
 //! The engine: the one way every front end (daemon chat, scheduled runs,
-//! `seekclaw run`, and the front ends to come) starts and drives a turn.
+//! `seekclaw run`, `serve`, and the front ends to come) starts and drives a turn.
 //!
-//! A front end borrows the shared services as an [`Engine`], resolves and
-//! claims its session with [`Engine::claim`], and calls
-//! [`Engine::start_turn`]; what it gets back is a [`TurnHandle`] it reads
-//! events and the outcome from. Runtime capture, load balancing, MCP and
-//! skills resolution, the owner id, the steer queue, the event queue and the
-//! release of write locks all live here, once.
+//! [`Engine`] owns the shared services behind an `Arc`, so it is a cheap
+//! `Clone` a front end keeps as long as it likes: a daemon holds one, a
+//! one-shot `seekclaw run` or `serve` opens one from its home
+//! ([`Engine::open`]). A turn starts with [`Engine::start_turn`] and is
+//! driven through the `'static` [`crate::TurnHandle`] it returns. Runtime
+//! capture, load balancing, MCP and skills resolution, the owner id, the
+//! steer queue, the event queue and the release of write locks all live
+//! here, once.
 
-mod compact;
-mod jobs;
-mod launcher;
-mod preflight;
-mod runtime;
-mod session_lock;
-
+use std::ops::Deref;
 use std::sync::Arc;
 
 use seekclaw_agent::{Steer, SteerKind, SteerQueue};
@@ -28,34 +24,97 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config_service::ConfigService;
 use crate::extras_cache::ExtrasCache;
+use crate::jobs::SessionJobs;
+use crate::roots::RootCache;
+use crate::session_lock::try_hold;
 use crate::turns::{ActiveTurn, TurnGuard, Turns};
 
-pub use jobs::{SessionJobs, SessionNotice};
-pub use launcher::{SessionClaim, TurnHandle, TurnOverrides, TurnRequest};
-pub(crate) use preflight::pin as pin_model;
-use runtime::build_runtime;
-pub use session_lock::{SessionLock, try_hold};
-
-/// The services a turn runs with, borrowed from whoever owns them (the
-/// daemon, or a one-shot `seekclaw run`).
-#[derive(Clone, Copy)]
-pub struct Engine<'e> {
-    pub home: &'e Home,
-    pub config: &'e ConfigService,
-    pub store: &'e Store,
-    pub providers: &'e Providers,
-    pub tools: &'e Registry,
-    pub locks: &'e Arc<WriteLocks>,
+/// The services a turn runs with, owned by the engine and shared by every
+/// clone of it.
+pub struct Services {
+    /// `$SEEKCLAW_HOME`.
+    pub home: Home,
+    /// `config.json` and `state.json`.
+    pub config: ConfigService,
+    /// The session database.
+    pub store: Store,
+    /// Provider HTTP pool and circuit breaker, shared by every turn.
+    pub providers: Arc<Providers>,
+    /// Built-in tools offered to turns.
+    pub tools: Registry,
+    /// File write locks shared by every turn.
+    pub locks: Arc<WriteLocks>,
     /// One turn per session: the registry `agent.steer`, `agent.cancel`,
     /// `doctor` and shutdown see.
-    pub turns: &'e Turns,
-    pub mcp: &'e McpManager,
-    pub extras: &'e ExtrasCache,
+    pub turns: Turns,
+    /// MCP server connections, shared by every turn with the same server config.
+    pub mcp: McpManager,
+    /// What turns read from disk besides the session, per scope.
+    pub extras: ExtrasCache,
     /// Each session's shell jobs (background jobs outlive turns).
-    pub jobs: &'e SessionJobs,
+    pub jobs: SessionJobs,
+    /// Project roots found for workspace paths.
+    pub roots: RootCache,
 }
 
-impl<'e> Engine<'e> {
+/// The engine: a cheap `Clone` over the services it owns.
+#[derive(Clone)]
+pub struct Engine {
+    services: Arc<Services>,
+}
+
+impl Deref for Engine {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.services
+    }
+}
+
+impl Engine {
+    /// An engine over an open `store` and a config service (a daemon's,
+    /// which logs file problems, or a one-shot process's).
+    pub fn new(home: Home, store: Store, config: ConfigService) -> Engine {
+        Engine {
+            services: Arc::new(Services {
+                home,
+                config,
+                store,
+                providers: Arc::new(Providers::new()),
+                tools: seekclaw_tools::builtin_registry(),
+                locks: Arc::new(WriteLocks::new()),
+                turns: Turns::default(),
+                mcp: McpManager::new(),
+                extras: ExtrasCache::default(),
+                jobs: SessionJobs::default(),
+                roots: RootCache::default(),
+            }),
+        }
+    }
+
+    /// Opens the home (creating it) and its store, for a process that runs
+    /// turns itself (`seekclaw run`, `serve`): its MCP servers and background
+    /// jobs end with it ([`Engine::close`]).
+    pub async fn open(home: Home) -> Result<Engine, MethodError> {
+        home.ensure()
+            .map_err(|e| MethodError::internal(e.to_string()))?;
+        let path = home.db_path();
+        let store = tokio::task::spawn_blocking(move || Store::open(&path))
+            .await
+            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(crate::error::store_error)?;
+        let config = ConfigService::one_shot(home.clone());
+        Ok(Engine::new(home, store, config))
+    }
+
+    /// Kills the background jobs, stops the MCP servers and checkpoints the store.
+    pub async fn close(&self) {
+        self.jobs.close_all();
+        self.mcp.shutdown().await;
+        let store = self.store.clone();
+        let _ = tokio::task::spawn_blocking(move || store.checkpoint()).await;
+    }
+
     /// Marks `session_id` busy with a turn that `cancel` stops and `steer`
     /// feeds, until the guard is dropped; `busy` if it already has one.
     pub fn claim(
@@ -64,7 +123,7 @@ impl<'e> Engine<'e> {
         cancel: &CancellationToken,
         steer: &SteerQueue,
         approvals: &seekclaw_agent::Approvals,
-    ) -> Result<TurnGuard<'e>, MethodError> {
+    ) -> Result<TurnGuard, MethodError> {
         let mut guard = self
             .turns
             .start(ActiveTurn {
@@ -74,7 +133,7 @@ impl<'e> Engine<'e> {
                 approvals: approvals.clone(),
             })
             .ok_or_else(|| busy(session_id))?;
-        match try_hold(self.home, session_id) {
+        match try_hold(&self.home, session_id) {
             Ok(Some(lock)) => guard.hold(lock),
             Ok(None) => return Err(busy_elsewhere(session_id)),
             Err(e) => {
@@ -97,7 +156,7 @@ fn busy_elsewhere(sid: &str) -> MethodError {
     .with_session(Some(sid.to_string()))
 }
 
-impl Engine<'_> {
+impl Engine {
     /// Hands `text` as a runtime notice to the turn running on `session_id`
     /// in this process (it reads it at its next step); false when no turn
     /// takes it (none runs, or it is finishing).

@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use crate::sync::Locked;
 
+/// The home's `config.json` and `state.json`, read and written safely.
 pub struct ConfigService {
     home: Home,
     write: tokio::sync::Mutex<()>,
@@ -104,6 +105,7 @@ impl FileStamp {
 const FRESH: Duration = Duration::from_secs(2);
 
 impl ConfigService {
+    /// A daemon's service: file problems go to its log.
     pub fn new(home: Home) -> Self {
         ConfigService {
             home,
@@ -269,6 +271,7 @@ impl ConfigService {
         }
     }
 
+    /// `state.json` as last read (defaults when unreadable).
     pub fn load_state(&self) -> State {
         let path = self.home.state_path();
         match load_json_file::<State>(&path) {
@@ -359,6 +362,7 @@ impl ConfigService {
         Ok(())
     }
 
+    /// How long a client may leave its events unread before it is dropped.
     pub fn slow_client_timeout(&self) -> Duration {
         let secs = self.load().daemon.slow_client_timeout_seconds;
         Duration::from_secs(secs.clamp(1, 3600))

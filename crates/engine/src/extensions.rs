@@ -1,0 +1,165 @@
+//! What turns get from MCP servers and skills: the merged MCP configuration of a
+//! scope, the shared connections for it, and the enabled skills.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+
+use seekclaw_agent::PromptFiles;
+use seekclaw_agent::{TurnExtras, TurnRuntime};
+use seekclaw_config::{
+    Config, Home, McpSettings, State, WorkspaceConfig, read_json_lenient, workspace_config_path,
+};
+use seekclaw_mcp::{Merged, ServerSpec, Timeouts, merge};
+
+use crate::engine::Engine;
+use crate::extras_cache::{DiskExtras, ExtrasInputs, ReadExtras};
+
+/// The workspace root whose own config counts: `None` for the global scope and
+/// for a "workspace" that is the SeekClaw home itself.
+pub fn own_workspace<'a>(home: &Home, root: Option<&'a Path>) -> Option<&'a Path> {
+    root.filter(|r| workspace_config_path(r) != home.config_path())
+}
+
+/// The workspace's `.seekclaw/config.json` (unreadable → none).
+pub fn workspace_config(home: &Home, root: Option<&Path>) -> Option<WorkspaceConfig> {
+    let root = own_workspace(home, root)?;
+    read_json_lenient::<WorkspaceConfig>(&workspace_config_path(root))
+        .ok()
+        .flatten()
+}
+
+/// The merged MCP configuration of a scope (global config, then the workspace's
+/// `mcp/servers.json`, then its inline config).
+pub fn mcp_config(
+    home: &Home,
+    global: &McpSettings,
+    root: Option<&Path>,
+    workspace: Option<&WorkspaceConfig>,
+) -> Merged {
+    let inline = workspace.and_then(|w| w.mcp.as_ref());
+    merge(global, own_workspace(home, root).map(|r| (r, inline)))
+}
+
+/// Where a scope's stdio servers run: the workspace root, or the global scratch dir.
+pub fn mcp_cwd(home: &Home, root: Option<&Path>) -> PathBuf {
+    root.map(Path::to_path_buf)
+        .unwrap_or_else(|| home.global_dir())
+}
+
+/// The servers to connect for the daemon's current workspace.
+pub fn active_specs(home: &Home, config: &Config, root: &Path) -> Vec<ServerSpec> {
+    let ws = workspace_config(home, Some(root));
+    mcp_config(home, &config.mcp, Some(root), ws.as_ref()).specs(&mcp_cwd(home, Some(root)))
+}
+
+/// A turn's MCP tools and prompts, its skills section and its prompt files.
+/// What it needs of the runtime is taken now, so the future borrows only the
+/// engine's shared services and can run beside the turn's own set-up.
+pub fn turn_extras(
+    engine: Engine,
+    rt: &TurnRuntime,
+) -> impl Future<Output = TurnExtras> + Send + use<> {
+    engine
+        .mcp
+        .set_timeouts(Timeouts::from_settings(&rt.config.mcp));
+    let inputs = ExtrasInputs {
+        root: rt.workspace_root.clone(),
+        global_mcp: rt.config.mcp.clone(),
+        workspace: rt.workspace.clone(),
+    };
+    let home = rt.home.clone();
+    let taken: Vec<String> = rt
+        .registry
+        .all()
+        .map(|t| t.definition().name.clone())
+        .collect();
+    async move {
+        let (mcp, cache) = (&engine.mcp, &engine.extras);
+        let disk = match cache.fresh(&inputs) {
+            Some(disk) => disk,
+            None => {
+                // All small disk reads (servers.json, the skill folders, the
+                // prompt's files): one trip off the async threads.
+                let cache = cache.clone();
+                tokio::task::spawn_blocking(move || {
+                    cache.read_with(inputs, |inputs| read_disk(&home, inputs))
+                })
+                .await
+                .unwrap_or_default()
+            }
+        };
+        let turn = mcp.for_turn(&disk.specs, taken).await;
+        TurnExtras {
+            tools: turn.tools,
+            mcp_prompts: turn.prompts,
+            skills_prompt: disk.skills_prompt,
+            readable_files: disk.readable_files,
+            prompt_files: disk.prompt_files,
+        }
+    }
+}
+
+/// Reads the disk side of a scope's extras, and says which paths it read.
+fn read_disk(home: &Home, inputs: &ExtrasInputs) -> ReadExtras {
+    let root = inputs.root.as_deref();
+    let ws = inputs.workspace.as_ref();
+    let specs = mcp_config(home, &inputs.global_mcp, root, ws).specs(&mcp_cwd(home, root));
+    let prompts_dir = home.prompts_dir();
+    let prompt_files = PromptFiles::read(Some(&prompts_dir), root);
+    let skills = enabled_skills(home, root, ws);
+    let mut sources = PromptFiles::sources(Some(&prompts_dir), root);
+    sources.extend(skills.sources);
+    if let Some(own) = own_workspace(home, root) {
+        sources.push(seekclaw_mcp::servers_file(own));
+    }
+    ReadExtras {
+        extras: DiskExtras {
+            specs,
+            skills_prompt: skills.prompt,
+            readable_files: skills.readable_files,
+            prompt_files,
+        },
+        sources,
+    }
+}
+
+/// A scope's enabled skills as the prompt sees them.
+struct EnabledSkills {
+    /// The prompt section.
+    prompt: Option<String>,
+    /// The files it lists for the model to read.
+    readable_files: Vec<PathBuf>,
+    /// Every path the listing depended on.
+    sources: Vec<PathBuf>,
+}
+
+/// The enabled skills of a scope.
+fn enabled_skills(
+    home: &Home,
+    root: Option<&Path>,
+    workspace: Option<&WorkspaceConfig>,
+) -> EnabledSkills {
+    let root = own_workspace(home, root);
+    let ws_disabled = workspace
+        .and_then(|w| w.disabled_skills.clone())
+        .unwrap_or_default();
+    // Read only: a broken state.json is the config service's to move aside.
+    let state = read_json_lenient::<State>(&home.state_path())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let entries = seekclaw_skills::list(
+        &home.skills_dir(),
+        root,
+        state.disabled_skills.keys(),
+        &ws_disabled,
+    );
+    let enabled = seekclaw_skills::enabled(&entries);
+    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root);
+    sources.push(home.state_path());
+    EnabledSkills {
+        prompt: seekclaw_skills::prompt_section(&enabled),
+        readable_files: seekclaw_skills::listed_paths(&enabled),
+        sources,
+    }
+}

@@ -1,0 +1,46 @@
+//! The SeekClaw engine: the services a turn runs with, owned ([`Engine`]),
+//! and the one way every front end starts a turn ([`Engine::start_turn`]).
+//! Front ends (the daemon, `serve`, `run`, the ones to come) are sibling
+//! crates over it; none of them starts a turn any other way.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
+
+mod balance;
+mod compact;
+pub mod config_service;
+mod engine;
+mod error;
+mod extensions;
+mod extras_cache;
+mod images;
+mod jobs;
+mod launcher;
+mod local;
+mod mcp_check;
+mod preflight;
+mod roots;
+mod runtime;
+mod scope;
+mod session_lock;
+mod sessions;
+pub mod sync;
+mod target;
+mod turns;
+
+pub use config_service::{ConfigService, ConfigStatus, FileHealth};
+pub use engine::{Engine, Services};
+pub use error::{failure_code, store_error};
+pub use extensions::{active_specs, mcp_config, mcp_cwd, own_workspace, workspace_config};
+pub use extras_cache::ExtrasCache;
+pub use images::{from_path as image_from_path, parse_images};
+pub use jobs::{SessionJobs, SessionNotice};
+pub use launcher::{TurnHandle, TurnOverrides, TurnRequest};
+pub use local::RunOptions;
+pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
+pub use preflight::pin as pin_model;
+pub use roots::RootCache;
+pub use scope::{Scope, local_root, refuse_implicit};
+pub use session_lock::{SessionLock, try_hold};
+pub use sessions::{create_session, create_session_as, new_session_id};
+pub use target::{SessionTarget, TurnControls};
+pub use turns::{ActiveTurn, TurnGuard, Turns};
