@@ -182,6 +182,9 @@ pub enum AgentEvent {
         elapsed_ms: f64,
         /// The attempt succeeded (failed attempts are reported too).
         success: bool,
+        /// What it cost in USD at the config's prices; `None` when the model
+        /// has none.
+        cost_usd: Option<f64>,
     },
     /// An image enters the model's request.
     ImageView {

@@ -114,6 +114,7 @@ impl Observer for StepObserver<'_> {
             cached_input_tokens: r.usage.cached_input_tokens,
             elapsed_ms: r.elapsed_ms,
             success: r.success,
+            cost_usd: r.priced.then_some(r.cost),
         });
         self.records.push(r.clone());
     }

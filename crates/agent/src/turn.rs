@@ -490,7 +490,8 @@ async fn finish(
     )
     .await;
     if let Err(e) = closed {
-        let error = format!("The turn could not be saved: {e}");
+        // Raw: each front end words it (`unsaved_message` in the engine).
+        let error = e.to_string();
         error_node(cx.events, counters.steps, &error);
         return TurnOutcome::Unsaved {
             ended: Box::new(outcome),

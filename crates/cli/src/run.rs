@@ -125,7 +125,7 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
     let mut mapper = TurnMapper::new(None);
     // Text on a terminal is printed as the chat shows it; piped, it is plain.
     let mut pretty = match output {
-        Output::Text => Pretty::open(&engine.home),
+        Output::Text => Pretty::open(),
         Output::Json | Output::Events => None,
     };
     if output == Output::Events {
@@ -166,7 +166,9 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
         TurnOutcome::Done(_) => RunResult::Done,
         TurnOutcome::Cancelled(_) => RunResult::Cancelled,
         TurnOutcome::Failed(f) => RunResult::Failed(f.message.clone()),
-        TurnOutcome::Unsaved { error, .. } => RunResult::Failed(error.clone()),
+        TurnOutcome::Unsaved { error, .. } => {
+            RunResult::Failed(seekclaw_engine::unsaved_message(error))
+        }
     };
     match output {
         Output::Json => {

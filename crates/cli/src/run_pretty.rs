@@ -10,29 +10,22 @@ mod terminal {
     use std::io::{IsTerminal, Stdout};
 
     use seekclaw_agent::{AgentEvent, TurnOutcome};
-    use seekclaw_config::{Config, Home, read_json_lenient};
-    use seekclaw_providers::types::TokenUsage;
     use seekclaw_tui::print::{Printer, terminal_height, terminal_width};
 
     /// The printer of a run whose stdout is a terminal.
     pub struct Pretty {
         printer: Printer<Stdout>,
-        /// The config's models and their prices (`None`: no cost is counted).
-        config: Option<Config>,
     }
 
     impl Pretty {
         /// A printer when stdout is a terminal; `None` when it is piped.
-        pub fn open(home: &Home) -> Option<Pretty> {
+        pub fn open() -> Option<Pretty> {
             let stdout = std::io::stdout();
             if !stdout.is_terminal() {
                 return None;
             }
             Some(Pretty {
                 printer: Printer::new(stdout, terminal_width()).live(terminal_height()),
-                config: read_json_lenient::<Config>(&home.config_path())
-                    .ok()
-                    .flatten(),
             })
         }
 
@@ -49,32 +42,12 @@ mod terminal {
                     .step(step)
                     .and_then(|()| p.waiting(format!("waiting for {provider}/{model}"))),
                 AgentEvent::Usage {
-                    provider,
-                    model,
                     input_tokens,
                     output_tokens,
-                    total_input_tokens,
-                    cached_input_tokens,
+                    cost_usd,
                     ..
                 } => {
-                    // The router's own formula over the config's prices, as
-                    // `usage.get` records it (cache writes are the rest of the
-                    // input that is neither plain nor a cache read).
-                    let usage = TokenUsage {
-                        total_input_tokens,
-                        cached_input_tokens,
-                        cache_creation_input_tokens: total_input_tokens
-                            .saturating_sub(cached_input_tokens)
-                            .saturating_sub(input_tokens),
-                        output_tokens,
-                    };
-                    let cost = self
-                        .config
-                        .as_ref()
-                        .and_then(|c| c.provider(&provider)?.model(&model))
-                        .filter(|m| m.input_price_per_mtok > 0.0 || m.output_price_per_mtok > 0.0)
-                        .map(|m| seekclaw_providers::usage::cost(m, &usage));
-                    p.usage(input_tokens, output_tokens, cost);
+                    p.usage(input_tokens, output_tokens, cost_usd);
                     Ok(())
                 }
                 AgentEvent::ToolStart {
@@ -123,7 +96,7 @@ pub struct Pretty;
 
 #[cfg(not(unix))]
 impl Pretty {
-    pub fn open(_home: &seekclaw_config::Home) -> Option<Pretty> {
+    pub fn open() -> Option<Pretty> {
         None
     }
 

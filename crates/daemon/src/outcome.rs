@@ -23,7 +23,9 @@ pub fn terminal(id: i64, session: Option<String>, outcome: TurnOutcome) -> Envel
             &MethodError::new(failure_code(f.kind), f.message).with_session(session),
         ),
         TurnOutcome::Unsaved { ended, error } => {
-            let err = MethodError::new(ErrorCode::Storage, error).with_session(session);
+            let err =
+                MethodError::new(ErrorCode::Storage, seekclaw_engine::unsaved_message(&error))
+                    .with_session(session);
             let (name, answer, cause) = ended_parts(*ended);
             let details = ErrorDetails {
                 code: ErrorCode::Storage,
@@ -84,7 +86,7 @@ mod tests {
             sid,
             TurnOutcome::Unsaved {
                 ended: Box::new(TurnOutcome::Done("the answer".into())),
-                error: "The turn could not be saved: full".into(),
+                error: "full".into(),
             },
         ));
         assert_eq!(unsaved["event"], "error");

@@ -29,7 +29,7 @@ mod turns;
 
 pub use config_service::{ConfigService, ConfigStatus, FileHealth};
 pub use engine::{Engine, Services};
-pub use error::{failure_code, store_error};
+pub use error::{failure_code, store_error, unsaved_message};
 pub use extensions::{active_specs, mcp_config, mcp_cwd, own_workspace, workspace_config};
 pub use extras_cache::ExtrasCache;
 pub use images::{from_path as image_from_path, parse_images};

@@ -139,6 +139,10 @@ pub struct UsageDetails {
     pub cached_input_tokens: u64,
     /// Wall time of the attempt, in whole milliseconds (a JSON integer).
     pub elapsed_ms: u64,
+    /// What the attempt cost in USD at the config's prices; absent when the
+    /// model has no price (additive: older clients ignore it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// `image_view`: an image shown to the model. `data` is its file name.

@@ -207,6 +207,8 @@ impl Providers {
                     cost: cost(target.model, &usage),
                     elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
                     success: result.is_ok(),
+                    priced: target.model.input_price_per_mtok > 0.0
+                        || target.model.output_price_per_mtok > 0.0,
                 });
                 if !matches!(result, Err(ProviderError::Cancelled)) {
                     probe.settled();

@@ -34,6 +34,10 @@ pub struct AttemptRecord {
     pub elapsed_ms: f64,
     /// Whether the attempt succeeded.
     pub success: bool,
+    /// The model has a price in the config (else `cost` is 0 for want of
+    /// one, not because it was free).
+    #[serde(skip)]
+    pub priced: bool,
 }
 
 #[cfg(test)]

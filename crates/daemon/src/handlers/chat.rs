@@ -87,6 +87,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Opt
             total_input_tokens,
             cached_input_tokens,
             elapsed_ms,
+            cost_usd,
             ..
         } => Envelope::event(
             id,
@@ -100,6 +101,7 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Opt
                 cached_input_tokens,
                 // Whole milliseconds: sub-millisecond noise is no one's business.
                 elapsed_ms: elapsed_ms.round().max(0.0) as u64,
+                cost_usd,
             },
         ),
         AgentEvent::ImageView {

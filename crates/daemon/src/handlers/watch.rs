@@ -97,7 +97,7 @@ fn envelope(
                     Some(crate::outcome::failure_code(f.kind)),
                 ),
                 TurnOutcome::Unsaved { error, .. } => (
-                    format!("The turn could not be saved: {error}"),
+                    seekclaw_engine::unsaved_message(&error),
                     "error",
                     Some(seekclaw_protocol::ErrorCode::Storage),
                 ),

@@ -216,7 +216,7 @@ impl TurnMapper {
                 submission_id,
             },
             TurnOutcome::Unsaved { error, .. } => WireEvent::TurnFailed {
-                error: format!("The turn's end could not be saved: {error}"),
+                error: seekclaw_engine::unsaved_message(&error),
                 submission_id,
             },
         });
