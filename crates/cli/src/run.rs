@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use clap::Args;
 use seekclaw_agent::{AgentEvent, TurnOutcome};
 use seekclaw_config::Home;
-use seekclaw_daemon::{TurnMapper, WireEvent, event_envelope, terminal_envelope};
+use seekclaw_daemon::{event_envelope, terminal_envelope};
 use seekclaw_engine::{Engine, RunOptions, TurnControls};
+use seekclaw_serve::{TurnMapper, WireEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::run_pretty::Pretty;
@@ -226,7 +227,7 @@ fn print_event(
         let _ = out.write_all(d.as_bytes());
     } else if let AgentEvent::ToolStart { name, summary, .. } = ev {
         let _ = writeln!(std::io::stderr(), "\n[{name}] {summary}");
-    } else if let Some(notice) = seekclaw_daemon::model_notice(&ev) {
+    } else if let Some(notice) = seekclaw_engine::model_notice(&ev) {
         // A failover or a retry: another model (price, destination) or a wait.
         let _ = writeln!(std::io::stderr(), "\n[{notice}]");
     }

@@ -1,13 +1,13 @@
 //! `seekclaw serve`: the engine on stdin/stdout in this process (the
-//! protocol lives in `seekclaw_daemon::serve`). Logs go to stderr; stdout
+//! protocol lives in `seekclaw_serve`). Logs go to stderr; stdout
 //! carries only events.
 
 use std::process::ExitCode;
 
 use clap::Args;
 use seekclaw_config::Home;
-use seekclaw_daemon::ServeOptions;
 use seekclaw_engine::Engine;
+use seekclaw_serve::ServeOptions;
 
 use crate::turn_args::TurnArgs;
 
@@ -60,7 +60,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
             let stop = tokio_util::sync::CancellationToken::new();
             watch_signals(stop.clone())?;
             let served =
-                seekclaw_daemon::serve(&engine, opts, stdin, tokio::io::stdout(), stop).await;
+                seekclaw_serve::serve(&engine, opts, stdin, tokio::io::stdout(), stop).await;
             engine.close().await;
             served.map_err(|e| anyhow::anyhow!(e.0))
         })?;

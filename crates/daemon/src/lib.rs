@@ -21,7 +21,6 @@ mod outcome;
 mod presentation;
 mod scheduler;
 mod scope;
-mod serve;
 mod timeline;
 mod watch;
 
@@ -30,7 +29,5 @@ pub use doctor::run_in_process as doctor_in_process;
 pub use error::DaemonError;
 pub use handlers::chat::envelope as event_envelope;
 pub use outcome::terminal as terminal_envelope;
-pub use presentation::model_notice;
 pub use scope::Scope;
-pub use serve::{ServeError, ServeOptions, TurnMapper, WireEvent, serve};
 pub use timeline::{end_status, timeline};

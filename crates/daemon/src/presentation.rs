@@ -7,31 +7,10 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use seekclaw_agent::{AgentEvent, TurnStatus, WorkflowNode};
+use seekclaw_agent::{TurnStatus, WorkflowNode};
 use seekclaw_config::UiLanguage;
 
-/// The line a front end shows for a failover or a retry, in English
-/// ("tk/m1 failed: … — answered by other/m2", "retrying 2/3 after HTTP
-/// 500"); `None` for other events.
-pub fn model_notice(ev: &AgentEvent) -> Option<String> {
-    match ev {
-        AgentEvent::Failover {
-            failed, error, to, ..
-        } => Some(format!("{failed} failed: {error} — answered by {to}")),
-        AgentEvent::Retry {
-            model,
-            attempt,
-            max_attempts,
-            reason,
-            delay_ms,
-            ..
-        } => Some(format!(
-            "{model}: retrying {attempt}/{max_attempts} after {reason} (in {:.1} s)",
-            *delay_ms as f64 / 1000.0
-        )),
-        _ => None,
-    }
-}
+pub use seekclaw_engine::model_notice;
 
 /// The `workflow` event's label (its `data` and `details.label`).
 pub fn workflow_label(node: &WorkflowNode, lang: UiLanguage) -> Cow<'_, str> {

@@ -22,11 +22,6 @@ pub fn store_error(err: StoreError) -> MethodError {
     }
 }
 
-/// What every front end says of a turn whose end could not be saved.
-pub fn unsaved_message(error: &str) -> String {
-    format!("The turn could not be saved: {error}")
-}
-
 /// The `details.code` of a failed turn.
 pub fn failure_code(kind: FailureKind) -> ErrorCode {
     match kind {

@@ -26,10 +26,11 @@ mod sessions;
 pub mod sync;
 mod target;
 mod turns;
+mod wording;
 
 pub use config_service::{ConfigService, ConfigStatus, FileHealth};
 pub use engine::{Engine, Services};
-pub use error::{failure_code, store_error, unsaved_message};
+pub use error::{failure_code, store_error};
 pub use extensions::{active_specs, mcp_config, mcp_cwd, own_workspace, workspace_config};
 pub use extras_cache::ExtrasCache;
 pub use images::{from_path as image_from_path, parse_images};
@@ -44,3 +45,4 @@ pub use session_lock::{SessionLock, try_hold};
 pub use sessions::{create_session, create_session_as, new_session_id};
 pub use target::{SessionTarget, TurnControls};
 pub use turns::{ActiveTurn, TurnGuard, Turns};
+pub use wording::{model_notice, unsaved_message};

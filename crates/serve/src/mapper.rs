@@ -159,7 +159,7 @@ impl TurnMapper {
                 ref to,
                 ..
             } => out.push(WireEvent::ModelFailover {
-                content: crate::presentation::model_notice(&ev).unwrap_or_default(),
+                content: seekclaw_engine::model_notice(&ev).unwrap_or_default(),
                 failed: failed.clone(),
                 error: error.clone(),
                 to: to.clone(),
@@ -173,7 +173,7 @@ impl TurnMapper {
                 delay_ms,
                 ..
             } => out.push(WireEvent::ModelRetry {
-                content: crate::presentation::model_notice(&ev).unwrap_or_default(),
+                content: seekclaw_engine::model_notice(&ev).unwrap_or_default(),
                 model: model.clone(),
                 attempt,
                 max_attempts,

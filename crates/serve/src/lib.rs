@@ -1,9 +1,13 @@
-//! `seekclaw serve`: the engine over stdin/stdout (reference §2). JSONL
+//! `seekclaw serve`: the engine over stdin/stdout (reference §2), a front
+//! end beside the daemon (it never imports it). JSONL
 //! commands come in, JSONL events go out; one consumer schedules them: one
 //! turn at a time, prompts queue FIFO, steers reach the running turn, stdin
 //! EOF (or a line that is not JSON) finishes the work in hand, then returns.
 //! The session lives in the shared store, so the daemon lists it and other
 //! front ends can continue it.
+
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
 
 mod command;
 mod goal;
@@ -23,10 +27,10 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::scope::Scope;
 pub use command::{Command, Submission};
 use goal::Goal;
 pub use mapper::TurnMapper;
+use seekclaw_engine::Scope;
 use seekclaw_engine::{Engine, SessionTarget, TurnControls, TurnRequest};
 use seekclaw_engine::{TurnHandle, TurnOverrides};
 pub use wire::WireEvent;

@@ -8,8 +8,8 @@ use seekclaw_agent::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, GoalStatus, Standi
 use super::Events;
 use super::command::Submission;
 use super::wire::WireEvent;
-use crate::scope::Scope;
 use seekclaw_engine::Engine;
+use seekclaw_engine::Scope;
 
 /// The goal and its continuation state.
 #[derive(Debug, Default)]
