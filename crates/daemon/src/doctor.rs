@@ -117,7 +117,7 @@ pub async fn all_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> 
         .into_iter()
         .filter(|p| p.enabled)
         .collect();
-    for probe in crate::handlers::provider::probe_all(daemon, enabled).await {
+    for probe in daemon.engine.probe(enabled).await {
         let name = format!("Provider {}", probe.id);
         let detail = format!("{} ({} ms)", probe.detail, probe.latency_ms);
         let mut row = if !probe.online {

@@ -83,3 +83,37 @@ fn a_provider_that_does_not_answer_in_time_is_timeout() {
     let end = all.last().unwrap();
     assert_eq!(code(end), "timeout");
 }
+
+#[test]
+fn a_side_request_whose_provider_does_not_answer_in_time_is_timeout_too() {
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("late").header_delay(Duration::from_secs(5)));
+    let mut config = json!({});
+    config["routing"] = json!({"retry": {"maxAttempts": 1, "baseDelaySeconds": 0.01}});
+    let d = setup(
+        &server,
+        StartOptions {
+            config: Some(config),
+            ..StartOptions::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    let cfg_path = d.home.join("config.json");
+    let mut cfg: Value = serde_json::from_slice(&std::fs::read(&cfg_path).unwrap()).unwrap();
+    cfg["providers"][0]["timeoutSeconds"] = json!(1);
+    std::fs::write(&cfg_path, serde_json::to_vec(&cfg).unwrap()).unwrap();
+    let model = format!(
+        "{}/{}",
+        cfg["providers"][0]["id"].as_str().unwrap(),
+        cfg["providers"][0]["models"][0]
+            .as_str()
+            .or(cfg["providers"][0]["models"][0]["id"].as_str())
+            .unwrap()
+    );
+    // Before: `provider`, whatever the cause; a timeout is `timeout` as in a turn.
+    let err = c
+        .err("prompt.optimize", json!({"text": "x", "model": model}))
+        .unwrap();
+    assert_eq!(err["details"]["code"], "timeout", "{err}");
+    assert!(err["data"].as_str().unwrap().contains("timed out"), "{err}");
+}

@@ -1,50 +1,14 @@
 //! `model.*`, `prompt.optimize` and `usage.get`.
 
-use std::time::Instant;
-
 use seekclaw_config::{Config, ReasoningLevel};
 use seekclaw_protocol::api::{CatalogCaps, CatalogEntry, ModelTestResult, ModelUpdateResult};
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, method};
-use seekclaw_providers::router::{Completion, Observer};
-use seekclaw_providers::routing::{ModelHandle, RouteInput, candidates, resolve};
+
+use seekclaw_providers::routing::{RouteInput, candidates, resolve};
 use seekclaw_providers::types::{ChatMessage, ChatRequest};
-use seekclaw_providers::usage::AttemptRecord;
-use seekclaw_store::UsageRecord;
-use tokio_util::sync::CancellationToken;
 
 use super::Reply;
 use crate::daemon::Daemon;
-
-/// Collects attempt records so they can be written to the store afterwards.
-#[derive(Default)]
-pub struct UsageCollector {
-    pub records: Vec<UsageRecord>,
-    pub session_id: Option<String>,
-}
-
-impl Observer for UsageCollector {
-    fn attempt(&mut self, r: &AttemptRecord) {
-        self.records
-            .push(seekclaw_agent::usage_record(r, self.session_id.as_deref()));
-    }
-}
-
-pub async fn save_usage(daemon: &Daemon, records: Vec<UsageRecord>) {
-    if records.is_empty() {
-        return;
-    }
-    let saved = daemon
-        .db(move |s| {
-            for r in &records {
-                s.record_usage(r)?;
-            }
-            Ok(())
-        })
-        .await;
-    if let Err(e) = saved {
-        tracing::warn!(error = %e.message, "cannot record usage");
-    }
-}
 
 /// Enabled models in provider priority order, as `provider/model`.
 pub async fn list(daemon: &Daemon, id: i64) -> Reply {
@@ -136,39 +100,6 @@ pub async fn switch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, format!("switched to {model_ref}")))
 }
 
-/// One request to exactly one model: no failover, and (with `retries` false) no retry.
-async fn ask(
-    daemon: &Daemon,
-    config: &Config,
-    handle: ModelHandle,
-    req: ChatRequest,
-    retries: bool,
-) -> (
-    Result<Completion, seekclaw_providers::error::ProviderError>,
-    u64,
-) {
-    let mut config = config.clone();
-    if !retries {
-        config.routing.retry.max_attempts = 1;
-    }
-    let model_ref = handle.model_ref(&config);
-    let route = RouteInput {
-        only: Some(&model_ref),
-        ..RouteInput::default()
-    };
-    let mut usage = UsageCollector::default();
-    let start = Instant::now();
-    let cancel = CancellationToken::new();
-    let result = daemon
-        .engine
-        .providers
-        .chat(&config, &route, &req, &mut usage, &cancel)
-        .await;
-    let elapsed = start.elapsed().as_millis() as u64;
-    save_usage(daemon, usage.records).await;
-    (result, elapsed)
-}
-
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let wanted = params.read::<method::ModelTest>()?.model.trimmed();
     let config = daemon.engine.config.load();
@@ -183,7 +114,7 @@ pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
         reasoning: ReasoningLevel::None,
         ..ChatRequest::default()
     };
-    let (result, latency_ms) = ask(daemon, &config, handle, req, false).await;
+    let (result, latency_ms) = daemon.engine.complete(&config, handle, req, false).await;
     let (success, detail) = match result {
         Ok(c) if c.text.trim().is_empty() => (true, "(empty reply)".to_string()),
         Ok(c) => (true, c.text.trim().to_string()),
@@ -308,8 +239,8 @@ pub async fn prompt_optimize(daemon: &Daemon, id: i64, params: &Params) -> Reply
         reasoning: ReasoningLevel::None,
         ..ChatRequest::default()
     };
-    let (result, _) = ask(daemon, &config, handle, req, true).await;
-    let completion = result.map_err(|e| MethodError::new(ErrorCode::Provider, e.to_string()))?;
+    let (result, _) = daemon.engine.complete(&config, handle, req, true).await;
+    let completion = result.map_err(|e| seekclaw_engine::provider_error(&e))?;
     let out = completion.text.trim();
     if out.is_empty() {
         return Err(MethodError::new(

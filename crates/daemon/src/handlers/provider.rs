@@ -1,11 +1,9 @@
 //! `provider.*`: the providers in config.json, their health and model lists.
 
-use std::time::{Duration, Instant};
-
 use seekclaw_config::edits::{self, ApiKeyEdit, EditError, ModelEntry, ProviderEdit};
 use seekclaw_config::{Config, Model, Provider};
-use seekclaw_protocol::api::{ModelInput, ProbeResult, ProviderUpsertParams, ProviderView};
-use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, method};
+use seekclaw_protocol::api::{ModelInput, ProviderUpsertParams, ProviderView};
+use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
 use crate::daemon::Daemon;
@@ -195,25 +193,6 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, removed.id))
 }
 
-pub async fn probe_all(daemon: &Daemon, providers: Vec<Provider>) -> Vec<ProbeResult> {
-    let probes = providers.into_iter().map(|p| async move {
-        let start = Instant::now();
-        let (online, detail) = seekclaw_providers::transport::probe(
-            &daemon.engine.providers.pool,
-            &p,
-            Duration::from_secs(10),
-        )
-        .await;
-        ProbeResult {
-            id: p.id,
-            online,
-            latency_ms: start.elapsed().as_millis() as u64,
-            detail,
-        }
-    });
-    futures::future::join_all(probes).await
-}
-
 pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let wanted = non_blank(params.read::<method::ProviderTest>()?.id.as_deref());
     let config = daemon.engine.config.load();
@@ -230,7 +209,10 @@ pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     if targets.is_empty() {
         return Err(MethodError::not_found("No matching providers"));
     }
-    Ok(Envelope::json_result(id, &probe_all(daemon, targets).await))
+    Ok(Envelope::json_result(
+        id,
+        &daemon.engine.probe(targets).await,
+    ))
 }
 
 pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
@@ -253,15 +235,7 @@ pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
             format!("Invalid model list URL: {url}"),
         ));
     }
-    let timeout = Duration::from_secs(provider.timeout_seconds.clamp(5, 120));
-    let fetched = seekclaw_providers::transport::fetch_models(
-        &daemon.engine.providers.pool,
-        &provider,
-        &url,
-        timeout,
-    )
-    .await
-    .map_err(|e| MethodError::new(ErrorCode::Provider, e.to_string()))?;
+    let fetched = daemon.engine.fetch_models(&provider, &url).await?;
     let ids = fetched.clone();
     // The fetch above ran without the admin gate (it may take its whole timeout).
     let _gate = daemon.admin_gate.lock().await;
