@@ -115,8 +115,6 @@ pub struct Daemon {
     pub scheduler: crate::scheduler::Scheduler,
     /// `session.watch`ers of each session.
     pub watchers: crate::watch::Watchers,
-    /// Sessions whose standing goal is `auto`.
-    pub goals: crate::goals::AutoGoals,
     /// The connection that last ran a turn on each session: it gets the
     /// session's idle-time background-job notices.
     pub session_owners: crate::notices::Owners,
@@ -202,7 +200,6 @@ impl Daemon {
             kill: CancellationToken::new(),
             not_listening: CancellationToken::new(),
             connections: Connections::default(),
-            goals: crate::goals::AutoGoals::default(),
             watchers: crate::watch::Watchers::default(),
             session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,

@@ -2,13 +2,12 @@
 //! log (as `seekclaw serve` writes them); `auto` goals keep the daemon
 //! starting turns toward them after each turn that ends `done`, like a
 //! scheduled run (events go to the log; `goal_updated` is broadcast), at most
-//! [`AUTO_TURNS`] turns, disarmed by a cancelled turn or `goal.clear`.
+//! `AUTO_TURNS` turns (the engine's [`seekclaw_engine::AutoGoals`]), disarmed by a cancelled turn or `goal.clear`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use seekclaw_agent::{
-    AUTO_TURNS, Approvals, CONTINUE_PROMPT, GoalMarker, StandingGoal, TurnOutcome, Unattended,
+    Approvals, CONTINUE_PROMPT, GoalMarker, StandingGoal, TurnOutcome, Unattended,
 };
 use seekclaw_protocol::api::GoalView;
 use seekclaw_protocol::events::GoalUpdatedDetails;
@@ -16,67 +15,7 @@ use seekclaw_protocol::{Envelope, MethodError};
 
 use crate::daemon::Daemon;
 use crate::scope::Scope;
-use seekclaw_engine::sync::Locked;
-use seekclaw_engine::{SessionTarget, TurnControls, TurnRequest};
-
-/// Sessions whose goal is `auto`, with the turns left (0: spent, to be
-/// reported once).
-#[derive(Default)]
-pub struct AutoGoals {
-    armed: Mutex<HashMap<String, u32>>,
-}
-
-impl AutoGoals {
-    fn key(sid: &str) -> String {
-        sid.to_lowercase()
-    }
-
-    /// Arms (or re-arms, with a full budget) or disarms `sid`.
-    pub fn set(&self, sid: &str, auto: bool) {
-        let mut armed = self.armed.locked();
-        if auto {
-            armed.insert(Self::key(sid), AUTO_TURNS);
-        } else {
-            armed.remove(&Self::key(sid));
-        }
-    }
-
-    /// Turns left (0: not armed, or spent).
-    pub fn left(&self, sid: &str) -> u32 {
-        self.armed
-            .locked()
-            .get(&Self::key(sid))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// Whether the session is armed (even with its budget spent).
-    fn armed(&self, sid: &str) -> bool {
-        self.armed.locked().contains_key(&Self::key(sid))
-    }
-
-    /// Spends one turn; `Some(left)` when one was available.
-    fn spend(&self, sid: &str) -> Option<u32> {
-        let mut armed = self.armed.locked();
-        let left = armed.get_mut(&Self::key(sid))?;
-        if *left == 0 {
-            return None;
-        }
-        *left -= 1;
-        Some(*left)
-    }
-
-    /// Disarms a session whose budget is spent; true when it was.
-    fn take_exhausted(&self, sid: &str) -> bool {
-        let mut armed = self.armed.locked();
-        let key = Self::key(sid);
-        if armed.get(&key) == Some(&0) {
-            armed.remove(&key);
-            return true;
-        }
-        false
-    }
-}
+use seekclaw_engine::{GoalStep, SessionTarget, TurnControls, TurnRequest};
 
 /// The goal in force on a session, from its log.
 pub async fn standing(
@@ -100,7 +39,7 @@ pub async fn standing(
 /// The wire view of a session's goal.
 pub fn view(daemon: &Daemon, sid: &str, goal: StandingGoal) -> GoalView {
     let left = if goal.text.is_some() {
-        daemon.goals.left(sid)
+        daemon.engine.goals.left(sid)
     } else {
         0
     };
@@ -142,7 +81,7 @@ pub fn announce(
         session_id: sid.to_string(),
         status: status.to_string(),
         reason,
-        auto: daemon.goals.left(sid) > 0,
+        auto: daemon.engine.goals.left(sid) > 0,
     };
     let env = Envelope::event(0, goal.unwrap_or_default().to_string(), &details)
         .with_session(Some(sid.to_string()));
@@ -153,8 +92,8 @@ pub fn announce(
 /// a `done` one starts the continuation turns of an armed goal.
 pub fn after_turn(daemon: &Arc<Daemon>, scope: &Scope, sid: &str, outcome: &TurnOutcome) {
     match outcome {
-        TurnOutcome::Cancelled(_) => daemon.goals.set(sid, false),
-        TurnOutcome::Done(_) if daemon.goals.armed(sid) => {
+        TurnOutcome::Cancelled(_) => daemon.engine.goals.set(sid, false),
+        TurnOutcome::Done(_) if daemon.engine.goals.armed(sid) => {
             let (daemon, scope, sid) = (daemon.clone(), scope.clone(), sid.to_string());
             tokio::spawn(async move { continue_goal(&daemon, &scope, &sid).await });
         }
@@ -176,18 +115,20 @@ async fn continue_goal(daemon: &Arc<Daemon>, scope: &Scope, sid: &str) {
         let Some(text) = goal.text.filter(|_| goal.blocked.is_none()) else {
             return;
         };
-        // The budget is spent: say so once, when a continuation is due.
-        if daemon.goals.spend(sid).is_none() {
-            if daemon.goals.take_exhausted(sid) {
+        match daemon.engine.goals.next(sid) {
+            GoalStep::Continue { .. } => {}
+            // The budget is spent: said once, when a continuation is due.
+            GoalStep::BudgetExhausted => {
                 announce(daemon, sid, "budget_exhausted", Some(&text), None);
+                return;
             }
-            return;
+            GoalStep::Stop => return,
         }
         announce(daemon, sid, "continue", Some(&text), None);
         match continuation(daemon, scope, sid).await {
             Ok(TurnOutcome::Done(_)) => {}
             Ok(TurnOutcome::Cancelled(_)) => {
-                daemon.goals.set(sid, false);
+                daemon.engine.goals.set(sid, false);
                 return;
             }
             Ok(_) => return,

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config_service::ConfigService;
 use crate::extras_cache::ExtrasCache;
+use crate::goals::AutoGoals;
 use crate::jobs::SessionJobs;
 use crate::roots::RootCache;
 use crate::session_lock::try_hold;
@@ -55,6 +56,8 @@ pub struct Services {
     pub jobs: SessionJobs,
     /// Project roots found for workspace paths.
     pub roots: RootCache,
+    /// Sessions whose standing goal is `auto`, with their budgets.
+    pub goals: AutoGoals,
 }
 
 /// The engine: a cheap `Clone` over the services it owns.
@@ -88,6 +91,7 @@ impl Engine {
                 extras: ExtrasCache::default(),
                 jobs: SessionJobs::default(),
                 roots: RootCache::default(),
+                goals: AutoGoals::default(),
             }),
         }
     }

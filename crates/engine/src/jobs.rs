@@ -96,3 +96,58 @@ impl Drop for SessionJobs {
         self.close_all();
     }
 }
+
+/// Where a background job's notice went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeDelivery {
+    /// To the session's running turn, which reads it at its next step.
+    ToTurn,
+    /// Into the idle session's log, for its next turn: the front end tells
+    /// whoever owns the session.
+    Logged,
+}
+
+/// How often, and how far apart, a notice waits for a finishing turn.
+const NOTICE_RETRIES: u32 = 300;
+const NOTICE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl crate::engine::Engine {
+    /// Delivers a background job's notice: to the session's running turn, or
+    /// into its log when idle. A turn that is finishing takes no more
+    /// guidance but still holds the session: the notice waits for it
+    /// (briefly, until `stop`) rather than be lost.
+    pub async fn deliver_notice(
+        &self,
+        notice: &SessionNotice,
+        stop: &tokio_util::sync::CancellationToken,
+    ) -> Result<NoticeDelivery, seekclaw_protocol::MethodError> {
+        let (sid, text) = (&notice.session_id, &notice.notice.text);
+        let id = sid.clone();
+        let scope = self
+            .db(move |s| s.scopes_of_session(&id))
+            .await?
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                seekclaw_protocol::MethodError::not_found(format!("Session {sid} not found"))
+            })?;
+        let mut tries = 0;
+        loop {
+            if self.notify_running(sid, text) {
+                return Ok(NoticeDelivery::ToTurn);
+            }
+            let item = seekclaw_store::EventItem::Runtime(seekclaw_store::RuntimeNotice {
+                kind: "notice".into(),
+                text: text.clone(),
+            });
+            match self.append_idle(&scope, sid, item).await {
+                Ok(_) => return Ok(NoticeDelivery::Logged),
+                Err(_) if tries < NOTICE_RETRIES && !stop.is_cancelled() => {
+                    tries += 1;
+                    tokio::time::sleep(NOTICE_RETRY_DELAY).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}

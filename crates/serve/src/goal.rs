@@ -4,6 +4,7 @@
 //! and `auto` continuation with a budget of turns.
 
 use seekclaw_agent::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, GoalStatus, StandingGoal};
+use seekclaw_engine::{GoalBudget, GoalStep};
 
 use super::Events;
 use super::command::Submission;
@@ -17,9 +18,9 @@ pub struct Goal {
     text: Option<String>,
     /// Auto-continuation is paused while the model reports it blocked.
     blocked: bool,
-    auto: bool,
-    /// Continuations left; armed only by a durable `auto` set.
-    remaining: u32,
+    /// Continuations left (the engine's policy); armed only by a durable
+    /// `auto` set.
+    budget: GoalBudget,
     /// The last turn finished cleanly, so a continuation may follow.
     due: bool,
 }
@@ -65,8 +66,7 @@ impl Goal {
 
     /// The marker is durable: take the new goal (and arm `auto`).
     pub fn set(&mut self, text: Option<String>, auto: bool) {
-        self.auto = auto && text.is_some();
-        self.remaining = if self.auto { AUTO_TURNS } else { 0 };
+        self.budget = GoalBudget::new(auto && text.is_some());
         self.text = text;
         self.blocked = false;
         self.due = false;
@@ -79,13 +79,13 @@ impl Goal {
 
     /// A `cancel`: no more continuations until the goal is set again.
     pub fn disarm(&mut self) {
-        self.auto = false;
+        self.budget = GoalBudget::new(false);
         self.due = false;
     }
 
     /// A turn ended; a clean end with an `auto` goal makes a continuation due.
     pub fn turn_ended(&mut self, clean: bool) {
-        self.due = clean && self.auto && !self.blocked && self.text.is_some();
+        self.due = clean && self.budget.is_armed() && !self.blocked && self.text.is_some();
     }
 
     /// The continuation prompt to start now, if one is due (the engine is
@@ -94,15 +94,16 @@ impl Goal {
         if !std::mem::take(&mut self.due) {
             return None;
         }
-        if self.remaining == 0 {
-            self.auto = false;
-            events.emit(&WireEvent::GoalBudgetExhausted { turns: AUTO_TURNS });
-            return None;
+        match self.budget.spend() {
+            GoalStep::Continue { remaining } => {
+                events.emit(&WireEvent::GoalContinue { remaining });
+            }
+            GoalStep::BudgetExhausted => {
+                events.emit(&WireEvent::GoalBudgetExhausted { turns: AUTO_TURNS });
+                return None;
+            }
+            GoalStep::Stop => return None,
         }
-        self.remaining -= 1;
-        events.emit(&WireEvent::GoalContinue {
-            remaining: self.remaining,
-        });
         Some(Submission {
             text: CONTINUE_PROMPT.to_string(),
             images: Vec::new(),
@@ -119,11 +120,11 @@ mod tests {
     fn auto_budget_counts_down_and_cancel_disarms() {
         let mut g = Goal::default();
         g.set(Some("g".into()), true);
-        assert_eq!(g.remaining, AUTO_TURNS);
+        assert_eq!(g.budget.left(), AUTO_TURNS);
         g.turn_ended(true);
         assert!(g.due);
         g.disarm();
-        assert!(!g.due && !g.auto);
+        assert!(!g.due && !g.budget.is_armed());
         g.set(Some("g".into()), false);
         g.turn_ended(true);
         assert!(!g.due, "no auto, no continuation");
@@ -132,6 +133,6 @@ mod tests {
         g.turn_ended(true);
         assert!(!g.due, "blocked pauses it");
         g.reported(&GoalStatus::Met);
-        assert!(g.text.is_none() && !g.auto);
+        assert!(g.text.is_none() && !g.budget.is_armed());
     }
 }

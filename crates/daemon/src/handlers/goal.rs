@@ -34,7 +34,7 @@ pub async fn set(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let marker = GoalMarker::Set(text.clone());
     goals::write_marker(daemon, &scope, &r.id, &marker).await?;
     goal.apply(&marker);
-    daemon.goals.set(&r.id, params.auto == Some(true));
+    daemon.engine.goals.set(&r.id, params.auto == Some(true));
     goals::announce(daemon, &r.id, "set", Some(&text), None);
     Ok(Envelope::json_result(id, &goals::view(daemon, &r.id, goal)).with_session(Some(r.id)))
 }
@@ -43,7 +43,7 @@ pub async fn clear(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::GoalClear>()?);
     let scope = target(daemon, &r)?;
     let mut goal = goals::standing(daemon, &scope, &r.id).await?;
-    daemon.goals.set(&r.id, false);
+    daemon.engine.goals.set(&r.id, false);
     if goal.text.is_some() {
         goals::write_marker(daemon, &scope, &r.id, &GoalMarker::Cleared).await?;
         goal.apply(&GoalMarker::Cleared);

@@ -313,7 +313,7 @@ pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> 
     // The session is closed: its background jobs end with it.
     daemon.engine.jobs.close(&r.id);
     daemon.session_owners.forget(&r.id);
-    daemon.goals.set(&r.id, false);
+    daemon.engine.goals.set(&r.id, false);
     conn.clear_legacy_if(&r.id);
     Ok(Envelope::result(id, r.id))
 }
