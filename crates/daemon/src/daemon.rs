@@ -113,8 +113,6 @@ pub struct Daemon {
     pub connections: Connections,
     /// Scheduled tasks: the tick loop's state and the runs in progress.
     pub scheduler: crate::scheduler::Scheduler,
-    /// `session.watch`ers of each session.
-    pub watchers: crate::watch::Watchers,
     /// The connection that last ran a turn on each session: it gets the
     /// session's idle-time background-job notices.
     pub session_owners: crate::notices::Owners,
@@ -200,7 +198,6 @@ impl Daemon {
             kill: CancellationToken::new(),
             not_listening: CancellationToken::new(),
             connections: Connections::default(),
-            watchers: crate::watch::Watchers::default(),
             session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,
             next_conn: AtomicU64::new(1),

@@ -15,7 +15,7 @@ use seekclaw_protocol::{Envelope, MethodError};
 
 use crate::daemon::Daemon;
 use crate::scope::Scope;
-use seekclaw_engine::{GoalStep, SessionTarget, TurnControls, TurnRequest};
+use seekclaw_engine::{GoalStep, SessionTarget, TurnControls, TurnOrigin, TurnRequest};
 
 /// The goal in force on a session, from its log.
 pub async fn standing(
@@ -160,7 +160,8 @@ async fn continuation(
         reasoning: None,
         overrides: Default::default(),
         controls: TurnControls::child_of(&daemon.shutdown, approvals),
+        origin: TurnOrigin::new("goal"),
     };
-    let turn = daemon.engine.start_turn(request).await?;
-    Ok(crate::watch::drive(&daemon.watchers, turn, CONTINUE_PROMPT, "goal").await)
+    // Nobody reads it live: the turn bus and the log have everything.
+    Ok(daemon.engine.start_turn(request).await?.outcome().await)
 }

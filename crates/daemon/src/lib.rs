@@ -22,7 +22,6 @@ mod presentation;
 mod scheduler;
 mod scope;
 mod timeline;
-mod watch;
 
 pub use daemon::{DaemonOptions, run};
 pub use doctor::run_in_process as doctor_in_process;

@@ -22,6 +22,7 @@ use seekclaw_store::{EventItem, Store};
 use seekclaw_tools::{Registry, WriteLocks};
 use tokio_util::sync::CancellationToken;
 
+use crate::bus::TurnBus;
 use crate::config_service::ConfigService;
 use crate::extras_cache::ExtrasCache;
 use crate::goals::AutoGoals;
@@ -58,6 +59,8 @@ pub struct Services {
     pub roots: RootCache,
     /// Sessions whose standing goal is `auto`, with their budgets.
     pub goals: AutoGoals,
+    /// Every turn's events, for the sessions' watchers.
+    pub bus: Arc<TurnBus>,
 }
 
 /// The engine: a cheap `Clone` over the services it owns.
@@ -92,6 +95,7 @@ impl Engine {
                 jobs: SessionJobs::default(),
                 roots: RootCache::default(),
                 goals: AutoGoals::default(),
+                bus: Arc::default(),
             }),
         }
     }

@@ -16,6 +16,7 @@ use seekclaw_store::SessionHeader;
 use seekclaw_tools::WriteLocks;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
 
+use crate::bus::{TurnBus, Watched};
 use crate::engine::Engine;
 use crate::scope::Scope;
 use crate::target::{SessionTarget, TurnControls};
@@ -39,6 +40,33 @@ pub struct TurnRequest {
     pub overrides: TurnOverrides,
     /// Cancel, steer and approvals: the front end keeps a clone.
     pub controls: TurnControls,
+    /// Who starts it (for the turn bus).
+    pub origin: TurnOrigin,
+}
+
+/// Who started a turn, as its session's watchers see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnOrigin {
+    /// `chat`, `schedule`, `goal`, `run` or `serve`.
+    pub kind: &'static str,
+    /// The reader that streams the turn itself: its own watchers on the bus
+    /// are skipped (a client's connection).
+    pub reader: Option<u64>,
+}
+
+impl TurnOrigin {
+    /// A turn nobody reads live but the watchers (and the log).
+    pub fn new(kind: &'static str) -> TurnOrigin {
+        TurnOrigin { kind, reader: None }
+    }
+
+    /// A turn `reader` streams itself.
+    pub fn read_by(kind: &'static str, reader: u64) -> TurnOrigin {
+        TurnOrigin {
+            kind,
+            reader: Some(reader),
+        }
+    }
 }
 
 /// A front end's settings for one turn, over the config's (`seekclaw run
@@ -130,6 +158,11 @@ pub struct TurnHandle {
     // and its session is unclaimed.
     turn: Option<TurnFuture>,
     outcome: Option<TurnOutcome>,
+    /// Where its events are published, and as whose.
+    bus: Arc<TurnBus>,
+    origin: TurnOrigin,
+    /// The end was published (once every event was taken).
+    published_end: bool,
     _locks: LockRelease,
     _claim: TurnGuard,
 }
@@ -156,6 +189,7 @@ impl Engine {
         crate::preflight::message(&request.message, &request.images)?;
         // An unreadable config.json with nothing read before: no turn on defaults.
         self.config.usable_for_turns()?;
+        let watched = self.bus.clone_message_if_watched(&request.message);
         if request.overrides.model.is_none()
             && let Some(sid) = request.session.named()
         {
@@ -185,6 +219,12 @@ impl Engine {
         );
         let claim = driving(claiming, extras.as_mut()).await?;
         let session = claim.session;
+        let origin = request.origin;
+        self.bus
+            .publish(&session.id, origin.reader, || Watched::TurnStart {
+                message: watched.unwrap_or_default(),
+                origin: origin.kind,
+            });
         let owner = owner_id(&session.id);
         let input = TurnInput {
             scope: request.scope.key.clone(),
@@ -220,6 +260,9 @@ impl Engine {
             events,
             turn: Some(turn),
             outcome: None,
+            bus: self.bus.clone(),
+            origin,
+            published_end: false,
             _locks: LockRelease {
                 locks: self.locks.clone(),
                 owner,
@@ -258,12 +301,30 @@ impl TurnHandle {
     /// The next event, running the turn until it produces one; `None` once
     /// the turn has ended and every event was taken.
     pub async fn next_event(&mut self) -> Option<AgentEvent> {
-        poll_fn(|cx| self.poll_event(cx)).await
+        let ev = poll_fn(|cx| self.poll_event(cx)).await;
+        self.published(ev)
     }
 
     /// An event the turn has already produced, without running it.
     pub fn ready_event(&mut self) -> Option<AgentEvent> {
-        self.events.try_recv().ok()
+        let ev = self.events.try_recv().ok()?;
+        self.published(Some(ev))
+    }
+
+    /// Hands a taken event (or, once all are taken, the end) to the bus.
+    fn published(&mut self, ev: Option<AgentEvent>) -> Option<AgentEvent> {
+        let (sid, from) = (&self.session.id, self.origin.reader);
+        match &ev {
+            Some(ev) => self.bus.event(sid, from, ev),
+            None => {
+                if let Some(outcome) = self.outcome.as_ref().filter(|_| !self.published_end) {
+                    self.published_end = true;
+                    self.bus
+                        .publish(sid, from, || Watched::TurnEnd(outcome.clone()));
+                }
+            }
+        }
+        ev
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<AgentEvent>> {
@@ -364,6 +425,9 @@ mod tests {
             events,
             turn: Some(turn),
             outcome: None,
+            bus: Arc::default(),
+            origin: TurnOrigin::new("test"),
+            published_end: false,
             _locks: LockRelease {
                 locks: Arc::new(WriteLocks::new()),
                 owner: "s/1".into(),

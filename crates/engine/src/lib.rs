@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 mod balance;
+mod bus;
 mod compact;
 pub mod config_service;
 mod engine;
@@ -30,6 +31,7 @@ mod target;
 mod turns;
 mod wording;
 
+pub use bus::{TurnBus, WatchGuard, Watched};
 pub use config_service::{ConfigService, ConfigStatus, FileHealth};
 pub use engine::{Engine, Services};
 pub use error::{failure_code, store_error};
@@ -38,7 +40,7 @@ pub use extras_cache::ExtrasCache;
 pub use goals::{AutoGoals, GoalBudget, GoalStep};
 pub use images::{from_path as image_from_path, parse_images};
 pub use jobs::{NoticeDelivery, SessionJobs, SessionNotice};
-pub use launcher::{TurnHandle, TurnOverrides, TurnRequest};
+pub use launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 pub use local::RunOptions;
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
 pub use preflight::pin as pin_model;

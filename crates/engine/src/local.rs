@@ -9,7 +9,7 @@ use seekclaw_config::normalize_path;
 use seekclaw_protocol::MethodError;
 
 use crate::engine::Engine;
-use crate::launcher::{TurnHandle, TurnOverrides, TurnRequest};
+use crate::launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 use crate::scope::Scope;
 use crate::target::{SessionTarget, TurnControls};
 
@@ -67,6 +67,7 @@ impl Engine {
             reasoning: None,
             overrides: opts.overrides.clone(),
             controls,
+            origin: TurnOrigin::new("run"),
         })
         .await
     }

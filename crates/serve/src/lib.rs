@@ -31,7 +31,7 @@ pub use command::{Command, Submission};
 use goal::Goal;
 pub use mapper::TurnMapper;
 use seekclaw_engine::Scope;
-use seekclaw_engine::{Engine, SessionTarget, TurnControls, TurnRequest};
+use seekclaw_engine::{Engine, SessionTarget, TurnControls, TurnOrigin, TurnRequest};
 use seekclaw_engine::{TurnHandle, TurnOverrides};
 pub use wire::WireEvent;
 
@@ -383,6 +383,7 @@ impl<'e> Serve<'e> {
                 steer: steer.clone(),
                 approvals: self.approvals.clone(),
             },
+            origin: TurnOrigin::new("serve"),
         };
         match self.engine.start_turn(request).await {
             Ok(handle) => {

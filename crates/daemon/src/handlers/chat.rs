@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use crate::watch::{Watched, Watchers};
-
 use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, SteerQueue};
 use seekclaw_config::UiLanguage;
 use seekclaw_protocol::api::Scope as _;
@@ -22,7 +20,7 @@ use crate::daemon::Daemon;
 use crate::presentation::{status_text, workflow_label};
 use crate::scope;
 use seekclaw_engine::parse_images;
-use seekclaw_engine::{SessionTarget, TurnHandle, TurnOverrides, TurnRequest};
+use seekclaw_engine::{SessionTarget, TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 
 /// Envelope lines handed to the connection in one piece, at most (about).
 const BATCH_BYTES: usize = 64 * 1024;
@@ -291,7 +289,6 @@ pub async fn chat(
         // else a new one (reference §2.5).
         None => SessionTarget::Resume(conn.legacy().filter(|l| l.scope == scope.key).map(|l| l.id)),
     };
-    let watched = daemon.watchers.clone_message_if_watched(&message);
     let request = TurnRequest {
         scope: scope.clone(),
         session,
@@ -300,15 +297,10 @@ pub async fn chat(
         reasoning: level,
         overrides,
         controls: start.controls.clone(),
+        origin: TurnOrigin::read_by("chat", conn.id),
     };
     let mut turn = daemon.engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
-    daemon
-        .watchers
-        .publish(&sid, Some(conn.id), || Watched::TurnStart {
-            message: watched.unwrap_or_default(),
-            origin: "chat",
-        });
     start.claimed(&sid);
     daemon.session_owners.set(&sid, conn.outbox.clone());
     conn.set_legacy(Some(LegacySession {
@@ -319,13 +311,10 @@ pub async fn chat(
     while let Some(ev) = turn.next_event().await {
         // Everything already produced goes out as one queued chunk: a fast
         // stream of deltas costs one hand-off per batch, not per delta.
-        let lines = batch((&daemon.watchers, conn.id), (id, lang), &sid, ev, &mut turn);
+        let lines = batch((id, lang), &sid, ev, &mut turn);
         conn.outbox.send_line(lines).await;
     }
     let outcome = turn.outcome().await;
-    daemon
-        .watchers
-        .publish(&sid, Some(conn.id), || Watched::TurnEnd(outcome.clone()));
     crate::goals::after_turn(daemon, &scope, &sid, &outcome);
     // Every event is written before the terminal.
     Ok(crate::outcome::terminal(id, Some(sid), outcome))
@@ -334,18 +323,15 @@ pub async fn chat(
 /// `first` and whatever else the turn has already produced (up to ~64 KB) as
 /// one chunk of envelope lines.
 fn batch(
-    (watchers, conn): (&Watchers, u64),
     (id, lang): (i64, UiLanguage),
     sid: &str,
     first: AgentEvent,
     turn: &mut TurnHandle,
 ) -> Vec<u8> {
     let mut lines = Vec::with_capacity(256);
-    watchers.event(sid, Some(conn), &first);
     write_event(&mut lines, (id, lang), sid, first);
     while lines.len() < BATCH_BYTES {
         let Some(ev) = turn.ready_event() else { break };
-        watchers.event(sid, Some(conn), &ev);
         write_event(&mut lines, (id, lang), sid, ev);
     }
     lines

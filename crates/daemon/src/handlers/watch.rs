@@ -11,7 +11,7 @@ use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::Reply;
 use crate::handlers::session::{SessionRef, target};
-use crate::watch::Watched;
+use seekclaw_engine::Watched;
 use seekclaw_engine::sync::Locked;
 
 pub async fn watch(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
@@ -23,7 +23,7 @@ pub async fn watch(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
         .await?
         .ok_or_else(|| MethodError::not_found(format!("Session {} not found", r.id)))?;
     let sid = header.id;
-    let (_guard, mut rx) = daemon.watchers.add(&sid, conn.id);
+    let (_guard, mut rx) = daemon.engine.bus.add(&sid, conn.id);
     let ended = CancellationToken::new();
     conn.watching
         .locked()

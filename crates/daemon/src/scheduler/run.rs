@@ -21,7 +21,7 @@ use crate::daemon::Daemon;
 use crate::scope::Scope;
 use seekclaw_engine::create_session;
 use seekclaw_engine::sync::Locked;
-use seekclaw_engine::{SessionTarget, TurnControls, TurnRequest};
+use seekclaw_engine::{SessionTarget, TurnControls, TurnOrigin, TurnRequest};
 
 /// `last_output` keeps at most this many characters of the final answer.
 pub const OUTPUT_LIMIT_CHARS: usize = 4000;
@@ -215,22 +215,18 @@ async fn execute(
         reasoning: None,
         overrides: Default::default(),
         controls,
+        origin: TurnOrigin::new("schedule"),
     };
     let turn = daemon
         .engine
         .start_turn(request)
         .await
         .map_err(|e| (e.message, Some(sid.clone())))?;
-    // Nobody watches a scheduled turn live: its events are dropped (the
-    // session log keeps everything).
+    // Nobody reads a scheduled turn live but its session's watchers (the
+    // turn bus) and the log.
     let owner = turn.owner().to_string();
     // Boxed so an abandoned turn can be dropped before its end is recorded.
-    let mut turn = Box::pin(crate::watch::drive(
-        &daemon.watchers,
-        turn,
-        &task.prompt,
-        "schedule",
-    ));
+    let mut turn = Box::pin(turn.outcome());
     let mut timed_out = false;
     let outcome = tokio::select! {
         outcome = &mut turn => Some(outcome),

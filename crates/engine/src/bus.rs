@@ -1,7 +1,8 @@
-//! `session.watch`: every turn on a session, whoever started it (another
-//! client, the scheduler, a goal continuation), streamed to the watchers of
-//! that session until `session.unwatch` or disconnect. Turn owners publish
-//! here; with no watcher anywhere that costs one atomic load per event.
+//! The turn bus: every turn the engine runs on a session, whoever started it
+//! (a client, the scheduler, a goal continuation, `serve`), published to the
+//! session's watchers (the daemon's `session.watch`, and the front ends to
+//! come). The [`crate::TurnHandle`] publishes as it is read; with no watcher
+//! anywhere that costs one atomic load per event.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use seekclaw_agent::{AgentEvent, TurnOutcome};
 use tokio::sync::mpsc;
 
-use seekclaw_engine::sync::Locked;
+use crate::sync::Locked;
 
 /// Items a watcher may hold before it is dropped for falling behind.
 const WATCH_QUEUE: usize = 4096;
@@ -22,7 +23,7 @@ pub enum Watched {
     TurnStart {
         /// The user message (or the scheduled/goal prompt).
         message: String,
-        /// `chat`, `schedule` or `goal`.
+        /// Who started it: `chat`, `schedule`, `goal`, `run` or `serve`.
         origin: &'static str,
     },
     /// One of the turn's events.
@@ -31,12 +32,13 @@ pub enum Watched {
     TurnEnd(TurnOutcome),
 }
 
-/// A watcher: its key, its connection, its queue.
+/// A watcher: its key, its reader (a front end's own tag, e.g. a
+/// connection), its queue.
 type Watcher = (u64, u64, mpsc::Sender<Watched>);
 
 /// The watchers of every session.
 #[derive(Default)]
-pub struct Watchers {
+pub struct TurnBus {
     next: AtomicU64,
     count: AtomicUsize,
     by_session: Mutex<HashMap<String, Vec<Watcher>>>,
@@ -44,7 +46,7 @@ pub struct Watchers {
 
 /// A watcher's registration; dropping it unregisters.
 pub struct WatchGuard<'a> {
-    watchers: &'a Watchers,
+    watchers: &'a TurnBus,
     session: String,
     key: u64,
 }
@@ -55,8 +57,8 @@ impl Drop for WatchGuard<'_> {
     }
 }
 
-impl Watchers {
-    /// Registers a watcher of `session_id` on connection `conn`.
+impl TurnBus {
+    /// Registers a watcher of `session_id` for reader `conn`.
     pub fn add(&self, session_id: &str, conn: u64) -> (WatchGuard<'_>, mpsc::Receiver<Watched>) {
         let (tx, rx) = mpsc::channel(WATCH_QUEUE);
         let key = self.next.fetch_add(1, Ordering::Relaxed);
@@ -92,7 +94,7 @@ impl Watchers {
     }
 
     /// Hands `item` (built only if someone watches) to the session's
-    /// watchers, except those on connection `from` (a client's own turn
+    /// watchers, except those of reader `from` (a client's own turn
     /// already streams to it). A watcher whose queue is full is dropped: its
     /// watch ends.
     pub fn publish(&self, session_id: &str, from: Option<u64>, item: impl FnOnce() -> Watched) {
@@ -124,32 +126,10 @@ impl Watchers {
         (self.count.load(Ordering::Acquire) > 0).then(|| message.to_string())
     }
 
-    /// An event of a turn on `session_id` (run for connection `from`).
+    /// An event of a turn on `session_id` (run for reader `from`).
     pub fn event(&self, session_id: &str, from: Option<u64>, ev: &AgentEvent) {
         self.publish(session_id, from, || Watched::Event(ev.clone()));
     }
-}
-
-/// Runs `turn` (started with `message` by `origin`) to its end, publishing
-/// its events to the session's watchers (front ends that read no events
-/// themselves: scheduled runs, goal turns).
-pub async fn drive(
-    watchers: &Watchers,
-    mut turn: seekclaw_engine::TurnHandle,
-    message: &str,
-    origin: &'static str,
-) -> TurnOutcome {
-    let sid = turn.session().id.clone();
-    watchers.publish(&sid, None, || Watched::TurnStart {
-        message: message.to_string(),
-        origin,
-    });
-    while let Some(ev) = turn.next_event().await {
-        watchers.event(&sid, None, &ev);
-    }
-    let outcome = turn.outcome().await;
-    watchers.publish(&sid, None, || Watched::TurnEnd(outcome.clone()));
-    outcome
 }
 
 #[cfg(test)]
@@ -158,7 +138,7 @@ mod tests {
 
     #[tokio::test]
     async fn watchers_get_items_and_are_dropped_when_behind_or_gone() {
-        let w = Watchers::default();
+        let w = TurnBus::default();
         w.publish("s", None, || unreachable!("nobody watches"));
         let (guard, mut rx) = w.add("S", 1);
         w.publish("s", Some(1), || unreachable!("its own connection's turn"));
