@@ -6,6 +6,7 @@
 mod client;
 mod daemon;
 mod provider_server;
+mod require;
 #[cfg(feature = "schema-check")]
 mod schema_check;
 mod tmpfs;
@@ -15,6 +16,7 @@ pub mod mcp_servers;
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};
+pub use require::{REQUIRE_ENV, capability_missing, not_root, program_missing, required};
 #[cfg(feature = "schema-check")]
 pub use schema_check::check_envelope;
 pub use tmpfs::PrivateTmpfs;

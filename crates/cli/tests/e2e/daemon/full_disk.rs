@@ -94,8 +94,7 @@ struct Disk {
 }
 
 fn small_disk() -> Option<Disk> {
-    if !PrivateTmpfs::available() {
-        eprintln!("skipped: needs root and unshare for a private tmpfs");
+    if seekclaw_testkit::capability_missing("tmpfs", PrivateTmpfs::missing()) {
         return None;
     }
     let tmp = tempfile::tempdir().unwrap();

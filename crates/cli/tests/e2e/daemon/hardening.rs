@@ -33,9 +33,8 @@ sys.stdout.write(out.decode())
 
 #[test]
 fn only_the_owner_connects_even_through_a_loosened_socket() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: needs root to connect as another user");
+    // Connecting as another user needs root.
+    if seekclaw_testkit::capability_missing("root", seekclaw_testkit::not_root()) {
         return;
     }
     let d = start();

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use seekclaw_testkit::{ProviderServer, Reply, StartOptions};
 use serde_json::{Value, json};
 
-use crate::support::bin;
 use crate::support::turns::{chat, events, setup};
+use crate::support::{bin, no_sandbox};
 
 #[test]
 fn daemon_logs_carry_colour_codes_only_on_a_terminal() {
@@ -117,17 +117,6 @@ fn elapsed_ms_is_an_integer_on_the_socket_and_in_run_json() {
     assert_eq!(integer_elapsed(&lines), 1, "{text}");
 }
 
-/// Skips (saying so) where the kernel cannot sandbox.
-fn sandbox_supported() -> bool {
-    match seekclaw_tools::SandboxSupport::probe_cheap().missing() {
-        None => true,
-        Some(missing) => {
-            eprintln!("SKIPPED: the kernel cannot sandbox: {missing}");
-            false
-        }
-    }
-}
-
 /// The `$TMPDIR` a sandboxed `bash` call of one turn reported (after writing
 /// a file into it), and the turn's events.
 fn temp_of_a_turn(
@@ -168,7 +157,7 @@ fn temp_of_a_turn(
 
 #[test]
 fn the_sandbox_private_temp_dir_goes_when_its_turn_and_jobs_end() {
-    if !sandbox_supported() {
+    if no_sandbox() {
         return;
     }
     let server = ProviderServer::start().unwrap();

@@ -7,21 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use seekclaw_testkit::{DaemonProcess, ProviderServer, Reply, StartOptions};
+use seekclaw_testkit::{
+    DaemonProcess, ProviderServer, Reply, StartOptions, capability_missing, program_missing,
+};
 use serde_json::{Value, json};
 
+use crate::support::no_sandbox;
 use crate::support::turns::{chat, setup};
-
-/// Skips (saying so) where the kernel cannot sandbox.
-fn supported() -> bool {
-    match seekclaw_tools::SandboxSupport::probe_cheap().missing() {
-        None => true,
-        Some(missing) => {
-            eprintln!("SKIPPED: the kernel cannot sandbox: {missing}");
-            false
-        }
-    }
-}
 
 /// Runs one turn whose model calls `bash` with `command`; returns what the
 /// tool answered (the tool message of the model's second request) and the
@@ -97,7 +89,7 @@ true
 
 #[test]
 fn escape_attempts_through_a_turn_are_refused() {
-    if !supported() {
+    if no_sandbox() {
         return;
     }
     let server = ProviderServer::start().unwrap();
@@ -132,15 +124,11 @@ fn escape_attempts_through_a_turn_are_refused() {
 
 #[test]
 fn the_daemon_socket_is_unreachable_from_bash() {
-    if !supported() {
+    if no_sandbox() {
         return;
     }
-    if std::process::Command::new("python3")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED: python3 is needed to speak to a Unix socket");
+    // python3 speaks to the Unix socket from inside the sandbox.
+    if capability_missing("python3", program_missing("python3")) {
         return;
     }
     let server = ProviderServer::start().unwrap();
@@ -169,7 +157,7 @@ fn the_daemon_socket_is_unreachable_from_bash() {
 
 #[test]
 fn with_the_network_off_a_loopback_connect_is_refused() {
-    if !supported() {
+    if no_sandbox() {
         return;
     }
     let server = ProviderServer::start().unwrap();
@@ -212,7 +200,7 @@ fn with_the_network_off_a_loopback_connect_is_refused() {
 
 #[test]
 fn a_process_left_behind_dies_with_the_turn() {
-    if !supported() {
+    if no_sandbox() {
         return;
     }
     let server = ProviderServer::start().unwrap();
@@ -263,7 +251,7 @@ fn pids(marker: &str) -> Vec<u32> {
 
 #[test]
 fn the_setting_reaches_turns_and_a_workspace_only_tightens_it() {
-    if !supported() {
+    if no_sandbox() {
         return;
     }
     let server = ProviderServer::start().unwrap();
@@ -314,7 +302,7 @@ fn the_setting_reaches_turns_and_a_workspace_only_tightens_it() {
 
 #[test]
 fn a_workspace_cannot_loosen_the_sandbox() {
-    if !supported() {
+    if no_sandbox() {
         return;
     }
     let server = ProviderServer::start().unwrap();
@@ -349,7 +337,12 @@ fn doctor_reports_the_sandbox() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(line.contains("agent.sandbox = workspace-write"), "{line}");
     assert!(line.contains("Landlock"), "{line}");
-    if supported() {
+    let missing = seekclaw_tools::SandboxSupport::probe_cheap().missing();
+    assert!(
+        missing.is_none() || !seekclaw_testkit::required("sandbox"),
+        "SEEKCLAW_TEST_REQUIRE names `sandbox`, but it is missing: {missing:?}"
+    );
+    if missing.is_none() {
         assert!(
             line.starts_with("[OK]") && line.contains("enforced"),
             "{line}"

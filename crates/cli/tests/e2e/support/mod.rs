@@ -41,6 +41,16 @@ pub(crate) fn project_dir(parent: &Path, name: &str) -> PathBuf {
     dir
 }
 
+/// Whether a test of the shell sandbox must skip: the kernel lacks what it
+/// needs (Landlock, seccomp) and `SEEKCLAW_TEST_REQUIRE` does not name
+/// `sandbox` (if it does, this panics instead).
+pub(crate) fn no_sandbox() -> bool {
+    seekclaw_testkit::capability_missing(
+        "sandbox",
+        seekclaw_tools::SandboxSupport::probe_cheap().missing(),
+    )
+}
+
 /// The live process whose command line contains `marker`, waited for. A
 /// sandboxed command runs in its own PID namespace, so its `$$` is not the pid
 /// seen out here: tests find their processes by a unique argument instead.
