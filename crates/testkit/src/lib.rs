@@ -29,3 +29,17 @@ pub fn process_alive(pid: u32) -> bool {
         !state.starts_with('Z') && !state.starts_with('X')
     })
 }
+
+/// Polls `ok` (every 10 ms) until it holds; panics naming `what` after
+/// `timeout`. The barrier for tests that must wait for something to happen
+/// (a process to start, a row to be written) instead of sleeping a guess.
+pub fn wait_until(what: &str, timeout: std::time::Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + timeout;
+    while !ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

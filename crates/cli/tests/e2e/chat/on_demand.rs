@@ -179,6 +179,7 @@ fn chat_starts_an_on_demand_daemon_that_outlives_it_only_until_idle() {
     assert!(!shown.contains("started a daemon"), "{shown}");
     screen.submit("/quit");
     screen.wait_exit();
+    // Idle-exit timing is the thing under test: past the idle delay.
     std::thread::sleep(Duration::from_secs(IDLE_SECS + 1));
     assert!(other.try_wait().unwrap().is_none(), "the daemon still runs");
     let mut c = other.connect().unwrap();

@@ -87,16 +87,15 @@ fn a_reopened_session_shows_what_the_live_one_showed() {
     screen.submit("try again");
     let failed = screen.wait_for("the model rejected this request");
     assert!(failed.lines().last().unwrap().contains("idle"), "{failed}");
-    // Let the last frame settle before reading it.
-    std::thread::sleep(Duration::from_millis(300));
-    let live = conversation(&screen.capture());
+    // The last frame, once drawn.
+    let live = screen.settled(conversation);
     screen.submit("/quit");
     screen.wait_exit();
 
     let again = Screen::chat(&d.home, &["--global", "--continue"]);
     again.tmux(&["resize-window", "-t", "main", "-x", "100", "-y", "50"]);
     again.wait_for("the model rejected this request");
-    std::thread::sleep(Duration::from_millis(300));
+    again.settled(conversation);
     let reopened_screen = again.capture();
     let reopened = conversation(&reopened_screen);
     assert_eq!(
@@ -162,16 +161,14 @@ fn a_job_notice_mid_turn_shows_as_a_notice_live_and_reopened() {
     screen.wait("idle", |s| {
         s.lines().last().unwrap_or_default().contains("idle")
     });
-    std::thread::sleep(Duration::from_millis(300));
-    let live = conversation(&screen.capture());
+    let live = screen.settled(conversation);
     screen.submit("/quit");
     screen.wait_exit();
 
     let again = Screen::chat(&d.home, &["--global", "--continue"]);
     again.tmux(&["resize-window", "-t", "main", "-x", "100", "-y", "50"]);
     again.wait_for("All finished.");
-    std::thread::sleep(Duration::from_millis(300));
-    let reopened = conversation(&again.capture());
+    let reopened = again.settled(conversation);
     assert_eq!(
         reopened,
         live,

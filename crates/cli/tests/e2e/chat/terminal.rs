@@ -443,7 +443,8 @@ fn turns_of_other_clients_on_the_open_session_show_live() {
     server.enqueue(Reply::plain("local answer"));
     screen.submit("local question");
     screen.wait_for("local answer");
-    // Long enough for the watch's copy of the turn to have arrived too.
+    // A window, not an ordering: long enough for the watch's copy of the turn
+    // to have arrived too (it must not show twice).
     std::thread::sleep(Duration::from_millis(500));
     let again = screen.capture();
     assert_eq!(again.matches("local answer").count(), 1, "{again}");

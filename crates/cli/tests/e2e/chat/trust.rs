@@ -37,6 +37,7 @@ fn an_unknown_folder_is_asked_about_once_and_trusting_registers_its_root() {
     assert!(project_paths(&d).is_empty(), "nothing registered yet");
     // Typed letters answer nothing.
     screen.type_text("y");
+    // A window, not an ordering: the question must still be there after it.
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert!(screen.capture().contains(QUESTION));
     screen.keys(&["Enter"]);

@@ -131,11 +131,24 @@ fn a_full_disk_never_acknowledges_an_unsaved_turn() {
             .unwrap()
         })
         .collect();
-    // Every turn is streaming (its opening committed): now the disk fills.
+    // Every turn is streaming and its opening (the user message, written
+    // beside the first model request) is committed: now the disk fills.
     server
         .wait_requests(SESSIONS, Duration::from_secs(20))
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    let mut reader = d.connect().unwrap();
+    seekclaw_testkit::wait_until("every turn's opening", Duration::from_secs(20), || {
+        sids.iter().all(|sid| {
+            let got = reader
+                .ok_json("session.get", json!({"id": sid, "global": true}))
+                .unwrap();
+            got["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["role"] == "user" && m["text"] == "write a lot")
+        })
+    });
     let filler = home.join("filler");
     assert!(tmpfs.fill(&filler).unwrap() > 0);
 
@@ -279,6 +292,7 @@ fn a_cancel_while_the_disk_is_full_keeps_what_was_shown() {
         )
         .unwrap();
     let first = c.wait_for("delta").unwrap();
+    // Not an ordering: a few more parts stream (and show) before the disk fills.
     std::thread::sleep(Duration::from_millis(300));
     tmpfs.fill(&home.join("filler")).unwrap();
     c.send("agent.cancel", json!({"requestId": id})).unwrap();

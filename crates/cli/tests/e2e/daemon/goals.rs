@@ -93,6 +93,8 @@ fn goals_are_set_reported_by_the_model_and_continued_automatically() {
     };
     assert!(view["goal"].is_null(), "{view}");
     assert_eq!(view["auto"], false);
+    // A quiet window, not an ordering: that no continuation starts can only
+    // be seen over time.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(server.requests().len(), 5, "a met goal is not continued");
     let detail = c

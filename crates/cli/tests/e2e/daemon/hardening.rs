@@ -75,15 +75,17 @@ fn an_mcp_server_that_never_answers_holds_up_no_other_request() {
     let mut c = d.connect().unwrap();
     let sid = c.ok("session.new", json!({"global": true})).unwrap();
     // A stdio server that never initializes: the upsert waits for its
-    // connect timeout before it answers.
+    // connect timeout before it answers. Its process running (found by a
+    // unique argument) says the upsert is in that wait.
+    let seconds = format!("30.{}", std::process::id());
     let upsert = c
         .send(
             "mcp.upsert",
             json!({"name": "mute", "scope": "global",
-                   "server": {"transport": "stdio", "command": "sleep", "args": ["30"]}}),
+                   "server": {"transport": "stdio", "command": "sleep", "args": [seconds]}}),
         )
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    crate::support::wait_marker(&format!("sleep {seconds}"));
     let mut other = d.connect().unwrap();
     let started = Instant::now();
     let env = other
@@ -144,13 +146,18 @@ fn a_big_multi_edit_does_not_stall_another_sessions_stream() {
     let b_first = b.wait_for("delta").unwrap();
     assert_eq!(b_first["id"], b_id);
     let mut b_writer = b.stream().try_clone().unwrap();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = seen.clone();
     let reader = std::thread::spawn(move || {
         let mut arrivals = Vec::new();
         loop {
             let env = b.next_envelope().unwrap();
             let at = Instant::now();
             match env["event"].as_str().unwrap() {
-                "delta" => arrivals.push(at),
+                "delta" => {
+                    arrivals.push(at);
+                    counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
                 "done" | "error" | "cancelled" => return (arrivals, env),
                 _ => {}
             }
@@ -178,8 +185,12 @@ fn a_big_multi_edit_does_not_stall_another_sessions_stream() {
             _ => {}
         }
     }
-    // B has streamed long enough: stop it.
-    std::thread::sleep(Duration::from_millis(200));
+    // B streams on past the edit (the second delta counted from here arrived
+    // after `finished`): then stop it.
+    let at_finish = seen.load(std::sync::atomic::Ordering::SeqCst);
+    seekclaw_testkit::wait_until("B to stream past the edit", Duration::from_secs(20), || {
+        seen.load(std::sync::atomic::Ordering::SeqCst) >= at_finish + 2
+    });
     std::io::Write::write_all(
         &mut b_writer,
         format!(
@@ -242,14 +253,16 @@ fn a_hung_mcp_server_holds_up_turns_only_briefly() {
         },
     );
     let mut c = d.connect().unwrap();
-    // Pending for its whole connect timeout: the server never initializes.
+    // Pending for its whole connect timeout: the server never initializes
+    // (its process running, found by a unique argument, says it is pending).
+    let seconds = format!("60.{}", std::process::id());
     c.send(
         "mcp.upsert",
         json!({"name": "mute", "scope": "global",
-               "server": {"transport": "stdio", "command": "sleep", "args": ["60"]}}),
+               "server": {"transport": "stdio", "command": "sleep", "args": [seconds]}}),
     )
     .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    crate::support::wait_marker(&format!("sleep {seconds}"));
     let mut other = d.connect().unwrap();
     let started = Instant::now();
     let all = crate::support::turns::chat(&mut other, json!({"message": "hi", "global": true}));

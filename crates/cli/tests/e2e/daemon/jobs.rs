@@ -91,6 +91,8 @@ fn jobs_die_with_their_session_and_with_the_daemon() {
     let second = chat(&mut c, json!({"message": "two", "workspace": path}));
     assert_ne!(second.last().unwrap()["sessionId"], one.as_str());
     let pid_two = wait_marker("sleep 60.0222");
+    // A window, not an ordering: the turns have ended; a kill tied to their
+    // end would land in it.
     std::thread::sleep(Duration::from_millis(300));
     assert!(
         process_alive(pid_one) && process_alive(pid_two),

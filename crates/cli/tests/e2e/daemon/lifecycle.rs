@@ -104,6 +104,7 @@ fn kill9_during_writes_loses_no_acknowledged_session_and_db_stays_intact() {
             acked
         }));
     }
+    // The crash lands at an arbitrary point of the writes: the timing is the test.
     std::thread::sleep(Duration::from_millis(700));
     d.kill9().unwrap();
     let acked: Vec<String> = writers
@@ -170,6 +171,7 @@ fn daemon_with_a_stuck_reader() -> (
         .unwrap();
     // Once the answer streams, it fills buffers nobody reads.
     stuck.wait_for("delta").unwrap();
+    // Time for the unread answer to fill them: what the callers test.
     std::thread::sleep(Duration::from_millis(1000));
     (server, d, stuck)
 }
@@ -229,6 +231,7 @@ fn a_daemon_that_said_bye_or_got_sigterm_accepts_no_one_and_a_new_one_starts_aft
         // waits for the old one's drain, then serves.
         let mut next =
             DaemonProcess::spawn_nowait(bin(), &d.home, &StartOptions::default()).unwrap();
+        // A window, not an ordering: it must still be waiting (not have exited).
         std::thread::sleep(Duration::from_millis(300));
         assert!(
             next.try_wait().unwrap().is_none(),
@@ -272,6 +275,7 @@ fn a_user_started_daemon_never_idle_exits() {
         ..StartOptions::default()
     });
     drop(d.connect().unwrap());
+    // Idle-exit timing is the thing under test: three idle periods pass.
     std::thread::sleep(Duration::from_secs(3));
     assert!(d.try_wait().unwrap().is_none(), "{}", d.stderr());
     let mut c = d.connect().unwrap();
@@ -283,6 +287,7 @@ fn an_on_demand_daemon_stays_while_a_client_is_connected_and_exits_after_the_idl
     let server = seekclaw_testkit::ProviderServer::start().unwrap();
     let mut d = on_demand(&server, 1);
     let mut c = d.connect().unwrap();
+    // Idle-exit timing is the thing under test: well past the idle period.
     std::thread::sleep(Duration::from_millis(2500));
     assert!(d.try_wait().unwrap().is_none(), "{}", d.stderr());
     assert_eq!(c.request("ping", json!({})).unwrap()["event"], "pong");
@@ -297,6 +302,7 @@ fn an_on_demand_daemon_stays_while_a_client_is_connected_and_exits_after_the_idl
     );
     // A second client leaving does not end the first one's daemon.
     drop(d.connect().unwrap());
+    // Idle-exit timing is the thing under test: past the idle period.
     std::thread::sleep(Duration::from_millis(1500));
     assert!(d.try_wait().unwrap().is_none(), "{}", d.stderr());
     let left = Instant::now();
@@ -331,6 +337,7 @@ fn an_unattended_on_demand_daemon_waits_for_its_background_job() {
     let job = crate::support::wait_marker("sleep 3.0333");
     let left = Instant::now();
     drop(c);
+    // Idle-exit timing is the thing under test: past the idle period.
     std::thread::sleep(Duration::from_millis(1800));
     assert!(
         d.try_wait().unwrap().is_none(),

@@ -449,6 +449,7 @@ fn a_missed_occurrence_runs_once_and_the_schedule_continues_from_now() {
     let mut c = d2.connect().unwrap();
     let t = wait_finished(&mut c, &id);
     assert_eq!(t["lastStatus"], "success");
+    // A quiet window (8 scheduler ticks), not an ordering: no second run.
     std::thread::sleep(Duration::from_millis(800));
     assert_eq!(server.requests().len(), 1, "ran once, not 36 times");
     assert_eq!(claims(&home, &id), [(missed, Some("success".to_string()))]);
@@ -483,6 +484,7 @@ fn a_restart_never_runs_a_claimed_occurrence_again() {
     let d3 = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
     let mut c = d3.connect().unwrap();
     let t = wait_finished(&mut c, &id);
+    // A quiet window (8 scheduler ticks), not an ordering: no second run.
     std::thread::sleep(Duration::from_millis(800));
     assert_eq!(
         server.requests().len(),

@@ -341,6 +341,7 @@ fn a_client_that_stops_reading_holds_its_turn_and_loses_nothing() {
     assert_eq!(turn.last().unwrap()["event"], "done", "{turn:?}");
     assert_eq!(turn.last().unwrap()["data"], "meanwhile");
     assert!(started.elapsed() < Duration::from_secs(10));
+    // The reader stays stopped a while longer: what the test holds still.
     std::thread::sleep(Duration::from_millis(500));
     // Reading again: every delta, in order, then `done` with the whole text.
     let rest = slow.collect(chat_id).unwrap();

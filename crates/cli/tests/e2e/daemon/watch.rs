@@ -44,6 +44,8 @@ fn a_watcher_sees_other_clients_turns_and_the_daemons_own() {
     let watch = w
         .send("session.watch", json!({"id": sid, "global": true}))
         .unwrap();
+    // The one ordering sleep left: `session.watch` acknowledges nothing
+    // until it ends, so nothing on the wire says it is registered yet.
     std::thread::sleep(Duration::from_millis(200));
     server.enqueue(Reply::new().text("watched ").text("answer"));
     let turn = chat(

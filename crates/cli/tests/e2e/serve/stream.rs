@@ -415,6 +415,7 @@ fn session_compact_appends_a_summary_the_next_turn_starts_from() {
     // A session with a turn running is busy.
     let slow = counting(30, Duration::from_millis(100));
     server.enqueue(slow);
+    let asked = server.requests().len();
     let turn = c
         .send(
             "chat",
@@ -422,7 +423,10 @@ fn session_compact_appends_a_summary_the_next_turn_starts_from() {
         )
         .unwrap();
     let mut other = d.connect().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // The model has been asked: the turn runs and holds the session.
+    server
+        .wait_requests(asked + 1, Duration::from_secs(20))
+        .unwrap();
     let busy = other
         .err("session.compact", json!({"id": sid, "global": true}))
         .unwrap();

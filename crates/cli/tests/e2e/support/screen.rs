@@ -124,6 +124,27 @@ impl Screen {
         }
     }
 
+    /// Waits until `view` of the screen stops changing (the same three
+    /// captures running, 50 ms apart) and returns it: the last frame drawn,
+    /// not one caught mid-draw. `view` picks what must settle (a spinner or a
+    /// clock elsewhere may keep moving).
+    pub(crate) fn settled<T: PartialEq + std::fmt::Debug>(&self, view: impl Fn(&str) -> T) -> T {
+        let start = Instant::now();
+        let mut last = view(&self.capture());
+        let mut same = 0;
+        while same < 3 {
+            assert!(start.elapsed() < WAIT, "the screen never settled: {last:?}");
+            std::thread::sleep(Duration::from_millis(50));
+            let now = view(&self.capture());
+            if now == last {
+                same += 1;
+            } else {
+                (last, same) = (now, 0);
+            }
+        }
+        last
+    }
+
     pub(crate) fn wait_for(&self, text: &str) -> String {
         self.wait(text, |s| s.contains(text))
     }
