@@ -63,11 +63,13 @@ impl Screen {
             .trim()
             .parse()
             .unwrap();
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        assert!(
-            String::from_utf8_lossy(&cmdline).contains("chat"),
-            "pane process {pid} is not the chat: {cmdline:?}"
-        );
+        // Right after `new-session` the pane's process may not have exec'd
+        // yet (an empty or a shell's command line): wait for it to be the chat.
+        let is_chat = || {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains("chat")
+        };
+        seekclaw_testkit::wait_until(&format!("pane process {pid} to be the chat"), WAIT, is_chat);
         pid
     }
 }
