@@ -264,8 +264,8 @@ mod tests {
 
     #[tokio::test]
     async fn verification_runs_sandboxed() {
-        if let Some(missing) = seekclaw_tools::SandboxSupport::probe_cheap().missing() {
-            eprintln!("SKIPPED: the kernel cannot sandbox: {missing}");
+        let missing = seekclaw_tools::SandboxSupport::probe_cheap().missing();
+        if seekclaw_testkit::capability_missing("sandbox", missing) {
             return;
         }
         let dir = tempfile::tempdir().unwrap();

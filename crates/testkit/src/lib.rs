@@ -6,6 +6,7 @@
 mod client;
 mod daemon;
 mod provider_server;
+mod require;
 #[cfg(feature = "schema-check")]
 mod schema_check;
 mod tmpfs;
@@ -15,6 +16,7 @@ pub mod mcp_servers;
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};
+pub use require::{REQUIRE_ENV, capability_missing, not_root, program_missing, required};
 #[cfg(feature = "schema-check")]
 pub use schema_check::check_envelope;
 pub use tmpfs::PrivateTmpfs;
@@ -26,4 +28,18 @@ pub fn process_alive(pid: u32) -> bool {
         let state = stat.rsplit(')').next().unwrap_or("").trim_start();
         !state.starts_with('Z') && !state.starts_with('X')
     })
+}
+
+/// Polls `ok` (every 10 ms) until it holds; panics naming `what` after
+/// `timeout`. The barrier for tests that must wait for something to happen
+/// (a process to start, a row to be written) instead of sleeping a guess.
+pub fn wait_until(what: &str, timeout: std::time::Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + timeout;
+    while !ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }

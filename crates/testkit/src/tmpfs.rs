@@ -21,14 +21,25 @@ pub struct PrivateTmpfs {
 impl PrivateTmpfs {
     /// Whether this process may make one (root, with `unshare`/`nsenter`).
     pub fn available() -> bool {
-        // SAFETY: geteuid has no preconditions.
-        let root = unsafe { libc::geteuid() } == 0;
-        root && Command::new("unshare")
+        Self::missing().is_none()
+    }
+
+    /// Why this process may not make one, if it may not (for
+    /// [`capability_missing`](crate::capability_missing)`("tmpfs", …)`).
+    pub fn missing() -> Option<String> {
+        if let Some(why) = crate::not_root() {
+            return Some(format!("a private tmpfs needs root: {why}"));
+        }
+        let unshare = Command::new("unshare")
             .args(["-m", "true"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
+            .status();
+        match unshare {
+            Ok(s) if s.success() => None,
+            Ok(s) => Some(format!("`unshare -m true` failed ({s})")),
+            Err(e) => Some(format!("`unshare` cannot be started: {e}")),
+        }
     }
 
     /// Mounts a tmpfs of `size_bytes` (mode 0700) over the directory `dir`,

@@ -12,15 +12,10 @@ use crate::builtin::BashTool;
 use crate::builtin::testing::{Ws, ws};
 use crate::tool::{Tool, ToolOutput};
 
-/// Skips (saying so) where the kernel cannot sandbox.
+/// Whether the kernel can sandbox; where it cannot, the test skips (saying
+/// so), or fails if `SEEKCLAW_TEST_REQUIRE` names `sandbox`.
 fn supported() -> bool {
-    match SandboxSupport::probe_cheap().missing() {
-        None => true,
-        Some(missing) => {
-            eprintln!("SKIPPED: the kernel cannot sandbox: {missing}");
-            false
-        }
-    }
+    !seekclaw_testkit::capability_missing("sandbox", SandboxSupport::probe_cheap().missing())
 }
 
 /// A workspace whose context is sandboxed, with a fake daemon home (holding
@@ -215,12 +210,8 @@ async fn the_daemon_socket_is_unreachable() {
         "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{}\"); print(\"CONNECTED\")' 2>&1; true",
         sock.display()
     );
-    if std::process::Command::new("python3")
-        .arg("-V")
-        .output()
-        .is_err()
+    if seekclaw_testkit::capability_missing("python3", seekclaw_testkit::program_missing("python3"))
     {
-        eprintln!("SKIPPED: python3 is needed to probe a Unix socket");
         return;
     }
     let o = bash(&f.w, &probe).await;
@@ -260,8 +251,9 @@ async fn leftovers_that_left_the_group_die_with_the_turn() {
     if !supported() {
         return;
     }
-    if SandboxSupport::probe().namespaces != Some(true) {
-        eprintln!("SKIPPED: no PID namespaces here");
+    let namespaces = SandboxSupport::probe().namespaces == Some(true);
+    let missing = (!namespaces).then(|| "no PID namespaces here".to_string());
+    if seekclaw_testkit::capability_missing("namespaces", missing) {
         return;
     }
     let f = fixture(SandboxMode::WorkspaceWrite, true);

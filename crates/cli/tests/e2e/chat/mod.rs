@@ -1,0 +1,13 @@
+//! `seekclaw chat`: the terminal UI in a real pseudo-terminal (tmux).
+
+mod approvals;
+mod config_notice;
+mod first_run;
+mod labels;
+mod models;
+mod on_demand;
+mod pickers;
+mod provider_add;
+mod resume;
+mod terminal;
+mod trust;

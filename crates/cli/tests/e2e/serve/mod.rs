@@ -1,0 +1,3 @@
+//! `seekclaw serve`: the OpenSeek stream over stdin/stdout.
+
+mod stream;

@@ -1,0 +1,82 @@
+//! Tests that need something of the machine (a sandboxing kernel, root, a
+//! private tmpfs…) skip where it is missing, saying so; but where CI says the
+//! machine has it (`SEEKCLAW_TEST_REQUIRE=sandbox,tmpfs,root`, set by
+//! `.ci/run`), a missing capability fails the test instead, so a broken probe
+//! or a changed machine cannot turn a test into a silent pass.
+
+/// The environment variable naming, comma-separated, the capabilities the
+/// machine is known to have.
+pub const REQUIRE_ENV: &str = "SEEKCLAW_TEST_REQUIRE";
+
+/// Whether `SEEKCLAW_TEST_REQUIRE` names `capability`.
+pub fn required(capability: &str) -> bool {
+    std::env::var(REQUIRE_ENV).is_ok_and(|list| listed(&list, capability))
+}
+
+fn listed(list: &str, capability: &str) -> bool {
+    list.split(',')
+        .map(str::trim)
+        .any(|c| c.eq_ignore_ascii_case(capability))
+}
+
+/// Whether the test should skip for want of `capability`: `missing` is what
+/// the caller's probe found lacking (`None`: it is there). A missing
+/// capability prints `SKIPPED: …` and returns `true`, unless
+/// `SEEKCLAW_TEST_REQUIRE` names it: then it panics with the reason.
+///
+/// ```no_run
+/// # fn probe() -> Option<String> { None }
+/// if seekclaw_testkit::capability_missing("sandbox", probe()) {
+///     return;
+/// }
+/// ```
+pub fn capability_missing(capability: &str, missing: Option<String>) -> bool {
+    let Some(why) = missing else {
+        return false;
+    };
+    assert!(
+        !required(capability),
+        "{REQUIRE_ENV} names `{capability}`, but it is missing here: {why}"
+    );
+    eprintln!("SKIPPED: needs {capability}: {why}");
+    true
+}
+
+/// Why this process is not root, if it is not (`capability_missing("root", …)`).
+pub fn not_root() -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    (euid != 0).then(|| format!("runs as uid {euid}, not root"))
+}
+
+/// Why `program` cannot be started, if it cannot (`program --version`).
+pub fn program_missing(program: &str) -> Option<String> {
+    match std::process::Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+    {
+        Ok(_) => None,
+        Err(e) => Some(format!("`{program}` cannot be started: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_present_capability_never_skips() {
+        assert!(!capability_missing("anything", None));
+    }
+
+    #[test]
+    fn the_list_is_comma_separated_and_forgiving() {
+        assert!(listed("sandbox,tmpfs,root", "tmpfs"));
+        assert!(listed(" sandbox , Root ", "root"));
+        assert!(!listed("sandbox,tmpfs", "root"));
+        assert!(!listed("", "root"));
+        assert!(!listed("sandboxes", "sandbox"));
+    }
+}
