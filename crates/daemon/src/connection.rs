@@ -19,7 +19,7 @@ use crate::chats::{ChatStart, Chats};
 use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader};
-use crate::outbox::Outbox;
+use crate::outbox::{Outbox, Queued};
 use crate::sync::Locked;
 
 /// Requests of one connection in flight at once; beyond this the reader stops reading
@@ -101,6 +101,9 @@ where
         MAX_LINE_BYTES,
     );
     let mut pending: Vec<u8> = Vec::with_capacity(4096);
+    // The outbox budget `pending` holds: released once it is written, so the
+    // queue's bound counts what the client has not taken yet.
+    let mut held: Option<tokio::sync::OwnedSemaphorePermit> = None;
     let mut reading = true;
     let mut checks: u32 = 0;
     let drain_deadline = tokio::time::sleep(Duration::MAX);
@@ -117,6 +120,7 @@ where
                 ok = write_all_or_stall(&mut write_half, &pending, daemon.slow_client_timeout) => ok,
             };
             pending.clear();
+            held = None;
             if !written {
                 kill.cancel();
                 break;
@@ -182,16 +186,11 @@ where
                 }
             }
             _ = &mut killed => break,
-            Some(lines) = queued.recv() => {
-                if pending.is_empty() {
-                    // Large answers move in without a copy.
-                    pending = lines;
-                } else {
-                    pending.extend_from_slice(&lines);
-                }
+            Some(chunk) = queued.recv() => {
+                take(&mut pending, &mut held, chunk);
                 while pending.len() < BATCH_FLUSH_BYTES {
                     let Ok(more) = queued.try_recv() else { break };
-                    pending.extend_from_slice(&more);
+                    take(&mut pending, &mut held, more);
                 }
             }
             _ = &mut closed, if reading => {
@@ -201,7 +200,7 @@ where
             _ = requests.wait(), if !reading => {
                 // Every request has finished and queued its answer: flush and go.
                 while let Ok(more) = queued.try_recv() {
-                    pending.extend_from_slice(&more);
+                    take(&mut pending, &mut held, more);
                 }
                 if !pending.is_empty() {
                     tokio::select! {
@@ -224,6 +223,25 @@ where
     closing.cancel();
     daemon.connections.remove(id);
     tracing::debug!(conn = id, "connection closed");
+}
+
+/// Moves a queued chunk into `pending`, keeping its budget with the rest.
+fn take(
+    pending: &mut Vec<u8>,
+    held: &mut Option<tokio::sync::OwnedSemaphorePermit>,
+    chunk: Queued,
+) {
+    let (lines, permit) = chunk.into_parts();
+    if pending.is_empty() {
+        // Large answers move in without a copy.
+        *pending = lines;
+    } else {
+        pending.extend_from_slice(&lines);
+    }
+    match held {
+        Some(h) => h.merge(permit),
+        None => *held = Some(permit),
+    }
 }
 
 /// Writes `buf`, giving up when the peer accepts no byte for `stall` (a client
