@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approvals;
+mod backpressure;
 mod balance;
 mod ceiling;
 mod chat;
