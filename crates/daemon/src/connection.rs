@@ -105,6 +105,8 @@ where
     // queue's bound counts what the client has not taken yet.
     let mut held: Option<tokio::sync::OwnedSemaphorePermit> = None;
     let mut reading = true;
+    // A request read past the in-flight limit, waiting for a slot.
+    let mut parked: Option<(Method, Request)> = None;
     let mut checks: u32 = 0;
     let drain_deadline = tokio::time::sleep(Duration::MAX);
     let closed = closing.cancelled();
@@ -112,7 +114,10 @@ where
     tokio::pin!(closed, killed, drain_deadline);
     loop {
         if !pending.is_empty()
-            && (!reading || !reader.has_buffered() || pending.len() >= BATCH_FLUSH_BYTES)
+            && (!reading
+                || parked.is_some()
+                || !reader.has_buffered()
+                || pending.len() >= BATCH_FLUSH_BYTES)
         {
             let written = tokio::select! {
                 biased;
@@ -140,7 +145,7 @@ where
         }
         tokio::select! {
             biased;
-            frame = reader.next(), if reading => {
+            frame = reader.next(), if reading && parked.is_none() => {
                 // Every complete line already buffered is handled in this one pass.
                 let mut next = Some(frame);
                 while let Some(frame) = next.take() {
@@ -168,24 +173,28 @@ where
                                 Ok(req) => route(req, &mut pending),
                             };
                             if let Some(task) = task {
-                                // Past the in-flight limit the reader waits (back-pressure);
-                                // the semaphore is never closed.
-                                let permit = match permits.clone().try_acquire_owned() {
-                                    Ok(p) => Some(p),
-                                    Err(_) => permits.clone().acquire_owned().await.ok(),
-                                };
-                                if let Some(permit) = permit {
-                                    spawn_request(&daemon, &conn, &requests, task, permit);
+                                match permits.clone().try_acquire_owned() {
+                                    Ok(permit) => spawn_request(&daemon, &conn, &requests, task, permit),
+                                    // Past the in-flight limit the reader stops (back-pressure)
+                                    // while this loop goes on writing: the requests it waits
+                                    // for may be waiting for room in the outbox.
+                                    Err(_) => parked = Some(task),
                                 }
                             }
                         }
                     }
-                    if pending.len() < BATCH_FLUSH_BYTES {
+                    if parked.is_none() && pending.len() < BATCH_FLUSH_BYTES {
                         next = reader.next_buffered().map(Ok);
                     }
                 }
             }
             _ = &mut killed => break,
+            // The semaphore is never closed.
+            Ok(permit) = permits.clone().acquire_owned(), if parked.is_some() => {
+                if let Some(task) = parked.take() {
+                    spawn_request(&daemon, &conn, &requests, task, permit);
+                }
+            }
             Some(chunk) = queued.recv() => {
                 take(&mut pending, &mut held, chunk);
                 while pending.len() < BATCH_FLUSH_BYTES {
@@ -197,7 +206,7 @@ where
                 reading = false;
                 stop_reading(&requests, &closing, &mut drain_deadline);
             }
-            _ = requests.wait(), if !reading => {
+            _ = requests.wait(), if !reading && parked.is_none() => {
                 // Every request has finished and queued its answer: flush and go.
                 while let Ok(more) = queued.try_recv() {
                     take(&mut pending, &mut held, more);

@@ -149,3 +149,65 @@ fn read_turn(
         }
     }
 }
+
+/// Far more pipelined requests than a connection runs at once (512), with
+/// answers that overflow the outbound queue: the requests in flight wait for
+/// room, so the connection must go on writing while its reader waits for a
+/// free slot. (It used to wait without writing, so all waited for one another
+/// until the slow-client timeout cut off a client that reads everything.)
+#[test]
+fn requests_past_the_in_flight_limit_with_big_answers_are_all_answered() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::plain("y".repeat(20_000)));
+    let d = crate::chat::setup(
+        &server,
+        StartOptions {
+            config: Some(json!({"daemon": {"slowClientTimeoutSeconds": 3}})),
+            ..StartOptions::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    let sid = c.ok("session.new", json!({"global": true})).unwrap();
+    c.ok(
+        "chat",
+        json!({"message": "a long one", "sessionId": sid, "global": true}),
+    )
+    .unwrap();
+
+    const N: usize = 2000;
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    let mut w = stream.try_clone().unwrap();
+    let lines: String = (1..=N)
+        .map(|i| {
+            format!(
+                "{{\"id\":{i},\"method\":\"session.get\",\"params\":{{\"id\":\"{sid}\",\"global\":true}}}}\n"
+            )
+        })
+        .collect();
+    let writer = std::thread::spawn(move || w.write_all(lines.as_bytes()).unwrap());
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut r = BufReader::new(stream);
+    let mut answered = std::collections::HashSet::new();
+    let started = Instant::now();
+    let mut line = String::new();
+    while answered.len() < N {
+        line.clear();
+        let n = r.read_line(&mut line).unwrap();
+        assert!(
+            n > 0,
+            "the daemon closed the connection after {} of {N} answers",
+            answered.len()
+        );
+        let env: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(env["event"], "result", "{env}");
+        assert!(env["data"].as_str().unwrap().len() > 20_000);
+        assert!(
+            answered.insert(env["id"].as_i64().unwrap()),
+            "one answer each"
+        );
+    }
+    writer.join().unwrap();
+    eprintln!("{N} big answers in {:?}", started.elapsed());
+}
