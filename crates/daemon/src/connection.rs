@@ -19,7 +19,7 @@ use crate::chats::{ChatStart, Chats};
 use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader};
-use crate::outbox::Outbox;
+use crate::outbox::{Outbox, Queued};
 use seekclaw_engine::sync::Locked;
 
 /// Requests of one connection in flight at once; beyond this the reader stops reading
@@ -101,7 +101,12 @@ where
         MAX_LINE_BYTES,
     );
     let mut pending: Vec<u8> = Vec::with_capacity(4096);
+    // The outbox budget `pending` holds: released once it is written, so the
+    // queue's bound counts what the client has not taken yet.
+    let mut held: Option<tokio::sync::OwnedSemaphorePermit> = None;
     let mut reading = true;
+    // A request read past the in-flight limit, waiting for a slot.
+    let mut parked: Option<(Method, Request)> = None;
     let mut checks: u32 = 0;
     let drain_deadline = tokio::time::sleep(Duration::MAX);
     let closed = closing.cancelled();
@@ -109,7 +114,10 @@ where
     tokio::pin!(closed, killed, drain_deadline);
     loop {
         if !pending.is_empty()
-            && (!reading || !reader.has_buffered() || pending.len() >= BATCH_FLUSH_BYTES)
+            && (!reading
+                || parked.is_some()
+                || !reader.has_buffered()
+                || pending.len() >= BATCH_FLUSH_BYTES)
         {
             let written = tokio::select! {
                 biased;
@@ -117,6 +125,7 @@ where
                 ok = write_all_or_stall(&mut write_half, &pending, daemon.slow_client_timeout) => ok,
             };
             pending.clear();
+            held = None;
             if !written {
                 kill.cancel();
                 break;
@@ -136,7 +145,7 @@ where
         }
         tokio::select! {
             biased;
-            frame = reader.next(), if reading => {
+            frame = reader.next(), if reading && parked.is_none() => {
                 // Every complete line already buffered is handled in this one pass.
                 let mut next = Some(frame);
                 while let Some(frame) = next.take() {
@@ -164,44 +173,43 @@ where
                                 Ok(req) => route(req, &mut pending),
                             };
                             if let Some(task) = task {
-                                // Past the in-flight limit the reader waits (back-pressure);
-                                // the semaphore is never closed.
-                                let permit = match permits.clone().try_acquire_owned() {
-                                    Ok(p) => Some(p),
-                                    Err(_) => permits.clone().acquire_owned().await.ok(),
-                                };
-                                if let Some(permit) = permit {
-                                    spawn_request(&daemon, &conn, &requests, task, permit);
+                                match permits.clone().try_acquire_owned() {
+                                    Ok(permit) => spawn_request(&daemon, &conn, &requests, task, permit),
+                                    // Past the in-flight limit the reader stops (back-pressure)
+                                    // while this loop goes on writing: the requests it waits
+                                    // for may be waiting for room in the outbox.
+                                    Err(_) => parked = Some(task),
                                 }
                             }
                         }
                     }
-                    if pending.len() < BATCH_FLUSH_BYTES {
+                    if parked.is_none() && pending.len() < BATCH_FLUSH_BYTES {
                         next = reader.next_buffered().map(Ok);
                     }
                 }
             }
             _ = &mut killed => break,
-            Some(lines) = queued.recv() => {
-                if pending.is_empty() {
-                    // Large answers move in without a copy.
-                    pending = lines;
-                } else {
-                    pending.extend_from_slice(&lines);
+            // The semaphore is never closed.
+            Ok(permit) = permits.clone().acquire_owned(), if parked.is_some() => {
+                if let Some(task) = parked.take() {
+                    spawn_request(&daemon, &conn, &requests, task, permit);
                 }
+            }
+            Some(chunk) = queued.recv() => {
+                take(&mut pending, &mut held, chunk);
                 while pending.len() < BATCH_FLUSH_BYTES {
                     let Ok(more) = queued.try_recv() else { break };
-                    pending.extend_from_slice(&more);
+                    take(&mut pending, &mut held, more);
                 }
             }
             _ = &mut closed, if reading => {
                 reading = false;
                 stop_reading(&requests, &closing, &mut drain_deadline);
             }
-            _ = requests.wait(), if !reading => {
+            _ = requests.wait(), if !reading && parked.is_none() => {
                 // Every request has finished and queued its answer: flush and go.
                 while let Ok(more) = queued.try_recv() {
-                    pending.extend_from_slice(&more);
+                    take(&mut pending, &mut held, more);
                 }
                 if !pending.is_empty() {
                     tokio::select! {
@@ -224,6 +232,25 @@ where
     closing.cancel();
     daemon.connections.remove(id);
     tracing::debug!(conn = id, "connection closed");
+}
+
+/// Moves a queued chunk into `pending`, keeping its budget with the rest.
+fn take(
+    pending: &mut Vec<u8>,
+    held: &mut Option<tokio::sync::OwnedSemaphorePermit>,
+    chunk: Queued,
+) {
+    let (lines, permit) = chunk.into_parts();
+    if pending.is_empty() {
+        // Large answers move in without a copy.
+        *pending = lines;
+    } else {
+        pending.extend_from_slice(&lines);
+    }
+    match held {
+        Some(h) => h.merge(permit),
+        None => *held = Some(permit),
+    }
 }
 
 /// Writes `buf`, giving up when the peer accepts no byte for `stall` (a client

@@ -72,8 +72,9 @@ impl Connections {
         self.open.locked().len()
     }
 
-    /// Sends `env` to every open connection. Each send is its own task, so a
-    /// client that is slow to read delays (and eventually disconnects) only itself.
+    /// Sends `env` to every open connection without waiting: a client that is
+    /// slow to read delays (and eventually disconnects) only itself, and what
+    /// waits for it is bounded ([`Outbox::post_line`]).
     pub fn broadcast(&self, env: &Envelope) {
         let outboxes: Vec<Outbox> = self.open.locked().values().cloned().collect();
         if outboxes.is_empty() {
@@ -81,10 +82,7 @@ impl Connections {
         }
         let line = env.to_line();
         for outbox in outboxes {
-            let line = line.clone();
-            tokio::spawn(async move {
-                outbox.send_line(line).await;
-            });
+            outbox.post_line(line.clone());
         }
     }
 }

@@ -131,6 +131,17 @@ impl DaemonProcess {
         self.child.as_ref().map(Child::id).unwrap_or(0)
     }
 
+    /// The daemon's resident set size in bytes (`VmRSS` in `/proc/<pid>/status`).
+    pub fn rss_bytes(&self) -> Result<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))?;
+        let kb = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .context("no VmRSS line")?;
+        Ok(kb * 1024)
+    }
+
     pub fn connect(&self) -> Result<Client> {
         Client::connect(&self.socket)
     }

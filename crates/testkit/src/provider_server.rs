@@ -20,7 +20,7 @@ mod tests;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -77,6 +77,8 @@ pub(crate) struct Shared {
     recorded: Condvar,
     connections: AtomicUsize,
     open: AtomicUsize,
+    /// Bytes of streamed bodies taken by hyper.
+    body_bytes: AtomicU64,
 }
 
 struct State {
@@ -162,6 +164,7 @@ impl ProviderServer {
             recorded: Condvar::new(),
             connections: AtomicUsize::new(0),
             open: AtomicUsize::new(0),
+            body_bytes: AtomicU64::new(0),
         });
         let (tx, rx) = oneshot::channel();
         let thread_shared = shared.clone();
@@ -250,6 +253,13 @@ impl ProviderServer {
     /// TCP connections accepted so far.
     pub fn connections(&self) -> usize {
         self.shared.connections.load(Ordering::SeqCst)
+    }
+
+    /// Bytes of streamed (chunked) response bodies the HTTP layer has taken so
+    /// far: what the client read, plus what waits in kernel buffers and hyper's
+    /// write buffer (a few hundred KB). A client that stops reading stops it.
+    pub fn body_bytes_sent(&self) -> u64 {
+        self.shared.body_bytes.load(Ordering::Relaxed)
     }
 
     /// TCP connections currently open.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::outbox::Outbox;
+use crate::outbox::{Outbox, Queue};
 
 pub(super) fn config(server: &ProviderServer, extra: Value) -> Value {
     let mut c = json!({
@@ -112,13 +112,13 @@ pub(super) async fn requests_at_least(server: &ProviderServer, n: usize) {
 }
 
 /// A fake client: every broadcast line lands in the returned receiver.
-fn listen(d: &Daemon, conn: u64) -> tokio::sync::mpsc::Receiver<Vec<u8>> {
+fn listen(d: &Daemon, conn: u64) -> Queue {
     let (outbox, rx) = Outbox::new(Duration::from_secs(5), CancellationToken::new());
     d.connections.insert(conn, outbox);
     rx
 }
 
-async fn next_broadcast(rx: &mut tokio::sync::mpsc::Receiver<Vec<u8>>) -> Value {
+async fn next_broadcast(rx: &mut Queue) -> Value {
     let line = tokio::time::timeout(Duration::from_secs(20), rx.recv())
         .await
         .expect("a broadcast in time")

@@ -3,6 +3,8 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -11,6 +13,7 @@ use hyper::body::{Body, Frame};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, sleep_until};
 
+use super::Shared;
 use super::reply::Reply;
 
 type Item = Result<Bytes, io::Error>;
@@ -24,11 +27,13 @@ const RESET_GRACE: Duration = Duration::from_millis(10);
 /// chunks, so each chunk is flushed on its own (real chunk boundaries).
 pub(crate) struct ChannelBody {
     rx: mpsc::Receiver<Item>,
+    /// Counts the bytes hyper takes ([`super::ProviderServer::body_bytes_sent`]).
+    shared: Arc<Shared>,
 }
 
 impl ChannelBody {
-    pub(crate) fn new(rx: mpsc::Receiver<Item>) -> ChannelBody {
-        ChannelBody { rx }
+    pub(crate) fn new(rx: mpsc::Receiver<Item>, shared: Arc<Shared>) -> ChannelBody {
+        ChannelBody { rx, shared }
     }
 }
 
@@ -40,9 +45,46 @@ impl Body for ChannelBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
-        self.rx
-            .poll_recv(cx)
-            .map(|item| item.map(|r| r.map(Frame::data)))
+        let item = std::task::ready!(self.rx.poll_recv(cx));
+        if let Some(Ok(bytes)) = &item {
+            let n = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+            self.shared.body_bytes.fetch_add(n, Ordering::Relaxed);
+        }
+        Poll::Ready(item.map(|r| r.map(Frame::data)))
+    }
+}
+
+/// The chunks of one body, made as they are sent (a flood repeats one shared
+/// chunk instead of holding every copy).
+pub(crate) struct Chunks {
+    iter: Box<dyn Iterator<Item = Bytes> + Send>,
+    len: usize,
+}
+
+impl Chunks {
+    /// `events` with `times` copies of `unit` inserted before `events[at]`.
+    pub(crate) fn flooded(events: Vec<Bytes>, at: usize, unit: Bytes, times: usize) -> Chunks {
+        let at = at.min(events.len());
+        let len = events.len() + times;
+        let mut events = events;
+        let tail = events.split_off(at);
+        let iter = events
+            .into_iter()
+            .chain(std::iter::repeat_n(unit, times))
+            .chain(tail);
+        Chunks {
+            iter: Box::new(iter),
+            len,
+        }
+    }
+}
+
+impl From<Vec<Bytes>> for Chunks {
+    fn from(chunks: Vec<Bytes>) -> Chunks {
+        Chunks {
+            len: chunks.len(),
+            iter: Box::new(chunks.into_iter()),
+        }
     }
 }
 
@@ -79,11 +121,11 @@ impl Plan {
 /// Sends `chunks` with the plan's pacing and faults. Ends early when the client
 /// goes away (the receiver is dropped). A fault count beyond the chunk count
 /// applies after the last chunk.
-pub(crate) async fn produce(tx: mpsc::Sender<Item>, chunks: Vec<Bytes>, plan: Plan) {
-    let total = chunks.len();
+pub(crate) async fn produce(tx: mpsc::Sender<Item>, chunks: Chunks, plan: Plan) {
+    let total = chunks.len;
     let reset_at = plan.reset_after.map(|n| n.min(total));
     let stall_at = plan.stall_after.map(|n| n.min(total));
-    let mut chunks = chunks.into_iter();
+    let mut chunks = chunks.iter;
     for i in 0..=total {
         if reset_at == Some(i) {
             sleep(RESET_GRACE).await;
@@ -192,7 +234,11 @@ mod tests {
     async fn produce_sends_chunks_then_ends() {
         let (tx, mut rx) = mpsc::channel(1);
         let plan = Plan::of(&Reply::new());
-        tokio::spawn(produce(tx, vec![Bytes::from("a"), Bytes::from("b")], plan));
+        tokio::spawn(produce(
+            tx,
+            vec![Bytes::from("a"), Bytes::from("b")].into(),
+            plan,
+        ));
         assert_eq!(rx.recv().await.unwrap().unwrap(), "a");
         assert_eq!(rx.recv().await.unwrap().unwrap(), "b");
         assert!(rx.recv().await.is_none());
@@ -202,7 +248,11 @@ mod tests {
     async fn produce_resets_and_stalls_with_pings() {
         let (tx, mut rx) = mpsc::channel(1);
         let plan = Plan::of(&Reply::new().reset_after(1));
-        tokio::spawn(produce(tx, vec![Bytes::from("a"), Bytes::from("b")], plan));
+        tokio::spawn(produce(
+            tx,
+            vec![Bytes::from("a"), Bytes::from("b")].into(),
+            plan,
+        ));
         assert_eq!(rx.recv().await.unwrap().unwrap(), "a");
         assert!(rx.recv().await.unwrap().is_err());
 
@@ -212,7 +262,7 @@ mod tests {
             .keepalive_comments(Duration::from_millis(5));
         tokio::spawn(produce(
             tx,
-            vec![Bytes::from("a"), Bytes::from("b")],
+            vec![Bytes::from("a"), Bytes::from("b")].into(),
             Plan::of(&reply),
         ));
         assert_eq!(rx.recv().await.unwrap().unwrap(), "a");

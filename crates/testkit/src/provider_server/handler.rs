@@ -13,7 +13,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::body::{ChannelBody, Plan, produce};
+use super::body::{ChannelBody, Chunks, Plan, produce};
 use super::reply::{BodyMode, Reply, ResponseIds, StatusReply, Wire};
 use super::{Recorded, Shared};
 
@@ -90,10 +90,15 @@ pub(crate) async fn handle(
     if !reply.header_delay.is_zero() {
         tokio::time::sleep(reply.header_delay).await;
     }
-    Ok(answer(&reply, wire, &json_body, serial))
+    Ok(answer(&reply, wire, &json_body, (serial, &shared)))
 }
 
-fn answer(reply: &Reply, route_wire: Wire, request: &Value, serial: usize) -> Response<ResBody> {
+fn answer(
+    reply: &Reply,
+    route_wire: Wire,
+    request: &Value,
+    (serial, shared): (usize, &Arc<Shared>),
+) -> Response<ResBody> {
     if let Some(status) = &reply.status {
         return with_headers(status_response(status), reply);
     }
@@ -112,12 +117,19 @@ fn answer(reply: &Reply, route_wire: Wire, request: &Value, serial: usize) -> Re
         BodyMode::Auto => request["stream"] == Value::Bool(true),
     };
     let plan = Plan::of(reply);
-    let (chunks, content_type) = if sse {
+    let (chunks, content_type): (Chunks, _) = if sse {
         let events = match wire {
             Wire::OpenAi => super::openai::sse_events(reply, &ids),
             Wire::Anthropic => super::anthropic::sse_events(reply, &ids),
         };
-        let chunks = events.into_iter().map(Bytes::from).collect();
+        let events: Vec<Bytes> = events.into_iter().map(Bytes::from).collect();
+        let chunks = match (&reply.flood, wire) {
+            (Some((text, times)), Wire::OpenAi) => {
+                let unit = Bytes::from(super::openai::text_event(&ids, text));
+                Chunks::flooded(events, 1, unit, *times)
+            }
+            _ => events.into(),
+        };
         (chunks, "text/event-stream")
     } else {
         let value = match wire {
@@ -133,13 +145,13 @@ fn answer(reply: &Reply, route_wire: Wire, request: &Value, serial: usize) -> Re
         // Faults need chunk boundaries: the object goes out as two halves.
         let mid = bytes.len() / 2;
         (
-            vec![bytes.slice(..mid), bytes.slice(mid..)],
+            vec![bytes.slice(..mid), bytes.slice(mid..)].into(),
             "application/json",
         )
     };
     let (tx, rx) = mpsc::channel(1);
     tokio::spawn(produce(tx, chunks, plan));
-    let mut res = Response::new(ChannelBody::new(rx).boxed());
+    let mut res = Response::new(ChannelBody::new(rx, shared.clone()).boxed());
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     if sse {

@@ -86,6 +86,11 @@ pub(crate) fn sse_events(reply: &Reply, ids: &ResponseIds) -> Vec<String> {
     out
 }
 
+/// One text delta event (what [`Reply::text_flood`] repeats).
+pub(crate) fn text_event(ids: &ResponseIds, text: &str) -> String {
+    chunk(ids, json!({"content": text}), None)
+}
+
 /// The non-streaming `chat.completion` object built from the same steps.
 pub(crate) fn completion(reply: &Reply, ids: &ResponseIds) -> Value {
     let mut reasoning = String::new();

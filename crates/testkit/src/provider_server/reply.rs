@@ -83,6 +83,7 @@ pub struct Reply {
     pub(crate) keepalive: Option<Duration>,
     pub(crate) split_utf8: bool,
     pub(crate) args_chunk_chars: Option<usize>,
+    pub(crate) flood: Option<(String, usize)>,
 }
 
 /// Default size of the pieces tool-call arguments are cut into.
@@ -220,6 +221,14 @@ impl Reply {
     /// Size in characters of the pieces tool-call arguments are cut into (default 8).
     pub fn args_chunk_chars(mut self, n: usize) -> Reply {
         self.args_chunk_chars = Some(n.max(1));
+        self
+    }
+
+    /// Streams `times` more text deltas of `text` right after the opening
+    /// chunk, made as they are sent: an answer of any size (say 120 MB) without
+    /// holding it in memory. OpenAI SSE only (ignored otherwise).
+    pub fn text_flood(mut self, text: impl Into<String>, times: usize) -> Reply {
+        self.flood = Some((text.into(), times));
         self
     }
 

@@ -237,6 +237,24 @@ async fn openai_text_stream_one_event_per_chunk() {
 }
 
 #[tokio::test]
+async fn a_text_flood_streams_its_copies_after_the_opening_chunk_and_is_counted() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().text_flood("ab", 500).text("!"));
+    let mut c = RawConn::connect(&server).await;
+    let res = c.post("/v1/chat/completions", stream_req("m")).await;
+    assert_eq!(res.end, End::Clean);
+    let data = res.data();
+    assert_eq!(data[0]["choices"][0]["delta"]["role"], "assistant");
+    let text: String = data
+        .iter()
+        .filter_map(|d| d["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(text, format!("{}!", "ab".repeat(500)));
+    let body = res.chunks.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(server.body_bytes_sent(), body as u64);
+}
+
+#[tokio::test]
 async fn anthropic_tool_call_split_across_chunks() {
     let server = ProviderServer::start().unwrap();
     let args = r#"{"path":"src/lib.rs","content":"ünïcode"}"#;

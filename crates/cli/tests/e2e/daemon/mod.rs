@@ -1,6 +1,7 @@
 //! The socket protocol of `seekclaw daemon`, spoken by a test client.
 
 mod approvals;
+mod backpressure;
 mod balance;
 mod ceiling;
 mod chat;
