@@ -225,6 +225,8 @@ pub struct App {
     /// Tokens (input, output) per model ref, for the cost; `""` is a loaded
     /// session's totals whose model is not known.
     pub model_tokens: std::collections::BTreeMap<String, (u64, u64)>,
+    /// What the usage events that carried their cost (`costUsd`) add up to.
+    pub priced_cost: f64,
 }
 
 impl App {
@@ -292,6 +294,7 @@ impl App {
         self.input_tokens = 0;
         self.output_tokens = 0;
         self.model_tokens.clear();
+        self.priced_cost = 0.0;
         self.turn = None;
         self.clear_approvals();
         self.scroll = 0;
@@ -356,9 +359,17 @@ impl App {
                 let output = env.details["outputTokens"].as_u64().unwrap_or(0);
                 self.input_tokens += input;
                 self.output_tokens += output;
-                let by_model = self.model_tokens.entry(env.data).or_default();
-                by_model.0 += input;
-                by_model.1 += output;
+                // The engine prices each attempt itself (cache prices
+                // included); only an unpriced one (or an older daemon's) is
+                // left to the catalog.
+                match env.details["costUsd"].as_f64() {
+                    Some(cost) => self.priced_cost += cost,
+                    None => {
+                        let by_model = self.model_tokens.entry(env.data).or_default();
+                        by_model.0 += input;
+                        by_model.1 += output;
+                    }
+                }
             }
             "tool_start" => self.entries.push(Entry::Tool(ToolRow {
                 call_id: str_of(&env.details, "callId"),

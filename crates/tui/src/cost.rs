@@ -1,6 +1,8 @@
-//! The cost shown in the status bar. `usage` events carry tokens but no cost,
-//! so it is derived from `model.catalog`'s prices: (input price × input
-//! tokens + output price × output tokens) / 1e6 per model (reference §6.11).
+//! The cost shown in the status bar: the sum of the `usage` events' own
+//! `costUsd` (the engine prices each attempt), plus, for tokens without one
+//! (a loaded session's totals, an older daemon), `model.catalog`'s prices:
+//! (input price × input tokens + output price × output tokens) / 1e6 per
+//! model (reference §6.11).
 
 use serde_json::Value;
 
@@ -49,11 +51,15 @@ impl App {
     /// The session's cost in USD so far; `None` until the prices of every
     /// model it used are known.
     pub fn cost(&self) -> Option<f64> {
+        // Only priced attempts so far: their sum, catalog or not.
+        if self.model_tokens.is_empty() && self.priced_cost > 0.0 {
+            return Some(self.priced_cost);
+        }
         let prices = self.prices.as_ref()?;
         // Folded from +0.0: an empty f64 sum is -0.0, shown as "$-0.0000".
         self.model_tokens
             .iter()
-            .try_fold(0.0, |sum, (model, (input, output))| {
+            .try_fold(self.priced_cost, |sum, (model, (input, output))| {
                 let (pi, po) = prices.get(model).copied()?;
                 Some(sum + (pi * *input as f64 + po * *output as f64) / 1e6)
             })
@@ -89,6 +95,37 @@ mod tests {
         ]));
         let cost = app.cost().unwrap();
         assert!((cost - (3.0 + 1.5 + 0.5)).abs() < 1e-9, "{cost}");
+    }
+
+    #[test]
+    fn usage_events_that_carry_their_cost_are_summed_not_priced_again() {
+        let mut app = App::default();
+        app.start_turn(1, "hi");
+        let usage = |cost: Option<f64>| {
+            let mut details = json!({"inputTokens": 1000, "outputTokens": 10});
+            if let Some(c) = cost {
+                details["costUsd"] = json!(c);
+            }
+            crate::client::Envelope {
+                id: 1,
+                event: "usage".into(),
+                data: "a/m".into(),
+                session_id: Some("s".into()),
+                details,
+            }
+        };
+        app.on_envelope(usage(Some(0.25)));
+        app.on_envelope(usage(Some(0.5)));
+        // No catalog needed: the engine priced them (cache prices included).
+        assert_eq!(app.cost(), Some(0.75));
+        // One without a cost (an unpriced model) waits for the catalog again.
+        app.on_envelope(usage(None));
+        assert_eq!(app.cost(), None);
+        app.set_catalog(&json!([
+            {"ref": "a/m", "active": true, "inputPricePerMTok": 1000.0, "outputPricePerMTok": 0.0},
+        ]));
+        let cost = app.cost().unwrap();
+        assert!((cost - 1.75).abs() < 1e-9, "{cost}");
     }
 
     #[test]
