@@ -34,7 +34,8 @@
 //! envelopes, keep the ones of other requests for later while one request
 //! is read to its one terminal envelope, turn an `error` envelope into
 //! [`ClientError::Daemon`] with its `details.code`, and reconnect after the
-//! daemon restarts. [`Client`] is blocking; the wire without I/O
+//! daemon restarts. [`Client`] is blocking; `AsyncClient` (feature
+//! `tokio`) shares one connection between tasks; the wire without I/O
 //! ([`Event`], [`read_result`], [`request_line`]) is public for other
 //! runtimes.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
@@ -42,11 +43,15 @@
 
 mod blocking;
 mod error;
+#[cfg(all(unix, feature = "tokio"))]
+mod nonblocking;
 mod transport;
 mod wire;
 
 pub use blocking::{Client, EventStream, LineHook};
 pub use error::{ClientError, DaemonError};
+#[cfg(all(unix, feature = "tokio"))]
+pub use nonblocking::{AsyncClient, EventStream as AsyncEventStream};
 pub use seekclaw_protocol::{MethodType, TextWithDetails, TurnEnd, TurnOutcome};
 pub use wire::{Event, RequestIds, method_name, read_result, request_line};
 
