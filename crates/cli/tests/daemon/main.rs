@@ -6,6 +6,7 @@ mod balance;
 mod ceiling;
 mod chat;
 mod cli;
+mod client_crate;
 mod config;
 mod config_safety;
 mod doctor_cli;
