@@ -53,6 +53,13 @@ pub enum ClientError {
         /// Why it does not read.
         source: serde_json::Error,
     },
+    /// No answer within the time the caller allowed (the async client's
+    /// `call_within`; the blocking client's read timeout is an `Io` error).
+    #[error("the daemon did not answer {method} in time")]
+    Timeout {
+        /// The method.
+        method: String,
+    },
     /// The request failed: the daemon's `error` envelope (boxed: it is the
     /// large variant, and results are passed around a lot).
     #[error(transparent)]

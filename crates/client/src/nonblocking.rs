@@ -106,23 +106,16 @@ impl AsyncClient {
     }
 
     /// [`AsyncClient::call`] that gives up after `limit` with
-    /// [`ClientError::Io`] (`TimedOut`); the answer, if it comes, is dropped.
+    /// [`ClientError::Timeout`]; the answer, if it comes later, is dropped.
     pub async fn call_within<M: MethodType>(
         &self,
         params: &M::Params,
         limit: Duration,
     ) -> Result<M::Result, ClientError> {
-        let id = self.ids.next();
-        let rx = self.route_terminal(id);
-        self.write_routed(id, method_name::<M>(), params).await?;
-        match tokio::time::timeout(limit, rx).await {
-            Ok(Ok(env)) => read_result::<M>(&env),
-            Ok(Err(_)) => Err(ClientError::Closed),
-            Err(_) => {
-                lock(&self.routes).remove(&id);
-                Err(ClientError::Io(std::io::ErrorKind::TimedOut.into()))
-            }
-        }
+        let env = self
+            .request_within(method_name::<M>(), params, Some(limit))
+            .await?;
+        read_result::<M>(&env)
     }
 
     /// Sends a request by name and returns its terminal envelope as sent
@@ -132,10 +125,32 @@ impl AsyncClient {
         method: &str,
         params: &P,
     ) -> Result<Event, ClientError> {
+        self.request_within(method, params, None).await
+    }
+
+    /// [`AsyncClient::request`] that gives up after `limit`, when given.
+    pub async fn request_within<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        limit: Option<Duration>,
+    ) -> Result<Event, ClientError> {
         let id = self.ids.next();
         let rx = self.route_terminal(id);
         self.write_routed(id, method, params).await?;
-        rx.await.map_err(|_| ClientError::Closed)
+        let answer = match limit {
+            Some(limit) => match tokio::time::timeout(limit, rx).await {
+                Ok(answer) => answer,
+                Err(_) => {
+                    lock(&self.routes).remove(&id);
+                    return Err(ClientError::Timeout {
+                        method: method.to_string(),
+                    });
+                }
+            },
+            None => rx.await,
+        };
+        answer.map_err(|_| ClientError::Closed)
     }
 
     /// Sends a request and streams its envelopes, the terminal one last.

@@ -102,6 +102,34 @@ impl Scope {
         }
     }
 
+    /// The scope as typed params fields: `(workspace, global)`.
+    pub fn fields(&self) -> (Option<String>, Option<bool>) {
+        match self {
+            Scope::Workspace(dir) => (Some(dir.to_string_lossy().into_owned()), None),
+            Scope::Global => (None, Some(true)),
+        }
+    }
+
+    /// `session.*` params naming session `id` in this scope.
+    pub fn session(&self, id: &str) -> seekclaw_protocol::api::SessionRefParams {
+        let (workspace, global) = self.fields();
+        seekclaw_protocol::api::SessionRefParams {
+            id: seekclaw_protocol::api::Required(id.to_string()),
+            workspace,
+            global,
+        }
+    }
+
+    /// `session.new` params in this scope.
+    pub fn new_session(&self) -> seekclaw_protocol::api::SessionNewParams {
+        let (workspace, global) = self.fields();
+        seekclaw_protocol::api::SessionNewParams {
+            workspace,
+            global,
+            ..Default::default()
+        }
+    }
+
     /// `params` with the scope's fields added.
     pub fn with(&self, mut params: Value) -> Value {
         if let (Some(obj), Value::Object(scope)) = (params.as_object_mut(), self.params()) {
