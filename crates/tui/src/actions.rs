@@ -45,14 +45,11 @@ pub async fn watch_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Res
             id: Required(old.session),
             ..Default::default()
         };
-        daemon
-            .conn
-            .send_m::<method::SessionUnwatch>(&unwatch)
-            .await?;
+        daemon.conn.send::<method::SessionUnwatch>(&unwatch).await?;
     }
     let id = daemon
         .conn
-        .send_m::<method::SessionWatch>(&scope.session(&sid))
+        .send::<method::SessionWatch>(&scope.session(&sid))
         .await?;
     app.watch = Some(crate::watching::Watching::new(id, sid));
     Ok(())
@@ -93,7 +90,7 @@ async fn try_act(
             if !images.is_empty() {
                 params.images = Some(Skipped::send(images));
             }
-            let id = conn.send_m::<method::Chat>(&params).await?;
+            let id = conn.send::<method::Chat>(&params).await?;
             app.start_turn(id, &message);
             if let Some(Entry::User(_, chips)) = app.entries.last_mut() {
                 *chips = found.iter().map(crate::attach::Attachment::chip).collect();
@@ -101,18 +98,18 @@ async fn try_act(
         }
         Action::Steer(message) => {
             let Some(turn) = &app.turn else { return Ok(()) };
-            conn.send_m::<method::AgentSteer>(&steer(app, turn, message))
+            conn.send::<method::AgentSteer>(&steer(app, turn, message))
                 .await?;
         }
         Action::Cancel(request_id) => {
             let params = CancelParams {
                 request_id: Some(request_id),
             };
-            conn.send_m::<method::AgentCancel>(&params).await?;
+            conn.send::<method::AgentCancel>(&params).await?;
         }
         Action::NewSession => {
             let sid = conn
-                .call_m::<method::SessionNew>(&scope.new_session())
+                .call::<method::SessionNew>(&scope.new_session())
                 .await?;
             app.reset(Some(sid.clone()));
             app.notice(format!("New session {sid}."));
@@ -159,7 +156,7 @@ async fn try_act(
                 model: Some(Some(model.clone())),
                 ..session_update(scope, &id)
             };
-            let header = conn.call_m::<method::SessionUpdate>(&params).await?;
+            let header = conn.call::<method::SessionUpdate>(&params).await?;
             let chosen = header.model.unwrap_or(model);
             app.model = Some(chosen.clone());
             app.session_model = Some(chosen.clone());
@@ -171,7 +168,7 @@ async fn try_act(
             let params = ModelParams {
                 model: Required(model.clone()),
             };
-            let text = conn.call_m::<method::ModelSwitch>(&params).await?;
+            let text = conn.call::<method::ModelSwitch>(&params).await?;
             let chosen = text
                 .strip_prefix("switched to ")
                 .unwrap_or(&model)
@@ -188,17 +185,14 @@ async fn try_act(
             ));
         }
         Action::Mode(None) => {
-            let mode = conn
-                .call_m::<method::AgentModeGet>(&NoParams {})
-                .await?
-                .text;
+            let mode = conn.call::<method::AgentModeGet>(&NoParams {}).await?.text;
             app.notice(format!(
                 "Mode: {mode} (/mode plan|readonly|edit|auto switches)"
             ));
         }
         Action::Mode(Some(mode)) => {
             let params = ModeSwitchParams { mode: Some(mode) };
-            let mode = conn.call_m::<method::AgentModeSwitch>(&params).await?;
+            let mode = conn.call::<method::AgentModeSwitch>(&params).await?;
             app.notice(format!("Mode: {mode}"));
         }
         Action::Compact => {
@@ -208,7 +202,7 @@ async fn try_act(
             };
             app.notice("Compacting…");
             let result = conn
-                .call_m::<method::SessionCompact>(&scope.session(&id))
+                .call::<method::SessionCompact>(&scope.session(&id))
                 .await?;
             app.notice(crate::detail::compacted(&result.summary));
         }
@@ -228,17 +222,17 @@ async fn try_act(
                 reasoning_level: Some(level),
                 ..session_update(scope, &id)
             };
-            let header = conn.call_m::<method::SessionUpdate>(&params).await?;
+            let header = conn.call::<method::SessionUpdate>(&params).await?;
             app.notice(format!("Reasoning level: {}", header.reasoning_level));
         }
         Action::Doctor => {
             let report = conn
-                .call_m::<method::DoctorText>(&DoctorParams::default())
+                .call::<method::DoctorText>(&DoctorParams::default())
                 .await?;
             app.notice(report);
         }
         Action::Usage => {
-            let rows = conn.call_m::<method::UsageGet>(&Default::default()).await?;
+            let rows = conn.call::<method::UsageGet>(&Default::default()).await?;
             let lines: Vec<String> = rows
                 .iter()
                 .map(|r| {
@@ -267,7 +261,7 @@ async fn try_act(
         }
         Action::Mcp => {
             // The listing is of the daemon's current workspace; it reads no scope.
-            let servers = conn.call_m::<method::McpList>(&NoParams {}).await?;
+            let servers = conn.call::<method::McpList>(&NoParams {}).await?;
             let lines: Vec<String> = servers
                 .iter()
                 .map(|m| {
@@ -291,11 +285,8 @@ async fn try_act(
         Action::Goal(change) => {
             let id = ensure_session(daemon, scope, app).await?;
             let goal = match change {
-                None => conn.call_m::<method::GoalGet>(&scope.session(&id)).await?,
-                Some(None) => {
-                    conn.call_m::<method::GoalClear>(&scope.session(&id))
-                        .await?
-                }
+                None => conn.call::<method::GoalGet>(&scope.session(&id)).await?,
+                Some(None) => conn.call::<method::GoalClear>(&scope.session(&id)).await?,
                 Some(Some(text)) => {
                     let (workspace, global) = scope.fields();
                     let params = GoalSetParams {
@@ -305,7 +296,7 @@ async fn try_act(
                         text: Required(text),
                         auto: None,
                     };
-                    conn.call_m::<method::GoalSet>(&params).await?
+                    conn.call::<method::GoalSet>(&params).await?
                 }
             };
             let text = match goal.goal {
@@ -332,7 +323,7 @@ async fn try_act(
                 decision: Some(decision.to_string()),
                 message,
             };
-            conn.send_m::<method::AgentApprove>(&params).await?;
+            conn.send::<method::AgentApprove>(&params).await?;
         }
         Action::Shell(command) => {
             let dir = match scope {
@@ -348,7 +339,7 @@ async fn try_act(
                 Some(turn) => {
                     let params = steer(app, turn, ran.context.clone());
                     app.shell_steers.push(ran.context);
-                    conn.send_m::<method::AgentSteer>(&params).await?;
+                    conn.send::<method::AgentSteer>(&params).await?;
                 }
                 None => {
                     app.shell_context.push(ran.context);
@@ -428,7 +419,7 @@ async fn ensure_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Result
     }
     let sid = daemon
         .conn
-        .call_m::<method::SessionNew>(&scope.new_session())
+        .call::<method::SessionNew>(&scope.new_session())
         .await?;
     app.session_id = Some(sid.clone());
     Ok(sid)

@@ -70,30 +70,6 @@ impl Connection {
         Ok((Connection(client), rx))
     }
 
-    /// Sends a request whose envelopes go to the channel; returns its id.
-    pub async fn send(&self, method: &str, params: Value) -> Result<i64, TuiError> {
-        self.0
-            .send_named(method, &params)
-            .await
-            .map_err(|e| tui_error(method, e))
-    }
-
-    /// Sends a request and waits for its terminal envelope: its `data`, or
-    /// [`TuiError::Daemon`] with the daemon's message on `error`.
-    pub async fn call(&self, method: &str, params: Value) -> Result<String, TuiError> {
-        self.call_within(method, params, CALL_TIMEOUT).await
-    }
-
-    /// [`Connection::call`] with its own time limit.
-    pub async fn call_within(
-        &self,
-        method: &str,
-        params: Value,
-        limit: Duration,
-    ) -> Result<String, TuiError> {
-        self.data_within(method, &params, limit).await
-    }
-
     /// The `data` of a request's terminal envelope, or the daemon's error.
     async fn data_within<P: serde::Serialize + ?Sized>(
         &self,
@@ -112,30 +88,14 @@ impl Connection {
         }
     }
 
-    /// [`Connection::call`] for results whose `data` is JSON.
-    pub async fn call_json(&self, method: &str, params: Value) -> Result<Value, TuiError> {
-        let data = self.call(method, params).await?;
-        serde_json::from_str(&data).map_err(|_| TuiError::BadResult(method.to_string()))
-    }
-
-    /// A call whose `data` is JSON, read straight into `T`.
-    pub async fn call_typed<T: serde::de::DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<T, TuiError> {
-        let data = self.call(method, params).await?;
-        serde_json::from_str(&data).map_err(|_| TuiError::BadResult(method.to_string()))
-    }
-
     /// A typed call: `M`'s params in, its result out (the method table says
     /// both).
-    pub async fn call_m<M: MethodType>(&self, params: &M::Params) -> Result<M::Result, TuiError> {
-        self.call_m_within::<M>(params, CALL_TIMEOUT).await
+    pub async fn call<M: MethodType>(&self, params: &M::Params) -> Result<M::Result, TuiError> {
+        self.call_within::<M>(params, CALL_TIMEOUT).await
     }
 
-    /// [`Connection::call_m`] with its own time limit.
-    pub async fn call_m_within<M: MethodType>(
+    /// [`Connection::call`] with its own time limit.
+    pub async fn call_within<M: MethodType>(
         &self,
         params: &M::Params,
         limit: Duration,
@@ -153,7 +113,7 @@ impl Connection {
     }
 
     /// Sends a request of `M` whose envelopes go to the channel; returns its id.
-    pub async fn send_m<M: MethodType>(&self, params: &M::Params) -> Result<i64, TuiError> {
+    pub async fn send<M: MethodType>(&self, params: &M::Params) -> Result<i64, TuiError> {
         self.0
             .send::<M>(params)
             .await

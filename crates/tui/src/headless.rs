@@ -30,7 +30,7 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
     let sid = match open_session(conn, &opts.scope, &opts.session).await? {
         Some(detail) => detail.id,
         None => {
-            conn.call_m::<method::SessionNew>(&opts.scope.new_session())
+            conn.call::<method::SessionNew>(&opts.scope.new_session())
                 .await?
         }
     };
@@ -42,7 +42,7 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
         global,
         ..Default::default()
     };
-    let id = conn.send_m::<method::Chat>(&params).await?;
+    let id = conn.send::<method::Chat>(&params).await?;
     let cancel = CancelParams {
         request_id: Some(id),
     };
@@ -57,12 +57,12 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
             },
             _ = interrupt.recv(), if !cancelling => {
                 cancelling = true;
-                conn.send_m::<method::AgentCancel>(&cancel).await?;
+                conn.send::<method::AgentCancel>(&cancel).await?;
                 continue;
             }
             _ = terminate.recv(), if !cancelling => {
                 cancelling = true;
-                conn.send_m::<method::AgentCancel>(&cancel).await?;
+                conn.send::<method::AgentCancel>(&cancel).await?;
                 continue;
             }
         };

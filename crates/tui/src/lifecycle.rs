@@ -110,7 +110,7 @@ impl Daemon {
 /// A connection whose `ping` is answered, or `None`.
 async fn probe(home: &Home) -> Option<(Connection, mpsc::UnboundedReceiver<Envelope>)> {
     let (conn, events) = Connection::connect(&home.socket_path()).await.ok()?;
-    conn.call_m_within::<method::Ping>(&NoParams {}, PING_TIMEOUT)
+    conn.call_within::<method::Ping>(&NoParams {}, PING_TIMEOUT)
         .await
         .ok()?;
     Some((conn, events))

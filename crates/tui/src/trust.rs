@@ -67,7 +67,7 @@ pub async fn check(
         )));
     }
     let root = seekclaw_config::detect_root(dir, home);
-    let projects = conn.call_m::<method::ProjectList>(&NoParams {}).await?;
+    let projects = conn.call::<method::ProjectList>(&NoParams {}).await?;
     let known = projects
         .iter()
         .any(|p| root.starts_with(&p.path) || dir.starts_with(&p.path));
@@ -86,7 +86,7 @@ pub async fn trust(conn: &Connection, root: &Path) -> Result<(), TuiError> {
         id: None,
         name: None,
     };
-    conn.call_m::<method::ProjectUpsert>(&params).await?;
+    conn.call::<method::ProjectUpsert>(&params).await?;
     Ok(())
 }
 
