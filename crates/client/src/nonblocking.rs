@@ -28,7 +28,16 @@ enum Route {
     Stream(mpsc::UnboundedSender<Event>),
 }
 
-type Routes = Arc<Mutex<HashMap<i64, Route>>>;
+/// The open requests, and whether the reader has stopped (then nothing is
+/// routed any more, so a new request fails at once instead of waiting for
+/// ever on a daemon that only half-closed the connection).
+#[derive(Default)]
+struct Table {
+    open: HashMap<i64, Route>,
+    closed: bool,
+}
+
+type Routes = Arc<Mutex<Table>>;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // The map stays consistent whatever a panicking holder did (insert/remove only).
@@ -45,7 +54,8 @@ pub struct AsyncClient {
 
 impl AsyncClient {
     /// Connects to the socket at `path`. Envelopes no call or stream claims
-    /// arrive on the returned channel, which closes with the connection.
+    /// arrive on the returned channel, which closes with the connection (drop
+    /// it to ignore them).
     pub async fn connect(
         path: impl AsRef<Path>,
     ) -> Result<(AsyncClient, mpsc::UnboundedReceiver<Event>), ClientError> {
@@ -136,13 +146,13 @@ impl AsyncClient {
         limit: Option<Duration>,
     ) -> Result<Event, ClientError> {
         let id = self.ids.next();
-        let rx = self.route_terminal(id);
+        let rx = self.route_terminal(id)?;
         self.write_routed(id, method, params).await?;
         let answer = match limit {
             Some(limit) => match tokio::time::timeout(limit, rx).await {
                 Ok(answer) => answer,
                 Err(_) => {
-                    lock(&self.routes).remove(&id);
+                    lock(&self.routes).open.remove(&id);
                     return Err(ClientError::Timeout {
                         method: method.to_string(),
                     });
@@ -160,7 +170,7 @@ impl AsyncClient {
     ) -> Result<EventStream, ClientError> {
         let id = self.ids.next();
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.routes).insert(id, Route::Stream(tx));
+        self.add_route(id, Route::Stream(tx))?;
         self.write_routed(id, method_name::<M>(), params).await?;
         Ok(EventStream {
             id,
@@ -169,10 +179,19 @@ impl AsyncClient {
         })
     }
 
-    fn route_terminal(&self, id: i64) -> oneshot::Receiver<Event> {
+    fn route_terminal(&self, id: i64) -> Result<oneshot::Receiver<Event>, ClientError> {
         let (tx, rx) = oneshot::channel();
-        lock(&self.routes).insert(id, Route::Terminal(tx));
-        rx
+        self.add_route(id, Route::Terminal(tx))?;
+        Ok(rx)
+    }
+
+    fn add_route(&self, id: i64, route: Route) -> Result<(), ClientError> {
+        let mut table = lock(&self.routes);
+        if table.closed {
+            return Err(ClientError::Closed);
+        }
+        table.open.insert(id, route);
+        Ok(())
     }
 
     /// Writes a routed request; its route goes if the write fails.
@@ -184,7 +203,7 @@ impl AsyncClient {
     ) -> Result<(), ClientError> {
         let written = self.write(id, method, params).await;
         if written.is_err() {
-            lock(&self.routes).remove(&id);
+            lock(&self.routes).open.remove(&id);
         }
         written
     }
@@ -250,10 +269,10 @@ async fn read_envelopes(
             continue;
         };
         let (id, terminal) = (env.id, env.is_terminal());
-        let mut routes_now = lock(&routes);
-        match routes_now.get(&id) {
+        let mut table = lock(&routes);
+        match table.open.get(&id) {
             Some(Route::Terminal(_)) if terminal => {
-                if let Some(Route::Terminal(tx)) = routes_now.remove(&id) {
+                if let Some(Route::Terminal(tx)) = table.open.remove(&id) {
                     let _ = tx.send(env);
                 }
             }
@@ -262,19 +281,21 @@ async fn read_envelopes(
             Some(Route::Stream(tx)) => {
                 let _ = tx.send(env);
                 if terminal {
-                    routes_now.remove(&id);
+                    table.open.remove(&id);
                 }
             }
             None => {
-                drop(routes_now);
-                if unclaimed.send(env).is_err() {
-                    break;
-                }
+                drop(table);
+                // Nobody listening (an embedder that only calls) is fine:
+                // the envelope is dropped and calls go on being answered.
+                let _ = unclaimed.send(env);
             }
         }
     }
     // Pending calls and streams see Closed when their senders drop.
-    lock(&routes).clear();
+    let mut table = lock(&routes);
+    table.closed = true;
+    table.open.clear();
 }
 
 #[cfg(test)]
@@ -331,5 +352,28 @@ mod tests {
         // The daemon hung up: a call fails as a disconnect.
         let err = client.call::<method::Ping>(&NoParams {}).await.unwrap_err();
         assert!(err.is_disconnect(), "{err}");
+    }
+
+    /// A daemon that stops writing but keeps the socket open: requests fail
+    /// at once instead of waiting for ever.
+    #[tokio::test]
+    async fn a_half_closed_connection_fails_requests_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("daemon.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let (client, unclaimed) = AsyncClient::connect(&path).await.unwrap();
+        drop(unclaimed);
+        let (sock, _) = listener.accept().await.unwrap();
+        let (read, mut write) = sock.into_split();
+        write.shutdown().await.unwrap();
+        // Whether the reader has seen the end yet or not, the request ends.
+        let limit = std::time::Duration::from_secs(5);
+        let answer = tokio::time::timeout(limit, client.request("ping", &serde_json::json!({})))
+            .await
+            .expect("the request ends");
+        assert!(answer.unwrap_err().is_disconnect());
+        let again = client.call::<method::Ping>(&NoParams {}).await.unwrap_err();
+        assert!(matches!(again, crate::ClientError::Closed), "{again}");
+        drop(read);
     }
 }
