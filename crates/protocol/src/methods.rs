@@ -1,6 +1,9 @@
 //! The one method table. It drives request parsing (`Method::from_name`), dispatch
 //! (the daemon matches exhaustively on `Method`) and the `protocol.info` lists, so a
 //! method cannot be served without being listed, or listed without being served.
+//! Each row names the method's params type and its reply form, from which its
+//! result type follows ([`MethodType::Result`]): clients (`seekclaw-client`)
+//! write the same params and read the same results the daemon does.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
