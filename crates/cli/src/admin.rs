@@ -12,8 +12,13 @@ use seekclaw_config::edits::{
     ApiKeyEdit, ModelEntry, ProviderEdit, edit_config, remove_provider, upsert_provider,
 };
 use seekclaw_config::{Config, Home, Provider};
+use seekclaw_protocol::api::{
+    ModelInput, ModelParams, NoParams, ProbeResult, ProviderIdParams, ProviderTestParams,
+    ProviderUpsertParams, Required, Strict,
+};
+use seekclaw_protocol::method;
 use seekclaw_providers::presets::{PRESETS, preset};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::client::DaemonClient;
 use crate::listing::{ModelRow, ProviderRow, active_of, print_models, print_providers};
@@ -93,9 +98,8 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
             })?;
             match daemon {
                 Some(mut daemon) => {
-                    let saved = daemon.call_json("provider.upsert", upsert_params(&edit))?;
-                    let id = saved["id"].as_str().unwrap_or(&edit.id);
-                    println!("provider {id} saved (through the running daemon)");
+                    let saved = daemon.call::<method::ProviderUpsert>(&upsert_params(&edit)?)?;
+                    println!("provider {} saved (through the running daemon)", saved.id);
                 }
                 None => {
                     home.ensure()?;
@@ -114,12 +118,10 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
             let (rows, active) = match daemon {
                 Some(mut daemon) => {
                     crate::config_check::through_daemon(&mut daemon)?;
-                    let listed = daemon.call_json("provider.list", json!({}))?;
-                    let rows: Vec<ProviderRow> = listed
-                        .as_array()
-                        .map(|all| all.iter().map(ProviderRow::from_view).collect())
-                        .unwrap_or_default();
-                    let catalog = daemon.call_json("model.catalog", json!({}))?;
+                    let listed = daemon.call::<method::ProviderList>(&NoParams {})?;
+                    let rows: Vec<ProviderRow> =
+                        listed.iter().map(ProviderRow::from_view).collect();
+                    let catalog = daemon.call::<method::ModelCatalog>(&NoParams {})?;
                     let models = ModelRow::from_catalog(&catalog);
                     (rows, active_of(&models).map(str::to_string))
                 }
@@ -139,7 +141,10 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
         ProviderCommand::Remove { id } => {
             match daemon {
                 Some(mut daemon) => {
-                    daemon.call("provider.remove", json!({ "id": id }))?;
+                    daemon.call::<method::ProviderRemove>(&ProviderIdParams {
+                        id: Required(id.clone()),
+                        url: None,
+                    })?;
                 }
                 None => {
                     home.ensure()?;
@@ -153,12 +158,9 @@ pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
         ProviderCommand::Test { id } => {
             let probes: Vec<Probe> = match daemon {
                 Some(mut daemon) => {
-                    let params = id.map_or_else(|| json!({}), |id| json!({ "id": id }));
-                    let results = daemon.call_json("provider.test", params)?;
-                    results
-                        .as_array()
-                        .map(|all| all.iter().map(Probe::from_result).collect())
-                        .unwrap_or_default()
+                    let results =
+                        daemon.call::<method::ProviderTest>(&ProviderTestParams { id })?;
+                    results.iter().map(Probe::from_result).collect()
                 }
                 None => probe_here(&load(home)?, id.as_deref())?,
             };
@@ -187,7 +189,7 @@ pub fn model(home: &Home, cmd: ModelCommand) -> Result<()> {
             let rows = match DaemonClient::running(home) {
                 Some(mut daemon) => {
                     crate::config_check::through_daemon(&mut daemon)?;
-                    ModelRow::from_catalog(&daemon.call_json("model.catalog", json!({}))?)
+                    ModelRow::from_catalog(&daemon.call::<method::ModelCatalog>(&NoParams {})?)
                 }
                 None => ModelRow::from_config(&load(home)?),
             };
@@ -195,7 +197,9 @@ pub fn model(home: &Home, cmd: ModelCommand) -> Result<()> {
         }
         ModelCommand::Use { model } => {
             let switched = match DaemonClient::running(home) {
-                Some(mut daemon) => daemon.call("model.switch", json!({ "model": model }))?,
+                Some(mut daemon) => daemon.call::<method::ModelSwitch>(&ModelParams {
+                    model: Required(model.clone()),
+                })?,
                 None => {
                     home.ensure()?;
                     let edited = edit_config(home, |cfg| {
@@ -346,46 +350,47 @@ fn add_edit(
 }
 
 /// `provider.upsert` params for `edit`: only what it sets.
-fn upsert_params(edit: &ProviderEdit) -> Value {
-    let mut p = Map::new();
-    p.insert("id".into(), json!(edit.id));
-    let mut put = |key: &str, value: Option<Value>| {
-        if let Some(v) = value {
-            p.insert(key.into(), v);
+fn upsert_params(edit: &ProviderEdit) -> Result<ProviderUpsertParams> {
+    let (api_key, clear_api_key) = match &edit.api_key {
+        ApiKeyEdit::Keep => (None, None),
+        ApiKeyEdit::Set(key) => (Some(Value::String(key.clone())), None),
+        ApiKeyEdit::Clear => (None, Some(true)),
+    };
+    let models = match &edit.models {
+        None => None,
+        Some(entries) => {
+            let inputs = entries
+                .iter()
+                .map(|e| match e {
+                    ModelEntry::Id(id) => Ok(ModelInput::Id(id.clone())),
+                    ModelEntry::Full(m) => match serde_json::to_value(m)? {
+                        Value::Object(fields) => Ok(ModelInput::Full(fields)),
+                        other => Ok(ModelInput::Id(other.to_string())),
+                    },
+                })
+                .collect::<Result<Vec<_>, serde_json::Error>>()?;
+            Some(Strict::new(inputs))
         }
     };
-    put("kind", edit.kind.as_ref().map(|v| json!(v)));
-    put("name", edit.name.as_ref().map(|v| json!(v)));
-    put("baseUrl", edit.base_url.as_ref().map(|v| json!(v)));
-    put("proxy", edit.proxy.as_ref().map(|v| json!(v)));
-    put("enabled", edit.enabled.map(|v| json!(v)));
-    put("priority", edit.priority.map(|v| json!(v)));
-    put("timeoutSeconds", edit.timeout_seconds.map(|v| json!(v)));
-    put(
-        "modelListUrl",
-        edit.model_list_url.as_ref().map(|v| json!(v)),
-    );
-    put("promptCaching", edit.prompt_caching.map(|v| json!(v)));
-    match &edit.api_key {
-        ApiKeyEdit::Keep => {}
-        ApiKeyEdit::Set(key) => put("apiKey", Some(json!(key))),
-        ApiKeyEdit::Clear => put("clearApiKey", Some(json!(true))),
-    }
-    let models = edit.models.as_ref().map(|entries| {
-        entries
-            .iter()
-            .map(|e| match e {
-                ModelEntry::Id(id) => json!(id),
-                ModelEntry::Full(m) => json!(m),
-            })
-            .collect::<Value>()
-    });
-    put("models", models);
-    put(
-        "activateIfNone",
-        edit.activate_if_none.then_some(json!(true)),
-    );
-    Value::Object(p)
+    Ok(ProviderUpsertParams {
+        id: Required(edit.id.clone()),
+        kind: edit.kind.clone(),
+        name: edit.name.clone(),
+        base_url: edit.base_url.clone(),
+        proxy: edit.proxy.clone(),
+        enabled: edit.enabled,
+        priority: edit.priority.map(i64::from),
+        // Out of range stays out of range: the daemon says what the limits are.
+        timeout_seconds: edit
+            .timeout_seconds
+            .map(|t| i64::try_from(t).unwrap_or(i64::MAX)),
+        model_list_url: edit.model_list_url.clone(),
+        prompt_caching: edit.prompt_caching,
+        clear_api_key,
+        api_key,
+        models,
+        activate_if_none: edit.activate_if_none.then_some(true),
+    })
 }
 
 /// One provider's health, from the daemon or probed here.
@@ -397,12 +402,12 @@ struct Probe {
 }
 
 impl Probe {
-    fn from_result(v: &Value) -> Probe {
+    fn from_result(r: &ProbeResult) -> Probe {
         Probe {
-            id: v["id"].as_str().unwrap_or_default().to_string(),
-            online: v["online"].as_bool().unwrap_or(false),
-            latency_ms: v["latencyMs"].as_u64().unwrap_or(0),
-            detail: v["detail"].as_str().unwrap_or_default().to_string(),
+            id: r.id.clone(),
+            online: r.online,
+            latency_ms: r.latency_ms,
+            detail: r.detail.clone(),
         }
     }
 }
@@ -456,7 +461,7 @@ mod tests {
             vec!["deepseek-reasoner".into(), "extra".into()],
         )
         .unwrap();
-        let params = upsert_params(&edit);
+        let params = serde_json::to_value(upsert_params(&edit).unwrap()).unwrap();
         assert_eq!(params["id"], "ds2");
         assert_eq!(params["kind"], "openai");
         assert_eq!(params["baseUrl"], "https://api.deepseek.com");
@@ -503,8 +508,8 @@ mod tests {
             edit.kind, None,
             "a new one is openai, a stored one keeps its kind"
         );
-        let params = upsert_params(&edit);
-        assert_eq!(params["models"], json!(["m"]));
+        let params = serde_json::to_value(upsert_params(&edit).unwrap()).unwrap();
+        assert_eq!(params["models"], serde_json::json!(["m"]));
         assert!(params.get("apiKey").is_none() && params.get("name").is_none());
     }
 }

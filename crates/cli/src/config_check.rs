@@ -4,8 +4,8 @@
 
 use anyhow::{Result, bail};
 use seekclaw_config::{Config, ConfigError, FieldWarning, Home, load_json_file};
-use seekclaw_protocol::api::ConfigStatusView;
-use serde_json::json;
+use seekclaw_protocol::api::NoParams;
+use seekclaw_protocol::method;
 
 use crate::client::DaemonClient;
 
@@ -34,10 +34,7 @@ pub fn warn_fields(home: &Home, warnings: &[FieldWarning]) {
 /// error when it has no configuration it could read (what it lists would be defaults).
 pub fn through_daemon(daemon: &mut DaemonClient) -> Result<()> {
     // A daemon older than `config.status` answers unknown_method: nothing to say then.
-    let Ok(status) = daemon.call_json("config.status", json!({})) else {
-        return Ok(());
-    };
-    let Ok(status) = serde_json::from_value::<ConfigStatusView>(status) else {
+    let Ok(status) = daemon.call::<method::ConfigStatus>(&NoParams {}) else {
         return Ok(());
     };
     for file in &status.files {

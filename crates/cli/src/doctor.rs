@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 use seekclaw_config::Home;
-use seekclaw_protocol::api::{CheckLevel, DoctorCheck};
-use serde_json::json;
+use seekclaw_protocol::api::{CheckLevel, DoctorCheck, DoctorParams};
+use seekclaw_protocol::method;
 
 use crate::client::DaemonClient;
 
@@ -34,9 +34,10 @@ pub fn doctor(home: &Home, args: &DoctorArgs) -> Result<bool> {
         Some(mut daemon) => {
             // The project this command runs in, not the one the daemon started in.
             let cwd = crate::cwd::working_dir()?;
-            let checks = daemon.call_json("doctor.run", json!({"workspace": cwd}))?;
-            let checks: Vec<DoctorCheck> = serde_json::from_value(checks)
-                .context("the daemon's doctor.run answer has an unexpected shape")?;
+            let params = DoctorParams {
+                workspace: Some(cwd.display().to_string()),
+            };
+            let checks = daemon.call::<method::DoctorRun>(&params)?;
             (checks, "through the running daemon")
         }
         None => {

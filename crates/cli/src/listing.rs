@@ -7,8 +7,8 @@
 use std::io::Write;
 
 use seekclaw_config::{Config, Provider};
+use seekclaw_protocol::api::{CatalogEntry, ProviderView};
 use seekclaw_providers::routing::{RouteInput, candidates};
-use serde_json::Value;
 
 use crate::table::write_table;
 
@@ -38,22 +38,14 @@ impl ProviderRow {
     }
 
     /// From a `provider.list` entry (which carries the key: it is dropped here).
-    pub fn from_view(v: &Value) -> ProviderRow {
-        let text = |key: &str| v[key].as_str().unwrap_or_default().to_string();
+    pub fn from_view(v: &ProviderView) -> ProviderRow {
         ProviderRow {
-            id: text("id"),
-            kind: text("kind"),
-            base_url: text("baseUrl"),
-            enabled: v["enabled"].as_bool().unwrap_or(false),
-            key_set: v["apiKeyConfigured"].as_bool().unwrap_or(false),
-            models: v["models"]
-                .as_array()
-                .map(|all| {
-                    all.iter()
-                        .filter_map(|m| m.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            id: v.id.clone(),
+            kind: v.kind.clone(),
+            base_url: v.base_url.clone(),
+            enabled: v.enabled,
+            key_set: v.api_key_configured,
+            models: v.models.clone(),
         }
     }
 
@@ -81,24 +73,17 @@ pub struct ModelRow {
 
 impl ModelRow {
     /// The enabled providers' models from `model.catalog`.
-    pub fn from_catalog(catalog: &Value) -> Vec<ModelRow> {
+    pub fn from_catalog(catalog: &[CatalogEntry]) -> Vec<ModelRow> {
         catalog
-            .as_array()
-            .map(|all| {
-                all.iter()
-                    .filter(|e| e["providerEnabled"].as_bool().unwrap_or(true))
-                    .map(|e| ModelRow {
-                        model_ref: e["ref"].as_str().unwrap_or_default().to_string(),
-                        active: e["active"].as_bool().unwrap_or(false),
-                        context_window: e["contextWindow"].as_u64().unwrap_or(0),
-                        prices: (
-                            e["inputPricePerMTok"].as_f64().unwrap_or(0.0),
-                            e["outputPricePerMTok"].as_f64().unwrap_or(0.0),
-                        ),
-                    })
-                    .collect()
+            .iter()
+            .filter(|e| e.provider_enabled)
+            .map(|e| ModelRow {
+                model_ref: e.model_ref.clone(),
+                active: e.active,
+                context_window: e.context_window,
+                prices: (e.input_price_per_mtok, e.output_price_per_mtok),
             })
-            .unwrap_or_default()
+            .collect()
     }
 
     /// The enabled providers' models in config.json, in priority order.
@@ -227,8 +212,12 @@ mod tests {
 
     #[test]
     fn provider_rows_say_whether_a_key_is_set_never_which() {
-        let view = json!({"id": "a", "kind": "openai", "baseUrl": "http://h", "apiKey": "sk-secret",
-            "apiKeyConfigured": true, "models": ["m1", "m2"], "enabled": true});
+        let view: ProviderView = serde_json::from_value(json!({"id": "a", "name": "a",
+            "kind": "openai", "baseUrl": "http://h", "apiKey": "sk-secret",
+            "apiKeyConfigured": true, "models": ["m1", "m2"], "enabled": true, "priority": 0,
+            "timeoutSeconds": 60, "modelListUrl": null, "promptCaching": true, "proxy": null,
+            "active": true}))
+        .unwrap();
         let text = printed(|o| print_providers(o, &[ProviderRow::from_view(&view)], Some("a/m1")));
         assert!(
             text.starts_with("   ID  KIND    BASE URL  STATE    KEY      MODELS\n"),
@@ -257,12 +246,27 @@ mod tests {
 
     #[test]
     fn unknown_prices_are_unknown_and_the_active_model_is_marked() {
-        let catalog = json!([
-            {"ref": "a/m1", "active": true, "providerEnabled": true, "contextWindow": 128000,
-             "inputPricePerMTok": 0.27, "outputPricePerMTok": 1.1},
-            {"ref": "b/x", "active": false, "providerEnabled": true, "contextWindow": 0},
-            {"ref": "c/off", "active": false, "providerEnabled": false}
-        ]);
+        let entry = |fields: serde_json::Value| -> CatalogEntry {
+            let mut e = json!({"ref": "", "active": false, "provider": "p", "providerEnabled": true,
+                "id": "m", "alias": null, "contextWindow": 0, "maxOutput": 0, "tags": [],
+                "inputPricePerMTok": 0.0, "outputPricePerMTok": 0.0,
+                "capabilities": {"streaming": true, "tools": true, "thinking": false,
+                    "vision": false, "reasoning": false, "maxReasoningLevel": "none", "mcp": false}});
+            for (k, v) in fields.as_object().unwrap() {
+                e[k] = v.clone();
+            }
+            serde_json::from_value(e).unwrap()
+        };
+        let catalog = [
+            entry(
+                json!({"ref": "a/m1", "active": true, "providerEnabled": true, "contextWindow": 128000,
+             "inputPricePerMTok": 0.27, "outputPricePerMTok": 1.1}),
+            ),
+            entry(
+                json!({"ref": "b/x", "active": false, "providerEnabled": true, "contextWindow": 0}),
+            ),
+            entry(json!({"ref": "c/off", "active": false, "providerEnabled": false})),
+        ];
         let rows = ModelRow::from_catalog(&catalog);
         assert_eq!(active_of(&rows), Some("a/m1"));
         let text = printed(|o| print_models(o, &rows));

@@ -16,18 +16,3 @@ pub fn end_quietly_on_closed_stdout() {
 
 #[cfg(not(unix))]
 pub fn end_quietly_on_closed_stdout() {}
-
-/// A Unix socket's write half that never raises SIGPIPE.
-#[cfg(unix)]
-pub struct NoSignalWriter(pub std::os::unix::net::UnixStream);
-
-#[cfg(unix)]
-impl std::io::Write for NoSignalWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        rustix::net::send(&self.0, buf, rustix::net::SendFlags::NOSIGNAL).map_err(Into::into)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}

@@ -7,7 +7,12 @@ use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Local};
 use clap::Subcommand;
 use seekclaw_config::Home;
-use serde_json::{Value, json};
+use seekclaw_protocol::api::{
+    NoParams, Required, ScheduleIdParams, ScheduleToggleParams, ScheduleUpsertParams,
+    ScheduledTaskView, Strict,
+};
+use seekclaw_protocol::method;
+use serde_json::Value;
 
 use crate::client::DaemonClient;
 
@@ -53,12 +58,16 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
     let mut daemon = DaemonClient::connect(home)?;
     match cmd {
         ScheduleCommand::List { json } => {
-            let tasks = daemon.call_json("schedule.list", json!({}))?;
             if json {
+                // The daemon's JSON as sent, fields this CLI does not know included.
+                let data = daemon.call_data::<method::ScheduleList>(&NoParams {})?;
+                let tasks: Value = serde_json::from_str(&data).with_context(|| {
+                    format!("schedule.list answered with data that is not JSON: {data}")
+                })?;
                 println!("{}", serde_json::to_string_pretty(&tasks)?);
                 return Ok(());
             }
-            let tasks = tasks.as_array().cloned().unwrap_or_default();
+            let tasks = daemon.call::<method::ScheduleList>(&NoParams {})?;
             if tasks.is_empty() {
                 println!(
                     "no scheduled tasks; add one with `seekclaw schedule add --name NAME --cron \"0 9 * * 1-5\" --prompt TEXT`"
@@ -90,25 +99,28 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
                 ),
                 None => None,
             };
-            let mut params =
-                json!({"name": name, "cron": cron, "prompt": prompt, "enabled": !disabled});
-            if let Some(w) = workspace {
-                params["workspace"] = json!(w);
-            }
-            if let Some(id) = id {
-                params["id"] = json!(id);
-            }
-            let task = daemon.call_json("schedule.create", params)?;
+            let params = ScheduleUpsertParams {
+                id,
+                name: Required(name),
+                prompt: Required(prompt),
+                cron: Required(cron),
+                workspace,
+                enabled: Some(!disabled),
+                approval: None,
+            };
+            let task = daemon.call::<method::ScheduleCreate>(&params)?;
             println!(
                 "added {} ({}), next run: {}",
-                text(&task, "id"),
-                text(&task, "displayName"),
-                when(&task["nextRunAt"])
+                task.id,
+                task.display_name,
+                when(task.next_run_at.as_deref())
             );
         }
         ScheduleCommand::Run { id } => {
             let id = resolve_id(&mut daemon, &id)?;
-            daemon.call("schedule.run", json!({"id": id}))?;
+            daemon.call::<method::ScheduleRun>(&ScheduleIdParams {
+                id: Required(id.clone()),
+            })?;
             println!("started {id}");
         }
         ScheduleCommand::Enable { id } => {
@@ -121,7 +133,9 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
         }
         ScheduleCommand::Remove { id } => {
             let id = resolve_id(&mut daemon, &id)?;
-            daemon.call("schedule.delete", json!({"id": id}))?;
+            daemon.call::<method::ScheduleDelete>(&ScheduleIdParams {
+                id: Required(id.clone()),
+            })?;
             println!("removed {id}");
         }
     }
@@ -129,23 +143,25 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
 }
 
 fn toggle(daemon: &mut DaemonClient, id: &str, enabled: bool) -> Result<()> {
-    let task = daemon.call_json("schedule.toggle", json!({"id": id, "enabled": enabled}))?;
+    let params = ScheduleToggleParams {
+        id: Required(id.to_string()),
+        enabled: Strict::new(enabled),
+    };
+    let task = daemon.call::<method::ScheduleToggle>(&params)?;
     if enabled {
-        println!("enabled {id}, next run: {}", when(&task["nextRunAt"]));
+        println!(
+            "enabled {id}, next run: {}",
+            when(task.next_run_at.as_deref())
+        );
     } else {
         println!("disabled {id}");
     }
     Ok(())
 }
 
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or_default()
-}
-
 /// A stored UTC time in the local zone, minute precision; `-` when absent.
-fn when(v: &Value) -> String {
-    v.as_str()
-        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+fn when(v: Option<&str>) -> String {
+    v.and_then(|s| DateTime::parse_from_rfc3339(s).ok())
         .map(|t| {
             t.with_timezone(&Local)
                 .format("%Y-%m-%d %H:%M %Z")
@@ -157,11 +173,8 @@ fn when(v: &Value) -> String {
 /// A task id as given: the task with exactly that id, else the one task whose
 /// id starts with it (ids are long; a prefix is what people type).
 fn resolve_id(daemon: &mut DaemonClient, given: &str) -> Result<String> {
-    let tasks = daemon.call_json("schedule.list", json!({}))?;
-    let ids: Vec<&str> = tasks
-        .as_array()
-        .map(|all| all.iter().filter_map(|t| t["id"].as_str()).collect())
-        .unwrap_or_default();
+    let tasks = daemon.call::<method::ScheduleList>(&NoParams {})?;
+    let ids: Vec<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
     pick_id(&ids, given.trim())
 }
 
@@ -192,24 +205,20 @@ fn pick_id(ids: &[&str], given: &str) -> Result<String> {
 }
 
 /// One `schedule list` row: id, state, cron, next run, last run, name.
-fn row(t: &Value) -> [String; 6] {
-    let state = if t["enabled"].as_bool().unwrap_or(false) {
-        "enabled"
-    } else {
-        "disabled"
-    };
-    let last = match (t["lastStatus"].as_str(), t["lastRunAt"].as_str()) {
-        (Some(status), Some(_)) => format!("{status} at {}", when(&t["lastRunAt"])),
+fn row(t: &ScheduledTaskView) -> [String; 6] {
+    let state = if t.enabled { "enabled" } else { "disabled" };
+    let last = match (t.last_status.as_deref(), t.last_run_at.as_deref()) {
+        (Some(status), Some(at)) => format!("{status} at {}", when(Some(at))),
         (Some(status), None) => status.to_string(),
         _ => "never ran".to_string(),
     };
     [
-        text(t, "id").to_string(),
+        t.id.clone(),
         state.to_string(),
-        text(t, "cron").to_string(),
-        when(&t["nextRunAt"]),
+        t.cron.clone(),
+        when(t.next_run_at.as_deref()),
         last,
-        text(t, "displayName").to_string(),
+        t.display_name.clone(),
     ]
 }
 
@@ -217,17 +226,31 @@ fn row(t: &Value) -> [String; 6] {
 mod tests {
     use super::*;
 
+    /// A task as `schedule.list` sends it, with `fields` over the defaults.
+    fn task(fields: Value) -> ScheduledTaskView {
+        let mut t = serde_json::json!({"id": "", "name": "", "prompt": "", "cron": "",
+            "enabled": false, "createdAt": "", "updatedAt": "", "displayName": ""});
+        for (k, v) in fields.as_object().unwrap() {
+            t[k] = v.clone();
+        }
+        serde_json::from_value(t).unwrap()
+    }
+
     #[test]
     fn rows_and_times() {
-        let t = json!({"id": "a", "enabled": true, "cron": "0 9 * * *",
-            "nextRunAt": "2026-05-04T01:00:00.0000000+00:00", "displayName": "Triage"});
+        let t = task(
+            serde_json::json!({"id": "a", "enabled": true, "cron": "0 9 * * *",
+            "nextRunAt": "2026-05-04T01:00:00.0000000+00:00", "displayName": "Triage"}),
+        );
         let r = row(&t);
         assert_eq!(r[..3], ["a", "enabled", "0 9 * * *"]);
         assert!(r[3].starts_with("2026-05-0"), "{r:?}");
         assert_eq!(r[4..], ["never ran", "Triage"]);
-        assert_eq!(when(&Value::Null), "-");
-        let done = json!({"id": "b", "enabled": false, "cron": "* * * * *", "lastStatus": "success",
-            "lastRunAt": "2026-05-04T01:00:00.0000000+00:00", "displayName": "x"});
+        assert_eq!(when(None), "-");
+        let done = task(
+            serde_json::json!({"id": "b", "enabled": false, "cron": "* * * * *", "lastStatus": "success",
+            "lastRunAt": "2026-05-04T01:00:00.0000000+00:00", "displayName": "x"}),
+        );
         let r = row(&done);
         assert_eq!(r[1], "disabled");
         assert!(r[4].starts_with("success at 2026-05-0"), "{r:?}");

@@ -255,6 +255,48 @@ impl<T: JsonSchema, M> JsonSchema for Strict<T, M> {
     }
 }
 
+/// A params field the daemon's typed read only notes as present: its handler
+/// reads the raw value itself (images are tens of MB of base64, not worth a
+/// copy), so reading skips it and leaves `Skipped(None)`. A client sets
+/// `Skipped(Some(value))` and it is sent as the value.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Skipped<T>(pub Option<T>);
+
+impl<T> Skipped<T> {
+    /// A value to send.
+    pub fn send(value: T) -> Self {
+        Skipped(Some(value))
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Skipped<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de::IgnoredAny::deserialize(d).map(|_| Skipped(None))
+    }
+}
+
+impl<T: Serialize> Serialize for Skipped<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(v) => v.serialize(s),
+            None => s.serialize_unit(),
+        }
+    }
+}
+
+impl<T: Serialize, M> Serialize for Strict<T, M> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<T, M> Strict<T, M> {
+    /// A value to send.
+    pub fn new(value: T) -> Self {
+        Strict(value, PhantomData)
+    }
+}
+
 /// For `Option<Option<T>>` fields: absent is `None`, null is `Some(None)`.
 pub(crate) fn double_option<'de, T, D>(d: D) -> Result<Option<Option<T>>, D::Error>
 where

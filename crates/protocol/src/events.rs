@@ -2,7 +2,7 @@
 //! (reference §3). [`EVENTS`] lists them all; the JSON Schema is built from it.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
 
@@ -96,8 +96,9 @@ pub trait EventDetails: Serialize {
 }
 
 /// `workflow`: a flowchart node. `data` is the label.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct WorkflowDetails {
     /// The model request the node belongs to (0 before the first).
     pub step: u32,
@@ -110,8 +111,9 @@ pub struct WorkflowDetails {
 }
 
 /// `model_start`: before each model request. `data` is `provider/model`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ModelStartDetails {
     /// The provider id.
     pub provider: String,
@@ -122,8 +124,9 @@ pub struct ModelStartDetails {
 }
 
 /// `usage`: after each provider attempt. `data` is `provider/model`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct UsageDetails {
     /// The provider id of the attempt.
     pub provider: String,
@@ -146,8 +149,9 @@ pub struct UsageDetails {
 }
 
 /// `image_view`: an image shown to the model. `data` is its file name.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ImageViewDetails {
     /// The image's id (as in the session's message `images`).
     pub image_id: String,
@@ -156,8 +160,9 @@ pub struct ImageViewDetails {
 }
 
 /// `tool_start`. `data` is the tool name.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ToolStartDetails {
     /// The call id; `tool_done` and `file_diff` for this call carry the same.
     pub call_id: String,
@@ -166,8 +171,9 @@ pub struct ToolStartDetails {
 }
 
 /// `tool_done`. `data` is the result summary.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ToolDoneDetails {
     /// The call id from `tool_start`.
     pub call_id: String,
@@ -179,8 +185,9 @@ pub struct ToolDoneDetails {
 
 /// `context_yield`. `data` is the turn's answer (`[context ceiling] …`), which
 /// `done` repeats.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ContextYieldDetails {
     /// Last session-log event the checkpoint summary covers (0: the
     /// checkpoint failed and the history will be trimmed instead).
@@ -188,8 +195,9 @@ pub struct ContextYieldDetails {
 }
 
 /// `goal_updated`. `data` is the goal in force afterwards (empty when none).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct GoalUpdatedDetails {
     /// The session.
     pub session_id: String,
@@ -203,24 +211,27 @@ pub struct GoalUpdatedDetails {
 }
 
 /// `background_notice`. `data` is the notice as the model reads it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct BackgroundNoticeDetails {
     /// The job's id (`bg-1`, …).
     pub job_id: String,
 }
 
 /// `turn_start` (session.watch). `data` is the turn's message.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct TurnStartDetails {
     /// Who started it: `chat` (a client), `schedule` or `goal` (an `auto` goal's continuation).
     pub origin: String,
 }
 
 /// `turn_end` (session.watch). `data` is the answer (or the error text).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct TurnEndDetails {
     /// `done`, `cancelled` or `error`, as the turn's own client saw it.
     pub outcome: String,
@@ -230,16 +241,18 @@ pub struct TurnEndDetails {
 }
 
 /// `reminder`. `data` is the reminder's text.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ReminderDetails {
     /// `goal`, `goal_check` or `plan`.
     pub kind: String,
 }
 
 /// `failover`. `data` is the readable line (`tk/m1 failed: … — answered by other/m2`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct FailoverDetails {
     /// The turn's model request number, from 1.
     pub step: u32,
@@ -252,8 +265,9 @@ pub struct FailoverDetails {
 }
 
 /// `retry`. `data` is the readable line (`tk/m1: retrying 2/3 after HTTP 500 (in 1.0 s)`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct RetryDetails {
     /// The turn's model request number, from 1.
     pub step: u32,
@@ -272,8 +286,9 @@ pub struct RetryDetails {
 }
 
 /// `approval_request`. `data` is the call's one-line summary.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ApprovalRequestDetails {
     /// What `agent.approve` names.
     pub approval_id: String,
@@ -291,8 +306,9 @@ pub struct ApprovalRequestDetails {
 }
 
 /// `approval_resolved`. `data` is the outcome.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ApprovalResolvedDetails {
     /// The approval.
     pub approval_id: String,
@@ -303,8 +319,9 @@ pub struct ApprovalResolvedDetails {
 }
 
 /// `file_diff`: after a write that changed a file. `data` is its workspace-relative path.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct FileDiffDetails {
     /// The call that changed the file.
     pub call_id: String,
@@ -313,8 +330,9 @@ pub struct FileDiffDetails {
 }
 
 /// `schedule.updated` (broadcast, id 0): a run ended. `data` is the task id.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ScheduleUpdatedDetails {
     /// The task id.
     pub task_id: String,
@@ -332,8 +350,9 @@ pub struct ScheduleUpdatedDetails {
 
 /// `schedule.upcoming` (broadcast, id 0): a run is about to start. `data` is
 /// the task's display name.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ScheduleUpcomingDetails {
     /// The task id.
     pub task_id: String,
@@ -344,8 +363,9 @@ pub struct ScheduleUpcomingDetails {
 }
 
 /// `error`: what failed. `data` is the readable message.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ErrorDetails {
     /// The error class.
     pub code: ErrorCode,
@@ -365,8 +385,9 @@ pub struct ErrorDetails {
 }
 
 /// The failure behind an unsaved turn.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ErrorCause {
     /// The failure's own class.
     pub code: ErrorCode,

@@ -1,9 +1,11 @@
 //! Wire types of the SeekClaw daemon protocol 2.1.
 //!
 //! Pure data: requests, envelopes, the one method table, typed parameters and the
-//! `protocol.info` document, every method's params and result types, the
-//! event payloads and the JSON Schema of all of it. No I/O and no async runtime, so every client and the
-//! daemon share exactly one definition of the wire.
+//! `protocol.info` document, every method's params and result types (both
+//! ways: the daemon reads params and writes results, `seekclaw-client` the
+//! reverse), the event payloads and the JSON Schema of all of it. No I/O and
+//! no async runtime, so every client and the daemon share exactly one
+//! definition of the wire.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
@@ -23,7 +25,7 @@ pub use error::{ErrorCode, MethodError};
 pub use events::{EVENTS, EventDetails, EventSpec, event};
 pub use methods::{
     CAPABILITIES, Capability, METHODS, Method, MethodSpec, MethodType, ProtocolInfo, Reply,
-    SchemaFn, Serving, method,
+    SchemaFn, Serving, TextWithDetails, TurnEnd, TurnOutcome, method,
 };
 pub use params::Params;
 pub use request::{Request, RequestError, parse_request};

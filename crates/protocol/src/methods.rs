@@ -1,10 +1,13 @@
 //! The one method table. It drives request parsing (`Method::from_name`), dispatch
 //! (the daemon matches exhaustively on `Method`) and the `protocol.info` lists, so a
 //! method cannot be served without being listed, or listed without being served.
+//! Each row names the method's params type and its reply form, from which its
+//! result type follows ([`MethodType::Result`]): clients (`seekclaw-client`)
+//! write the same params and read the same results the daemon does.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 #[allow(clippy::wildcard_imports)]
 use crate::api::*;
@@ -182,17 +185,87 @@ pub struct MethodSpec {
 }
 
 /// A method as a type: its params type, checked at compile time where a
-/// handler reads them ([`crate::Params::read`]).
+/// handler reads them ([`crate::Params::read`]) and where a client sends
+/// them, and the type its terminal envelope reads as.
 pub trait MethodType {
-    /// The params the method reads.
-    type Params: DeserializeOwned + JsonSchema;
+    /// The params the method reads (and a client writes).
+    type Params: Serialize + DeserializeOwned + JsonSchema;
+    /// What the method's terminal envelope reads as, per its [`Reply`]: a
+    /// JSON result's type, `String` for text, [`TextWithDetails`],
+    /// `()` for `pong`/`bye`, [`TurnEnd`] for a turn, `String` for a watch.
+    type Result: DeserializeOwned;
     /// The table row.
     const METHOD: Method;
 }
 
+/// A text `result` with its structured twin in `details`
+/// ([`Reply::TextDetails`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TextWithDetails<T> {
+    /// The `data` text.
+    pub text: String,
+    /// The `details`.
+    pub details: T,
+}
+
+/// How a turn ended (`done` or `cancelled`; a failed turn is an `error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TurnOutcome {
+    /// `done`.
+    Done,
+    /// `cancelled`.
+    Cancelled,
+}
+
+/// A turn's terminal envelope, read.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct TurnEnd {
+    /// `done` or `cancelled`.
+    pub outcome: TurnOutcome,
+    /// The answer (`done`), or the text so far (`cancelled`).
+    pub text: String,
+}
+
+/// The [`Reply`] of a table row's reply form.
+macro_rules! reply_of {
+    (json($t:ty)) => {
+        Reply::json::<$t>()
+    };
+    (text($d:expr)) => {
+        Reply::text($d)
+    };
+    (text_matching($d:expr, $p:expr)) => {
+        Reply::text_matching($d, $p)
+    };
+    (text_details($d:expr, $p:expr, $t:ty)) => {
+        Reply::TextDetails($d, $p, schema_of::<$t>)
+    };
+    (empty($e:expr)) => {
+        Reply::Empty($e)
+    };
+    (turn()) => {
+        Reply::Turn
+    };
+    (watch()) => {
+        Reply::Watch
+    };
+}
+
+/// The [`MethodType::Result`] of a table row's reply form.
+macro_rules! result_of {
+    (json($t:ty)) => { $t };
+    (text($($x:tt)*)) => { String };
+    (text_matching($($x:tt)*)) => { String };
+    (text_details($d:expr, $p:expr, $t:ty)) => { TextWithDetails<$t> };
+    (empty($($x:tt)*)) => { () };
+    (turn()) => { TurnEnd };
+    (watch()) => { String };
+}
+
 macro_rules! method_table {
     ($( $variant:ident => $name:literal [$($alias:literal),*] $serving:ident [$($cap:ident),*]
-        ($params:ty, $reply:expr) ; )*) => {
+        ($params:ty => $kind:ident $reply:tt) ; )*) => {
         /// A served method.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Method { $(#[doc = concat!("`", $name, "`.")] $variant),* }
@@ -206,26 +279,29 @@ macro_rules! method_table {
                 serving: Serving::$serving,
                 capabilities: &[$(Capability::$cap),*],
                 params: schema_of::<$params>,
-                reply: $reply,
+                reply: reply_of!($kind $reply),
                 check_params: |p| p.read::<method::$variant>().map(|_| ()),
             }),*
         ];
 
         /// Every method as a type ([`MethodType`]), named as its [`Method`] variant.
         pub mod method {
-            #[allow(clippy::wildcard_imports)]
-            use crate::api::*;
-            use super::{Method, MethodType};
             $(
                 #[doc = concat!("`", $name, "`.")]
                 #[derive(Debug, Clone, Copy)]
                 pub struct $variant;
-                impl MethodType for $variant {
-                    type Params = $params;
-                    const METHOD: Method = Method::$variant;
-                }
             )*
         }
+
+        // Out here the names resolve to the API types, not to the method
+        // structs that share them (`ProtocolInfo`, `SessionTimeline`).
+        $(
+            impl MethodType for method::$variant {
+                type Params = $params;
+                type Result = result_of!($kind $reply);
+                const METHOD: Method = Method::$variant;
+            }
+        )*
 
         impl Method {
             /// Resolves a wire name or alias.
@@ -251,153 +327,153 @@ const MODES: &str = "^(plan|readonly|edit|auto)$";
 
 method_table! {
     Ping => "ping" [] Inline []
-        (NoParams, Reply::Empty(event::PONG));
+        (NoParams => empty(event::PONG));
     ProtocolInfo => "protocol.info" [] Inline []
-        (NoParams, Reply::json::<ProtocolInfo>());
+        (NoParams => json(ProtocolInfo));
     Chat => "chat" ["agent.runTurn", "agent/runTurn"] Task [Chat, ImageInput, ConcurrentTurns, ReasoningLevel, ContextYield]
-        (ChatParams, Reply::Turn);
+        (ChatParams => turn());
     AgentSteer => "agent.steer" [] Task [AgentSteer]
-        (SteerParams, Reply::text_matching("`guidance queued` (with the turn's `sessionId`).", "^guidance queued$"));
+        (SteerParams => text_matching("`guidance queued` (with the turn's `sessionId`).", "^guidance queued$"));
     AgentApprove => "agent.approve" [] Task [Approvals]
-        (ApproveParams, Reply::text_matching("`approved` or `rejected` (with the turn's `sessionId`).", "^(approved|rejected)$"));
+        (ApproveParams => text_matching("`approved` or `rejected` (with the turn's `sessionId`).", "^(approved|rejected)$"));
     AgentCancel => "agent.cancel" [] Task [AgentCancel]
-        (CancelParams, Reply::text_matching("`no active turn`, `cancellation requested for <requestId>` or `cancellation requested for <n> active turns`.", "^(no active turn|cancellation requested for .+)$"));
+        (CancelParams => text_matching("`no active turn`, `cancellation requested for <requestId>` or `cancellation requested for <n> active turns`.", "^(no active turn|cancellation requested for .+)$"));
     WorkspaceGet => "workspace.get" [] Task [Workspace]
-        (NoParams, Reply::json::<WorkspaceInfo>());
+        (NoParams => json(WorkspaceInfo));
     WorkspaceOpen => "workspace.open" [] Task [Workspace]
-        (WorkspaceOpenParams, Reply::json::<WorkspaceInfo>());
+        (WorkspaceOpenParams => json(WorkspaceInfo));
     WorkspaceInit => "workspace.init" [] Exclusive [Workspace]
-        (NoParams, Reply::json::<WorkspaceInitResult>());
+        (NoParams => json(WorkspaceInitResult));
     AgentModeGet => "agent.mode.get" [] Task [AgentMode]
-        (NoParams, Reply::TextDetails("The effective mode.", MODES, schema_of::<ModeDetails>));
+        (NoParams => text_details("The effective mode.", MODES, ModeDetails));
     AgentModeSwitch => "agent.mode.switch" [] Exclusive [AgentMode]
-        (ModeSwitchParams, Reply::text_matching("The new mode.", MODES));
+        (ModeSwitchParams => text_matching("The new mode.", MODES));
     RoutingGet => "routing.get" [] Task [Routing]
-        (NoParams, Reply::json::<RoutingView>());
+        (NoParams => json(RoutingView));
     RoutingSet => "routing.set" [] Exclusive [Routing]
-        (RoutingSetParams, Reply::json::<RoutingView>());
+        (RoutingSetParams => json(RoutingView));
     PromptOptimize => "prompt.optimize" [] Task [PromptOptimize]
-        (PromptOptimizeParams, Reply::text("The rewritten prompt."));
+        (PromptOptimizeParams => text("The rewritten prompt."));
     ScheduleList => "schedule.list" [] Task [Schedule]
-        (NoParams, Reply::json::<Vec<ScheduledTaskView>>());
+        (NoParams => json(Vec<ScheduledTaskView>));
     ScheduleCreate => "schedule.create" [] Exclusive [Schedule]
-        (ScheduleUpsertParams, Reply::json::<ScheduledTaskView>());
+        (ScheduleUpsertParams => json(ScheduledTaskView));
     ScheduleUpdate => "schedule.update" [] Exclusive [Schedule]
-        (ScheduleUpsertParams, Reply::json::<ScheduledTaskView>());
+        (ScheduleUpsertParams => json(ScheduledTaskView));
     ScheduleToggle => "schedule.toggle" [] Exclusive [Schedule]
-        (ScheduleToggleParams, Reply::json::<ScheduledTaskView>());
+        (ScheduleToggleParams => json(ScheduledTaskView));
     ScheduleDelete => "schedule.delete" [] Exclusive [Schedule]
-        (ScheduleIdParams, Reply::text_matching("`ok`, whether or not the task existed.", "^ok$"));
+        (ScheduleIdParams => text_matching("`ok`, whether or not the task existed.", "^ok$"));
     ScheduleRun => "schedule.run" [] Task [Schedule]
-        (ScheduleIdParams, Reply::text_matching("`started` (the run goes on; `schedule.updated` reports its end).", "^started$"));
+        (ScheduleIdParams => text_matching("`started` (the run goes on; `schedule.updated` reports its end).", "^started$"));
     ProfileList => "profile.list" [] Task [Profile]
-        (NoParams, Reply::json::<Vec<ProfileView>>());
+        (NoParams => json(Vec<ProfileView>));
     ProfileUpsert => "profile.upsert" [] Exclusive [Profile]
-        (ProfileUpsertParams, Reply::text("The profile name as sent."));
+        (ProfileUpsertParams => text("The profile name as sent."));
     ProfileUse => "profile.use" [] Exclusive [Profile]
-        (ProfileNameParams, Reply::text("The profile name as stored."));
+        (ProfileNameParams => text("The profile name as stored."));
     ProfileRemove => "profile.remove" [] Exclusive [Profile]
-        (ProfileNameParams, Reply::text("The profile name as stored."));
+        (ProfileNameParams => text("The profile name as stored."));
     ProviderList => "provider.list" [] Task [Provider]
-        (NoParams, Reply::json::<Vec<ProviderView>>());
+        (NoParams => json(Vec<ProviderView>));
     ProviderUpsert => "provider.upsert" [] Exclusive [Provider]
-        (ProviderUpsertParams, Reply::json::<ProviderView>());
+        (ProviderUpsertParams => json(ProviderView));
     ProviderUse => "provider.use" [] Exclusive [Provider]
-        (ProviderIdParams, Reply::text("The provider id."));
+        (ProviderIdParams => text("The provider id."));
     ProviderRemove => "provider.remove" [] Exclusive [Provider]
-        (ProviderIdParams, Reply::text("The provider id."));
+        (ProviderIdParams => text("The provider id."));
     ProviderTest => "provider.test" [] Task [Provider]
-        (ProviderTestParams, Reply::json::<Vec<ProbeResult>>());
+        (ProviderTestParams => json(Vec<ProbeResult>));
     ProviderModelsFetch => "provider.models.fetch" [] Task [Provider]
-        (ProviderIdParams, Reply::json::<Vec<String>>());
+        (ProviderIdParams => json(Vec<String>));
     ModelList => "model.list" [] Task [Model]
-        (NoParams, Reply::json::<Vec<String>>());
+        (NoParams => json(Vec<String>));
     ModelCatalog => "model.catalog" [] Task [Model]
-        (NoParams, Reply::json::<Vec<CatalogEntry>>());
+        (NoParams => json(Vec<CatalogEntry>));
     ModelSwitch => "model.switch" [] Exclusive [Model]
-        (ModelParams, Reply::text_matching("`switched to <provider/model>`.", "^switched to .+$"));
+        (ModelParams => text_matching("`switched to <provider/model>`.", "^switched to .+$"));
     ModelTest => "model.test" [] Task [Model]
-        (ModelParams, Reply::json::<ModelTestResult>());
+        (ModelParams => json(ModelTestResult));
     ModelUpdate => "model.update" [] Exclusive [Model]
-        (ModelUpdateParams, Reply::json::<ModelUpdateResult>());
+        (ModelUpdateParams => json(ModelUpdateResult));
     McpList => "mcp.list" [] Task [Mcp]
-        (NoParams, Reply::json::<Vec<McpServerView>>());
+        (NoParams => json(Vec<McpServerView>));
     McpUpsert => "mcp.upsert" [] Task [Mcp]
-        (McpUpsertParams, Reply::json::<Vec<McpServerView>>());
+        (McpUpsertParams => json(Vec<McpServerView>));
     McpRemove => "mcp.remove" [] Task [Mcp]
-        (McpRemoveParams, Reply::json::<Vec<McpServerView>>());
+        (McpRemoveParams => json(Vec<McpServerView>));
     McpReload => "mcp.reload" [] Task [Mcp]
-        (NoParams, Reply::json::<Vec<McpServerView>>());
+        (NoParams => json(Vec<McpServerView>));
     SkillList => "skill.list" [] Task [Skill]
-        (NoParams, Reply::json::<Vec<SkillView>>());
+        (NoParams => json(Vec<SkillView>));
     SkillImport => "skill.import" [] Exclusive [Skill]
-        (SkillImportParams, Reply::json::<Vec<SkillView>>());
+        (SkillImportParams => json(Vec<SkillView>));
     SkillToggle => "skill.toggle" [] Exclusive [Skill]
-        (SkillToggleParams, Reply::json::<Vec<SkillView>>());
+        (SkillToggleParams => json(Vec<SkillView>));
     UsageGet => "usage.get" [] Task [Usage]
-        (UsageParams, Reply::json::<Vec<UsageSummary>>());
+        (UsageParams => json(Vec<UsageSummary>));
     DoctorText => "doctor" [] Task [Doctor]
-        (DoctorParams, Reply::text("One line per check: `[OK] <name>: <detail>`, or `[INFO]`, `[WARN]`, `[FAIL]` (those two end with ` (fix: …)`)."));
+        (DoctorParams => text("One line per check: `[OK] <name>: <detail>`, or `[INFO]`, `[WARN]`, `[FAIL]` (those two end with ` (fix: …)`)."));
     DoctorRun => "doctor.run" [] Task [Doctor]
-        (DoctorParams, Reply::json::<Vec<DoctorCheck>>());
+        (DoctorParams => json(Vec<DoctorCheck>));
     ConfigStatus => "config.status" [] Task [Doctor]
-        (NoParams, Reply::json::<ConfigStatusView>());
+        (NoParams => json(ConfigStatusView));
     ProjectList => "project.list" [] Task [Project]
-        (NoParams, Reply::json::<Vec<ProjectView>>());
+        (NoParams => json(Vec<ProjectView>));
     ProjectUpsert => "project.upsert" [] Exclusive [Project]
-        (ProjectUpsertParams, Reply::json::<ProjectView>());
+        (ProjectUpsertParams => json(ProjectView));
     ProjectRemove => "project.remove" [] Exclusive [Project]
-        (ProjectRemoveParams, Reply::text("The project id."));
+        (ProjectRemoveParams => text("The project id."));
     SessionList => "session.list" [] Task [Session, GlobalSession]
-        (SessionListParams, Reply::json::<Vec<SessionHeader>>());
+        (SessionListParams => json(Vec<SessionHeader>));
     SessionGet => "session.get" [] Task [Session, GlobalSession]
-        (SessionRefParams, Reply::json::<SessionDetail>());
+        (SessionRefParams => json(SessionDetail));
     SessionUpdate => "session.update" [] Exclusive [Session, GlobalSession]
-        (SessionUpdateParams, Reply::json::<SessionHeader>());
+        (SessionUpdateParams => json(SessionHeader));
     SessionArchive => "session.archive" [] Exclusive [Session, GlobalSession]
-        (SessionArchiveParams, Reply::json::<SessionHeader>());
+        (SessionArchiveParams => json(SessionHeader));
     SessionDelete => "session.delete" [] Exclusive [Session, GlobalSession]
-        (SessionRefParams, Reply::text("The deleted session id."));
+        (SessionRefParams => text("The deleted session id."));
     SessionResume => "session.resume" [] Task [Session, GlobalSession]
-        (SessionRefParams, Reply::text_matching("`resumed <id>`.", "^resumed .+$"));
+        (SessionRefParams => text_matching("`resumed <id>`.", "^resumed .+$"));
     SessionNew => "session.new" [] Task [Session, GlobalSession]
-        (SessionNewParams, Reply::text("The new session id."));
+        (SessionNewParams => text("The new session id."));
     SessionTruncate => "session.truncate" [] Exclusive [Session, GlobalSession]
-        (SessionTruncateParams, Reply::text_matching("The number of messages left.", "^[0-9]+$"));
+        (SessionTruncateParams => text_matching("The number of messages left.", "^[0-9]+$"));
     SessionCompact => "session.compact" [] Task [Session, GlobalSession]
-        (SessionRefParams, Reply::json::<SessionCompactResult>());
+        (SessionRefParams => json(SessionCompactResult));
     SessionTimeline => "session.timeline" [] Task [Session, GlobalSession]
-        (SessionRefParams, Reply::json::<SessionTimeline>());
+        (SessionRefParams => json(SessionTimeline));
     SessionWatch => "session.watch" [] Task [SessionWatch]
-        (SessionRefParams, Reply::Watch);
+        (SessionRefParams => watch());
     SessionUnwatch => "session.unwatch" [] Task [SessionWatch]
-        (SessionRefParams, Reply::text_matching("How many of this connection's watches of the session ended.", "^[0-9]+$"));
+        (SessionRefParams => text_matching("How many of this connection's watches of the session ended.", "^[0-9]+$"));
     GoalGet => "goal.get" [] Task [Goal]
-        (SessionRefParams, Reply::json::<GoalView>());
+        (SessionRefParams => json(GoalView));
     GoalSet => "goal.set" [] Task [Goal]
-        (GoalSetParams, Reply::json::<GoalView>());
+        (GoalSetParams => json(GoalView));
     GoalClear => "goal.clear" [] Task [Goal]
-        (SessionRefParams, Reply::json::<GoalView>());
+        (SessionRefParams => json(GoalView));
     LockList => "lock.list" [] Task [FileLocks]
-        (NoParams, Reply::json::<Vec<LockView>>());
+        (NoParams => json(Vec<LockView>));
     FactoryReset => "factory.reset" [] Exclusive [FactoryReset]
-        (NoParams, Reply::json::<FactoryResetResult>());
+        (NoParams => json(FactoryResetResult));
     Shutdown => "shutdown" [] Task []
-        (NoParams, Reply::Empty(event::BYE));
+        (NoParams => empty(event::BYE));
 }
 
 /// The `protocol.info` document.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ProtocolInfo {
     /// The protocol version, `2.1`.
-    pub version: &'static str,
+    pub version: String,
     /// Always `jsonl`.
-    pub transport: &'static str,
+    pub transport: String,
     /// Capability names, in the reference order.
-    pub capabilities: Vec<&'static str>,
+    pub capabilities: Vec<String>,
     /// Every method name and alias served, in table order.
-    pub methods: Vec<&'static str>,
+    pub methods: Vec<String>,
 }
 
 impl ProtocolInfo {
@@ -407,15 +483,16 @@ impl ProtocolInfo {
         let methods = METHODS
             .iter()
             .flat_map(|m| std::iter::once(m.name).chain(m.aliases.iter().copied()))
+            .map(str::to_string)
             .collect();
         let capabilities = CAPABILITIES
             .iter()
             .filter(|(cap, _)| METHODS.iter().any(|m| m.capabilities.contains(cap)))
-            .map(|(_, name)| *name)
+            .map(|(_, name)| (*name).to_string())
             .collect();
         ProtocolInfo {
-            version: crate::PROTOCOL_VERSION,
-            transport: crate::TRANSPORT,
+            version: crate::PROTOCOL_VERSION.to_string(),
+            transport: crate::TRANSPORT.to_string(),
             capabilities,
             methods,
         }
@@ -449,16 +526,77 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), info.methods.len());
-        assert!(info.methods.contains(&"session.truncate"));
-        assert!(info.capabilities.contains(&"session"));
-        assert!(info.capabilities.contains(&"schedule"));
-        let at = |m: &str| info.methods.iter().position(|x| *x == m).unwrap();
+        assert!(info.methods.iter().any(|x| x == "session.truncate"));
+        assert!(info.capabilities.iter().any(|x| x == "session"));
+        assert!(info.capabilities.iter().any(|x| x == "schedule"));
+        let at = |m: &str| info.methods.iter().position(|x| x == m).unwrap();
         // Reference order: after prompt.optimize, before the profile methods.
         assert!(at("prompt.optimize") < at("schedule.list"));
         assert!(at("schedule.list") < at("schedule.create"));
         assert!(at("schedule.create") < at("schedule.update"));
         assert!(at("schedule.run") < at("profile.list"));
-        assert!(!info.capabilities.contains(&"chat") || info.methods.contains(&"chat"));
+        assert!(
+            !info.capabilities.iter().any(|x| x == "chat")
+                || info.methods.iter().any(|x| x == "chat")
+        );
+    }
+
+    /// A client writes params with the same types the daemon reads: absent
+    /// stays absent, null stays null, and images are sent in full though the
+    /// typed read skips them (the image intake reads the raw value).
+    #[test]
+    fn params_a_client_writes_read_back_the_same() {
+        use crate::api::{ChatParams, ImageInput, Required, SessionUpdateParams, Skipped};
+        use serde_json::{Value, json};
+        let update = SessionUpdateParams {
+            id: Required("s1".into()),
+            title: Some(None),
+            model: Some(Some("a/b".into())),
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&update).unwrap();
+        assert_eq!(v, json!({"id": "s1", "title": null, "model": "a/b"}));
+        let Value::Object(m) = v else { unreachable!() };
+        let back = crate::Params::new(m)
+            .read::<method::SessionUpdate>()
+            .unwrap();
+        assert_eq!(
+            (back.title, back.model, back.workspace),
+            (Some(None), Some(Some("a/b".into())), None)
+        );
+
+        let image = ImageInput {
+            name: "a.png".into(),
+            media_type: "image/png".into(),
+            data: "AAAA".into(),
+        };
+        let chat = ChatParams {
+            message: Some("hi".into()),
+            images: Some(Skipped::send(vec![image])),
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&chat).unwrap();
+        assert_eq!(
+            v,
+            json!({"message": "hi", "images": [{"name": "a.png", "mediaType": "image/png", "data": "AAAA"}]})
+        );
+        let Value::Object(m) = v else { unreachable!() };
+        let back = crate::Params::new(m).read::<method::Chat>().unwrap();
+        assert!(matches!(back.images, Some(Skipped(None))));
+    }
+
+    /// What a `result` of each reply form reads as.
+    #[test]
+    fn results_read_back_as_the_table_says() {
+        let info = ProtocolInfo::from_table();
+        let text = serde_json::to_string(&info).unwrap();
+        let back: <method::ProtocolInfo as MethodType>::Result =
+            serde_json::from_str(&text).unwrap();
+        assert_eq!(back.methods, info.methods);
+        let end: <method::Chat as MethodType>::Result =
+            serde_json::from_value(serde_json::json!({"outcome": "cancelled", "text": "x"}))
+                .unwrap();
+        assert_eq!(end.outcome, TurnOutcome::Cancelled);
     }
 
     /// Reference §4: all 23 capabilities, and the 58 methods in their order (our
@@ -483,7 +621,7 @@ mod tests {
         let ours: Vec<&str> = info
             .methods
             .iter()
-            .copied()
+            .map(String::as_str)
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);

@@ -1,51 +1,67 @@
-use std::collections::{HashMap, VecDeque};
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
+//! The tests' client: `seekclaw-client` underneath (connect, request ids,
+//! reading a request to its one terminal envelope while other requests'
+//! envelopes wait), with envelopes as JSON values for assertions, raw
+//! writes for malformed input, and (feature `schema-check`) every line read
+//! checked against the protocol's schema.
+
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use serde_json::{Value, json};
+use seekclaw_client::{Event, MethodType};
+use serde_json::{Map, Value};
 
-const TERMINAL: &[&str] = &["pong", "bye", "result", "done", "cancelled", "error"];
+/// The method of each request sent (by id), to check its answers.
+type Sent = Arc<Mutex<HashMap<i64, String>>>;
 
 /// A blocking JSONL client for tests.
 pub struct Client {
-    writer: UnixStream,
-    reader: BufReader<UnixStream>,
-    next_id: i64,
-    /// Envelopes read while waiting for another id.
-    pending: VecDeque<Value>,
-    /// The method of each request sent (by id), to check its answers.
-    sent: HashMap<i64, String>,
+    inner: seekclaw_client::Client,
+    sent: Sent,
 }
 
 impl Client {
     pub fn connect(socket: &Path) -> Result<Client> {
-        let stream =
-            UnixStream::connect(socket).with_context(|| format!("connect {}", socket.display()))?;
-        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-        Ok(Client {
-            writer: stream.try_clone()?,
-            reader: BufReader::new(stream),
-            next_id: 1,
-            pending: VecDeque::new(),
-            sent: HashMap::new(),
-        })
+        let mut inner = seekclaw_client::Client::connect(socket)?;
+        inner.set_read_timeout(Some(Duration::from_secs(30)))?;
+        let sent = Sent::default();
+        #[cfg(feature = "schema-check")]
+        {
+            let sent = sent.clone();
+            inner.on_line(Box::new(move |line| {
+                let sent = sent.lock().unwrap_or_else(PoisonError::into_inner);
+                crate::schema_check::check_line(line, &sent);
+            }));
+        }
+        Ok(Client { inner, sent })
+    }
+
+    /// The typed client underneath (`call`, `stream`, `reconnect`, …).
+    pub fn typed(&mut self) -> &mut seekclaw_client::Client {
+        &mut self.inner
     }
 
     pub fn set_read_timeout(&self, t: Duration) -> Result<()> {
-        self.writer.set_read_timeout(Some(t))?;
+        self.inner.socket().set_read_timeout(Some(t))?;
         Ok(())
     }
 
-    pub fn stream(&self) -> &UnixStream {
-        &self.writer
+    pub fn stream(&self) -> &std::os::unix::net::UnixStream {
+        self.inner.socket()
+    }
+
+    fn note(&self, id: i64, method: &str) {
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, method.to_string());
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) -> Result<()> {
         self.note_requests(bytes);
-        self.writer.write_all(bytes)?;
+        self.inner.write_raw(bytes)?;
         Ok(())
     }
 
@@ -61,7 +77,7 @@ impl Client {
                     Some(id) => id.as_i64(),
                 };
                 if let Some(id) = id {
-                    self.sent.insert(id, method.to_string());
+                    self.note(id, method);
                 }
             }
         }
@@ -69,42 +85,35 @@ impl Client {
 
     /// Sends a request and returns its id.
     pub fn send(&mut self, method: &str, params: Value) -> Result<i64> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut line = serde_json::to_vec(&json!({"id": id, "method": method, "params": params}))?;
-        line.push(b'\n');
-        self.sent.insert(id, method.to_string());
-        self.writer.write_all(&line)?;
+        let id = self.inner.send_named(method, &params)?;
+        self.note(id, method);
         Ok(id)
     }
 
-    /// Reads the next envelope line from the socket (raw text kept in `_raw`).
+    /// A typed call (`seekclaw-client`): `M`'s params in, its result out.
+    pub fn call<M: MethodType>(&mut self, params: &M::Params) -> Result<M::Result> {
+        let id = self.inner.send::<M>(params)?;
+        self.note(id, seekclaw_client::method_name::<M>());
+        let env = self.inner.terminal(id)?;
+        Ok(seekclaw_client::read_result::<M>(&env)?)
+    }
+
+    /// Reads the next envelope line from the socket, as sent.
     pub fn read_line(&mut self) -> Result<String> {
-        let mut line = String::new();
-        let n = self.reader.read_line(&mut line)?;
-        if n == 0 {
-            bail!("connection closed by the daemon");
-        }
-        #[cfg(feature = "schema-check")]
-        crate::schema_check::check_line(&line, &self.sent);
-        Ok(line)
+        Ok(self.inner.read_line()?)
     }
 
     pub fn next_envelope(&mut self) -> Result<Value> {
-        if let Some(v) = self.pending.pop_front() {
-            return Ok(v);
-        }
-        let line = self.read_line()?;
-        serde_json::from_str(&line).with_context(|| format!("not JSON: {line}"))
+        Ok(as_value(self.inner.next_event()?))
     }
 
     /// Reads until an envelope with event `name` arrives and returns it (envelopes
     /// read on the way are dropped).
     pub fn wait_for(&mut self, name: &str) -> Result<Value> {
         loop {
-            let env = self.next_envelope()?;
-            if env["event"] == name {
-                return Ok(env);
+            let env = self.inner.next_event()?;
+            if env.event == name {
+                return Ok(as_value(env));
             }
         }
     }
@@ -112,36 +121,14 @@ impl Client {
     /// Reads until the terminal envelope of `id`; returns every envelope of `id`
     /// (the terminal last). Envelopes of other ids are kept for later reads.
     pub fn collect(&mut self, id: i64) -> Result<Vec<Value>> {
-        let mut out = Vec::new();
-        let mut skipped = VecDeque::new();
-        let mut queued: VecDeque<Value> = std::mem::take(&mut self.pending);
-        loop {
-            let env = match queued.pop_front() {
-                Some(v) => v,
-                None => {
-                    let line = self.read_line()?;
-                    serde_json::from_str(&line).with_context(|| format!("not JSON: {line}"))?
-                }
-            };
-            if env["id"].as_i64() == Some(id) {
-                let terminal = env["event"].as_str().is_some_and(|e| TERMINAL.contains(&e));
-                out.push(env);
-                if terminal {
-                    skipped.extend(queued);
-                    self.pending = skipped;
-                    return Ok(out);
-                }
-            } else {
-                skipped.push_back(env);
-            }
-        }
+        Ok(self.inner.collect(id)?.into_iter().map(as_value).collect())
     }
 
     /// Sends a request and returns its terminal envelope.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value> {
         let id = self.send(method, params)?;
-        let mut all = self.collect(id)?;
-        all.pop().context("no terminal envelope")
+        let env = self.inner.terminal(id).context("no terminal envelope")?;
+        Ok(as_value(env))
     }
 
     /// A request that must succeed: returns `data`.
@@ -167,4 +154,20 @@ impl Client {
         }
         Ok(env)
     }
+}
+
+/// An envelope as the JSON object it was on the wire, keys in wire order
+/// (`sessionId` and `details` only when sent).
+fn as_value(env: Event) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), env.id.into());
+    m.insert("event".into(), env.event.into());
+    m.insert("data".into(), env.data.into());
+    if let Some(s) = env.session_id {
+        m.insert("sessionId".into(), s.into());
+    }
+    if let Some(d) = env.details {
+        m.insert("details".into(), d);
+    }
+    Value::Object(m)
 }

@@ -3,7 +3,11 @@
 
 use std::io::Write;
 
-use serde_json::json;
+use seekclaw_protocol::api::{
+    ApproveParams, CancelParams, ChatParams, DoctorParams, GoalSetParams, ModeSwitchParams,
+    ModelParams, NoParams, Required, SessionListParams, SessionUpdateParams, Skipped, SteerParams,
+};
+use seekclaw_protocol::method;
 
 use crate::app::{Action, App, Entry};
 use crate::lifecycle::Daemon;
@@ -36,14 +40,16 @@ pub async fn watch_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Res
         return Ok(());
     }
     if let Some(old) = app.watch.take() {
-        daemon
-            .conn
-            .send("session.unwatch", json!({"id": old.session}))
-            .await?;
+        // Not scoped: the watch is found by session id alone.
+        let unwatch = seekclaw_protocol::api::SessionRefParams {
+            id: Required(old.session),
+            ..Default::default()
+        };
+        daemon.conn.send::<method::SessionUnwatch>(&unwatch).await?;
     }
     let id = daemon
         .conn
-        .send("session.watch", scope.with(json!({"id": sid})))
+        .send::<method::SessionWatch>(&scope.session(&sid))
         .await?;
     app.watch = Some(crate::watching::Watching::new(id, sid));
     Ok(())
@@ -62,9 +68,16 @@ async fn try_act(
             // `!cmd` output run while idle goes with this message.
             let mut sent = std::mem::take(&mut app.shell_context);
             sent.push(message.clone());
-            // This client answers approval requests (`approval_request`).
-            let mut params = scope
-                .with(json!({"message": sent.join("\n\n"), "sessionId": sid, "approvals": true}));
+            let (workspace, global) = scope.fields();
+            let mut params = ChatParams {
+                message: Some(sent.join("\n\n")),
+                session_id: Some(sid),
+                workspace,
+                global,
+                // This client answers approval requests (`approval_request`).
+                approvals: Some(true),
+                ..Default::default()
+            };
             // `@image.png` words attach those images.
             let found = match &app.root {
                 Some(root) => crate::attach::images_in(&message, root),
@@ -75,9 +88,9 @@ async fn try_act(
                 images.push(a.load().map_err(|e| TuiError::Attach(a.path.clone(), e))?);
             }
             if !images.is_empty() {
-                params["images"] = images.into();
+                params.images = Some(Skipped::send(images));
             }
-            let id = conn.send("chat", params).await?;
+            let id = conn.send::<method::Chat>(&params).await?;
             app.start_turn(id, &message);
             if let Some(Entry::User(_, chips)) = app.entries.last_mut() {
                 *chips = found.iter().map(crate::attach::Attachment::chip).collect();
@@ -85,20 +98,19 @@ async fn try_act(
         }
         Action::Steer(message) => {
             let Some(turn) = &app.turn else { return Ok(()) };
-            // Another client's turn is steered by its session.
-            let params = if turn.foreign {
-                json!({"message": message, "sessionId": app.session_id})
-            } else {
-                json!({"message": message, "requestId": turn.request_id, "sessionId": app.session_id})
-            };
-            conn.send("agent.steer", params).await?;
-        }
-        Action::Cancel(request_id) => {
-            conn.send("agent.cancel", json!({"requestId": request_id}))
+            conn.send::<method::AgentSteer>(&steer(app, turn, message))
                 .await?;
         }
+        Action::Cancel(request_id) => {
+            let params = CancelParams {
+                request_id: Some(request_id),
+            };
+            conn.send::<method::AgentCancel>(&params).await?;
+        }
         Action::NewSession => {
-            let sid = conn.call("session.new", scope.params()).await?;
+            let sid = conn
+                .call::<method::SessionNew>(&scope.new_session())
+                .await?;
             app.reset(Some(sid.clone()));
             app.notice(format!("New session {sid}."));
         }
@@ -120,7 +132,7 @@ async fn try_act(
             }
         }
         Action::LoadCatalog => {
-            let catalog = conn.call_json("model.catalog", json!({})).await?;
+            let catalog = catalog(conn).await?;
             app.set_catalog(&catalog);
         }
         Action::Resume(id) => {
@@ -130,7 +142,7 @@ async fn try_act(
             }
         }
         Action::Model(None) => {
-            let catalog = conn.call_json("model.catalog", json!({})).await?;
+            let catalog = catalog(conn).await?;
             app.set_catalog(&catalog);
             app.picker = Some(crate::picker::Picker::models(
                 &catalog,
@@ -140,13 +152,12 @@ async fn try_act(
         // The session keeps the model; other sessions keep the default.
         Action::Model(Some(model)) => {
             let id = ensure_session(daemon, scope, app).await?;
-            let header = conn
-                .call_json(
-                    "session.update",
-                    scope.with(json!({"id": id, "model": model})),
-                )
-                .await?;
-            let chosen = header["model"].as_str().unwrap_or(&model).to_string();
+            let params = SessionUpdateParams {
+                model: Some(Some(model.clone())),
+                ..session_update(scope, &id)
+            };
+            let header = conn.call::<method::SessionUpdate>(&params).await?;
+            let chosen = header.model.unwrap_or(model);
             app.model = Some(chosen.clone());
             app.session_model = Some(chosen.clone());
             app.notice(format!(
@@ -154,7 +165,10 @@ async fn try_act(
             ));
         }
         Action::ModelDefault(model) => {
-            let text = conn.call("model.switch", json!({"model": model})).await?;
+            let params = ModelParams {
+                model: Required(model.clone()),
+            };
+            let text = conn.call::<method::ModelSwitch>(&params).await?;
             let chosen = text
                 .strip_prefix("switched to ")
                 .unwrap_or(&model)
@@ -171,15 +185,14 @@ async fn try_act(
             ));
         }
         Action::Mode(None) => {
-            let mode = conn.call("agent.mode.get", json!({})).await?;
+            let mode = conn.call::<method::AgentModeGet>(&NoParams {}).await?.text;
             app.notice(format!(
                 "Mode: {mode} (/mode plan|readonly|edit|auto switches)"
             ));
         }
         Action::Mode(Some(mode)) => {
-            let mode = conn
-                .call("agent.mode.switch", json!({"mode": mode}))
-                .await?;
+            let params = ModeSwitchParams { mode: Some(mode) };
+            let mode = conn.call::<method::AgentModeSwitch>(&params).await?;
             app.notice(format!("Mode: {mode}"));
         }
         Action::Compact => {
@@ -189,11 +202,9 @@ async fn try_act(
             };
             app.notice("Compacting…");
             let result = conn
-                .call_json("session.compact", scope.with(json!({"id": id})))
+                .call::<method::SessionCompact>(&scope.session(&id))
                 .await?;
-            app.notice(crate::detail::compacted(
-                result["summary"].as_str().unwrap_or_default(),
-            ));
+            app.notice(crate::detail::compacted(&result.summary));
         }
         Action::Copy => match app.last_answer() {
             Some(text) => {
@@ -207,44 +218,38 @@ async fn try_act(
         },
         Action::Reasoning(level) => {
             let id = ensure_session(daemon, scope, app).await?;
-            let header = conn
-                .call_json(
-                    "session.update",
-                    scope.with(json!({"id": id, "reasoningLevel": level})),
-                )
-                .await?;
-            app.notice(format!(
-                "Reasoning level: {}",
-                header["reasoningLevel"].as_str().unwrap_or_default()
-            ));
+            let params = SessionUpdateParams {
+                reasoning_level: Some(level),
+                ..session_update(scope, &id)
+            };
+            let header = conn.call::<method::SessionUpdate>(&params).await?;
+            app.notice(format!("Reasoning level: {}", header.reasoning_level));
         }
         Action::Doctor => {
-            let report = conn.call("doctor", json!({})).await?;
+            let report = conn
+                .call::<method::DoctorText>(&DoctorParams::default())
+                .await?;
             app.notice(report);
         }
         Action::Usage => {
-            let rows = conn.call_json("usage.get", json!({})).await?;
-            let empty = Vec::new();
+            let rows = conn.call::<method::UsageGet>(&Default::default()).await?;
             let lines: Vec<String> = rows
-                .as_array()
-                .unwrap_or(&empty)
                 .iter()
                 .map(|r| {
                     // A model without prices records 0: unknown, not free.
-                    let cost = r["cost"].as_f64().unwrap_or(0.0);
+                    let cost = if r.cost > 0.0 {
+                        format!("${:.4}", r.cost)
+                    } else {
+                        "cost unknown".to_string()
+                    };
                     format!(
-                        "{}/{}: {} calls ({} failed), {} in, {} out, {}",
-                        r["provider"].as_str().unwrap_or_default(),
-                        r["model"].as_str().unwrap_or_default(),
-                        r["calls"].as_u64().unwrap_or(0),
-                        r["failures"].as_u64().unwrap_or(0),
-                        r["totalInputTokens"].as_u64().unwrap_or(0),
-                        r["outputTokens"].as_u64().unwrap_or(0),
-                        if cost > 0.0 {
-                            format!("${cost:.4}")
-                        } else {
-                            "cost unknown".to_string()
-                        },
+                        "{}/{}: {} calls ({} failed), {} in, {} out, {cost}",
+                        r.provider,
+                        r.model,
+                        r.calls,
+                        r.failures,
+                        r.total_input_tokens,
+                        r.output_tokens,
                     )
                 })
                 .collect();
@@ -255,24 +260,19 @@ async fn try_act(
             }
         }
         Action::Mcp => {
-            let servers = conn.call_json("mcp.list", scope.params()).await?;
-            let empty = Vec::new();
+            // The listing is of the daemon's current workspace; it reads no scope.
+            let servers = conn.call::<method::McpList>(&NoParams {}).await?;
             let lines: Vec<String> = servers
-                .as_array()
-                .unwrap_or(&empty)
                 .iter()
                 .map(|m| {
-                    let error = m["error"]
-                        .as_str()
+                    let error = m
+                        .error
+                        .as_ref()
                         .map(|e| format!(" ({e})"))
                         .unwrap_or_default();
                     format!(
                         "{} [{}, {}]: {}, {} tools{error}",
-                        m["name"].as_str().unwrap_or_default(),
-                        m["scope"].as_str().unwrap_or_default(),
-                        m["transport"].as_str().unwrap_or_default(),
-                        m["status"].as_str().unwrap_or_default(),
-                        m["toolCount"].as_u64().unwrap_or(0),
+                        m.name, m.scope, m.transport, m.status, m.tool_count,
                     )
                 })
                 .collect();
@@ -284,16 +284,25 @@ async fn try_act(
         }
         Action::Goal(change) => {
             let id = ensure_session(daemon, scope, app).await?;
-            let (method, params) = match change {
-                None => ("goal.get", json!({"id": id})),
-                Some(None) => ("goal.clear", json!({"id": id})),
-                Some(Some(text)) => ("goal.set", json!({"id": id, "text": text})),
+            let goal = match change {
+                None => conn.call::<method::GoalGet>(&scope.session(&id)).await?,
+                Some(None) => conn.call::<method::GoalClear>(&scope.session(&id)).await?,
+                Some(Some(text)) => {
+                    let (workspace, global) = scope.fields();
+                    let params = GoalSetParams {
+                        id: Required(id),
+                        workspace,
+                        global,
+                        text: Required(text),
+                        auto: None,
+                    };
+                    conn.call::<method::GoalSet>(&params).await?
+                }
             };
-            let goal = conn.call_json(method, scope.with(params)).await?;
-            let text = match goal["goal"].as_str() {
-                Some(g) if goal["blocked"].as_bool().unwrap_or(false) => format!(
+            let text = match goal.goal {
+                Some(g) if goal.blocked => format!(
                     "Goal (blocked: {}): {g}",
-                    goal["reason"].as_str().unwrap_or("no reason given")
+                    goal.reason.as_deref().unwrap_or("no reason given")
                 ),
                 Some(g) => format!("Goal: {g}"),
                 None => "No goal set (/goal TEXT sets one).".to_string(),
@@ -307,12 +316,14 @@ async fn try_act(
             message,
         } => {
             // The answer comes back as an envelope; only a failure shows.
-            conn.send(
-                "agent.approve",
-                json!({"sessionId": session_id, "approvalId": approval_id,
-                       "decision": decision, "message": message}),
-            )
-            .await?;
+            let params = ApproveParams {
+                request_id: None,
+                session_id,
+                approval_id: Some(approval_id),
+                decision: Some(decision.to_string()),
+                message,
+            };
+            conn.send::<method::AgentApprove>(&params).await?;
         }
         Action::Shell(command) => {
             let dir = match scope {
@@ -326,13 +337,9 @@ async fn try_act(
             match &app.turn {
                 // A running turn gets it as guidance.
                 Some(turn) => {
-                    let params = if turn.foreign {
-                        json!({"message": ran.context, "sessionId": app.session_id})
-                    } else {
-                        json!({"message": ran.context, "requestId": turn.request_id, "sessionId": app.session_id})
-                    };
+                    let params = steer(app, turn, ran.context.clone());
                     app.shell_steers.push(ran.context);
-                    conn.send("agent.steer", params).await?;
+                    conn.send::<method::AgentSteer>(&params).await?;
                 }
                 None => {
                     app.shell_context.push(ran.context);
@@ -363,14 +370,46 @@ async fn list_sessions(
     global: bool,
     archived: bool,
 ) -> Result<serde_json::Value, TuiError> {
-    let target = scope_for(scope, global)?;
-    daemon
+    let (workspace, global) = scope_for(scope, global)?.fields();
+    let params = SessionListParams {
+        workspace,
+        global,
+        include_archived: Some(archived),
+    };
+    // Kept as JSON: the picker reads it so.
+    let data = daemon
         .conn
-        .call_json(
-            "session.list",
-            target.with(json!({"includeArchived": archived})),
-        )
-        .await
+        .call_data::<method::SessionList>(&params)
+        .await?;
+    serde_json::from_str(&data).map_err(|_| TuiError::BadResult("session.list".into()))
+}
+
+/// `model.catalog` as JSON: the picker and the status bar read it so.
+async fn catalog(conn: &crate::client::Connection) -> Result<serde_json::Value, TuiError> {
+    let data = conn.call_data::<method::ModelCatalog>(&NoParams {}).await?;
+    serde_json::from_str(&data).map_err(|_| TuiError::BadResult("model.catalog".into()))
+}
+
+/// `agent.steer` params for the running turn: another client's turn is
+/// steered by its session, ours by its request too.
+fn steer(app: &App, turn: &crate::app::Turn, message: String) -> SteerParams {
+    SteerParams {
+        message: Some(message),
+        request_id: (!turn.foreign).then_some(turn.request_id),
+        session_id: app.session_id.clone(),
+        ..Default::default()
+    }
+}
+
+/// `session.update` params for session `id` in `scope`, changing nothing yet.
+fn session_update(scope: &Scope, id: &str) -> SessionUpdateParams {
+    let (workspace, global) = scope.fields();
+    SessionUpdateParams {
+        id: Required(id.to_string()),
+        workspace,
+        global,
+        ..Default::default()
+    }
 }
 
 /// The session prompts go to, made with `session.new` when there is none yet.
@@ -378,7 +417,10 @@ async fn ensure_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Result
     if let Some(sid) = &app.session_id {
         return Ok(sid.clone());
     }
-    let sid = daemon.conn.call("session.new", scope.params()).await?;
+    let sid = daemon
+        .conn
+        .call::<method::SessionNew>(&scope.new_session())
+        .await?;
     app.session_id = Some(sid.clone());
     Ok(sid)
 }

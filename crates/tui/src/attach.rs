@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use seekclaw_protocol::api::ImageInput;
 
 /// An image file a message names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,11 +26,15 @@ impl Attachment {
     }
 
     /// The `images[]` entry of a `chat` request.
-    pub fn load(&self) -> std::io::Result<Value> {
+    pub fn load(&self) -> std::io::Result<ImageInput> {
         use base64::Engine;
         let bytes = std::fs::read(&self.path)?;
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-        Ok(json!({"name": self.name, "mediaType": self.media_type, "data": data}))
+        Ok(ImageInput {
+            name: self.name.clone(),
+            media_type: self.media_type.to_string(),
+            data,
+        })
     }
 }
 
@@ -130,7 +134,7 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].chip(), "[image: shot.PNG 12 KB]");
         assert_eq!(found[0].media_type, "image/png");
-        let loaded = found[0].load().unwrap();
+        let loaded = serde_json::to_value(found[0].load().unwrap()).unwrap();
         assert_eq!(loaded["name"], "shot.PNG");
         assert_eq!(loaded["mediaType"], "image/png");
         assert!(loaded["data"].as_str().unwrap().starts_with("AAAA"));

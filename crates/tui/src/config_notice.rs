@@ -2,7 +2,8 @@
 //! (`config.status`): a `config.json` that is not JSON (the daemon keeps the
 //! configuration it read before, or refuses turns), or fields it ignored.
 
-use serde_json::Value;
+use seekclaw_protocol::api::{ConfigStatusView, NoParams};
+use seekclaw_protocol::method;
 
 use crate::app::App;
 use crate::client::Connection;
@@ -10,7 +11,7 @@ use crate::client::Connection;
 /// Asks the daemon once; says nothing when all is well or it cannot tell
 /// (a daemon without `config.status`).
 pub(crate) async fn show(conn: &Connection, app: &mut App) {
-    let Ok(status) = conn.call_json("config.status", serde_json::json!({})).await else {
+    let Ok(status) = conn.call::<method::ConfigStatus>(&NoParams {}).await else {
         return;
     };
     if let Some(text) = notice(&status) {
@@ -19,32 +20,27 @@ pub(crate) async fn show(conn: &Connection, app: &mut App) {
 }
 
 /// The notice for a `config.status` result; `None` when both files read cleanly.
-pub(crate) fn notice(status: &Value) -> Option<String> {
-    if status["ok"].as_bool() != Some(false) {
+pub(crate) fn notice(status: &ConfigStatusView) -> Option<String> {
+    if status.ok {
         return None;
     }
-    let files = status["files"].as_array()?;
     let mut lines = Vec::new();
-    for file in files {
-        let name = file["name"].as_str().unwrap_or("config file");
-        if let Some(error) = file["error"].as_str() {
-            let consequence = match (name, status["usingLastGood"].as_bool()) {
-                ("config.json", Some(true)) => {
+    for file in &status.files {
+        if let Some(error) = &file.error {
+            let consequence = match (file.name.as_str(), status.using_last_good) {
+                ("config.json", true) => {
                     "the daemon keeps the configuration it read before; changes are refused until it is fixed"
                 }
-                ("config.json", _) => "turns and changes are refused until it is fixed",
+                ("config.json", false) => "turns and changes are refused until it is fixed",
                 _ => "its defaults are in use",
             };
             lines.push(format!("Cannot read {error} — {consequence}."));
         }
-        let warnings: Vec<&str> = file["warnings"]
-            .as_array()
-            .map(|all| all.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if !warnings.is_empty() {
+        if !file.warnings.is_empty() {
             lines.push(format!(
-                "{name}: ignored as written (defaults apply): {}",
-                warnings.join("; ")
+                "{}: ignored as written (defaults apply): {}",
+                file.name,
+                file.warnings.join("; ")
             ));
         }
     }
@@ -58,13 +54,14 @@ mod tests {
 
     #[test]
     fn a_broken_file_and_ignored_fields_are_said_and_a_clean_one_is_not() {
-        let clean = json!({"ok": true, "usingLastGood": false, "files": []});
+        let read = |v| serde_json::from_value::<ConfigStatusView>(v).unwrap();
+        let clean = read(json!({"ok": true, "usingLastGood": false, "files": []}));
         assert_eq!(notice(&clean), None);
-        let broken = json!({"ok": false, "usingLastGood": true, "files": [
+        let broken = read(json!({"ok": false, "usingLastGood": true, "files": [
             {"name": "config.json", "path": "/h/config.json",
              "error": "/h/config.json: line 3, column 3: expected comma", "warnings": []},
             {"name": "state.json", "path": "/h/state.json", "warnings": ["x: unknown field"]}
-        ]});
+        ]}));
         let text = notice(&broken).unwrap();
         assert_eq!(
             text,

@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use serde_json::json;
+use seekclaw_protocol::api::{CancelParams, ChatParams};
+use seekclaw_protocol::method;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::lifecycle::Daemon;
@@ -28,12 +29,23 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
     let conn = &daemon.conn;
     let sid = match open_session(conn, &opts.scope, &opts.session).await? {
         Some(detail) => detail.id,
-        None => conn.call("session.new", opts.scope.params()).await?,
+        None => {
+            conn.call::<method::SessionNew>(&opts.scope.new_session())
+                .await?
+        }
     };
-    let params = opts
-        .scope
-        .with(json!({"message": prompt, "sessionId": sid}));
-    let id = conn.send("chat", params).await?;
+    let (workspace, global) = opts.scope.fields();
+    let params = ChatParams {
+        message: Some(prompt.to_string()),
+        session_id: Some(sid),
+        workspace,
+        global,
+        ..Default::default()
+    };
+    let id = conn.send::<method::Chat>(&params).await?;
+    let cancel = CancelParams {
+        request_id: Some(id),
+    };
     let mut out = std::io::stdout().lock();
     let mut streamed = false;
     let mut cancelling = false;
@@ -45,12 +57,12 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
             },
             _ = interrupt.recv(), if !cancelling => {
                 cancelling = true;
-                conn.send("agent.cancel", json!({"requestId": id})).await?;
+                conn.send::<method::AgentCancel>(&cancel).await?;
                 continue;
             }
             _ = terminate.recv(), if !cancelling => {
                 cancelling = true;
-                conn.send("agent.cancel", json!({"requestId": id})).await?;
+                conn.send::<method::AgentCancel>(&cancel).await?;
                 continue;
             }
         };

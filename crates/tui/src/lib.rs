@@ -38,7 +38,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use seekclaw_config::Home;
-use serde_json::{Value, json};
 
 /// What can stop `seekclaw chat`.
 #[derive(Debug, thiserror::Error)]
@@ -94,20 +93,32 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// The scope's fields of a request's params (`workspace` or `global`).
-    pub fn params(&self) -> Value {
+    /// The scope as typed params fields: `(workspace, global)`.
+    pub fn fields(&self) -> (Option<String>, Option<bool>) {
         match self {
-            Scope::Workspace(dir) => json!({"workspace": dir.to_string_lossy()}),
-            Scope::Global => json!({"global": true}),
+            Scope::Workspace(dir) => (Some(dir.to_string_lossy().into_owned()), None),
+            Scope::Global => (None, Some(true)),
         }
     }
 
-    /// `params` with the scope's fields added.
-    pub fn with(&self, mut params: Value) -> Value {
-        if let (Some(obj), Value::Object(scope)) = (params.as_object_mut(), self.params()) {
-            obj.extend(scope);
+    /// `session.*` params naming session `id` in this scope.
+    pub fn session(&self, id: &str) -> seekclaw_protocol::api::SessionRefParams {
+        let (workspace, global) = self.fields();
+        seekclaw_protocol::api::SessionRefParams {
+            id: seekclaw_protocol::api::Required(id.to_string()),
+            workspace,
+            global,
         }
-        params
+    }
+
+    /// `session.new` params in this scope.
+    pub fn new_session(&self) -> seekclaw_protocol::api::SessionNewParams {
+        let (workspace, global) = self.fields();
+        seekclaw_protocol::api::SessionNewParams {
+            workspace,
+            global,
+            ..Default::default()
+        }
     }
 }
 
@@ -162,24 +173,43 @@ pub(crate) async fn open_session(
         SessionChoice::New => return Ok(None),
         SessionChoice::Id(id) => id.clone(),
         SessionChoice::Latest => {
-            let list = conn.call_json("session.list", scope.params()).await?;
-            let latest = list.as_array().and_then(|all| {
-                all.iter()
-                    .max_by_key(|s| s["updatedAt"].as_str().unwrap_or_default().to_string())
-            });
-            match latest.and_then(|s| s["id"].as_str()) {
-                Some(id) => id.to_string(),
+            let (workspace, global) = scope.fields();
+            let params = seekclaw_protocol::api::SessionListParams {
+                workspace,
+                global,
+                include_archived: None,
+            };
+            let list = conn
+                .call::<seekclaw_protocol::method::SessionList>(&params)
+                .await?;
+            match list
+                .into_iter()
+                .max_by(|a, b| a.updated_at.cmp(&b.updated_at))
+            {
+                Some(latest) => latest.id,
                 None => return Ok(None),
             }
         }
     };
-    let params = scope.with(json!({"id": id}));
-    match conn.call_typed("session.timeline", params.clone()).await {
+    // Read into the UI's own lenient shape (an entry kind from a newer
+    // daemon is skipped, not an error).
+    let timeline = conn
+        .call_data::<seekclaw_protocol::method::SessionTimeline>(&scope.session(&id))
+        .await
+        .and_then(|data| {
+            serde_json::from_str(&data)
+                .map_err(|_| TuiError::BadResult("session.timeline".to_string()))
+        });
+    match timeline {
         Ok(detail) => Ok(Some(detail)),
         // A daemon still running an older seekclaw (say, one kept up by a
         // user unit across an upgrade) has only `session.get`.
         Err(TuiError::Daemon(message)) if message.starts_with("Unknown method") => {
-            let old: detail::OldSession = conn.call_typed("session.get", params).await?;
+            let data = conn
+                .call_data::<seekclaw_protocol::method::SessionGet>(&scope.session(&id))
+                .await?;
+            let old: detail::OldSession = serde_json::from_str(&data)
+                .map_err(|_| TuiError::BadResult("session.get".to_string()))?;
             Ok(Some(old.into()))
         }
         Err(e) => Err(e),

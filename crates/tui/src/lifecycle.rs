@@ -10,7 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use seekclaw_config::Home;
-use serde_json::json;
+use seekclaw_protocol::api::NoParams;
+use seekclaw_protocol::method;
 use tokio::sync::mpsc;
 
 use crate::TuiError;
@@ -109,7 +110,7 @@ impl Daemon {
 /// A connection whose `ping` is answered, or `None`.
 async fn probe(home: &Home) -> Option<(Connection, mpsc::UnboundedReceiver<Envelope>)> {
     let (conn, events) = Connection::connect(&home.socket_path()).await.ok()?;
-    conn.call_within("ping", json!({}), PING_TIMEOUT)
+    conn.call_within::<method::Ping>(&NoParams {}, PING_TIMEOUT)
         .await
         .ok()?;
     Some((conn, events))

@@ -10,8 +10,12 @@ use ratatui::backend::Backend;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+use seekclaw_protocol::api::{
+    ModelInput, NoParams, ProviderTestParams, ProviderUpsertParams, Required, Strict,
+};
+use seekclaw_protocol::method;
 use seekclaw_providers::presets::{PRESETS, preset};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::TuiError;
 use crate::client::Connection;
@@ -234,27 +238,40 @@ impl Setup {
 
     /// `provider.upsert` params: the preset's entry, or the custom endpoint
     /// (with its picked model once there is one).
-    fn upsert_params(&self) -> Value {
-        let mut p = json!({"id": self.provider_id(), "activateIfNone": true});
+    fn upsert_params(&self) -> ProviderUpsertParams {
+        let mut p = ProviderUpsertParams {
+            id: Required(self.provider_id()),
+            activate_if_none: Some(true),
+            ..Default::default()
+        };
         if !self.key.trim().is_empty() {
-            p["apiKey"] = json!(self.key.trim());
+            p.api_key = Some(Value::String(self.key.trim().to_string()));
         }
         match self.choice {
             Some(Choice::Preset(name)) => {
                 if let Some(preset) = preset(name) {
-                    p["kind"] = json!(preset.kind);
-                    p["name"] = json!(preset.name);
-                    p["baseUrl"] = json!(preset.base_url);
-                    p["models"] = json!(preset.models);
+                    p.kind = Some(preset.kind.clone());
+                    p.name = preset.name.clone();
+                    p.base_url = Some(preset.base_url.clone());
+                    // Whole models, as config.json holds them (windows, prices, capabilities).
+                    let models = preset
+                        .models
+                        .iter()
+                        .map(|m| match serde_json::to_value(m) {
+                            Ok(Value::Object(fields)) => ModelInput::Full(fields),
+                            _ => ModelInput::Id(m.id.clone()),
+                        })
+                        .collect();
+                    p.models = Some(Strict::new(models));
                 }
             }
             Some(Choice::Custom(kind)) => {
-                p["kind"] = json!(kind);
-                p["baseUrl"] = json!(self.url.trim().trim_end_matches('/'));
+                p.kind = Some(kind.to_string());
+                p.base_url = Some(self.url.trim().trim_end_matches('/').to_string());
                 if let Step::Models(models) = &self.step
                     && let Some(m) = models.get(self.selected)
                 {
-                    p["models"] = json!([m]);
+                    p.models = Some(Strict::new(vec![ModelInput::Id(m.clone())]));
                 }
             }
             None => {}
@@ -337,8 +354,8 @@ fn list(items: impl Iterator<Item = String>, selected: usize) -> Vec<Line<'stati
 
 /// Whether the daemon has no provider at all (a first run).
 pub async fn needed(conn: &Connection) -> Result<bool, TuiError> {
-    let providers = conn.call_json("provider.list", json!({})).await?;
-    Ok(providers.as_array().is_some_and(Vec::is_empty))
+    let providers = conn.call::<method::ProviderList>(&NoParams {}).await?;
+    Ok(providers.is_empty())
 }
 
 /// Runs the welcome until a provider answers, or the user skips or quits.
@@ -446,19 +463,22 @@ async fn list_models(setup: &Setup) -> Result<Vec<String>, String> {
 /// The error says whether the entry was saved.
 async fn save_and_test(conn: &Connection, setup: &Setup) -> Result<String, (bool, String)> {
     let id = setup.provider_id();
-    conn.call_json("provider.upsert", setup.upsert_params())
+    conn.call::<method::ProviderUpsert>(&setup.upsert_params())
         .await
         .map_err(|e| (false, format!("Cannot save it: {e}")))?;
+    let test = ProviderTestParams {
+        id: Some(id.clone()),
+    };
     let probes = conn
-        .call_json("provider.test", json!({"id": id}))
+        .call::<method::ProviderTest>(&test)
         .await
         .map_err(|e| (true, format!("Cannot test it: {e}")))?;
-    let probe = &probes[0];
-    let detail = probe["detail"].as_str().unwrap_or("no answer");
-    if probe["online"].as_bool() == Some(true) && detail == "ok" {
+    let probe = probes.first();
+    let detail = probe.map_or("no answer", |p| p.detail.as_str());
+    if let Some(probe) = probe.filter(|p| p.online && detail == "ok") {
         Ok(format!(
             "Added {id}: it answered in {} ms. Ask anything (/model picks another model).",
-            probe["latencyMs"].as_u64().unwrap_or(0)
+            probe.latency_ms
         ))
     } else {
         Err((
@@ -473,6 +493,7 @@ async fn save_and_test(conn: &Connection, setup: &Setup) -> Result<String, (bool
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -496,7 +517,7 @@ mod tests {
             "{shown}"
         );
         assert_eq!(s.key(key(KeyCode::Enter)), Next::Save);
-        let p = s.upsert_params();
+        let p = serde_json::to_value(s.upsert_params()).unwrap();
         assert_eq!(
             (p["id"].as_str(), p["apiKey"].as_str()),
             (Some("deepseek"), Some("sk-secret"))
@@ -530,7 +551,7 @@ mod tests {
         s.step = Step::Models(vec!["a".into(), "b".into()]);
         s.key(key(KeyCode::Down));
         assert_eq!(s.key(key(KeyCode::Enter)), Next::Save);
-        let p = s.upsert_params();
+        let p = serde_json::to_value(s.upsert_params()).unwrap();
         assert_eq!(p["baseUrl"], "http://localhost:8000/v1");
         assert_eq!(p["kind"], "openai");
         assert_eq!(p["apiKey"], "k1");

@@ -10,7 +10,8 @@ use ratatui::Frame;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
-use serde_json::json;
+use seekclaw_protocol::api::{NoParams, ProjectUpsertParams, Required};
+use seekclaw_protocol::method;
 
 use crate::TuiError;
 use crate::client::Connection;
@@ -66,12 +67,10 @@ pub async fn check(
         )));
     }
     let root = seekclaw_config::detect_root(dir, home);
-    let projects = conn.call_json("project.list", json!({})).await?;
-    let known = projects.as_array().into_iter().flatten().any(|p| {
-        p["path"]
-            .as_str()
-            .is_some_and(|path| root.starts_with(path) || dir.starts_with(path))
-    });
+    let projects = conn.call::<method::ProjectList>(&NoParams {}).await?;
+    let known = projects
+        .iter()
+        .any(|p| root.starts_with(&p.path) || dir.starts_with(&p.path));
     Ok(if known {
         FolderCheck::Known
     } else {
@@ -82,11 +81,12 @@ pub async fn check(
 /// Registers `root` as a project (the daemon may refuse it, e.g. its own
 /// state directory: its message is the error).
 pub async fn trust(conn: &Connection, root: &Path) -> Result<(), TuiError> {
-    conn.call_json(
-        "project.upsert",
-        json!({"path": root.display().to_string()}),
-    )
-    .await?;
+    let params = ProjectUpsertParams {
+        path: Required(root.display().to_string()),
+        id: None,
+        name: None,
+    };
+    conn.call::<method::ProjectUpsert>(&params).await?;
     Ok(())
 }
 

@@ -6,25 +6,30 @@ use serde::{Deserialize, Serialize};
 use crate::adapter::{FieldMessage, Required, Strict, double_option};
 
 /// `profile.upsert`: overwrites every field (an absent one becomes unset).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileUpsertParams {
     /// The profile to create or overwrite (an existing one is matched case-insensitively).
     pub name: Required,
     /// plan, readonly, edit or auto (case-insensitive).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
     /// Provider id; absent or blank leaves it unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     /// Model id at that provider; absent or blank leaves it unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// A routing strategy name.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
     /// Sampling temperature; absent leaves it unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
 }
 
 /// `profile.use`, `profile.remove`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileNameParams {
     /// The profile name (matched case-insensitively).
@@ -32,8 +37,9 @@ pub struct ProfileNameParams {
 }
 
 /// One `profile.list` row.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ProfileView {
     /// The profile name.
     pub name: String,
@@ -61,18 +67,20 @@ impl FieldMessage for FailoverMessage {
 }
 
 /// `routing.set`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RoutingSetParams {
     /// Whether a failing model hands the request on to the next routing candidate. Required.
     pub failover_enabled: Strict<bool, FailoverMessage>,
     /// Unchanged when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deep_seek_optimization_enabled: Option<bool>,
 }
 
 /// `routing.get` / `routing.set`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct RoutingView {
     /// Whether a failing model hands the request on to the next routing candidate (default true).
     pub failover_enabled: bool,
@@ -81,46 +89,64 @@ pub struct RoutingView {
 }
 
 /// `provider.upsert`: creates or edits one provider.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderUpsertParams {
     /// The provider id (no `/`).
     pub id: Required,
     /// openai or anthropic (case-insensitive).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Display name; blank leaves it unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Required for a new provider.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     /// Blank leaves it unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub proxy: Option<String>,
     /// false keeps its models out of routing; unchanged when absent (a new provider is enabled).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// Lower sorts first (a 32-bit integer); unchanged when absent (a new provider gets 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
     /// 1 to 3600.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i64>,
     /// Set when the key is present; null or blank clears it.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "double_option"
+    )]
+    // Skipping None on write would drop the schema's `default: null`.
+    #[schemars(extend("default" = null))]
     pub model_list_url: Option<Option<String>>,
     /// Mark the stable prompt prefix cacheable (Anthropic `cache_control`); unchanged when absent (a new provider: true).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_caching: Option<bool>,
     /// true removes the stored key (and `apiKey` is not read).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub clear_api_key: Option<bool>,
     /// Blank leaves the key unchanged. Read only without `clearApiKey: true`
     /// (so its type is checked only then: see [`ProviderUpsertParams::api_key`]).
     #[schemars(with = "Option<String>")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub api_key: Option<serde_json::Value>,
     /// Replaces the model list: ids (a stored model keeps its settings) and,
     /// an addition to the reference, full model objects as in config.json.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub models: Option<Strict<Vec<ModelInput>, ModelIdsMessage>>,
     /// An addition to the reference: when the active profile names no
     /// provider, it names this one afterwards (`seekclaw provider add` sends it).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub activate_if_none: Option<bool>,
 }
 
 /// One entry of `provider.upsert`'s `models`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ModelInput {
     /// A model id; a model already stored keeps its settings.
@@ -154,27 +180,30 @@ impl FieldMessage for ModelIdsMessage {
 }
 
 /// `provider.use`, `provider.remove`, `provider.models.fetch`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderIdParams {
     /// The provider id (matched case-insensitively).
     pub id: Required,
     /// `provider.models.fetch` only: the model list URL (default: the provider's
     /// `modelListUrl`, else `{baseUrl}/models`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
 
 /// `provider.test`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderTestParams {
     /// One provider; every provider when absent or blank.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
 }
 
 /// One provider as `provider.list` and `provider.upsert` show it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ProviderView {
     /// The provider id.
     pub id: String,
@@ -207,8 +236,9 @@ pub struct ProviderView {
 }
 
 /// One `provider.test` row.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ProbeResult {
     /// The provider id.
     pub id: String,
@@ -221,7 +251,7 @@ pub struct ProbeResult {
 }
 
 /// `model.switch`, `model.test`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelParams {
     /// `provider/model`, an alias, or a unique bare model id.
@@ -229,7 +259,7 @@ pub struct ModelParams {
 }
 
 /// `model.update`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelUpdateParams {
     /// The provider id.
@@ -237,19 +267,29 @@ pub struct ModelUpdateParams {
     /// The model id.
     pub id: Required,
     /// 1024 to 10,000,000.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context_window: Option<i64>,
     /// 128 to 1,000,000.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_output: Option<i64>,
     /// Whether the model accepts images; unchanged when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub vision: Option<bool>,
     /// Set when the key is present; null or blank clears it.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "double_option"
+    )]
+    // Skipping None on write would drop the schema's `default: null`.
+    #[schemars(extend("default" = null))]
     pub alias: Option<Option<String>>,
 }
 
 /// One `model.catalog` row.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct CatalogEntry {
     /// `provider/model`.
     #[serde(rename = "ref")]
@@ -282,8 +322,9 @@ pub struct CatalogEntry {
 }
 
 /// What a catalogued model can do.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct CatalogCaps {
     /// Streams its answer.
     pub streaming: bool,
@@ -302,8 +343,9 @@ pub struct CatalogCaps {
 }
 
 /// `model.test`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ModelTestResult {
     /// The `provider/model` tested.
     pub model: String,
@@ -316,8 +358,9 @@ pub struct ModelTestResult {
 }
 
 /// `model.update`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ModelUpdateResult {
     /// The provider id.
     pub provider: String,
@@ -334,26 +377,29 @@ pub struct ModelUpdateResult {
 }
 
 /// `prompt.optimize`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptOptimizeParams {
     /// The prompt to rewrite.
     pub text: Required,
     /// The model to use (default: the active model).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
 }
 
 /// `usage.get`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageParams {
     /// The last N days (1 to 36,500); all time when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub days: Option<i64>,
 }
 
 /// One `usage.get` row, per provider and model, most expensive first.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct UsageSummary {
     /// The provider id.
     pub provider: String,

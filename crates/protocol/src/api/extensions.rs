@@ -3,58 +3,68 @@
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::adapter::Required;
+use crate::adapter::{Required, Skipped};
 
 /// `mcp.upsert`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct McpUpsertParams {
     /// The server name.
     pub name: Required,
     /// workspace (default) or global (case-insensitive).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
     /// The server (read by the handler into the config's server type).
     #[schemars(with = "McpServerInput")]
-    pub server: Option<IgnoredAny>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<Skipped<McpServerInput>>,
 }
 
 /// An MCP server as `mcp.upsert` takes it. An empty `env`/`headers` value
 /// keeps the stored one.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerInput {
     /// stdio (default), sse or http (alias streamable-http).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transport: Option<String>,
     /// stdio: the program.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// stdio: the program's arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub args: Option<Vec<String>>,
     /// stdio: environment variables set for the program (name to value).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub env: Option<BTreeMap<String, String>>,
     /// sse/http: an absolute URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// sse/http: HTTP headers sent with every request (name to value).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub headers: Option<BTreeMap<String, String>>,
     /// Default true.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
 }
 
 /// `mcp.remove`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct McpRemoveParams {
     /// The server name.
     pub name: Required,
     /// workspace (default) or global (case-insensitive).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
 /// One `mcp.list` row. Env and header values never leave the daemon: only their names.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct McpServerView {
     /// The server name.
     pub name: String,
@@ -86,7 +96,7 @@ pub struct McpServerView {
 }
 
 /// `skill.import`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillImportParams {
     /// A `.md` or `.zip` file (relative to the current workspace).
@@ -94,19 +104,21 @@ pub struct SkillImportParams {
 }
 
 /// `skill.toggle`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillToggleParams {
     /// The skill name (matched case-insensitively).
     pub name: Required,
     /// Required.
     #[schemars(with = "bool")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
 }
 
 /// One `skill.list` row.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SkillView {
     /// The skill name (never empty).
     pub name: String,

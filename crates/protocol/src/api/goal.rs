@@ -8,19 +8,22 @@ use super::{Scope, ScopeParams};
 use crate::adapter::Required;
 
 /// `goal.set`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GoalSetParams {
     /// The session id.
     pub id: Required,
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
     /// The goal (not blank).
     pub text: Required,
     /// Keep starting turns toward the goal after each turn that ends `done`
     /// (at most 20; any `agent.cancel` on the session disarms it).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub auto: Option<bool>,
 }
 
@@ -31,8 +34,9 @@ impl Scope for GoalSetParams {
 }
 
 /// The goal of a session, as `goal.get`, `goal.set` and `goal.clear` return it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct GoalView {
     /// The session id.
     pub session_id: String,

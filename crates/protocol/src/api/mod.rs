@@ -16,9 +16,9 @@ mod system;
 mod timeline;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-pub use crate::adapter::{FieldMessage, Required, Strict};
+pub use crate::adapter::{FieldMessage, Required, Skipped, Strict};
 pub use admin::*;
 pub use chat::*;
 pub use extensions::*;
@@ -28,7 +28,7 @@ pub use system::*;
 pub use timeline::*;
 
 /// Params of a method that reads none (any object is accepted).
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
 pub struct NoParams {}
 
 /// Where a session-scoped method works: a workspace path, the global scope, or
@@ -54,11 +54,13 @@ impl ScopeParams {
 }
 
 /// Just the scope fields, for handlers that read the rest by hand.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ScopeFields {
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
 }
 

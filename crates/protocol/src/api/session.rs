@@ -7,83 +7,122 @@ use super::{Scope, ScopeParams};
 use crate::adapter::{FieldMessage, Required, Strict, double_option};
 
 /// `session.list`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionListParams {
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
     /// Include archived sessions (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub include_archived: Option<bool>,
 }
 
 /// `session.get`, `session.delete`, `session.resume`: one session in a scope.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRefParams {
     /// The session id.
     pub id: Required,
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
 }
 
 /// `session.new`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionNewParams {
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
     /// none, low, medium, high, max, xhigh or ultra (case-insensitive); default `agent.reasoningLevel`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_level: Option<String>,
     /// Default true.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub network_enabled: Option<bool>,
 }
 
 /// `session.update`: absent fields stay unchanged.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionUpdateParams {
     /// The session id.
     pub id: Required,
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
     /// The new title; `""` or null clears it.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "double_option"
+    )]
+    // Skipping None on write would drop the schema's `default: null`.
+    #[schemars(extend("default" = null))]
     pub title: Option<Option<String>>,
     /// none, low, medium, high, max, xhigh or ultra (case-insensitive).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_level: Option<String>,
     /// null means true.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "double_option"
+    )]
+    // Skipping None on write would drop the schema's `default: null`.
+    #[schemars(extend("default" = null))]
     pub network_enabled: Option<Option<bool>>,
     /// The session's own approval policy: never, on-request or untrusted;
     /// null returns to the workspace's or the config's (ours, additive).
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "double_option"
+    )]
+    // Skipping None on write would drop the schema's `default: null`.
+    #[schemars(extend("default" = null))]
     pub approval_policy: Option<Option<String>>,
     /// The model the session's turns use (`provider/model`, an alias or a
     /// unique bare id), over the config's active one, which other sessions
     /// keep; null returns to it (ours, additive).
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "double_option"
+    )]
+    // Skipping None on write would drop the schema's `default: null`.
+    #[schemars(extend("default" = null))]
     pub model: Option<Option<String>>,
 }
 
 /// `session.archive`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionArchiveParams {
     /// The session id.
     pub id: Required,
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
     /// false restores an archived session (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub archived: Option<bool>,
 }
 
@@ -97,14 +136,16 @@ impl FieldMessage for KeepCountMessage {
 }
 
 /// `session.truncate`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionTruncateParams {
     /// The session id.
     pub id: Required,
     /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global: Option<bool>,
     /// How many stored messages to keep (the first N).
     pub keep_count: Strict<u64, KeepCountMessage>,
@@ -131,8 +172,9 @@ scoped!(
 
 /// A session header, as `session.list`, `session.update` and `session.archive`
 /// return it (field order is the wire order; a missing title or workspace is left out).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SessionHeader {
     /// `yyyyMMdd-HHmmss-xxxxxx`.
     pub id: String,
@@ -173,8 +215,9 @@ pub struct SessionHeader {
 }
 
 /// `session.compact`: the summary appended over the whole log.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SessionCompactResult {
     /// The session id.
     pub id: String,
@@ -190,8 +233,9 @@ pub struct SessionCompactResult {
 
 /// `session.get`: the header with `title` and `workspace` always present
 /// (null when unset), then the projected messages.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SessionDetail {
     /// `yyyyMMdd-HHmmss-xxxxxx`.
     pub id: String,
@@ -236,8 +280,9 @@ pub struct SessionDetail {
 }
 
 /// A call allowed for the rest of a session.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ApprovalRuleView {
     /// The tool's name.
     pub tool: String,
@@ -247,8 +292,9 @@ pub struct ApprovalRuleView {
 }
 
 /// One message of `session.get` (every field always present).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SessionMessage {
     /// user, assistant or tool. Steering guidance, a compaction summary (text
     /// starting `>>> [Context compaction]`) and the runtime's repair and
@@ -280,8 +326,9 @@ pub struct SessionMessage {
 }
 
 /// An image of a user message; `data` is base64.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ImageAttachment {
     /// The image id.
     pub id: String,
@@ -296,8 +343,9 @@ pub struct ImageAttachment {
 }
 
 /// An image the model was shown in a step.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ViewedImage {
     /// The image id (as in the user message's `images`).
     pub id: String,
@@ -306,8 +354,9 @@ pub struct ViewedImage {
 }
 
 /// A tool call as shown to clients (no arguments).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ToolCallRef {
     /// The call id (a tool message's `toolCallId` answers it).
     pub id: String,

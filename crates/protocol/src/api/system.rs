@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::adapter::{FieldMessage, Required, Strict};
 
 /// `workspace.open`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkspaceOpenParams {
     /// A directory (walked up to its project root); must exist.
@@ -15,8 +15,9 @@ pub struct WorkspaceOpenParams {
 }
 
 /// `workspace.get` / `workspace.open`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct WorkspaceInfo {
     /// The workspace root (absolute).
     pub path: String,
@@ -29,8 +30,9 @@ pub struct WorkspaceInfo {
 }
 
 /// `agent.mode.get`'s `details` (ours, additive; `data` stays the mode).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ModeDetails {
     /// The effective mode: plan, readonly, edit or auto.
     pub mode: String,
@@ -43,8 +45,9 @@ pub struct ModeDetails {
 }
 
 /// `workspace.init`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct WorkspaceInitResult {
     /// The workspace root that was initialized.
     pub path: String,
@@ -53,39 +56,44 @@ pub struct WorkspaceInitResult {
 }
 
 /// `agent.mode.switch`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModeSwitchParams {
     /// plan, readonly, edit or auto (trimmed, case-insensitive).
     #[schemars(with = "String")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
 }
 
 /// `project.upsert`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectUpsertParams {
     /// The project folder; an existing row for the same folder keeps its id.
     pub path: Required,
     /// The id for a new project (generated when absent); ignored when the folder is already registered.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Default: the folder name.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
 /// `project.remove`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectRemoveParams {
     /// The project id.
     pub id: Required,
     /// Keep the project's sessions (default false: they are deleted).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub keep_sessions: Option<bool>,
 }
 
 /// A registered project (`project.list` rows, `project.upsert`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ProjectView {
     /// The project id.
     pub id: String,
@@ -100,10 +108,11 @@ pub struct ProjectView {
 }
 
 /// `schedule.create` / `schedule.update` (one handler: upsert by id).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleUpsertParams {
     /// An unknown id creates the task with that id; none creates a new id.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The task name.
     pub name: Required,
@@ -112,11 +121,14 @@ pub struct ScheduleUpsertParams {
     /// Five fields (minute hour day month weekday), local time.
     pub cron: Required,
     /// The workspace the task runs in (global scope when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
     /// Default true.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// What runs do with a call the approval policy asks about (nobody is
     /// there to answer): `reject` (default) or `allow` (ours, additive).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub approval: Option<String>,
 }
 
@@ -130,7 +142,7 @@ impl FieldMessage for EnabledMessage {
 }
 
 /// `schedule.toggle`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleToggleParams {
     /// The task id.
@@ -140,7 +152,7 @@ pub struct ScheduleToggleParams {
 }
 
 /// `schedule.delete`, `schedule.run`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleIdParams {
     /// The task id.
@@ -149,8 +161,9 @@ pub struct ScheduleIdParams {
 
 /// A scheduled task (`schedule.list` rows, `schedule.create|update|toggle`);
 /// unset fields are left out.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ScheduledTaskView {
     /// The task id.
     pub id: String,
@@ -196,16 +209,18 @@ pub struct ScheduledTaskView {
 
 /// `doctor`, `doctor.run`: ours (additive), the workspace to check instead
 /// of the daemon's current one (`seekclaw doctor` sends its directory).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DoctorParams {
     /// A directory (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
 }
 
 /// One `doctor.run` check.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct DoctorCheck {
     /// What was checked (e.g. `Workspace Root`, `Provider <id>`).
     pub name: String,
@@ -252,7 +267,8 @@ impl CheckLevel {
 
 /// `config.status` (ours): how the home's `config.json` and `state.json` read.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ConfigStatusView {
     /// Both files read, with no field ignored.
     pub ok: bool,
@@ -265,7 +281,8 @@ pub struct ConfigStatusView {
 
 /// One file of [`ConfigStatusView`].
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ConfigFileView {
     /// `config.json` or `state.json`.
     pub name: String,
@@ -285,8 +302,9 @@ pub struct ConfigFileView {
 }
 
 /// One `lock.list` row: a held file write lock.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct LockView {
     /// The workspace root.
     pub workspace: String,
@@ -301,8 +319,9 @@ pub struct LockView {
 }
 
 /// `factory.reset`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct FactoryResetResult {
     /// Always true.
     pub ok: bool,

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 /// The result of `session.timeline`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SessionTimeline {
     /// The session id.
     pub id: String,
@@ -126,7 +127,8 @@ pub enum TimelineEntry {
 
 /// An image of a prompt, as its chip shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct TimelineImage {
     /// The file name.
     pub name: String,

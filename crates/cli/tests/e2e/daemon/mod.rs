@@ -5,6 +5,7 @@ mod backpressure;
 mod balance;
 mod ceiling;
 mod chat;
+mod client_crate;
 mod config;
 mod failed_starts;
 mod failures;
