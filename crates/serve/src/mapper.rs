@@ -235,3 +235,28 @@ impl TurnMapper {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unsaved_turn_fails_with_the_sentence_said_once() {
+        let mut out = Vec::new();
+        TurnMapper::new(Some("p1".into())).finish(
+            TurnOutcome::Unsaved {
+                ended: Box::new(TurnOutcome::Done("answer".into())),
+                error: "disk full".into(),
+            },
+            &mut out,
+        );
+        let failed = out.iter().find_map(|ev| match ev {
+            WireEvent::TurnFailed { error, .. } => Some(error.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            failed.as_deref(),
+            Some("The turn could not be saved: disk full")
+        );
+    }
+}

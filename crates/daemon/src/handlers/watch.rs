@@ -114,3 +114,23 @@ fn envelope(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use seekclaw_agent::TurnOutcome;
+    use seekclaw_config::UiLanguage;
+
+    use super::*;
+
+    #[test]
+    fn a_watched_unsaved_turn_says_so_once() {
+        let outcome = TurnOutcome::Unsaved {
+            ended: Box::new(TurnOutcome::Done("answer".into())),
+            error: "disk full".into(),
+        };
+        let env = envelope(3, "s", Watched::TurnEnd(outcome), UiLanguage::En).unwrap();
+        let line: serde_json::Value = serde_json::from_slice(&env.to_line()).unwrap();
+        assert_eq!(line["data"], "The turn could not be saved: disk full");
+        assert_eq!(line["details"]["code"], "storage");
+    }
+}
