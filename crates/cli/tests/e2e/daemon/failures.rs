@@ -60,25 +60,32 @@ fn the_step_limit_is_step_limit() {
     );
 }
 
-#[test]
-fn a_provider_that_does_not_answer_in_time_is_timeout() {
-    let server = ProviderServer::start().unwrap();
+/// A daemon whose provider holds its headers 5 s while its timeout is 1 s
+/// (one attempt), and that provider's config entry.
+fn slow_provider(server: &ProviderServer) -> (seekclaw_testkit::DaemonProcess, Value) {
     server.set_default(Reply::plain("late").header_delay(Duration::from_secs(5)));
     let mut config = json!({});
     config["routing"] = json!({"retry": {"maxAttempts": 1, "baseDelaySeconds": 0.01}});
     let d = setup(
-        &server,
+        server,
         StartOptions {
             config: Some(config),
             ..StartOptions::default()
         },
     );
     // The testkit provider's timeout, shortened.
-    let mut c = d.connect().unwrap();
     let cfg_path = d.home.join("config.json");
     let mut cfg: Value = serde_json::from_slice(&std::fs::read(&cfg_path).unwrap()).unwrap();
     cfg["providers"][0]["timeoutSeconds"] = json!(1);
     std::fs::write(&cfg_path, serde_json::to_vec(&cfg).unwrap()).unwrap();
+    (d, cfg["providers"][0].clone())
+}
+
+#[test]
+fn a_provider_that_does_not_answer_in_time_is_timeout() {
+    let server = ProviderServer::start().unwrap();
+    let (d, _) = slow_provider(&server);
+    let mut c = d.connect().unwrap();
     let all = chat(&mut c, json!({"message": "go", "global": true}));
     let end = all.last().unwrap();
     assert_eq!(code(end), "timeout");
@@ -87,28 +94,13 @@ fn a_provider_that_does_not_answer_in_time_is_timeout() {
 #[test]
 fn a_side_request_whose_provider_does_not_answer_in_time_is_timeout_too() {
     let server = ProviderServer::start().unwrap();
-    server.set_default(Reply::plain("late").header_delay(Duration::from_secs(5)));
-    let mut config = json!({});
-    config["routing"] = json!({"retry": {"maxAttempts": 1, "baseDelaySeconds": 0.01}});
-    let d = setup(
-        &server,
-        StartOptions {
-            config: Some(config),
-            ..StartOptions::default()
-        },
-    );
+    let (d, provider) = slow_provider(&server);
     let mut c = d.connect().unwrap();
-    let cfg_path = d.home.join("config.json");
-    let mut cfg: Value = serde_json::from_slice(&std::fs::read(&cfg_path).unwrap()).unwrap();
-    cfg["providers"][0]["timeoutSeconds"] = json!(1);
-    std::fs::write(&cfg_path, serde_json::to_vec(&cfg).unwrap()).unwrap();
+    let first = &provider["models"][0];
     let model = format!(
         "{}/{}",
-        cfg["providers"][0]["id"].as_str().unwrap(),
-        cfg["providers"][0]["models"][0]
-            .as_str()
-            .or(cfg["providers"][0]["models"][0]["id"].as_str())
-            .unwrap()
+        provider["id"].as_str().unwrap(),
+        first.as_str().or(first["id"].as_str()).unwrap()
     );
     // Before: `provider`, whatever the cause; a timeout is `timeout` as in a turn.
     let err = c
