@@ -254,6 +254,117 @@ mod tests {
     }
 
     #[test]
+    fn shape_errors_of_parts_images_and_approvals_are_the_wire_texts() {
+        let cases = [
+            (
+                json!({"command": "approval", "id": "a1"}),
+                "expected {\"command\": \"approval\", \"id\": string, \"allow\": bool}",
+            ),
+            (
+                json!({"command": "approval", "id": 1, "allow": true}),
+                "expected {\"command\": \"approval\", \"id\": string, \"allow\": bool}",
+            ),
+            (
+                json!({"command": "prompt", "content": 5}),
+                "expected an array \"content\" field",
+            ),
+            (
+                json!({"command": "prompt", "content": [{"type": "text"}]}),
+                "content[0]: expected a string \"text\" field",
+            ),
+            (
+                json!({"command": "prompt", "content": [{"type": "text", "text": "a"}, {"type": "video"}]}),
+                "content[1]: expected a part of type \"text\" or \"image\"",
+            ),
+            (
+                json!({"command": "prompt", "content": [{"text": "a"}]}),
+                "content[0]: expected a part of type \"text\" or \"image\"",
+            ),
+            (
+                json!({"command": "prompt", "content": [{"type": "image", "media_type": "image/png"}]}),
+                "content[0]: expected a base64 string \"data\" field",
+            ),
+            (
+                json!({"command": "prompt", "text": "x", "images": {}}),
+                "expected an array \"images\" field",
+            ),
+            (
+                json!({"command": "prompt", "text": "x", "images": [{"media_type": "image/png"}]}),
+                "content[0]: expected a base64 string \"data\" field",
+            ),
+            (
+                json!({"command": "steer", "text": " ", "kind": "shout"}),
+                "the text is empty: say what to do",
+            ),
+            (
+                json!({"command": "prompt", "submission_id": 1}),
+                "expected a string \"submission_id\" field",
+            ),
+        ];
+        for (value, want) in cases {
+            assert_eq!(err(value.clone()), want, "{value}");
+        }
+    }
+
+    #[test]
+    fn lenient_reads_stay_lenient() {
+        // Only JSON `true` arms auto; a clear ignores its text.
+        assert_eq!(
+            parse(json!({"command": "goal", "action": "set", "text": "g", "auto": 1})).unwrap(),
+            Command::GoalSet {
+                text: "g".into(),
+                auto: false
+            }
+        );
+        assert_eq!(
+            parse(json!({"command": "goal", "action": "clear", "text": 5})).unwrap(),
+            Command::GoalClear
+        );
+        // A null content or submission id reads as absent; so does null images.
+        let Command::Prompt(s) = parse(json!({"command": "prompt", "content": null,
+            "text": "t", "images": null, "submission_id": null}))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!((s.text.as_str(), s.submission_id), ("t", None));
+        // A string content is the text; legacy images are then not read.
+        let Command::Prompt(s) = parse(json!({"command": "prompt", "content": "c",
+            "text": "t", "images": 5}))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!((s.text.as_str(), s.images.len()), ("c", 0));
+        // Text parts join with newlines; images get default names by position,
+        // and OpenSeek spellings of the keys are read.
+        let Command::Steer(s, kind) = parse(json!({"command": "steer", "content": [
+            {"type": "text", "text": "a"},
+            {"type": "image", "mime_type": "image/png", "data_base64": "aGVsbG8=", "name": 7},
+            {"type": "text", "text": "b"},
+            {"type": "image", "mediaType": "image/png", "data": "aGVsbG8=", "name": "x.png"},
+        ], "approval": "ignored"}))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(kind, SteerKind::Prompt);
+        assert_eq!(s.text, "a\nb");
+        let names: Vec<&str> = s.images.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["image-2", "x.png"]);
+        let Command::Prompt(s) = parse(json!({"command": "prompt", "text": "",
+            "images": [{"media_type": "image/png", "data": "aGVsbG8="}]}))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!((s.images.len(), s.images[0].name.as_str()), (1, "image-1"));
+        assert_eq!(
+            parse(json!({"command": "approval", "id": "a", "allow": false, "x": 1})).unwrap(),
+            Command::Approval {
+                id: "a".into(),
+                allow: false
+            }
+        );
+    }
+
+    #[test]
     fn commands_decode_with_their_defaults() {
         let p = parse(json!({"command": "prompt", "text": "hi", "extra": 1})).unwrap();
         assert_eq!(

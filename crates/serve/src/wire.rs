@@ -439,11 +439,16 @@ impl WireEvent {
 
     /// The event as one line, `\n` included.
     pub fn to_line(&self) -> Vec<u8> {
-        let (name, fields) = self.parts();
-        let mut obj = serde_json::Map::new();
         let timestamp = chrono::Utc::now()
             .format("%Y-%m-%dT%H:%M:%S%.3fZ")
             .to_string();
+        self.line_at(&timestamp)
+    }
+
+    /// The event as one line stamped `timestamp`.
+    fn line_at(&self, timestamp: &str) -> Vec<u8> {
+        let (name, fields) = self.parts();
+        let mut obj = serde_json::Map::new();
         obj.insert("timestamp".into(), Value::from(timestamp));
         obj.insert("level".into(), Value::from(level(self)));
         obj.insert("event".into(), Value::from(name));
@@ -455,5 +460,213 @@ impl WireEvent {
         let mut line = serde_json::to_vec(&Value::Object(obj)).unwrap_or_default();
         line.push(b'\n');
         line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> String {
+        x.to_string()
+    }
+
+    /// One of every variant, with awkward values (quotes, unicode, big
+    /// integers, absent and present optional strings).
+    fn samples() -> Vec<WireEvent> {
+        use WireEvent::*;
+        vec![
+            AgentSetupFailed {
+                error: s("no model"),
+            },
+            AgentStep { step: 1 },
+            AssistantDelta {
+                content: s("He said \"hi\"\n"),
+            },
+            ReasoningDelta {
+                content: s("think…"),
+            },
+            ReasoningMessage {
+                content: s("thought"),
+            },
+            AssistantMessage {
+                content: s("answer"),
+            },
+            Usage(WireUsage {
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                total_tokens: 15,
+                prompt_cache_hit_tokens: 3,
+                prompt_cache_miss_tokens: 7,
+            }),
+            ToolResult {
+                tool_call_id: s("c1"),
+                tool_name: s("read"),
+                is_error: false,
+                content: s("ok"),
+                brief: None,
+            },
+            ToolResult {
+                tool_call_id: s("c2"),
+                tool_name: s("shell"),
+                is_error: true,
+                content: s("exit 1"),
+                brief: Some(s("ran ls")),
+            },
+            AgentFinished {
+                answer: s("done"),
+                submission_id: None,
+            },
+            AgentFinished {
+                answer: s("done"),
+                submission_id: Some(s("p1")),
+            },
+            ContextYield {
+                to_sequence: u64::MAX,
+                answer: s("[context ceiling] x"),
+                submission_id: None,
+            },
+            AgentAborted {
+                reason: s("interrupted"),
+                submission_id: Some(s("p2")),
+            },
+            MaxStepsExhausted {
+                submission_id: None,
+            },
+            TurnFailed {
+                error: s("boom"),
+                submission_id: None,
+            },
+            SteerApplied {
+                kind: "prompt",
+                content: s("only rust"),
+                submission_id: Some(s("s1")),
+            },
+            SteerApplied {
+                kind: "notice",
+                content: s("job done"),
+                submission_id: None,
+            },
+            SteerDropped {
+                content: s("late"),
+                submission_id: None,
+            },
+            BackgroundNotice {
+                content: s("job 1 ended"),
+            },
+            ApprovalRequested {
+                id: s("a1"),
+                tool_name: s("shell"),
+                detail: s("run rm"),
+                body: None,
+            },
+            ApprovalRequested {
+                id: s("a2"),
+                tool_name: s("edit"),
+                detail: s("edit x"),
+                body: Some(s("--- a\n+++ b")),
+            },
+            ApprovalResolved {
+                id: s("a1"),
+                outcome: "allowed_once",
+            },
+            GoalUpdated { goal: None },
+            GoalUpdated {
+                goal: Some(s("tests pass")),
+            },
+            GoalBlocked {
+                reason: s("needs a key"),
+            },
+            GoalUnblocked,
+            GoalCheck {
+                content: s("check"),
+            },
+            GoalReminder {
+                content: s("remind"),
+            },
+            PlanReminder { content: s("plan") },
+            GoalContinue { remaining: 4 },
+            GoalBudgetExhausted { turns: 5 },
+            CompactionStarted {
+                from_sequence: 0,
+                to_sequence: 9,
+            },
+            CompactionFinished {
+                from_sequence: 0,
+                to_sequence: 9,
+                summary: s("sum"),
+            },
+            CompactionFailed {
+                error: s("no model"),
+            },
+            AutoCompactionStarted {
+                from_sequence: 1,
+                to_sequence: 2,
+            },
+            AutoCompactionFinished {
+                from_sequence: 1,
+                to_sequence: 2,
+                summary: s("s"),
+            },
+            AutoCompactionFailed { error: s("e") },
+            ModelFailover {
+                failed: s("a/m"),
+                error: s("500"),
+                to: s("b/n"),
+                content: s("switch"),
+            },
+            ModelRetry {
+                model: s("a/m"),
+                attempt: 1,
+                max_attempts: 3,
+                reason: s("rate_limited"),
+                error: s("429"),
+                delay_ms: 1500,
+                content: s("retrying"),
+            },
+            SessionStarted {
+                session: s("20261203-1"),
+                session_root: s("/h"),
+                workspace_root: None,
+            },
+            SessionStarted {
+                session: s("20261203-1"),
+                session_root: s("/h"),
+                workspace_root: Some(s("/w")),
+            },
+            SessionError {
+                error: s("disk full"),
+            },
+            CommandError {
+                error: s("unknown command: dance"),
+            },
+        ]
+    }
+
+    /// The lines the hand-written serializer wrote (captured before the
+    /// switch to serde): byte for byte the wire contract.
+    const PINNED: &str = include_str!("wire_pinned.jsonl");
+
+    #[test]
+    fn every_variant_writes_its_pinned_line() {
+        let pinned: Vec<&str> = PINNED.split_inclusive('\n').collect();
+        let samples = samples();
+        assert_eq!(pinned.len(), samples.len());
+        for (ev, want) in samples.iter().zip(pinned) {
+            let line = String::from_utf8(ev.line_at("2026-12-03T08:00:00.000Z")).unwrap();
+            assert_eq!(line, want, "{ev:?}");
+            let value: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(value["event"], ev.name(), "{ev:?}");
+        }
+    }
+
+    #[test]
+    fn lines_are_stamped_now_in_milliseconds() {
+        let line = WireEvent::GoalUnblocked.to_line();
+        let value: Value = serde_json::from_slice(&line).unwrap();
+        let ts = value["timestamp"].as_str().unwrap();
+        assert_eq!(ts.len(), "2026-12-03T08:00:00.000Z".len(), "{ts}");
+        assert!(chrono::DateTime::parse_from_rfc3339(ts).is_ok(), "{ts}");
+        assert!(line.ends_with(b"}\n"));
     }
 }
