@@ -13,6 +13,7 @@ mod envelope;
 mod error;
 pub mod events;
 mod methods;
+pub mod openseek;
 pub mod params;
 mod request;
 mod schema;
