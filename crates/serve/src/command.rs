@@ -89,6 +89,8 @@ fn checked(parts: &[&ImagePart]) -> Result<Vec<UserImage>, String> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
+            // The reader names every image by its position; this only
+            // covers a command built by hand.
             let name = p.name.clone().unwrap_or_else(|| format!("image-{}", i + 1));
             serde_json::json!({"name": name, "mediaType": p.media_type, "data": p.data})
         })

@@ -223,6 +223,20 @@ mod tests {
     }
 
     #[test]
+    fn every_event_of_the_protocol_is_pinned() {
+        let pinned: std::collections::BTreeSet<&str> =
+            samples().iter().map(WireEvent::name).collect();
+        let schema = seekclaw_protocol::openseek::schema();
+        let all: std::collections::BTreeSet<&str> = schema["x-levels"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(pinned, all);
+    }
+
+    #[test]
     fn lines_are_stamped_now_in_milliseconds() {
         let line = WireEvent::GoalUnblocked.to_line();
         let value: Value = serde_json::from_slice(&line).unwrap();

@@ -235,22 +235,7 @@ struct LineRef<'a> {
 impl Event {
     /// The event's `level` (reference §2.1).
     pub fn level(&self) -> Level {
-        use Event::*;
-        match self {
-            AgentSetupFailed { .. }
-            | TurnFailed { .. }
-            | CompactionFailed { .. }
-            | SessionError { .. }
-            | CommandError { .. } => Level::Error,
-            AgentAborted { .. }
-            | MaxStepsExhausted { .. }
-            | SteerDropped { .. }
-            | GoalBudgetExhausted { .. }
-            | AutoCompactionFailed { .. }
-            | ModelFailover { .. }
-            | ModelRetry { .. } => Level::Warn,
-            _ => Level::Info,
-        }
+        Level::of_event(self.name())
     }
 
     /// The event's name on the wire (its `event` field).
@@ -309,6 +294,25 @@ impl Event {
         let mut out = serde_json::to_vec(&line).unwrap_or_default();
         out.push(b'\n');
         out
+    }
+}
+
+impl Level {
+    /// The level of the event named `name` (one table for [`Event::level`]
+    /// and the schema's `x-levels`).
+    pub fn of_event(name: &str) -> Level {
+        match name {
+            "agent_setup_failed" | "turn_failed" | "compaction_failed" | "session_error"
+            | "command_error" => Level::Error,
+            "agent_aborted"
+            | "max_steps_exhausted"
+            | "steer_dropped"
+            | "goal_budget_exhausted"
+            | "auto_compaction_failed"
+            | "model_failover"
+            | "model_retry" => Level::Warn,
+            _ => Level::Info,
+        }
     }
 }
 

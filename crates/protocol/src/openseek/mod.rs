@@ -59,7 +59,7 @@ fn build() -> (Value, Vec<String>) {
     }
     let levels = event_names(&defs)
         .into_iter()
-        .map(|name| (name.clone(), json!(level_of(&name))))
+        .map(|name| (name.clone(), json!(Level::of_event(&name))))
         .collect::<Map<_, _>>();
     let doc = json!({
         "$schema": crate::schema::DIALECT,
@@ -101,22 +101,6 @@ fn collect_consts(v: &Value, out: &mut Vec<String>) {
         }
         Value::Array(a) => a.iter().for_each(|x| collect_consts(x, out)),
         _ => {}
-    }
-}
-
-/// An event's level by name (the same table as [`Event::level`]).
-fn level_of(name: &str) -> Level {
-    match name {
-        "agent_setup_failed" | "turn_failed" | "compaction_failed" | "session_error"
-        | "command_error" => Level::Error,
-        "agent_aborted"
-        | "max_steps_exhausted"
-        | "steer_dropped"
-        | "goal_budget_exhausted"
-        | "auto_compaction_failed"
-        | "model_failover"
-        | "model_retry" => Level::Warn,
-        _ => Level::Info,
     }
 }
 
