@@ -55,7 +55,7 @@ pub fn parse(value: Value) -> Result<Command, String> {
     let mut images = Vec::new();
     // The engine's image rules run inside the reader, where they always
     // ran: before the blank-text check and the steer's `kind`.
-    let command = openseek::Command::decode_checked(&value, &mut |parts| {
+    let command = openseek::Command::decode_checked(value, &mut |parts| {
         images = checked(parts)?;
         Ok(())
     })?;

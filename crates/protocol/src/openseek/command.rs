@@ -182,23 +182,24 @@ pub type ImageCheck<'a> = dyn FnMut(&[&ImagePart]) -> Result<(), String> + 'a;
 impl Command {
     /// Reads one JSON value (the line already parsed as JSON), checking no
     /// image rule. The `Err` text is what `serve` answers with.
-    pub fn decode(value: &Value) -> Result<Command, String> {
+    pub fn decode(value: Value) -> Result<Command, String> {
         Command::decode_checked(value, &mut |_| Ok(()))
     }
 
     /// [`Command::decode`], with `check` run on a submission's images
-    /// (when it has any); its error is the command's error.
-    pub fn decode_checked(value: &Value, check: &mut ImageCheck<'_>) -> Result<Command, String> {
-        let Value::Object(obj) = value else {
+    /// (when it has any); its error is the command's error. The value is
+    /// taken so that images (tens of MB of base64) are moved, not copied.
+    pub fn decode_checked(value: Value, check: &mut ImageCheck<'_>) -> Result<Command, String> {
+        let Value::Object(mut obj) = value else {
             return Err(EXPECTED_OBJECT.into());
         };
-        let Some(Value::String(command)) = obj.get("command") else {
+        let Some(Value::String(command)) = obj.remove("command") else {
             return Err(EXPECTED_OBJECT.into());
         };
         match command.as_str() {
-            "prompt" => Ok(Command::Prompt(submission(obj, check)?)),
+            "prompt" => Ok(Command::Prompt(submission(&mut obj, check)?)),
             "steer" => {
-                let submission = submission(obj, check)?;
+                let submission = submission(&mut obj, check)?;
                 let kind = match obj.get("kind") {
                     None => SteerKind::Prompt,
                     Some(Value::String(k)) if k == "prompt" => SteerKind::Prompt,
@@ -209,47 +210,50 @@ impl Command {
                 Ok(Command::Steer(Steer { submission, kind }))
             }
             "compact" => Ok(Command::Compact),
-            "approval" => match (obj.get("id"), obj.get("allow")) {
-                (Some(Value::String(id)), Some(Value::Bool(allow))) => Ok(Command::Approval {
-                    id: id.clone(),
-                    allow: *allow,
-                }),
+            "approval" => match (obj.remove("id"), obj.get("allow")) {
+                (Some(Value::String(id)), Some(Value::Bool(allow))) => {
+                    Ok(Command::Approval { id, allow: *allow })
+                }
                 _ => Err(EXPECTED_APPROVAL.into()),
             },
             "cancel" => Ok(Command::Cancel),
-            "goal" => match (obj.get("action"), obj.get("text")) {
-                (Some(Value::String(a)), Some(Value::String(text))) if a == "set" => {
-                    Ok(Command::Goal(Goal::Set {
-                        text: text.clone(),
+            "goal" => {
+                let text = obj.remove("text");
+                match (obj.get("action").and_then(Value::as_str), text) {
+                    (Some("set"), Some(Value::String(text))) => Ok(Command::Goal(Goal::Set {
+                        text,
                         auto: obj.get("auto") == Some(&Value::Bool(true)),
-                    }))
+                    })),
+                    (Some("clear"), _) => Ok(Command::Goal(Goal::Clear)),
+                    _ => Err(EXPECTED_GOAL.into()),
                 }
-                (Some(Value::String(a)), _) if a == "clear" => Ok(Command::Goal(Goal::Clear)),
-                _ => Err(EXPECTED_GOAL.into()),
-            },
+            }
             other => Err(format!("unknown command: {other}")),
         }
     }
 }
 
 /// `content` parts (text and images) or the legacy `text` (+ `images`).
-fn submission(obj: &Map<String, Value>, check: &mut ImageCheck<'_>) -> Result<Submission, String> {
-    let submission_id = match obj.get("submission_id") {
+fn submission(
+    obj: &mut Map<String, Value>,
+    check: &mut ImageCheck<'_>,
+) -> Result<Submission, String> {
+    let submission_id = match obj.remove("submission_id") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => Some(s),
         Some(_) => return Err("expected a string \"submission_id\" field".into()),
     };
     let mut sub = Submission {
         submission_id,
         ..Submission::default()
     };
-    match obj.get("content") {
-        Some(Value::String(text)) => sub.content = Some(Content::Text(text.clone())),
+    match obj.remove("content") {
+        Some(Value::String(text)) => sub.content = Some(Content::Text(text)),
         Some(Value::Array(parts)) => sub.content = Some(Content::Parts(content_parts(parts)?)),
-        Some(Value::Null) | None => match obj.get("text") {
+        Some(Value::Null) | None => match obj.remove("text") {
             Some(Value::String(text)) => {
-                sub.text = Some(text.clone());
-                sub.images = legacy_images(obj.get("images"))?;
+                sub.text = Some(text);
+                sub.images = legacy_images(obj.remove("images"))?;
             }
             _ => return Err(EXPECTED_TEXT.into()),
         },
@@ -266,28 +270,33 @@ fn submission(obj: &Map<String, Value>, check: &mut ImageCheck<'_>) -> Result<Su
 }
 
 /// `[{"type":"text","text":…}, {"type":"image","media_type":…,"data":…,"name"?}]`.
-fn content_parts(parts: &[Value]) -> Result<Vec<ContentPart>, String> {
+fn content_parts(parts: Vec<Value>) -> Result<Vec<ContentPart>, String> {
     parts
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, part)| match part.get("type").and_then(Value::as_str) {
-            Some("text") => match part.get("text") {
-                Some(Value::String(t)) => Ok(ContentPart::Text { text: t.clone() }),
-                _ => Err(format!("content[{i}]: {EXPECTED_TEXT}")),
-            },
-            Some("image") => image_part(part, i).map(ContentPart::Image),
-            _ => Err(format!(
-                "content[{i}]: expected a part of type \"text\" or \"image\""
-            )),
+        .map(|(i, mut part)| {
+            let kind = part.get("type").and_then(Value::as_str);
+            if kind == Some("image") {
+                return image_part(part, i).map(ContentPart::Image);
+            }
+            if kind != Some("text") {
+                return Err(format!(
+                    "content[{i}]: expected a part of type \"text\" or \"image\""
+                ));
+            }
+            match take_string(&mut part, &["text"]) {
+                Some(text) => Ok(ContentPart::Text { text }),
+                None => Err(format!("content[{i}]: {EXPECTED_TEXT}")),
+            }
         })
         .collect()
 }
 
-fn legacy_images(list: Option<&Value>) -> Result<Vec<ImagePart>, String> {
+fn legacy_images(list: Option<Value>) -> Result<Vec<ImagePart>, String> {
     match list {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, v)| image_part(v, i))
             .collect(),
@@ -295,21 +304,26 @@ fn legacy_images(list: Option<&Value>) -> Result<Vec<ImagePart>, String> {
     }
 }
 
+/// The first of `keys` that holds a string, taken out of `part`; a key of
+/// another type counts as absent.
+fn take_string(part: &mut Value, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| match part.get_mut(*k) {
+        Some(Value::String(s)) => Some(std::mem::take(s)),
+        _ => None,
+    })
+}
+
 /// One image; OpenSeek's spellings (`media_type`, `mime_type`, `data_base64`)
-/// and the daemon's (`mediaType`) are read, and a key of the wrong type
-/// counts as absent. An unnamed image is named by its position.
-fn image_part(part: &Value, i: usize) -> Result<ImagePart, String> {
-    let text = |keys: &[&str]| {
-        keys.iter()
-            .find_map(|k| part.get(*k).and_then(Value::as_str))
-            .map(str::to_string)
-    };
+/// and the daemon's (`mediaType`) are read. An unnamed image is named by its
+/// position.
+fn image_part(mut part: Value, i: usize) -> Result<ImagePart, String> {
     // The "content[i]" prefix is also what a legacy `images` entry reports.
-    let data = text(&["data", "data_base64"])
+    let data = take_string(&mut part, &["data", "data_base64"])
         .ok_or_else(|| format!("content[{i}]: expected a base64 string \"data\" field"))?;
     Ok(ImagePart {
-        name: Some(text(&["name"]).unwrap_or_else(|| format!("image-{}", i + 1))),
-        media_type: text(&["media_type", "mime_type", "mediaType"]).unwrap_or_default(),
+        name: Some(take_string(&mut part, &["name"]).unwrap_or_else(|| format!("image-{}", i + 1))),
+        media_type: take_string(&mut part, &["media_type", "mime_type", "mediaType"])
+            .unwrap_or_default(),
         data,
     })
 }

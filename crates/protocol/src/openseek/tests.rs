@@ -162,19 +162,23 @@ fn commands_round_trip_between_the_reader_and_serde() {
         {"mime_type": "image/png", "data_base64": "aGk="}
     ]});
     for value in commands().into_iter().chain([aliased]) {
-        let decoded = Command::decode(&value).unwrap();
+        let decoded = Command::decode(value.clone()).unwrap();
         // What serde writes, the hand reader and serde both read back.
         let written = serde_json::to_value(&decoded).unwrap();
-        assert_eq!(Command::decode(&written).unwrap(), decoded, "{written}");
+        assert_eq!(
+            Command::decode(written.clone()).unwrap(),
+            decoded,
+            "{written}"
+        );
         let derived: Command = serde_json::from_value(written.clone()).unwrap();
         assert_eq!(derived, decoded, "{written}");
     }
-    let Command::Prompt(sub) = Command::decode(&commands()[2]).unwrap() else {
+    let Command::Prompt(sub) = Command::decode(commands()[2].clone()).unwrap() else {
         panic!()
     };
     assert_eq!(sub.joined_text(), "look");
     assert_eq!(sub.image_parts().len(), 1);
-    let Command::Prompt(sub) = Command::decode(&commands()[3]).unwrap() else {
+    let Command::Prompt(sub) = Command::decode(commands()[3].clone()).unwrap() else {
         panic!()
     };
     assert_eq!(sub.images[0].name.as_deref(), Some("image-1"));
@@ -186,14 +190,14 @@ fn the_image_check_runs_before_the_blank_text_and_the_steer_kind() {
     let value = json!({"command": "steer", "text": " ", "kind": "shout",
         "images": [{"media_type": "image/tiff", "data": "aGk="}]});
     let mut seen = 0;
-    let err = Command::decode_checked(&value, &mut |images| {
+    let err = Command::decode_checked(value.clone(), &mut |images| {
         seen = images.len();
         Err(s("Unsupported image type"))
     })
     .unwrap_err();
     assert_eq!((err.as_str(), seen), ("Unsupported image type", 1));
     assert_eq!(
-        Command::decode(&value).unwrap_err(),
+        Command::decode(value.clone()).unwrap_err(),
         "unknown steer kind: shout"
     );
 }
