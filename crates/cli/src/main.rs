@@ -120,7 +120,15 @@ impl DaemonArgs {
 enum ProtocolCommand {
     /// Print the JSON Schema (draft 2020-12) of every request, envelope,
     /// method params and result, and event.
-    Schema,
+    Schema(SchemaArgs),
+}
+
+#[derive(clap::Args)]
+struct SchemaArgs {
+    /// The schema of `seekclaw serve`'s protocol instead (OpenSeek: commands
+    /// on stdin, events on stdout; also `run --events`).
+    #[arg(long)]
+    serve: bool,
 }
 
 fn main() -> ExitCode {
@@ -186,14 +194,19 @@ fn main() -> ExitCode {
                 .map_err(Into::into)
                 .and_then(|h| doctor::init(&h, &args)),
         ),
-        Command::Protocol(ProtocolCommand::Schema) => report(print_schema()),
+        Command::Protocol(ProtocolCommand::Schema(args)) => report(print_schema(&args)),
     }
 }
 
-/// `seekclaw protocol schema`: the document, pretty-printed.
-fn print_schema() -> anyhow::Result<()> {
+/// `seekclaw protocol schema [--serve]`: the document, pretty-printed.
+fn print_schema(args: &SchemaArgs) -> anyhow::Result<()> {
     use std::io::Write;
-    let text = serde_json::to_string_pretty(&seekclaw_protocol::schema())?;
+    let doc = if args.serve {
+        seekclaw_protocol::openseek::schema()
+    } else {
+        seekclaw_protocol::schema()
+    };
+    let text = serde_json::to_string_pretty(&doc)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{text}")?;
     Ok(())

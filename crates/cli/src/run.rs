@@ -14,7 +14,7 @@ use seekclaw_agent::{AgentEvent, TurnOutcome};
 use seekclaw_config::Home;
 use seekclaw_daemon::{event_envelope, terminal_envelope};
 use seekclaw_engine::{Engine, RunOptions, TurnControls};
-use seekclaw_serve::{TurnMapper, WireEvent};
+use seekclaw_serve::{TurnMapper, WireEvent, WireLine};
 use tokio_util::sync::CancellationToken;
 
 use crate::run_pretty::Pretty;

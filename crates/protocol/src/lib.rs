@@ -1,4 +1,5 @@
-//! Wire types of the SeekClaw daemon protocol 2.1.
+//! Wire types of the SeekClaw daemon protocol 2.1, and (in [`openseek`]) of
+//! the OpenSeek stdio protocol `seekclaw serve` speaks.
 //!
 //! Pure data: requests, envelopes, the one method table, typed parameters and the
 //! `protocol.info` document, every method's params and result types (both
@@ -15,6 +16,7 @@ mod envelope;
 mod error;
 pub mod events;
 mod methods;
+pub mod openseek;
 pub mod params;
 mod request;
 mod schema;

@@ -7,7 +7,7 @@
 use seekclaw_store::{EventItem, RuntimeNotice, UserMessage};
 
 use super::command::Submission;
-use super::wire::WireEvent;
+use super::wire::{AppliedSteerKind, WireEvent};
 use super::{Serve, goal};
 
 /// One write waiting for the boundary.
@@ -46,7 +46,7 @@ impl Serve<'_> {
                     images: Vec::new(),
                 }),
                 Done::Event(WireEvent::SteerApplied {
-                    kind: "command",
+                    kind: AppliedSteerKind::Command,
                     content: sub.text,
                     submission_id: sub.submission_id,
                 }),

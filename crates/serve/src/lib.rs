@@ -33,7 +33,7 @@ pub use mapper::TurnMapper;
 use seekclaw_engine::Scope;
 use seekclaw_engine::{Engine, SessionTarget, TurnControls, TurnOrigin, TurnRequest};
 use seekclaw_engine::{TurnHandle, TurnOverrides};
-pub use wire::WireEvent;
+pub use wire::{WireEvent, WireLine};
 
 /// What `seekclaw serve` was asked.
 #[derive(Debug, Clone)]

@@ -5,11 +5,11 @@
 use std::collections::VecDeque;
 
 use seekclaw_agent::{
-    AgentEvent, ApprovalOutcome, AutoCompaction, FailureKind, GoalStatus, ReminderKind,
+    AgentEvent, ApprovalOutcome, AutoCompaction, FailureKind, GoalStatus, ReminderKind, SteerKind,
     TurnOutcome, WorkflowNode,
 };
 
-use super::wire::{WireEvent, WireUsage};
+use super::wire::{AppliedSteerKind, ApprovalOutcome as WireOutcome, WireEvent, WireUsage};
 
 /// The mapping state of one turn.
 #[derive(Debug, Default)]
@@ -71,14 +71,16 @@ impl TurnMapper {
                 ..
             } => {
                 self.flush(out);
-                out.push(WireEvent::Usage(WireUsage {
-                    prompt_tokens: total_input_tokens,
-                    completion_tokens: output_tokens,
-                    total_tokens: total_input_tokens + output_tokens,
-                    prompt_cache_hit_tokens: cached_input_tokens,
-                    prompt_cache_miss_tokens: total_input_tokens
-                        .saturating_sub(cached_input_tokens),
-                }));
+                out.push(WireEvent::Usage {
+                    usage: WireUsage {
+                        prompt_tokens: total_input_tokens,
+                        completion_tokens: output_tokens,
+                        total_tokens: total_input_tokens + output_tokens,
+                        prompt_cache_hit_tokens: cached_input_tokens,
+                        prompt_cache_miss_tokens: total_input_tokens
+                            .saturating_sub(cached_input_tokens),
+                    },
+                });
             }
             AgentEvent::ToolStart { .. } => self.flush(out),
             AgentEvent::ToolDone {
@@ -96,7 +98,11 @@ impl TurnMapper {
                 brief: Some(summary).filter(|s| !s.is_empty()),
             }),
             AgentEvent::Steer { text, kind } => out.push(WireEvent::SteerApplied {
-                kind: kind.as_str(),
+                kind: match kind {
+                    SteerKind::Prompt => AppliedSteerKind::Prompt,
+                    SteerKind::Command => AppliedSteerKind::Command,
+                    SteerKind::Notice => AppliedSteerKind::Notice,
+                },
                 content: text,
                 submission_id: self.steers.pop_front().flatten(),
             }),
@@ -122,9 +128,11 @@ impl TurnMapper {
             } => out.push(WireEvent::ApprovalResolved {
                 id: approval_id,
                 outcome: match outcome {
-                    ApprovalOutcome::AllowOnce | ApprovalOutcome::AllowSession => "allowed_once",
-                    ApprovalOutcome::Reject | ApprovalOutcome::Timeout => "rejected",
-                    ApprovalOutcome::Cancelled => "cancelled",
+                    ApprovalOutcome::AllowOnce | ApprovalOutcome::AllowSession => {
+                        WireOutcome::AllowedOnce
+                    }
+                    ApprovalOutcome::Reject | ApprovalOutcome::Timeout => WireOutcome::Rejected,
+                    ApprovalOutcome::Cancelled => WireOutcome::Cancelled,
                 },
             }),
             AgentEvent::AutoCompaction(c) => out.push(match c {

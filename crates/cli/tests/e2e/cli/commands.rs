@@ -210,6 +210,23 @@ fn protocol_schema_prints_the_whole_table() {
     assert!(doc["x-events"]["schedule.updated"]["details"].is_object());
 }
 
+#[test]
+fn protocol_schema_serve_prints_the_openseek_protocol() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = seekclaw(tmp.path(), &["protocol", "schema", "--serve"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["$ref"], "#/$defs/EventLine");
+    assert!(doc["$defs"]["Command"].is_object());
+    assert!(doc.get("x-methods").is_none(), "not the daemon's document");
+    assert_eq!(doc["x-levels"]["turn_failed"], "ERROR");
+    assert_eq!(doc["x-levels"]["agent_step"], "INFO");
+}
+
 /// The harness's check is on (the `schema-check` feature): what the daemon
 /// would never send is rejected.
 #[test]

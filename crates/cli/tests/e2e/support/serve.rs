@@ -5,6 +5,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+use seekclaw_protocol::openseek::EventLine;
 use seekclaw_testkit::ProviderServer;
 use serde_json::{Value, json};
 
@@ -45,6 +46,11 @@ impl Serve {
                 let Ok(line) = line else { break };
                 let v: Value = serde_json::from_str(&line)
                     .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                // Every line is a protocol event that reads back as the
+                // protocol type and is written again byte for byte.
+                let back = EventLine::parse(line.as_bytes())
+                    .unwrap_or_else(|| panic!("not an openseek::EventLine: {line}"));
+                assert_eq!(serde_json::to_string(&back).unwrap(), line);
                 if tx.send(v).is_err() {
                     break;
                 }
