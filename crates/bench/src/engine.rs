@@ -112,8 +112,9 @@ pub fn run(args: &EngineArgs<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Spawn → the first line `serve` writes, answering a steer with nothing to
-/// steer (`steer_dropped`): no model, no session, just the engine up.
+/// Spawn → `serve`'s answer to a steer with nothing to steer
+/// (`steer_dropped`, after its `session_started`): no model, no turn, just
+/// the engine up.
 fn serve_ready(bin: &Path, home: &Path) -> Result<Duration> {
     let start = Instant::now();
     let mut child = Command::new(bin)
@@ -126,8 +127,19 @@ fn serve_ready(bin: &Path, home: &Path) -> Result<Duration> {
         .context("spawn seekclaw serve")?;
     let mut stdin = child.stdin.take().context("stdin")?;
     stdin.write_all(b"{\"command\":\"steer\",\"text\":\"ready?\"}\n")?;
+    let mut out = BufReader::new(child.stdout.take().context("stdout")?);
     let mut line = String::new();
-    BufReader::new(child.stdout.take().context("stdout")?).read_line(&mut line)?;
+    // `session_started` (the session `serve` will write to) comes first; the
+    // answer to the steer says the engine reads commands.
+    loop {
+        line.clear();
+        out.read_line(&mut line)?;
+        let v: Value =
+            serde_json::from_str(&line).with_context(|| format!("not an event: {line}"))?;
+        if v["event"] != "session_started" {
+            break;
+        }
+    }
     let ready = start.elapsed();
     drop(stdin);
     child.wait()?;
