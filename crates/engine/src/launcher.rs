@@ -190,13 +190,8 @@ impl Engine {
         // An unreadable config.json with nothing read before: no turn on defaults.
         self.config.usable_for_turns()?;
         let watched = self.bus.clone_message_if_watched(&request.message);
-        if request.overrides.model.is_none()
-            && let Some(sid) = request.session.named()
-        {
-            request.overrides.model = self
-                .session_model(&request.scope, sid)
-                .await
-                .map_err(|e| e.with_session(Some(sid.to_string())))?;
+        if request.overrides.model.is_none() {
+            request.overrides.model = self.own_model(&request.scope, &request.session).await?;
         }
         let mut config = self.config.load();
         let pinned = request.overrides.pinned_model(&config)?;

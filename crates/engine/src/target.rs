@@ -235,15 +235,35 @@ impl Engine {
             .map_err(store_error)
     }
 
-    /// The model a session keeps for itself (`/model` in `seekclaw chat`),
-    /// while the config still has it.
-    pub(crate) async fn session_model(
+    /// The model the session `target` would continue keeps for itself
+    /// (`/model` in `seekclaw chat`), while the config still has it; `None`
+    /// for a new session. Read before the turn's checks (a session that is
+    /// not found yet is the claim's to report).
+    pub(crate) async fn own_model(
         &self,
         scope: &Scope,
-        sid: &str,
+        target: &SessionTarget,
     ) -> Result<Option<String>, MethodError> {
-        let (key, sid) = (scope.key.clone(), sid.to_string());
-        let model = self.db(move |s| s.session_model(&key, &sid)).await?;
+        let (key, target) = (scope.key.clone(), target.clone());
+        let named = target.named().map(str::to_string);
+        let model = self
+            .db(move |s| {
+                let sid = match target {
+                    SessionTarget::New { .. } => return Ok(None),
+                    SessionTarget::Id(id) => Some(id),
+                    SessionTarget::Latest => s.latest_session(&key)?.map(|h| h.id),
+                    SessionTarget::Resume(last) => match last {
+                        Some(id) if s.session(&key, &id)?.is_some() => Some(id),
+                        _ => s.latest_session(&key)?.map(|h| h.id),
+                    },
+                };
+                match sid {
+                    Some(sid) => s.session_model(&key, &sid),
+                    None => Ok(None),
+                }
+            })
+            .await
+            .map_err(|e| e.with_session(named))?;
         let config = self.config.load();
         Ok(model.filter(|m| seekclaw_providers::routing::resolve(&config, m, false).is_some()))
     }

@@ -27,7 +27,8 @@ async fn engine(server: &ProviderServer) -> (tempfile::TempDir, Engine, Scope) {
             "id": "tk", "kind": "openai", "baseUrl": server.base_url(), "apiKey": "sk-tk",
             "timeoutSeconds": 20,
             "models": [{"id": "m1", "contextWindow": 128000, "maxOutput": 4096,
-                        "inputPricePerMTok": 1.0, "outputPricePerMTok": 2.0}]
+                        "inputPricePerMTok": 1.0, "outputPricePerMTok": 2.0},
+                       {"id": "m2", "contextWindow": 128000, "maxOutput": 4096}]
         }],
         "routing": {"retry": {"baseDelaySeconds": 0.01, "maxDelaySeconds": 0.05}}
     });
@@ -354,4 +355,46 @@ async fn the_turn_bus_sees_start_events_and_end_in_order_but_not_its_own_reader(
         own_rx.try_recv().is_err(),
         "the reader that streams the turn is skipped"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_continued_session_answers_with_its_own_model_whichever_way_it_is_named() {
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("ok"));
+    let (_dir, engine, scope) = engine(&server).await;
+    let turn = engine
+        .start_turn(request(&scope, SessionTarget::New { id: None }, "one"))
+        .await
+        .unwrap();
+    let sid = turn.session().id.clone();
+    drain(turn).await;
+    assert_eq!(server.requests()[0].body["model"], "m1");
+    engine
+        .store
+        .set_session_model(&scope.key, &sid, Some("tk/m2"))
+        .unwrap();
+    for target in [
+        SessionTarget::Id(sid.clone()),
+        SessionTarget::Latest,
+        SessionTarget::Resume(None),
+    ] {
+        drain(
+            engine
+                .start_turn(request(&scope, target.clone(), "more"))
+                .await
+                .unwrap(),
+        )
+        .await;
+        let body = server.requests().last().unwrap().body.clone();
+        assert_eq!(body["model"], "m2", "{target:?}");
+    }
+    // A new session starts on the config's model.
+    drain(
+        engine
+            .start_turn(request(&scope, SessionTarget::New { id: None }, "fresh"))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(server.requests().last().unwrap().body["model"], "m1");
 }
