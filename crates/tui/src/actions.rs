@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use seekclaw_protocol::api::{
-    ApproveParams, CancelParams, ChatParams, DoctorParams, GoalSetParams, ModeSwitchParams,
-    ModelParams, NoParams, Required, SessionListParams, SessionUpdateParams, Skipped, SteerParams,
+    ApproveParams, CancelParams, ChatParams, DoctorParams, ModeSwitchParams, ModelParams, NoParams,
+    Required, SessionListParams, SessionUpdateParams, Skipped, SteerParams,
 };
 use seekclaw_protocol::method;
 
@@ -63,39 +63,7 @@ async fn try_act(
 ) -> Result<(), TuiError> {
     let conn = &daemon.conn;
     match action {
-        Action::Chat(message) => {
-            let sid = ensure_session(daemon, scope, app).await?;
-            // `!cmd` output run while idle goes with this message.
-            let mut sent = std::mem::take(&mut app.shell_context);
-            sent.push(message.clone());
-            let (workspace, global) = scope.fields();
-            let mut params = ChatParams {
-                message: Some(sent.join("\n\n")),
-                session_id: Some(sid),
-                workspace,
-                global,
-                // This client answers approval requests (`approval_request`).
-                approvals: Some(true),
-                ..Default::default()
-            };
-            // `@image.png` words attach those images.
-            let found = match &app.root {
-                Some(root) => crate::attach::images_in(&message, root),
-                None => Vec::new(),
-            };
-            let mut images = Vec::new();
-            for a in &found {
-                images.push(a.load().map_err(|e| TuiError::Attach(a.path.clone(), e))?);
-            }
-            if !images.is_empty() {
-                params.images = Some(Skipped::send(images));
-            }
-            let id = conn.send::<method::Chat>(&params).await?;
-            app.start_turn(id, &message);
-            if let Some(Entry::User(_, chips)) = app.entries.last_mut() {
-                *chips = found.iter().map(crate::attach::Attachment::chip).collect();
-            }
-        }
+        Action::Chat(message) => send_chat(daemon, scope, app, message).await?,
         Action::Steer(message) => {
             let Some(turn) = &app.turn else { return Ok(()) };
             conn.send::<method::AgentSteer>(&steer(app, turn, message))
@@ -150,40 +118,8 @@ async fn try_act(
             ));
         }
         // The session keeps the model; other sessions keep the default.
-        Action::Model(Some(model)) => {
-            let id = ensure_session(daemon, scope, app).await?;
-            let params = SessionUpdateParams {
-                model: Some(Some(model.clone())),
-                ..session_update(scope, &id)
-            };
-            let header = conn.call::<method::SessionUpdate>(&params).await?;
-            let chosen = header.model.unwrap_or(model);
-            app.model = Some(chosen.clone());
-            app.session_model = Some(chosen.clone());
-            app.notice(format!(
-                "This session now uses {chosen}. (/model default {chosen} makes it the default for new sessions.)"
-            ));
-        }
-        Action::ModelDefault(model) => {
-            let params = ModelParams {
-                model: Required(model.clone()),
-            };
-            let text = conn.call::<method::ModelSwitch>(&params).await?;
-            let chosen = text
-                .strip_prefix("switched to ")
-                .unwrap_or(&model)
-                .to_string();
-            let this = match &app.session_model {
-                Some(own) => format!("this session keeps {own}"),
-                None => {
-                    app.model = Some(chosen.clone());
-                    "this session too".to_string()
-                }
-            };
-            app.notice(format!(
-                "Default model: {chosen} (new sessions and those without a model of their own; {this})."
-            ));
-        }
+        Action::Model(Some(model)) => set_session_model(daemon, scope, app, model).await?,
+        Action::ModelDefault(model) => set_default_model(conn, app, model).await?,
         Action::Mode(None) => {
             let mode = conn.call::<method::AgentModeGet>(&NoParams {}).await?.text;
             app.notice(format!(
@@ -195,17 +131,7 @@ async fn try_act(
             let mode = conn.call::<method::AgentModeSwitch>(&params).await?;
             app.notice(format!("Mode: {mode}"));
         }
-        Action::Compact => {
-            let Some(id) = app.session_id.clone() else {
-                app.error("Nothing to compact yet.");
-                return Ok(());
-            };
-            app.notice("Compacting…");
-            let result = conn
-                .call::<method::SessionCompact>(&scope.session(&id))
-                .await?;
-            app.notice(crate::detail::compacted(&result.summary));
-        }
+        Action::Compact => compact(conn, scope, app).await?,
         Action::Copy => match app.last_answer() {
             Some(text) => {
                 copy_to_clipboard(&text).map_err(TuiError::Terminal)?;
@@ -216,98 +142,18 @@ async fn try_act(
             }
             None => app.error("No answer to copy yet."),
         },
-        Action::Reasoning(level) => {
-            let id = ensure_session(daemon, scope, app).await?;
-            let params = SessionUpdateParams {
-                reasoning_level: Some(level),
-                ..session_update(scope, &id)
-            };
-            let header = conn.call::<method::SessionUpdate>(&params).await?;
-            app.notice(format!("Reasoning level: {}", header.reasoning_level));
-        }
+        Action::Reasoning(level) => set_reasoning(daemon, scope, app, level).await?,
         Action::Doctor => {
             let report = conn
                 .call::<method::DoctorText>(&DoctorParams::default())
                 .await?;
             app.notice(report);
         }
-        Action::Usage => {
-            let rows = conn.call::<method::UsageGet>(&Default::default()).await?;
-            let lines: Vec<String> = rows
-                .iter()
-                .map(|r| {
-                    // A model without prices records 0: unknown, not free.
-                    let cost = if r.cost > 0.0 {
-                        format!("${:.4}", r.cost)
-                    } else {
-                        "cost unknown".to_string()
-                    };
-                    format!(
-                        "{}/{}: {} calls ({} failed), {} in, {} out, {cost}",
-                        r.provider,
-                        r.model,
-                        r.calls,
-                        r.failures,
-                        r.total_input_tokens,
-                        r.output_tokens,
-                    )
-                })
-                .collect();
-            if lines.is_empty() {
-                app.notice("No usage recorded yet.");
-            } else {
-                app.notice(format!("Usage, all time:\n{}", lines.join("\n")));
-            }
-        }
-        Action::Mcp => {
-            // The listing is of the daemon's current workspace; it reads no scope.
-            let servers = conn.call::<method::McpList>(&NoParams {}).await?;
-            let lines: Vec<String> = servers
-                .iter()
-                .map(|m| {
-                    let error = m
-                        .error
-                        .as_ref()
-                        .map(|e| format!(" ({e})"))
-                        .unwrap_or_default();
-                    format!(
-                        "{} [{}, {}]: {}, {} tools{error}",
-                        m.name, m.scope, m.transport, m.status, m.tool_count,
-                    )
-                })
-                .collect();
-            if lines.is_empty() {
-                app.notice("No MCP servers configured.");
-            } else {
-                app.notice(format!("MCP servers:\n{}", lines.join("\n")));
-            }
-        }
+        Action::Usage => app.notice(crate::reports::usage(conn).await?),
+        Action::Mcp => app.notice(crate::reports::mcp(conn).await?),
         Action::Goal(change) => {
             let id = ensure_session(daemon, scope, app).await?;
-            let goal = match change {
-                None => conn.call::<method::GoalGet>(&scope.session(&id)).await?,
-                Some(None) => conn.call::<method::GoalClear>(&scope.session(&id)).await?,
-                Some(Some(text)) => {
-                    let (workspace, global) = scope.fields();
-                    let params = GoalSetParams {
-                        id: Required(id),
-                        workspace,
-                        global,
-                        text: Required(text),
-                        auto: None,
-                    };
-                    conn.call::<method::GoalSet>(&params).await?
-                }
-            };
-            let text = match goal.goal {
-                Some(g) if goal.blocked => format!(
-                    "Goal (blocked: {}): {g}",
-                    goal.reason.as_deref().unwrap_or("no reason given")
-                ),
-                Some(g) => format!("Goal: {g}"),
-                None => "No goal set (/goal TEXT sets one).".to_string(),
-            };
-            app.notice(text);
+            app.notice(crate::reports::goal(conn, scope, id, change).await?);
         }
         Action::Approve {
             approval_id,
@@ -325,29 +171,168 @@ async fn try_act(
             };
             conn.send::<method::AgentApprove>(&params).await?;
         }
-        Action::Shell(command) => {
-            let dir = match scope {
-                Scope::Workspace(dir) => dir.clone(),
-                Scope::Global => std::env::current_dir().map_err(TuiError::Terminal)?,
-            };
-            let ran = crate::shell::run(&command, &dir)
-                .await
-                .map_err(TuiError::Terminal)?;
-            app.notice(ran.shown);
-            match &app.turn {
-                // A running turn gets it as guidance.
-                Some(turn) => {
-                    let params = steer(app, turn, ran.context.clone());
-                    app.shell_steers.push(ran.context);
-                    conn.send::<method::AgentSteer>(&params).await?;
-                }
-                None => {
-                    app.shell_context.push(ran.context);
-                    app.hint = Some("the output goes with your next message".into());
-                }
-            }
-        }
+        Action::Shell(command) => run_shell(conn, scope, app, command).await?,
         Action::Quit => {}
+    }
+    Ok(())
+}
+
+/// Sends the user's message (with `!cmd` context and `@image` attachments)
+/// as a turn on the chat's session.
+async fn send_chat(
+    daemon: &Daemon,
+    scope: &Scope,
+    app: &mut App,
+    message: String,
+) -> Result<(), TuiError> {
+    let conn = &daemon.conn;
+    let sid = ensure_session(daemon, scope, app).await?;
+    // `!cmd` output run while idle goes with this message.
+    let mut sent = std::mem::take(&mut app.shell_context);
+    sent.push(message.clone());
+    let (workspace, global) = scope.fields();
+    let mut params = ChatParams {
+        message: Some(sent.join("\n\n")),
+        session_id: Some(sid),
+        workspace,
+        global,
+        // This client answers approval requests (`approval_request`).
+        approvals: Some(true),
+        ..Default::default()
+    };
+    // `@image.png` words attach those images.
+    let found = match &app.root {
+        Some(root) => crate::attach::images_in(&message, root),
+        None => Vec::new(),
+    };
+    let mut images = Vec::new();
+    for a in &found {
+        images.push(a.load().map_err(|e| TuiError::Attach(a.path.clone(), e))?);
+    }
+    if !images.is_empty() {
+        params.images = Some(Skipped::send(images));
+    }
+    let id = conn.send::<method::Chat>(&params).await?;
+    app.start_turn(id, &message);
+    if let Some(Entry::User(_, chips)) = app.entries.last_mut() {
+        *chips = found.iter().map(crate::attach::Attachment::chip).collect();
+    }
+    Ok(())
+}
+
+/// `/model NAME`: this session keeps `model`.
+async fn set_session_model(
+    daemon: &Daemon,
+    scope: &Scope,
+    app: &mut App,
+    model: String,
+) -> Result<(), TuiError> {
+    let conn = &daemon.conn;
+    let id = ensure_session(daemon, scope, app).await?;
+    let params = SessionUpdateParams {
+        model: Some(Some(model.clone())),
+        ..session_update(scope, &id)
+    };
+    let header = conn.call::<method::SessionUpdate>(&params).await?;
+    let chosen = header.model.unwrap_or(model);
+    app.model = Some(chosen.clone());
+    app.session_model = Some(chosen.clone());
+    app.notice(format!(
+        "This session now uses {chosen}. (/model default {chosen} makes it the default for new sessions.)"
+    ));
+    Ok(())
+}
+
+/// `/model default NAME`: new sessions (and those without a model) use it.
+async fn set_default_model(
+    conn: &crate::client::Connection,
+    app: &mut App,
+    model: String,
+) -> Result<(), TuiError> {
+    let params = ModelParams {
+        model: Required(model.clone()),
+    };
+    let text = conn.call::<method::ModelSwitch>(&params).await?;
+    let chosen = text
+        .strip_prefix("switched to ")
+        .unwrap_or(&model)
+        .to_string();
+    let this = match &app.session_model {
+        Some(own) => format!("this session keeps {own}"),
+        None => {
+            app.model = Some(chosen.clone());
+            "this session too".to_string()
+        }
+    };
+    app.notice(format!(
+        "Default model: {chosen} (new sessions and those without a model of their own; {this})."
+    ));
+    Ok(())
+}
+
+/// `/compact`: summarizes the open session.
+async fn compact(
+    conn: &crate::client::Connection,
+    scope: &Scope,
+    app: &mut App,
+) -> Result<(), TuiError> {
+    let Some(id) = app.session_id.clone() else {
+        app.error("Nothing to compact yet.");
+        return Ok(());
+    };
+    app.notice("Compacting…");
+    let result = conn
+        .call::<method::SessionCompact>(&scope.session(&id))
+        .await?;
+    app.notice(crate::detail::compacted(&result.summary));
+    Ok(())
+}
+
+/// `/reasoning LEVEL` for the open session.
+async fn set_reasoning(
+    daemon: &Daemon,
+    scope: &Scope,
+    app: &mut App,
+    level: String,
+) -> Result<(), TuiError> {
+    let conn = &daemon.conn;
+    let id = ensure_session(daemon, scope, app).await?;
+    let params = SessionUpdateParams {
+        reasoning_level: Some(level),
+        ..session_update(scope, &id)
+    };
+    let header = conn.call::<method::SessionUpdate>(&params).await?;
+    app.notice(format!("Reasoning level: {}", header.reasoning_level));
+    Ok(())
+}
+
+/// `!cmd`: runs it here; its output goes to the running turn, or with the
+/// next message.
+async fn run_shell(
+    conn: &crate::client::Connection,
+    scope: &Scope,
+    app: &mut App,
+    command: String,
+) -> Result<(), TuiError> {
+    let dir = match scope {
+        Scope::Workspace(dir) => dir.clone(),
+        Scope::Global => std::env::current_dir().map_err(TuiError::Terminal)?,
+    };
+    let ran = crate::shell::run(&command, &dir)
+        .await
+        .map_err(TuiError::Terminal)?;
+    app.notice(ran.shown);
+    match &app.turn {
+        // A running turn gets it as guidance.
+        Some(turn) => {
+            let params = steer(app, turn, ran.context.clone());
+            app.shell_steers.push(ran.context);
+            conn.send::<method::AgentSteer>(&params).await?;
+        }
+        None => {
+            app.shell_context.push(ran.context);
+            app.hint = Some("the output goes with your next message".into());
+        }
     }
     Ok(())
 }

@@ -29,6 +29,7 @@ pub mod picker;
 pub mod print;
 mod print_live;
 pub mod render;
+mod reports;
 pub mod setup;
 mod shell;
 pub mod trust;

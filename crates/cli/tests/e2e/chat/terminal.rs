@@ -343,7 +343,7 @@ fn reasoning_folds_and_model_mode_compact_and_copy_commands_work() {
     assert!(models.contains("  tk/eyes"), "{models}");
     // Typing on before the picker closes would read as Alt-keys.
     screen.keys(&["Escape"]);
-    screen.wait("the picker closes", |s| !s.contains("Enter switches"));
+    screen.wait("the picker closes", |s| !s.contains("┌ Models"));
     screen.submit("/model tk/eyes");
     screen.wait_for("This session now uses tk/eyes");
 
