@@ -73,15 +73,27 @@ impl Store {
             let mut blobs = BlobCache::default();
             let mut stmt = tx.prepare_cached(
                 "SELECT seq, kind, payload FROM session_events \
-                 WHERE session_pk = ?1 AND kind <> 'terminal' ORDER BY seq",
+                 WHERE session_pk = ?1 ORDER BY seq",
             )?;
             let mut rows = stmt.query([pk])?;
             let mut out = Vec::new();
+            let mut after_answer = false;
             while let Some(r) = rows.next()? {
                 let seq: i64 = r.get(0)?;
                 let kind: String = r.get(1)?;
                 let payload: String = r.get(2)?;
+                if kind == "terminal" {
+                    // Its text, if shown, is its own (a terminal naming an
+                    // answer follows that answer).
+                    let (t, _) = stored::decode_terminal(&payload)?;
+                    if projection::replays_as_answer(&t, after_answer) {
+                        out.push(Message::answer(t.text, seq as u64));
+                    }
+                    after_answer = false;
+                    continue;
+                }
                 let item = decode_row(tx, id, seq, &kind, &payload, &mut blobs)?;
+                after_answer = projection::closes_answer(&item);
                 out.extend(Message::from_item(seq as u64, item));
             }
             Ok(out)
@@ -116,16 +128,29 @@ impl Store {
 /// that `keep` messages remain (`Some(0)` for keep = 0).
 fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Option<i64>)> {
     let mut stmt = tx.prepare_cached(
-        "SELECT seq, kind, CASE WHEN kind = 'runtime' THEN json_extract(payload, '$.kind') END \
+        "SELECT seq, kind, CASE kind WHEN 'runtime' THEN json_extract(payload, '$.kind') \
+         WHEN 'tool_result' THEN json_extract(payload, '$.toolName') END, \
+         CASE WHEN kind = 'terminal' THEN payload END \
          FROM session_events WHERE session_pk = ?1 ORDER BY seq",
     )?;
     let mut rows = stmt.query([pk])?;
     let mut count = 0usize;
     let mut cut = (keep == 0).then_some(0i64);
+    let mut after_answer = false;
     while let Some(r) = rows.next()? {
         let kind: String = r.get(1)?;
-        let runtime_kind: Option<String> = r.get(2)?;
-        if projection::is_message_row(&kind, runtime_kind.as_deref()) {
+        let detail: Option<String> = r.get(2)?;
+        let terminal: Option<String> = r.get(3)?;
+        let message = match terminal {
+            Some(payload) => {
+                let (t, _) = stored::decode_terminal(&payload)?;
+                projection::replays_as_answer(&t, after_answer)
+            }
+            None => projection::is_message_row(&kind, detail.as_deref()),
+        };
+        after_answer = kind == "assistant"
+            || (kind == "tool_result" && detail.as_deref() == Some(projection::FINISH_TOOL));
+        if message {
             count += 1;
             if count == keep {
                 cut = Some(r.get(0)?);

@@ -233,9 +233,15 @@ fn sessions_list_show_export_and_import_round_trip() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // The header carries the system prompt the session's turns were sent.
+    let sent: Value =
+        serde_json::from_str(&server.requests().last().unwrap().raw_body).unwrap();
+    assert_eq!(sent["messages"][0]["role"], "system");
+    let prompt = sent["messages"][0]["content"].as_str().unwrap();
+    assert!(!prompt.is_empty());
     assert_eq!(
         lines[0],
-        json!({"version": 1, "id": id, "system_prompt": ""})
+        json!({"version": 1, "id": id, "system_prompt": prompt})
     );
     let kinds: Vec<&str> = lines[1..]
         .iter()
@@ -261,7 +267,7 @@ fn sessions_list_show_export_and_import_round_trip() {
     assert_eq!(lines[3]["item"]["payload"]["is_error"], false);
     assert_eq!(
         lines[5]["item"]["payload"],
-        json!({"kind": "finished", "message": "", "answer_sequence": 4})
+        json!({"kind": "finished", "message": "It is heliotrope.", "answer_sequence": 4})
     );
 
     // import into another home's global scope, export again: the same bytes.
