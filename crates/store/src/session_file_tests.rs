@@ -426,5 +426,8 @@ fn a_tool_results_brief_and_a_plain_notice_come_back_as_they_were() {
     assert_eq!(encode_session_file("x", "", &read.events), text);
     // Our files from before `brief` named the row `summary`.
     let old = text.replace(r#""brief":"read a.mbt""#, r#""summary":"read a.mbt""#);
-    assert_eq!(parse_session_file(old.as_bytes()).unwrap().events, read.events);
+    assert_eq!(
+        parse_session_file(old.as_bytes()).unwrap().events,
+        read.events
+    );
 }
