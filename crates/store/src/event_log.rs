@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::blobs::{self, BlobCache};
 use crate::error::{Result, StoreError};
-use crate::items::{EventItem, SessionEvent};
+use crate::items::{EventItem, SessionEvent, TurnTerminal};
 use crate::projection::{self, Message};
 use crate::sessions::{not_found, session_pk};
 use crate::store::Store;
@@ -85,7 +85,7 @@ impl Store {
                 if kind == "terminal" {
                     // Its text, if shown, is its own (a terminal naming an
                     // answer follows that answer).
-                    let (t, _) = stored::decode_terminal(&payload)?;
+                    let (t, _) = decode_terminal_row(id, seq, &payload)?;
                     if projection::replays_as_answer(&t, after_answer) {
                         out.push(Message::answer(t.text, seq as u64));
                     }
@@ -189,13 +189,18 @@ pub(crate) fn events_of(conn: &Connection, pk: i64, id: &str) -> Result<Vec<Sess
     Ok(out)
 }
 
-fn terminal_row(id: &str, seq: i64, payload: &str, before: &[SessionEvent]) -> Result<EventItem> {
-    let (mut terminal, answer_seq) = stored::decode_terminal(payload).map_err(|e| match e {
+/// A terminal row's terminal and the answer it names; a bad row is `Corrupt`.
+fn decode_terminal_row(id: &str, seq: i64, payload: &str) -> Result<(TurnTerminal, Option<u64>)> {
+    stored::decode_terminal(payload).map_err(|e| match e {
         StoreError::Json(e) => {
             StoreError::Corrupt(format!("event {seq} of session {id} (terminal): {e}"))
         }
         other => other,
-    })?;
+    })
+}
+
+fn terminal_row(id: &str, seq: i64, payload: &str, before: &[SessionEvent]) -> Result<EventItem> {
+    let (mut terminal, answer_seq) = decode_terminal_row(id, seq, payload)?;
     // The answer always precedes its terminal and is never deleted without
     // it; were it gone anyway, the terminal keeps its status and no text.
     let answer = answer_seq.and_then(|s| before.iter().rev().find(|e| e.seq == s));

@@ -173,6 +173,7 @@ CREATE TABLE session_prompts (
     session_pk INTEGER PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE,
     hash TEXT NOT NULL
 );
+CREATE INDEX session_prompts_hash ON session_prompts (hash);
 "#;
 
 const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];

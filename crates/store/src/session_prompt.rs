@@ -56,7 +56,8 @@ impl Store {
     }
 }
 
-/// Points session `pk` at `prompt` (stored under `hash` if new).
+/// Points session `pk` at `prompt` (stored under `hash` if new); the prompt
+/// it named before goes when no session names it any more.
 pub(crate) fn set_in(tx: &Transaction<'_>, pk: i64, prompt: &str, hash: &str) -> Result<()> {
     tx.prepare_cached("INSERT OR IGNORE INTO system_prompts (hash, text) VALUES (?1, ?2)")?
         .execute(params![hash, prompt])?;
@@ -65,6 +66,18 @@ pub(crate) fn set_in(tx: &Transaction<'_>, pk: i64, prompt: &str, hash: &str) ->
          ON CONFLICT (session_pk) DO UPDATE SET hash = excluded.hash",
     )?
     .execute(params![pk, hash])?;
+    drop_unused(tx)
+}
+
+/// Deletes the prompts no session names (after a session is deleted or
+/// moves to another prompt). The table holds one row per distinct prompt,
+/// a handful, each checked through an index.
+pub(crate) fn drop_unused(tx: &Transaction<'_>) -> Result<()> {
+    tx.prepare_cached(
+        "DELETE FROM system_prompts WHERE NOT EXISTS \
+         (SELECT 1 FROM session_prompts sp WHERE sp.hash = system_prompts.hash)",
+    )?
+    .execute([])?;
     Ok(())
 }
 
@@ -116,5 +129,14 @@ mod tests {
         ));
         assert!(store.delete_session("ws", "s1").unwrap());
         assert_eq!(store.system_prompt("ws", "s1").unwrap(), None);
+        assert_eq!(prompts(&store), 1, "B went with the last session naming it");
+        assert_eq!(store.delete_scope("ws").unwrap(), 1);
+        assert_eq!(prompts(&store), 0);
+    }
+
+    fn prompts(store: &crate::Store) -> i64 {
+        store
+            .read(|tx| Ok(tx.query_row("SELECT COUNT(*) FROM system_prompts", [], |r| r.get(0))?))
+            .unwrap()
     }
 }
