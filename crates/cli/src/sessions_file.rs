@@ -230,3 +230,38 @@ pub fn append_summary(
     runtime.shutdown_background();
     done
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "").unwrap();
+    }
+
+    #[test]
+    fn a_session_root_is_found_from_the_project_the_openseek_folder_or_itself() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sessions = tmp.path().join("p/.openseek/sessions");
+        for id in ["b", "a"] {
+            touch(&sessions.join(format!("{id}/openseek_session-{id}.jsonl")));
+            touch(&sessions.join(format!("{id}/session.lock")));
+        }
+        touch(&sessions.join("a/notes.jsonl"));
+        touch(&sessions.join("stray.txt"));
+        let want = vec![
+            sessions.join("a/openseek_session-a.jsonl"),
+            sessions.join("b/openseek_session-b.jsonl"),
+        ];
+        for dir in [
+            tmp.path().join("p"),
+            tmp.path().join("p/.openseek"),
+            sessions.clone(),
+        ] {
+            assert_eq!(session_files(&dir).unwrap(), want, "{}", dir.display());
+        }
+        let err = session_files(tmp.path()).unwrap_err().to_string();
+        assert!(err.contains("no OpenSeek session files"), "{err}");
+    }
+}
