@@ -127,29 +127,32 @@ impl Store {
 /// Counts the session's messages and finds the seq after which to cut so
 /// that `keep` messages remain (`Some(0)` for keep = 0).
 fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Option<i64>)> {
+    // A terminal is a message when it holds an answer of its own: its
+    // payload, and whether the event before it (seqs are contiguous) already
+    // closes the answer, looked up for terminal rows only.
     let mut stmt = tx.prepare_cached(
-        "SELECT seq, kind, CASE kind WHEN 'runtime' THEN json_extract(payload, '$.kind') \
-         WHEN 'tool_result' THEN json_extract(payload, '$.toolName') END, \
-         CASE WHEN kind = 'terminal' THEN payload END \
-         FROM session_events WHERE session_pk = ?1 ORDER BY seq",
+        "SELECT seq, kind, CASE WHEN kind = 'runtime' THEN json_extract(payload, '$.kind') END, \
+         CASE WHEN kind = 'terminal' THEN payload END, \
+         CASE WHEN kind = 'terminal' THEN (SELECT p.kind = 'assistant' \
+             OR (p.kind = 'tool_result' AND json_extract(p.payload, '$.toolName') = ?2) \
+             FROM session_events p WHERE p.session_pk = e.session_pk AND p.seq = e.seq - 1) END \
+         FROM session_events e WHERE session_pk = ?1 ORDER BY seq",
     )?;
-    let mut rows = stmt.query([pk])?;
+    let mut rows = stmt.query(params![pk, projection::FINISH_TOOL])?;
     let mut count = 0usize;
     let mut cut = (keep == 0).then_some(0i64);
-    let mut after_answer = false;
     while let Some(r) = rows.next()? {
         let kind: String = r.get(1)?;
-        let detail: Option<String> = r.get(2)?;
+        let runtime_kind: Option<String> = r.get(2)?;
         let terminal: Option<String> = r.get(3)?;
         let message = match terminal {
             Some(payload) => {
                 let (t, _) = stored::decode_terminal(&payload)?;
-                projection::replays_as_answer(&t, after_answer)
+                let after_answer: Option<bool> = r.get(4)?;
+                projection::replays_as_answer(&t, after_answer.unwrap_or(false))
             }
-            None => projection::is_message_row(&kind, detail.as_deref()),
+            None => projection::is_message_row(&kind, runtime_kind.as_deref()),
         };
-        after_answer = kind == "assistant"
-            || (kind == "tool_result" && detail.as_deref() == Some(projection::FINISH_TOOL));
         if message {
             count += 1;
             if count == keep {

@@ -482,7 +482,11 @@ fn a_final_answer_kept_only_in_its_terminal_is_a_message() {
     );
     assert_eq!(messages[1].text, "openseek answer");
     assert_eq!(crate::project(store.events("ws", "s").unwrap()), messages);
-    // Truncation counts the answer as a message: keeping 2 keeps its terminal.
+    // Truncation counts as the projection does (the repeated answer, the
+    // finish message and the yield are no messages), and keeping 2 keeps the
+    // terminal holding the second.
+    assert_eq!(store.truncate_messages("ws", "s", 100).unwrap(), 7);
+    assert_eq!(store.events("ws", "s").unwrap().len(), 10);
     assert_eq!(store.truncate_messages("ws", "s", 2).unwrap(), 2);
     assert_eq!(store.events("ws", "s").unwrap().len(), 2);
 }
