@@ -21,8 +21,20 @@ fn with_image_placeholders(text: &str, names: impl Iterator<Item = String>) -> S
 /// with the sequence number of the event it came from.
 pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
     let mut out: Vec<(u64, ChatMessage)> = Vec::new();
+    let mut after_answer = false;
     for ev in events {
+        let closes = seekclaw_store::closes_answer(&ev.item);
+        let previous = std::mem::replace(&mut after_answer, closes);
         let msg = match &ev.item {
+            // A final answer kept only in its terminal (an imported OpenSeek
+            // turn): the model said it, so it reads it back.
+            EventItem::Terminal(t) if seekclaw_store::replays_as_answer(t, previous) => {
+                ChatMessage::Assistant {
+                    text: t.text.clone(),
+                    thinking: None,
+                    tool_calls: Vec::new(),
+                }
+            }
             EventItem::User(u) | EventItem::Steer(u) => ChatMessage::User {
                 text: with_image_placeholders(&u.text, u.images.iter().map(|i| i.name.clone())),
                 images: Vec::new(),
@@ -138,8 +150,8 @@ mod tests {
             ev(
                 4,
                 EventItem::Terminal(TurnTerminal {
-                    status: TerminalStatus::Finished,
-                    text: "ok".into(),
+                    status: TerminalStatus::Aborted,
+                    text: "cancelled".into(),
                 }),
             ),
             ev(5, user("second")),
@@ -180,5 +192,34 @@ mod tests {
             &before[2].1,
             ChatMessage::Tool { is_error: true, .. }
         ));
+    }
+
+    #[test]
+    fn a_final_answer_kept_only_in_its_terminal_is_read_back_as_the_models() {
+        let finished = |text: &str| {
+            EventItem::Terminal(TurnTerminal {
+                status: TerminalStatus::Finished,
+                text: text.into(),
+            })
+        };
+        let events = vec![
+            ev(1, user("one")),
+            ev(2, finished("answer")),
+            ev(3, user("two")),
+            ev(
+                4,
+                EventItem::Assistant(AssistantMessage {
+                    text: "ours".into(),
+                    ..AssistantMessage::default()
+                }),
+            ),
+            ev(5, finished("ours")),
+            ev(6, user("three")),
+            ev(7, finished("[context ceiling] yielded")),
+        ];
+        let conv = conversation(&events);
+        let seqs: Vec<u64> = conv.iter().map(|(s, _)| *s).collect();
+        assert_eq!(seqs, [1, 2, 3, 4, 6]);
+        assert!(matches!(&conv[1].1, ChatMessage::Assistant { text, .. } if text == "answer"));
     }
 }

@@ -181,6 +181,24 @@ async fn take_guidance(
     Ok(views)
 }
 
+/// Records the turn's system prompt with its session (what a session file's
+/// header carries). A read when it is the one already recorded; a failure
+/// costs only the header, so the turn goes on.
+async fn record_prompt(cx: &TurnCtx<'_>, system: &str) {
+    let store = cx.rt.store.clone();
+    let (scope, id) = (cx.input.scope.clone(), cx.input.session_id.clone());
+    let prompt = system.to_string();
+    let recorded =
+        crate::blocking::run_now(move || store.record_system_prompt(&scope, &id, &prompt)).await;
+    if let Some(e) = match recorded {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(e) => Some(e.to_string()),
+    } {
+        tracing::warn!(error = %e, "cannot record the session's system prompt");
+    }
+}
+
 /// The step's request: the model it most likely goes to sizes the context and
 /// the prompt; the history is repaired, compacted once if it has outgrown the
 /// window, and fitted.
@@ -206,6 +224,9 @@ async fn prepare(
         .map(|t| t.definition().name.clone())
         .collect();
     let system = rt.system_prompt(cx.input, &model_ref, vision, &tool_names, &cx.ext.extras);
+    if st.step == 1 {
+        record_prompt(cx, &system).await;
+    }
     let budget = context::Budget {
         context_window: model.context_window,
         max_output: model.max_output,

@@ -1,6 +1,7 @@
-//! `seekclaw sessions list|show|export|import`: sessions read straight from
-//! the home's SQLite store (no daemon needed; WAL makes that safe beside a
-//! running one). Only `import` writes. Export and import live in
+//! `seekclaw sessions list|show|export|import|compact`: sessions read
+//! straight from the home's SQLite store (no daemon needed; WAL makes that
+//! safe beside a running one). Only `import` and `compact` write (`compact`
+//! through the engine, holding the session as a turn would). Export and import live in
 //! `sessions_file.rs`.
 //!
 //! Scope as in `seekclaw run`: `--global`, `--workspace DIR` (its project
@@ -66,7 +67,9 @@ pub enum SessionsCommand {
         output: Option<PathBuf>,
     },
     /// Summarize the whole session with the model and append the summary (the
-    /// log is kept; the next turn starts from the summary).
+    /// log is kept; the next turn starts from the summary). With --file,
+    /// --from and --to: append the file's text as the summary of events
+    /// FROM..TO instead, no model involved.
     Compact {
         /// Session id.
         id: String,
@@ -75,10 +78,22 @@ pub enum SessionsCommand {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// A summary you wrote (`-`: stdin), covering --from..--to.
+        #[arg(long, requires_all = ["from", "to"])]
+        file: Option<PathBuf>,
+        /// The first event the summary covers.
+        #[arg(long, requires = "file")]
+        from: Option<u64>,
+        /// The last event the summary covers (inclusive).
+        #[arg(long, requires = "file")]
+        to: Option<u64>,
     },
-    /// Read an OpenSeek session file into a new session of the scope; prints its id.
+    /// Read an OpenSeek session file into a new session of the scope; prints
+    /// its id. Given a directory (a `.openseek/sessions` folder, a
+    /// `.openseek` folder or a project holding one), imports every session
+    /// file in it, one line per file.
     Import {
-        /// The session file.
+        /// The session file, or a directory of them.
         file: PathBuf,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -177,9 +192,37 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
         SessionsCommand::Export { id, scope, output } => {
             let key = find(&store, home, &scope, &id)?;
             let events = read_log(&store, &key, &id)?;
-            sessions_file::export(&id, &events, output.as_deref(), &mut out)?;
+            let prompt = store.system_prompt(&key, &id)?.unwrap_or_default();
+            sessions_file::export(&id, &prompt, &events, output.as_deref(), &mut out)?;
         }
-        SessionsCommand::Compact { id, scope, json } => {
+        SessionsCommand::Compact {
+            id,
+            scope,
+            json,
+            file: Some(file),
+            from: Some(from),
+            to: Some(to),
+        } => {
+            let key = find(&store, home, &scope, &id)?;
+            drop(store);
+            let text = sessions_file::read_summary(&file)?;
+            let done = sessions_file::append_summary(home, &key, &id, text, from, to)?;
+            if json {
+                let row = serde_json::json!({
+                    "id": id, "fromSeq": from, "toSeq": to, "summarySeq": done.seq,
+                });
+                writeln!(out, "{row}")?;
+            } else {
+                writeln!(
+                    out,
+                    "compacted session {id} events {from}..{to}; last_sequence={}",
+                    done.seq
+                )?;
+            }
+        }
+        SessionsCommand::Compact {
+            id, scope, json, ..
+        } => {
             let key = find(&store, home, &scope, &id)?;
             let header = store
                 .session(&key, &id)?
@@ -206,8 +249,15 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
         }
         SessionsCommand::Import { file, scope, id } => {
             let scope = scope.resolve(home)?;
-            let imported = sessions_file::import(home, &store, &scope, &file, id)?;
-            writeln!(out, "{imported}")?;
+            if file.is_dir() {
+                if id.is_some() {
+                    bail!("--id names one session; it cannot be used when importing a directory");
+                }
+                sessions_file::import_root(home, &store, &scope, &file, &mut out)?;
+            } else {
+                let imported = sessions_file::import(home, &store, &scope, &file, id)?;
+                writeln!(out, "{imported}")?;
+            }
         }
     }
     out.flush()?;

@@ -3,6 +3,7 @@
 
 use seekclaw_agent::{Compacted, SteerQueue, compact_session};
 use seekclaw_protocol::MethodError;
+use seekclaw_store::{EventItem, Summary};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::Engine;
@@ -50,5 +51,65 @@ impl Engine {
                 MethodError::new(crate::error::failure_code(f.kind), f.message)
                     .with_session(Some(header.id.clone()))
             })
+    }
+}
+
+/// A summary the user wrote, appended by [`Engine::append_summary`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppendedSummary {
+    /// The summary's own sequence number (the log's last event now).
+    pub seq: u64,
+}
+
+impl Engine {
+    /// Appends `text` as a summary of events `from..=to` of `session_id`, no
+    /// model involved (OpenSeek's `sessions compact --file`). The session is
+    /// held as a turn would hold it (`busy` while one runs, here or in
+    /// another process) and the range is checked against the log under that
+    /// hold: `invalid_request` when it is out of the log or parts a tool call
+    /// from its result, or when `text` is blank.
+    pub async fn append_summary(
+        &self,
+        scope_key: &str,
+        session_id: &str,
+        text: String,
+        from: u64,
+        to: u64,
+    ) -> Result<AppendedSummary, MethodError> {
+        if text.trim().is_empty() {
+            return Err(MethodError::invalid("the summary is empty"));
+        }
+        let _claim = self.claim(
+            session_id,
+            &CancellationToken::new(),
+            &SteerQueue::new(),
+            &Default::default(),
+        )?;
+        let (store, key, id) = (
+            self.store.clone(),
+            scope_key.to_string(),
+            session_id.to_string(),
+        );
+        tokio::task::spawn_blocking(move || {
+            let events = store
+                .conversation(&key, &id)
+                .map_err(crate::error::store_error)?
+                .ok_or_else(|| MethodError::not_found(format!("Session {id} not found")))?
+                .events;
+            if let Some(why) = seekclaw_store::summary_range_error(&events, from, to) {
+                return Err(MethodError::invalid(why).with_session(Some(id)));
+            }
+            let summary = EventItem::Summary(Summary {
+                text,
+                from_seq: from,
+                to_seq: to,
+            });
+            let seq = store
+                .append_event(&key, &id, None, &summary)
+                .map_err(crate::error::store_error)?;
+            Ok(AppendedSummary { seq })
+        })
+        .await
+        .map_err(|e| MethodError::internal(e.to_string()))?
     }
 }

@@ -32,6 +32,7 @@ mod turns;
 mod wording;
 
 pub use bus::{TurnBus, WatchGuard, Watched};
+pub use compact::AppendedSummary;
 pub use config_service::{ConfigService, ConfigStatus, FileHealth};
 pub use engine::{Engine, Services};
 pub use error::{failure_code, store_error};

@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use crate::blobs::{self, BlobCache};
 use crate::error::{Result, StoreError};
-use crate::items::{EventItem, SessionEvent};
+use crate::items::{EventItem, SessionEvent, TurnTerminal};
 use crate::projection::{self, Message};
 use crate::sessions::{not_found, session_pk};
 use crate::store::Store;
@@ -73,15 +73,27 @@ impl Store {
             let mut blobs = BlobCache::default();
             let mut stmt = tx.prepare_cached(
                 "SELECT seq, kind, payload FROM session_events \
-                 WHERE session_pk = ?1 AND kind <> 'terminal' ORDER BY seq",
+                 WHERE session_pk = ?1 ORDER BY seq",
             )?;
             let mut rows = stmt.query([pk])?;
             let mut out = Vec::new();
+            let mut after_answer = false;
             while let Some(r) = rows.next()? {
                 let seq: i64 = r.get(0)?;
                 let kind: String = r.get(1)?;
                 let payload: String = r.get(2)?;
+                if kind == "terminal" {
+                    // Its text, if shown, is its own (a terminal naming an
+                    // answer follows that answer).
+                    let (t, _) = decode_terminal_row(id, seq, &payload)?;
+                    if projection::replays_as_answer(&t, after_answer) {
+                        out.push(Message::answer(t.text, seq as u64));
+                    }
+                    after_answer = false;
+                    continue;
+                }
                 let item = decode_row(tx, id, seq, &kind, &payload, &mut blobs)?;
+                after_answer = projection::closes_answer(&item);
                 out.extend(Message::from_item(seq as u64, item));
             }
             Ok(out)
@@ -115,17 +127,33 @@ impl Store {
 /// Counts the session's messages and finds the seq after which to cut so
 /// that `keep` messages remain (`Some(0)` for keep = 0).
 fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Option<i64>)> {
+    // A terminal is a message when it holds an answer of its own: its
+    // payload, and whether the event before it (seqs are contiguous) already
+    // closes the answer, looked up for terminal rows only.
     let mut stmt = tx.prepare_cached(
-        "SELECT seq, kind, CASE WHEN kind = 'runtime' THEN json_extract(payload, '$.kind') END \
-         FROM session_events WHERE session_pk = ?1 ORDER BY seq",
+        "SELECT seq, kind, CASE WHEN kind = 'runtime' THEN json_extract(payload, '$.kind') END, \
+         CASE WHEN kind = 'terminal' THEN payload END, \
+         CASE WHEN kind = 'terminal' THEN (SELECT p.kind = 'assistant' \
+             OR (p.kind = 'tool_result' AND json_extract(p.payload, '$.toolName') = ?2) \
+             FROM session_events p WHERE p.session_pk = e.session_pk AND p.seq = e.seq - 1) END \
+         FROM session_events e WHERE session_pk = ?1 ORDER BY seq",
     )?;
-    let mut rows = stmt.query([pk])?;
+    let mut rows = stmt.query(params![pk, projection::FINISH_TOOL])?;
     let mut count = 0usize;
     let mut cut = (keep == 0).then_some(0i64);
     while let Some(r) = rows.next()? {
         let kind: String = r.get(1)?;
         let runtime_kind: Option<String> = r.get(2)?;
-        if projection::is_message_row(&kind, runtime_kind.as_deref()) {
+        let terminal: Option<String> = r.get(3)?;
+        let message = match terminal {
+            Some(payload) => {
+                let (t, _) = stored::decode_terminal(&payload)?;
+                let after_answer: Option<bool> = r.get(4)?;
+                projection::replays_as_answer(&t, after_answer.unwrap_or(false))
+            }
+            None => projection::is_message_row(&kind, runtime_kind.as_deref()),
+        };
+        if message {
             count += 1;
             if count == keep {
                 cut = Some(r.get(0)?);
@@ -164,13 +192,18 @@ pub(crate) fn events_of(conn: &Connection, pk: i64, id: &str) -> Result<Vec<Sess
     Ok(out)
 }
 
-fn terminal_row(id: &str, seq: i64, payload: &str, before: &[SessionEvent]) -> Result<EventItem> {
-    let (mut terminal, answer_seq) = stored::decode_terminal(payload).map_err(|e| match e {
+/// A terminal row's terminal and the answer it names; a bad row is `Corrupt`.
+fn decode_terminal_row(id: &str, seq: i64, payload: &str) -> Result<(TurnTerminal, Option<u64>)> {
+    stored::decode_terminal(payload).map_err(|e| match e {
         StoreError::Json(e) => {
             StoreError::Corrupt(format!("event {seq} of session {id} (terminal): {e}"))
         }
         other => other,
-    })?;
+    })
+}
+
+fn terminal_row(id: &str, seq: i64, payload: &str, before: &[SessionEvent]) -> Result<EventItem> {
+    let (mut terminal, answer_seq) = decode_terminal_row(id, seq, payload)?;
     // The answer always precedes its terminal and is never deleted without
     // it; were it gone anyway, the terminal keeps its status and no text.
     let answer = answer_seq.and_then(|s| before.iter().rev().find(|e| e.seq == s));

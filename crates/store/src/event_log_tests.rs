@@ -152,11 +152,13 @@ fn projection_of_every_kind() {
         r#"{"role":"user","text":">>> [Context compaction]\n\nearlier work","images":[],"thinking":null,"viewedImages":[],"toolCalls":[],"toolCallId":null,"toolName":null,"toolSuccess":true,"toolDiff":null,"toolFilePath":null,"modelRef":null}"#.to_string(),
         r#"{"role":"user","text":"fix the build","images":[],"thinking":null,"viewedImages":[],"toolCalls":[],"toolCallId":null,"toolName":null,"toolSuccess":true,"toolDiff":null,"toolFilePath":null,"modelRef":null}"#.to_string(),
         r#"{"role":"user","text":"continue","images":[],"thinking":null,"viewedImages":[],"toolCalls":[],"toolCallId":null,"toolName":null,"toolSuccess":true,"toolDiff":null,"toolFilePath":null,"modelRef":null}"#.to_string(),
+        // A terminal with no answer before it: its text is the answer (OpenSeek's shape).
+        r#"{"role":"assistant","text":"done","images":[],"thinking":null,"viewedImages":[],"toolCalls":[],"toolCallId":null,"toolName":null,"toolSuccess":true,"toolDiff":null,"toolFilePath":null,"modelRef":null}"#.to_string(),
     ];
     assert_eq!(json, expected);
     assert_eq!(
         messages.iter().map(|m| m.seq).collect::<Vec<_>>(),
-        [1, 2, 3, 4, 5, 6, 7]
+        [1, 2, 3, 4, 5, 6, 7, 9]
     );
     // The pure projection agrees with the stored one.
     let events = store.events("g", "s").unwrap();
@@ -429,4 +431,62 @@ fn title_helper() {
     assert_eq!(title_from("abc").as_deref(), Some("abc"));
     let s43 = "a".repeat(43);
     assert_eq!(title_from(&s43), Some(format!("{}…", "a".repeat(42))));
+}
+
+#[test]
+fn a_final_answer_kept_only_in_its_terminal_is_a_message() {
+    let (_dir, store) = temp_store();
+    store.create_session(&new_session("ws", "s")).unwrap();
+    let finished = |text: &str| {
+        EventItem::Terminal(TurnTerminal {
+            status: TerminalStatus::Finished,
+            text: text.into(),
+        })
+    };
+    let finish_result = EventItem::ToolResult(ToolResult {
+        tool_call_id: "c".into(),
+        tool_name: "finish".into(),
+        output: "finished: ok".into(),
+        success: true,
+        ..Default::default()
+    });
+    let items = [
+        user("one"),
+        finished("openseek answer"), // 2: shown
+        user("two"),
+        EventItem::Assistant(AssistantMessage {
+            text: "ours".into(),
+            ..Default::default()
+        }),
+        finished("ours"), // 5: repeats 4, not shown
+        user("three"),
+        finish_result,              // 7
+        finished("finish message"), // 8: after the finish tool, not shown
+        user("four"),
+        finished("[context ceiling] yielded"), // 10: not shown
+    ];
+    store.append_events("ws", "s", None, &items).unwrap();
+    let messages = store.messages("ws", "s").unwrap();
+    let shown: Vec<(u64, &str)> = messages.iter().map(|m| (m.seq, m.role.as_str())).collect();
+    assert_eq!(
+        shown,
+        [
+            (1, "user"),
+            (2, "assistant"),
+            (3, "user"),
+            (4, "assistant"),
+            (6, "user"),
+            (7, "tool"),
+            (9, "user")
+        ]
+    );
+    assert_eq!(messages[1].text, "openseek answer");
+    assert_eq!(crate::project(store.events("ws", "s").unwrap()), messages);
+    // Truncation counts as the projection does (the repeated answer, the
+    // finish message and the yield are no messages), and keeping 2 keeps the
+    // terminal holding the second.
+    assert_eq!(store.truncate_messages("ws", "s", 100).unwrap(), 7);
+    assert_eq!(store.events("ws", "s").unwrap().len(), 10);
+    assert_eq!(store.truncate_messages("ws", "s", 2).unwrap(), 2);
+    assert_eq!(store.events("ws", "s").unwrap().len(), 2);
 }

@@ -22,9 +22,11 @@ mod schedules;
 mod schema;
 mod session_file;
 mod session_model;
+mod session_prompt;
 mod sessions;
 mod store;
 mod stored;
+mod summary_range;
 mod time;
 mod transfer;
 mod turns;
@@ -38,7 +40,10 @@ pub use items::{
     TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
 };
 pub use model::{NewSession, Project, SessionHeader, SessionPatch, StoreStats, UsageDelta};
-pub use projection::{Message, SUMMARY_PREFIX, ToolCallRef, project};
+pub use projection::{
+    CONTEXT_CEILING, Message, SUMMARY_PREFIX, ToolCallRef, closes_answer, project,
+    replays_as_answer,
+};
 pub use schedules::{
     Claim, ClaimRow, DEFAULT_TASK_NAME, INTERRUPTED_RUN, MANUAL_OCCURRENCE_PREFIX, RunRecord,
     RunStatus, ScheduleDraft, ScheduleSlot, ScheduledTask, display_name,
@@ -50,6 +55,7 @@ pub use session_file::{
 };
 pub use sessions::HeaderRow;
 pub use store::Store;
+pub use summary_range::summary_range_error;
 pub use time::{format_iso, now_iso};
 pub use transfer::ListedSession;
 pub use turns::TurnEnd;

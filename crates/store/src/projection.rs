@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::items::{EventItem, ImageAttachment, SessionEvent, UserMessage, ViewedImage};
+use crate::items::{
+    EventItem, ImageAttachment, SessionEvent, TerminalStatus, TurnTerminal, UserMessage,
+    ViewedImage,
+};
 
 /// Prefix of a compaction summary shown as a user message.
 pub const SUMMARY_PREFIX: &str = ">>> [Context compaction]\n\n";
@@ -77,6 +80,11 @@ impl Message {
         }
     }
 
+    /// A final answer kept only in a terminal (see [`replays_as_answer`]).
+    pub(crate) fn answer(text: String, seq: u64) -> Message {
+        Message::plain("assistant", text, seq)
+    }
+
     fn user(m: UserMessage, seq: u64) -> Message {
         Message {
             images: m.images,
@@ -126,10 +134,49 @@ impl Message {
 
 /// Projects a whole log, in order.
 pub fn project(events: impl IntoIterator<Item = SessionEvent>) -> Vec<Message> {
-    events
-        .into_iter()
-        .filter_map(|e| Message::from_item(e.seq, e.item))
-        .collect()
+    let mut out = Vec::new();
+    let mut after_answer = false;
+    for e in events {
+        let closes = closes_answer(&e.item);
+        match e.item {
+            EventItem::Terminal(t) if replays_as_answer(&t, after_answer) => {
+                out.push(Message::answer(t.text, e.seq));
+            }
+            item => out.extend(Message::from_item(e.seq, item)),
+        }
+        after_answer = closes;
+    }
+    out
+}
+
+/// How OpenSeek's context-ceiling yield answers begin (§4.5): not an answer.
+pub const CONTEXT_CEILING: &str = "[context ceiling]";
+
+/// Whether `item` already says a turn's last word, so that a `finished`
+/// terminal right after it is no answer of its own: an assistant message
+/// (ours repeat the answer in the terminal) or the `finish` tool's result
+/// (the finish message, which our model view never replayed).
+pub fn closes_answer(item: &EventItem) -> bool {
+    match item {
+        EventItem::Assistant(_) => true,
+        EventItem::ToolResult(r) => r.tool_name == FINISH_TOOL,
+        _ => false,
+    }
+}
+
+/// The control tool that ends a turn with a message.
+pub(crate) const FINISH_TOOL: &str = "finish";
+
+/// Whether a terminal is a final answer to show (and send the model) as an
+/// assistant message: OpenSeek keeps a plain final answer only in its
+/// `finished` terminal (§4.1) and replays it so; an imported log keeps it
+/// that way, unchanged. Not blank, not a `[context ceiling]` yield, and not
+/// right after an event that [`closes_answer`] (`after_answer`).
+pub fn replays_as_answer(t: &TurnTerminal, after_answer: bool) -> bool {
+    t.status == TerminalStatus::Finished
+        && !after_answer
+        && !t.text.trim().is_empty()
+        && !t.text.starts_with(CONTEXT_CEILING)
 }
 
 pub(crate) fn is_visible_runtime(kind: &str) -> bool {
@@ -138,6 +185,7 @@ pub(crate) fn is_visible_runtime(kind: &str) -> bool {
 
 /// Whether an event row projects to a message, from its `kind` column and,
 /// for runtime notices, the notice's own kind.
+/// (Terminals are decided by [`replays_as_answer`].)
 pub(crate) fn is_message_row(kind: &str, runtime_kind: Option<&str>) -> bool {
     match kind {
         "user" | "steer" | "assistant" | "tool_result" | "summary" => true,

@@ -161,7 +161,22 @@ CREATE TABLE session_models (
 );
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+/// V7: the system prompt a session's turns used (the header of an exported
+/// session file), or the one an imported file brought. Prompts are kept once
+/// by hash however many sessions share them; a session names one.
+const V7: &str = r#"
+CREATE TABLE system_prompts (
+    hash TEXT PRIMARY KEY,
+    text TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE session_prompts (
+    session_pk INTEGER PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE,
+    hash TEXT NOT NULL
+);
+CREATE INDEX session_prompts_hash ON session_prompts (hash);
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

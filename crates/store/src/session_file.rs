@@ -12,24 +12,29 @@
 //! | `user` | `user` | `content`, `images`? (`id`, `name`, `media_type`, `size_bytes`, `data` base64) |
 //! | `steer` | `user` | as `user`, plus `"steer": true` (OpenSeek records prompt steers as user items too) |
 //! | `assistant` | `assistant` | `content`, `tool_calls` [`id`, `name`, `arguments`], `reasoning_content`?, `thinking_signature`?, `model_ref`?, `viewed_images`? (`id`, `name`), `finish_reason`? |
-//! | `tool_result` | `tool_result` | `tool_call_id`, `tool_name`, `content`, `is_error` (= not success), `diff`?, `file_path`? |
-//! | `runtime` | `runtime_notice` | `content`, `notice_kind` (ours: `repair`, `continuation`, `warning`, …) |
+//! | `tool_result` | `tool_result` | `tool_call_id`, `tool_name`, `content`, `is_error` (= not success), `brief`? (the row the call showed; read from `summary` too), `diff`?, `file_path`?, `duration_ms`?, `silent`? |
+//! | `runtime` | `runtime_notice` | `content`, `notice_kind`? (ours: `repair`, `warning`, …; left out for `continuation`) |
 //! | `summary` | `summary` | `content`, `from_sequence`, `to_sequence` |
 //! | `terminal` | `terminal` | `kind` (`finished`, `aborted`, `interrupted`, `failed`), `message`; `answer_sequence`? |
 //!
 //! Our turns store their final answer as an assistant message and repeat it in
 //! the terminal; OpenSeek keeps a plain final answer only in the terminal and
-//! replays a non-blank `finished` message as an assistant message. So a
-//! terminal repeating the assistant message right before it is written with an
-//! empty `message` and `answer_sequence` naming that message (OpenSeek shows
-//! the answer once; we read the text back from it), and
-//! [`SessionFile::into_log`] gives an OpenSeek final answer the assistant
-//! message our log expects.
+//! replays a non-blank `finished` message as an assistant message. A terminal
+//! repeating the assistant message right before it carries the answer in its
+//! `message` (what OpenSeek readers show) and `answer_sequence` naming that
+//! message (so our reader stores the answer once, as our turns do). A file
+//! whose terminal has `answer_sequence` and an empty `message` (written
+//! before the message carried it) reads its answer from the named message.
+//!
+//! Reading keeps a file's events exactly: same sequences, same items, no
+//! event added. An OpenSeek final answer that lives only in its terminal is
+//! stored so and shown as an assistant message by the projections
+//! (`replays_as_answer`), so export → import → export is byte-identical.
 //!
 //! Optional fields are left out when absent. A `runtime_notice` without
 //! `notice_kind` (written by OpenSeek, whose model reads every notice as a user
-//! message) is read as a `continuation`, the kind our turns also show the model.
-//! OpenSeek's `brief` of a tool result has no place in our log and is dropped.
+//! message) is read as a `continuation`, the kind our turns also show the
+//! model, and a `continuation` is written without one.
 //! Reading is strict about kinds and field types (unknown kinds, unknown
 //! terminal kinds, a missing `content` are errors, as in OpenSeek) and ignores
 //! unknown fields.
@@ -77,67 +82,6 @@ pub fn is_valid_session_id(id: &str) -> bool {
     !(id.is_empty() || id.len() > 128 || id.contains(['/', '\\', '\0']) || id == "." || id == "..")
 }
 
-/// How OpenSeek's context-ceiling yield terminals begin (§4.5): not an answer.
-const CONTEXT_CEILING: &str = "[context ceiling]";
-
-impl SessionFile {
-    /// The events as seekclaw's log keeps them. OpenSeek keeps a plain final
-    /// answer only in its `finished` terminal (§4.1, replayed as an assistant
-    /// message by its projection); our log stores the answer as an assistant
-    /// message right before the terminal, and our readers skip terminals. So a
-    /// `finished` terminal with an answer (not blank, not a `[context ceiling]`
-    /// yield) that does not follow that same answer gets it as an assistant
-    /// message first: later sequences move up, and summary ranges with them.
-    /// Files seekclaw exported already have that message (their terminals
-    /// name it by `answer_sequence`) and come back unchanged.
-    pub fn into_log(self) -> Vec<SessionEvent> {
-        let mut out: Vec<SessionEvent> = Vec::with_capacity(self.events.len());
-        // new_seq[old - 1] = where the event moved; first[old - 1] = where the
-        // items it stands for begin (its added answer, if any).
-        let mut new_seq = Vec::with_capacity(self.events.len());
-        let mut first = Vec::with_capacity(self.events.len());
-        for e in self.events {
-            let start = out.len() as u64 + 1;
-            if let EventItem::Terminal(t) = &e.item
-                && t.status == TerminalStatus::Finished
-                && !t.text.trim().is_empty()
-                && !t.text.starts_with(CONTEXT_CEILING)
-                && !matches!(out.last().map(|p| &p.item),
-                    Some(EventItem::Assistant(a)) if a.text == t.text)
-            {
-                out.push(SessionEvent {
-                    seq: start,
-                    unix_ms: e.unix_ms,
-                    turn: None,
-                    item: EventItem::Assistant(AssistantMessage {
-                        text: t.text.clone(),
-                        ..AssistantMessage::default()
-                    }),
-                });
-            }
-            first.push(start);
-            new_seq.push(out.len() as u64 + 1);
-            out.push(SessionEvent {
-                seq: out.len() as u64 + 1,
-                ..e
-            });
-        }
-        let moved = |table: &[u64], old: u64| {
-            (old as usize)
-                .checked_sub(1)
-                .and_then(|i| table.get(i).copied())
-                .unwrap_or(old)
-        };
-        for e in &mut out {
-            if let EventItem::Summary(s) = &mut e.item {
-                s.from_seq = moved(&first, s.from_seq);
-                s.to_seq = moved(&new_seq, s.to_seq);
-            }
-        }
-        out
-    }
-}
-
 /// The header line, `\n`-terminated.
 pub fn header_line(id: &str, system_prompt: &str) -> String {
     let header = json!({"version": SESSION_FILE_VERSION, "id": id, "system_prompt": system_prompt});
@@ -154,7 +98,6 @@ pub fn event_line(event: &SessionEvent, previous: Option<&SessionEvent>) -> Stri
         && a.text == t.text
         && let Value::Object(p) = &mut payload
     {
-        p.insert("message".into(), "".into());
         p.insert("answer_sequence".into(), prev.seq.into());
     }
     let line = json!({
@@ -226,16 +169,17 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
             p.insert("tool_name".into(), t.tool_name.clone().into());
             p.insert("content".into(), t.output.clone().into());
             p.insert("is_error".into(), (!t.success).into());
+            // The row the call showed: OpenSeek's `brief`.
+            if let Some(s) = &t.summary {
+                p.insert("brief".into(), s.clone().into());
+            }
             if let Some(d) = &t.diff {
                 p.insert("diff".into(), d.clone().into());
             }
             if let Some(f) = &t.file_path {
                 p.insert("file_path".into(), f.clone().into());
             }
-            // The row the call showed (ours; other readers skip these keys).
-            if let Some(s) = &t.summary {
-                p.insert("summary".into(), s.clone().into());
-            }
+            // Ours; other readers skip these keys.
             if let Some(ms) = t.duration_ms {
                 p.insert("duration_ms".into(), ms.into());
             }
@@ -246,7 +190,11 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
         }
         EventItem::Runtime(r) => {
             p.insert("content".into(), r.text.clone().into());
-            p.insert("notice_kind".into(), r.kind.clone().into());
+            // Left out when it is what a notice without one reads as, so
+            // OpenSeek's notices come back as they were.
+            if r.kind != DEFAULT_NOTICE_KIND {
+                p.insert("notice_kind".into(), r.kind.clone().into());
+            }
             "runtime_notice"
         }
         EventItem::Summary(s) => {
@@ -321,7 +269,11 @@ pub fn parse_session_file(bytes: &[u8]) -> Result<SessionFile, SessionFileError>
                             ),
                         });
                     };
-                    t.text = a.text.clone();
+                    // Files from before the answer was carried in the
+                    // message too left it empty.
+                    if t.text.is_empty() {
+                        t.text = a.text.clone();
+                    }
                 }
                 let expected = events.len() as u64 + 1;
                 if e.seq != expected {
@@ -564,7 +516,11 @@ fn decode_item(kind: &str, mut p: Payload<'_>) -> Result<EventItem, String> {
             success: !p.bool("is_error")?,
             diff: p.opt_string("diff")?,
             file_path: p.opt_string("file_path")?,
-            summary: p.opt_string("summary")?,
+            summary: match p.opt_string("brief")? {
+                Some(brief) => Some(brief),
+                // Files we wrote before the row was written as `brief`.
+                None => p.opt_string("summary")?,
+            },
             duration_ms: p.opt_u64("duration_ms")?,
             silent: p.bool("silent")?,
         }),

@@ -108,7 +108,7 @@ fn lines_have_the_openseek_shape() {
     );
     assert_eq!(
         lines[3],
-        r#"{"sequence":3,"ts":1752000000003,"item":{"kind":"tool_result","payload":{"tool_call_id":"call_1","tool_name":"read_file","content":"1 |x","is_error":true,"diff":"-a\n+b","file_path":"a.rs","summary":"path: a.rs","duration_ms":4,"silent":true}}}"#
+        r#"{"sequence":3,"ts":1752000000003,"item":{"kind":"tool_result","payload":{"tool_call_id":"call_1","tool_name":"read_file","content":"1 |x","is_error":true,"brief":"path: a.rs","diff":"-a\n+b","file_path":"a.rs","duration_ms":4,"silent":true}}}"#
     );
     assert_eq!(
         lines[4],
@@ -128,7 +128,31 @@ fn lines_have_the_openseek_shape() {
     );
     assert_eq!(
         lines[8],
-        r#"{"sequence":8,"ts":1752000000008,"item":{"kind":"terminal","payload":{"kind":"finished","message":"","answer_sequence":7}}}"#
+        r#"{"sequence":8,"ts":1752000000008,"item":{"kind":"terminal","payload":{"kind":"finished","message":"done","answer_sequence":7}}}"#
+    );
+}
+
+#[test]
+fn an_older_file_with_an_empty_answer_message_reads_the_named_answer() {
+    let text = concat!(
+        r#"{"version":1,"id":"x"}"#,
+        "\n",
+        r#"{"sequence":1,"ts":0,"item":{"kind":"assistant","payload":{"content":"the answer","tool_calls":[]}}}"#,
+        "\n",
+        r#"{"sequence":2,"ts":0,"item":{"kind":"terminal","payload":{"kind":"finished","message":"","answer_sequence":1}}}"#,
+        "\n",
+    );
+    let read = parse_session_file(text.as_bytes()).unwrap();
+    assert!(
+        matches!(&read.events[1].item, EventItem::Terminal(t) if t.text == "the answer"),
+        "{:?}",
+        read.events[1]
+    );
+    // Written again, the message carries the answer (for OpenSeek readers).
+    let again = encode_session_file("x", "", &read.events);
+    assert!(
+        again.contains(r#""message":"the answer","answer_sequence":1"#),
+        "{again}"
     );
 }
 
@@ -311,15 +335,15 @@ fn a_terminal_naming_its_answer_must_find_it() {
 }
 
 #[test]
-fn openseek_final_answers_become_assistant_messages_in_our_log() {
+fn openseek_final_answers_are_kept_as_they_are_and_round_trip() {
     let line = |seq: u64, kind: &str, payload: &str| {
         format!(
             r#"{{"sequence":{seq},"ts":{},"item":{{"kind":"{kind}","payload":{payload}}}}}"#,
             1000 + seq
         )
     };
-    let text = [
-        r#"{"version":1,"id":"x"}"#.to_string(),
+    let mut text = [
+        r#"{"version":1,"id":"x","system_prompt":"You are OpenSeek."}"#.to_string(),
         line(1, "user", r#"{"content":"one"}"#),
         line(
             2,
@@ -337,7 +361,7 @@ fn openseek_final_answers_become_assistant_messages_in_our_log() {
             "summary",
             r#"{"content":"S","from_sequence":2,"to_sequence":4}"#,
         ),
-        line(6, "user", r#"{"content":"three"}"#),
+        line(6, "runtime_notice", r#"{"content":"[goal] ship it"}"#),
         line(7, "terminal", r#"{"kind":"failed","message":"boom"}"#),
         line(8, "user", r#"{"content":"four"}"#),
         line(
@@ -347,43 +371,63 @@ fn openseek_final_answers_become_assistant_messages_in_our_log() {
         ),
     ]
     .join("\n");
-    let log = parse_session_file(text.as_bytes()).unwrap().into_log();
-    let seqs: Vec<u64> = log.iter().map(|e| e.seq).collect();
-    assert_eq!(seqs, (1..=11).collect::<Vec<_>>());
-    let kinds: Vec<&str> = log.iter().map(|e| e.item.kind()).collect();
-    assert_eq!(
-        kinds,
-        [
-            "user",
-            "assistant",
-            "terminal",
-            "user",
-            "terminal",
-            "summary",
-            "user",
-            "terminal",
-            "user",
-            "assistant",
-            "terminal"
-        ]
+    text.push('\n');
+    let read = parse_session_file(text.as_bytes()).unwrap();
+    let seqs: Vec<u64> = read.events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=9).collect::<Vec<_>>(), "no event added");
+    assert!(
+        matches!(&read.events[4].item, EventItem::Summary(s) if (s.from_seq, s.to_seq) == (2, 4))
     );
-    assert!(matches!(&log[1].item, EventItem::Assistant(a) if a.text == "first answer"));
-    assert_eq!(log[1].unix_ms, 1002, "the answer takes its terminal's time");
-    // The summary covered the first terminal (now its answer too) up to the yield.
-    assert!(matches!(&log[5].item, EventItem::Summary(s) if (s.from_seq, s.to_seq) == (2, 5)));
-    assert!(matches!(&log[9].item, EventItem::Assistant(a) if a.text == "last answer"));
-
-    // Exported, it reads back as it is.
-    let again = encode_session_file("x", "", &log);
+    // Written again: the same bytes.
     assert_eq!(
-        parse_session_file(again.as_bytes()).unwrap().into_log(),
-        log
+        encode_session_file(&read.id, &read.system_prompt, &read.events),
+        text
     );
+    // The answers show as assistant messages; the yield and the failure do not.
+    let shown: Vec<(u64, String, String)> = crate::project(read.events)
+        .into_iter()
+        .map(|m| (m.seq, m.role, m.text))
+        .collect();
+    let want = [
+        (1, "user", "one"),
+        (2, "assistant", "first answer"),
+        (3, "user", "two"),
+        (5, "user", ">>> [Context compaction]\n\nS"),
+        (6, "user", "[goal] ship it"),
+        (8, "user", "four"),
+        (9, "assistant", "last answer"),
+    ];
+    let want: Vec<(u64, String, String)> = want
+        .iter()
+        .map(|(s, r, t)| (*s, r.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(shown, want);
     // And our own files are left alone.
     let ours = every_kind();
     let text = encode_session_file("demo", "", &ours);
+    assert_eq!(parse_session_file(text.as_bytes()).unwrap().events, ours);
+}
+
+#[test]
+fn a_tool_results_brief_and_a_plain_notice_come_back_as_they_were() {
+    let text = concat!(
+        r#"{"version":1,"id":"x","system_prompt":""}"#,
+        "\n",
+        r#"{"sequence":1,"ts":5,"item":{"kind":"tool_result","payload":{"tool_call_id":"c","tool_name":"read","content":"1 |x","is_error":false,"brief":"read a.mbt"}}}"#,
+        "\n",
+        r#"{"sequence":2,"ts":6,"item":{"kind":"runtime_notice","payload":{"content":"[plan] 1 open"}}}"#,
+        "\n",
+    );
+    let read = parse_session_file(text.as_bytes()).unwrap();
+    assert!(
+        matches!(&read.events[0].item, EventItem::ToolResult(t) if t.summary.as_deref() == Some("read a.mbt"))
+    );
+    assert!(matches!(&read.events[1].item, EventItem::Runtime(r) if r.kind == "continuation"));
+    assert_eq!(encode_session_file("x", "", &read.events), text);
+    // Our files from before `brief` named the row `summary`.
+    let old = text.replace(r#""brief":"read a.mbt""#, r#""summary":"read a.mbt""#);
     assert_eq!(
-        parse_session_file(text.as_bytes()).unwrap().into_log(),
-        ours
+        parse_session_file(old.as_bytes()).unwrap().events,
+        read.events
     );
 }

@@ -279,6 +279,7 @@ impl Store {
                 .prepare_cached("DELETE FROM sessions WHERE scope = ?1 AND id = ?2")?
                 .execute(params![scope, id])?;
             blobs::drop_unreferenced(tx, &hashes)?;
+            crate::session_prompt::drop_unused(tx)?;
             Ok(deleted > 0)
         })
     }
@@ -297,6 +298,7 @@ impl Store {
                 .prepare_cached("DELETE FROM sessions WHERE scope = ?1")?
                 .execute(params![scope])?;
             blobs::drop_unreferenced(tx, &hashes)?;
+            crate::session_prompt::drop_unused(tx)?;
             Ok(deleted)
         })
     }

@@ -93,11 +93,14 @@ impl Store {
     /// titled from its first user message, as an appended log would be, and
     /// dated by its events: created at the first one's time, updated at the
     /// last one's (now for an empty log or events without a time, `ts` 0).
-    /// Its usage counters start at zero: no provider call of this home served it.
+    /// Its usage counters start at zero: no provider call of this home served
+    /// it. A non-empty `system_prompt` (the file's) is kept as the session's
+    /// (see [`Store::system_prompt`]) until a turn here records its own.
     pub fn import_session(
         &self,
         new: &NewSession,
         events: &[SessionEvent],
+        system_prompt: &str,
     ) -> Result<SessionHeader> {
         for (i, e) in events.iter().enumerate() {
             if e.seq != i as u64 + 1 {
@@ -121,6 +124,9 @@ impl Store {
             create_in(tx, new, &now)?;
             let target = LogTarget::find(tx, &new.scope, &new.id)?;
             target.insert(tx, None, events.iter().map(|e| (e.unix_ms, &e.item)), &now)?;
+            if !system_prompt.is_empty() {
+                crate::session_prompt::record_in(tx, target.pk, system_prompt)?;
+            }
             let header = tx
                 .prepare_cached(concat!(
                     "UPDATE sessions SET created_at = ?1, updated_at = ?2 WHERE pk = ?3 RETURNING ",
@@ -179,8 +185,12 @@ mod tests {
             ev(3, 1_752_000_002_000, finished("a cat")),
         ];
         let h = store
-            .import_session(&new_session("ws", "imp"), &events)
+            .import_session(&new_session("ws", "imp"), &events, "You are X.")
             .unwrap();
+        assert_eq!(
+            store.system_prompt("ws", "imp").unwrap().as_deref(),
+            Some("You are X.")
+        );
         assert_eq!(h.title.as_deref(), Some("look at this"));
         assert_eq!(h.created_at, "2025-07-08T18:40:00.0000000+00:00");
         assert_eq!(h.updated_at, "2025-07-08T18:40:02.0000000+00:00");
@@ -194,7 +204,7 @@ mod tests {
         // An existing id is a conflict, and nothing of the second log is kept.
         let before = store.stats().unwrap();
         let err = store
-            .import_session(&new_session("ws", "imp"), &events)
+            .import_session(&new_session("ws", "imp"), &events, "")
             .unwrap_err();
         assert!(matches!(err, StoreError::Conflict(_)), "{err}");
         // A bad image fails the whole import: no session, no events.
@@ -214,7 +224,7 @@ mod tests {
         ];
         assert!(
             store
-                .import_session(&new_session("ws", "bad"), &bad)
+                .import_session(&new_session("ws", "bad"), &bad, "")
                 .is_err()
         );
         assert!(store.session("ws", "bad").unwrap().is_none());
@@ -222,13 +232,16 @@ mod tests {
         // Seqs must run on from 1.
         let gap = vec![ev(2, 0, user("x"))];
         assert!(matches!(
-            store.import_session(&new_session("ws", "gap"), &gap),
+            store.import_session(&new_session("ws", "gap"), &gap, ""),
             Err(StoreError::InvalidInput(_))
         ));
         // An empty log (or one without times) is dated now.
         let h = store
-            .import_session(&new_session("ws", "empty"), &[])
+            .import_session(&new_session("ws", "empty"), &[], "")
             .unwrap();
+        assert_eq!(h.created_at, h.updated_at);
+        assert_eq!(store.system_prompt("ws", "empty").unwrap(), None);
+        let h = store.session("ws", "empty").unwrap().unwrap();
         assert_eq!(h.created_at, h.updated_at);
         assert!(h.created_at.as_str() > "2026");
     }

@@ -6,3 +6,4 @@ mod config_safety;
 mod doctor;
 mod providers;
 mod sessions;
+mod sessions_files;

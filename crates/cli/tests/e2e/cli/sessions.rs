@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::support::{bin, project_dir};
 
-fn seekclaw_in(cwd: &Path, home: &Path, args: &[&str]) -> Output {
+pub(super) fn seekclaw_in(cwd: &Path, home: &Path, args: &[&str]) -> Output {
     Command::new(bin())
         .args(args)
         .current_dir(cwd)
@@ -19,7 +19,7 @@ fn seekclaw_in(cwd: &Path, home: &Path, args: &[&str]) -> Output {
 }
 
 /// Runs a command that must succeed; its stdout.
-fn ok(cwd: &Path, home: &Path, args: &[&str]) -> String {
+pub(super) fn ok(cwd: &Path, home: &Path, args: &[&str]) -> String {
     let out = seekclaw_in(cwd, home, args);
     assert!(
         out.status.success(),
@@ -30,7 +30,7 @@ fn ok(cwd: &Path, home: &Path, args: &[&str]) -> String {
 }
 
 /// Runs a command that must fail with exit code 1; its stderr.
-fn fails(cwd: &Path, home: &Path, args: &[&str]) -> String {
+pub(super) fn fails(cwd: &Path, home: &Path, args: &[&str]) -> String {
     let out = seekclaw_in(cwd, home, args);
     assert_eq!(
         out.status.code(),
@@ -41,13 +41,13 @@ fn fails(cwd: &Path, home: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stderr).unwrap()
 }
 
-fn config(server: &ProviderServer) -> Value {
+pub(super) fn config(server: &ProviderServer) -> Value {
     json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(),
         "models": [{"id": "m1", "inputPricePerMTok": 2.0, "outputPricePerMTok": 10.0}]}]})
 }
 
 /// A fresh home under `parent` whose only provider is the testkit `server`.
-fn home(parent: &Path, name: &str, server: &ProviderServer) -> PathBuf {
+pub(super) fn home(parent: &Path, name: &str, server: &ProviderServer) -> PathBuf {
     let home = parent.join(name);
     std::fs::create_dir_all(&home).unwrap();
     std::fs::write(home.join("config.json"), config(server).to_string()).unwrap();
@@ -233,9 +233,14 @@ fn sessions_list_show_export_and_import_round_trip() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // The header carries the system prompt the session's turns were sent.
+    let sent: Value = serde_json::from_str(&server.requests().last().unwrap().raw_body).unwrap();
+    assert_eq!(sent["messages"][0]["role"], "system");
+    let prompt = sent["messages"][0]["content"].as_str().unwrap();
+    assert!(!prompt.is_empty());
     assert_eq!(
         lines[0],
-        json!({"version": 1, "id": id, "system_prompt": ""})
+        json!({"version": 1, "id": id, "system_prompt": prompt})
     );
     let kinds: Vec<&str> = lines[1..]
         .iter()
@@ -261,7 +266,7 @@ fn sessions_list_show_export_and_import_round_trip() {
     assert_eq!(lines[3]["item"]["payload"]["is_error"], false);
     assert_eq!(
         lines[5]["item"]["payload"],
-        json!({"kind": "finished", "message": "", "answer_sequence": 4})
+        json!({"kind": "finished", "message": "It is heliotrope.", "answer_sequence": 4})
     );
 
     // import into another home's global scope, export again: the same bytes.
