@@ -373,6 +373,30 @@ mod tests {
     use super::*;
     use crate::model::NewSession;
 
+    #[test]
+    fn a_read_only_store_reads_beside_a_writer_and_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seekclaw.db");
+        assert!(Store::open_read_only(&path).is_err(), "no database yet");
+        let store = Store::open(&path).unwrap();
+        store
+            .create_session(&crate::testutil::new_session("g", "s"))
+            .unwrap();
+        let viewer = Store::open_read_only(&path).unwrap();
+        assert_eq!(viewer.list_sessions("g", false).unwrap().len(), 1);
+        assert_eq!(viewer.last_seq("g", "s").unwrap(), 0);
+        store
+            .append_event("g", "s", None, &crate::testutil::user("hi"))
+            .unwrap();
+        assert_eq!(viewer.last_seq("g", "s").unwrap(), 1);
+        assert!(
+            viewer
+                .create_session(&crate::testutil::new_session("g", "t"))
+                .is_err()
+        );
+        assert!(store.session("g", "t").unwrap().is_none());
+    }
+
     #[cfg(unix)]
     #[test]
     fn the_database_files_are_the_owners_only() {
