@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use seekclaw_testkit::{ProviderServer, Reply};
 use serde_json::{Value, json};
 
+use crate::support::webdriver::Browser;
 use crate::support::{bin, project_dir};
 
 /// What the probes put into a prompt (the title) and a tool output.
@@ -386,4 +387,41 @@ fn assert_inert(dom: &str) {
         !dom.contains("<script>document"),
         "a script element from content"
     );
+}
+
+/// The page follows a running session: a turn appended by `seekclaw run`
+/// shows up in the open raw log without a reload.
+#[test]
+fn inspect_page_tails_a_live_session() {
+    if seekclaw_testkit::capability_missing(
+        "chromium",
+        seekclaw_testkit::program_missing("chromedriver"),
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = ProviderServer::start().unwrap();
+    let (home, ws, id) = sessions(dir.path(), &server);
+    let (_inspect, url) = inspect(&home);
+    let browser = Browser::start(&dir.path().join("webdriver-profile"));
+    browser.goto(&format!("{url}&session={id}"));
+    let events = "return document.querySelectorAll('#view .event').length";
+    browser.wait_for(
+        &format!("{events} === 5 && document.getElementById('live').textContent.includes('live')"),
+        Duration::from_secs(20),
+    );
+
+    server.enqueue(Reply::plain("You are welcome, live.").usage(5, 0, 3));
+    seekclaw(&ws, &home, &["run", "thanks", "--session", &id]);
+    // The turn's events are all in the store once `run` has exited.
+    let took = browser.wait_for(&format!("{events} === 8"), Duration::from_secs(5));
+    eprintln!("live tail: the turn's last event on screen {took:?} after `run` exited");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let text = browser.eval("return document.getElementById('view').textContent");
+    assert!(text.as_str().unwrap().contains("You are welcome, live."));
+    assert_eq!(
+        browser.eval("return document.querySelectorAll('#view section.turn').length"),
+        json!(2)
+    );
+    browser.screenshot(&shots_dir().join("live.png"));
 }
