@@ -237,7 +237,7 @@
     if (!model) { view.appendChild(el('p', { class: 'empty' }, 'The model view needs the server (or an export).')); return; }
     view.appendChild(el('p', { class: 'legend' }, model.messages.length + ' messages (system prompt and tool list are added by the engine at send time)'));
     for (const m of model.messages) {
-      const box = el('div', { class: 'msg ' + m.role }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, m.role), el('span', {}, 'from #' + m.seq), m.name ? el('span', {}, m.name) : null, m.isError ? el('span', { class: 'badge err' }, 'error') : null));
+      const box = el('div', { class: 'msg ' + m.role }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, m.role), el('span', {}, m.seq == null ? 'synthesized (no event)' : 'from #' + m.seq), m.name ? el('span', {}, m.name) : null, m.isError ? el('span', { class: 'badge err' }, 'error') : null));
       if (m.thinking) box.appendChild(el('details', {}, el('summary', {}, 'reasoning'), el('pre', {}, m.thinking)));
       if (m.text) box.appendChild(folded('content', m.text));
       for (const c of m.toolCalls || []) box.appendChild(el('div', { class: 'call' }, el('span', { class: 'name' }, c.name), ' ', folded('arguments', pretty(c.arguments), 12)));

@@ -1,6 +1,6 @@
 //! What the page shows, read from the store (read-only) as JSON values.
-//! The model view reuses the agent's own projection
-//! ([`seekclaw_agent::conversation`]), so it cannot drift from what turns send.
+//! The model view reuses the agent's own projection and repair
+//! ([`seekclaw_agent::model_messages`]), so it cannot drift from what turns send.
 
 use std::path::Path;
 
@@ -105,9 +105,9 @@ impl Data {
     }
 
     /// The model view at event `seq`: the messages the model had been sent
-    /// when it produced that event (every event before it, projected as the
-    /// turn projects them: summaries replace their range, old images become
-    /// placeholders).
+    /// when it produced that event (every event before it, projected and
+    /// repaired as the turn does: summaries replace their range, old images
+    /// become placeholders, a dangling call gets its synthesized failure).
     pub fn model_view(&self, scope: &str, id: &str, seq: u64) -> Result<Value, InspectError> {
         let events = self.store.events(scope, id)?;
         Ok(model_view_of(&events, seq))
@@ -117,7 +117,7 @@ impl Data {
 /// [`Data::model_view`] over events already read.
 pub fn model_view_of(events: &[SessionEvent], seq: u64) -> Value {
     let before: Vec<SessionEvent> = events.iter().filter(|e| e.seq < seq).cloned().collect();
-    let messages: Vec<Value> = seekclaw_agent::conversation(&before)
+    let messages: Vec<Value> = seekclaw_agent::model_messages(&before)
         .iter()
         .map(|(from, m)| message_json(*from, m))
         .collect();
@@ -125,7 +125,7 @@ pub fn model_view_of(events: &[SessionEvent], seq: u64) -> Value {
 }
 
 /// One projected message as the page shows it.
-fn message_json(seq: u64, m: &ChatMessage) -> Value {
+fn message_json(seq: Option<u64>, m: &ChatMessage) -> Value {
     match m {
         ChatMessage::User { text, images } => {
             json!({"seq": seq, "role": "user", "text": text, "images": images.len()})

@@ -267,6 +267,28 @@ fn inspect_guards_every_request_and_serves_the_sessions() {
             .unwrap()
             .contains("heliotrope")
     );
+    // … exactly what the provider was sent for that step (its second request).
+    let sent = &server.requests()[1].body["messages"];
+    let sent: Vec<(String, String)> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            let text = m["content"].as_str().unwrap_or_default().to_string();
+            (m["role"].as_str().unwrap().to_string(), text)
+        })
+        .collect();
+    let shown: Vec<(String, String)> = model["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let role = m["role"].as_str().unwrap().to_string();
+            (role, m["text"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    assert_eq!(shown, sent, "model view vs the request");
 
     live_tail_pushes_a_new_turn(port, &auth, &id, &server, &home, &ws);
     in_the_browser(dir.path(), &url, &id, &home);
