@@ -189,7 +189,7 @@
         if (it.text) row.appendChild(el('pre', {}, it.text));
         for (const c of it.toolCalls || []) row.appendChild(el('div', { class: 'call' }, el('span', { class: 'name' }, c.name), ' ', el('span', { class: 'badge' }, c.id), folded('arguments', pretty(c.argumentsJson), 12)));
         const meta = [it.modelRef, it.finishReason].filter(Boolean).join(' · ');
-        row.appendChild(el('div', { class: 'ehead' }, meta, el('button', { type: 'button', class: 'link', onclick: () => showModel(e.seq) }, 'model view at this step')));
+        row.appendChild(el('div', { class: 'ehead' }, meta, state.current && state.current.file ? null : el('button', { type: 'button', class: 'link', onclick: () => showModel(e.seq) }, 'model view at this step')));
         break;
       }
       case 'tool_result':

@@ -447,3 +447,85 @@ fn inspect_page_tails_a_live_session() {
     );
     browser.screenshot(&shots_dir().join("live.png"));
 }
+
+/// An OpenSeek session file (§5.2 shapes, every terminal kind, a summary, a
+/// notice, a bad line and the probes) picked in the page renders client-side.
+#[test]
+fn inspect_page_renders_an_openseek_session_file() {
+    if seekclaw_testkit::capability_missing(
+        "chromium",
+        seekclaw_testkit::program_missing("chromedriver"),
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // An empty store is enough: the file never reaches the server.
+    seekclaw(dir.path(), &home, &["sessions", "list", "--all"]);
+    let file = dir.path().join("openseek_session-demo.jsonl");
+    let lines = [
+        json!({"version": 1, "id": "demo", "system_prompt": "You are OpenSeek"}),
+        json!({"sequence": 1, "ts": 1752000000000u64, "item": {"kind": "user", "payload": {"content": PROMPT}}}),
+        json!({"sequence": 2, "ts": 1752000004000u64, "item": {"kind": "assistant", "payload": {"content": "", "tool_calls": [{"id": "call_1", "name": "read", "arguments": "{\"path\":\"a.mbt\"}"}], "reasoning_content": "hmm"}}}),
+        json!({"sequence": 3, "ts": 1752000004100u64, "item": {"kind": "tool_result", "payload": {"tool_call_id": "call_1", "tool_name": "read", "content": FILE, "is_error": false, "brief": "read a.mbt"}}}),
+        json!({"sequence": 4, "ts": 1752000005000u64, "item": {"kind": "terminal", "payload": {"kind": "interrupted", "message": "stopped"}}}),
+        json!({"sequence": 5, "ts": 1752000006000u64, "item": {"kind": "summary", "payload": {"content": "we read a.mbt", "from_sequence": 1, "to_sequence": 4}}}),
+        json!({"sequence": 6, "ts": 1752000007000u64, "item": {"kind": "runtime_notice", "payload": {"content": "goal: keep going"}}}),
+        json!({"sequence": 7, "ts": 1752000008000u64, "item": {"kind": "terminal", "payload": {"kind": "failed", "message": "provider down"}}}),
+        json!({"sequence": 8, "ts": 1752000009000u64, "item": {"kind": "terminal", "payload": {"kind": "aborted", "message": "cancelled"}}}),
+        json!({"sequence": 9, "ts": 1752000010000u64, "item": {"kind": "terminal", "payload": {"kind": "finished", "message": "done"}}}),
+    ];
+    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    text.push_str("{not json\n");
+    std::fs::write(&file, text).unwrap();
+
+    let (_inspect, url) = inspect(&home);
+    let browser = Browser::start(&dir.path().join("webdriver-profile"));
+    browser.goto(&url);
+    browser.wait_for(
+        "return document.querySelector('#sessions .empty') !== null",
+        Duration::from_secs(20),
+    );
+    browser.send_keys("#file", file.to_str().unwrap());
+    browser.wait_for(
+        "return document.getElementById('title').textContent.startsWith('File: ')",
+        Duration::from_secs(10),
+    );
+    let count =
+        |css: &str| browser.eval(&format!("return document.querySelectorAll('{css}').length"));
+    assert_eq!(
+        count("#view .event"),
+        json!(10),
+        "9 events and the bad line"
+    );
+    assert_eq!(
+        count("#view section.turn"),
+        json!(5),
+        "four terminals, then the bad line"
+    );
+    for css in [
+        ".k-summary",
+        ".k-runtime",
+        ".k-terminal.interrupted",
+        ".k-terminal.failed",
+        ".k-terminal.aborted",
+        ".k-terminal.finished",
+        ".k-error",
+    ] {
+        assert_eq!(count(&format!("#view {css}")), json!(1), "{css}");
+    }
+    let shown = browser.eval("return document.getElementById('view').textContent");
+    let shown = shown.as_str().unwrap();
+    assert!(shown.contains("Summary of events #1–#4"), "{shown}");
+    assert!(
+        shown.contains("<img src=x onerror="),
+        "the probe as text: {shown}"
+    );
+    assert_eq!(count("#view img"), json!(0), "no element from content");
+    assert_eq!(
+        browser.eval("return document.title"),
+        json!("seekclaw inspect")
+    );
+    browser.screenshot(&shots_dir().join("dropped-file.png"));
+}

@@ -151,6 +151,24 @@ impl Browser {
         start.elapsed()
     }
 
+    /// Types `text` into the element `css` picks (for a file input: the
+    /// path of the file to choose).
+    pub(crate) fn send_keys(&self, css: &str, text: &str) {
+        let found = self.call(
+            "POST",
+            &self.at("element"),
+            Some(&json!({"using": "css selector", "value": css})),
+        );
+        let id = found["element-6066-11e4-a52e-4f735466cecf"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {found}"));
+        self.call(
+            "POST",
+            &self.at(&format!("element/{id}/value")),
+            Some(&json!({"text": text})),
+        );
+    }
+
     /// A PNG of the viewport, written to `path`.
     pub(crate) fn screenshot(&self, path: &Path) {
         use base64::Engine as _;
