@@ -27,6 +27,13 @@ pub struct InspectArgs {
 /// Runs `seekclaw inspect`.
 pub fn inspect(home: &Home, args: InspectArgs) -> anyhow::Result<()> {
     let db = home.db_path();
+    // The inspector never writes, so it does not create the database either.
+    if !db.exists() {
+        anyhow::bail!(
+            "no sessions yet: {} does not exist (a first turn creates it)",
+            db.display()
+        );
+    }
     if let Some(out) = &args.export {
         let data = seekclaw_inspect::Data::open(&db)?;
         let html = seekclaw_inspect::export_html(&data, &args.session)?;

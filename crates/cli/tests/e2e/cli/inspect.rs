@@ -461,6 +461,15 @@ fn inspect_page_renders_an_openseek_session_file() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
+    // No database yet: a clear error, and none is created.
+    let out = Command::new(bin())
+        .arg("inspect")
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no sessions yet"));
+    assert!(!home.join("seekclaw.db").exists());
     // An empty store is enough: the file never reaches the server.
     seekclaw(dir.path(), &home, &["sessions", "list", "--all"]);
     let file = dir.path().join("openseek_session-demo.jsonl");
