@@ -123,10 +123,29 @@
     return turns.filter((t) => t.length);
   }
 
+  // The latest turns are drawn at once (about EAGER events); older ones fold
+  // and draw when opened, so a 5,000-event log opens quickly.
+  const EAGER = 400;
   function renderRaw(view, events) {
     const turns = turnsOf(events);
     if (!turns.length) view.appendChild(el('p', { class: 'empty' }, 'This session has no events.'));
-    turns.forEach((t, i) => view.appendChild(turnBox(t, i + 1)));
+    let first = turns.length;
+    for (let left = EAGER; first > 0 && left > 0; first--) left -= turns[first - 1].length;
+    turns.forEach((t, i) => view.appendChild(i >= first ? turnBox(t, i + 1) : foldedTurn(t, i + 1)));
+  }
+
+  function foldedTurn(events, n) {
+    const last = events[events.length - 1];
+    const first = events.find((e) => e.item && e.item.type === 'user');
+    const prompt = first ? first.item.text : '';
+    const box = el('details', { class: 'turn folded' },
+      el('summary', {}, 'Turn ' + n + ' (' + events.length + ' events, #' + events[0].seq + '–#' + last.seq + ')' + (prompt ? ': ' + prompt.slice(0, 100) : '')));
+    box.addEventListener('toggle', () => {
+      if (!box.open || box.dataset.drawn) return;
+      box.dataset.drawn = '1';
+      for (const e of events) box.appendChild(eventRow(e));
+    });
+    return box;
   }
 
   function turnBox(events, n) {
@@ -144,7 +163,7 @@
     let box = all.length ? all[all.length - 1] : null;
     for (const e of events) {
       if (!box || box.dataset.closed) {
-        box = turnBox([], view.querySelectorAll('section.turn').length + 1);
+        box = turnBox([], view.querySelectorAll('.turn').length + 1);
         view.appendChild(box);
       }
       box.appendChild(eventRow(e));
