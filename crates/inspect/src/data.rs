@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 
 use crate::InspectError;
 
-/// Events per page of `/events` (a big log is fetched in pages).
-pub const PAGE: usize = 2_000;
+/// Events per page of `/events` (a bigger log is fetched in pages; every
+/// page reads the log, so a 5,000-event session is one request).
+pub const PAGE: usize = 5_000;
 
 /// The read-only store and the queries of the page.
 #[derive(Clone, Debug)]
