@@ -379,6 +379,17 @@ fn in_the_browser(dir: &Path, url: &str, id: &str, home: &Path) {
     assert!(dom.contains("It is heliotrope."), "export: {dom}");
     assert!(dom.contains("class=\"event k-tool_result"));
     assert_inert(&dom);
+    // Its model views were computed at export time.
+    let dom = chromium(
+        &profile,
+        &format!("{file_url}?view=model&seq=4"),
+        "--dump-dom",
+    );
+    assert!(
+        dom.contains("class=\"msg tool\""),
+        "export model view: {dom}"
+    );
+    assert_inert(&dom);
     let shot = shots.join("export.png");
     chromium(
         &profile,
