@@ -156,3 +156,90 @@ fn message_json(seq: Option<u64>, m: &ChatMessage) -> Value {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use seekclaw_store::{
+        AssistantMessage, EventItem, NewSession, TerminalStatus, ToolCall, TurnTerminal,
+        UserMessage,
+    };
+
+    use super::*;
+
+    fn user(text: &str) -> EventItem {
+        EventItem::User(UserMessage {
+            text: text.into(),
+            images: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn pages_scopes_and_the_model_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("seekclaw.db");
+        let store = Store::open(&db).unwrap();
+        for (scope, id) in [("g", "a"), ("w", "a"), ("g", "b")] {
+            store
+                .create_session(&NewSession {
+                    scope: scope.into(),
+                    id: id.into(),
+                    reasoning_level: "high".into(),
+                    ..Default::default()
+                })
+                .unwrap();
+        }
+        let call = EventItem::Assistant(AssistantMessage {
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "shell".into(),
+                arguments_json: "{}".into(),
+            }],
+            ..Default::default()
+        });
+        let end = EventItem::Terminal(TurnTerminal {
+            status: TerminalStatus::Interrupted,
+            text: "killed".into(),
+        });
+        let items = [user("go"), call, end, user("again"), user("more")];
+        store.append_events("g", "b", None, &items).unwrap();
+
+        let data = Data::open(&db).unwrap();
+        assert_eq!(data.sessions(false).unwrap().as_array().unwrap().len(), 3);
+        assert!(matches!(
+            data.scope_of("a", None),
+            Err(InspectError::Ambiguous(_))
+        ));
+        assert_eq!(data.scope_of("a", Some("w")).unwrap(), "w");
+        assert_eq!(data.scope_of("b", None).unwrap(), "g");
+        assert!(matches!(
+            data.scope_of("zz", None),
+            Err(InspectError::NotFound(_))
+        ));
+
+        let page = data.events("g", "b", 1, 2).unwrap();
+        let seqs: Vec<u64> = page["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["seq"].as_u64().unwrap())
+            .collect();
+        assert_eq!(seqs, [2, 3]);
+        assert_eq!(
+            (page["last"].as_u64(), page["more"].as_bool()),
+            (Some(5), Some(true))
+        );
+        assert_eq!(data.last_seq("g", "b").unwrap(), 5);
+
+        // Before event 5: the dangling call is closed as the turn loop closes it.
+        let view = data.model_view("g", "b", 5).unwrap();
+        let roles: Vec<&str> = view["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "user"]);
+        assert!(view["messages"][2]["seq"].is_null());
+        assert_eq!(view["messages"][2]["isError"], true);
+    }
+}
