@@ -87,6 +87,22 @@ pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
     out
 }
 
+/// The messages a step is sent, from the log events before it: the
+/// [`conversation`], then the repair the turn loop gives every request (each
+/// call answered, a synthesized failure for one left dangling; each result
+/// called for). Each message with the seq of its event (`None` when
+/// synthesized). Viewers (`seekclaw inspect`) show exactly this.
+pub fn model_messages(events: &[SessionEvent]) -> Vec<(Option<u64>, ChatMessage)> {
+    let (seqs, mut messages): (Vec<u64>, Vec<ChatMessage>) =
+        conversation(events).into_iter().unzip();
+    let origin = crate::context::repair_pairs_with_origin(&mut messages);
+    origin
+        .into_iter()
+        .zip(messages)
+        .map(|(o, m)| (o.and_then(|i| seqs.get(i).copied()), m))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use seekclaw_store::{
@@ -110,6 +126,31 @@ mod tests {
             text: text.into(),
             images: Vec::new(),
         })
+    }
+
+    #[test]
+    fn model_messages_close_a_dangling_call_as_every_request_does() {
+        let events = vec![
+            ev(1, user("go")),
+            ev(
+                2,
+                EventItem::Assistant(AssistantMessage {
+                    tool_calls: vec![StoredCall {
+                        id: "c1".into(),
+                        name: "shell".into(),
+                        arguments_json: "{}".into(),
+                    }],
+                    ..Default::default()
+                }),
+            ),
+            ev(3, user("next")),
+        ];
+        let msgs = model_messages(&events);
+        let seqs: Vec<Option<u64>> = msgs.iter().map(|(s, _)| *s).collect();
+        assert_eq!(seqs, [Some(1), Some(2), None, Some(3)]);
+        assert!(
+            matches!(&msgs[2].1, ChatMessage::Tool { call_id, is_error: true, .. } if call_id == "c1")
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod client;
 mod config_check;
 mod cwd;
 mod doctor;
+mod inspect;
 mod listing;
 mod mcp;
 mod pipes;
@@ -75,6 +76,9 @@ enum Command {
     /// Describe the daemon protocol.
     #[command(subcommand)]
     Protocol(ProtocolCommand),
+    /// Browse the sessions in a local web page (read-only; 127.0.0.1 and a
+    /// token), with live tail; or `--export` them to one HTML file.
+    Inspect(inspect::InspectArgs),
 }
 
 /// `seekclaw daemon`: runs until `shutdown`, SIGTERM or SIGINT, unless on demand.
@@ -195,6 +199,11 @@ fn main() -> ExitCode {
                 .and_then(|h| doctor::init(&h, &args)),
         ),
         Command::Protocol(ProtocolCommand::Schema(args)) => report(print_schema(&args)),
+        Command::Inspect(args) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| inspect::inspect(&h, args)),
+        ),
     }
 }
 

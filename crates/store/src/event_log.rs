@@ -65,6 +65,20 @@ impl Store {
         })
     }
 
+    /// The highest seq of a session's log (0 when empty): one index lookup,
+    /// cheap enough for a viewer to poll for new events.
+    pub fn last_seq(&self, scope: &str, id: &str) -> Result<u64> {
+        self.read(|tx| {
+            let pk = session_pk(tx, scope, id)?;
+            let last: i64 = tx
+                .prepare_cached(
+                    "SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_pk = ?1",
+                )?
+                .query_row([pk], |r| r.get(0))?;
+            Ok(last.max(0) as u64)
+        })
+    }
+
     /// The session as `session.get` messages: one query in seq order,
     /// each distinct image blob read once.
     pub fn messages(&self, scope: &str, id: &str) -> Result<Vec<Message>> {

@@ -36,7 +36,8 @@ struct Inner {
     path: PathBuf,
     writer: Mutex<Connection>,
     /// Kept for as long as the store: its thread ends when the store is dropped.
-    checkpointer: Checkpointer,
+    /// `None` for a read-only store, which never writes the log back.
+    checkpointer: Option<Checkpointer>,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
 }
@@ -107,7 +108,41 @@ impl Store {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 writer: Mutex::new(writer),
-                checkpointer,
+                checkpointer: Some(checkpointer),
+                readers,
+                next_reader: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// Opens an existing database read-only: every connection is opened
+    /// `SQLITE_OPEN_READ_ONLY`, so no write can reach the file (an attempt
+    /// fails with a read-only error); no migration, no checkpoint thread. For
+    /// viewers (`seekclaw inspect`) beside a daemon that may be writing.
+    /// The schema must already be current (any seekclaw run migrates it).
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            return Err(StoreError::Io {
+                path: path.display().to_string(),
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            });
+        }
+        let writer = open_reader(path)?;
+        let version: i64 = writer.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version != schema::LATEST_VERSION {
+            return Err(StoreError::Corrupt(format!(
+                "the database has schema version {version}, this seekclaw reads {}; \
+                 run any seekclaw command that opens it for writing first",
+                schema::LATEST_VERSION
+            )));
+        }
+        // One reader beside the "writer" (itself read-only): a viewer's reads are few.
+        let readers = vec![Mutex::new(open_reader(path)?)];
+        Ok(Store {
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                writer: Mutex::new(writer),
+                checkpointer: None,
                 readers,
                 next_reader: AtomicUsize::new(0),
             }),
@@ -148,7 +183,7 @@ impl Store {
 
     #[cfg(test)]
     pub(crate) fn checkpointer(&self) -> &Checkpointer {
-        &self.inner.checkpointer
+        self.inner.checkpointer.as_ref().unwrap()
     }
 
     /// Every connection, locked (a store that is busy for as long as they are held).
@@ -195,7 +230,12 @@ impl Store {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T>,
     ) -> Option<Result<T>> {
-        if self.inner.checkpointer.catching_up() {
+        if self
+            .inner
+            .checkpointer
+            .as_ref()
+            .is_some_and(Checkpointer::catching_up)
+        {
             return None;
         }
         let conn = match self.inner.writer.try_lock() {
@@ -333,6 +373,30 @@ mod tests {
     use super::*;
     use crate::model::NewSession;
 
+    #[test]
+    fn a_read_only_store_reads_beside_a_writer_and_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seekclaw.db");
+        assert!(Store::open_read_only(&path).is_err(), "no database yet");
+        let store = Store::open(&path).unwrap();
+        store
+            .create_session(&crate::testutil::new_session("g", "s"))
+            .unwrap();
+        let viewer = Store::open_read_only(&path).unwrap();
+        assert_eq!(viewer.list_sessions("g", false).unwrap().len(), 1);
+        assert_eq!(viewer.last_seq("g", "s").unwrap(), 0);
+        store
+            .append_event("g", "s", None, &crate::testutil::user("hi"))
+            .unwrap();
+        assert_eq!(viewer.last_seq("g", "s").unwrap(), 1);
+        assert!(
+            viewer
+                .create_session(&crate::testutil::new_session("g", "t"))
+                .is_err()
+        );
+        assert!(store.session("g", "t").unwrap().is_none());
+    }
+
     #[cfg(unix)]
     #[test]
     fn the_database_files_are_the_owners_only() {
@@ -397,7 +461,7 @@ mod tests {
     fn a_write_that_may_checkpoint_a_long_log_is_not_tried_inline() {
         let (_dir, store) = temp_store();
         assert!(store.try_write(|_| Ok(())).is_some());
-        store.inner.checkpointer.note_pages(100_000);
+        store.checkpointer().note_pages(100_000);
         assert!(store.try_write(|_| Ok(())).is_none());
         // A commit through the blocking path reports the log's new length.
         store.create_session(&new_session("g", "s")).unwrap();

@@ -1,9 +1,10 @@
 //! The other subcommands: `provider`, `model`, `sessions`, `doctor`, `init`,
-//! `protocol schema`, `mcp check`, and what they do on a broken config.
+//! `protocol schema`, `mcp check`, `inspect`, and what they do on a broken config.
 
 mod commands;
 mod config_safety;
 mod doctor;
+mod inspect;
 mod providers;
 mod sessions;
 mod sessions_files;

@@ -1,11 +1,12 @@
 //! What the black-box tests share: the binary under test, a daemon started
 //! from it, and the front-end drivers (socket turns, `serve`, the tmux screen,
-//! schedules).
+//! schedules, a WebDriver session on headless Chromium).
 
 pub(crate) mod schedule;
 pub(crate) mod screen;
 pub(crate) mod serve;
 pub(crate) mod turns;
+pub(crate) mod webdriver;
 
 use std::time::{Duration, Instant};
 

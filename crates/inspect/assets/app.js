@@ -1,0 +1,383 @@
+// seekclaw inspect: the page. Session content only ever becomes text
+// (createTextNode / textContent), never markup: a title or a tool output
+// holding <script> or <img onerror> renders as those characters.
+'use strict';
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const params = new URLSearchParams(location.search);
+  const blobEl = document.getElementById('seekclaw-data');
+  // An export carries its data; the served page asks the server.
+  const baked = blobEl ? JSON.parse(blobEl.textContent) : null;
+  const state = { sessions: [], current: null, events: [], models: null, view: params.get('view') || 'raw',
+    step: Number(params.get('seq')) || 0, tail: null };
+
+  // el('div', {class: 'x'}, 'text', node, ...): strings become text nodes.
+  function el(tag, attrs, ...kids) {
+    const n = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'onclick') n.addEventListener('click', v); else n.setAttribute(k, String(v));
+    }
+    for (const k of kids.flat()) {
+      if (k === null || k === undefined || k === false) continue;
+      n.appendChild(typeof k === 'string' || typeof k === 'number' ? document.createTextNode(String(k)) : k);
+    }
+    return n;
+  }
+  const clear = (n) => { while (n.firstChild) n.removeChild(n.firstChild); return n; };
+  const time = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 23) : '');
+  const num = (n) => Number(n || 0).toLocaleString('en-US');
+
+  async function api(path) {
+    const r = await fetch(path, { credentials: 'same-origin' });
+    if (!r.ok) throw new Error(r.status + ' ' + (await r.text()));
+    return r.json();
+  }
+  const q = (s) => 'scope=' + encodeURIComponent(s.scope) ;
+  const base = (s) => '/api/sessions/' + encodeURIComponent(s.id);
+
+  // ---- sidebar ----
+  async function loadSessions() {
+    if (baked) state.sessions = baked.sessions;
+    else state.sessions = await api('/api/sessions' + ($('archived').checked ? '?archived=1' : ''));
+    renderSidebar();
+  }
+
+  function renderSidebar() {
+    const box = clear($('sessions'));
+    const f = $('filter').value.toLowerCase();
+    const shown = state.sessions.filter((s) => !f || [s.title, s.id, s.workspace].some((t) => t && t.toLowerCase().includes(f)));
+    if (!shown.length) { box.appendChild(el('p', { class: 'empty' }, 'No sessions.')); return; }
+    let scope = null;
+    for (const s of shown) {
+      const label = s.global ? 'Global' : (s.workspace || s.scope);
+      if (label !== scope) { scope = label; box.appendChild(el('div', { class: 'scope' }, label)); }
+      const cur = state.current && state.current.id === s.id && state.current.scope === s.scope;
+      const tokens = Number(s.inputTokens || 0) + Number(s.outputTokens || 0);
+      box.appendChild(el('button', {
+        type: 'button', class: 'session' + (cur ? ' current' : '') + (s.archived ? ' archived' : ''),
+        'data-id': s.id, onclick: () => openSession(s),
+      }, el('span', { class: 'stitle' }, s.title || s.id),
+      el('span', { class: 'meta' }, (s.updatedAt || '').replace('T', ' ').slice(0, 16) + ' · ' + num(s.turns) + ' turns · ' + num(tokens) + ' tokens' + (s.running ? ' · running' : ''))));
+    }
+  }
+
+  // ---- opening a session ----
+  async function openSession(s) {
+    stopTail();
+    state.current = s;
+    state.events = [];
+    state.models = null;
+    $('title').textContent = s.title || s.id;
+    renderSidebar();
+    if (baked) {
+      const log = baked.logs[s.scope + '\n' + s.id] || { events: [], models: {} };
+      state.events = log.events;
+      state.models = log.models;
+    } else if (!s.file) {
+      let after = 0;
+      for (;;) {
+        const page = await api(base(s) + '/events?' + q(s) + '&after=' + after);
+        state.events.push(...page.events);
+        if (!page.more || !page.events.length) break;
+        after = page.events[page.events.length - 1].seq;
+      }
+      if (params.get('tail') !== '0') startTail(s);
+    }
+    render();
+  }
+
+  function startTail(s) {
+    const last = state.events.length ? state.events[state.events.length - 1].seq : 0;
+    const src = new EventSource(base(s) + '/tail?' + q(s) + '&after=' + last);
+    src.addEventListener('events', (m) => {
+      if (state.current !== s) return;
+      const page = JSON.parse(m.data);
+      state.events.push(...page.events);
+      if (state.view === 'raw') appendRaw(page.events); else render();
+    });
+    src.onopen = () => { $('live').textContent = '● live'; };
+    src.onerror = () => { $('live').textContent = ''; };
+    state.tail = src;
+  }
+  function stopTail() { if (state.tail) state.tail.close(); state.tail = null; $('live').textContent = ''; }
+
+  function render() {
+    for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('active', b.dataset.view === state.view);
+    const view = clear($('view'));
+    if (!state.current) { view.appendChild(el('p', { class: 'empty' }, 'Pick a session on the left, or drop a session file.')); return; }
+    if (state.view === 'model') renderModel(view);
+    else if (state.view === 'usage') renderUsage(view);
+    else if (state.view === 'flow') renderFlow(view);
+    else renderRaw(view, state.events);
+  }
+
+  // ---- raw log ----
+  // Turns: a new one starts after each terminal.
+  function turnsOf(events) {
+    const turns = [[]];
+    for (const e of events) {
+      turns[turns.length - 1].push(e);
+      if (e.item && e.item.type === 'terminal') turns.push([]);
+    }
+    return turns.filter((t) => t.length);
+  }
+
+  // The latest turns are drawn at once (about EAGER events); older ones fold
+  // and draw when opened, so a 5,000-event log opens quickly.
+  const EAGER = 400;
+  function renderRaw(view, events) {
+    const turns = turnsOf(events);
+    if (!turns.length) view.appendChild(el('p', { class: 'empty' }, 'This session has no events.'));
+    let first = turns.length;
+    for (let left = EAGER; first > 0 && left > 0; first--) left -= turns[first - 1].length;
+    turns.forEach((t, i) => view.appendChild(i >= first ? turnBox(t, i + 1) : foldedTurn(t, i + 1)));
+  }
+
+  function foldedTurn(events, n) {
+    const last = events[events.length - 1];
+    const first = events.find((e) => e.item && e.item.type === 'user');
+    const prompt = first ? first.item.text : '';
+    const box = el('details', { class: 'turn folded' },
+      el('summary', {}, 'Turn ' + n + ' (' + events.length + ' events, #' + events[0].seq + '–#' + last.seq + ')' + (prompt ? ': ' + prompt.slice(0, 100) : '')));
+    box.addEventListener('toggle', () => {
+      if (!box.open || box.dataset.drawn) return;
+      box.dataset.drawn = '1';
+      for (const e of events) box.appendChild(eventRow(e));
+    });
+    return box;
+  }
+
+  function turnBox(events, n) {
+    const box = el('section', { class: 'turn' }, el('h3', {}, 'Turn ' + n));
+    for (const e of events) box.appendChild(eventRow(e));
+    const last = events[events.length - 1];
+    if (last && last.item && last.item.type === 'terminal') box.dataset.closed = '1';
+    return box;
+  }
+
+  // Live events go into the last open turn (or a new one) without redrawing.
+  function appendRaw(events) {
+    const view = $('view');
+    const all = view.querySelectorAll('section.turn');
+    let box = all.length ? all[all.length - 1] : null;
+    for (const e of events) {
+      if (!box || box.dataset.closed) {
+        box = turnBox([], view.querySelectorAll('.turn').length + 1);
+        view.appendChild(box);
+      }
+      box.appendChild(eventRow(e));
+      if (e.item && e.item.type === 'terminal') box.dataset.closed = '1';
+    }
+  }
+
+  function folded(label, text, lines) {
+    const long = text.length > 2000 || text.split('\n').length > (lines || 20);
+    if (!long) return el('pre', {}, text);
+    return el('details', {}, el('summary', {}, label + ' (' + text.split('\n').length + ' lines, ' + num(text.length) + ' chars)'), el('pre', {}, text));
+  }
+
+  function diffView(diff) {
+    const pre = el('pre', { class: 'diff' });
+    for (const line of diff.split('\n')) {
+      const cls = line.startsWith('@@') ? 'hunk' : line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : null;
+      pre.appendChild(cls ? el('span', { class: cls }, line) : document.createTextNode(line + '\n'));
+    }
+    return el('details', { open: true }, el('summary', {}, 'diff'), pre);
+  }
+
+  function images(list) {
+    const ok = /^image\/(png|jpeg|gif|webp)$/;
+    return (list || []).map((img) => img.data && ok.test(img.mediaType)
+      ? el('img', { class: 'thumb', alt: img.name, title: img.name, src: 'data:' + img.mediaType + ';base64,' + img.data })
+      : el('span', { class: 'badge' }, 'image ' + (img.name || '')));
+  }
+
+  function eventRow(e) {
+    const it = e.item || {};
+    const kind = it.type || 'error';
+    const extra = kind === 'terminal' ? ' ' + it.status : kind === 'tool_result' && !it.success ? ' failed' : '';
+    const row = el('div', { class: 'event k-' + kind + extra, 'data-seq': e.seq },
+      el('div', { class: 'ehead' }, el('span', {}, '#' + e.seq), el('span', {}, time(e.unixMs)), el('span', { class: 'kind' }, kind)));
+    switch (kind) {
+      case 'user': case 'steer':
+        row.append(el('pre', {}, it.text || ''), ...images(it.images));
+        break;
+      case 'assistant': {
+        if (it.thinking) row.appendChild(el('details', {}, el('summary', {}, 'reasoning'), el('pre', {}, it.thinking)));
+        if (it.text) row.appendChild(el('pre', {}, it.text));
+        for (const c of it.toolCalls || []) row.appendChild(el('div', { class: 'call' }, el('span', { class: 'name' }, c.name), ' ', el('span', { class: 'badge' }, c.id), folded('arguments', pretty(c.argumentsJson), 12)));
+        const meta = [it.modelRef, it.finishReason].filter(Boolean).join(' · ');
+        row.appendChild(el('div', { class: 'ehead' }, meta, state.current && state.current.file ? null : el('button', { type: 'button', class: 'link', onclick: () => showModel(e.seq) }, 'model view at this step')));
+        break;
+      }
+      case 'tool_result':
+        row.appendChild(el('div', {}, el('span', { class: 'name' }, it.toolName), ' ', el('span', { class: 'badge ' + (it.success ? 'ok' : 'err') }, it.success ? 'ok' : 'error'),
+          it.durationMs != null ? ' ' + it.durationMs + ' ms' : '', it.filePath ? ' ' + it.filePath : '', it.summary ? ' — ' + it.summary : ''));
+        if (it.diff) row.appendChild(diffView(it.diff));
+        row.appendChild(folded('output', it.output || ''));
+        break;
+      case 'summary':
+        row.append(el('div', {}, 'Summary of events #' + it.fromSeq + '–#' + it.toSeq), folded('summary', it.text || ''));
+        break;
+      case 'runtime':
+        row.append(el('span', { class: 'badge' }, it.kind), el('pre', {}, it.text || ''));
+        break;
+      case 'terminal':
+        row.append(el('span', { class: 'badge ' + (it.status === 'finished' ? 'ok' : 'err') }, it.status), el('pre', {}, it.text || ''));
+        break;
+      default:
+        row.appendChild(el('pre', {}, e.error || JSON.stringify(it, null, 2)));
+    }
+    return row;
+  }
+
+  function pretty(raw) {
+    try { return JSON.stringify(JSON.parse(raw), null, 2); } catch (_) { return String(raw || ''); }
+  }
+
+  // ---- model view ----
+  function showModel(seq) { state.view = 'model'; state.step = seq; render(); }
+
+  async function renderModel(view) {
+    const steps = state.events.filter((e) => e.item && e.item.type === 'assistant');
+    if (!steps.length) { view.appendChild(el('p', { class: 'empty' }, 'No model steps in this session.')); return; }
+    if (!steps.some((e) => e.seq === state.step)) state.step = steps[steps.length - 1].seq;
+    const pick = el('select', { id: 'step' }, steps.map((e, i) => {
+      const o = el('option', { value: e.seq }, 'step ' + (i + 1) + ' (event #' + e.seq + ')');
+      if (e.seq === state.step) o.selected = true;
+      return o;
+    }));
+    pick.addEventListener('change', () => showModel(Number(pick.value)));
+    view.appendChild(el('div', { class: 'picker' }, 'What the model received before ', pick));
+    const s = state.current;
+    let model = state.models ? state.models[String(state.step)] : null;
+    if (!model && !baked && !s.file) model = await api(base(s) + '/model?' + q(s) + '&seq=' + state.step);
+    if (!model) { view.appendChild(el('p', { class: 'empty' }, 'The model view needs the server (or an export).')); return; }
+    view.appendChild(el('p', { class: 'legend' }, model.messages.length + ' messages (system prompt and tool list are added by the engine at send time)'));
+    for (const m of model.messages) {
+      const box = el('div', { class: 'msg ' + m.role }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, m.role), el('span', {}, m.seq == null ? 'synthesized (no event)' : 'from #' + m.seq), m.name ? el('span', {}, m.name) : null, m.isError ? el('span', { class: 'badge err' }, 'error') : null));
+      if (m.thinking) box.appendChild(el('details', {}, el('summary', {}, 'reasoning'), el('pre', {}, m.thinking)));
+      if (m.text) box.appendChild(folded('content', m.text));
+      for (const c of m.toolCalls || []) box.appendChild(el('div', { class: 'call' }, el('span', { class: 'name' }, c.name), ' ', folded('arguments', pretty(c.arguments), 12)));
+      view.appendChild(box);
+    }
+  }
+
+  // ---- usage ----
+  // The store counts tokens per session; per step it keeps the text, so the
+  // chart estimates tokens from characters (≈ 4 per token) and says so.
+  function renderUsage(view) {
+    const s = state.current;
+    if (!s.file) {
+      view.appendChild(el('table', { class: 'totals' },
+        [['provider calls', s.llmRounds], ['input tokens', s.inputTokens], ['cached input tokens', s.cachedInputTokens], ['output tokens', s.outputTokens], ['cost (USD)', Number(s.cost || 0).toFixed(4)]]
+          .map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', {}, typeof v === 'string' ? v : num(v))))));
+    }
+    const steps = [];
+    let input = 0;
+    for (const e of state.events) {
+      const it = e.item || {};
+      const size = (it.text || '').length + (it.output || '').length + (it.thinking || '').length + (it.toolCalls || []).reduce((a, c) => a + (c.argumentsJson || '').length, 0);
+      if (it.type === 'assistant') { steps.push({ seq: e.seq, input: Math.round(input / 4), output: Math.round(size / 4) }); }
+      input += size;
+    }
+    view.appendChild(el('h3', {}, 'Estimated tokens per step'));
+    if (!steps.length) { view.appendChild(el('p', { class: 'empty' }, 'No model steps.')); return; }
+    const max = Math.max(1, ...steps.map((p) => p.input + p.output));
+    const bars = el('div', { class: 'bars' });
+    for (const p of steps) {
+      const col = el('div', { class: 'bar', title: '#' + p.seq + ': ~' + num(p.input) + ' in, ~' + num(p.output) + ' out' });
+      col.style.height = Math.max(1, 170 * (p.input + p.output) / max) + 'px';
+      const out = el('div', { class: 'bar out' });
+      out.style.height = (100 * p.output / Math.max(1, p.input + p.output)) + '%';
+      col.appendChild(out);
+      bars.appendChild(col);
+    }
+    view.append(bars, el('p', { class: 'legend' }, 'blue: context the step received, orange: what it produced; estimated from text at ≈4 characters per token, ' + steps.length + ' steps'));
+  }
+
+  // ---- workflow ----
+  function renderFlow(view) {
+    turnsOf(state.events).forEach((t, i) => {
+      view.appendChild(el('h3', {}, 'Turn ' + (i + 1)));
+      const flow = el('div', { class: 'flow' });
+      const add = (cls, text) => { if (flow.firstChild) flow.appendChild(el('span', { class: 'arrow' }, '→')); flow.appendChild(el('span', { class: 'node ' + cls }, text)); };
+      let step = 0;
+      for (const e of t) {
+        const it = e.item || {};
+        if (it.type === 'user' || it.type === 'steer') add('user', it.type + ': ' + (it.text || '').slice(0, 60));
+        else if (it.type === 'assistant') { step += 1; add('step', 'step ' + step + ((it.toolCalls || []).length ? ': ' + it.toolCalls.map((c) => c.name).join(', ') : ': answer')); }
+        else if (it.type === 'tool_result') add('tool' + (it.success ? '' : ' failed'), it.toolName + (it.success ? '' : ' ✗'));
+        else if (it.type === 'summary') add('step', 'summary #' + it.fromSeq + '–#' + it.toSeq);
+        else if (it.type === 'terminal') add('end' + (it.status === 'finished' ? '' : ' bad'), it.status);
+      }
+      view.appendChild(flow);
+    });
+  }
+
+  // ---- OpenSeek session files (drop or pick) ----
+  const KINDS = {
+    user: (p) => ({ type: 'user', text: p.content || '' }),
+    assistant: (p) => ({ type: 'assistant', text: p.content || '', thinking: p.reasoning_content || null,
+      toolCalls: (p.tool_calls || []).map((c) => ({ id: c.id, name: c.name, argumentsJson: c.arguments })) }),
+    tool_result: (p) => ({ type: 'tool_result', toolCallId: p.tool_call_id, toolName: p.tool_name, output: p.content || '', success: !p.is_error, summary: p.brief || null }),
+    runtime_notice: (p) => ({ type: 'runtime', kind: 'notice', text: p.content || '' }),
+    summary: (p) => ({ type: 'summary', text: p.content || '', fromSeq: p.from_sequence, toSeq: p.to_sequence }),
+    terminal: (p) => ({ type: 'terminal', status: p.kind, text: p.message || '' }),
+  };
+
+  // Lenient, like OpenSeek's viewer: bad lines become error cards.
+  function parseSessionFile(text) {
+    let header = null;
+    const events = [];
+    text.split('\n').forEach((line, i) => {
+      if (!line.trim()) return;
+      let v;
+      try { v = JSON.parse(line); } catch (err) { events.push({ seq: 'line ' + (i + 1), error: 'line ' + (i + 1) + ': ' + err.message + '\n' + line }); return; }
+      if (v && v.version !== undefined && v.events) { header = v; v.events.forEach((x) => events.push(convert(x, i))); return; }
+      if (v && v.version !== undefined && !v.item) { header = v; return; }
+      events.push(convert(v, i));
+    });
+    return { header, events };
+  }
+  function convert(v, i) {
+    const k = v && v.item && KINDS[v.item.kind];
+    if (!k) return { seq: v && v.sequence || 'line ' + (i + 1), error: 'line ' + (i + 1) + ': unknown event\n' + JSON.stringify(v) };
+    return { seq: v.sequence, unixMs: v.ts, item: k(v.item.payload || {}) };
+  }
+
+  async function openFile(file) {
+    const parsed = parseSessionFile(await file.text());
+    stopTail();
+    state.current = { file: true, id: (parsed.header && parsed.header.id) || file.name, scope: 'file', title: file.name };
+    state.events = parsed.events;
+    state.models = null;
+    state.view = 'raw';
+    $('title').textContent = 'File: ' + file.name;
+    renderSidebar();
+    render();
+  }
+
+  // ---- wiring ----
+  function fail(err) { clear($('view')).appendChild(el('p', { class: 'k-error' }, 'Error: ' + err.message)); }
+  $('filter').addEventListener('input', renderSidebar);
+  $('archived').addEventListener('change', () => loadSessions().catch(fail));
+  for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => { state.view = b.dataset.view; render(); });
+  $('file').addEventListener('change', (ev) => { if (ev.target.files[0]) openFile(ev.target.files[0]).catch(fail); });
+  document.addEventListener('dragover', (ev) => { ev.preventDefault(); $('drop').classList.add('over'); });
+  document.addEventListener('dragleave', () => $('drop').classList.remove('over'));
+  document.addEventListener('drop', (ev) => {
+    ev.preventDefault();
+    $('drop').classList.remove('over');
+    const f = ev.dataTransfer && ev.dataTransfer.files[0];
+    if (f) openFile(f).catch(fail);
+  });
+
+  loadSessions().then(() => {
+    const want = params.get('session');
+    const s = state.sessions.find((x) => x.id === want) || (baked ? state.sessions[0] : null);
+    if (s) return openSession(s);
+    render();
+  }).catch(fail);
+})();

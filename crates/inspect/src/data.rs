@@ -1,0 +1,245 @@
+//! What the page shows, read from the store (read-only) as JSON values.
+//! The model view reuses the agent's own projection and repair
+//! ([`seekclaw_agent::model_messages`]), so it cannot drift from what turns send.
+
+use std::path::Path;
+
+use seekclaw_providers::types::ChatMessage;
+use seekclaw_store::{SessionEvent, Store};
+use serde_json::{Value, json};
+
+use crate::InspectError;
+
+/// Events per page of `/events` (a bigger log is fetched in pages; every
+/// page reads the log, so a 5,000-event session is one request).
+pub const PAGE: usize = 5_000;
+
+/// The read-only store and the queries of the page.
+#[derive(Clone, Debug)]
+pub struct Data {
+    store: Store,
+}
+
+impl Data {
+    /// Opens the database at `db` read-only.
+    pub fn open(db: &Path) -> Result<Data, InspectError> {
+        Ok(Data {
+            store: Store::open_read_only(db)?,
+        })
+    }
+
+    /// Every scope's sessions, most recently active first.
+    pub fn sessions(&self, include_archived: bool) -> Result<Value, InspectError> {
+        let listed = self.store.list_with_stats(None, include_archived)?;
+        let rows: Vec<Value> = listed
+            .iter()
+            .map(|l| {
+                let h = &l.header;
+                json!({
+                    "scope": h.scope,
+                    "id": h.id,
+                    "title": h.title,
+                    "workspace": h.workspace,
+                    "global": h.workspace.is_none(),
+                    "archived": h.archived,
+                    "createdAt": h.created_at,
+                    "updatedAt": h.updated_at,
+                    "turns": l.turns,
+                    "llmRounds": h.llm_rounds,
+                    "inputTokens": h.total_input_tokens,
+                    "cachedInputTokens": h.cached_input_tokens,
+                    "outputTokens": h.output_tokens,
+                    "cost": l.cost,
+                    "running": h.active_turn.is_some(),
+                })
+            })
+            .collect();
+        Ok(Value::Array(rows))
+    }
+
+    /// The scope of session `id`: `scope` when given, else the only scope
+    /// holding such an id.
+    pub fn scope_of(&self, id: &str, scope: Option<&str>) -> Result<String, InspectError> {
+        if let Some(scope) = scope {
+            return match self.store.session(scope, id)? {
+                Some(_) => Ok(scope.to_string()),
+                None => Err(InspectError::NotFound(id.to_string())),
+            };
+        }
+        let mut scopes = self
+            .store
+            .list_with_stats(None, true)?
+            .into_iter()
+            .filter(|l| l.header.id == id)
+            .map(|l| l.header.scope);
+        match (scopes.next(), scopes.next()) {
+            (Some(scope), None) => Ok(scope),
+            (None, _) => Err(InspectError::NotFound(id.to_string())),
+            (Some(_), Some(_)) => Err(InspectError::Ambiguous(id.to_string())),
+        }
+    }
+
+    /// The events after seq `after`, at most `limit` of them, with the seq
+    /// of the log's last event and whether more follow.
+    pub fn events(
+        &self,
+        scope: &str,
+        id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Value, InspectError> {
+        let all = self.store.events(scope, id)?;
+        let last = all.last().map_or(0, |e| e.seq);
+        let page: Vec<&SessionEvent> = all.iter().filter(|e| e.seq > after).take(limit).collect();
+        let more = page.last().is_some_and(|e| e.seq < last);
+        Ok(json!({"scope": scope, "id": id, "last": last, "more": more, "events": page}))
+    }
+
+    /// Every event of a session (for the export).
+    pub fn all_events(&self, scope: &str, id: &str) -> Result<Vec<SessionEvent>, InspectError> {
+        Ok(self.store.events(scope, id)?)
+    }
+
+    /// The highest seq of the session's log (the live tail polls it).
+    pub fn last_seq(&self, scope: &str, id: &str) -> Result<u64, InspectError> {
+        Ok(self.store.last_seq(scope, id)?)
+    }
+
+    /// The model view at event `seq`: the messages the model had been sent
+    /// when it produced that event (every event before it, projected and
+    /// repaired as the turn does: summaries replace their range, old images
+    /// become placeholders, a dangling call gets its synthesized failure).
+    pub fn model_view(&self, scope: &str, id: &str, seq: u64) -> Result<Value, InspectError> {
+        let events = self.store.events(scope, id)?;
+        Ok(model_view_of(&events, seq))
+    }
+}
+
+/// [`Data::model_view`] over events already read.
+pub fn model_view_of(events: &[SessionEvent], seq: u64) -> Value {
+    let before: Vec<SessionEvent> = events.iter().filter(|e| e.seq < seq).cloned().collect();
+    let messages: Vec<Value> = seekclaw_agent::model_messages(&before)
+        .iter()
+        .map(|(from, m)| message_json(*from, m))
+        .collect();
+    json!({"seq": seq, "messages": messages})
+}
+
+/// One projected message as the page shows it.
+fn message_json(seq: Option<u64>, m: &ChatMessage) -> Value {
+    match m {
+        ChatMessage::User { text, images } => {
+            json!({"seq": seq, "role": "user", "text": text, "images": images.len()})
+        }
+        ChatMessage::Assistant {
+            text,
+            thinking,
+            tool_calls,
+        } => json!({
+            "seq": seq,
+            "role": "assistant",
+            "text": text,
+            "thinking": thinking.as_ref().map(|t| t.text.clone()),
+            "toolCalls": tool_calls.iter().map(|c| json!({
+                "id": c.id, "name": c.name, "arguments": c.arguments,
+            })).collect::<Vec<_>>(),
+        }),
+        ChatMessage::Tool {
+            call_id,
+            name,
+            content,
+            is_error,
+            ..
+        } => json!({
+            "seq": seq, "role": "tool", "callId": call_id, "name": name,
+            "text": content, "isError": is_error,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use seekclaw_store::{
+        AssistantMessage, EventItem, NewSession, TerminalStatus, ToolCall, TurnTerminal,
+        UserMessage,
+    };
+
+    use super::*;
+
+    fn user(text: &str) -> EventItem {
+        EventItem::User(UserMessage {
+            text: text.into(),
+            images: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn pages_scopes_and_the_model_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("seekclaw.db");
+        let store = Store::open(&db).unwrap();
+        for (scope, id) in [("g", "a"), ("w", "a"), ("g", "b")] {
+            store
+                .create_session(&NewSession {
+                    scope: scope.into(),
+                    id: id.into(),
+                    reasoning_level: "high".into(),
+                    ..Default::default()
+                })
+                .unwrap();
+        }
+        let call = EventItem::Assistant(AssistantMessage {
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "shell".into(),
+                arguments_json: "{}".into(),
+            }],
+            ..Default::default()
+        });
+        let end = EventItem::Terminal(TurnTerminal {
+            status: TerminalStatus::Interrupted,
+            text: "killed".into(),
+        });
+        let items = [user("go"), call, end, user("again"), user("more")];
+        store.append_events("g", "b", None, &items).unwrap();
+
+        let data = Data::open(&db).unwrap();
+        assert_eq!(data.sessions(false).unwrap().as_array().unwrap().len(), 3);
+        assert!(matches!(
+            data.scope_of("a", None),
+            Err(InspectError::Ambiguous(_))
+        ));
+        assert_eq!(data.scope_of("a", Some("w")).unwrap(), "w");
+        assert_eq!(data.scope_of("b", None).unwrap(), "g");
+        assert!(matches!(
+            data.scope_of("zz", None),
+            Err(InspectError::NotFound(_))
+        ));
+
+        let page = data.events("g", "b", 1, 2).unwrap();
+        let seqs: Vec<u64> = page["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["seq"].as_u64().unwrap())
+            .collect();
+        assert_eq!(seqs, [2, 3]);
+        assert_eq!(
+            (page["last"].as_u64(), page["more"].as_bool()),
+            (Some(5), Some(true))
+        );
+        assert_eq!(data.last_seq("g", "b").unwrap(), 5);
+
+        // Before event 5: the dangling call is closed as the turn loop closes it.
+        let view = data.model_view("g", "b", 5).unwrap();
+        let roles: Vec<&str> = view["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "user"]);
+        assert!(view["messages"][2]["seq"].is_null());
+        assert_eq!(view["messages"][2]["isError"], true);
+    }
+}
