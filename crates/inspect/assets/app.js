@@ -254,7 +254,8 @@
     let model = state.models ? state.models[String(state.step)] : null;
     if (!model && !baked && !s.file) model = await api(base(s) + '/model?' + q(s) + '&seq=' + state.step);
     if (!model) { view.appendChild(el('p', { class: 'empty' }, 'The model view needs the server (or an export).')); return; }
-    view.appendChild(el('p', { class: 'legend' }, model.messages.length + ' messages (system prompt and tool list are added by the engine at send time)'));
+    view.appendChild(el('p', { class: 'legend' }, model.messages.length + ' messages' + (model.systemPrompt ? ' after the system prompt (the latest turn\'s; the tool list is added at send time)' : ' (no system prompt was recorded for this session; the tool list is added at send time)')));
+    if (model.systemPrompt) view.appendChild(el('div', { class: 'msg system' }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, 'system')), folded('system prompt', model.systemPrompt)));
     for (const m of model.messages) {
       const box = el('div', { class: 'msg ' + m.role }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, m.role), el('span', {}, m.seq == null ? 'synthesized (no event)' : 'from #' + m.seq), m.name ? el('span', {}, m.name) : null, m.isError ? el('span', { class: 'badge err' }, 'error') : null));
       if (m.thinking) box.appendChild(el('details', {}, el('summary', {}, 'reasoning'), el('pre', {}, m.thinking)));

@@ -111,18 +111,25 @@ impl Data {
     /// become placeholders, a dangling call gets its synthesized failure).
     pub fn model_view(&self, scope: &str, id: &str, seq: u64) -> Result<Value, InspectError> {
         let events = self.store.events(scope, id)?;
-        Ok(model_view_of(&events, seq))
+        let prompt = self.system_prompt(scope, id)?;
+        Ok(model_view_of(&events, seq, prompt.as_deref()))
+    }
+
+    /// The system prompt the session's latest turn was sent (or its imported
+    /// file brought); `None` for sessions from before prompts were recorded.
+    pub fn system_prompt(&self, scope: &str, id: &str) -> Result<Option<String>, InspectError> {
+        Ok(self.store.system_prompt(scope, id)?)
     }
 }
 
 /// [`Data::model_view`] over events already read.
-pub fn model_view_of(events: &[SessionEvent], seq: u64) -> Value {
+pub fn model_view_of(events: &[SessionEvent], seq: u64, system_prompt: Option<&str>) -> Value {
     let before: Vec<SessionEvent> = events.iter().filter(|e| e.seq < seq).cloned().collect();
     let messages: Vec<Value> = seekclaw_agent::model_messages(&before)
         .iter()
         .map(|(from, m)| message_json(*from, m))
         .collect();
-    json!({"seq": seq, "messages": messages})
+    json!({"seq": seq, "systemPrompt": system_prompt, "messages": messages})
 }
 
 /// One projected message as the page shows it.

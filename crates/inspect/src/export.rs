@@ -34,7 +34,11 @@ pub fn export_html(data: &Data, ids: &[String]) -> Result<String, InspectError> 
             s["id"].as_str().unwrap_or(""),
         );
         let events = data.all_events(scope, id)?;
-        logs.insert(format!("{scope}\n{id}"), log_json(&events));
+        let prompt = data.system_prompt(scope, id)?;
+        logs.insert(
+            format!("{scope}\n{id}"),
+            log_json(&events, prompt.as_deref()),
+        );
     }
     let blob = json!({"sessions": chosen, "logs": logs});
     Ok(page(&blob))
@@ -42,11 +46,16 @@ pub fn export_html(data: &Data, ids: &[String]) -> Result<String, InspectError> 
 
 /// A session's events with the model view at each assistant step
 /// precomputed (the exported page has no server to ask).
-fn log_json(events: &[SessionEvent]) -> Value {
+fn log_json(events: &[SessionEvent], system_prompt: Option<&str>) -> Value {
     let models: Map<String, Value> = events
         .iter()
         .filter(|e| e.item.kind() == "assistant")
-        .map(|e| (e.seq.to_string(), model_view_of(events, e.seq)))
+        .map(|e| {
+            (
+                e.seq.to_string(),
+                model_view_of(events, e.seq, system_prompt),
+            )
+        })
         .collect();
     json!({"events": events, "models": models})
 }

@@ -289,6 +289,10 @@ fn inspect_guards_every_request_and_serves_the_sessions() {
         })
         .collect();
     assert_eq!(shown, sent, "model view vs the request");
+    // The system prompt the turn recorded is the one it sent.
+    let system = server.requests()[1].body["messages"][0].clone();
+    assert_eq!(system["role"], "system");
+    assert_eq!(model["systemPrompt"], system["content"], "{model}");
 
     live_tail_pushes_a_new_turn(port, &auth, &id, &server, &home, &ws);
     in_the_browser(dir.path(), &url, &id, &home);
