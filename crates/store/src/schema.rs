@@ -166,25 +166,40 @@ CREATE TABLE session_models (
 /// the text: `session_events` is WITHOUT ROWID, so it cannot be an external
 /// content table, and `snippet()` needs the text. The rowid packs the event's
 /// key (`session_pk << 32 | seq`) so a session's rows are one rowid range
-/// and newest-first is rowid order. Triggers keep it in step inside the very
-/// transaction that appends or deletes events (cascades from a deleted
-/// session included), so a crash cannot leave the two apart; the batch
-/// backfills what an older database already holds.
+/// and newest-first is rowid order. Each row also carries its scope as one
+/// token (`s<id>`, ids from `search_scopes`), so a scoped search intersects
+/// posting lists instead of filtering every match of a common word. Triggers
+/// keep it in step inside the very transaction that appends or deletes events
+/// (cascades from a deleted session included), so a crash cannot leave the
+/// two apart; the batch backfills what an older database already holds.
 const V7: &str = r#"
+CREATE TABLE search_scopes (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+INSERT INTO search_scopes (key) SELECT DISTINCT scope FROM sessions;
+CREATE TRIGGER search_scopes_insert AFTER INSERT ON sessions
+BEGIN
+    INSERT OR IGNORE INTO search_scopes (key) VALUES (new.scope);
+END;
 CREATE VIRTUAL TABLE event_search USING fts5(
-    body, kind UNINDEXED, tokenize = 'unicode61 remove_diacritics 2'
+    body, scope_tag, kind UNINDEXED, tokenize = 'unicode61 remove_diacritics 2'
 );
-INSERT INTO event_search (rowid, body, kind)
-    SELECT session_pk * 4294967296 + seq, body, kind FROM (
+INSERT INTO event_search (rowid, body, scope_tag, kind)
+    SELECT e.session_pk * 4294967296 + e.seq, e.body, 's' || c.id, e.kind FROM (
         SELECT session_pk, seq, kind, json_extract(payload,
             CASE kind WHEN 'tool_result' THEN '$.output' ELSE '$.text' END) AS body
         FROM session_events WHERE kind IN ('user', 'steer', 'assistant', 'tool_result')
-    ) WHERE body <> '';
+    ) AS e
+    JOIN sessions s ON s.pk = e.session_pk
+    JOIN search_scopes c ON c.key = s.scope
+    WHERE e.body <> '';
 CREATE TRIGGER event_search_insert AFTER INSERT ON session_events
 WHEN new.kind IN ('user', 'steer', 'assistant', 'tool_result')
 BEGIN
-    INSERT INTO event_search (rowid, body, kind)
-        SELECT new.session_pk * 4294967296 + new.seq, body, new.kind FROM (
+    INSERT INTO event_search (rowid, body, scope_tag, kind)
+        SELECT new.session_pk * 4294967296 + new.seq, body,
+            (SELECT 's' || c.id FROM sessions s JOIN search_scopes c ON c.key = s.scope
+             WHERE s.pk = new.session_pk),
+            new.kind
+        FROM (
             SELECT json_extract(new.payload,
                 CASE new.kind WHEN 'tool_result' THEN '$.output' ELSE '$.text' END) AS body
         ) WHERE body <> '';

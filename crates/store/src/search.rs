@@ -1,13 +1,16 @@
 //! Full-text search over every session's log (the `event_search` FTS5 table
 //! of schema V7, kept in step with `session_events` by triggers).
 //!
+//! A scope is a second indexed column (one token per scope), so a scoped
+//! search is an FTS intersection, not a filter over every match.
+//!
 //! Hits come newest first: by rowid, which is `session_pk << 32 | seq`, so the
 //! most recently created session's hits lead and, inside a session, later
 //! events come before earlier ones. Rowid order streams from the index and
 //! stops at `limit`, so a word found in a million events costs no more than a
 //! rare one; ranking by relevance (bm25) would score every match first.
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
 use crate::error::Result;
@@ -75,11 +78,25 @@ impl Store {
     /// `limit` (capped at [`MAX_SEARCH_LIMIT`]). A query with nothing
     /// searchable finds nothing.
     pub fn search(&self, query: &str, scope: Option<&str>, limit: usize) -> Result<Vec<SearchHit>> {
-        let Some(fts) = fts_query(query) else {
+        let Some(terms) = fts_query(query) else {
             return Ok(Vec::new());
         };
         let limit = limit.min(MAX_SEARCH_LIMIT) as i64;
         self.read(|tx| {
+            let fts = match scope {
+                None => format!("{{body}} : ({terms})"),
+                Some(key) => {
+                    let id: Option<i64> = tx
+                        .prepare_cached("SELECT id FROM search_scopes WHERE key = ?1")?
+                        .query_row([key], |r| r.get(0))
+                        .optional()?;
+                    // A scope that never held a session has nothing to find.
+                    let Some(id) = id else {
+                        return Ok(Vec::new());
+                    };
+                    format!("{{body}} : ({terms}) AND {{scope_tag}} : \"s{id}\"")
+                }
+            };
             // CROSS JOIN keeps the FTS table outermost, so its rowid order
             // answers the ORDER BY and the scan stops at the limit.
             let mut stmt = tx.prepare_cached(

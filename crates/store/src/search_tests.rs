@@ -106,6 +106,10 @@ fn scope_and_limit_narrow_the_hits() {
     assert_eq!(hits(&store, "parser", Some("ws")).len(), 3);
     assert!(hits(&store, "parser", Some("g")).is_empty());
     assert_eq!(hits(&store, "global", Some("g")).len(), 1);
+    assert!(hits(&store, "parser", Some("never-used")).is_empty());
+    // A scope's word does not match as text, nor text as a scope.
+    assert!(hits(&store, "s1", None).is_empty());
+    assert!(hits(&store, "ws", None).is_empty());
     assert_eq!(store.search("parser", None, 2).unwrap().len(), 2);
     assert!(store.search("parser", None, 0).unwrap().is_empty());
 }
