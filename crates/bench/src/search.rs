@@ -20,6 +20,11 @@ use crate::stats::{Tail, ms};
 const TARGET_MS: f64 = 50.0;
 /// The limit every search asks for (the daemon's default).
 const LIMIT: usize = 50;
+/// A scope this bench adds to the home: one session of 10 user messages, 3
+/// of them with the home's most common word (time in process only: no
+/// workspace directory has this key).
+const SMALL_SCOPE: &str = "bench-small-scope";
+const SMALL_SCOPE_SESSION: &str = "20260103-000000-5c09e0";
 /// A session of the populated home with the usual 100 events.
 const SMALL_SESSION_ID: &str = "20260102-000112-000048";
 
@@ -94,10 +99,10 @@ const CASES: &[Case] = &[
         store_only: false,
     },
     Case {
-        name: "common word, a scope with no sessions",
+        name: "common word, 3 events of a small scope",
         query: "configuration",
-        scope: Some("no-such-scope"),
-        hits: 0,
+        scope: Some(SMALL_SCOPE),
+        hits: 3,
         store_only: true,
     },
 ];
@@ -127,6 +132,7 @@ pub fn run(args: &SearchArgs<'_>) -> Result<()> {
     let mut daemon = DaemonProc::spawn(args.bin, &home.path, &log)?;
     let (_, mut client) = daemon.wait_answering()?;
     let store = Store::open(&db)?;
+    add_small_scope(&store)?;
 
     eprintln!("baselines ...");
     let ping = socket_runs(&mut client, r#""method":"ping""#, args.runs, |_| Ok(0))?;
@@ -199,6 +205,36 @@ pub fn run(args: &SearchArgs<'_>) -> Result<()> {
             &rows,
         );
     }
+    Ok(())
+}
+
+/// Adds the [`SMALL_SCOPE`] session unless an earlier run did.
+fn add_small_scope(store: &Store) -> Result<()> {
+    if store.session(SMALL_SCOPE, SMALL_SCOPE_SESSION)?.is_some() {
+        return Ok(());
+    }
+    store.create_session(&seekclaw_store::NewSession {
+        scope: SMALL_SCOPE.into(),
+        id: SMALL_SCOPE_SESSION.into(),
+        workspace: None,
+        title: None,
+        reasoning_level: "high".into(),
+        network_enabled: true,
+    })?;
+    let items: Vec<seekclaw_store::EventItem> = (0..10)
+        .map(|i| {
+            let text = if i % 3 == 0 && i > 0 {
+                format!("question {i} about the configuration")
+            } else {
+                format!("question {i}")
+            };
+            seekclaw_store::EventItem::User(seekclaw_store::UserMessage {
+                text,
+                images: Vec::new(),
+            })
+        })
+        .collect();
+    store.append_events(SMALL_SCOPE, SMALL_SCOPE_SESSION, None, &items)?;
     Ok(())
 }
 
@@ -321,5 +357,11 @@ mod tests {
         assert!(store.session(SCOPE, SMALL_SESSION_ID).unwrap().is_some());
         assert_eq!(store.search("42", None, 100).unwrap().len(), 25);
         assert_eq!(store.search("configuration", None, 50).unwrap().len(), 50);
+        add_small_scope(&store).unwrap();
+        add_small_scope(&store).unwrap();
+        let small = store
+            .search("configuration", Some(SMALL_SCOPE), 50)
+            .unwrap();
+        assert_eq!(small.len(), 3);
     }
 }
