@@ -310,3 +310,45 @@ fn reset_recreates_an_empty_index() {
         .unwrap();
     assert_eq!(hits(&store, "reset", None).len(), 1);
 }
+
+/// The V7 migration's one-off cost on a big database: 10,000 sessions /
+/// 1,000,000 events written at V6, then opened. Ignored (slow); run with
+/// `cargo test -p seekclaw-store --release backfill -- --ignored --nocapture`.
+#[test]
+#[ignore = "slow: writes 1,000,000 events"]
+fn backfill_of_a_million_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seekclaw.db");
+    {
+        let mut conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .unwrap();
+        crate::schema::apply_up_to(&tx, crate::schema::LATEST_VERSION - 1).unwrap();
+        tx.execute_batch(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) \
+             INSERT INTO sessions (pk, scope, id, reasoning_level, created_at, updated_at) \
+                 SELECT i, 'global', 's' || i, 'high', 'x', 'x' FROM n; \
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999999) \
+             INSERT INTO session_events (session_pk, seq, kind, unix_ms, payload) \
+                 SELECT i / 100 + 1, i % 100 + 1, \
+                     CASE i % 4 WHEN 0 THEN 'user' WHEN 2 THEN 'tool_result' ELSE 'assistant' END, 0, \
+                     CASE i % 4 WHEN 2 THEN json_object('type', 'tool_result', 'output', \
+                         'step ' || i || ' reads the configuration and validates every field') \
+                     ELSE json_object('type', 'x', 'text', \
+                         'message ' || i || ' returns a typed error naming the bad key') END \
+                 FROM n;",
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    let t = std::time::Instant::now();
+    let store = Store::open(&path).unwrap();
+    eprintln!("V7 backfill of 1,000,000 events: {:?}", t.elapsed());
+    assert_eq!(index_rows(&store), 1_000_000);
+    let t = std::time::Instant::now();
+    let found = store.search("configuration", None, 50).unwrap();
+    eprintln!("first search after it: {:?}", t.elapsed());
+    assert_eq!(found.len(), 50);
+}
