@@ -3,8 +3,8 @@
 //! mean little). Not a test: it prints, it never fails on a slow result.
 //!
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
-//! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench turns` or
-//! `seekclaw-bench tui`.
+//! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench search`,
+//! `seekclaw-bench turns` or `seekclaw-bench tui`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod approvals;
@@ -19,6 +19,7 @@ mod ping;
 mod populate;
 mod pty;
 mod sandbox;
+mod search;
 mod slow_reader;
 mod startup;
 mod stats;
@@ -67,6 +68,17 @@ enum BenchCommand {
         home: Option<PathBuf>,
         /// Daemon start runs (the last one stays up for the read measurements).
         #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
+    /// Full-text search on the startup bench's home: `session.search` over the
+    /// socket and `Store::search` in process, p50/p99 per query shape, against
+    /// `ping`, `session.get` and a header read.
+    Search {
+        /// Home to reuse (population is skipped if it has a database) or to create and keep.
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Timed runs per query (after one warm-up).
+        #[arg(long, default_value_t = 200)]
         runs: usize,
     },
     /// The engine's front ends: `serve` ready on a big home, a 300-step turn's
@@ -238,6 +250,12 @@ fn main() -> Result<()> {
             json: cli.json,
         }),
         BenchCommand::Startup { home, runs } => startup::run(&startup::StartupArgs {
+            bin: &bin,
+            home,
+            runs,
+            json: cli.json,
+        }),
+        BenchCommand::Search { home, runs } => search::run(&search::SearchArgs {
             bin: &bin,
             home,
             runs,

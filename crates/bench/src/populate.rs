@@ -84,7 +84,7 @@ pub fn populate(db: &Path, shape: HomeShape) -> Result<Duration> {
 }
 
 /// A realistic-looking session id (`yyyyMMdd-HHmmss-xxxxxx`), unique per index.
-fn session_id(i: usize) -> String {
+pub(crate) fn session_id(i: usize) -> String {
     format!(
         "20260102-{:02}{:02}{:02}-{:06x}",
         (i / 3600) % 24,

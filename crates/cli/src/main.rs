@@ -19,6 +19,7 @@ mod serve;
 mod sessions;
 mod sessions_file;
 mod sessions_log;
+mod sessions_search;
 mod table;
 mod turn_args;
 

@@ -1,8 +1,8 @@
-//! `seekclaw sessions list|show|export|import|compact`: sessions read
+//! `seekclaw sessions list|show|search|export|import|compact`: sessions read
 //! straight from the home's SQLite store (no daemon needed; WAL makes that
 //! safe beside a running one). Only `import` and `compact` write (`compact`
-//! through the engine, holding the session as a turn would). Export and import live in
-//! `sessions_file.rs`.
+//! through the engine, holding the session as a turn would). Export and
+//! import live in `sessions_file.rs`, search in `sessions_search.rs`.
 //!
 //! Scope as in `seekclaw run`: `--global`, `--workspace DIR` (its project
 //! root), else the current directory's project root. `show` and `export`
@@ -55,6 +55,24 @@ pub enum SessionsCommand {
         /// replace what they cover; internal notices and turn ends left out).
         #[arg(long)]
         model_view: bool,
+    },
+    /// Find text in every session's log (user messages, steers, answers, tool
+    /// output), newest first: session, seq, kind and a snippet with each
+    /// match between « and ». All words must match; `word*` is a prefix.
+    Search {
+        /// The words to find.
+        query: String,
+        /// Search this workspace's sessions or (`--global`) the global
+        /// scope's; default: every scope.
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// The most hits to print (1 to 500).
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u16).range(1..=500))]
+        limit: u16,
+        /// Print a JSON array (scope, sessionId, seq, kind, snippet, title,
+        /// workspace, archived).
+        #[arg(long)]
+        json: bool,
     },
     /// Write a session as an OpenSeek session file (header + one event per line).
     Export {
@@ -115,7 +133,7 @@ pub struct ScopeArgs {
 }
 
 impl ScopeArgs {
-    fn named(&self) -> bool {
+    pub(crate) fn named(&self) -> bool {
         self.global || self.workspace.is_some()
     }
 
@@ -188,6 +206,15 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
             } else {
                 print_conversation(&messages, &mut out)?;
             }
+        }
+        SessionsCommand::Search {
+            query,
+            scope,
+            limit,
+            json,
+        } => {
+            let limit = usize::from(limit);
+            crate::sessions_search::search(home, &store, &scope, &query, limit, json, &mut out)?;
         }
         SessionsCommand::Export { id, scope, output } => {
             let key = find(&store, home, &scope, &id)?;
@@ -429,7 +456,7 @@ fn money(cost: f64) -> String {
 }
 
 /// Whitespace runs (newlines included) as one space, control characters dropped.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace()
         .map(|w| w.chars().filter(|c| !c.is_control()).collect::<String>())
         .collect::<Vec<_>>()

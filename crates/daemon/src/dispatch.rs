@@ -9,8 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::daemon::Daemon;
 use crate::handlers::{
-    approve, chat, goal, mcp, model, profile, project, provider, schedule, session, skill, system,
-    watch, workspace,
+    approve, chat, goal, mcp, model, profile, project, provider, schedule, search, session, skill,
+    system, watch, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -104,6 +104,7 @@ pub async fn handle(
         Method::SessionTruncate => session::truncate(d, id, p).await,
         Method::SessionCompact => session::compact(d, id, p).await,
         Method::SessionTimeline => session::timeline(d, id, p).await,
+        Method::SessionSearch => search::search(d, id, p).await,
         Method::SessionWatch => watch::watch(d, conn, id, p).await,
         Method::SessionUnwatch => watch::unwatch(conn, id, p).await,
         Method::GoalGet => goal::get(d, id, p).await,

@@ -444,6 +444,8 @@ method_table! {
         (SessionRefParams => json(SessionCompactResult));
     SessionTimeline => "session.timeline" [] Task [Session, GlobalSession]
         (SessionRefParams => json(SessionTimeline));
+    SessionSearch => "session.search" [] Task [Session, GlobalSession]
+        (SessionSearchParams => json(Vec<SessionSearchHit>));
     SessionWatch => "session.watch" [] Task [SessionWatch]
         (SessionRefParams => watch());
     SessionUnwatch => "session.unwatch" [] Task [SessionWatch]
@@ -625,6 +627,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 69);
+        assert_eq!(info.methods.len(), 70);
     }
 }

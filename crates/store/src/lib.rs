@@ -20,6 +20,7 @@ mod projection;
 mod projects;
 mod schedules;
 mod schema;
+mod search;
 mod session_file;
 mod session_model;
 mod session_prompt;
@@ -49,6 +50,7 @@ pub use schedules::{
     RunStatus, ScheduleDraft, ScheduleSlot, ScheduledTask, display_name,
 };
 pub use schema::LATEST_VERSION as SCHEMA_VERSION;
+pub use search::{MATCH_END, MATCH_START, MAX_SEARCH_LIMIT, SearchHit, fts_query};
 pub use session_file::{
     SESSION_FILE_VERSION, SessionFile, SessionFileError, encode_session_file, event_line,
     header_line, is_valid_session_id, parse_session_file,

@@ -176,7 +176,57 @@ CREATE TABLE session_prompts (
 CREATE INDEX session_prompts_hash ON session_prompts (hash);
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+/// V8: full-text search over the text people look for (user messages, steers,
+/// assistant answers, tool output). A plain FTS5 table keeps its own copy of
+/// the text: `session_events` is WITHOUT ROWID, so it cannot be an external
+/// content table, and `snippet()` needs the text. The rowid packs the event's
+/// key (`session_pk << 32 | seq`) so a session's rows are one rowid range
+/// and newest-first is rowid order. Each row also carries its scope as one
+/// token (`s<id>`, ids from `search_scopes`), so a scoped search intersects
+/// posting lists instead of filtering every match of a common word. Triggers
+/// keep it in step inside the very transaction that appends or deletes events
+/// (cascades from a deleted session included), so a crash cannot leave the
+/// two apart; the batch backfills what an older database already holds.
+const V8: &str = r#"
+CREATE TABLE search_scopes (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+INSERT INTO search_scopes (key) SELECT DISTINCT scope FROM sessions;
+CREATE TRIGGER search_scopes_insert AFTER INSERT ON sessions
+BEGIN
+    INSERT OR IGNORE INTO search_scopes (key) VALUES (new.scope);
+END;
+CREATE VIRTUAL TABLE event_search USING fts5(
+    body, scope_tag, kind UNINDEXED, tokenize = 'unicode61 remove_diacritics 2'
+);
+INSERT INTO event_search (rowid, body, scope_tag, kind)
+    SELECT e.session_pk * 4294967296 + e.seq, e.body, 's' || c.id, e.kind FROM (
+        SELECT session_pk, seq, kind, json_extract(payload,
+            CASE kind WHEN 'tool_result' THEN '$.output' ELSE '$.text' END) AS body
+        FROM session_events WHERE kind IN ('user', 'steer', 'assistant', 'tool_result')
+    ) AS e
+    JOIN sessions s ON s.pk = e.session_pk
+    JOIN search_scopes c ON c.key = s.scope
+    WHERE e.body <> '';
+CREATE TRIGGER event_search_insert AFTER INSERT ON session_events
+WHEN new.kind IN ('user', 'steer', 'assistant', 'tool_result')
+BEGIN
+    INSERT INTO event_search (rowid, body, scope_tag, kind)
+        SELECT new.session_pk * 4294967296 + new.seq, body,
+            (SELECT 's' || c.id FROM sessions s JOIN search_scopes c ON c.key = s.scope
+             WHERE s.pk = new.session_pk),
+            new.kind
+        FROM (
+            SELECT json_extract(new.payload,
+                CASE new.kind WHEN 'tool_result' THEN '$.output' ELSE '$.text' END) AS body
+        ) WHERE body <> '';
+END;
+CREATE TRIGGER event_search_delete AFTER DELETE ON session_events
+WHEN old.kind IN ('user', 'steer', 'assistant', 'tool_result')
+BEGIN
+    DELETE FROM event_search WHERE rowid = old.session_pk * 4294967296 + old.seq;
+END;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -229,6 +279,12 @@ fn drop_and_recreate(conn: &mut Connection) -> Result<()> {
 }
 
 fn apply_pending(tx: &Transaction<'_>) -> Result<()> {
+    apply_up_to(tx, LATEST_VERSION)
+}
+
+/// Applies the batches after the database's version up to `target`; tests
+/// stop short of the latest to build a database of an older release.
+pub(crate) fn apply_up_to(tx: &Transaction<'_>, target: i64) -> Result<()> {
     let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > LATEST_VERSION {
         return Err(StoreError::Corrupt(format!(
@@ -241,7 +297,8 @@ fn apply_pending(tx: &Transaction<'_>) -> Result<()> {
             "invalid schema version {current}"
         )));
     }
-    for (i, batch) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+    let pending = MIGRATIONS.iter().enumerate().take(target.max(0) as usize);
+    for (i, batch) in pending.skip(current as usize) {
         tx.execute_batch(batch)?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
     }

@@ -9,6 +9,7 @@ pub mod profile;
 pub mod project;
 pub mod provider;
 pub mod schedule;
+pub mod search;
 pub mod session;
 pub mod skill;
 pub mod system;

@@ -21,6 +21,52 @@ pub struct SessionListParams {
     pub include_archived: Option<bool>,
 }
 
+/// `session.search` (ours, additive): full-text search of session logs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSearchParams {
+    /// The words to find, all of them, in any order, case and accents
+    /// ignored; a word ending in `*` is a prefix. Everything else is plain
+    /// text (quotes, `-`, `:`, parentheses, `NEAR` are not query syntax).
+    pub query: Required,
+    /// Search this workspace's sessions only (walked up to its project
+    /// root; must exist).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// Search the global scope's sessions only. With neither `workspace`
+    /// nor `global`, every scope is searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global: Option<bool>,
+    /// The most hits to return: default 50, at most 500.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+}
+
+/// One hit of `session.search`: an event whose text matches.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct SessionSearchHit {
+    /// The session id.
+    pub session_id: String,
+    /// The event's position in the session's log (`session.timeline`'s `seq`).
+    pub seq: u64,
+    /// What the text is: user, steer, assistant or tool_result.
+    pub kind: String,
+    /// A stretch of the event's text around the matches, each match between
+    /// `«` and `»` (left as they are: a client escapes the text, then
+    /// highlights); `…` marks a cut.
+    pub snippet: String,
+    /// The session's workspace root; absent for global sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The session's title; absent when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Whether the session is archived (archived sessions are searched too).
+    pub archived: bool,
+}
+
 /// `session.get`, `session.delete`, `session.resume`: one session in a scope.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -163,6 +209,7 @@ macro_rules! scoped {
 
 scoped!(
     SessionListParams,
+    SessionSearchParams,
     SessionRefParams,
     SessionNewParams,
     SessionUpdateParams,

@@ -199,6 +199,7 @@ fn protocol_schema_prints_the_whole_table() {
         "chat",
         "session.get",
         "session.truncate",
+        "session.search",
         "schedule.run",
     ] {
         assert!(methods.contains_key(name), "{name}");

@@ -491,3 +491,89 @@ fn an_import_skips_a_torn_final_line_and_refuses_a_damaged_one() {
     );
     assert_eq!(stats(&home_b), before, "a failed import wrote something");
 }
+
+#[test]
+fn sessions_search_finds_turn_text_by_scope() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = home(tmp.path(), "home", &server);
+    let ws = project_dir(tmp.path(), "project");
+    let id = two_turns(&server, &home, &ws);
+    server.enqueue(Reply::plain("Heliotrope is a flower.").usage(10, 0, 5));
+    ok(
+        tmp.path(),
+        &home,
+        &["run", "what is heliotrope?", "--global"],
+    );
+    let global: Value = serde_json::from_str(&ok(
+        tmp.path(),
+        &home,
+        &["sessions", "list", "--global", "--json"],
+    ))
+    .unwrap();
+    let gid = global[0]["id"].as_str().unwrap().to_string();
+
+    let hits = |args: &[&str]| -> Vec<(String, u64, String)> {
+        let mut full = vec!["sessions", "search"];
+        full.extend_from_slice(args);
+        full.push("--json");
+        let v: Value = serde_json::from_str(&ok(tmp.path(), &home, &full)).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["sessionId"].as_str().unwrap().to_string(),
+                    h["seq"].as_u64().unwrap(),
+                    h["kind"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // No scope: every scope, the newer session first, later events first.
+    let all = hits(&["heliotrope"]);
+    let expected: Vec<(String, u64, String)> = [
+        (gid.as_str(), 2, "assistant"),
+        (gid.as_str(), 1, "user"),
+        (id.as_str(), 4, "assistant"),
+        (id.as_str(), 3, "tool_result"),
+    ]
+    .iter()
+    .map(|(s, q, k)| (s.to_string(), *q, k.to_string()))
+    .collect();
+    assert_eq!(all, expected);
+    let ws_arg = ws.to_str().unwrap();
+    assert_eq!(hits(&["heliotrope", "--workspace", ws_arg]), expected[2..]);
+    assert_eq!(hits(&["heliotrope", "--global"]), expected[..2]);
+    assert_eq!(hits(&["heliotrope", "--limit", "1"]), expected[..1]);
+    assert_eq!(hits(&["welcome"]), [(id.clone(), 7, "assistant".into())]);
+    // FTS syntax is text: no error, and nothing searchable finds nothing.
+    assert_eq!(hits(&["(heliotrope*"]).len(), 4);
+    assert!(hits(&["\"NEAR(-:"]).is_empty());
+
+    // The table: a heading, then session, seq, kind and the marked snippet.
+    let text = ok(tmp.path(), &home, &["sessions", "search", "flower"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("SESSION ") && lines[0].contains("SNIPPET"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with(&gid), "{text}");
+    assert!(
+        lines[1].contains("  2  ") && lines[1].contains("assistant"),
+        "{text}"
+    );
+    assert!(lines[1].ends_with("Heliotrope is a «flower»."), "{text}");
+    // No match: nothing on stdout, a note on stderr, success.
+    let none = seekclaw_in(tmp.path(), &home, &["sessions", "search", "zzzz"]);
+    assert!(none.status.success() && none.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no matches"));
+    // A limit out of range is a usage error.
+    let bad = seekclaw_in(
+        tmp.path(),
+        &home,
+        &["sessions", "search", "x", "--limit", "0"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+}

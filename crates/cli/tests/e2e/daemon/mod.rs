@@ -21,6 +21,7 @@ mod protocol;
 mod providers;
 mod sandbox;
 mod schedule;
+mod search;
 mod sessions;
 mod skills;
 mod timeline;
