@@ -79,12 +79,7 @@ impl Engine {
         if text.trim().is_empty() {
             return Err(MethodError::invalid("the summary is empty"));
         }
-        let _claim = self.claim(
-            session_id,
-            &CancellationToken::new(),
-            &SteerQueue::new(),
-            &Default::default(),
-        )?;
+        let _claim = self.hold_idle(session_id)?;
         let (store, key, id) = (
             self.store.clone(),
             scope_key.to_string(),

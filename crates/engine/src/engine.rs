@@ -180,6 +180,18 @@ impl Engine {
         })
     }
 
+    /// Holds an idle session as a turn would (no turn runs meanwhile, here
+    /// or in another process) for a write outside any turn; `busy` if one
+    /// runs.
+    pub fn hold_idle(&self, session_id: &str) -> Result<TurnGuard, MethodError> {
+        self.claim(
+            session_id,
+            &CancellationToken::new(),
+            &SteerQueue::new(),
+            &Default::default(),
+        )
+    }
+
     /// Appends `item` to an idle session (goal markers, job notices, shell
     /// context), holding the session as a turn would so nothing interleaves
     /// with a turn here or in another process (`busy` then).
@@ -189,12 +201,7 @@ impl Engine {
         session_id: &str,
         item: EventItem,
     ) -> Result<u64, MethodError> {
-        let _claim = self.claim(
-            session_id,
-            &CancellationToken::new(),
-            &SteerQueue::new(),
-            &Default::default(),
-        )?;
+        let _claim = self.hold_idle(session_id)?;
         let (store, key, id) = (
             self.store.clone(),
             scope_key.to_string(),
