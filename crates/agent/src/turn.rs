@@ -490,7 +490,7 @@ async fn finish(
     )
     .await;
     if let Err(e) = closed {
-        // Raw: each front end words it (`unsaved_message` in the engine).
+        // Raw: each front end words it (`seekclaw_protocol::wording`).
         let error = e.to_string();
         error_node(cx.events, counters.steps, &error);
         return TurnOutcome::Unsaved {

@@ -168,7 +168,7 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
         TurnOutcome::Cancelled(_) => RunResult::Cancelled,
         TurnOutcome::Failed(f) => RunResult::Failed(f.message.clone()),
         TurnOutcome::Unsaved { error, .. } => {
-            RunResult::Failed(seekclaw_engine::unsaved_message(error))
+            RunResult::Failed(seekclaw_protocol::wording::unsaved_message(error))
         }
     };
     match output {
@@ -227,7 +227,7 @@ fn print_event(
         let _ = out.write_all(d.as_bytes());
     } else if let AgentEvent::ToolStart { name, summary, .. } = ev {
         let _ = writeln!(std::io::stderr(), "\n[{name}] {summary}");
-    } else if let Some(notice) = seekclaw_engine::model_notice(&ev) {
+    } else if let Some(notice) = seekclaw_daemon::model_notice(&ev) {
         // A failover or a retry: another model (price, destination) or a wait.
         let _ = writeln!(std::io::stderr(), "\n[{notice}]");
     }

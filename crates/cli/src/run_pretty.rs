@@ -68,7 +68,7 @@ mod terminal {
                     ..
                 } => p.tool_done(&call_id, &name, success, duration_ms, &summary),
                 ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
-                    p.notice(&seekclaw_engine::model_notice(&ev).unwrap_or_default())
+                    p.notice(&seekclaw_daemon::model_notice(&ev).unwrap_or_default())
                 }
                 _ => Ok(()),
             };

@@ -28,5 +28,6 @@ pub use doctor::run_in_process as doctor_in_process;
 pub use error::DaemonError;
 pub use handlers::chat::envelope as event_envelope;
 pub use outcome::terminal as terminal_envelope;
+pub use presentation::model_notice;
 pub use scope::Scope;
 pub use timeline::{end_status, timeline};

@@ -23,9 +23,11 @@ pub fn terminal(id: i64, session: Option<String>, outcome: TurnOutcome) -> Envel
             &MethodError::new(failure_code(f.kind), f.message).with_session(session),
         ),
         TurnOutcome::Unsaved { ended, error } => {
-            let err =
-                MethodError::new(ErrorCode::Storage, seekclaw_engine::unsaved_message(&error))
-                    .with_session(session);
+            let err = MethodError::new(
+                ErrorCode::Storage,
+                seekclaw_protocol::wording::unsaved_message(&error),
+            )
+            .with_session(session);
             let (name, answer, cause) = ended_parts(*ended);
             let details = ErrorDetails {
                 code: ErrorCode::Storage,

@@ -29,7 +29,6 @@ mod side;
 pub mod sync;
 mod target;
 mod turns;
-mod wording;
 
 pub use bus::{TurnBus, WatchGuard, Watched};
 pub use compact::AppendedSummary;
@@ -52,4 +51,3 @@ pub use sessions::{create_session, create_session_as, new_session_id};
 pub use side::provider_error;
 pub use target::{SessionTarget, TurnControls};
 pub use turns::{ActiveTurn, TurnGuard, Turns};
-pub use wording::{model_notice, unsaved_message};

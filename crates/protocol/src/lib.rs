@@ -20,6 +20,7 @@ pub mod openseek;
 pub mod params;
 mod request;
 mod schema;
+pub mod wording;
 
 pub use api::ScopeParams;
 pub use envelope::{Envelope, JsonArrayBuilder, write_text_line};

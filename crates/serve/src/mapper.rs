@@ -10,6 +10,7 @@ use seekclaw_agent::{
 };
 
 use super::wire::{AppliedSteerKind, ApprovalOutcome as WireOutcome, WireEvent, WireUsage};
+use seekclaw_protocol::wording;
 
 /// The mapping state of one turn.
 #[derive(Debug, Default)]
@@ -167,7 +168,7 @@ impl TurnMapper {
                 ref to,
                 ..
             } => out.push(WireEvent::ModelFailover {
-                content: seekclaw_engine::model_notice(&ev).unwrap_or_default(),
+                content: wording::failover_notice(failed, error, to),
                 failed: failed.clone(),
                 error: error.clone(),
                 to: to.clone(),
@@ -181,7 +182,7 @@ impl TurnMapper {
                 delay_ms,
                 ..
             } => out.push(WireEvent::ModelRetry {
-                content: seekclaw_engine::model_notice(&ev).unwrap_or_default(),
+                content: wording::retry_notice(model, attempt, max_attempts, reason, delay_ms),
                 model: model.clone(),
                 attempt,
                 max_attempts,
@@ -224,7 +225,7 @@ impl TurnMapper {
                 submission_id,
             },
             TurnOutcome::Unsaved { error, .. } => WireEvent::TurnFailed {
-                error: seekclaw_engine::unsaved_message(&error),
+                error: seekclaw_protocol::wording::unsaved_message(&error),
                 submission_id,
             },
         });

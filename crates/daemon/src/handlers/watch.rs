@@ -97,7 +97,7 @@ fn envelope(
                     Some(crate::outcome::failure_code(f.kind)),
                 ),
                 TurnOutcome::Unsaved { error, .. } => (
-                    seekclaw_engine::unsaved_message(&error),
+                    seekclaw_protocol::wording::unsaved_message(&error),
                     "error",
                     Some(seekclaw_protocol::ErrorCode::Storage),
                 ),

@@ -292,7 +292,7 @@ async fn run_outcome(
         // The run's end is not in its session: it failed, whatever it said.
         TurnOutcome::Unsaved { error, .. } => Outcome {
             status: RunStatus::Error,
-            error: Some(seekclaw_engine::unsaved_message(&error)),
+            error: Some(seekclaw_protocol::wording::unsaved_message(&error)),
             output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
             session_id: Some(sid),
         },
