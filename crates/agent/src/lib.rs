@@ -30,6 +30,7 @@ mod verify;
 pub use approval::{
     ApprovalOutcome, Approvals, Decision, NotPending, Unattended, asks, effective_policy,
 };
+pub use context::{estimate_text, estimate_tokens};
 pub use events::{
     AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, TurnFailure, TurnOutcome,
     TurnStatus, WorkflowKind, WorkflowNode,
@@ -47,7 +48,7 @@ pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 
 use seekclaw_providers::Observer;
 use seekclaw_providers::usage::AttemptRecord;
-use seekclaw_store::UsageRecord;
+use seekclaw_store::{StepUsage, UsageRecord};
 
 /// Keeps only attempt records (side requests such as compaction).
 #[derive(Default)]
@@ -59,6 +60,23 @@ impl Observer for UsageOnly {
     fn attempt(&mut self, r: &AttemptRecord) {
         self.records.push(r.clone());
     }
+}
+
+/// A step's attempts as its log entry's usage (the cost in nano-USD).
+pub fn step_usage(records: &[AttemptRecord]) -> StepUsage {
+    records.iter().fold(StepUsage::default(), |mut u, r| {
+        u.input_tokens = u.input_tokens.saturating_add(r.usage.total_input_tokens);
+        u.cached_input_tokens = u
+            .cached_input_tokens
+            .saturating_add(r.usage.cached_input_tokens);
+        u.output_tokens = u.output_tokens.saturating_add(r.usage.output_tokens);
+        u.reasoning_tokens = u.reasoning_tokens.saturating_add(r.usage.reasoning_tokens);
+        // `as` saturates: a NaN or negative cost counts as nothing.
+        u.cost_nano_usd = u
+            .cost_nano_usd
+            .saturating_add((r.cost * 1e9).round() as u64);
+        u
+    })
 }
 
 /// An attempt as a `usage_records` row.

@@ -11,8 +11,8 @@ use seekclaw_config::{AgentMode, Config, Home, ReasoningLevel, WorkspaceConfig};
 use seekclaw_providers::Providers;
 use seekclaw_providers::routing::{RouteInput, candidates};
 use seekclaw_store::{
-    EventItem, ImageAttachment, RuntimeNotice, Store, TerminalStatus, TurnTerminal, UsageDelta,
-    UsageRecord, UserMessage,
+    EventItem, ImageAttachment, RuntimeNotice, StepUsage, Store, TerminalStatus, TurnTerminal,
+    UsageDelta, UsageRecord, UserMessage,
 };
 use seekclaw_tools::{Registry, ToolContext, ToolFilter, WriteLocks};
 use tokio::sync::mpsc::UnboundedSender;
@@ -234,6 +234,8 @@ pub(crate) struct Counters {
     pub(crate) steps: u64,
     pub(crate) delta: UsageDelta,
     pub(crate) records: Vec<UsageRecord>,
+    /// What the latest step's provider calls used (its log entry carries it).
+    pub(crate) step_usage: StepUsage,
     /// The turn's final answer (or what a cut-short step had said), written
     /// together with the terminal (one trip to the store between the end of
     /// the stream and `done`).
@@ -362,6 +364,7 @@ pub async fn run_turn(
         steps: 0,
         delta: UsageDelta::default(),
         records: Vec::new(),
+        step_usage: StepUsage::default(),
         final_answer: None,
         done_at_step: None,
     };

@@ -181,15 +181,27 @@ async fn take_guidance(
     Ok(views)
 }
 
-/// Records the turn's system prompt with its session (what a session file's
-/// header carries). A read when it is the one already recorded; a failure
-/// costs only the header, so the turn goes on.
-async fn record_prompt(cx: &TurnCtx<'_>, system: &str) {
+/// Records the turn's system prompt and tool list with its session (what a
+/// session file's header carries, what the inspector's model view shows). A
+/// read when it is the one already recorded; a failure costs only the
+/// header, so the turn goes on.
+async fn record_prompt(cx: &TurnCtx<'_>, system: &str, tools: &[ToolSpec]) {
     let store = cx.rt.store.clone();
     let (scope, id) = (cx.input.scope.clone(), cx.input.session_id.clone());
     let prompt = system.to_string();
-    let recorded =
-        crate::blocking::run_now(move || store.record_system_prompt(&scope, &id, &prompt)).await;
+    let listed: Vec<serde_json::Value> = tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name, "description": t.description, "parameters": *t.parameters,
+            })
+        })
+        .collect();
+    let tools = serde_json::Value::Array(listed).to_string();
+    let recorded = crate::blocking::run_now(move || {
+        store.record_system_prompt(&scope, &id, &prompt, Some(&tools))
+    })
+    .await;
     if let Some(e) = match recorded {
         Ok(Ok(())) => None,
         Ok(Err(e)) => Some(e.to_string()),
@@ -224,8 +236,20 @@ async fn prepare(
         .map(|t| t.definition().name.clone())
         .collect();
     let system = rt.system_prompt(cx.input, &model_ref, vision, &tool_names, &cx.ext.extras);
+    let tools: Vec<ToolSpec> = offered
+        .iter()
+        .map(|t| {
+            let d = t.definition();
+            ToolSpec {
+                name: d.name.clone(),
+                description: d.description.clone(),
+                parameters: d.parameters.clone(),
+            }
+        })
+        .chain(st.control.specs())
+        .collect();
     if st.step == 1 {
-        record_prompt(cx, &system).await;
+        record_prompt(cx, &system, &tools).await;
     }
     let budget = context::Budget {
         context_window: model.context_window,
@@ -261,18 +285,7 @@ async fn prepare(
     let request = ChatRequest {
         system,
         messages: fitted.messages,
-        tools: offered
-            .iter()
-            .map(|t| {
-                let d = t.definition();
-                ToolSpec {
-                    name: d.name.clone(),
-                    description: d.description.clone(),
-                    parameters: d.parameters.clone(),
-                }
-            })
-            .chain(st.control.specs())
-            .collect(),
+        tools,
         max_output: None,
         temperature: rt
             .workspace
@@ -315,6 +328,7 @@ async fn sample(
     transcript.settle().await?;
     counters.rounds += observer.rounds;
     st.window.after_response(&observer.records);
+    counters.step_usage = crate::step_usage(&observer.records);
     for r in &observer.records {
         let d = &mut counters.delta;
         add_count(&mut d.input_tokens, r.usage.total_input_tokens);
@@ -359,7 +373,8 @@ async fn record(
     views: &[ViewedImage],
 ) -> Result<Next, TurnFailure> {
     let agent = &cx.rt.config.agent;
-    let assistant = assistant_item(completion, views);
+    let mut assistant = assistant_item(completion, views);
+    assistant.usage = Some(counters.step_usage);
     if !completion.text.trim().is_empty() {
         st.last_text = completion.text.clone();
     }
@@ -640,5 +655,6 @@ fn assistant_item(completion: &Completion, views: &[ViewedImage]) -> AssistantMe
             })
             .collect(),
         finish_reason: completion.finish.as_ref().map(|f| f.as_str().to_string()),
+        usage: None,
     }
 }

@@ -43,23 +43,107 @@
     renderSidebar();
   }
 
+  // The first SIDEBAR_ROWS rows are drawn; the rest on demand (a home with
+  // 10,000 sessions opens at once). Children follow their parent, indented.
+  const SIDEBAR_ROWS = 300;
+  let sidebarRows = SIDEBAR_ROWS;
+  function nested(list) {
+    const kids = new Map();
+    const ids = new Set(list.map((s) => s.scope + '\n' + s.id));
+    for (const s of list) if (s.parentId && ids.has(s.scope + '\n' + s.parentId)) {
+      const k = s.scope + '\n' + s.parentId;
+      if (!kids.has(k)) kids.set(k, []);
+      kids.get(k).push(s);
+    }
+    const out = [];
+    const add = (s, depth) => { out.push([s, depth]); for (const c of kids.get(s.scope + '\n' + s.id) || []) add(c, depth + 1); };
+    for (const s of list) if (!(s.parentId && ids.has(s.scope + '\n' + s.parentId))) add(s, 0);
+    return out;
+  }
   function renderSidebar() {
     const box = clear($('sessions'));
     const f = $('filter').value.toLowerCase();
-    const shown = state.sessions.filter((s) => !f || [s.title, s.id, s.workspace].some((t) => t && t.toLowerCase().includes(f)));
+    const shown = nested(state.sessions.filter((s) => !f || [s.title, s.id, s.workspace].some((t) => t && t.toLowerCase().includes(f))));
     if (!shown.length) { box.appendChild(el('p', { class: 'empty' }, 'No sessions.')); return; }
     let scope = null;
-    for (const s of shown) {
+    for (const [s, depth] of shown.slice(0, sidebarRows)) {
       const label = s.global ? 'Global' : (s.workspace || s.scope);
       if (label !== scope) { scope = label; box.appendChild(el('div', { class: 'scope' }, label)); }
       const cur = state.current && state.current.id === s.id && state.current.scope === s.scope;
       const tokens = Number(s.inputTokens || 0) + Number(s.outputTokens || 0);
       box.appendChild(el('button', {
-        type: 'button', class: 'session' + (cur ? ' current' : '') + (s.archived ? ' archived' : ''),
+        type: 'button', class: 'session' + (cur ? ' current' : '') + (s.archived ? ' archived' : '') + (depth ? ' child' : ''),
         'data-id': s.id, onclick: () => openSession(s),
       }, el('span', { class: 'stitle' }, s.title || s.id),
       el('span', { class: 'meta' }, (s.updatedAt || '').replace('T', ' ').slice(0, 16) + ' · ' + num(s.turns) + ' turns · ' + num(tokens) + ' tokens' + (s.running ? ' · running' : ''))));
     }
+    if (shown.length > sidebarRows) {
+      box.appendChild(el('button', { type: 'button', class: 'more', onclick: () => { sidebarRows += SIDEBAR_ROWS * 3; renderSidebar(); } },
+        'Show more (' + num(shown.length - sidebarRows) + ' not shown)'));
+    }
+  }
+
+  // ---- full-text search ----
+  // Snippets mark matches «like this»; they become <mark> elements whose
+  // content is text, so a hit cannot inject markup.
+  function marked(snippet) {
+    const out = [];
+    String(snippet || '').split('«').forEach((part, i) => {
+      if (i === 0) { out.push(part); return; }
+      const end = part.indexOf('»');
+      if (end < 0) { out.push(part); return; }
+      out.push(el('mark', {}, part.slice(0, end)), part.slice(end + 1));
+    });
+    return out;
+  }
+  // An export has no server: its baked logs are searched in the page.
+  function searchBaked(query) {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean).map((w) => w.replace(/\*$/, ''));
+    const hits = [];
+    for (const s of baked.sessions) {
+      const log = baked.logs[s.scope + '\n' + s.id] || { events: [] };
+      for (const e of log.events) {
+        const it = e.item || {};
+        const text = it.type === 'tool_result' ? it.output : it.text;
+        const low = (text || '').toLowerCase();
+        if (!text || !words.every((w) => low.includes(w))) continue;
+        const at = low.indexOf(words[0]);
+        const snippet = text.slice(Math.max(0, at - 60), at) + '«' + text.slice(at, at + words[0].length) + '»' + text.slice(at + words[0].length, at + 120);
+        hits.push({ scope: s.scope, sessionId: s.id, seq: e.seq, kind: it.type, snippet, title: s.title });
+      }
+    }
+    return hits.slice(0, 100);
+  }
+  async function runSearch() {
+    const query = $('search').value.trim();
+    const box = clear($('hits'));
+    if (!query) return;
+    const hits = baked ? searchBaked(query) : await api('/api/search?q=' + encodeURIComponent(query));
+    box.appendChild(el('div', { class: 'scope' }, hits.length ? hits.length + (hits.length >= 100 ? '+' : '') + ' matches, newest first' : 'No matches for ' + query));
+    for (const h of hits) {
+      box.appendChild(el('button', { type: 'button', class: 'hit', 'data-session': h.sessionId, 'data-seq': h.seq, onclick: () => openHit(h) },
+        el('span', { class: 'meta' }, (h.title || h.sessionId) + ' · #' + h.seq + ' ' + h.kind), ...marked(h.snippet)));
+    }
+  }
+  async function openHit(h) {
+    let s = state.sessions.find((x) => x.id === h.sessionId && x.scope === h.scope);
+    if (!s) s = { scope: h.scope, id: h.sessionId, title: h.title, workspace: h.workspace, global: !h.workspace, archived: h.archived };
+    state.view = 'raw';
+    if (!state.current || state.current.id !== s.id || state.current.scope !== s.scope) await openSession(s);
+    else render();
+    reveal(h.seq);
+  }
+  // Scrolls to an event, opening the folded turn that holds it.
+  function reveal(seq) {
+    for (const t of document.querySelectorAll('#view details.turn')) {
+      const [from, to] = (t.dataset.range || '').split('-').map(Number);
+      if (seq >= from && seq <= to && !t.open) { t.open = true; t.drawNow(); }
+    }
+    const row = document.querySelector('#view .event[data-seq="' + seq + '"]');
+    if (!row) return;
+    for (const old of document.querySelectorAll('#view .event.target')) old.classList.remove('target');
+    row.classList.add('target');
+    row.scrollIntoView({ block: 'center' });
   }
 
   // ---- opening a session ----
@@ -74,6 +158,7 @@
       const log = baked.logs[s.scope + '\n' + s.id] || { events: [], models: {} };
       state.events = log.events;
       state.models = log.models;
+      s.toolsBaked = log.tools || null;
     } else if (!s.file) {
       let after = 0;
       for (;;) {
@@ -138,13 +223,16 @@
     const last = events[events.length - 1];
     const first = events.find((e) => e.item && e.item.type === 'user');
     const prompt = first ? first.item.text : '';
-    const box = el('details', { class: 'turn folded' },
+    const box = el('details', { class: 'turn folded', 'data-range': events[0].seq + '-' + last.seq },
       el('summary', {}, 'Turn ' + n + ' (' + events.length + ' events, #' + events[0].seq + '–#' + last.seq + ')' + (prompt ? ': ' + prompt.slice(0, 100) : '')));
-    box.addEventListener('toggle', () => {
+    const draw = () => {
       if (!box.open || box.dataset.drawn) return;
       box.dataset.drawn = '1';
       for (const e of events) box.appendChild(eventRow(e));
-    });
+    };
+    // A search hit opens it from code and needs its rows at once.
+    box.drawNow = draw;
+    box.addEventListener('toggle', draw);
     return box;
   }
 
@@ -254,10 +342,19 @@
     let model = state.models ? state.models[String(state.step)] : null;
     if (!model && !baked && !s.file) model = await api(base(s) + '/model?' + q(s) + '&seq=' + state.step);
     if (!model) { view.appendChild(el('p', { class: 'empty' }, 'The model view needs the server (or an export).')); return; }
-    view.appendChild(el('p', { class: 'legend' }, model.messages.length + ' messages' + (model.systemPrompt ? ' after the system prompt (the latest turn\'s; the tool list is added at send time)' : ' (no system prompt was recorded for this session; the tool list is added at send time)')));
-    if (model.systemPrompt) view.appendChild(el('div', { class: 'msg system' }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, 'system')), folded('system prompt', model.systemPrompt)));
+    const step = state.events.find((e) => e.seq === state.step);
+    const counted = step && step.item && step.item.usage;
+    const tools = model.tools || (state.models && state.current.toolsBaked) || null;
+    view.appendChild(el('p', { class: 'legend', id: 'model-legend' }, model.messages.length + ' messages' +
+      (model.systemPrompt ? ' after the system prompt and ' + (tools ? tools.length + ' tools' : 'the tools (not recorded for this session)') + ' (as the latest turn recorded them)' : ' (no system prompt was recorded for this session)') +
+      '; ≈' + num(model.estimatedTokens) + ' tokens estimated' + (counted ? ', ' + num(counted.inputTokens) + ' input tokens counted by the provider (' + num(counted.cachedInputTokens) + ' cached)' : '') + '.'));
+    if (model.systemPrompt) view.appendChild(el('div', { class: 'msg system' }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, 'system'), el('span', {}, '≈' + num(model.systemTokens) + ' tokens')), folded('system prompt', model.systemPrompt)));
+    if (tools) {
+      view.appendChild(el('details', { class: 'msg tools', id: 'model-tools' }, el('summary', {}, tools.length + ' tools offered (≈' + num(model.toolTokens) + ' tokens): ' + tools.map((t) => t.name).join(', ')),
+        tools.map((t) => el('div', { class: 'call' }, el('span', { class: 'name' }, t.name), el('pre', {}, t.description || ''), folded('parameters', JSON.stringify(t.parameters, null, 2), 12)))));
+    }
     for (const m of model.messages) {
-      const box = el('div', { class: 'msg ' + m.role }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, m.role), el('span', {}, m.seq == null ? 'synthesized (no event)' : 'from #' + m.seq), m.name ? el('span', {}, m.name) : null, m.isError ? el('span', { class: 'badge err' }, 'error') : null));
+      const box = el('div', { class: 'msg ' + m.role }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, m.role), el('span', {}, m.seq == null ? 'synthesized (no event)' : 'from #' + m.seq), m.name ? el('span', {}, m.name) : null, m.isError ? el('span', { class: 'badge err' }, 'error') : null, el('span', {}, '≈' + num(m.tokens) + ' tokens')));
       if (m.thinking) box.appendChild(el('details', {}, el('summary', {}, 'reasoning'), el('pre', {}, m.thinking)));
       if (m.text) box.appendChild(folded('content', m.text));
       for (const c of m.toolCalls || []) box.appendChild(el('div', { class: 'call' }, el('span', { class: 'name' }, c.name), ' ', folded('arguments', pretty(c.arguments), 12)));
@@ -266,8 +363,28 @@
   }
 
   // ---- usage ----
-  // The store counts tokens per session; per step it keeps the text, so the
-  // chart estimates tokens from characters (≈ 4 per token) and says so.
+  // Each step's log entry carries what its provider calls used (`usage`);
+  // steps from older logs or imported files have none, and their tokens are
+  // estimated from text at ≈4 characters per token (and said so).
+  function stepUsage(events) {
+    const steps = [];
+    let context = 0;
+    let turn = 1;
+    for (const e of events) {
+      const it = e.item || {};
+      const size = (it.text || '').length + (it.output || '').length + (it.thinking || '').length + (it.toolCalls || []).reduce((a, c) => a + (c.argumentsJson || '').length, 0);
+      if (it.type === 'assistant') {
+        const u = it.usage;
+        steps.push(u ? { seq: e.seq, turn, input: u.inputTokens, cached: u.cachedInputTokens, output: u.outputTokens, reasoning: u.reasoningTokens, cost: u.costNanoUsd / 1e9, real: true }
+          : { seq: e.seq, turn, input: Math.round(context / 4), cached: 0, output: Math.round(size / 4), reasoning: 0, cost: 0, real: false });
+      }
+      context += size;
+      if (it.type === 'terminal') turn += 1;
+    }
+    return steps;
+  }
+  const usd = (n) => '$' + Number(n || 0).toFixed(n && n < 0.01 ? 6 : 4);
+
   function renderUsage(view) {
     const s = state.current;
     if (!s.file) {
@@ -275,27 +392,38 @@
         [['provider calls', s.llmRounds], ['input tokens', s.inputTokens], ['cached input tokens', s.cachedInputTokens], ['output tokens', s.outputTokens], ['cost (USD)', Number(s.cost || 0).toFixed(4)]]
           .map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', {}, typeof v === 'string' ? v : num(v))))));
     }
-    const steps = [];
-    let input = 0;
-    for (const e of state.events) {
-      const it = e.item || {};
-      const size = (it.text || '').length + (it.output || '').length + (it.thinking || '').length + (it.toolCalls || []).reduce((a, c) => a + (c.argumentsJson || '').length, 0);
-      if (it.type === 'assistant') { steps.push({ seq: e.seq, input: Math.round(input / 4), output: Math.round(size / 4) }); }
-      input += size;
-    }
-    view.appendChild(el('h3', {}, 'Estimated tokens per step'));
+    const steps = stepUsage(state.events);
+    view.appendChild(el('h3', {}, 'Tokens per step'));
     if (!steps.length) { view.appendChild(el('p', { class: 'empty' }, 'No model steps.')); return; }
     const max = Math.max(1, ...steps.map((p) => p.input + p.output));
-    const bars = el('div', { class: 'bars' });
+    const bars = el('div', { class: 'bars', id: 'usage-bars' });
     for (const p of steps) {
-      const col = el('div', { class: 'bar', title: '#' + p.seq + ': ~' + num(p.input) + ' in, ~' + num(p.output) + ' out' });
+      const tip = '#' + p.seq + (p.real ? '' : ' (estimated)') + ': ' + num(p.input) + ' in (' + num(p.cached) + ' cached), ' + num(p.output) + ' out (' + num(p.reasoning) + ' reasoning), ' + usd(p.cost);
+      const col = el('div', { class: 'bar', title: tip, 'data-seq': p.seq });
       col.style.height = Math.max(1, 170 * (p.input + p.output) / max) + 'px';
+      const total = Math.max(1, p.input + p.output);
       const out = el('div', { class: 'bar out' });
-      out.style.height = (100 * p.output / Math.max(1, p.input + p.output)) + '%';
-      col.appendChild(out);
+      out.style.height = (100 * p.output / total) + '%';
+      const cached = el('div', { class: 'bar cached' });
+      cached.style.height = (100 * p.cached / total) + '%';
+      col.append(out, cached);
       bars.appendChild(col);
     }
-    view.append(bars, el('p', { class: 'legend' }, 'blue: context the step received, orange: what it produced; estimated from text at ≈4 characters per token, ' + steps.length + ' steps'));
+    const real = steps.filter((p) => p.real).length;
+    view.append(bars, el('p', { class: 'legend' }, 'blue: input the step sent (light: read from the prompt cache), orange: output. ' +
+      (real === steps.length ? 'All ' + steps.length + ' steps as the provider counted them.'
+        : real + ' of ' + steps.length + ' steps as the provider counted them; the others (older or imported logs) estimated at ≈4 characters per token.')));
+    const turns = new Map();
+    for (const p of steps) {
+      const t = turns.get(p.turn) || { steps: 0, input: 0, cached: 0, output: 0, reasoning: 0, cost: 0 };
+      t.steps += 1; t.input += p.input; t.cached += p.cached; t.output += p.output; t.reasoning += p.reasoning; t.cost += p.cost;
+      turns.set(p.turn, t);
+    }
+    view.appendChild(el('h3', {}, 'Per turn'));
+    view.appendChild(el('table', { class: 'totals', id: 'usage-turns' },
+      el('tr', {}, ['turn', 'steps', 'input', 'cached', 'output', 'reasoning', 'cost'].map((h) => el('th', {}, h))),
+      [...turns].map(([n, t]) => el('tr', {}, el('td', {}, String(n)), el('td', {}, num(t.steps)), el('td', {}, num(t.input)), el('td', {}, num(t.cached)),
+        el('td', {}, num(t.output)), el('td', {}, num(t.reasoning)), el('td', {}, usd(t.cost))))));
   }
 
   // ---- workflow ----
@@ -362,7 +490,9 @@
 
   // ---- wiring ----
   function fail(err) { clear($('view')).appendChild(el('p', { class: 'k-error' }, 'Error: ' + err.message)); }
-  $('filter').addEventListener('input', renderSidebar);
+  $('filter').addEventListener('input', () => { sidebarRows = SIDEBAR_ROWS; renderSidebar(); });
+  $('searchform').addEventListener('submit', (ev) => { ev.preventDefault(); runSearch().catch(fail); });
+  $('search').addEventListener('search', () => { if (!$('search').value) clear($('hits')); });
   $('archived').addEventListener('change', () => loadSessions().catch(fail));
   for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => { state.view = b.dataset.view; render(); });
   $('file').addEventListener('change', (ev) => { if (ev.target.files[0]) openFile(ev.target.files[0]).catch(fail); });

@@ -111,29 +111,70 @@ impl Data {
     /// become placeholders, a dangling call gets its synthesized failure).
     pub fn model_view(&self, scope: &str, id: &str, seq: u64) -> Result<Value, InspectError> {
         let events = self.store.events(scope, id)?;
-        let prompt = self.system_prompt(scope, id)?;
-        Ok(model_view_of(&events, seq, prompt.as_deref()))
+        let context = self.store.turn_context(scope, id)?;
+        let prompt = context.as_ref().map(|c| c.system_prompt.as_str());
+        let tools = context.as_ref().and_then(|c| c.tools.as_deref());
+        Ok(model_view_of(&events, seq, prompt, tools))
     }
 
-    /// The system prompt the session's latest turn was sent (or its imported
-    /// file brought); `None` for sessions from before prompts were recorded.
-    pub fn system_prompt(&self, scope: &str, id: &str) -> Result<Option<String>, InspectError> {
-        Ok(self.store.system_prompt(scope, id)?)
+    /// Full-text search over every session (see [`Store::search`]).
+    pub fn search(&self, query: &str, limit: usize) -> Result<Value, InspectError> {
+        let hits = self.store.search(query, None, limit)?;
+        Ok(serde_json::to_value(hits).unwrap_or(Value::Null))
+    }
+
+    /// The system prompt and tools the session's latest turn was sent (or the
+    /// prompt its imported file brought); `None` for sessions from before
+    /// prompts were recorded.
+    pub fn turn_context(
+        &self,
+        scope: &str,
+        id: &str,
+    ) -> Result<Option<seekclaw_store::TurnContext>, InspectError> {
+        Ok(self.store.turn_context(scope, id)?)
     }
 }
 
-/// [`Data::model_view`] over events already read.
-pub fn model_view_of(events: &[SessionEvent], seq: u64, system_prompt: Option<&str>) -> Value {
+/// [`Data::model_view`] over events already read. `tools` is the recorded
+/// tool list (JSON text). Token counts are the engine's own estimates (what
+/// it fits the context window with); the step's event carries the provider's
+/// count.
+pub fn model_view_of(
+    events: &[SessionEvent],
+    seq: u64,
+    system_prompt: Option<&str>,
+    tools: Option<&str>,
+) -> Value {
     let before: Vec<SessionEvent> = events.iter().filter(|e| e.seq < seq).cloned().collect();
     let messages: Vec<Value> = seekclaw_agent::model_messages(&before)
         .iter()
         .map(|(from, m)| message_json(*from, m))
         .collect();
-    json!({"seq": seq, "systemPrompt": system_prompt, "messages": messages})
+    let tools: Option<Value> = tools.and_then(|t| serde_json::from_str(t).ok());
+    let tool_tokens = tools
+        .as_ref()
+        .map_or(0, |t| seekclaw_agent::estimate_text(&t.to_string()));
+    let message_tokens: u64 = messages.iter().filter_map(|m| m["tokens"].as_u64()).sum();
+    let system_tokens = system_prompt.map_or(0, seekclaw_agent::estimate_text);
+    json!({
+        "seq": seq,
+        "systemPrompt": system_prompt,
+        "systemTokens": system_tokens,
+        "tools": tools,
+        "toolTokens": tool_tokens,
+        "messages": messages,
+        "estimatedTokens": system_tokens + tool_tokens + message_tokens,
+    })
 }
 
-/// One projected message as the page shows it.
+/// One projected message as the page shows it, with its estimated tokens.
 fn message_json(seq: Option<u64>, m: &ChatMessage) -> Value {
+    let mut v = message_fields(seq, m);
+    v["tokens"] = seekclaw_agent::estimate_tokens(m).into();
+    v
+}
+
+fn message_fields(seq: Option<u64>, m: &ChatMessage) -> Value {
     match m {
         ChatMessage::User { text, images } => {
             json!({"seq": seq, "role": "user", "text": text, "images": images.len()})

@@ -34,30 +34,30 @@ pub fn export_html(data: &Data, ids: &[String]) -> Result<String, InspectError> 
             s["id"].as_str().unwrap_or(""),
         );
         let events = data.all_events(scope, id)?;
-        let prompt = data.system_prompt(scope, id)?;
-        logs.insert(
-            format!("{scope}\n{id}"),
-            log_json(&events, prompt.as_deref()),
-        );
+        let context = data.turn_context(scope, id)?;
+        let prompt = context.as_ref().map(|c| c.system_prompt.as_str());
+        let tools = context.as_ref().and_then(|c| c.tools.as_deref());
+        logs.insert(format!("{scope}\n{id}"), log_json(&events, prompt, tools));
     }
     let blob = json!({"sessions": chosen, "logs": logs});
     Ok(page(&blob))
 }
 
 /// A session's events with the model view at each assistant step
-/// precomputed (the exported page has no server to ask).
-fn log_json(events: &[SessionEvent], system_prompt: Option<&str>) -> Value {
+/// precomputed (the exported page has no server to ask). The tool list is
+/// the same for every step: it is baked in once, beside the steps.
+fn log_json(events: &[SessionEvent], system_prompt: Option<&str>, tools: Option<&str>) -> Value {
+    let mut listed = Value::Null;
     let models: Map<String, Value> = events
         .iter()
         .filter(|e| e.item.kind() == "assistant")
         .map(|e| {
-            (
-                e.seq.to_string(),
-                model_view_of(events, e.seq, system_prompt),
-            )
+            let mut view = model_view_of(events, e.seq, system_prompt, tools);
+            listed = view["tools"].take();
+            (e.seq.to_string(), view)
         })
         .collect();
-    json!({"events": events, "models": models})
+    json!({"events": events, "models": models, "tools": listed})
 }
 
 /// `sha256-…` of an inline block, as CSP wants it.

@@ -80,6 +80,7 @@ fn router(data: Data, guard: Guard) -> Router {
         .route("/app.js", get(app_js))
         .route("/app.css", get(app_css))
         .route("/api/sessions", get(sessions))
+        .route("/api/search", get(search))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/model", get(model))
         .route("/api/sessions/{id}/tail", get(tail))
@@ -147,6 +148,21 @@ struct ListQuery {
 async fn sessions(State(data): State<Data>, Query(q): Query<ListQuery>) -> Response {
     let archived = q.archived.is_some_and(|a| a == "1" || a == "true");
     json(blocking(move || data.sessions(archived)).await)
+}
+
+#[derive(Deserialize)]
+struct SearchQuery {
+    #[serde(default)]
+    q: String,
+    limit: Option<usize>,
+}
+
+/// Hits this many at most unless the page asks for fewer.
+const SEARCH_LIMIT: usize = 100;
+
+async fn search(State(data): State<Data>, Query(q): Query<SearchQuery>) -> Response {
+    let limit = q.limit.unwrap_or(SEARCH_LIMIT).clamp(1, SEARCH_LIMIT);
+    json(blocking(move || data.search(&q.q, limit)).await)
 }
 
 #[derive(Deserialize)]

@@ -339,6 +339,7 @@ fn recorded_stream_in_every_split() {
                 cached_input_tokens: 1000,
                 cache_creation_input_tokens: 50,
                 output_tokens: 42,
+                reasoning_tokens: 0,
             }),
             Finish(FinishReason::ToolCalls),
         ]
@@ -408,6 +409,7 @@ fn end_of_stream_and_usage_merge() {
                 cached_input_tokens: 0,
                 cache_creation_input_tokens: 0,
                 output_tokens: 7,
+                reasoning_tokens: 0,
             }),
             StreamEvent::Finish(FinishReason::Length),
         ]
@@ -467,6 +469,7 @@ fn absurd_token_counts_saturate() {
             cached_input_tokens: 2,
             cache_creation_input_tokens: 1,
             output_tokens: 0,
+            reasoning_tokens: 0,
         })]
     );
 }
@@ -509,7 +512,8 @@ fn non_streamed_message() {
                 total_input_tokens: 7,
                 cached_input_tokens: 4,
                 cache_creation_input_tokens: 0,
-                output_tokens: 5
+                output_tokens: 5,
+                reasoning_tokens: 0,
             }),
             Finish(FinishReason::ToolCalls),
         ]

@@ -110,6 +110,9 @@ pub struct TokenUsage {
     pub cache_creation_input_tokens: u64,
     /// Output tokens.
     pub output_tokens: u64,
+    /// Output tokens spent on reasoning (part of `output_tokens`), when the
+    /// provider reports them (OpenAI's `completion_tokens_details`).
+    pub reasoning_tokens: u64,
 }
 
 impl TokenUsage {

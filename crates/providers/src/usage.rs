@@ -58,6 +58,7 @@ mod tests {
             cached_input_tokens: 2_000_000,
             cache_creation_input_tokens: 100_000,
             output_tokens: 500_000,
+            reasoning_tokens: 0,
         };
         // 1M×3 + 2M×0.3 + 0.1M×3.75 + 0.5M×15 = 3 + 0.6 + 0.375 + 7.5
         assert!((cost(&m, &u) - 11.475).abs() < 1e-9);

@@ -48,6 +48,13 @@ fn every_kind() -> Vec<EventItem> {
                 name: "shot.png".into(),
             }],
             finish_reason: Some("tool_calls".into()),
+            usage: Some(crate::StepUsage {
+                input_tokens: 1200,
+                cached_input_tokens: 1000,
+                output_tokens: 40,
+                reasoning_tokens: 12,
+                cost_nano_usd: 3_400,
+            }),
         }),
         EventItem::ToolResult(ToolResult {
             tool_call_id: "c1".into(),

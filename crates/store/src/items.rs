@@ -88,6 +88,27 @@ pub struct AssistantMessage {
     pub viewed_images: Vec<ViewedImage>,
     /// Why the model stopped (`FinishReason::as_str` of the providers crate).
     pub finish_reason: Option<String>,
+    /// What the step's provider calls used (absent in logs from before it
+    /// was recorded and in imported files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<StepUsage>,
+}
+
+/// Tokens and cost of one step: every provider attempt it took (a failed
+/// attempt's cost included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepUsage {
+    /// Every input token, cached or not.
+    pub input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cached_input_tokens: u64,
+    /// Output tokens (reasoning included).
+    pub output_tokens: u64,
+    /// Output tokens spent on reasoning, when the provider says.
+    pub reasoning_tokens: u64,
+    /// Cost in billionths of a USD (an integer keeps the item `Eq` and exact).
+    pub cost_nano_usd: u64,
 }
 
 /// A tool call as the model made it.

@@ -37,7 +37,7 @@ pub use approvals::{ApprovalRule, SessionApprovals};
 pub use conversation::Conversation;
 pub use error::{Result, StoreError};
 pub use items::{
-    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, SessionEvent, Summary,
+    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, SessionEvent, StepUsage, Summary,
     TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
 };
 pub use model::{NewSession, Project, SessionHeader, SessionPatch, StoreStats, UsageDelta};
@@ -55,6 +55,7 @@ pub use session_file::{
     SESSION_FILE_VERSION, SessionFile, SessionFileError, encode_session_file, event_line,
     header_line, is_valid_session_id, parse_session_file,
 };
+pub use session_prompt::TurnContext;
 pub use sessions::HeaderRow;
 pub use store::Store;
 pub use summary_range::summary_range_error;

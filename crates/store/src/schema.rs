@@ -226,7 +226,40 @@ BEGIN
 END;
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+/// V9: what the inspector's sidebar lists without reading any log. Each
+/// session row counts its turns (terminal events) and sums the cost of the
+/// provider calls recorded for its id, kept in step by triggers in the very
+/// transaction that appends (or deletes) the event or records the call, and
+/// backfilled here; listing 10,000 sessions then reads only their rows. A
+/// recorded turn context (system prompt) may also carry the tool list that
+/// turn offered (JSON), shown beside the prompt in the model view.
+const V9: &str = r#"
+ALTER TABLE sessions ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN cost REAL NOT NULL DEFAULT 0;
+CREATE INDEX sessions_id ON sessions (id);
+UPDATE sessions SET turns = (SELECT COUNT(*) FROM session_events e
+    WHERE e.session_pk = sessions.pk AND e.kind = 'terminal');
+UPDATE sessions SET cost = COALESCE((SELECT SUM(u.cost) FROM usage_records u
+    WHERE u.session_id = sessions.id), 0);
+CREATE TRIGGER session_turns_insert AFTER INSERT ON session_events
+WHEN new.kind = 'terminal'
+BEGIN
+    UPDATE sessions SET turns = turns + 1 WHERE pk = new.session_pk;
+END;
+CREATE TRIGGER session_turns_delete AFTER DELETE ON session_events
+WHEN old.kind = 'terminal'
+BEGIN
+    UPDATE sessions SET turns = turns - 1 WHERE pk = old.session_pk;
+END;
+CREATE TRIGGER session_cost_insert AFTER INSERT ON usage_records
+WHEN new.session_id IS NOT NULL AND new.cost IS NOT NULL AND new.cost <> 0
+BEGIN
+    UPDATE sessions SET cost = cost + new.cost WHERE id = new.session_id;
+END;
+ALTER TABLE system_prompts ADD COLUMN tools TEXT NULL;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

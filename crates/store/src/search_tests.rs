@@ -5,6 +5,9 @@ use crate::items::{AssistantMessage, EventItem, RuntimeNotice, ToolResult, UserM
 use crate::model::SessionPatch;
 use crate::testutil::{new_session, temp_store, user};
 
+/// The schema version that added search (V8).
+const SEARCH_VERSION: i64 = 8;
+
 fn assistant(text: &str) -> EventItem {
     EventItem::Assistant(AssistantMessage {
         text: text.into(),
@@ -260,7 +263,7 @@ fn the_migration_indexes_an_older_database() {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .unwrap();
-        crate::schema::apply_up_to(&tx, crate::schema::LATEST_VERSION - 1).unwrap();
+        crate::schema::apply_up_to(&tx, SEARCH_VERSION - 1).unwrap();
         tx.execute_batch(
             "INSERT INTO sessions (pk, scope, id, reasoning_level, created_at, updated_at) \
                  VALUES (7, 'g', 'old', 'high', 'x', 'x'); \
@@ -326,7 +329,7 @@ fn backfill_of_a_million_events() {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .unwrap();
-        crate::schema::apply_up_to(&tx, crate::schema::LATEST_VERSION - 1).unwrap();
+        crate::schema::apply_up_to(&tx, SEARCH_VERSION - 1).unwrap();
         tx.execute_batch(
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) \
              INSERT INTO sessions (pk, scope, id, reasoning_level, created_at, updated_at) \

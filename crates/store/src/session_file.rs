@@ -244,7 +244,7 @@ pub fn parse_session_file(bytes: &[u8]) -> Result<SessionFile, SessionFileError>
             .map_err(|e| format!("not UTF-8: {e}"))
             .and_then(|text| match &header {
                 None => decode_header(text).map(Line::Header),
-                Some(_) => decode_event(text).map(Line::Event),
+                Some(_) => decode_event(text).map(|e| Line::Event(Box::new(e))),
             });
         let decoded = match decoded {
             Ok(d) => d,
@@ -256,7 +256,8 @@ pub fn parse_session_file(bytes: &[u8]) -> Result<SessionFile, SessionFileError>
         };
         match decoded {
             Line::Header(h) => header = Some(h),
-            Line::Event((mut e, answer_seq)) => {
+            Line::Event(event) => {
+                let (mut e, answer_seq) = *event;
                 if let Some(n) = answer_seq {
                     let answer = events.get((n as usize).wrapping_sub(1)).map(|a| &a.item);
                     let (Some(EventItem::Assistant(a)), EventItem::Terminal(t)) =
@@ -306,7 +307,8 @@ pub fn parse_session_file(bytes: &[u8]) -> Result<SessionFile, SessionFileError>
 enum Line {
     Header((String, String)),
     /// An event and, for a terminal repeating an earlier answer, that answer's sequence.
-    Event((SessionEvent, Option<u64>)),
+    /// Boxed: an event is much bigger than a header.
+    Event(Box<(SessionEvent, Option<u64>)>),
 }
 
 /// A line's JSON object, or why not.
@@ -507,6 +509,8 @@ fn decode_item(kind: &str, mut p: Payload<'_>) -> Result<EventItem, String> {
                 tool_calls,
                 viewed_images,
                 finish_reason: p.opt_string("finish_reason")?,
+                // A session file carries no usage: no call of this home served it.
+                usage: None,
             })
         }
         "tool_result" => EventItem::ToolResult(ToolResult {

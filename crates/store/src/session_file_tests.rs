@@ -37,6 +37,7 @@ fn every_kind() -> Vec<SessionEvent> {
                 name: "v.png".into(),
             }],
             finish_reason: Some("tool_calls".into()),
+            usage: None,
         }),
         EventItem::ToolResult(ToolResult {
             tool_call_id: "call_1".into(),

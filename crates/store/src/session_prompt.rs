@@ -1,7 +1,9 @@
 //! The system prompt of a session: the one its latest turn used, or the one
 //! an imported session file brought. A prompt is stored once by content hash
 //! (every session of a workspace shares the same few), and a turn whose
-//! prompt is already recorded only reads.
+//! prompt is already recorded only reads. A turn also records the tool list
+//! it offered (JSON) with its prompt: the two together are what the model
+//! was told before any message.
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
@@ -9,7 +11,47 @@ use crate::blobs::sha256_hex;
 use crate::error::{Result, StoreError};
 use crate::store::Store;
 
+/// What a session's latest turn told the model before any message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnContext {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// The tools offered, as a JSON array of `{name, description,
+    /// parameters}`; `None` when not recorded (an imported file, an older
+    /// release).
+    pub tools: Option<String>,
+}
+
+/// The content hash of a prompt with its tools (the prompt alone hashes as
+/// before the tools were recorded, so old rows keep matching).
+fn context_hash(prompt: &str, tools: Option<&str>) -> String {
+    match tools {
+        None => sha256_hex(prompt.as_bytes()),
+        Some(t) => sha256_hex(format!("{prompt}\0tools\0{t}").as_bytes()),
+    }
+}
+
 impl Store {
+    /// The session's recorded prompt and tool list (see [`TurnContext`]).
+    pub fn turn_context(&self, scope: &str, id: &str) -> Result<Option<TurnContext>> {
+        self.read(|tx| {
+            Ok(tx
+                .prepare_cached(
+                    "SELECT p.text, p.tools FROM session_prompts sp \
+                     JOIN sessions s ON s.pk = sp.session_pk \
+                     JOIN system_prompts p ON p.hash = sp.hash \
+                     WHERE s.scope = ?1 AND s.id = ?2",
+                )?
+                .query_row(params![scope, id], |r| {
+                    Ok(TurnContext {
+                        system_prompt: r.get(0)?,
+                        tools: r.get(1)?,
+                    })
+                })
+                .optional()?)
+        })
+    }
+
     /// The session's recorded system prompt, `None` when none was recorded
     /// (a session from before prompts were kept, or no turn ran yet).
     pub fn system_prompt(&self, scope: &str, id: &str) -> Result<Option<String>> {
@@ -26,11 +68,18 @@ impl Store {
         })
     }
 
-    /// Records `prompt` as the session's system prompt. Costs one read when
-    /// it is already the recorded one (every turn after the first, until the
-    /// config, skills or date change it). `NotFound` without the session.
-    pub fn record_system_prompt(&self, scope: &str, id: &str, prompt: &str) -> Result<()> {
-        let hash = sha256_hex(prompt.as_bytes());
+    /// Records `prompt` (and the `tools` JSON offered with it) as the
+    /// session's turn context. Costs one read when it is already the
+    /// recorded one (every turn after the first, until the config, skills,
+    /// tools or date change it). `NotFound` without the session.
+    pub fn record_system_prompt(
+        &self,
+        scope: &str,
+        id: &str,
+        prompt: &str,
+        tools: Option<&str>,
+    ) -> Result<()> {
+        let hash = context_hash(prompt, tools);
         let recorded: Option<Option<String>> = self.read(|tx| {
             Ok(tx
                 .prepare_cached(
@@ -50,7 +99,7 @@ impl Store {
                     .query_row(params![scope, id], |r| r.get(0))
                     .optional()?
                     .ok_or_else(|| StoreError::NotFound(format!("session {id}")))?;
-                set_in(tx, pk, prompt, &hash)
+                set_in(tx, pk, prompt, tools, &hash)
             }),
         }
     }
@@ -58,9 +107,17 @@ impl Store {
 
 /// Points session `pk` at `prompt` (stored under `hash` if new); the prompt
 /// it named before goes when no session names it any more.
-pub(crate) fn set_in(tx: &Transaction<'_>, pk: i64, prompt: &str, hash: &str) -> Result<()> {
-    tx.prepare_cached("INSERT OR IGNORE INTO system_prompts (hash, text) VALUES (?1, ?2)")?
-        .execute(params![hash, prompt])?;
+pub(crate) fn set_in(
+    tx: &Transaction<'_>,
+    pk: i64,
+    prompt: &str,
+    tools: Option<&str>,
+    hash: &str,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT OR IGNORE INTO system_prompts (hash, text, tools) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![hash, prompt, tools])?;
     tx.prepare_cached(
         "INSERT INTO session_prompts (session_pk, hash) VALUES (?1, ?2) \
          ON CONFLICT (session_pk) DO UPDATE SET hash = excluded.hash",
@@ -83,7 +140,7 @@ pub(crate) fn drop_unused(tx: &Transaction<'_>) -> Result<()> {
 
 /// [`set_in`] hashing `prompt` itself.
 pub(crate) fn record_in(tx: &Transaction<'_>, pk: i64, prompt: &str) -> Result<()> {
-    set_in(tx, pk, prompt, &sha256_hex(prompt.as_bytes()))
+    set_in(tx, pk, prompt, None, &context_hash(prompt, None))
 }
 
 #[cfg(test)]
@@ -100,16 +157,16 @@ mod tests {
         }
         assert_eq!(store.system_prompt("ws", "s1").unwrap(), None);
         store
-            .record_system_prompt("ws", "s1", "You are A.")
+            .record_system_prompt("ws", "s1", "You are A.", None)
             .unwrap();
         store
-            .record_system_prompt("ws", "s1", "You are A.")
+            .record_system_prompt("ws", "s1", "You are A.", None)
             .unwrap();
         store
-            .record_system_prompt("ws", "s2", "You are A.")
+            .record_system_prompt("ws", "s2", "You are A.", None)
             .unwrap();
         store
-            .record_system_prompt("ws", "s1", "You are B.")
+            .record_system_prompt("ws", "s1", "You are B.", Some("[]"))
             .unwrap();
         assert_eq!(
             store.system_prompt("ws", "s1").unwrap().as_deref(),
@@ -119,12 +176,15 @@ mod tests {
             store.system_prompt("ws", "s2").unwrap().as_deref(),
             Some("You are A.")
         );
+        let context = store.turn_context("ws", "s1").unwrap().unwrap();
+        assert_eq!(context.tools.as_deref(), Some("[]"));
+        assert_eq!(store.turn_context("ws", "s2").unwrap().unwrap().tools, None);
         let stored: i64 = store
             .read(|tx| Ok(tx.query_row("SELECT COUNT(*) FROM system_prompts", [], |r| r.get(0))?))
             .unwrap();
         assert_eq!(stored, 2, "one row per distinct prompt");
         assert!(matches!(
-            store.record_system_prompt("ws", "nope", "x"),
+            store.record_system_prompt("ws", "nope", "x", None),
             Err(StoreError::NotFound(_))
         ));
         assert!(store.delete_session("ws", "s1").unwrap());

@@ -2,8 +2,6 @@
 //! turn counts and costs across scopes, finding a session by id alone, and
 //! importing a whole session in one transaction.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 
@@ -40,38 +38,24 @@ impl Store {
         include_archived: bool,
     ) -> Result<Vec<ListedSession>> {
         self.read(|tx| {
-            let costs: HashMap<String, f64> = tx
-                .prepare_cached(
-                    "SELECT session_id, SUM(cost) FROM usage_records \
-                     WHERE session_id IS NOT NULL GROUP BY session_id",
-                )?
-                .query_map([], |r| {
-                    Ok((r.get(0)?, r.get::<_, Option<f64>>(1)?.unwrap_or(0.0)))
-                })?
-                .collect::<rusqlite::Result<_>>()?;
+            // `turns` and `cost` are counters kept by triggers (schema V9).
             let mut stmt = tx.prepare_cached(concat!(
                 "SELECT ",
                 header_cols!(),
-                ", (SELECT COUNT(*) FROM session_events e \
-                    WHERE e.session_pk = s.pk AND e.kind = 'terminal') \
-                 FROM sessions s WHERE (?1 IS NULL OR scope = ?1) AND (?2 OR archived = 0) \
+                ", turns, cost FROM sessions s \
+                 WHERE (?1 IS NULL OR scope = ?1) AND (?2 OR archived = 0) \
                  ORDER BY updated_at DESC, pk DESC"
             ))?;
             let rows = stmt
                 .query_map(params![scope, include_archived], |r| {
-                    let header = header_from_row(r)?;
-                    let turns: i64 = r.get(17)?;
-                    Ok((header, turns))
+                    Ok(ListedSession {
+                        header: header_from_row(r)?,
+                        turns: r.get::<_, i64>(17)?.max(0) as u64,
+                        cost: r.get(18)?,
+                    })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows
-                .into_iter()
-                .map(|(header, turns)| ListedSession {
-                    cost: costs.get(&header.id).copied().unwrap_or(0.0),
-                    turns: turns.max(0) as u64,
-                    header,
-                })
-                .collect())
+            Ok(rows)
         })
     }
 
@@ -295,5 +279,38 @@ mod tests {
         store.create_session(&new_session("b", "s1")).unwrap();
         assert_eq!(store.scopes_of_session("s1").unwrap(), ["a", "b"]);
         assert!(store.scopes_of_session("nope").unwrap().is_empty());
+    }
+
+    #[test]
+    fn counters_are_backfilled_for_an_older_database() {
+        use rusqlite::{Connection, TransactionBehavior};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seekclaw.db");
+        {
+            // The release before the counters (V8), with two turns and costs.
+            let mut conn = Connection::open(&path).unwrap();
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .unwrap();
+            crate::schema::apply_up_to(&tx, 8).unwrap();
+            tx.execute_batch(
+                "INSERT INTO sessions (pk, scope, id, reasoning_level, created_at, updated_at) \
+                     VALUES (3, 'g', 'old', 'high', 'x', 'x'); \
+                 INSERT INTO session_events (session_pk, seq, kind, unix_ms, payload) VALUES \
+                     (3, 1, 'terminal', 0, '{}'), (3, 2, 'user', 0, '{}'), \
+                     (3, 3, 'terminal', 0, '{}'); \
+                 INSERT INTO usage_records (session_id, cost) VALUES ('old', 0.5), ('old', 0.25);",
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let listed = store.list_with_stats(None, true).unwrap();
+        assert_eq!((listed[0].turns, listed[0].cost), (2, 0.75));
+        // And kept in step from then on.
+        store
+            .append_events("g", "old", None, &[user("again"), finished("z")])
+            .unwrap();
+        assert_eq!(store.list_with_stats(None, true).unwrap()[0].turns, 3);
     }
 }

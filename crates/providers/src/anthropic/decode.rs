@@ -105,6 +105,8 @@ impl WireUsage {
             cached_input_tokens: read,
             cache_creation_input_tokens: creation,
             output_tokens: self.output_tokens.unwrap_or(0),
+            // Anthropic counts thinking inside the output without a split.
+            reasoning_tokens: 0,
         }
     }
 }

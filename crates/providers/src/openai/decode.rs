@@ -75,6 +75,15 @@ struct WireUsage {
     /// OpenAI.
     #[serde(default)]
     prompt_tokens_details: Option<PromptDetails>,
+    /// OpenAI (reasoning models).
+    #[serde(default)]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Deserialize, Default)]
+struct CompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -95,6 +104,11 @@ impl WireUsage {
             cached_input_tokens: cached,
             cache_creation_input_tokens: 0,
             output_tokens: self.completion_tokens.unwrap_or(0),
+            reasoning_tokens: self
+                .completion_tokens_details
+                .as_ref()
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
         }
     }
 }

@@ -88,6 +88,7 @@ fn recorded_stream_in_every_split() {
                 cached_input_tokens: 1024,
                 cache_creation_input_tokens: 0,
                 output_tokens: 80,
+                reasoning_tokens: 0,
             }),
             Finish(FinishReason::ToolCalls),
         ]
@@ -122,6 +123,10 @@ fn usage_variants() {
             r#"{"prompt_tokens":10,"completion_tokens":2,"prompt_cache_hit_tokens":3,"cached_tokens":4}"#,
             3,
         ),
+        (
+            r#"{"prompt_tokens":10,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":1},"completion_tokens_details":{"reasoning_tokens":1}}"#,
+            1,
+        ),
     ];
     for (usage, cached) in cases {
         let chunk =
@@ -135,6 +140,7 @@ fn usage_variants() {
                     cached_input_tokens: cached,
                     cache_creation_input_tokens: 0,
                     output_tokens: 2,
+                    reasoning_tokens: u64::from(usage.contains("reasoning_tokens")),
                 }),
                 StreamEvent::Finish(FinishReason::Stop),
             ],
@@ -155,6 +161,7 @@ fn usage_variants() {
                 cached_input_tokens: 2,
                 cache_creation_input_tokens: 0,
                 output_tokens: 1,
+                reasoning_tokens: 0,
             }),
             StreamEvent::Finish(FinishReason::Length),
         ]
@@ -412,7 +419,8 @@ fn non_streamed_completion() {
                 total_input_tokens: 9,
                 cached_input_tokens: 8,
                 cache_creation_input_tokens: 0,
-                output_tokens: 3
+                output_tokens: 3,
+                reasoning_tokens: 0,
             }),
             Finish(FinishReason::ToolCalls),
         ]

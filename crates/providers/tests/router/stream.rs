@@ -61,6 +61,7 @@ async fn openai_stream_assembles_the_completion_in_order() {
         cached_input_tokens: 400,
         cache_creation_input_tokens: 0,
         output_tokens: 50,
+        reasoning_tokens: 0,
     };
     assert_eq!(c.usage, usage);
 
@@ -148,6 +149,7 @@ async fn anthropic_stream_keeps_the_signed_thinking() {
         cached_input_tokens: 300,
         cache_creation_input_tokens: 0,
         output_tokens: 40,
+        reasoning_tokens: 0,
     };
     assert_eq!(c.usage, usage);
 

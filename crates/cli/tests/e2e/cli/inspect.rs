@@ -239,6 +239,7 @@ fn inspect_guards_every_request_and_serves_the_sessions() {
             .any(|s| s["id"] == id.as_str() && s["global"] == false)
     );
     assert!(rows.iter().any(|s| s["global"] == true));
+    assert!(rows.iter().all(|s| s["turns"] == 1), "{listed}");
     let events = get(port, &format!("/api/sessions/{id}/events"), &auth);
     let events: Value = serde_json::from_str(&events.body).unwrap();
     let kinds: Vec<&str> = events["events"]
@@ -250,6 +251,17 @@ fn inspect_guards_every_request_and_serves_the_sessions() {
     assert_eq!(
         kinds,
         ["user", "assistant", "tool_result", "assistant", "terminal"]
+    );
+    // Each step carries what the provider counted for it.
+    let usage = |i: usize| events["events"][i]["item"]["usage"].clone();
+    assert_eq!(usage(1)["inputTokens"], 100, "{events}");
+    assert_eq!(usage(1)["outputTokens"], 10);
+    assert_eq!(
+        (
+            usage(3)["inputTokens"].clone(),
+            usage(3)["cachedInputTokens"].clone()
+        ),
+        (json!(150), json!(100))
     );
     // The model view before the answer: the prompt, the call, its result.
     let model = get(port, &format!("/api/sessions/{id}/model?seq=4"), &auth);
@@ -293,6 +305,37 @@ fn inspect_guards_every_request_and_serves_the_sessions() {
     let system = server.requests()[1].body["messages"][0].clone();
     assert_eq!(system["role"], "system");
     assert_eq!(model["systemPrompt"], system["content"], "{model}");
+    // … and the tools it offered, with the engine's token estimates.
+    let requests = server.requests();
+    let offered: Vec<&str> = requests[1].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    let listed: Vec<&str> = model["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, offered, "{model}");
+    assert!(model["toolTokens"].as_u64().unwrap() > 0);
+    assert!(model["messages"][0]["tokens"].as_u64().unwrap() > 0);
+
+    // Full-text search over every session, matches marked.
+    let found = get(port, "/api/search?q=heliotrope", &auth);
+    let found: Value = serde_json::from_str(&found.body).unwrap();
+    let hits = found.as_array().unwrap();
+    assert!(hits.len() >= 2, "{found}");
+    assert!(hits.iter().all(|h| h["sessionId"] == id.as_str()));
+    assert!(
+        hits.iter()
+            .any(|h| h["snippet"].as_str().unwrap().contains("«heliotrope»")),
+        "{found}"
+    );
+    let none = get(port, "/api/search?q=%22%20OR%20", &auth);
+    assert_eq!(none.status, 200, "a query of punctuation is no error");
 
     live_tail_pushes_a_new_turn(port, &auth, &id, &server, &home, &ws);
     in_the_browser(dir.path(), &url, &id, &home);
@@ -461,6 +504,100 @@ fn inspect_page_tails_a_live_session() {
         json!(2)
     );
     browser.screenshot(&shots_dir().join("live.png"));
+}
+
+/// Full-text search in the page finds a phrase and opens its event; the
+/// usage view charts the provider's counts; the model view lists the tools.
+#[test]
+fn inspect_page_searches_and_charts_usage() {
+    if seekclaw_testkit::capability_missing(
+        "chromium",
+        seekclaw_testkit::program_missing("chromedriver"),
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = ProviderServer::start().unwrap();
+    let (home, _ws, id) = sessions(dir.path(), &server);
+    let (_inspect, url) = inspect(&home);
+    let browser = Browser::start(&dir.path().join("webdriver-profile"));
+    browser.goto(&format!("{url}&tail=0"));
+    browser.wait_for(
+        "return document.querySelectorAll('#sessions .session').length === 2",
+        Duration::from_secs(20),
+    );
+    browser.eval(
+        "document.getElementById('search').value = 'global question'; \
+         document.getElementById('searchform').requestSubmit(); return 0",
+    );
+    browser.wait_for(
+        "return document.querySelectorAll('#hits .hit').length === 1",
+        Duration::from_secs(10),
+    );
+    let hit = browser.eval("return document.querySelector('#hits .hit').textContent");
+    assert!(hit.as_str().unwrap().contains("global"), "{hit}");
+    assert_eq!(
+        browser.eval("return document.querySelectorAll('#hits mark').length"),
+        json!(2),
+        "both words marked"
+    );
+    // Then a phrase of the workspace session: its event opens, marked.
+    browser.eval(
+        "document.getElementById('search').value = 'heliotrope'; \
+         document.getElementById('searchform').requestSubmit(); return 0",
+    );
+    browser.wait_for(
+        &format!("return document.querySelector('#hits .hit[data-session=\"{id}\"]') !== null"),
+        Duration::from_secs(10),
+    );
+    browser.eval("document.querySelector('#hits .hit').click(); return 0");
+    browser.wait_for(
+        "return document.querySelector('#view .event.target') !== null",
+        Duration::from_secs(10),
+    );
+    let target = browser.eval("return document.querySelector('#view .event.target').textContent");
+    assert!(target.as_str().unwrap().contains("heliotrope"), "{target}");
+    browser.screenshot(&shots_dir().join("search.png"));
+
+    browser.eval("document.querySelector('#tabs button[data-view=usage]').click(); return 0");
+    browser.wait_for(
+        "return document.getElementById('usage-turns') !== null",
+        Duration::from_secs(5),
+    );
+    assert_eq!(
+        browser.eval("return document.querySelectorAll('#usage-bars .bar[data-seq]').length"),
+        json!(2)
+    );
+    let legend = browser.eval("return document.getElementById('view').textContent");
+    assert!(
+        legend
+            .as_str()
+            .unwrap()
+            .contains("All 2 steps as the provider counted them"),
+        "{legend}"
+    );
+    let cells = browser.eval(
+        "return [...document.querySelectorAll('#usage-turns tr:nth-child(2) td')].map(c => c.textContent)",
+    );
+    assert_eq!(cells, json!(["1", "2", "250", "100", "15", "0", "$0.0000"]));
+    browser.screenshot(&shots_dir().join("usage.png"));
+
+    browser.eval("document.querySelector('#tabs button[data-view=model]').click(); return 0");
+    browser.wait_for(
+        "return document.getElementById('model-tools') !== null",
+        Duration::from_secs(5),
+    );
+    let tools = browser.eval("return document.querySelector('#model-tools summary').textContent");
+    assert!(tools.as_str().unwrap().contains("read_file"), "{tools}");
+    let legend = browser.eval("return document.getElementById('model-legend').textContent");
+    assert!(
+        legend
+            .as_str()
+            .unwrap()
+            .contains("150 input tokens counted"),
+        "{legend}"
+    );
+    browser.screenshot(&shots_dir().join("model-tools.png"));
 }
 
 /// An OpenSeek session file (§5.2 shapes, every terminal kind, a summary, a
