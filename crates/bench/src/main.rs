@@ -4,6 +4,7 @@
 //!
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
 //! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench search`,
+//! `seekclaw-bench inspect`,
 //! `seekclaw-bench turns` or `seekclaw-bench tui`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
@@ -13,6 +14,9 @@ mod cpu;
 mod daemon;
 mod echo;
 mod engine;
+mod http;
+mod inspect;
+mod inspect_page;
 mod load;
 mod mcp;
 mod ping;
@@ -69,6 +73,24 @@ enum BenchCommand {
         /// Daemon start runs (the last one stays up for the read measurements).
         #[arg(long, default_value_t = 5)]
         runs: usize,
+    },
+    /// `seekclaw inspect` on the startup bench's home plus a 5,000-event
+    /// session: the sidebar, the log, a model view and a search against the
+    /// server's static stylesheet; the live tail; page loads in headless
+    /// Chromium against a 100-event session's; idle RSS.
+    Inspect {
+        /// Home to reuse (population is skipped if it has a database) or to create and keep.
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Timed requests per endpoint (after one warm-up).
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+        /// Appends timed through the live tail.
+        #[arg(long, default_value_t = 50)]
+        tails: usize,
+        /// Timed page loads per session (after one warm-up).
+        #[arg(long, default_value_t = 5)]
+        loads: usize,
     },
     /// Full-text search on the startup bench's home: `session.search` over the
     /// socket and `Store::search` in process, p50/p99 per query shape, against
@@ -253,6 +275,19 @@ fn main() -> Result<()> {
             bin: &bin,
             home,
             runs,
+            json: cli.json,
+        }),
+        BenchCommand::Inspect {
+            home,
+            runs,
+            tails,
+            loads,
+        } => inspect::run(&inspect::InspectArgs {
+            bin: &bin,
+            home,
+            runs,
+            tails,
+            loads,
             json: cli.json,
         }),
         BenchCommand::Search { home, runs } => search::run(&search::SearchArgs {

@@ -37,10 +37,17 @@
   const base = (s) => '/api/sessions/' + encodeURIComponent(s.id);
 
   // ---- sidebar ----
+  // The first screen of the sidebar comes first; the whole list (for the
+  // filter and "Show more") follows without holding the page up.
   async function loadSessions() {
-    if (baked) state.sessions = baked.sessions;
-    else state.sessions = await api('/api/sessions' + ($('archived').checked ? '?archived=1' : ''));
+    if (baked) { state.sessions = baked.sessions; renderSidebar(); return; }
+    const path = '/api/sessions?archived=' + ($('archived').checked ? '1' : '0');
+    const asked = (state.listing = (state.listing || 0) + 1);
+    state.sessions = await api(path + '&limit=' + SIDEBAR_ROWS);
     renderSidebar();
+    if (state.sessions.length < SIDEBAR_ROWS) { state.full = Promise.resolve(); return; }
+    state.full = api(path).then((all) => { if (asked === state.listing) { state.sessions = all; renderSidebar(); } });
+    state.full.catch(fail);
   }
 
   // The first SIDEBAR_ROWS rows are drawn; the rest on demand (a home with
@@ -505,10 +512,16 @@
     if (f) openFile(f).catch(fail);
   });
 
-  loadSessions().then(() => {
+  // When the first view is drawn, for measurements (`seekclaw-bench inspect`).
+  const drawn = () => { document.documentElement.dataset.renderedMs = String(performance.now()); };
+  loadSessions().then(async () => {
     const want = params.get('session');
-    const s = state.sessions.find((x) => x.id === want) || (baked ? state.sessions[0] : null);
-    if (s) return openSession(s);
+    const find = () => state.sessions.find((x) => x.id === want);
+    // A session past the first screen: wait for the whole list.
+    if (want && !find() && state.full) await state.full;
+    const s = find() || (baked ? state.sessions[0] : null);
+    if (s) return openSession(s).then(drawn);
     render();
+    drawn();
   }).catch(fail);
 })();

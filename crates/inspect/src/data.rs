@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use seekclaw_providers::types::ChatMessage;
-use seekclaw_store::{SessionEvent, Store};
+use seekclaw_store::{ListedSession, SessionEvent, Store};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::InspectError;
@@ -28,33 +29,15 @@ impl Data {
         })
     }
 
-    /// Every scope's sessions, most recently active first.
-    pub fn sessions(&self, include_archived: bool) -> Result<Value, InspectError> {
-        let listed = self.store.list_with_stats(None, include_archived)?;
-        let rows: Vec<Value> = listed
-            .iter()
-            .map(|l| {
-                let h = &l.header;
-                json!({
-                    "scope": h.scope,
-                    "id": h.id,
-                    "title": h.title,
-                    "workspace": h.workspace,
-                    "global": h.workspace.is_none(),
-                    "archived": h.archived,
-                    "createdAt": h.created_at,
-                    "updatedAt": h.updated_at,
-                    "turns": l.turns,
-                    "llmRounds": h.llm_rounds,
-                    "inputTokens": h.total_input_tokens,
-                    "cachedInputTokens": h.cached_input_tokens,
-                    "outputTokens": h.output_tokens,
-                    "cost": l.cost,
-                    "running": h.active_turn.is_some(),
-                })
-            })
-            .collect();
-        Ok(Value::Array(rows))
+    /// Every scope's sessions, most recently active first; the first `limit`
+    /// only when given (the sidebar's first screen).
+    pub fn sessions(
+        &self,
+        include_archived: bool,
+        limit: Option<usize>,
+    ) -> Result<Vec<SidebarRow>, InspectError> {
+        let listed = self.store.list_recent(None, include_archived, limit)?;
+        Ok(listed.into_iter().map(SidebarRow::from).collect())
     }
 
     /// The scope of session `id`: `scope` when given, else the only scope
@@ -66,12 +49,7 @@ impl Data {
                 None => Err(InspectError::NotFound(id.to_string())),
             };
         }
-        let mut scopes = self
-            .store
-            .list_with_stats(None, true)?
-            .into_iter()
-            .filter(|l| l.header.id == id)
-            .map(|l| l.header.scope);
+        let mut scopes = self.store.scopes_of_session(id)?.into_iter();
         match (scopes.next(), scopes.next()) {
             (Some(scope), None) => Ok(scope),
             (None, _) => Err(InspectError::NotFound(id.to_string())),
@@ -87,12 +65,22 @@ impl Data {
         id: &str,
         after: u64,
         limit: usize,
-    ) -> Result<Value, InspectError> {
+    ) -> Result<EventPage, InspectError> {
         let all = self.store.events(scope, id)?;
         let last = all.last().map_or(0, |e| e.seq);
-        let page: Vec<&SessionEvent> = all.iter().filter(|e| e.seq > after).take(limit).collect();
-        let more = page.last().is_some_and(|e| e.seq < last);
-        Ok(json!({"scope": scope, "id": id, "last": last, "more": more, "events": page}))
+        let events: Vec<SessionEvent> = all
+            .into_iter()
+            .filter(|e| e.seq > after)
+            .take(limit)
+            .collect();
+        let more = events.last().is_some_and(|e| e.seq < last);
+        Ok(EventPage {
+            scope: scope.to_string(),
+            id: id.to_string(),
+            last,
+            more,
+            events,
+        })
     }
 
     /// Every event of a session (for the export).
@@ -133,6 +121,62 @@ impl Data {
     ) -> Result<Option<seekclaw_store::TurnContext>, InspectError> {
         Ok(self.store.turn_context(scope, id)?)
     }
+}
+
+/// One row of the sidebar (and of an export's session list).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SidebarRow {
+    pub scope: String,
+    pub id: String,
+    pub title: Option<String>,
+    pub workspace: Option<String>,
+    pub global: bool,
+    pub archived: bool,
+    pub created_at: String,
+    pub updated_at: String,
+    pub turns: u64,
+    pub llm_rounds: i64,
+    pub input_tokens: i64,
+    pub cached_input_tokens: i64,
+    pub output_tokens: i64,
+    pub cost: f64,
+    pub running: bool,
+}
+
+impl From<ListedSession> for SidebarRow {
+    fn from(l: ListedSession) -> SidebarRow {
+        let h = l.header;
+        SidebarRow {
+            global: h.workspace.is_none(),
+            running: h.active_turn.is_some(),
+            scope: h.scope,
+            id: h.id,
+            title: h.title,
+            workspace: h.workspace,
+            archived: h.archived,
+            created_at: h.created_at,
+            updated_at: h.updated_at,
+            turns: l.turns,
+            llm_rounds: h.llm_rounds,
+            input_tokens: h.total_input_tokens,
+            cached_input_tokens: h.cached_input_tokens,
+            output_tokens: h.output_tokens,
+            cost: l.cost,
+        }
+    }
+}
+
+/// A page of a session's log.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventPage {
+    pub scope: String,
+    pub id: String,
+    /// The seq of the log's last event.
+    pub last: u64,
+    /// Whether events follow this page.
+    pub more: bool,
+    pub events: Vec<SessionEvent>,
 }
 
 /// [`Data::model_view`] over events already read. `tools` is the recorded
@@ -252,7 +296,8 @@ mod tests {
         store.append_events("g", "b", None, &items).unwrap();
 
         let data = Data::open(&db).unwrap();
-        assert_eq!(data.sessions(false).unwrap().as_array().unwrap().len(), 3);
+        assert_eq!(data.sessions(false, None).unwrap().len(), 3);
+        assert_eq!(data.sessions(false, Some(2)).unwrap().len(), 2);
         assert!(matches!(
             data.scope_of("a", None),
             Err(InspectError::Ambiguous(_))
@@ -265,17 +310,9 @@ mod tests {
         ));
 
         let page = data.events("g", "b", 1, 2).unwrap();
-        let seqs: Vec<u64> = page["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["seq"].as_u64().unwrap())
-            .collect();
+        let seqs: Vec<u64> = page.events.iter().map(|e| e.seq).collect();
         assert_eq!(seqs, [2, 3]);
-        assert_eq!(
-            (page["last"].as_u64(), page["more"].as_bool()),
-            (Some(5), Some(true))
-        );
+        assert_eq!((page.last, page.more), (5, true));
         assert_eq!(data.last_seq("g", "b").unwrap(), 5);
 
         // Before event 5: the dangling call is closed as the turn loop closes it.

@@ -6,14 +6,13 @@
 use seekclaw_store::SessionEvent;
 use serde_json::{Map, Value, json};
 
-use crate::data::{Data, model_view_of};
+use crate::data::{Data, SidebarRow, model_view_of};
 use crate::{InspectError, assets};
 
 /// The export of `ids` (every session when empty).
 pub fn export_html(data: &Data, ids: &[String]) -> Result<String, InspectError> {
-    let listed = data.sessions(true)?;
-    let all = listed.as_array().cloned().unwrap_or_default();
-    let chosen: Vec<Value> = if ids.is_empty() {
+    let all = data.sessions(true, None)?;
+    let chosen: Vec<SidebarRow> = if ids.is_empty() {
         all
     } else {
         let mut out = Vec::new();
@@ -21,7 +20,7 @@ pub fn export_html(data: &Data, ids: &[String]) -> Result<String, InspectError> 
             let scope = data.scope_of(id, None)?;
             out.extend(
                 all.iter()
-                    .filter(|s| s["id"] == id.as_str() && s["scope"] == scope.as_str())
+                    .filter(|s| s.id == *id && s.scope == scope)
                     .cloned(),
             );
         }
@@ -29,10 +28,7 @@ pub fn export_html(data: &Data, ids: &[String]) -> Result<String, InspectError> 
     };
     let mut logs = Map::new();
     for s in &chosen {
-        let (scope, id) = (
-            s["scope"].as_str().unwrap_or(""),
-            s["id"].as_str().unwrap_or(""),
-        );
+        let (scope, id) = (s.scope.as_str(), s.id.as_str());
         let events = data.all_events(scope, id)?;
         let context = data.turn_context(scope, id)?;
         let prompt = context.as_ref().map(|c| c.system_prompt.as_str());

@@ -125,9 +125,18 @@ async fn app_css() -> Response {
     asset("text/css; charset=utf-8", assets::APP_CSS)
 }
 
-fn json(result: Result<Value, InspectError>) -> Response {
+/// A JSON answer already written as text.
+struct Raw(String);
+
+impl From<Value> for Raw {
+    fn from(v: Value) -> Raw {
+        Raw(v.to_string())
+    }
+}
+
+fn json<T: Into<Raw>>(result: Result<T, InspectError>) -> Response {
     match result {
-        Ok(v) => ([(header::CONTENT_TYPE, "application/json")], v.to_string()).into_response(),
+        Ok(v) => ([(header::CONTENT_TYPE, "application/json")], v.into().0).into_response(),
         Err(e) => {
             let status = match e {
                 InspectError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -143,11 +152,18 @@ fn json(result: Result<Value, InspectError>) -> Response {
 struct ListQuery {
     #[serde(default)]
     archived: Option<String>,
+    /// The first `limit` sessions only (the page's first screen).
+    limit: Option<usize>,
 }
 
 async fn sessions(State(data): State<Data>, Query(q): Query<ListQuery>) -> Response {
     let archived = q.archived.is_some_and(|a| a == "1" || a == "true");
-    json(blocking(move || data.sessions(archived)).await)
+    json(blocking(move || data.sessions(archived, q.limit).map(serialized)).await)
+}
+
+/// Serializes an answer straight to text (no `Value` tree between).
+fn serialized<T: serde::Serialize>(v: T) -> Raw {
+    Raw(serde_json::to_string(&v).unwrap_or_else(|_| "null".into()))
 }
 
 #[derive(Deserialize)]
@@ -184,7 +200,7 @@ async fn events(
     json(
         blocking(move || {
             let scope = data.scope_of(&id, q.scope.as_deref())?;
-            data.events(&scope, &id, q.after, limit)
+            data.events(&scope, &id, q.after, limit).map(serialized)
         })
         .await,
     )
@@ -220,7 +236,7 @@ async fn tail(
     .await
     {
         Ok(found) => found,
-        Err(e) => return json(Err(e)),
+        Err(e) => return json::<Raw>(Err(e)),
     };
     Sse::new(tail_stream(data, scope.0, scope.1, q.after))
         .keep_alive(KeepAlive::default())
@@ -249,12 +265,8 @@ fn tail_stream(
                 }
                 let (d, s, i) = (data.clone(), scope.clone(), id.clone());
                 let page = blocking(move || d.events(&s, &i, after, PAGE)).await.ok()?;
-                after = page["events"]
-                    .as_array()
-                    .and_then(|e| e.last())
-                    .and_then(|e| e["seq"].as_u64())
-                    .unwrap_or(last);
-                let event = Event::default().event("events").data(page.to_string());
+                after = page.events.last().map_or(last, |e| e.seq);
+                let event = Event::default().event("events").data(serialized(&page).0);
                 return Some((Ok(event), after));
             }
         }

@@ -37,6 +37,19 @@ impl Store {
         scope: Option<&str>,
         include_archived: bool,
     ) -> Result<Vec<ListedSession>> {
+        self.list_recent(scope, include_archived, None)
+    }
+
+    /// [`Store::list_with_stats`], the first `limit` sessions only (a
+    /// viewer's first screen).
+    pub fn list_recent(
+        &self,
+        scope: Option<&str>,
+        include_archived: bool,
+        limit: Option<usize>,
+    ) -> Result<Vec<ListedSession>> {
+        // SQLite reads a negative LIMIT as none.
+        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
         self.read(|tx| {
             // `turns` and `cost` are counters kept by triggers (schema V9).
             let mut stmt = tx.prepare_cached(concat!(
@@ -44,10 +57,10 @@ impl Store {
                 header_cols!(),
                 ", turns, cost FROM sessions s \
                  WHERE (?1 IS NULL OR scope = ?1) AND (?2 OR archived = 0) \
-                 ORDER BY updated_at DESC, pk DESC"
+                 ORDER BY updated_at DESC, pk DESC LIMIT ?3"
             ))?;
             let rows = stmt
-                .query_map(params![scope, include_archived], |r| {
+                .query_map(params![scope, include_archived, limit], |r| {
                     Ok(ListedSession {
                         header: header_from_row(r)?,
                         turns: r.get::<_, i64>(17)?.max(0) as u64,
