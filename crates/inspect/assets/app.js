@@ -142,9 +142,12 @@
   }
   // Scrolls to an event, opening the folded turn that holds it.
   function reveal(seq) {
-    for (const t of document.querySelectorAll('#view details.turn')) {
-      const [from, to] = (t.dataset.range || '').split('-').map(Number);
-      if (seq >= from && seq <= to && !t.open) { t.open = true; t.drawNow(); }
+    // Groups first: opening one draws the turns it holds.
+    for (const css of ['#view details.group', '#view details.turn:not(.group)']) {
+      for (const t of document.querySelectorAll(css)) {
+        const [from, to] = (t.dataset.range || '').split('-').map(Number);
+        if (seq >= from && seq <= to && !t.open) { t.open = true; t.drawNow(); }
+      }
     }
     const row = document.querySelector('#view .event[data-seq="' + seq + '"]');
     if (!row) return;
@@ -223,7 +226,28 @@
     if (!turns.length) view.appendChild(el('p', { class: 'empty' }, 'This session has no events.'));
     let first = turns.length;
     for (let left = EAGER; first > 0 && left > 0; first--) left -= turns[first - 1].length;
-    turns.forEach((t, i) => view.appendChild(i >= first ? turnBox(t, i + 1) : foldedTurn(t, i + 1)));
+    // Older turns fold by GROUP (one element per group until opened).
+    for (let g = 0; g < first; g += GROUP) view.appendChild(turnGroup(turns, g, Math.min(first, g + GROUP)));
+    turns.slice(first).forEach((t, i) => view.appendChild(turnBox(t, first + i + 1)));
+  }
+
+  const GROUP = 50;
+  function turnGroup(turns, from, to) {
+    if (to - from === 1) return foldedTurn(turns[from], from + 1);
+    const firstSeq = turns[from][0].seq;
+    const lastTurn = turns[to - 1];
+    const lastSeq = lastTurn[lastTurn.length - 1].seq;
+    const count = turns.slice(from, to).reduce((a, t) => a + t.length, 0);
+    const box = el('details', { class: 'turn folded group', 'data-range': firstSeq + '-' + lastSeq },
+      el('summary', {}, 'Turns ' + (from + 1) + '–' + to + ' (' + num(count) + ' events, #' + firstSeq + '–#' + lastSeq + ')'));
+    const draw = () => {
+      if (!box.open || box.dataset.drawn) return;
+      box.dataset.drawn = '1';
+      for (let i = from; i < to; i++) box.appendChild(foldedTurn(turns[i], i + 1));
+    };
+    box.drawNow = draw;
+    box.addEventListener('toggle', draw);
+    return box;
   }
 
   function foldedTurn(events, n) {

@@ -20,8 +20,9 @@ use crate::security::{self, Guard};
 use crate::{InspectError, assets};
 
 /// How often the live tail looks for new events: one `max(seq)` lookup,
-/// well inside the 200 ms an appended event may take to show.
-const TAIL_POLL: Duration = Duration::from_millis(100);
+/// well inside the 200 ms an appended event may take to show (a batch
+/// then reads the log).
+const TAIL_POLL: Duration = Duration::from_millis(50);
 
 /// How to start the server.
 #[derive(Debug, Clone)]
