@@ -12,6 +12,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+mod input;
 mod run_task;
 mod sessions;
 pub mod tools;
@@ -70,15 +71,19 @@ pub struct Server {
     engine: Engine,
     overrides: TurnOverrides,
     tracker: TaskTracker,
+    /// Fires when the client's input ends or the server is stopped: every
+    /// running task is cancelled.
+    closing: CancellationToken,
     tools: std::sync::Arc<Vec<Tool>>,
 }
 
 impl Server {
-    fn new(engine: Engine, overrides: TurnOverrides) -> Server {
+    fn new(engine: Engine, overrides: TurnOverrides, closing: CancellationToken) -> Server {
         Server {
             engine,
             overrides,
             tracker: TaskTracker::new(),
+            closing,
             tools: std::sync::Arc::new(tools::all()),
         }
     }
@@ -217,7 +222,9 @@ where
     engine
         .check_overrides(&opts.overrides)
         .map_err(|e| McpServeError::Setup(e.message))?;
-    let server = Server::new(engine.clone(), opts.overrides);
+    let closing = stop.child_token();
+    let input = input::WatchedInput::new(input, closing.clone());
+    let server = Server::new(engine.clone(), opts.overrides, closing.clone());
     let tracker = server.tracker.clone();
     let notices = deliver_notices(engine, stop.child_token());
     let served = match server.serve_with_ct((input, output), stop.clone()).await {
@@ -228,8 +235,9 @@ where
             .map_err(|e| McpServeError::Connection(e.to_string())),
         Err(e) => Err(McpServeError::Connection(e.to_string())),
     };
-    // Each call's request token is cancelled with the connection; this also
-    // covers a turn whose handler already returned.
+    // Normally done already (the input ended, or `stop`); this also covers a
+    // connection that failed.
+    closing.cancel();
     engine.turns.cancel_all();
     tracker.close();
     tracker.wait().await;

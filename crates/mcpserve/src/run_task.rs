@@ -101,9 +101,13 @@ pub async fn run(
                     "the turn's driver stopped without an outcome",
                 )),
             },
-            // The client's `notifications/cancelled` (or the server
-            // stopping): the turn ends `cancelled` and records it.
+            // The client's `notifications/cancelled`, the end of its input
+            // or a signal: the turn ends `cancelled` and records it.
             _ = rc.ct.cancelled(), if !cancelled => {
+                cancelled = true;
+                cancel.cancel();
+            }
+            _ = server.closing.cancelled(), if !cancelled => {
                 cancelled = true;
                 cancel.cancel();
             }

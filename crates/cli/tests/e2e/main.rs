@@ -7,6 +7,7 @@
 mod chat;
 mod cli;
 mod daemon;
+mod mcp_serve;
 mod run;
 mod serve;
 mod support;
