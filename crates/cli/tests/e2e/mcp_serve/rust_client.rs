@@ -226,8 +226,17 @@ impl Raw {
     }
 }
 
-#[test]
-fn closing_stdin_cancels_the_running_task_records_it_and_exits() {
+/// How a test stops the server in the middle of a turn.
+enum Stop {
+    /// Close its stdin (how stdio clients stop a server).
+    Eof,
+    /// SIGTERM.
+    Term,
+}
+
+/// Stops the server while a `run_task` streams: the process exits promptly
+/// and cleanly, and the turn's end is in the store.
+fn stopped_mid_turn(stop: Stop) {
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_with(&server);
     let dir = tempfile::tempdir().unwrap();
@@ -242,21 +251,30 @@ fn closing_stdin_cancels_the_running_task_records_it_and_exits() {
     assert_eq!(bad["result"]["isError"], true, "{bad}");
     raw.call(2, "run_task", json!({"prompt": "count", "workspace": ws}));
     server.wait_requests(1, Duration::from_secs(30)).unwrap();
-    let closed = Instant::now();
-    raw.close_stdin();
-    let deadline = closed + Duration::from_secs(10);
+    let stopped = Instant::now();
+    match stop {
+        Stop::Eof => raw.close_stdin(),
+        Stop::Term => {
+            let pid = raw.child.id() as i32;
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        }
+    }
+    let deadline = stopped + Duration::from_secs(10);
     let status = loop {
         if let Some(status) = raw.child.try_wait().unwrap() {
             break status;
         }
-        assert!(Instant::now() < deadline, "still running 10 s after EOF");
+        assert!(
+            Instant::now() < deadline,
+            "still running 10 s after the stop"
+        );
         std::thread::sleep(Duration::from_millis(10));
     };
     assert!(status.success(), "{status:?}");
     assert!(
-        closed.elapsed() < Duration::from_secs(3),
+        stopped.elapsed() < Duration::from_secs(3),
         "{:?}",
-        closed.elapsed()
+        stopped.elapsed()
     );
 
     // The turn's end is in the store: a new server lists it, not running.
@@ -269,4 +287,14 @@ fn closing_stdin_cancels_the_running_task_records_it_and_exits() {
     assert_eq!(s["turns"], 1, "{listed}");
     again.close_stdin();
     assert!(again.child.wait().unwrap().success());
+}
+
+#[test]
+fn closing_stdin_cancels_the_running_task_records_it_and_exits() {
+    stopped_mid_turn(Stop::Eof);
+}
+
+#[test]
+fn sigterm_cancels_the_running_task_records_it_and_exits() {
+    stopped_mid_turn(Stop::Term);
 }
