@@ -113,6 +113,24 @@ fn rmcp_client_streams_progress_cancels_and_continues() {
                 break;
             }
         }
+        // While it runs: listed as running, and a second task on the same
+        // session is refused with a readable error.
+        let listed = call(&client, "session_list", json!({"workspace": ws})).await;
+        let running = listed.structured_content.unwrap()["sessions"][0].clone();
+        assert_eq!(running["running"], true, "{running}");
+        let busy = call(
+            &client,
+            "run_task",
+            json!({"prompt": "also", "workspace": ws, "sessionId": running["sessionId"]}),
+        )
+        .await;
+        assert_eq!(busy.is_error, Some(true), "{busy:?}");
+        let busy_text = format!("{:?}", busy.content);
+        assert!(
+            busy_text.contains("is already running a task (another run_task call)"),
+            "{busy_text}"
+        );
+
         let cancelled = Instant::now();
         handle.cancel(Some("changed my mind".into())).await.unwrap();
         let s = settled(&client, &ws, 1).await;
