@@ -10,6 +10,7 @@ mod doctor;
 mod inspect;
 mod listing;
 mod mcp;
+mod mcp_serve;
 mod pipes;
 mod provider_add;
 mod run;
@@ -59,7 +60,8 @@ enum Command {
     /// Inspect models.
     #[command(subcommand)]
     Model(admin::ModelCommand),
-    /// Check the MCP servers of a workspace: connect each, list its tools, report failures.
+    /// Check the MCP servers of a workspace: connect each, list its tools, report failures;
+    /// `mcp serve`: be an MCP server for other agents.
     Mcp(mcp::McpArgs),
     /// Manage scheduled tasks on the running daemon.
     #[command(subcommand)]
@@ -138,13 +140,19 @@ struct SchemaArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The MCP SDK logs every message it handles at info: an MCP server's
+    // stderr (its client's log) keeps only its warnings.
+    let default_filter = match &cli.command {
+        Some(Command::Mcp(args)) if args.is_serve() => "info,rmcp=warn",
+        _ => "info",
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         // Colour codes only for a person: a log file or pipe gets plain text.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter)),
         )
         .init();
     let Some(command) = cli.command else {

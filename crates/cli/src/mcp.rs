@@ -9,13 +9,23 @@ use clap::{Args, Subcommand};
 use seekclaw_config::Home;
 use seekclaw_engine::{McpCheck, McpCheckOptions, check_mcp};
 
-/// What `seekclaw mcp` does (both connect every enabled server).
-#[derive(Subcommand, Clone, Copy, PartialEq, Eq)]
+/// What `seekclaw mcp` does (`list` and `check` connect every enabled server).
+#[derive(Subcommand, Clone, PartialEq, Eq)]
 pub enum McpCommand {
     /// List the servers with their state and tools (the default).
     List,
     /// The same, for scripts: say only what failed unless `--json`.
     Check,
+    /// Be an MCP server on stdin/stdout for other agents: tools `run_task`,
+    /// `session_list`, `session_get`, `session_search`.
+    Serve(crate::mcp_serve::McpServeArgs),
+}
+
+impl McpArgs {
+    /// Whether this is `seekclaw mcp serve` (stdout carries only MCP).
+    pub fn is_serve(&self) -> bool {
+        matches!(self.command, Some(McpCommand::Serve(_)))
+    }
 }
 
 /// Scope and output of `seekclaw mcp`.
@@ -36,6 +46,16 @@ pub struct McpArgs {
 
 /// Runs the check and prints it.
 pub fn mcp(args: McpArgs) -> ExitCode {
+    if let Some(McpCommand::Serve(serve)) = args.command {
+        if args.workspace.is_some() || args.global || args.json {
+            // Each call names its workspace; the output is MCP, not a report.
+            eprintln!(
+                "seekclaw: `mcp serve` takes no --workspace, --global or --json (run_task names its workspace)"
+            );
+            return ExitCode::from(2);
+        }
+        return crate::mcp_serve::serve(serve);
+    }
     let checked = (|| -> anyhow::Result<McpCheck> {
         let home = Home::from_env()?;
         let opts = McpCheckOptions {

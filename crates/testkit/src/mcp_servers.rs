@@ -65,6 +65,12 @@ fn python() -> Result<PathBuf> {
     require(servers_dir().join("py").join("bin").join("python"))
 }
 
+/// The Python of the venv that holds the official MCP Python SDK (`mcp`),
+/// for tests that drive seekclaw's own MCP server with the SDK's client.
+pub fn sdk_python() -> Result<PathBuf> {
+    python()
+}
+
 fn fixture_script() -> Result<PathBuf> {
     require(workspace_root().join("crates/testkit/fixtures/mcp_fixture_server.py"))
 }

@@ -1,12 +1,14 @@
 //! Black-box tests of the real `seekclaw` binary, one module per front end it
 //! drives: `daemon` (the socket protocol), `serve` (the OpenSeek stdio
-//! stream), `run` (one-shot turns), `chat` (the terminal UI in tmux) and `cli`
-//! (the other subcommands). What they share is in `support`.
+//! stream), `mcp_serve` (the MCP server over stdio), `run` (one-shot turns),
+//! `chat` (the terminal UI in tmux) and `cli` (the other subcommands). What
+//! they share is in `support`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod chat;
 mod cli;
 mod daemon;
+mod mcp_serve;
 mod run;
 mod serve;
 mod support;

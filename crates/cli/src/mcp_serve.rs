@@ -1,0 +1,100 @@
+//! `seekclaw mcp serve`: the engine as an MCP server on stdin/stdout, in this
+//! process (the server lives in `seekclaw_mcp_serve`). Logs go to stderr;
+//! stdout carries only MCP messages.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use seekclaw_config::{AgentMode, ApprovalPolicy, Home};
+use seekclaw_engine::{Engine, TurnOverrides};
+use seekclaw_mcp_serve::McpServeOptions;
+
+/// `seekclaw mcp serve`'s arguments: what every `run_task` runs with.
+#[derive(Args, Debug, Clone, PartialEq, Eq)]
+pub struct McpServeArgs {
+    /// Model for every task: `provider/model` or a model id (default: the
+    /// workspace's, else the config's).
+    #[arg(long)]
+    model: Option<String>,
+    /// Model requests per task (default: the config's `agent.maxSteps`).
+    #[arg(long)]
+    max_steps: Option<u32>,
+    /// Default agent mode: plan, readonly, edit or auto (a call's `mode`
+    /// wins).
+    #[arg(long, value_parser = parse_mode)]
+    mode: Option<AgentMode>,
+    /// Approval policy: never, on-request or untrusted (default: the
+    /// session's, else the workspace's and the config's). Nobody can be
+    /// asked over MCP, so what the policy would ask about is refused.
+    #[arg(long, value_parser = parse_approval)]
+    approval: Option<ApprovalPolicy>,
+}
+
+fn parse_mode(s: &str) -> Result<AgentMode, String> {
+    AgentMode::parse_strict(s)
+        .ok_or_else(|| format!("unknown mode {s:?} (expected plan, readonly, edit or auto)"))
+}
+
+fn parse_approval(s: &str) -> Result<ApprovalPolicy, String> {
+    ApprovalPolicy::parse_strict(s).ok_or_else(|| {
+        format!("unknown approval policy {s:?} (expected never, on-request or untrusted)")
+    })
+}
+
+/// SIGTERM, SIGINT and SIGHUP stop the server: running tasks are cancelled
+/// and their end recorded, then it exits.
+fn watch_signals(stop: tokio_util::sync::CancellationToken) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+            _ = hup.recv() => {}
+        }
+        stop.cancel();
+    });
+    Ok(())
+}
+
+/// Serves until the client closes stdin (exit 0); 1 when the server cannot
+/// start.
+pub fn serve(args: McpServeArgs) -> ExitCode {
+    let outcome = (|| -> anyhow::Result<()> {
+        let home = Home::from_env()?;
+        let opts = McpServeOptions {
+            overrides: TurnOverrides {
+                max_steps: args.max_steps,
+                model: args.model,
+                mode: args.mode,
+                // Answers come as plain text, as the desktop's do.
+                finish_tool: false,
+                approval_policy: args.approval,
+            },
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(async move {
+            let engine = Engine::open(home)
+                .await
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+            let stop = tokio_util::sync::CancellationToken::new();
+            watch_signals(stop.clone())?;
+            let served = seekclaw_mcp_serve::serve_stdio(&engine, opts, stop).await;
+            engine.close().await;
+            served.map_err(anyhow::Error::from)
+        })?;
+        runtime.shutdown_background();
+        Ok(())
+    })();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
