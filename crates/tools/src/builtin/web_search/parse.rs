@@ -81,6 +81,7 @@ fn many(list: &[&str]) -> Vec<Selector> {
     list.iter().filter_map(|css| one(css)).collect()
 }
 
+#[cfg(test)]
 pub(crate) const ALL_SELECTORS: &[&str] = &[
     "a[href]", "h3", "div.VwiC3b", "span.aCOpRe", "div.IsZvec", "div.BNeawe.s3v9rd",
     "div[data-sncf]", "li.b_algo", "h2 a[href]", "div.b_caption p", "p.b_lineclamp2",
@@ -89,6 +90,7 @@ pub(crate) const ALL_SELECTORS: &[&str] = &[
     "[data-module=abstract]",
 ];
 
+#[cfg(test)]
 pub(crate) fn selectors_parse() -> bool {
     ALL_SELECTORS.iter().all(|css| one(css).is_some())
 }
