@@ -98,7 +98,10 @@ impl WebSearchSettings {
 
     /// The key, when one is set and not blank.
     pub fn key(&self) -> Option<&str> {
-        self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
+        self.api_key
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
     }
 
     /// The base URL, when one is set and not blank.
@@ -142,7 +145,8 @@ mod tests {
 
     #[test]
     fn a_misspelt_engine_falls_back_alone_with_a_warning() {
-        let tree = json!({"agent": {"maxSteps": 7, "webSearch": {"engine": "gogle", "url": "http://x"}}});
+        let tree =
+            json!({"agent": {"maxSteps": 7, "webSearch": {"engine": "gogle", "url": "http://x"}}});
         let (config, warnings) = crate::lenient::from_value::<Config>(&tree).unwrap();
         assert_eq!(config.agent.max_steps, 7);
         assert_eq!(config.agent.web_search.engine, SearchEngine::Auto);

@@ -98,7 +98,11 @@ mod tests {
         config.agent.web_search.api_key = Some("tvly-secret-key".into());
         let c = web_search(&config);
         assert_eq!(c.level, CheckLevel::Ok);
-        assert!(c.detail.contains("usable: google, bing, baidu, tavily"), "{}", c.detail);
+        assert!(
+            c.detail.contains("usable: google, bing, baidu, tavily"),
+            "{}",
+            c.detail
+        );
         assert!(!c.detail.contains("tvly-secret-key"));
     }
 }

@@ -168,7 +168,10 @@ fn flush_tool_images(messages: &mut Vec<Value>, pending: &mut Vec<(&str, &[Image
         .drain(..)
         .flat_map(|(_, imgs)| imgs.iter().cloned())
         .collect();
-    let text = format!("Image(s) returned by the {} tool call(s) above.", names.join(", "));
+    let text = format!(
+        "Image(s) returned by the {} tool call(s) above.",
+        names.join(", ")
+    );
     messages.push(json!({"role": "user", "content": content(&text, &images)}));
 }
 

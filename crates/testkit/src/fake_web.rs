@@ -216,7 +216,10 @@ fn serve(stream: TcpStream, shared: &Shared) -> Result<()> {
 /// carry (scripts, styles, navigation) to `pad_to` bytes when asked.
 pub mod pages {
     fn esc(s: &str) -> String {
-        s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
     }
 
     fn padded(mut page: String, pad_to: usize) -> String {

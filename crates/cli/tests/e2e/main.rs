@@ -10,3 +10,4 @@ mod daemon;
 mod run;
 mod serve;
 mod support;
+mod tools;

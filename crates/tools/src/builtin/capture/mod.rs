@@ -104,12 +104,20 @@ impl CaptureScreenTool {
             shot.sent.1,
             shot.path.display()
         );
-        if let Some(d) = args.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        if let Some(d) = args
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+        {
             content.push_str(&format!("\nLooking for: {d}"));
         }
         let mut out = ToolOutput::ok(
             content,
-            format!("Captured monitor {} ({}x{})", shot.monitor, shot.sent.0, shot.sent.1),
+            format!(
+                "Captured monitor {} ({}x{})",
+                shot.monitor, shot.sent.0, shot.sent.1
+            ),
         );
         out.images.push(ToolImage {
             media_type: "image/png".into(),
@@ -146,8 +154,7 @@ pub(crate) fn prepare(capture: Capture, limits: ImageLimits, dir: &Path) -> Resu
     let scaled = downscale(&capture.image, w, h);
     drop(capture.image);
     let png = encode_png(&scaled)?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S%.3f");
     let path = dir.join(format!("screen-{stamp}-{:04x}.png", fastrand::u16(..)));
     std::fs::write(&path, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -209,8 +216,19 @@ fn which(program: &str) -> Option<PathBuf> {
 fn capture(index: usize) -> Result<Capture, String> {
     let failed = |why: String| format!("Cannot capture the screen: {why}");
     if cfg!(target_os = "macos") {
-        return external(&["screencapture", "-x", "-t", "png", "-D", &(index + 1).to_string()], index, true)
-            .map_err(failed);
+        return external(
+            &[
+                "screencapture",
+                "-x",
+                "-t",
+                "png",
+                "-D",
+                &(index + 1).to_string(),
+            ],
+            index,
+            true,
+        )
+        .map_err(failed);
     }
     if env("WAYLAND_DISPLAY").is_some() && which("grim").is_some() {
         if index > 0 {

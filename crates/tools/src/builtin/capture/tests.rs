@@ -10,7 +10,11 @@ fn gradient(w: u32, h: u32) -> Rgb {
             pixels.extend_from_slice(&[(x % 256) as u8, (y % 256) as u8, 7]);
         }
     }
-    Rgb { width: w, height: h, pixels }
+    Rgb {
+        width: w,
+        height: h,
+        pixels,
+    }
 }
 
 #[test]
@@ -31,7 +35,10 @@ fn downscale_averages_and_png_round_trips() {
     assert_eq!(downscale(&img, 1, 1).pixels, [100, 100, 100]);
     let big = gradient(300, 200);
     let small = downscale(&big, 150, 100);
-    assert_eq!((small.width, small.height, small.pixels.len()), (150, 100, 150 * 100 * 3));
+    assert_eq!(
+        (small.width, small.height, small.pixels.len()),
+        (150, 100, 150 * 100 * 3)
+    );
     let png = encode_png(&small).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(decode_png(&png).unwrap(), small);
@@ -55,7 +62,10 @@ fn prepare_scales_and_saves_under_the_cache() {
 #[test]
 fn x11_capture_reads_the_screen_and_a_dead_display_is_an_error() {
     let err = x11::capture(":29871", 0).unwrap_err();
-    assert!(err.starts_with("cannot connect to the X display :29871"), "{err}");
+    assert!(
+        err.starts_with("cannot connect to the X display :29871"),
+        "{err}"
+    );
     if capability_missing("xvfb", program_missing("Xvfb")) {
         return;
     }
@@ -63,8 +73,11 @@ fn x11_capture_reads_the_screen_and_a_dead_display_is_an_error() {
     // Paint the root window a known colour, through a connection of our own.
     let (conn, n) = x11rb::connect(Some(xvfb.display())).unwrap();
     let root = conn.setup().roots[n].root;
-    conn.change_window_attributes(root, &ChangeWindowAttributesAux::new().background_pixel(0x00_30_a0_f0))
-        .unwrap();
+    conn.change_window_attributes(
+        root,
+        &ChangeWindowAttributesAux::new().background_pixel(0x00_30_a0_f0),
+    )
+    .unwrap();
     conn.clear_area(false, root, 0, 0, 0, 0).unwrap();
     conn.get_input_focus().unwrap().reply().unwrap();
     let shot = x11::capture(xvfb.display(), 0).unwrap();
@@ -72,6 +85,13 @@ fn x11_capture_reads_the_screen_and_a_dead_display_is_an_error() {
     assert_eq!(&shot.image.pixels[..3], &[0x30, 0xa0, 0xf0]);
     assert_eq!(shot.image.pixels.len(), 640 * 480 * 3);
     let err = x11::capture(xvfb.display(), 3).unwrap_err();
-    assert!(err.starts_with("monitor_index 3 does not exist: the display has 1 monitor(s)"), "{err}");
-    assert!(x11::describe(xvfb.display()).unwrap().contains("640x480, 1 monitor(s)"));
+    assert!(
+        err.starts_with("monitor_index 3 does not exist: the display has 1 monitor(s)"),
+        "{err}"
+    );
+    assert!(
+        x11::describe(xvfb.display())
+            .unwrap()
+            .contains("640x480, 1 monitor(s)")
+    );
 }

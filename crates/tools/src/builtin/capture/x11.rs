@@ -18,7 +18,8 @@ pub(crate) struct Region {
 }
 
 fn connect(display: &str) -> Result<(x11rb::rust_connection::RustConnection, usize), String> {
-    x11rb::connect(Some(display)).map_err(|e| format!("cannot connect to the X display {display}: {e}"))
+    x11rb::connect(Some(display))
+        .map_err(|e| format!("cannot connect to the X display {display}: {e}"))
 }
 
 /// The monitors of the display (RandR), else the root window as one.
@@ -46,7 +47,11 @@ fn monitors(
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
-    if listed.is_empty() { vec![whole] } else { listed }
+    if listed.is_empty() {
+        vec![whole]
+    } else {
+        listed
+    }
 }
 
 /// What `doctor` says: the display, its size and monitor count.

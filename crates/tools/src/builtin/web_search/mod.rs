@@ -119,7 +119,9 @@ impl WebSearchTool {
             _ = ctx.cancel.cancelled() => Err(ToolError::failed("Cancelled while searching.")),
         };
         // Whatever an engine echoed back, the key does not leave this tool.
-        result.map(|out| redact_output(out, settings)).map_err(|e| redact_error(e, settings))
+        result
+            .map(|out| redact_output(out, settings))
+            .map_err(|e| redact_error(e, settings))
     }
 }
 
@@ -213,17 +215,16 @@ async fn ask(
             .map_err(|e| format!("invalid URL {base}: {e}"))
     };
     let request = match engine {
-        SearchEngine::Google => {
-            client.get(with("/search", &[("q", query), ("hl", "en"), ("num", &count)])?)
-        }
+        SearchEngine::Google => client.get(with(
+            "/search",
+            &[("q", query), ("hl", "en"), ("num", &count)],
+        )?),
         SearchEngine::Bing => client.get(with(
             "/search",
             &[("q", query), ("count", &count), ("setlang", "en")],
         )?),
         SearchEngine::Baidu => client.get(with("/s", &[("wd", query), ("rn", &count)])?),
-        SearchEngine::Searxng => {
-            client.get(with("/search", &[("q", query), ("format", "json")])?)
-        }
+        SearchEngine::Searxng => client.get(with("/search", &[("q", query), ("format", "json")])?),
         SearchEngine::Brave => client
             .get(with(
                 "/res/v1/web/search",
@@ -237,8 +238,12 @@ async fn ask(
             .json(&json!({"query": query, "max_results": max})),
         SearchEngine::Auto => return Err("auto is not an engine of its own".into()),
     };
-    let request = if matches!(engine, SearchEngine::Google | SearchEngine::Bing | SearchEngine::Baidu) {
-        request.header(reqwest::header::ACCEPT, "text/html,application/xhtml+xml")
+    let request = if matches!(
+        engine,
+        SearchEngine::Google | SearchEngine::Bing | SearchEngine::Baidu
+    ) {
+        request
+            .header(reqwest::header::ACCEPT, "text/html,application/xhtml+xml")
             .header(reqwest::header::ACCEPT_LANGUAGE, "en-US,en;q=0.8")
     } else {
         request
@@ -247,7 +252,11 @@ async fn ask(
     let status = response.status();
     let final_url = response.url().to_string();
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| describe_send_error(&e))? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| describe_send_error(&e))?
+    {
         body.extend_from_slice(&chunk);
         if body.len() >= MAX_BODY_BYTES {
             break;
@@ -255,7 +264,9 @@ async fn ask(
     }
     let text = String::from_utf8_lossy(&body);
     if !status.is_success() {
-        let detail = parse::collapse(&parse::fragment_text(&text.chars().take(300).collect::<String>()));
+        let detail = parse::collapse(&parse::fragment_text(
+            &text.chars().take(300).collect::<String>(),
+        ));
         return Err(if detail.is_empty() {
             format!("HTTP {status}")
         } else {
@@ -270,7 +281,11 @@ async fn ask(
 }
 
 /// The hits of a successful answer (a consent wall or captcha is an error).
-pub(crate) fn parse_answer(engine: SearchEngine, final_url: &str, text: &str) -> Result<Vec<Hit>, String> {
+pub(crate) fn parse_answer(
+    engine: SearchEngine,
+    final_url: &str,
+    text: &str,
+) -> Result<Vec<Hit>, String> {
     let json = || {
         serde_json::from_str::<Value>(text)
             .map_err(|e| format!("answered something that is not JSON ({e})"))
@@ -317,7 +332,12 @@ fn describe_send_error(e: &reqwest::Error) -> String {
 }
 
 /// The tool's text: the results, numbered, and which engines failed first.
-fn format(query: &str, answer: Answer, max: usize, failed: &[(SearchEngine, String)]) -> ToolOutput {
+fn format(
+    query: &str,
+    answer: Answer,
+    max: usize,
+    failed: &[(SearchEngine, String)],
+) -> ToolOutput {
     let hits = dedup(answer.hits, max);
     let mut out = format!("Results for \"{query}\" from {}:\n", answer.engine);
     for (e, why) in failed {

@@ -83,10 +83,26 @@ fn many(list: &[&str]) -> Vec<Selector> {
 
 #[cfg(test)]
 pub(crate) const ALL_SELECTORS: &[&str] = &[
-    "a[href]", "h3", "div.VwiC3b", "span.aCOpRe", "div.IsZvec", "div.BNeawe.s3v9rd",
-    "div[data-sncf]", "li.b_algo", "h2 a[href]", "div.b_caption p", "p.b_lineclamp2",
-    "p.b_lineclamp3", "p.b_lineclamp4", "div.b_caption", "p", "div.result, div.c-container",
-    "h3 a[href]", ".c-abstract", "[class^=content-right]", "span.c-font-normal",
+    "a[href]",
+    "h3",
+    "div.VwiC3b",
+    "span.aCOpRe",
+    "div.IsZvec",
+    "div.BNeawe.s3v9rd",
+    "div[data-sncf]",
+    "li.b_algo",
+    "h2 a[href]",
+    "div.b_caption p",
+    "p.b_lineclamp2",
+    "p.b_lineclamp3",
+    "p.b_lineclamp4",
+    "div.b_caption",
+    "p",
+    "div.result, div.c-container",
+    "h3 a[href]",
+    ".c-abstract",
+    "[class^=content-right]",
+    "span.c-font-normal",
     "[data-module=abstract]",
 ];
 
@@ -164,7 +180,11 @@ pub(crate) fn google(html: &str) -> Vec<Hit> {
                 let classes = e.value().classes().collect::<Vec<_>>();
                 classes.contains(&"g") || classes.contains(&"MjjYud") || classes.contains(&"Gx5Zad")
             })
-            .or_else(|| a.parent().and_then(|p| p.parent()).and_then(ElementRef::wrap));
+            .or_else(|| {
+                a.parent()
+                    .and_then(|p| p.parent())
+                    .and_then(ElementRef::wrap)
+            });
         let snippet = block
             .map(|b| first_text(b, &snippets).unwrap_or_else(|| rest_of(b, &title)))
             .unwrap_or_default();
@@ -191,7 +211,9 @@ fn google_target(href: &str) -> Option<String> {
     };
     let url = reqwest::Url::parse(&target).ok()?;
     let host = url.host_str().unwrap_or_default();
-    let own = host.ends_with("google.com") && !host.starts_with("developers.") && !host.starts_with("support.");
+    let own = host.ends_with("google.com")
+        && !host.starts_with("developers.")
+        && !host.starts_with("support.");
     (matches!(url.scheme(), "http" | "https") && !own).then(|| url.to_string())
 }
 
@@ -230,8 +252,8 @@ fn bing_target(href: &str) -> Option<String> {
     if url.path().starts_with("/ck/a")
         && let Some((_, u)) = url.query_pairs().find(|(k, _)| k == "u")
         && let Some(encoded) = u.strip_prefix("a1")
-        && let Ok(bytes) = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(encoded.trim_end_matches('='))
+        && let Ok(bytes) =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(encoded.trim_end_matches('='))
         && let Ok(target) = String::from_utf8(bytes)
         && target.starts_with("http")
     {
@@ -312,7 +334,11 @@ pub(crate) fn searxng(v: &Value) -> Vec<Hit> {
 
 /// Brave: `web.results[{title, url, description}]`.
 pub(crate) fn brave(v: &Value) -> Vec<Hit> {
-    json_hits(v.get("web").and_then(|w| w.get("results")), "description", true)
+    json_hits(
+        v.get("web").and_then(|w| w.get("results")),
+        "description",
+        true,
+    )
 }
 
 /// Tavily: `results[{title, url, content}]`.

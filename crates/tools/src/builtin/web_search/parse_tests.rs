@@ -2,7 +2,11 @@ use super::*;
 use seekclaw_testkit::pages;
 
 const HITS: &[(&str, &str, &str)] = &[
-    ("Rust <lang>", "https://www.rust-lang.org/", "A language & more."),
+    (
+        "Rust <lang>",
+        "https://www.rust-lang.org/",
+        "A language & more.",
+    ),
     ("The Book", "https://doc.rust-lang.org/book/", "Learn Rust."),
 ];
 
@@ -70,7 +74,10 @@ fn consent_and_captcha_pages_are_told_apart_from_results() {
         page_problem("https://www.baidu.com/s", "<title>百度安全验证</title>"),
         Some(PageProblem::Captcha)
     );
-    assert_eq!(page_problem("https://www.bing.com/search", &pages::bing(HITS, 0)), None);
+    assert_eq!(
+        page_problem("https://www.bing.com/search", &pages::bing(HITS, 0)),
+        None
+    );
 }
 
 #[test]
@@ -94,5 +101,8 @@ fn dedup_keys_ignore_scheme_www_fragment_and_slash() {
         dedup_key("https://www.Example.com/a/#top"),
         dedup_key("http://example.com/a")
     );
-    assert_ne!(dedup_key("https://e.com/a?x=1"), dedup_key("https://e.com/a?x=2"));
+    assert_ne!(
+        dedup_key("https://e.com/a?x=1"),
+        dedup_key("https://e.com/a?x=2")
+    );
 }

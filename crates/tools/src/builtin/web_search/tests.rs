@@ -20,10 +20,7 @@ fn settings(engine: SearchEngine, url: &str, key: Option<&str>) -> Arc<WebSearch
     })
 }
 
-async fn call(
-    web: &Arc<WebSearchSettings>,
-    args: serde_json::Value,
-) -> ToolOutput {
+async fn call(web: &Arc<WebSearchSettings>, args: serde_json::Value) -> ToolOutput {
     let w = ws();
     let mut ctx = w.ctx.clone();
     ctx.network_enabled = true;
@@ -53,7 +50,10 @@ async fn searxng_results_deduplicated_and_capped() {
 async fn auto_falls_through_a_consent_wall_and_an_error_to_the_next_engine() {
     let fake = FakeWeb::start().unwrap();
     fake.route("hl=en", WebReply::html(pages::google_consent()));
-    fake.route("setlang=en", WebReply::with(503, "text/html", "<h1>Busy</h1>"));
+    fake.route(
+        "setlang=en",
+        WebReply::with(503, "text/html", "<h1>Busy</h1>"),
+    );
     fake.route("/s?wd=", WebReply::html(pages::baidu(HITS, 0)));
     let s = settings(SearchEngine::Auto, &fake.base_url(), None);
     let out = call(&s, serde_json::json!({"query": "q"})).await;
@@ -65,7 +65,10 @@ async fn auto_falls_through_a_consent_wall_and_an_error_to_the_next_engine() {
 #[tokio::test]
 async fn every_engine_failing_names_each_reason() {
     let fake = FakeWeb::start().unwrap();
-    fake.route("hl=en", WebReply::html("<html><body>nothing here</body></html>"));
+    fake.route(
+        "hl=en",
+        WebReply::html("<html><body>nothing here</body></html>"),
+    );
     let s = settings(SearchEngine::Auto, &fake.base_url(), None);
     let out = call(&s, serde_json::json!({"query": "q"})).await;
     assert!(!out.success);
@@ -86,24 +89,44 @@ async fn the_key_is_sent_but_never_shown() {
     let key = "tvly-SECRET-123456";
     fake.route(
         "/search",
-        WebReply::with(401, "application/json", format!("{{\"error\": \"bad key {key}\"}}")),
+        WebReply::with(
+            401,
+            "application/json",
+            format!("{{\"error\": \"bad key {key}\"}}"),
+        ),
     );
     let s = settings(SearchEngine::Tavily, &fake.base_url(), Some(key));
     let out = call(&s, serde_json::json!({"query": "q"})).await;
     assert!(!out.success);
-    assert!(!out.content.contains(key) && !out.summary.contains(key), "{}", out.content);
+    assert!(
+        !out.content.contains(key) && !out.summary.contains(key),
+        "{}",
+        out.content
+    );
     assert!(out.content.contains("[redacted]"), "{}", out.content);
     let sent = &fake.requests()[0];
     assert_eq!(sent.method, "POST");
-    assert!(sent.headers.iter().any(|(k, v)| k == "authorization" && v == &format!("Bearer {key}")));
+    assert!(
+        sent.headers
+            .iter()
+            .any(|(k, v)| k == "authorization" && v == &format!("Bearer {key}"))
+    );
 
     let fake = FakeWeb::start().unwrap();
-    fake.route("/res/v1/web/search", WebReply::json(&serde_json::json!({"web": {"results": [
-        {"title": "B", "url": "https://b.example/", "description": "d"}]}})));
+    fake.route(
+        "/res/v1/web/search",
+        WebReply::json(&serde_json::json!({"web": {"results": [
+        {"title": "B", "url": "https://b.example/", "description": "d"}]}})),
+    );
     let s = settings(SearchEngine::Brave, &fake.base_url(), Some("brave-key-xyz"));
     let out = call(&s, serde_json::json!({"query": "q"})).await;
     assert!(out.success, "{}", out.content);
-    assert!(fake.requests()[0].headers.iter().any(|(k, v)| k == "x-subscription-token" && v == "brave-key-xyz"));
+    assert!(
+        fake.requests()[0]
+            .headers
+            .iter()
+            .any(|(k, v)| k == "x-subscription-token" && v == "brave-key-xyz")
+    );
 }
 
 #[tokio::test]
@@ -115,7 +138,13 @@ async fn unusable_engines_network_off_and_bad_arguments() {
         Some("- searxng: needs agent.webSearch.url (the SearXNG instance)")
     );
     let out = call(&s, serde_json::json!({"query": "q", "engine": "brave"})).await;
-    assert!(out.content.contains("- brave: needs \"agent\": {\"webSearch\": {\"engine\": \"brave\", \"apiKey\": …}}"), "{}", out.content);
+    assert!(
+        out.content.contains(
+            "- brave: needs \"agent\": {\"webSearch\": {\"engine\": \"brave\", \"apiKey\": …}}"
+        ),
+        "{}",
+        out.content
+    );
     let out = call(&s, serde_json::json!({"query": "q", "engine": "duck"})).await;
     assert!(out.content.starts_with("Unknown search engine 'duck'"));
     let out = call(&s, serde_json::json!({"query": "  "})).await;
