@@ -186,3 +186,49 @@ fn no_display_is_a_tool_error() {
         "{tool}"
     );
 }
+
+#[test]
+fn anthropic_gets_the_screenshot_inside_the_tool_result() {
+    if no_xvfb() {
+        return;
+    }
+    let xvfb = Xvfb::start(1920, 1080).unwrap();
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().tool_call("toolu_1", "capture_screen", "{}"));
+    server.enqueue(Reply::plain("seen"));
+    let config = json!({"providers": [{
+        "id": "ak", "kind": "anthropic", "baseUrl": server.base_url(), "apiKey": "sk-ant-test",
+        "models": [{"id": "claude-eyes", "contextWindow": 200000, "maxOutput": 4096,
+                    "capabilities": {"vision": true}}]
+    }]});
+    let d = crate::support::start_with(StartOptions {
+        config: Some(config),
+        ..on_display(xvfb.display())
+    });
+    let mut c = d.connect().unwrap();
+    let all = chat(&mut c, json!({"message": "look", "global": true}));
+    assert_eq!(all.last().unwrap()["data"], "seen", "{all:?}");
+    let requests = server.requests();
+    assert_eq!(requests[1].path, "/v1/messages");
+    let last = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    let result = &last["content"][0];
+    assert_eq!(
+        (result["type"].as_str(), result["tool_use_id"].as_str()),
+        (Some("tool_result"), Some("toolu_1"))
+    );
+    let blocks = result["content"].as_array().unwrap();
+    assert_eq!(blocks[0]["type"], "text");
+    assert_eq!(blocks[1]["type"], "image");
+    assert_eq!(blocks[1]["source"]["media_type"], "image/png");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(blocks[1]["source"]["data"].as_str().unwrap())
+        .unwrap();
+    // Anthropic's limit: 1568 px long edge and about 1.15 megapixels.
+    assert_eq!(png_size(&png), (1429, 804));
+}
