@@ -14,7 +14,7 @@ use seekclaw_store::{
     EventItem, ImageAttachment, RuntimeNotice, StepUsage, Store, TerminalStatus, TurnTerminal,
     UsageDelta, UsageRecord, UserMessage,
 };
-use seekclaw_tools::{Registry, ToolContext, ToolFilter, WriteLocks};
+use seekclaw_tools::{ImageLimits, Registry, ToolContext, ToolFilter, WriteLocks};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -262,6 +262,7 @@ impl TurnRuntime {
             read_only: matches!(self.mode, AgentMode::Plan | AgentMode::Readonly),
             network_enabled: input.network_enabled,
             vision,
+            display: seekclaw_tools::display_reachable(),
             disabled: self
                 .workspace
                 .as_ref()
@@ -275,8 +276,9 @@ impl TurnRuntime {
         input: &TurnInput,
         owner: &str,
         cancel: &CancellationToken,
-        context_window: u64,
+        first: Option<(u64, &str)>,
     ) -> ToolContext {
+        let context_window = first.map_or(128_000, |(window, _)| window);
         let agent = &self.config.agent;
         // Per-result budget: 5 % of the window in characters, within [4000, maxToolOutputChars].
         let budget = ((context_window as f64 * 4.0 * 0.05) as u64)
@@ -293,6 +295,16 @@ impl TurnRuntime {
             cancel.clone(),
         );
         ctx.sandbox = std::sync::Arc::new(crate::sandbox::policy(self, input.network_enabled));
+        ctx.web_search = std::sync::Arc::new(agent.web_search.clone());
+        // A workspace keeps its screenshots; a global turn uses the temp dir.
+        ctx.cache_dir = self
+            .workspace_root
+            .as_ref()
+            .map(|root| root.join(".seekclaw").join("cache"));
+        ctx.image_limits = match first.map(|(_, kind)| kind) {
+            Some(kind) if kind.eq_ignore_ascii_case("anthropic") => ImageLimits::ANTHROPIC,
+            _ => ImageLimits::OPENAI,
+        };
         ctx
     }
 
@@ -370,11 +382,15 @@ pub async fn run_turn(
     };
     // One tool context per turn: background jobs live across steps and are all
     // killed when the turn ends, however it ends.
-    let window = candidates(&rt.config, &rt.route_input(), |_| false)
-        .ok()
-        .and_then(|c| c.first().map(|h| h.model(&rt.config).context_window))
-        .unwrap_or(128_000);
-    let mut tools = rt.tool_context(&input, owner, &cancel.child_token(), window);
+    // The model the turn most likely goes to sizes the output budget and images.
+    let chain = candidates(&rt.config, &rt.route_input(), |_| false).ok();
+    let first = chain.as_ref().and_then(|c| c.first()).map(|h| {
+        (
+            h.model(&rt.config).context_window,
+            h.provider(&rt.config).kind.as_str(),
+        )
+    });
+    let mut tools = rt.tool_context(&input, owner, &cancel.child_token(), first);
     if let Some(jobs) = &input.jobs {
         tools.jobs = jobs.clone();
     }

@@ -29,6 +29,7 @@ mod startup;
 mod stats;
 mod tui;
 mod turns;
+mod web_tools;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -175,6 +176,16 @@ enum BenchCommand {
         #[arg(long)]
         network: bool,
     },
+    /// `web_search`'s overhead over a local fake engine (100 kB results page)
+    /// and `capture_screen` of a 1920x1080 Xvfb display to the model request.
+    WebTools {
+        /// web_search calls timed per side (after 10 warm-up rounds).
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// capture_screen turns timed per side (0: skip; needs Xvfb).
+        #[arg(long, default_value_t = 20)]
+        captures: usize,
+    },
     /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
     Turns {
         /// Sections to run (default: all).
@@ -251,6 +262,12 @@ fn main() -> Result<()> {
             accepts,
             first_events,
             calls,
+        }),
+        BenchCommand::WebTools { runs, captures } => web_tools::run(&web_tools::WebToolsArgs {
+            bin: &bin,
+            runs,
+            captures,
+            json: cli.json,
         }),
         BenchCommand::SlowReader { deltas, pause } => {
             slow_reader::run(&slow_reader::SlowReaderArgs {

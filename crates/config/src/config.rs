@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};
 use crate::provider::Provider;
+use crate::web_search::WebSearchSettings;
 
 /// Name of the profile that exists out of the box.
 pub const DEFAULT_PROFILE: &str = "default";
@@ -320,6 +321,9 @@ pub struct AgentSettings {
     pub approval_policy: ApprovalPolicy,
     /// How long a pending approval waits before it counts as a rejection.
     pub approval_timeout_seconds: u64,
+    /// The `web_search` tool's engine, base URL and key.
+    #[serde(skip_serializing_if = "WebSearchSettings::is_default")]
+    pub web_search: WebSearchSettings,
     /// Unknown keys of `agent`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -347,6 +351,7 @@ impl Default for AgentSettings {
             max_concurrent_scheduled_turns: 4,
             approval_policy: ApprovalPolicy::Never,
             approval_timeout_seconds: 600,
+            web_search: WebSearchSettings::default(),
             extra: Map::new(),
         }
     }

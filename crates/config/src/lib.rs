@@ -22,6 +22,7 @@ mod provider;
 mod state;
 mod ui;
 mod unknown;
+mod web_search;
 mod workspace;
 
 pub use config::{
@@ -40,4 +41,5 @@ pub use provider::{Capabilities, Model, Provider};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
 pub use ui::{UiLanguage, UiSettings, english_title};
 pub use unknown::UnknownFields;
+pub use web_search::{SearchEngine, WebSearchSettings};
 pub use workspace::{detect_root, init_workspace, too_broad_for_workspace, workspace_name};

@@ -85,6 +85,13 @@ impl UnknownFields for Retry {
 impl UnknownFields for AgentSettings {
     fn unknown_fields(&self, at: &str, out: &mut Vec<String>) {
         extra(&self.extra, at, out);
+        self.web_search.unknown_fields(&join(at, "webSearch"), out);
+    }
+}
+
+impl UnknownFields for crate::WebSearchSettings {
+    fn unknown_fields(&self, at: &str, out: &mut Vec<String>) {
+        extra(&self.extra, at, out);
     }
 }
 

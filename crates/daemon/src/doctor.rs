@@ -89,6 +89,8 @@ pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check
         ),
     });
     checks.extend(mcp_checks(daemon, host));
+    checks.push(crate::doctor_tools::web_search(&config));
+    checks.push(crate::doctor_tools::screen_capture().await);
     match daemon.db(|s| s.stats()).await {
         Ok(stats) => checks.push(ok(
             "Database",

@@ -8,6 +8,7 @@ mod connection;
 mod daemon;
 mod dispatch;
 mod doctor;
+mod doctor_tools;
 mod endpoint;
 mod error;
 mod extensions;

@@ -222,3 +222,18 @@ fn busy(sid: &str) -> MethodError {
     )
     .with_session(Some(sid.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    /// `protocol.info` lists the built-in tools from a constant of the
+    /// protocol crate (pure data): it must name exactly what the engine runs.
+    #[test]
+    fn protocol_info_names_every_built_in_tool() {
+        let registry = seekclaw_tools::builtin_registry();
+        let names: Vec<&str> = registry
+            .all()
+            .map(|t| t.definition().name.as_str())
+            .collect();
+        assert_eq!(names, seekclaw_protocol::BUILTIN_TOOLS);
+    }
+}

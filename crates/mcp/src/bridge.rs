@@ -211,6 +211,7 @@ impl McpTool {
                     mutating,
                     network: remote,
                     vision: false,
+                    display: false,
                     parallel_safe: !mutating,
                 },
                 status_label: format!("Calling {server}"),

@@ -569,7 +569,7 @@ pub const EVENTS: &[EventSpec] = &[
         event::TOOL_START,
         false,
         Audience::Turn,
-        "The tool name.",
+        "The tool name: a built-in (`protocol.info` lists them: bash, …, capture_screen, …, web_fetch, web_search, write_file) or `mcp__<server>__<tool>`.",
         Some(schema_of::<ToolStartDetails>),
     ),
     row(

@@ -27,8 +27,8 @@ pub use envelope::{Envelope, JsonArrayBuilder, write_text_line};
 pub use error::{ErrorCode, MethodError};
 pub use events::{EVENTS, EventDetails, EventSpec, event};
 pub use methods::{
-    CAPABILITIES, Capability, METHODS, Method, MethodSpec, MethodType, ProtocolInfo, Reply,
-    SchemaFn, Serving, TextWithDetails, TurnEnd, TurnOutcome, method,
+    BUILTIN_TOOLS, CAPABILITIES, Capability, METHODS, Method, MethodSpec, MethodType, ProtocolInfo,
+    Reply, SchemaFn, Serving, TextWithDetails, TurnEnd, TurnOutcome, method,
 };
 pub use params::Params;
 pub use request::{Request, RequestError, parse_request};

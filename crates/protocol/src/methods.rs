@@ -476,7 +476,34 @@ pub struct ProtocolInfo {
     pub capabilities: Vec<String>,
     /// Every method name and alias served, in table order.
     pub methods: Vec<String>,
+    /// The built-in tools, sorted by name: bash, bash_output, bash_stop,
+    /// capture_screen (offered with a vision model and a display), edit_file,
+    /// glob, grep, list_dir, multi_edit, plan, read_file, remove, web_fetch and
+    /// web_search (both offered when the session's network is on), write_file.
+    /// MCP tools come on top as `mcp__<server>__<tool>`.
+    #[serde(default)]
+    pub tools: Vec<String>,
 }
+
+/// The built-in tool names `protocol.info` lists (the engine checks that its
+/// registry holds exactly these).
+pub const BUILTIN_TOOLS: &[&str] = &[
+    "bash",
+    "bash_output",
+    "bash_stop",
+    "capture_screen",
+    "edit_file",
+    "glob",
+    "grep",
+    "list_dir",
+    "multi_edit",
+    "plan",
+    "read_file",
+    "remove",
+    "web_fetch",
+    "web_search",
+    "write_file",
+];
 
 impl ProtocolInfo {
     /// Built from the method table: every name and alias served, and the
@@ -497,6 +524,7 @@ impl ProtocolInfo {
             transport: crate::TRANSPORT.to_string(),
             capabilities,
             methods,
+            tools: BUILTIN_TOOLS.iter().map(|t| (*t).to_string()).collect(),
         }
     }
 }
@@ -529,6 +557,9 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), info.methods.len());
         assert!(info.methods.iter().any(|x| x == "session.truncate"));
+        assert!(info.tools.iter().any(|x| x == "web_search"));
+        assert!(info.tools.iter().any(|x| x == "capture_screen"));
+        assert!(info.tools.is_sorted());
         assert!(info.capabilities.iter().any(|x| x == "session"));
         assert!(info.capabilities.iter().any(|x| x == "schedule"));
         let at = |m: &str| info.methods.iter().position(|x| x == m).unwrap();

@@ -28,9 +28,21 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
     }
+    // Tool messages take text only: a tool's images (a screenshot) go in a
+    // user message right after the run of tool results they belong to.
+    let mut pending: Vec<(&str, &[ImageData])> = Vec::new();
     for m in &req.messages {
+        if !matches!(m, ChatMessage::Tool { .. }) {
+            flush_tool_images(&mut messages, &mut pending);
+        }
+        if let ChatMessage::Tool { name, images, .. } = m
+            && !images.is_empty()
+        {
+            pending.push((name, images));
+        }
         messages.push(message(m, pass_back_reasoning));
     }
+    flush_tool_images(&mut messages, &mut pending);
 
     let mut body = Map::new();
     body.insert("model".into(), json!(target.model.id));
@@ -135,8 +147,32 @@ fn message(m: &ChatMessage, pass_back_reasoning: bool) -> Value {
             content: text,
             images,
             ..
-        } => json!({"role": "tool", "tool_call_id": call_id, "content": content(text, images)}),
+        } => {
+            let text = if images.is_empty() || !text.is_empty() {
+                text.clone()
+            } else {
+                "(image attached below)".to_string()
+            };
+            json!({"role": "tool", "tool_call_id": call_id, "content": text})
+        }
     }
+}
+
+/// The user message carrying the images of the tool results just sent.
+fn flush_tool_images(messages: &mut Vec<Value>, pending: &mut Vec<(&str, &[ImageData])>) {
+    if pending.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = pending.iter().map(|(n, _)| *n).collect();
+    let images: Vec<ImageData> = pending
+        .drain(..)
+        .flat_map(|(_, imgs)| imgs.iter().cloned())
+        .collect();
+    let text = format!(
+        "Image(s) returned by the {} tool call(s) above.",
+        names.join(", ")
+    );
+    messages.push(json!({"role": "user", "content": content(&text, &images)}));
 }
 
 /// A plain string, or text first then the images as data URLs.
@@ -416,8 +452,11 @@ mod tests {
                         {"type": "text", "text": "what is this?"}, image_part.clone()]},
                     {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function",
                         "function": {"name": "capture_screen", "arguments": "{}"}}]},
-                    {"role": "tool", "tool_call_id": "c", "content": [
-                        {"type": "text", "text": "screenshot"}, image_part]},
+                    // Tool messages take text only: the image follows as a user message.
+                    {"role": "tool", "tool_call_id": "c", "content": "screenshot"},
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "Image(s) returned by the capture_screen tool call(s) above."},
+                        image_part]},
                 ],
                 "stream": false,
                 "max_tokens": 8192,

@@ -5,21 +5,25 @@
 
 mod client;
 mod daemon;
+mod fake_web;
 mod provider_server;
 mod require;
 #[cfg(feature = "schema-check")]
 mod schema_check;
 mod tmpfs;
+mod xvfb;
 
 pub mod mcp_servers;
 
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
+pub use fake_web::{FakeWeb, WebReply, WebRequest, pages};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};
 pub use require::{REQUIRE_ENV, capability_missing, not_root, program_missing, required};
 #[cfg(feature = "schema-check")]
 pub use schema_check::check_envelope;
 pub use tmpfs::PrivateTmpfs;
+pub use xvfb::Xvfb;
 
 /// Whether `pid` still runs: present in `/proc` and neither a zombie nor dead
 /// (orphan checks must not count a process that only waits to be reaped).

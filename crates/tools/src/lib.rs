@@ -18,11 +18,13 @@ pub mod sandbox;
 mod tool;
 mod walk;
 
-pub use builtin::builtin_registry;
+pub use builtin::{builtin_registry, capture_method, display_reachable, engine_unusable};
 pub use confine::{ConfinedPath, PathError, confine, confine_to};
 pub use error::ToolError;
 pub use jobs::{JobInfo, JobNotice, Jobs, Notify};
 pub use locks::{LockError, LockInfo, WriteLocks};
 pub use registry::{Registry, ToolFilter};
 pub use sandbox::{InUse, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport};
-pub use tool::{Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput};
+pub use tool::{
+    ImageLimits, Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput,
+};

@@ -15,6 +15,8 @@ pub struct ToolFilter {
     pub network_enabled: bool,
     /// The model takes images (tools that need vision are offered).
     pub vision: bool,
+    /// A display is reachable (`capture_screen` is offered).
+    pub display: bool,
     /// The workspace's `disabledTools`.
     pub disabled: Vec<String>,
 }
@@ -68,6 +70,12 @@ impl Registry {
         }
         if def.flags.vision && !filter.vision {
             return Some(format!("Tool '{}' needs a vision-capable model.", def.name));
+        }
+        if def.flags.display && !filter.display {
+            return Some(format!(
+                "Tool '{}' needs a display: neither DISPLAY nor WAYLAND_DISPLAY is set for the daemon.",
+                def.name
+            ));
         }
         None
     }

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use seekclaw_config::WebSearchSettings;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +24,8 @@ pub struct ToolFlags {
     pub network: bool,
     /// Needs a vision model.
     pub vision: bool,
+    /// Needs a reachable display (`capture_screen`).
+    pub display: bool,
     /// May run concurrently with neighbouring parallel-safe calls of the same step.
     pub parallel_safe: bool,
 }
@@ -134,6 +137,56 @@ pub struct ToolContext {
     /// What shell commands (`bash`, background jobs) may touch; [`ToolContext::new`]
     /// leaves it off, the turn sets the configured one.
     pub sandbox: Arc<SandboxPolicy>,
+    /// `agent.webSearch`: the engine `web_search` asks, its URL and key.
+    pub web_search: Arc<WebSearchSettings>,
+    /// Where tools keep files for later (`capture_screen`'s PNGs go under
+    /// `screenshots/`); `None`: a directory under the system temp dir.
+    pub cache_dir: Option<PathBuf>,
+    /// How large an image a tool may hand the model (the model's limits).
+    pub image_limits: ImageLimits,
+}
+
+/// The largest image a model takes without scaling it down itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageLimits {
+    /// Longest side, in pixels.
+    pub max_long_edge: u32,
+    /// Width × height.
+    pub max_pixels: u64,
+}
+
+impl ImageLimits {
+    /// Anthropic's documented limit (1568 px long edge, about 1.15 megapixels):
+    /// larger images are scaled down by the API anyway, at a cost in time.
+    pub const ANTHROPIC: ImageLimits = ImageLimits {
+        max_long_edge: 1568,
+        max_pixels: 1_150_000,
+    };
+    /// OpenAI's high-detail limit (2048 px long edge, 768 px short side).
+    pub const OPENAI: ImageLimits = ImageLimits {
+        max_long_edge: 2048,
+        max_pixels: 2048 * 768,
+    };
+
+    /// The size `width`×`height` becomes: scaled down, aspect kept, to fit
+    /// both limits; never scaled up.
+    pub fn fit(&self, width: u32, height: u32) -> (u32, u32) {
+        let (w, h) = (f64::from(width.max(1)), f64::from(height.max(1)));
+        let by_edge = f64::from(self.max_long_edge.max(1)) / w.max(h);
+        let by_area = (self.max_pixels.max(1) as f64 / (w * h)).sqrt();
+        let scale = by_edge.min(by_area).min(1.0);
+        if scale >= 1.0 {
+            return (width, height);
+        }
+        let fit = |v: f64| ((v * scale).floor() as u32).max(1);
+        (fit(w), fit(h))
+    }
+}
+
+impl Default for ImageLimits {
+    fn default() -> Self {
+        ImageLimits::ANTHROPIC
+    }
 }
 
 impl ToolContext {
@@ -163,6 +216,9 @@ impl ToolContext {
             jobs: Arc::new(Jobs::new()),
             readable_files: Arc::from(Vec::new()),
             sandbox: Arc::new(SandboxPolicy::off()),
+            web_search: Arc::new(WebSearchSettings::default()),
+            cache_dir: None,
+            image_limits: ImageLimits::default(),
         }
     }
 }

@@ -12,3 +12,4 @@ mod mcp_serve;
 mod run;
 mod serve;
 mod support;
+mod tools;

@@ -1,6 +1,7 @@
 //! The built-in tools, one module per tool or family.
 
 mod bash;
+mod capture;
 mod edit;
 mod glob;
 mod grep;
@@ -10,6 +11,7 @@ mod plan;
 mod read;
 mod remove;
 mod web_fetch;
+mod web_search;
 mod write;
 
 #[cfg(test)]
@@ -25,6 +27,7 @@ use crate::registry::Registry;
 use crate::tool::{ToolDefinition, ToolFlags};
 
 pub use bash::{BashOutputTool, BashStopTool, BashTool};
+pub use capture::{CaptureScreenTool, capture_method, display_reachable};
 pub use edit::{EditFileTool, MultiEditTool};
 pub use glob::GlobTool;
 pub use grep::GrepTool;
@@ -33,6 +36,7 @@ pub use plan::PlanTool;
 pub use read::ReadFileTool;
 pub use remove::RemoveTool;
 pub use web_fetch::WebFetchTool;
+pub use web_search::{WebSearchTool, engine_unusable};
 pub use write::WriteFileTool;
 
 /// Every built-in tool.
@@ -50,7 +54,9 @@ pub fn builtin_registry() -> Registry {
     registry.register(Arc::new(BashOutputTool::new()));
     registry.register(Arc::new(BashStopTool::new()));
     registry.register(Arc::new(WebFetchTool::new()));
+    registry.register(Arc::new(WebSearchTool::new()));
     registry.register(Arc::new(PlanTool::new()));
+    registry.register(Arc::new(CaptureScreenTool::new()));
     registry
 }
 
@@ -59,6 +65,7 @@ pub(crate) const READS: ToolFlags = ToolFlags {
     mutating: false,
     network: false,
     vision: false,
+    display: false,
     parallel_safe: true,
 };
 
@@ -67,6 +74,7 @@ pub(crate) const MUTATES: ToolFlags = ToolFlags {
     mutating: true,
     network: false,
     vision: false,
+    display: false,
     parallel_safe: false,
 };
 
@@ -182,6 +190,7 @@ mod tests {
                 "read_file",
                 "remove",
                 "web_fetch",
+                "web_search",
                 "write_file"
             ]
         );
@@ -209,7 +218,8 @@ mod tests {
                 "list_dir",
                 "plan",
                 "read_file",
-                "web_fetch"
+                "web_fetch",
+                "web_search"
             ]
         );
         let bash = registry.get("bash").unwrap();
@@ -232,6 +242,37 @@ mod tests {
         assert!(offered.contains(&"bash".to_string()));
         let web = registry.get("web_fetch").unwrap();
         assert!(web.definition().flags.network);
+    }
+
+    #[test]
+    fn capture_screen_needs_vision_and_a_display() {
+        let registry = builtin_registry();
+        let shown = |vision, display| {
+            names(
+                &registry,
+                &ToolFilter {
+                    vision,
+                    display,
+                    ..ToolFilter::default()
+                },
+            )
+            .contains(&"capture_screen".to_string())
+        };
+        assert!(shown(true, true));
+        assert!(!shown(false, true) && !shown(true, false));
+        let capture = registry.get("capture_screen").unwrap().definition();
+        let no_display = ToolFilter {
+            vision: true,
+            ..ToolFilter::default()
+        };
+        assert_eq!(
+            registry.denial(capture, &no_display).unwrap(),
+            "Tool 'capture_screen' needs a display: neither DISPLAY nor WAYLAND_DISPLAY is set for the daemon."
+        );
+        assert!(!capture.flags.mutating && !capture.flags.network);
+        let search = registry.get("web_search").unwrap().definition();
+        assert!(search.flags.network && search.flags.parallel_safe);
+        assert_eq!(search.parameters["required"], serde_json::json!(["query"]));
     }
 
     #[test]

@@ -20,6 +20,7 @@ const FLAGS: ToolFlags = ToolFlags {
     mutating: false,
     network: false,
     vision: false,
+    display: false,
     parallel_safe: false,
 };
 

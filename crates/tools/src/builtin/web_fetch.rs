@@ -27,6 +27,7 @@ const FLAGS: ToolFlags = ToolFlags {
     mutating: false,
     network: true,
     vision: false,
+    display: false,
     parallel_safe: true,
 };
 
