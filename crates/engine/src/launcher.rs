@@ -88,6 +88,9 @@ pub struct TurnOverrides {
     /// The approval policy, over the session's, the workspace's and the
     /// config's (`seekclaw serve --approval`).
     pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
+    /// MCP servers of this front end's session that join the configured
+    /// ones (an ACP client's `mcpServers`).
+    pub extra_mcp: Vec<seekclaw_mcp::ServerSpec>,
 }
 
 impl TurnOverrides {
@@ -203,7 +206,8 @@ impl Engine {
         // session is found or made: a failed start leaves no empty session.
         crate::preflight::route(&runtime, !request.images.is_empty())?;
         runtime.balance = crate::balance::for_turn(&self.config, &self.store, &runtime).await;
-        let extras = crate::extensions::turn_extras(self.clone(), &runtime);
+        let extras =
+            crate::extensions::turn_extras(self.clone(), &runtime, &request.overrides.extra_mcp);
         let mut extras = Box::pin(maybe_done(extras));
         let controls = request.controls;
         let claiming = self.claim_target(
