@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 mod content;
+mod fs;
 mod prompt;
 pub mod rpc;
 mod session;
@@ -43,6 +44,8 @@ struct Agent {
     engine: Engine,
     peer: Peer,
     sessions: HashMap<String, Arc<Session>>,
+    /// The client offered `fs/read_text_file` and `fs/write_text_file`.
+    editor_files: bool,
     /// Prompt tasks, so the end of input waits for them.
     prompts: tokio::task::JoinSet<()>,
 }
@@ -64,6 +67,7 @@ where
         engine: engine.clone(),
         peer,
         sessions: HashMap::new(),
+        editor_files: false,
         prompts: tokio::task::JoinSet::new(),
     };
     let mut lines = input.lines();
@@ -124,7 +128,10 @@ impl Agent {
 
     async fn request(&mut self, method: &str, params: &Value) -> Result<Value, RpcError> {
         match method {
-            "initialize" => Ok(initialize(params)),
+            "initialize" => {
+                self.editor_files = fs::offered(params);
+                Ok(initialize(params))
+            }
             // Keys live in the config: there is nothing to authenticate.
             "authenticate" => Ok(json!({})),
             "session/new" => self.new_session(params),
@@ -186,7 +193,8 @@ impl Agent {
             .map_err(|e| RpcError::params(e.message))?;
         let mode = self.engine.config.load().agent.mode;
         let id = seekclaw_engine::new_session_id();
-        let session = Session::new(id.clone(), scope, cwd, mode, false, mcp);
+        let mut session = Session::new(id.clone(), scope, cwd, mode, false, mcp);
+        session.files = self.files_for(&id);
         self.sessions.insert(id.clone(), Arc::new(session));
         Ok(json!({"sessionId": id, "modes": session::modes(mode)}))
     }
@@ -225,11 +233,19 @@ impl Agent {
             self.peer.update(&id, update);
         }
         let mode = self.engine.config.load().agent.mode;
-        let session = Session::new(id.clone(), scope, cwd, mode, true, mcp);
+        let mut session = Session::new(id.clone(), scope, cwd, mode, true, mcp);
+        session.files = self.files_for(&id);
         if let Some(old) = self.sessions.insert(id.clone(), Arc::new(session)) {
             old.cancel();
         }
         Ok(json!({"modes": session::modes(mode)}))
+    }
+
+    fn files_for(&self, id: &str) -> Option<Arc<dyn seekclaw_tools::FileAccess>> {
+        self.editor_files.then(|| {
+            Arc::new(fs::EditorFiles::new(self.peer.clone(), id.to_string()))
+                as Arc<dyn seekclaw_tools::FileAccess>
+        })
     }
 
     fn available_commands(&self, id: &str) {

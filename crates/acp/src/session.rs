@@ -3,13 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use seekclaw_agent::Approvals;
 use seekclaw_config::{AgentMode, ApprovalPolicy};
 use seekclaw_engine::{Engine, Scope, SessionTarget, TurnOverrides};
 use seekclaw_mcp::{ServerSpec, Transport};
+use seekclaw_tools::FileAccess;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -33,6 +34,8 @@ pub struct Session {
     pub approvals: Approvals,
     /// The client's MCP servers for it.
     pub mcp: Vec<ServerSpec>,
+    /// File tools go through the editor (it offered `fs/*`).
+    pub files: Option<Arc<dyn FileAccess>>,
 }
 
 impl Session {
@@ -54,6 +57,7 @@ impl Session {
             running: Mutex::new(None),
             approvals: Approvals::attended(),
             mcp,
+            files: None,
         }
     }
 
@@ -129,6 +133,7 @@ impl Session {
             mode: Some(mode),
             approval_policy,
             extra_mcp: self.mcp.clone(),
+            files: self.files.clone(),
             ..TurnOverrides::default()
         }
     }

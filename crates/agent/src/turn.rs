@@ -72,6 +72,8 @@ pub struct TurnInput {
     pub approvals: crate::approval::Approvals,
     /// A front end's approval policy, over every other setting.
     pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
+    /// Where file tools read and write text (`None`: the disk).
+    pub files: Option<Arc<dyn seekclaw_tools::FileAccess>>,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -291,6 +293,7 @@ impl TurnRuntime {
             cancel.clone(),
         );
         ctx.sandbox = std::sync::Arc::new(crate::sandbox::policy(self, input.network_enabled));
+        ctx.files = input.files.clone();
         ctx
     }
 

@@ -58,6 +58,7 @@ impl TurnArgs {
             finish_tool: true,
             approval_policy: self.approval,
             extra_mcp: Vec::new(),
+            files: None,
         }
     }
 }

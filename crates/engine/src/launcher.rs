@@ -91,6 +91,9 @@ pub struct TurnOverrides {
     /// MCP servers of this front end's session that join the configured
     /// ones (an ACP client's `mcpServers`).
     pub extra_mcp: Vec<seekclaw_mcp::ServerSpec>,
+    /// Where file tools read and write text (`None`: the disk); an ACP
+    /// editor that offers `fs/*` holds the buffers.
+    pub files: Option<Arc<dyn seekclaw_tools::FileAccess>>,
 }
 
 impl TurnOverrides {
@@ -238,6 +241,7 @@ impl Engine {
             jobs: Some(self.jobs.of(&session.id)),
             approvals: controls.approvals.clone(),
             approval_policy: request.overrides.approval_policy,
+            files: request.overrides.files.clone(),
         };
         let (tx, events) = mpsc::unbounded_channel();
         let (cancel, steer, turn_owner) = (

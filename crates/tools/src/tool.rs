@@ -134,6 +134,9 @@ pub struct ToolContext {
     /// What shell commands (`bash`, background jobs) may touch; [`ToolContext::new`]
     /// leaves it off, the turn sets the configured one.
     pub sandbox: Arc<SandboxPolicy>,
+    /// Where file tools read and write text: the disk when `None`, else a
+    /// front end that holds the buffers (an ACP editor).
+    pub files: Option<Arc<dyn crate::files::FileAccess>>,
 }
 
 impl ToolContext {
@@ -163,6 +166,7 @@ impl ToolContext {
             jobs: Arc::new(Jobs::new()),
             readable_files: Arc::from(Vec::new()),
             sandbox: Arc::new(SandboxPolicy::off()),
+            files: None,
         }
     }
 }
