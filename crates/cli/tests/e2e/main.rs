@@ -4,6 +4,7 @@
 //! (the other subcommands). What they share is in `support`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp;
 mod chat;
 mod cli;
 mod daemon;
