@@ -41,7 +41,11 @@ pub fn run(args: &AcpArgs<'_>) -> Result<()> {
     }
     // The agents run in other directories.
     let bin = std::path::absolute(args.bin)?;
-    let opencode = args.opencode.as_deref().map(std::path::absolute).transpose()?;
+    let opencode = args
+        .opencode
+        .as_deref()
+        .map(std::path::absolute)
+        .transpose()?;
     let scratch = tempfile::Builder::new().prefix("sc-bench-acp-").tempdir()?;
     let (home, ws) = (scratch.path().join("home"), scratch.path().join("ws"));
     std::fs::create_dir_all(&home)?;

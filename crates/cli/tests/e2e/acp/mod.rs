@@ -2,5 +2,6 @@
 //! stdin/stdout, driven by the official TypeScript client (`session.rs`)
 //! and line by line from Rust (`protocol.rs`).
 
+mod mcp;
 mod protocol;
 mod session;
