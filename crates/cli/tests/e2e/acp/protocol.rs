@@ -35,6 +35,8 @@ fn bad_lines_get_errors_and_the_connection_goes_on() {
         r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":7}}"#.to_string(),
         new.to_string(),
     ];
+    // Not UTF-8: an error, and reading goes on.
+    stdin.write_all(b"\xff\xfe bad bytes\n").unwrap();
     for line in &lines {
         writeln!(stdin, "{line}").unwrap();
     }
@@ -48,6 +50,8 @@ fn bad_lines_get_errors_and_the_connection_goes_on() {
         Some(0),
         "stdin EOF ends it cleanly"
     );
+    assert_eq!(out[0]["error"]["code"], -32700, "{}", out[0]);
+    let out = &out[1..];
     let error = |i: usize| {
         (
             out[i]["id"].clone(),
