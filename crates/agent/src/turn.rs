@@ -72,6 +72,8 @@ pub struct TurnInput {
     pub approvals: crate::approval::Approvals,
     /// A front end's approval policy, over every other setting.
     pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
+    /// Where file tools read and write text (`None`: the disk).
+    pub files: Option<Arc<dyn seekclaw_tools::FileAccess>>,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -305,6 +307,7 @@ impl TurnRuntime {
             Some(kind) if kind.eq_ignore_ascii_case("anthropic") => ImageLimits::ANTHROPIC,
             _ => ImageLimits::OPENAI,
         };
+        ctx.files = input.files.clone();
         ctx
     }
 

@@ -8,6 +8,7 @@
 //! `seekclaw-bench turns` or `seekclaw-bench tui`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod acp;
 mod approvals;
 mod canned;
 mod cpu;
@@ -54,6 +55,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// `seekclaw acp`: initialize from spawn, first update after the provider's
+    /// first token, idle RSS (with --opencode, `opencode acp` side by side).
+    Acp {
+        /// Spawns and prompts measured.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+        /// An `opencode` binary to measure in the same run.
+        #[arg(long)]
+        opencode: Option<PathBuf>,
+    },
     /// Ping throughput and latency: daemon vs an in-process JSONL echo server.
     Ping {
         /// Measured seconds per run (after a 0.5 s warm-up).
@@ -241,6 +252,12 @@ fn main() -> Result<()> {
         );
     }
     match cli.command {
+        BenchCommand::Acp { runs, opencode } => acp::run(&acp::AcpArgs {
+            bin: &bin,
+            runs,
+            opencode,
+            json: cli.json,
+        }),
         BenchCommand::Ping {
             seconds,
             rounds,

@@ -1,6 +1,7 @@
 //! `seekclaw`: runs the daemon and talks to it.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod acp;
 mod admin;
 mod chat;
 mod client;
@@ -54,6 +55,9 @@ enum Command {
     /// Serve the engine over stdin/stdout: JSONL commands in, JSONL events out
     /// (the OpenSeek protocol).
     Serve(serve::ServeArgs),
+    /// Serve the engine to an editor as an Agent Client Protocol agent over
+    /// stdin/stdout (Zed, JetBrains IDEs, Neovim).
+    Acp(acp::AcpArgs),
     /// Manage providers in config.json.
     #[command(subcommand)]
     Provider(admin::ProviderCommand),
@@ -173,6 +177,7 @@ fn main() -> ExitCode {
         Command::Daemon(args) => run_daemon(&args),
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::serve(args),
+        Command::Acp(args) => acp::acp(args),
         Command::Provider(cmd) => report(
             Home::from_env()
                 .map_err(Into::into)

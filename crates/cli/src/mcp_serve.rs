@@ -41,24 +41,6 @@ fn parse_approval(s: &str) -> Result<ApprovalPolicy, String> {
     })
 }
 
-/// SIGTERM, SIGINT and SIGHUP stop the server: running tasks are cancelled
-/// and their end recorded, then it exits.
-fn watch_signals(stop: tokio_util::sync::CancellationToken) -> anyhow::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate())?;
-    let mut int = signal(SignalKind::interrupt())?;
-    let mut hup = signal(SignalKind::hangup())?;
-    tokio::spawn(async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-            _ = hup.recv() => {}
-        }
-        stop.cancel();
-    });
-    Ok(())
-}
-
 /// Serves until the client closes stdin (exit 0); 1 when the server cannot
 /// start.
 pub fn serve(args: McpServeArgs) -> ExitCode {
@@ -72,6 +54,8 @@ pub fn serve(args: McpServeArgs) -> ExitCode {
                 // Answers come as plain text, as the desktop's do.
                 finish_tool: false,
                 approval_policy: args.approval,
+                extra_mcp: Vec::new(),
+                files: None,
             },
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -82,7 +66,9 @@ pub fn serve(args: McpServeArgs) -> ExitCode {
                 .await
                 .map_err(|e| anyhow::anyhow!(e.message))?;
             let stop = tokio_util::sync::CancellationToken::new();
-            watch_signals(stop.clone())?;
+            // SIGTERM, SIGINT and SIGHUP stop the server as they stop `serve`:
+            // running tasks are cancelled and their end recorded, then it exits.
+            crate::serve::watch_signals(stop.clone())?;
             let served = seekclaw_mcp_serve::serve_stdio(&engine, opts, stop).await;
             engine.close().await;
             served.map_err(anyhow::Error::from)

@@ -20,7 +20,7 @@ pub struct ServeArgs {
 
 /// SIGTERM, SIGINT and SIGHUP stop serving gracefully: the running turn is
 /// cancelled and its end recorded, background jobs are killed, then exit.
-fn watch_signals(stop: tokio_util::sync::CancellationToken) -> anyhow::Result<()> {
+pub(crate) fn watch_signals(stop: tokio_util::sync::CancellationToken) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;

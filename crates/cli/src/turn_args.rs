@@ -57,6 +57,8 @@ impl TurnArgs {
             mode: self.mode,
             finish_tool: true,
             approval_policy: self.approval,
+            extra_mcp: Vec::new(),
+            files: None,
         }
     }
 }

@@ -58,6 +58,7 @@ pub fn active_specs(home: &Home, config: &Config, root: &Path) -> Vec<ServerSpec
 pub fn turn_extras(
     engine: Engine,
     rt: &TurnRuntime,
+    extra_mcp: &[ServerSpec],
 ) -> impl Future<Output = TurnExtras> + Send + use<> {
     engine
         .mcp
@@ -68,6 +69,7 @@ pub fn turn_extras(
         workspace: rt.workspace.clone(),
     };
     let home = rt.home.clone();
+    let extra_mcp = extra_mcp.to_vec();
     let taken: Vec<String> = rt
         .registry
         .all()
@@ -88,7 +90,12 @@ pub fn turn_extras(
                 .unwrap_or_default()
             }
         };
-        let turn = mcp.for_turn(&disk.specs, taken).await;
+        let turn = if extra_mcp.is_empty() {
+            mcp.for_turn(&disk.specs, taken).await
+        } else {
+            let specs: Vec<ServerSpec> = disk.specs.iter().cloned().chain(extra_mcp).collect();
+            mcp.for_turn(&specs, taken).await
+        };
         TurnExtras {
             tools: turn.tools,
             mcp_prompts: turn.prompts,

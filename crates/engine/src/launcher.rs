@@ -88,6 +88,12 @@ pub struct TurnOverrides {
     /// The approval policy, over the session's, the workspace's and the
     /// config's (`seekclaw serve --approval`).
     pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
+    /// MCP servers of this front end's session that join the configured
+    /// ones (an ACP client's `mcpServers`).
+    pub extra_mcp: Vec<seekclaw_mcp::ServerSpec>,
+    /// Where file tools read and write text (`None`: the disk); an ACP
+    /// editor that offers `fs/*` holds the buffers.
+    pub files: Option<Arc<dyn seekclaw_tools::FileAccess>>,
 }
 
 impl TurnOverrides {
@@ -203,7 +209,8 @@ impl Engine {
         // session is found or made: a failed start leaves no empty session.
         crate::preflight::route(&runtime, !request.images.is_empty())?;
         runtime.balance = crate::balance::for_turn(&self.config, &self.store, &runtime).await;
-        let extras = crate::extensions::turn_extras(self.clone(), &runtime);
+        let extras =
+            crate::extensions::turn_extras(self.clone(), &runtime, &request.overrides.extra_mcp);
         let mut extras = Box::pin(maybe_done(extras));
         let controls = request.controls;
         let claiming = self.claim_target(
@@ -234,6 +241,7 @@ impl Engine {
             jobs: Some(self.jobs.of(&session.id)),
             approvals: controls.approvals.clone(),
             approval_policy: request.overrides.approval_policy,
+            files: request.overrides.files.clone(),
         };
         let (tx, events) = mpsc::unbounded_channel();
         let (cancel, steer, turn_owner) = (

@@ -144,6 +144,9 @@ pub struct ToolContext {
     pub cache_dir: Option<PathBuf>,
     /// How large an image a tool may hand the model (the model's limits).
     pub image_limits: ImageLimits,
+    /// Where file tools read and write text: the disk when `None`, else a
+    /// front end that holds the buffers (an ACP editor).
+    pub files: Option<Arc<dyn crate::files::FileAccess>>,
 }
 
 /// The largest image a model takes without scaling it down itself.
@@ -219,6 +222,7 @@ impl ToolContext {
             web_search: Arc::new(WebSearchSettings::default()),
             cache_dir: None,
             image_limits: ImageLimits::default(),
+            files: None,
         }
     }
 }

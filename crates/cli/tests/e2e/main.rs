@@ -5,6 +5,7 @@
 //! they share is in `support`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp;
 mod chat;
 mod cli;
 mod daemon;

@@ -108,12 +108,17 @@ fn finish(
     message: String,
 ) -> Result<ToolOutput, ToolError> {
     write_atomic(path, after.as_bytes())?;
-    Ok(ToolOutput {
+    Ok(described(path, before, after, message))
+}
+
+/// The output of an edit from `before` to `after`.
+fn described(path: &ConfinedPath, before: &str, after: &str, message: String) -> ToolOutput {
+    ToolOutput {
         diff: Some(unified_diff(&path.rel, before, after)),
         file_path: Some(path.rel.clone()),
         mutated: true,
         ..ToolOutput::ok(message.clone(), message)
-    })
+    }
 }
 
 fn occurrences(n: usize) -> String {
@@ -143,6 +148,14 @@ impl EditFileTool {
             replace_all: args.replace_all,
         };
         let lock = FileLock::acquire(ctx, &path.abs).await?;
+        if let Some(files) = &ctx.files {
+            let _lock = lock;
+            let before = crate::files::read(files.as_ref(), &path).await?;
+            let (after, count) = apply(&before, &spec, &path.rel).map_err(ToolError::Failed)?;
+            crate::files::write(files.as_ref(), &path, &after).await?;
+            let message = format!("Edited {}: replaced {}", path.rel, occurrences(count));
+            return Ok(described(&path, &before, &after, message));
+        }
         // Big files take a while to read, edit, diff and write: off the async
         // workers, with the lock held until the work is done.
         blocking(move || {
@@ -189,6 +202,13 @@ impl MultiEditTool {
             return Err(ToolError::InvalidArgs("edits is empty".to_string()));
         }
         let lock = FileLock::acquire(ctx, &path.abs).await?;
+        if let Some(files) = &ctx.files {
+            let _lock = lock;
+            let before = crate::files::read(files.as_ref(), &path).await?;
+            let (after, message) = apply_all(&before, &args.edits, &path.rel)?;
+            crate::files::write(files.as_ref(), &path, &after).await?;
+            return Ok(described(&path, &before, &after, message));
+        }
         blocking(move || {
             let _lock = lock;
             multi_edit(&path, &args.edits)
@@ -214,11 +234,17 @@ impl_tool!(MultiEditTool, MultiEditArgs, preview);
 /// Applies `edits` in order, all or nothing, and writes the result.
 fn multi_edit(path: &ConfinedPath, edits: &[EditSpec]) -> Result<ToolOutput, ToolError> {
     let before = read_text_for_edit(path)?;
+    let (text, message) = apply_all(&before, edits, &path.rel)?;
+    finish(path, &before, &text, message)
+}
+
+/// `edits` applied to `before` in order, all or nothing, and the message.
+fn apply_all(before: &str, edits: &[EditSpec], rel: &str) -> Result<(String, String), ToolError> {
     let total = edits.len();
-    let mut text = before.clone();
+    let mut text = before.to_string();
     let mut replaced = 0;
     for (i, spec) in edits.iter().enumerate() {
-        let (next, count) = apply(&text, spec, &path.rel).map_err(|e| {
+        let (next, count) = apply(&text, spec, rel).map_err(|e| {
             ToolError::failed(format!(
                 "Edit {} of {total} failed: {e} No changes were written.",
                 i + 1
@@ -228,12 +254,11 @@ fn multi_edit(path: &ConfinedPath, edits: &[EditSpec]) -> Result<ToolOutput, Too
         replaced += count;
     }
     let message = format!(
-        "Edited {}: applied {total} edit{} ({} replaced)",
-        path.rel,
+        "Edited {rel}: applied {total} edit{} ({} replaced)",
         if total == 1 { "" } else { "s" },
         occurrences(replaced)
     );
-    finish(path, &before, &text, message)
+    Ok((text, message))
 }
 
 #[cfg(test)]

@@ -51,6 +51,22 @@ impl ReadFileTool {
         let offset = args.offset.unwrap_or(1).max(1);
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let budget = ctx.max_output_chars;
+        if let Some(files) = &ctx.files {
+            let text = crate::files::read(files.as_ref(), &path).await?;
+            if text.is_empty() {
+                return Ok(ToolOutput::ok(
+                    "(empty file)",
+                    format!("Read 0 lines from {}", path.rel),
+                ));
+            }
+            return numbered(
+                &mut std::io::Cursor::new(text),
+                &path.rel,
+                offset,
+                limit,
+                budget,
+            );
+        }
         blocking(move || read_window(&path, offset, limit, budget)).await
     }
 }
@@ -101,7 +117,18 @@ Inspect it with bash (e.g. `file` or `xxd | head`) if needed.",
     }
     file.seek(SeekFrom::Start(0)).map_err(read_err)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
+    numbered(&mut reader, rel, offset, limit, budget)
+}
 
+/// The numbered window of a text, within the output budget.
+fn numbered<R: BufRead>(
+    reader: &mut R,
+    rel: &str,
+    offset: u64,
+    limit: u64,
+    budget: usize,
+) -> Result<ToolOutput, ToolError> {
+    let read_err = |e| ToolError::io(format!("Cannot read {rel}"), e);
     let mut out = String::new();
     let mut out_chars = 0usize;
     let mut buf = Vec::new();

@@ -34,6 +34,17 @@ impl WriteFileTool {
     async fn run(&self, args: WriteFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = confine(ctx, &args.path)?;
         let lock = FileLock::acquire(ctx, &path.abs).await?;
+        if let Some(files) = &ctx.files {
+            let _lock = lock;
+            // Whether it exists is the disk's answer (the client has no
+            // "not found"); its text is the editor's.
+            let old = match path.abs.is_file() {
+                true => Some(crate::files::read(files.as_ref(), &path).await?),
+                false => None,
+            };
+            crate::files::write(files.as_ref(), &path, &args.content).await?;
+            return Ok(described(&path, old.as_deref(), &args.content));
+        }
         // Off the async workers, the lock held until the write is done.
         blocking(move || {
             let _lock = lock;
@@ -60,22 +71,25 @@ impl_tool!(WriteFileTool, WriteFileArgs, preview);
 fn write(path: &ConfinedPath, content: &str) -> Result<ToolOutput, ToolError> {
     let old = read_if_exists(path)?;
     write_atomic(path, content.as_bytes())?;
-    let old_text = old
-        .as_deref()
-        .map(String::from_utf8_lossy)
-        .unwrap_or_default();
+    let old_text = old.as_deref().map(String::from_utf8_lossy);
+    Ok(described(path, old_text.as_deref(), content))
+}
+
+/// The output of a write that replaced `old` (`None`: a new file).
+fn described(path: &ConfinedPath, old: Option<&str>, content: &str) -> ToolOutput {
+    let old_text = old.unwrap_or_default();
     let verb = if old.is_some() {
         "Overwrote"
     } else {
         "Created"
     };
     let message = format!("{verb} {}", path.rel);
-    Ok(ToolOutput {
-        diff: Some(unified_diff(&path.rel, &old_text, content)),
+    ToolOutput {
+        diff: Some(unified_diff(&path.rel, old_text, content)),
         file_path: Some(path.rel.clone()),
         mutated: true,
         ..ToolOutput::ok(message.clone(), message)
-    })
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,7 @@
+//! `seekclaw acp`: the Agent Client Protocol agent over the real binary's
+//! stdin/stdout, driven by the official TypeScript client (`session.rs`)
+//! and line by line from Rust (`protocol.rs`).
+
+mod mcp;
+mod protocol;
+mod session;

@@ -1,0 +1,92 @@
+//! `seekclaw acp` line by line: JSON-RPC errors with useful messages, and a
+//! connection that survives malformed lines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use seekclaw_testkit::ProviderServer;
+use serde_json::{Value, json};
+
+use crate::support::bin;
+use crate::support::serve::home_with;
+
+#[test]
+fn bad_lines_get_errors_and_the_connection_goes_on() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let ws = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin())
+        .arg("acp")
+        .env("SEEKCLAW_HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let new = json!({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": ws.path(), "mcpServers": []}});
+    let lines = [
+        "this is not json".to_string(),
+        "[1, 2]".to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"session/fork","params":{}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"relative/dir"}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"nope","prompt":[]}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"nope"}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":7}}"#.to_string(),
+        new.to_string(),
+    ];
+    // Not UTF-8: an error, and reading goes on.
+    stdin.write_all(b"\xff\xfe bad bytes\n").unwrap();
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(0),
+        "stdin EOF ends it cleanly"
+    );
+    assert_eq!(out[0]["error"]["code"], -32700, "{}", out[0]);
+    let out = &out[1..];
+    let error = |i: usize| {
+        (
+            out[i]["id"].clone(),
+            out[i]["error"]["code"].as_i64().unwrap(),
+        )
+    };
+    assert_eq!(error(0), (Value::Null, -32700), "{}", out[0]);
+    assert_eq!(error(1), (Value::Null, -32600), "{}", out[1]);
+    assert_eq!(error(2), (json!(1), -32601), "{}", out[2]);
+    assert!(
+        out[2]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("session/fork")
+    );
+    assert_eq!(error(3), (json!(2), -32602), "{}", out[3]);
+    assert!(
+        out[3]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("absolute")
+    );
+    assert_eq!(error(4), (json!(3), -32002), "{}", out[4]);
+    assert!(
+        out[4]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nope")
+    );
+    // Whatever version the client asks, the agent answers the one it speaks.
+    assert_eq!(out[5]["id"], 4);
+    assert_eq!(out[5]["result"]["protocolVersion"], 1);
+    assert_eq!(out[6]["id"], 5);
+    let sid = out[6]["result"]["sessionId"].as_str().unwrap();
+    assert_eq!(out[7]["method"], "session/update");
+    assert_eq!(out[7]["params"]["sessionId"], sid);
+    assert_eq!(out.len(), 8, "{out:?}");
+}
