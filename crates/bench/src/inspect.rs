@@ -90,7 +90,13 @@ impl Server {
     }
 
     fn get(&self, path: &str) -> Result<Vec<u8>> {
-        let answer = http::request(self.port, "GET", path, &[self.cookie.clone()], None)?;
+        let answer = http::request(
+            self.port,
+            "GET",
+            path,
+            std::slice::from_ref(&self.cookie),
+            None,
+        )?;
         if answer.status != 200 {
             bail!("GET {path}: HTTP {}", answer.status);
         }
@@ -195,7 +201,7 @@ pub fn run(args: &InspectArgs<'_>) -> Result<()> {
 fn time_tail(server: &Server, store: &Store, n: usize) -> Result<Tail> {
     let last = store.last_seq(SCOPE, BIG_SESSION)?;
     let path = format!("/api/sessions/{BIG_SESSION}/tail?scope={SCOPE}&after={last}");
-    let mut sse = http::stream(server.port, &path, &[server.cookie.clone()])?;
+    let mut sse = http::stream(server.port, &path, std::slice::from_ref(&server.cookie))?;
     let mut samples = Vec::with_capacity(n);
     for i in 0..n {
         // A random phase against the server's poll, as a real append has.
