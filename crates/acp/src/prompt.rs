@@ -70,9 +70,13 @@ async fn turn(
         .map_err(|e| RpcError::internal(e.message))?;
     session.mark_stored();
     let mut updates = TurnUpdates::new(&session.cwd);
+    let mut finish = String::new();
     while let Some(ev) = handle.next_event().await {
         if let AgentEvent::ApprovalRequested { .. } = &ev {
             ask_permission(peer, session, &ev);
+        }
+        if let AgentEvent::AnswerFinish { reason } = &ev {
+            finish.clone_from(reason);
         }
         for update in updates.map(&ev) {
             peer.update(&session.id, update);
@@ -81,7 +85,7 @@ async fn turn(
     // A cancelled prompt answers `cancelled` whatever the turn made of it.
     match handle.take_outcome() {
         _ if cancel.is_cancelled() => Ok(stop("cancelled")),
-        Some(TurnOutcome::Done(_)) => Ok(stop("end_turn")),
+        Some(TurnOutcome::Done(_)) => Ok(stop(answer_stop(&finish))),
         Some(TurnOutcome::Cancelled(_)) => Ok(stop("cancelled")),
         Some(TurnOutcome::Failed(f)) if f.kind == FailureKind::StepLimit => {
             Ok(stop("max_turn_requests"))
@@ -95,6 +99,16 @@ async fn turn(
             seekclaw_protocol::wording::unsaved_message(&error),
         )),
         None => Err(RpcError::internal("the turn ended without an outcome")),
+    }
+}
+
+/// The stop reason of a turn that ended on an answer, from why the model
+/// stopped it: cut at the output cap (and not continued), refused, or done.
+fn answer_stop(finish: &str) -> &'static str {
+    match finish {
+        "length" => "max_tokens",
+        "content_filter" | "refusal" => "refusal",
+        _ => "end_turn",
     }
 }
 

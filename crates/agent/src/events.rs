@@ -164,6 +164,14 @@ pub enum AgentEvent {
     Thinking(String),
     /// A piece of the model's answer, streamed.
     Delta(String),
+    /// The turn ends on the answer of this step: why the model stopped it
+    /// (`FinishReason::as_str`: `length` for an answer cut at the output cap
+    /// and not continued, `content_filter` or the provider's `refusal` for
+    /// a refusal), for front ends that report a stop reason (ACP).
+    AnswerFinish {
+        /// The provider's finish reason; empty when the stream gave none.
+        reason: String,
+    },
     /// One provider attempt's token counts.
     Usage {
         /// Provider id from the config.

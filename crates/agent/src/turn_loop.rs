@@ -122,10 +122,11 @@ pub(crate) async fn turn_loop(
             Ok(completion) => completion,
             Err(ended) => return Ok(ended),
         };
+        let finish = completion.finish.as_ref().map(|f| f.as_str().to_string());
         if let Next::End(outcome) =
             record(cx, &mut st, transcript, counters, &completion, &views).await?
         {
-            return Ok(outcome);
+            return Ok(answered(cx, outcome, finish));
         }
         if let Next::End(outcome) = decide(
             cx,
@@ -137,9 +138,19 @@ pub(crate) async fn turn_loop(
         )
         .await?
         {
-            return Ok(outcome);
+            return Ok(answered(cx, outcome, finish));
         }
     }
+}
+
+/// Says why the model stopped the answer a turn ends on.
+fn answered(cx: &TurnCtx<'_>, outcome: TurnOutcome, finish: Option<String>) -> TurnOutcome {
+    if matches!(outcome, TurnOutcome::Done(_)) {
+        cx.emit(AgentEvent::AnswerFinish {
+            reason: finish.unwrap_or_default(),
+        });
+    }
+    outcome
 }
 
 /// Drains the guidance that arrived into the transcript (and the log); returns

@@ -50,6 +50,8 @@ impl TurnMapper {
                 self.flush(out);
                 out.push(WireEvent::AgentStep { step });
             }
+            // OpenSeek's `turn_finished` carries no stop reason.
+            AgentEvent::AnswerFinish { .. } => {}
             // A failover: the next model answers the step afresh.
             AgentEvent::ModelStart { .. } => {
                 self.text.clear();

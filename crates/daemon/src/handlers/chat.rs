@@ -48,7 +48,8 @@ fn guidance(
 /// checkpoint's progress, which `status` and `workflow` already show).
 pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Option<Envelope> {
     let env = match ev {
-        AgentEvent::AutoCompaction(_) => return None,
+        // The desktop protocol has no stop reason; `done` says the turn ended.
+        AgentEvent::AutoCompaction(_) | AgentEvent::AnswerFinish { .. } => return None,
         AgentEvent::Workflow { step, node, detail } => {
             let label = workflow_label(&node, lang).into_owned();
             let details = WorkflowDetails {

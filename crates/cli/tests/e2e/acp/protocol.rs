@@ -90,3 +90,64 @@ fn bad_lines_get_errors_and_the_connection_goes_on() {
     assert_eq!(out[7]["params"]["sessionId"], sid);
     assert_eq!(out.len(), 8, "{out:?}");
 }
+
+/// A prompt's `stopReason` follows why the model stopped the answer the turn
+/// ended on: cut at the output cap (no continuation left), refused, done.
+#[test]
+fn stop_reasons_follow_the_final_answer() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    // No continuation of a cut answer: the cut one ends the turn.
+    let config = json!({"agent": {"maxRepairAttempts": 0, "maxOutputContinuations": 0},
+        "providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(),
+        "models": [{"id": "m1", "contextWindow": 100000}]}]});
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin())
+        .arg("acp")
+        .env("SEEKCLAW_HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut call = |id: u64, method: &str, params: Value| -> Value {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{line}").unwrap();
+        loop {
+            let v: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    call(1, "initialize", json!({"protocolVersion": 1}));
+    let new = call(
+        2,
+        "session/new",
+        json!({"cwd": ws.path(), "mcpServers": []}),
+    );
+    let sid = new["result"]["sessionId"].as_str().unwrap().to_string();
+    let cases = [
+        (
+            seekclaw_testkit::Reply::plain("the answer was cut").finish("length"),
+            "max_tokens",
+        ),
+        (
+            seekclaw_testkit::Reply::plain("I cannot help").finish("content_filter"),
+            "refusal",
+        ),
+        (seekclaw_testkit::Reply::plain("done"), "end_turn"),
+    ];
+    for (i, (reply, want)) in cases.into_iter().enumerate() {
+        server.enqueue(reply);
+        let prompt = json!({"sessionId": sid, "prompt": [{"type": "text", "text": "go"}]});
+        let answer = call(10 + i as u64, "session/prompt", prompt);
+        assert_eq!(answer["result"]["stopReason"], want, "{answer}");
+    }
+    drop(call);
+    let _ = child.kill();
+    let _ = child.wait();
+}
