@@ -147,7 +147,6 @@ fn stop_reasons_follow_the_final_answer() {
         let answer = call(10 + i as u64, "session/prompt", prompt);
         assert_eq!(answer["result"]["stopReason"], want, "{answer}");
     }
-    drop(call);
     let _ = child.kill();
     let _ = child.wait();
 }
