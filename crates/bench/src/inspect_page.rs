@@ -91,21 +91,7 @@ impl Driver {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let args = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--window-size=1200,800",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([format!("--user-data-dir={}", profile.display())])
-        .collect::<Vec<_>>();
+        let args = seekclaw_testkit::chromium_args(profile);
         let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
             "binary": "/usr/bin/chromium", "args": args}}}});
         let created = driver.call("POST", "/session", &caps)?;

@@ -5,8 +5,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use seekclaw_config::{AgentMode, ApprovalPolicy, Home};
-use seekclaw_engine::{Engine, TurnOverrides};
+use seekclaw_config::{AgentMode, ApprovalPolicy};
+use seekclaw_engine::TurnOverrides;
 use seekclaw_mcp_serve::McpServeOptions;
 
 /// `seekclaw mcp serve`'s arguments: what every `run_task` runs with.
@@ -44,43 +44,21 @@ fn parse_approval(s: &str) -> Result<ApprovalPolicy, String> {
 /// Serves until the client closes stdin (exit 0); 1 when the server cannot
 /// start.
 pub fn serve(args: McpServeArgs) -> ExitCode {
-    let outcome = (|| -> anyhow::Result<()> {
-        let home = Home::from_env()?;
-        let opts = McpServeOptions {
-            overrides: TurnOverrides {
-                max_steps: args.max_steps,
-                model: args.model,
-                mode: args.mode,
-                // Answers come as plain text, as the desktop's do.
-                finish_tool: false,
-                approval_policy: args.approval,
-                extra_mcp: Vec::new(),
-                files: None,
-            },
-        };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
-        runtime.block_on(async move {
-            let engine = Engine::open(home)
-                .await
-                .map_err(|e| anyhow::anyhow!(e.message))?;
-            let stop = tokio_util::sync::CancellationToken::new();
-            // SIGTERM, SIGINT and SIGHUP stop the server as they stop `serve`:
-            // running tasks are cancelled and their end recorded, then it exits.
-            crate::serve::watch_signals(stop.clone())?;
-            let served = seekclaw_mcp_serve::serve_stdio(&engine, opts, stop).await;
-            engine.close().await;
-            served.map_err(anyhow::Error::from)
-        })?;
-        runtime.shutdown_background();
-        Ok(())
-    })();
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("seekclaw: {e:#}");
-            ExitCode::from(1)
-        }
-    }
+    let opts = McpServeOptions {
+        overrides: TurnOverrides {
+            max_steps: args.max_steps,
+            model: args.model,
+            mode: args.mode,
+            // Answers come as plain text, as the desktop's do.
+            finish_tool: false,
+            approval_policy: args.approval,
+            extra_mcp: Vec::new(),
+            files: None,
+        },
+    };
+    crate::serve::run_stdio(|engine, stop| async move {
+        seekclaw_mcp_serve::serve_stdio(&engine, opts, stop)
+            .await
+            .map_err(anyhow::Error::from)
+    })
 }

@@ -39,16 +39,38 @@ pub(crate) fn watch_signals(stop: tokio_util::sync::CancellationToken) -> anyhow
 /// Serves until stdin ends and the work in hand is done (exit 0); 1 when the
 /// engine cannot start (the reason is also on stdout as `agent_setup_failed`).
 pub fn serve(args: ServeArgs) -> ExitCode {
-    let outcome = (|| -> anyhow::Result<()> {
-        let home = Home::from_env()?;
-        let opts = ServeOptions {
-            cwd: crate::cwd::working_dir()?,
+    let opts = match crate::cwd::working_dir() {
+        Ok(cwd) => ServeOptions {
+            cwd,
             workspace: args.turn.at.workspace.clone(),
             global: args.turn.at.global,
             session: args.turn.at.session.clone(),
             continue_latest: args.turn.at.continue_latest,
             overrides: args.turn.overrides(),
-        };
+        },
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            return ExitCode::from(1);
+        }
+    };
+    run_stdio(|engine, stop| async move {
+        let stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        seekclaw_serve::serve(&engine, opts, stdin, tokio::io::stdout(), stop)
+            .await
+            .map_err(|e| anyhow::anyhow!(e.0))
+    })
+}
+
+/// Runs a stdio front end (`serve`, `acp`, `mcp serve`) over the engine of
+/// `$SEEKCLAW_HOME`: signals stop it (see [`watch_signals`]), the engine
+/// closes after it, and the exit is 0, or 1 with the reason on stderr.
+pub(crate) fn run_stdio<F, Fut>(front_end: F) -> ExitCode
+where
+    F: FnOnce(Engine, tokio_util::sync::CancellationToken) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let outcome = (|| -> anyhow::Result<()> {
+        let home = Home::from_env()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
@@ -56,13 +78,11 @@ pub fn serve(args: ServeArgs) -> ExitCode {
             let engine = Engine::open(home)
                 .await
                 .map_err(|e| anyhow::anyhow!(e.message))?;
-            let stdin = tokio::io::BufReader::new(tokio::io::stdin());
             let stop = tokio_util::sync::CancellationToken::new();
             watch_signals(stop.clone())?;
-            let served =
-                seekclaw_serve::serve(&engine, opts, stdin, tokio::io::stdout(), stop).await;
+            let served = front_end(engine.clone(), stop).await;
             engine.close().await;
-            served.map_err(|e| anyhow::anyhow!(e.0))
+            served
         })?;
         // tokio's stdin reader is a blocking thread that may sit in read(2).
         runtime.shutdown_background();

@@ -3,6 +3,7 @@
 //! scripted OpenAI/Anthropic provider replies over real HTTP ([`ProviderServer`]).
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod chromium;
 mod client;
 mod daemon;
 mod fake_web;
@@ -15,6 +16,7 @@ mod xvfb;
 
 pub mod mcp_servers;
 
+pub use chromium::chromium_args;
 pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
 pub use fake_web::{FakeWeb, WebReply, WebRequest, pages};

@@ -148,18 +148,8 @@ fn chromium(profile: &Path, url: &str, what: &str) -> String {
     let file = std::fs::File::create(&out_file).unwrap();
     let mut child = spawn_group(
         Command::new("chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--window-size=1200,800",
-                "--virtual-time-budget=5000",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(seekclaw_testkit::chromium_args(profile))
+            .arg("--virtual-time-budget=5000")
             .arg(what)
             .arg(url)
             .stdout(file)

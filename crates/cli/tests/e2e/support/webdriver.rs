@@ -17,25 +17,6 @@ pub(crate) struct Browser {
     session: String,
 }
 
-/// Chromium's flags for a closed network and a throwaway profile.
-fn chromium_args(profile: &Path) -> Vec<String> {
-    [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1200,800",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([format!("--user-data-dir={}", profile.display())])
-    .collect()
-}
-
 impl Browser {
     /// Starts chromedriver (its own process group) and a headless session.
     pub(crate) fn start(profile: &Path) -> Browser {
@@ -63,7 +44,7 @@ impl Browser {
             std::thread::sleep(Duration::from_millis(50));
         }
         let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
-            "binary": "/usr/bin/chromium", "args": chromium_args(profile)}}}});
+            "binary": "/usr/bin/chromium", "args": seekclaw_testkit::chromium_args(profile)}}}});
         let created = browser.call("POST", "/session", Some(&caps));
         browser.session = created["sessionId"].as_str().unwrap().to_string();
         browser
