@@ -233,7 +233,8 @@ enum BenchCommand {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     let bin = match cli.bin {
-        Some(b) => b,
+        // Absolute: some benches start the daemon in its home directory.
+        Some(b) => std::path::absolute(b).context("resolve --bin")?,
         None => std::env::current_exe()
             .context("locate the bench executable")?
             .with_file_name("seekclaw"),
