@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncWrite;
 use tokio::sync::{mpsc, oneshot};
 
 /// Invalid JSON was received.
@@ -160,18 +160,9 @@ impl Peer {
     /// the engine), and the task, which ends once every clone is dropped and
     /// the lines are written.
     pub fn new<W: AsyncWrite + Unpin + Send + 'static>(
-        mut out: W,
+        out: W,
     ) -> (Peer, tokio::task::JoinHandle<()>) {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-        let writer = tokio::spawn(async move {
-            while let Some(line) = rx.recv().await {
-                if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
-                    // The client is gone; drain so senders never block.
-                    while rx.recv().await.is_some() {}
-                    return;
-                }
-            }
-        });
+        let (tx, writer) = seekclaw_engine::spawn_line_writer(out);
         let peer = Peer {
             out: tx,
             next_id: Arc::new(AtomicU64::new(0)),

@@ -23,7 +23,7 @@ use std::pin::Pin;
 use seekclaw_agent::{Approvals, Compacted, Decision, Steer, SteerKind, SteerQueue, TurnOutcome};
 use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_store::EventItem;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -93,17 +93,8 @@ struct Events {
 }
 
 impl Events {
-    fn new<W: AsyncWrite + Unpin + Send + 'static>(mut out: W) -> Events {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
-        let writer = tokio::spawn(async move {
-            while let Some(line) = rx.recv().await {
-                if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
-                    // The reader is gone; the engine finishes its work anyway.
-                    while rx.recv().await.is_some() {}
-                    return;
-                }
-            }
-        });
+    fn new<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> Events {
+        let (tx, writer) = seekclaw_engine::spawn_line_writer(out);
         Events { tx, writer }
     }
 
