@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::events::{AgentEvent, GoalStatus, ReminderKind, TurnFailure};
 use crate::goal::{GoalMarker, StandingGoal};
+use crate::submit::{SUBMIT_NUDGES, SubmitTool};
 use crate::transcript::{Transcript, user_message};
 use crate::turn::TurnCtx;
 
@@ -24,6 +25,10 @@ const FINISH_SKIPPED: &str =
 pub(crate) struct Control {
     /// `finish` is offered (OpenSeek front ends).
     pub finish_offered: bool,
+    /// A front end's closing tool, offered in place of `finish`.
+    submit: Option<SubmitTool>,
+    /// Plain answers sent back for want of the submit call.
+    submit_nudges: u32,
     /// The goal in force; `goal` is offered while one stands.
     pub goal: StandingGoal,
     goal_offered: bool,
@@ -40,9 +45,10 @@ pub(crate) struct Control {
 
 impl Control {
     /// The state at the turn's start.
-    pub fn new(finish_offered: bool, goal: StandingGoal) -> Control {
+    pub fn new(finish_offered: bool, submit: Option<SubmitTool>, goal: StandingGoal) -> Control {
         Control {
-            finish_offered,
+            finish_offered: finish_offered && submit.is_none(),
+            submit,
             goal_offered: goal.text.is_some(),
             goal,
             ..Control::default()
@@ -51,7 +57,7 @@ impl Control {
 
     /// The control tools offered this turn.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        let mut out = Vec::new();
+        let mut out: Vec<ToolSpec> = self.submit.iter().map(|s| s.spec.clone()).collect();
         if self.finish_offered {
             out.push(ToolSpec {
                 name: "finish".into(),
@@ -85,7 +91,25 @@ impl Control {
 
     /// Whether the loop runs the call named `name` itself.
     pub fn is_control(&self, name: &str) -> bool {
-        (name == "finish" && self.finish_offered) || (name == "goal" && self.goal_offered)
+        (name == "finish" && self.finish_offered)
+            || (name == "goal" && self.goal_offered)
+            || self.submit.as_ref().is_some_and(|s| s.name() == name)
+    }
+
+    /// Whether a plain answer now would be sent back for the closing tool.
+    pub fn submit_pending(&self) -> bool {
+        self.submit.is_some() && self.submit_nudges < SUBMIT_NUDGES
+    }
+
+    /// The reminder to send back a plain answer with, while the front end's
+    /// closing tool is still uncalled (a few times, then the answer stands).
+    pub fn submit_nudge(&mut self) -> Option<String> {
+        let submit = self.submit.as_ref()?;
+        if self.submit_nudges >= SUBMIT_NUDGES {
+            return None;
+        }
+        self.submit_nudges += 1;
+        Some(submit.nudge())
     }
 
     /// Whether the model, finishing now, first gets the goal check.
@@ -109,9 +133,10 @@ impl Control {
     }
 }
 
-/// Runs the control call `calls[0]`. `finish` closes the calls after it
-/// unrun and returns its answer; `goal` records the status (its marker waits
-/// for [`flush_markers`], so the batch's results stay together).
+/// Runs the control call `calls[0]`. `finish` (or an accepted submit call)
+/// closes the calls after it unrun and returns its answer; a rejected submit
+/// call is an error result; `goal` records the status (its marker waits for
+/// [`flush_markers`], so the batch's results stay together).
 pub(crate) async fn run_control(
     cx: &TurnCtx<'_>,
     control: &mut Control,
@@ -122,8 +147,23 @@ pub(crate) async fn run_control(
         return Ok(None);
     };
     let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-    if call.name == "finish" {
-        let answer = args["answer"].as_str().unwrap_or_default().to_string();
+    let submitted = match &control.submit {
+        Some(submit) if submit.name() == call.name => Some((submit.check)(&args)),
+        _ => None,
+    };
+    if let Some(Err(problem)) = submitted {
+        let text = format!(
+            "error: {problem}\nFix the arguments and call {} again.",
+            call.name
+        );
+        record(cx, transcript, call, &text, false, true).await?;
+        return Ok(None);
+    }
+    if call.name == "finish" || submitted.is_some() {
+        let answer = match submitted {
+            Some(Ok(answer)) => answer,
+            _ => args["answer"].as_str().unwrap_or_default().to_string(),
+        };
         record(
             cx,
             transcript,

@@ -21,6 +21,7 @@ mod safe_command;
 mod sandbox;
 mod session_compaction;
 mod steer;
+mod submit;
 mod tool_calls;
 mod transcript;
 mod turn;
@@ -43,6 +44,7 @@ pub use safe_command::is_safe_command;
 pub use sandbox::effective_mode as effective_sandbox_mode;
 pub use session_compaction::{Compacted, compact_session, compaction_range};
 pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};
+pub use submit::{SubmitCheck, SubmitTool};
 pub use tool_calls::call_summary;
 pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 

@@ -60,6 +60,8 @@ pub struct TurnInput {
     pub history: Option<Vec<seekclaw_store::SessionEvent>>,
     /// Offer the `finish` control tool (OpenSeek front ends).
     pub finish_tool: bool,
+    /// A front end's own closing tool, offered in place of `finish`.
+    pub submit: Option<crate::submit::SubmitTool>,
     /// A front end's exact cap on model requests (`u32::MAX`: none; the
     /// window bounds the turn); `None` keeps `agent.maxSteps` plus room for
     /// verify-repair steps.

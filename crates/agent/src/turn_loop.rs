@@ -98,7 +98,7 @@ pub(crate) async fn turn_loop(
         continuations: 0,
         compacted: false,
         window: Window::default(),
-        control: Control::new(cx.input.finish_tool, goal),
+        control: Control::new(cx.input.finish_tool, cx.input.submit.clone(), goal),
     };
     loop {
         if cx.cancel.is_cancelled() {
@@ -392,6 +392,7 @@ async fn record(
     // Not final: tools to run, the goal check, a cut answer, a repair due.
     let goes_on = !completion.tool_calls.is_empty()
         || st.control.goal_check_due()
+        || st.control.submit_pending()
         || truncated(st, agent, completion)
         || (st.mutated && st.repairs < agent.max_repair_attempts);
     let answered = !goes_on;
@@ -476,17 +477,19 @@ async fn decide(
         }
     }
     let answer = std::mem::take(&mut st.last_text);
-    finish_with(cx, st, transcript, counters, answer).await
+    finish_with(cx, st, transcript, counters, (answer, false)).await
 }
 
-/// The model would finish with `answer`: guidance waiting wins (the turn
-/// goes on), then the once-per-turn goal check; otherwise the turn is done.
+/// The model would finish with `answer` (from a closing call or in plain
+/// text): guidance waiting wins (the turn goes on), then the once-per-turn
+/// goal check, then a front end's closing tool still uncalled; otherwise the
+/// turn is done.
 async fn finish_with(
     cx: &TurnCtx<'_>,
     st: &mut LoopState<'_>,
     transcript: &mut Transcript,
     counters: &mut Counters,
-    answer: String,
+    (answer, finishing_call): (String, bool),
 ) -> Result<Next, TurnFailure> {
     if cx.steer.has_pending() {
         st.last_text = answer;
@@ -495,6 +498,12 @@ async fn finish_with(
     if st.control.goal_check_due() {
         st.last_text = answer;
         control::goal_check(cx, &mut st.control, transcript).await?;
+        return Ok(Next::Continue);
+    }
+    if !finishing_call && let Some(text) = st.control.submit_nudge() {
+        st.last_text = answer;
+        let seq = cx.notice("reminder", &text).await?;
+        transcript.push(user_message(text, &[]), seq);
         return Ok(Next::Continue);
     }
     if !cx.steer.close_if_empty() {
@@ -563,7 +572,7 @@ async fn run_batch(
     }
     control::flush_markers(cx, &mut st.control, transcript).await?;
     if let Some(answer) = finished {
-        return finish_with(cx, st, transcript, counters, answer).await;
+        return finish_with(cx, st, transcript, counters, (answer, true)).await;
     }
     if stopped || st.window.level() >= Level::Soft {
         let ended = ceiling::yield_at_ceiling(cx, st.step, transcript, counters).await?;

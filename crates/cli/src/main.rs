@@ -14,6 +14,7 @@ mod mcp;
 mod mcp_serve;
 mod pipes;
 mod provider_add;
+mod review;
 mod run;
 mod run_pretty;
 mod schedule;
@@ -52,6 +53,9 @@ enum Command {
     Daemon(DaemonArgs),
     /// Run one agent turn in-process (no daemon needed) and stream the answer.
     Run(run::RunArgs),
+    /// Review `base...HEAD` read-only and print one report (JSON with
+    /// `--json`); exits 0 clean, 1 no report, 2 a blocker found.
+    Review(review::ReviewArgs),
     /// Serve the engine over stdin/stdout: JSONL commands in, JSONL events out
     /// (the OpenSeek protocol).
     Serve(serve::ServeArgs),
@@ -176,6 +180,7 @@ fn main() -> ExitCode {
         Command::Chat(args) => chat::chat(args),
         Command::Daemon(args) => run_daemon(&args),
         Command::Run(args) => run::run(args),
+        Command::Review(args) => review::run(args),
         Command::Serve(args) => serve::serve(args),
         Command::Acp(args) => acp::acp(args),
         Command::Provider(cmd) => report(

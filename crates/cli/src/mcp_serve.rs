@@ -52,8 +52,7 @@ pub fn serve(args: McpServeArgs) -> ExitCode {
             // Answers come as plain text, as the desktop's do.
             finish_tool: false,
             approval_policy: args.approval,
-            extra_mcp: Vec::new(),
-            files: None,
+            ..TurnOverrides::default()
         },
     };
     crate::serve::run_stdio(|engine, stop| async move {

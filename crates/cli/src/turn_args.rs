@@ -57,8 +57,7 @@ impl TurnArgs {
             mode: self.mode,
             finish_tool: true,
             approval_policy: self.approval,
-            extra_mcp: Vec::new(),
-            files: None,
+            ..TurnOverrides::default()
         }
     }
 }

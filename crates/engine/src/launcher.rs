@@ -85,6 +85,9 @@ pub struct TurnOverrides {
     /// Offer the `finish` control tool (OpenSeek front ends; the desktop's
     /// turns answer in plain text).
     pub finish_tool: bool,
+    /// A front end's own closing tool in place of `finish` (`seekclaw
+    /// review`'s `submit_review`): the turn ends with its accepted call.
+    pub submit: Option<seekclaw_agent::SubmitTool>,
     /// The approval policy, over the session's, the workspace's and the
     /// config's (`seekclaw serve --approval`).
     pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
@@ -237,6 +240,7 @@ impl Engine {
             network_enabled: session.network_enabled,
             history: claim.past,
             finish_tool: request.overrides.finish_tool,
+            submit: request.overrides.submit.clone(),
             step_limit: request.overrides.max_steps,
             jobs: Some(self.jobs.of(&session.id)),
             approvals: controls.approvals.clone(),
