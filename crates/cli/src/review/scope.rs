@@ -26,8 +26,9 @@ pub struct Range {
 
 /// Resolves the range to review in the repository holding `dir`.
 pub fn resolve(dir: &Path, base: Option<&str>) -> anyhow::Result<Range> {
-    let root = git(dir, &["rev-parse", "--show-toplevel"])
-        .with_context(|| format!("{} is not inside a git repository", dir.display()))?;
+    let Ok(root) = git(dir, &["rev-parse", "--show-toplevel"]) else {
+        bail!("{} is not inside a git repository", dir.display());
+    };
     let root = PathBuf::from(root.trim());
     let base = match base {
         Some(b) => b.trim().to_string(),
@@ -36,21 +37,14 @@ pub fn resolve(dir: &Path, base: Option<&str>) -> anyhow::Result<Range> {
     if base.is_empty() || base.starts_with('-') {
         bail!("--base must name a commit, branch or tag");
     }
-    git(
-        &root,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{base}^{{commit}}"),
-        ],
-    )
-    .with_context(|| format!("the base `{base}` is not a commit in this repository"))?;
-    git(
-        &root,
-        &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
-    )
-    .context("the repository has no commit yet (HEAD)")?;
+    // Git's own words add nothing here (`--quiet` leaves them empty).
+    let verify = |rev: &str| git(&root, &["rev-parse", "--verify", "--quiet", rev]).is_ok();
+    if !verify(&format!("{base}^{{commit}}")) {
+        bail!("the base `{base}` is not a commit in this repository");
+    }
+    if !verify("HEAD^{commit}") {
+        bail!("the repository has no commit yet (HEAD)");
+    }
     let range = format!("{base}...HEAD");
     let files = git(
         &root,
