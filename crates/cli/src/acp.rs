@@ -1,6 +1,10 @@
 //! `seekclaw acp`: the engine as an Agent Client Protocol agent on
-//! stdin/stdout, in this process over the shared store (the protocol lives
-//! in `seekclaw_acp`). Logs go to stderr; stdout carries only JSON-RPC.
+//! stdin/stdout (the protocol lives in `seekclaw_acp`). When a daemon runs,
+//! the connection is handed to it (`connection.upgrade`) and this process
+//! only relays bytes: the editor's sessions then run in the daemon, where
+//! the desktop and the terminal UI watch them live and its MCP connections
+//! and locks are shared. Without one it serves in this process over the
+//! shared store. Logs go to stderr; stdout carries only JSON-RPC.
 
 use std::process::ExitCode;
 
@@ -8,14 +12,156 @@ use clap::Args;
 
 /// `seekclaw acp`'s arguments (an editor starts it with none).
 #[derive(Args, Debug)]
-pub struct AcpArgs {}
+pub struct AcpArgs {
+    /// Serve in this process even when a daemon runs.
+    #[arg(long)]
+    no_daemon: bool,
+}
 
-/// Serves until stdin ends (exit 0); 1 when the engine cannot start.
-pub fn acp(_args: AcpArgs) -> ExitCode {
+/// Serves until stdin ends (exit 0); 1 when the engine cannot start or the
+/// daemon went away mid-session.
+pub fn acp(args: AcpArgs) -> ExitCode {
+    #[cfg(unix)]
+    if !args.no_daemon {
+        match relay::through_daemon() {
+            Ok(Some(code)) => return code,
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("seekclaw: {e:#}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = args;
+    in_process()
+}
+
+/// The factory the daemon serves upgraded `acp` connections with.
+pub fn daemon_server(
+    engine: seekclaw_engine::Engine,
+    input: seekclaw_daemon::UpgradeInput,
+    output: seekclaw_daemon::UpgradeOutput,
+    stop: tokio_util::sync::CancellationToken,
+) -> seekclaw_daemon::UpgradeFuture {
+    Box::pin(async move {
+        if let Err(e) = seekclaw_acp::serve(&engine, input, output, stop).await {
+            tracing::warn!(error = %e.0, "acp connection ended with an error");
+        }
+    })
+}
+
+fn in_process() -> ExitCode {
     crate::serve::run_stdio(|engine, stop| async move {
         let stdin = tokio::io::BufReader::new(tokio::io::stdin());
         seekclaw_acp::serve(&engine, stdin, tokio::io::stdout(), stop)
             .await
             .map_err(|e| anyhow::anyhow!(e.0))
     })
+}
+
+#[cfg(unix)]
+mod relay {
+    use std::process::ExitCode;
+
+    use anyhow::Context;
+    use seekclaw_config::Home;
+    use serde_json::Value;
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    use tokio::net::UnixStream;
+
+    const UPGRADE: &[u8] =
+        b"{\"id\":1,\"method\":\"connection.upgrade\",\"params\":{\"protocol\":\"acp\"}}\n";
+
+    /// Relays stdin/stdout to a running daemon's ACP server: the exit code,
+    /// or `None` when no daemon runs (or it cannot serve ACP) so this
+    /// process serves instead.
+    pub fn through_daemon() -> anyhow::Result<Option<ExitCode>> {
+        let home = Home::from_env()?;
+        let Ok(stream) = std::os::unix::net::UnixStream::connect(home.socket_path()) else {
+            return Ok(None);
+        };
+        stream.set_nonblocking(true)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        let relayed = runtime.block_on(async move {
+            let stream = UnixStream::from_std(stream)?;
+            let (read_half, mut write_half) = stream.into_split();
+            let mut from_daemon = BufReader::new(read_half);
+            if !upgraded(&mut from_daemon, &mut write_half).await? {
+                return Ok(None);
+            }
+            relay(from_daemon, write_half).await.map(Some)
+        });
+        // tokio's stdin reader is a blocking thread that may sit in read(2).
+        runtime.shutdown_background();
+        relayed
+    }
+
+    /// Asks for the upgrade; false when the daemon does not serve ACP (an
+    /// older one), so this process serves instead.
+    async fn upgraded(
+        from_daemon: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
+        to_daemon: &mut tokio::net::unix::OwnedWriteHalf,
+    ) -> anyhow::Result<bool> {
+        to_daemon
+            .write_all(UPGRADE)
+            .await
+            .context("cannot write to the daemon")?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if from_daemon.read_line(&mut line).await? == 0 {
+                anyhow::bail!("the daemon closed the connection before answering");
+            }
+            // A broadcast may come first; only our answer counts.
+            let answer: Value = serde_json::from_str(&line).unwrap_or_default();
+            if answer["id"] != 1 {
+                continue;
+            }
+            if answer["event"] == "result" {
+                return Ok(true);
+            }
+            tracing::warn!(answer = %line.trim(), "the daemon cannot serve acp; serving in this process");
+            return Ok(false);
+        }
+    }
+
+    /// Copies stdin to the daemon and the daemon to stdout until the daemon
+    /// closes (after stdin ended it finishes the editor's prompts first).
+    async fn relay(
+        mut from_daemon: BufReader<tokio::net::unix::OwnedReadHalf>,
+        mut to_daemon: tokio::net::unix::OwnedWriteHalf,
+    ) -> anyhow::Result<ExitCode> {
+        let input_ended = tokio_util::sync::CancellationToken::new();
+        let ended = input_ended.clone();
+        tokio::spawn(async move {
+            let mut stdin = tokio::io::stdin();
+            let _ = tokio::io::copy(&mut stdin, &mut to_daemon).await;
+            let _ = to_daemon.shutdown().await;
+            ended.cancel();
+        });
+        let mut stdout = tokio::io::stdout();
+        // What the daemon sent right behind its answer is already buffered.
+        let buffered = from_daemon.buffer().to_vec();
+        from_daemon.consume(buffered.len());
+        stdout.write_all(&buffered).await?;
+        stdout.flush().await?;
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            let n = from_daemon.read(&mut chunk).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            stdout.write_all(&chunk[..n]).await?;
+            stdout.flush().await?;
+        }
+        if input_ended.is_cancelled() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!("seekclaw: the daemon closed the connection (did it stop?)");
+        Ok(ExitCode::from(1))
+    }
 }

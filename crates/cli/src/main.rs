@@ -279,6 +279,8 @@ fn run_daemon(args: &DaemonArgs) -> ExitCode {
             home,
             cwd,
             idle_exit,
+            // `seekclaw acp` hands its editor's connection to a running daemon.
+            upgrades: seekclaw_daemon::Upgrades::default().with("acp", acp::daemon_server),
         })))
     })();
     match outcome {

@@ -20,6 +20,7 @@ use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader};
 use crate::outbox::{Outbox, Queued};
+use crate::upgrade::UpgradeServer;
 use seekclaw_engine::sync::Locked;
 
 /// Requests of one connection in flight at once; beyond this the reader stops reading
@@ -27,6 +28,8 @@ use seekclaw_engine::sync::Locked;
 const MAX_IN_FLIGHT: usize = 512;
 /// How long a closing connection waits for its running requests before giving up.
 const DRAIN_GRACE: Duration = Duration::from_secs(5);
+/// The one method the read loop answers itself, as a first request.
+const UPGRADE: &str = "connection.upgrade";
 /// Inline answers batched past this size are queued without waiting for more.
 const BATCH_FLUSH_BYTES: usize = 64 * 1024;
 
@@ -108,6 +111,9 @@ where
     // A request read past the in-flight limit, waiting for a slot.
     let mut parked: Option<(Method, Request)> = None;
     let mut checks: u32 = 0;
+    // Only a connection's first request may upgrade it.
+    let mut first = true;
+    let mut upgraded: Option<Arc<UpgradeServer>> = None;
     let drain_deadline = tokio::time::sleep(Duration::MAX);
     let closed = closing.cancelled();
     let killed = kill.cancelled();
@@ -170,6 +176,16 @@ where
                                     Envelope::error(bad.id, &bad.error).write_line(&mut pending);
                                     None
                                 }
+                                Ok(req) if first && req.method == UPGRADE => {
+                                    let (server, answer) = daemon.upgrades.accept(&req);
+                                    answer.write_line(&mut pending);
+                                    if server.is_some() {
+                                        upgraded = server;
+                                        // Nothing behind it is read as this protocol.
+                                        break;
+                                    }
+                                    None
+                                }
                                 Ok(req) => route(req, &mut pending),
                             };
                             if let Some(task) = task {
@@ -183,6 +199,7 @@ where
                             }
                         }
                     }
+                    first = false;
                     if parked.is_none() && pending.len() < BATCH_FLUSH_BYTES {
                         next = reader.next_buffered().map(Ok);
                     }
@@ -227,6 +244,19 @@ where
                 break;
             }
         }
+        if upgraded.is_some() {
+            break;
+        }
+    }
+    if let Some(server) = upgraded {
+        let upgrade = crate::upgrade::Upgraded {
+            daemon: &daemon,
+            id,
+            closing: &closing,
+            kill: &kill,
+        };
+        upgrade.serve(server, reader, write_half, pending).await;
+        return;
     }
     // Whatever still runs for this connection (its turns) is told to stop.
     closing.cancel();
@@ -255,7 +285,11 @@ fn take(
 
 /// Writes `buf`, giving up when the peer accepts no byte for `stall` (a client
 /// that stopped reading is cut off; a slow one that keeps reading is not).
-async fn write_all_or_stall<W: AsyncWrite + Unpin>(w: &mut W, buf: &[u8], stall: Duration) -> bool {
+pub(crate) async fn write_all_or_stall<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    buf: &[u8],
+    stall: Duration,
+) -> bool {
     let mut off = 0;
     while off < buf.len() {
         match tokio::time::timeout(stall, w.write(&buf[off..])).await {

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -31,11 +31,16 @@ pub struct DaemonOptions {
     /// On demand (started by a front end for itself): exit after this long
     /// with no client and nothing running. `None`: run until told to stop.
     pub idle_exit: Option<Duration>,
+    /// Protocols a connection may switch to with `connection.upgrade`.
+    pub upgrades: crate::upgrade::Upgrades,
 }
 
 /// Open connections, for broadcasts (`schedule.updated`, …).
 pub struct Connections {
     open: Mutex<HashMap<u64, Outbox>>,
+    /// Upgraded connections (`connection.upgrade`): clients that take no
+    /// broadcasts but keep an on-demand daemon up like any other.
+    upgraded: AtomicUsize,
     /// How many are open, for whoever waits on it (the on-demand idle exit).
     count: tokio::sync::watch::Sender<usize>,
 }
@@ -44,6 +49,7 @@ impl Default for Connections {
     fn default() -> Self {
         Connections {
             open: Mutex::default(),
+            upgraded: AtomicUsize::new(0),
             count: tokio::sync::watch::Sender::new(0),
         }
     }
@@ -54,13 +60,25 @@ impl Connections {
         let mut open = self.open.locked();
         open.insert(id, outbox);
         // Under the lock, so the counts are published in order.
-        self.count.send_replace(open.len());
+        self.count
+            .send_replace(open.len() + self.upgraded.load(Ordering::SeqCst));
     }
 
     pub fn remove(&self, id: u64) {
         let mut open = self.open.locked();
         open.remove(&id);
-        self.count.send_replace(open.len());
+        self.count
+            .send_replace(open.len() + self.upgraded.load(Ordering::SeqCst));
+    }
+
+    /// Turns open connection `id` into an upgraded one: no more broadcasts,
+    /// still counted until the guard drops.
+    pub fn upgrade(&self, id: u64) -> UpgradedClient<'_> {
+        let mut open = self.open.locked();
+        open.remove(&id);
+        let upgraded = self.upgraded.fetch_add(1, Ordering::SeqCst) + 1;
+        self.count.send_replace(open.len() + upgraded);
+        UpgradedClient { connections: self }
     }
 
     /// The number of open connections, as it changes.
@@ -69,7 +87,7 @@ impl Connections {
     }
 
     pub fn count(&self) -> usize {
-        self.open.locked().len()
+        self.open.locked().len() + self.upgraded.load(Ordering::SeqCst)
     }
 
     /// Sends `env` to every open connection without waiting: a client that is
@@ -84,6 +102,19 @@ impl Connections {
         for outbox in outboxes {
             outbox.post_line(line.clone());
         }
+    }
+}
+
+/// An upgraded connection, counted as a client while it lives.
+pub struct UpgradedClient<'a> {
+    connections: &'a Connections,
+}
+
+impl Drop for UpgradedClient<'_> {
+    fn drop(&mut self) {
+        let open = self.connections.open.locked();
+        let upgraded = self.connections.upgraded.fetch_sub(1, Ordering::SeqCst) - 1;
+        self.connections.count.send_replace(open.len() + upgraded);
     }
 }
 
@@ -115,6 +146,8 @@ pub struct Daemon {
     /// session's idle-time background-job notices.
     pub session_owners: crate::notices::Owners,
     pub slow_client_timeout: Duration,
+    /// Protocols a connection may switch to (`connection.upgrade`).
+    pub upgrades: crate::upgrade::Upgrades,
     next_conn: AtomicU64,
 }
 
@@ -159,7 +192,9 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
             .map_err(|e| DaemonError::Startup(e.to_string()))?
             .map_err(DaemonError::Store)?
     };
-    let daemon = Arc::new(Daemon::new(home, opts.cwd, store));
+    let mut daemon = Daemon::new(home, opts.cwd, store);
+    daemon.upgrades = opts.upgrades;
+    let daemon = Arc::new(daemon);
     daemon.engine.config.ensure_files().await;
     recover_interrupted_turns(&daemon).await;
     signals.watch(daemon.shutdown.clone());
@@ -198,6 +233,7 @@ impl Daemon {
             connections: Connections::default(),
             session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,
+            upgrades: crate::upgrade::Upgrades::default(),
             next_conn: AtomicU64::new(1),
         }
     }

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use seekclaw_protocol::{Envelope, Method, MethodError, ProtocolInfo, Request, Serving, event};
+use seekclaw_protocol::{
+    Envelope, ErrorCode, Method, MethodError, ProtocolInfo, Request, Serving, event,
+};
 
 use crate::chats::ChatStart;
 use crate::connection::Connection;
@@ -18,6 +20,14 @@ pub fn inline(method: Method, req: &Request) -> Envelope {
     match method {
         Method::Ping => Envelope::new(req.id, event::PONG, ""),
         Method::ProtocolInfo => Envelope::json_result(req.id, &ProtocolInfo::from_table()),
+        // The read loop takes a connection's first request itself.
+        Method::ConnectionUpgrade => Envelope::error(
+            req.id,
+            &MethodError::new(
+                ErrorCode::Conflict,
+                "connection.upgrade must be a connection's first request",
+            ),
+        ),
         other => Envelope::error(
             req.id,
             &MethodError::internal(format!("{} is not an inline method", other.spec().name)),
@@ -41,7 +51,9 @@ pub async fn handle(
     let d = daemon.as_ref();
     let p = &req.params;
     let result = match method {
-        Method::Ping | Method::ProtocolInfo => return inline(method, &req),
+        Method::Ping | Method::ProtocolInfo | Method::ConnectionUpgrade => {
+            return inline(method, &req);
+        }
         Method::Chat => match chat_start {
             Some(start) => chat::chat(daemon, conn, id, p, start).await,
             // The read loop registers every chat it routes here.

@@ -63,6 +63,12 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
         }
     }
 
+    /// The underlying reader, with what it buffered past the last line, for
+    /// an upgraded connection. `None` while a line is partly read.
+    pub fn into_inner(self) -> Option<R> {
+        (self.buf.is_empty() && self.discarded == 0).then_some(self.inner)
+    }
+
     /// Hands a processed line's buffer back so the next line reuses its allocation.
     pub fn recycle(&mut self, mut line: Vec<u8>) {
         if self.buf.is_empty() && line.capacity() <= 1 << 20 {

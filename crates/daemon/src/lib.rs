@@ -23,6 +23,7 @@ mod presentation;
 mod scheduler;
 mod scope;
 mod timeline;
+mod upgrade;
 
 pub use daemon::{DaemonOptions, run};
 pub use doctor::run_in_process as doctor_in_process;
@@ -32,3 +33,4 @@ pub use outcome::terminal as terminal_envelope;
 pub use presentation::model_notice;
 pub use scope::Scope;
 pub use timeline::{end_status, timeline};
+pub use upgrade::{UpgradeFuture, UpgradeInput, UpgradeOutput, UpgradeServer, Upgrades};

@@ -462,6 +462,8 @@ method_table! {
         (NoParams => json(FactoryResetResult));
     Shutdown => "shutdown" [] Task []
         (NoParams => empty(event::BYE));
+    ConnectionUpgrade => "connection.upgrade" [] Inline []
+        (UpgradeParams => text_matching("`upgraded to <protocol>`: the connection's next lines speak that protocol (`acp`: `seekclaw acp` through the daemon). Only as a connection's first request.", "^upgraded to .+$"));
 }
 
 /// The `protocol.info` document.
@@ -658,6 +660,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 70);
+        assert_eq!(info.methods.len(), 71);
     }
 }

@@ -1,10 +1,19 @@
 //! `workspace.*`, `agent.mode.*`, `project.*`, `schedule.*`, `doctor*`,
-//! `lock.list`, `factory.reset`.
+//! `lock.list`, `factory.reset`, `connection.upgrade`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::adapter::{FieldMessage, Required, Strict};
+
+/// `connection.upgrade`: the connection switches to another protocol the
+/// daemon serves over its engine (`acp`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpgradeParams {
+    /// The protocol's name: `acp`.
+    pub protocol: Required,
+}
 
 /// `workspace.open`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]

@@ -2,6 +2,7 @@
 //! stdin/stdout, driven by the official TypeScript client (`session.rs`)
 //! and line by line from Rust (`protocol.rs`).
 
+mod daemon;
 mod mcp;
 mod protocol;
 mod session;

@@ -79,14 +79,42 @@ fn the_official_client_runs_a_full_session() {
     }
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_with(&server);
+    full_session(&server, &home);
+}
+
+/// The same session with a daemon running: `seekclaw acp` hands the
+/// connection to it, and everything (fs delegation, permissions, cancel,
+/// load, modes) works the same through the daemon.
+#[test]
+fn the_official_client_runs_a_full_session_through_the_daemon() {
+    if capability_missing("node", node_missing()) {
+        return;
+    }
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let config = std::fs::read_to_string(home.join("config.json")).unwrap();
+    let d = crate::support::start_with(seekclaw_testkit::StartOptions {
+        config: Some(serde_json::from_str(&config).unwrap()),
+        ..Default::default()
+    });
+    full_session(&server, &d.home);
+    // The daemon served it: its log names the upgraded connection.
+    assert!(
+        d.stderr().contains("connection upgraded protocol=\"acp\""),
+        "{}",
+        d.stderr()
+    );
+}
+
+fn full_session(server: &ProviderServer, home: &Path) {
     let ws = tempfile::tempdir().unwrap();
     let ws_path = ws.path().canonicalize().unwrap();
     std::fs::write(ws_path.join("notes.txt"), "the disk copy\n").unwrap();
-    script(&server);
+    script(server);
     let out = Command::new("node")
         .arg(js_dir().join("driver.mjs"))
         .arg(bin())
-        .arg(&home)
+        .arg(home)
         .arg(&ws_path)
         .current_dir(js_dir())
         .output()
