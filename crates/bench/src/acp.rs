@@ -70,6 +70,7 @@ pub fn run(args: &AcpArgs<'_>) -> Result<()> {
     }
     eprintln!("measuring first session/update after the first token ...");
     let live = first_updates(&bin, &env, &ws, &provider, args.runs)?;
+    let relayed = through_daemon(&bin, &home, &ws, &provider, args.runs)?;
     let oc_rss = match &opencode {
         Some(oc) => {
             let oc_home = scratch.path().join("oc-home");
@@ -77,13 +78,120 @@ pub fn run(args: &AcpArgs<'_>) -> Result<()> {
         }
         None => None,
     };
-    report(args, &ours, &theirs, &live, oc_rss)
+    if args.json {
+        let mut out = report_json(&ours, &theirs, &live, oc_rss)?;
+        out["through_daemon"] = relayed_json(&relayed)?;
+        println!("{out}");
+        return Ok(());
+    }
+    report(args, &ours, &theirs, &live, oc_rss)?;
+    report_relayed(&relayed)
+}
+
+/// The same figures with a daemon running on the home: `seekclaw acp` then
+/// relays the editor's connection to it (`connection.upgrade`).
+struct Relayed {
+    init: Vec<Duration>,
+    live: Live,
+}
+
+fn through_daemon(
+    bin: &Path,
+    home: &Path,
+    ws: &Path,
+    provider: &TokenServer,
+    runs: usize,
+) -> Result<Relayed> {
+    eprintln!("measuring the same through a running daemon ...");
+    let mut daemon = Command::new(bin)
+        .arg("daemon")
+        .env("SEEKCLAW_HOME", home)
+        .current_dir(home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("spawn the daemon")?;
+    let measured = (|| -> Result<Relayed> {
+        let socket = home.join("daemon.sock");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            if Instant::now() > deadline {
+                bail!("the daemon did not listen within 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let env = [("SEEKCLAW_HOME", home.as_os_str())];
+        let mut init = Vec::new();
+        for _ in 0..runs {
+            init.push(initialize_from_spawn(bin.as_os_str(), &env)?);
+        }
+        let live = first_updates(bin, &env, ws, provider, runs)?;
+        Ok(Relayed { init, live })
+    })();
+    // Our own child, by pid.
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    measured
+}
+
+fn relayed_json(relayed: &Relayed) -> Result<Value> {
+    let init = Timings::of(&relayed.init).context("no samples")?;
+    let first = Timings::of(&relayed.live.first_update).context("no samples")?;
+    Ok(json!({
+        "initialize_ms": {"median": ms(init.median), "p95": ms(init.p95), "max": ms(init.max)},
+        "first_update_after_token_ms": {"median": ms(first.median), "p95": ms(first.p95), "max": ms(first.max)},
+        "relay_idle_rss_mb": relayed.live.idle_rss_kb as f64 / 1024.0,
+    }))
+}
+
+fn report_relayed(relayed: &Relayed) -> Result<()> {
+    let init = Timings::of(&relayed.init).context("no samples")?;
+    let first = Timings::of(&relayed.live.first_update).context("no samples")?;
+    let mb = |kb: u64| kb as f64 / 1024.0;
+    println!("seekclaw acp through a running daemon (same run)");
+    println!(
+        "  initialize from spawn      med {:7.2} ms  p95 {:7.2} ms  max {:7.2} ms   (target < {TARGET_INIT_MS} ms)",
+        ms(init.median),
+        ms(init.p95),
+        ms(init.max)
+    );
+    println!(
+        "  first update after token   med {:7.3} ms  p95 {:7.3} ms  max {:7.3} ms   (target < {TARGET_FIRST_UPDATE_MS} ms)",
+        ms(first.median),
+        ms(first.p95),
+        ms(first.max)
+    );
+    println!(
+        "  RSS of the relay, idle     {:7.1} MB   (the daemon's own is shared by every client)",
+        mb(relayed.live.idle_rss_kb)
+    );
+    Ok(())
 }
 
 struct Live {
     first_update: Vec<Duration>,
     idle_rss_kb: u64,
     after_prompts_rss_kb: u64,
+}
+
+fn report_json(
+    ours: &[Duration],
+    theirs: &[Duration],
+    live: &Live,
+    oc_rss: Option<u64>,
+) -> Result<Value> {
+    let init = Timings::of(ours).context("no samples")?;
+    let first = Timings::of(&live.first_update).context("no samples")?;
+    let oc_init = Timings::of(theirs);
+    let mb = |kb: u64| kb as f64 / 1024.0;
+    Ok(json!({
+        "initialize_ms": {"median": ms(init.median), "p95": ms(init.p95), "max": ms(init.max)},
+        "first_update_after_token_ms": {"median": ms(first.median), "p95": ms(first.p95), "max": ms(first.max)},
+        "idle_rss_mb": mb(live.idle_rss_kb),
+        "rss_after_prompts_mb": mb(live.after_prompts_rss_kb),
+        "opencode": oc_init.map(|t| json!({"initialize_ms": {"median": ms(t.median), "p95": ms(t.p95)}, "idle_rss_mb": oc_rss.map(mb)})),
+    }))
 }
 
 fn report(
@@ -97,17 +205,6 @@ fn report(
     let first = Timings::of(&live.first_update).context("no samples")?;
     let oc_init = Timings::of(theirs);
     let mb = |kb: u64| kb as f64 / 1024.0;
-    if args.json {
-        let out = json!({
-            "initialize_ms": {"median": ms(init.median), "p95": ms(init.p95), "max": ms(init.max)},
-            "first_update_after_token_ms": {"median": ms(first.median), "p95": ms(first.p95), "max": ms(first.max)},
-            "idle_rss_mb": mb(live.idle_rss_kb),
-            "rss_after_prompts_mb": mb(live.after_prompts_rss_kb),
-            "opencode": oc_init.map(|t| json!({"initialize_ms": {"median": ms(t.median), "p95": ms(t.p95)}, "idle_rss_mb": oc_rss.map(mb)})),
-        });
-        println!("{out}");
-        return Ok(());
-    }
     println!("seekclaw acp ({} runs)", args.runs);
     println!(
         "  initialize from spawn      med {:7.2} ms  p95 {:7.2} ms  max {:7.2} ms   (target < {TARGET_INIT_MS} ms)",
@@ -262,6 +359,8 @@ fn first_updates(
         .to_string();
     std::thread::sleep(Duration::from_secs(1));
     let idle_rss_kb = tree_rss_kb(agent.child.id());
+    // The provider may have served an earlier measurement of the same run.
+    let before = provider.tokens_sent();
     let mut first_update = Vec::new();
     for i in 0..runs {
         let id = agent.request(
@@ -274,7 +373,7 @@ fn first_updates(
         if answer["result"]["stopReason"] != "end_turn" {
             bail!("prompt {i} ended {answer}");
         }
-        let token = provider.token_at(i).context("the provider sent no token")?;
+        let token = provider.token_at(before + i).context("the provider sent no token")?;
         first_update.push(at.saturating_duration_since(token));
     }
     std::thread::sleep(Duration::from_millis(500));
@@ -353,6 +452,10 @@ impl TokenServer {
             }
         });
         Ok(TokenServer { url, tokens })
+    }
+
+    fn tokens_sent(&self) -> usize {
+        self.tokens.lock().map_or(0, |t| t.len())
     }
 
     fn token_at(&self, i: usize) -> Option<Instant> {
