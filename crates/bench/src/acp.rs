@@ -7,8 +7,10 @@
 //!   read on a thread that stamps each line, on the same clock;
 //! - RSS of the idle agent after `initialize` + `session/new`, and after the
 //!   prompts (target < 20 MB);
-//! - with `--opencode BIN`, the same `initialize` and idle RSS for `BIN acp`
-//!   in the same run (its RSS counts its child processes).
+//! - the same through a running daemon (`seekclaw acp` then relays);
+//! - with `--opencode BIN` (`BIN acp`) and `--codex-acp BIN` (`BIN`), the
+//!   same `initialize` and idle RSS for those agents in the same run (RSS
+//!   counts their child processes).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -31,8 +33,23 @@ const TARGET_RSS_MB: f64 = 20.0;
 pub struct AcpArgs<'a> {
     pub bin: &'a Path,
     pub runs: usize,
-    pub opencode: Option<PathBuf>,
+    /// Other ACP agents measured in the same run.
+    pub peers: Vec<Peer>,
     pub json: bool,
+}
+
+/// Another ACP agent: how it is started.
+pub struct Peer {
+    pub label: &'static str,
+    pub bin: PathBuf,
+    pub args: Vec<&'static str>,
+}
+
+/// A peer's figures.
+struct PeerFigures {
+    label: &'static str,
+    init: Vec<Duration>,
+    idle_rss_kb: u64,
 }
 
 pub fn run(args: &AcpArgs<'_>) -> Result<()> {
@@ -41,11 +58,6 @@ pub fn run(args: &AcpArgs<'_>) -> Result<()> {
     }
     // The agents run in other directories.
     let bin = std::path::absolute(args.bin)?;
-    let opencode = args
-        .opencode
-        .as_deref()
-        .map(std::path::absolute)
-        .transpose()?;
     let scratch = tempfile::Builder::new().prefix("sc-bench-acp-").tempdir()?;
     let (home, ws) = (scratch.path().join("home"), scratch.path().join("ws"));
     std::fs::create_dir_all(&home)?;
@@ -56,35 +68,44 @@ pub fn run(args: &AcpArgs<'_>) -> Result<()> {
     let env = [("SEEKCLAW_HOME", home.as_os_str())];
     eprintln!("measuring initialize from spawn ...");
     let mut ours = Vec::new();
-    let mut theirs = Vec::new();
+    let mut theirs: Vec<PeerFigures> = args
+        .peers
+        .iter()
+        .map(|p| PeerFigures {
+            label: p.label,
+            init: Vec::new(),
+            idle_rss_kb: 0,
+        })
+        .collect();
+    // Each peer gets its own empty HOME (no login, no config of ours).
+    let peer_home = |i: usize| scratch.path().join(format!("peer-home-{i}"));
     for _ in 0..args.runs {
-        ours.push(initialize_from_spawn(bin.as_os_str(), &env)?);
-        if let Some(oc) = &opencode {
-            let oc_home = scratch.path().join("oc-home");
-            std::fs::create_dir_all(&oc_home)?;
-            theirs.push(initialize_from_spawn(
-                oc.as_os_str(),
-                &[("HOME", oc_home.as_os_str())],
-            )?);
+        ours.push(initialize_from_spawn(bin.as_os_str(), &["acp"], &env)?);
+        for (i, peer) in args.peers.iter().enumerate() {
+            let home = peer_home(i);
+            std::fs::create_dir_all(&home)?;
+            let bin = std::path::absolute(&peer.bin)?;
+            let env = [("HOME", home.as_os_str())];
+            theirs[i]
+                .init
+                .push(initialize_from_spawn(bin.as_os_str(), &peer.args, &env)?);
         }
     }
     eprintln!("measuring first session/update after the first token ...");
     let live = first_updates(&bin, &env, &ws, &provider, args.runs)?;
     let relayed = through_daemon(&bin, &home, &ws, &provider, args.runs)?;
-    let oc_rss = match &opencode {
-        Some(oc) => {
-            let oc_home = scratch.path().join("oc-home");
-            Some(idle_rss_kb(oc, &[("HOME", oc_home.as_os_str())], &ws)?)
-        }
-        None => None,
-    };
+    for (i, peer) in args.peers.iter().enumerate() {
+        let home = peer_home(i);
+        let bin = std::path::absolute(&peer.bin)?;
+        theirs[i].idle_rss_kb = idle_rss_kb(&bin, &peer.args, &[("HOME", home.as_os_str())], &ws)?;
+    }
     if args.json {
-        let mut out = report_json(&ours, &theirs, &live, oc_rss)?;
+        let mut out = report_json(&ours, &theirs, &live)?;
         out["through_daemon"] = relayed_json(&relayed)?;
         println!("{out}");
         return Ok(());
     }
-    report(args, &ours, &theirs, &live, oc_rss)?;
+    report(args, &ours, &theirs, &live)?;
     report_relayed(&relayed)
 }
 
@@ -124,7 +145,7 @@ fn through_daemon(
         let env = [("SEEKCLAW_HOME", home.as_os_str())];
         let mut init = Vec::new();
         for _ in 0..runs {
-            init.push(initialize_from_spawn(bin.as_os_str(), &env)?);
+            init.push(initialize_from_spawn(bin.as_os_str(), &["acp"], &env)?);
         }
         let live = first_updates(bin, &env, ws, provider, runs)?;
         Ok(Relayed { init, live })
@@ -175,35 +196,37 @@ struct Live {
     after_prompts_rss_kb: u64,
 }
 
-fn report_json(
-    ours: &[Duration],
-    theirs: &[Duration],
-    live: &Live,
-    oc_rss: Option<u64>,
-) -> Result<Value> {
+fn report_json(ours: &[Duration], theirs: &[PeerFigures], live: &Live) -> Result<Value> {
     let init = Timings::of(ours).context("no samples")?;
     let first = Timings::of(&live.first_update).context("no samples")?;
-    let oc_init = Timings::of(theirs);
     let mb = |kb: u64| kb as f64 / 1024.0;
+    let peers: serde_json::Map<String, Value> = theirs
+        .iter()
+        .filter_map(|p| {
+            let t = Timings::of(&p.init)?;
+            Some((
+                p.label.to_string(),
+                json!({"initialize_ms": {"median": ms(t.median), "p95": ms(t.p95)}, "idle_rss_mb": mb(p.idle_rss_kb)}),
+            ))
+        })
+        .collect();
     Ok(json!({
         "initialize_ms": {"median": ms(init.median), "p95": ms(init.p95), "max": ms(init.max)},
         "first_update_after_token_ms": {"median": ms(first.median), "p95": ms(first.p95), "max": ms(first.max)},
         "idle_rss_mb": mb(live.idle_rss_kb),
         "rss_after_prompts_mb": mb(live.after_prompts_rss_kb),
-        "opencode": oc_init.map(|t| json!({"initialize_ms": {"median": ms(t.median), "p95": ms(t.p95)}, "idle_rss_mb": oc_rss.map(mb)})),
+        "peers": peers,
     }))
 }
 
 fn report(
     args: &AcpArgs<'_>,
     ours: &[Duration],
-    theirs: &[Duration],
+    theirs: &[PeerFigures],
     live: &Live,
-    oc_rss: Option<u64>,
 ) -> Result<()> {
     let init = Timings::of(ours).context("no samples")?;
     let first = Timings::of(&live.first_update).context("no samples")?;
-    let oc_init = Timings::of(theirs);
     let mb = |kb: u64| kb as f64 / 1024.0;
     println!("seekclaw acp ({} runs)", args.runs);
     println!(
@@ -224,17 +247,21 @@ fn report(
         args.runs,
         mb(live.after_prompts_rss_kb)
     );
-    if let Some(t) = oc_init {
-        println!("opencode acp (same run)");
+    for peer in theirs {
+        let Some(t) = Timings::of(&peer.init) else {
+            continue;
+        };
+        println!("{} (same run)", peer.label);
         println!(
             "  initialize from spawn      med {:7.2} ms  p95 {:7.2} ms  max {:7.2} ms",
             ms(t.median),
             ms(t.p95),
             ms(t.max)
         );
-        if let Some(kb) = oc_rss {
-            println!("  RSS idle (with children)   {:7.1} MB", mb(kb));
-        }
+        println!(
+            "  RSS idle (with children)   {:7.1} MB",
+            mb(peer.idle_rss_kb)
+        );
     }
     Ok(())
 }
@@ -248,9 +275,14 @@ struct Agent {
 }
 
 impl Agent {
-    fn spawn(bin: &std::ffi::OsStr, env: &[(&str, &std::ffi::OsStr)], cwd: &Path) -> Result<Agent> {
+    fn spawn(
+        bin: &std::ffi::OsStr,
+        args: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+        cwd: &Path,
+    ) -> Result<Agent> {
         let mut cmd = Command::new(bin);
-        cmd.arg("acp")
+        cmd.args(args)
             .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -258,7 +290,9 @@ impl Agent {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().with_context(|| format!("spawn {bin:?} acp"))?;
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("spawn {bin:?} {args:?}"))?;
         let stdin = child.stdin.take().context("stdin")?;
         let stdout = child.stdout.take().context("stdout")?;
         let (tx, lines) = channel();
@@ -324,10 +358,11 @@ impl Drop for Agent {
 
 fn initialize_from_spawn(
     bin: &std::ffi::OsStr,
+    args: &[&str],
     env: &[(&str, &std::ffi::OsStr)],
 ) -> Result<Duration> {
     let start = Instant::now();
-    let mut agent = Agent::spawn(bin, env, Path::new("/"))?;
+    let mut agent = Agent::spawn(bin, args, env, Path::new("/"))?;
     let id = agent.request(
         "initialize",
         json!({"protocolVersion": 1, "clientCapabilities": {}}),
@@ -346,7 +381,7 @@ fn first_updates(
     provider: &TokenServer,
     runs: usize,
 ) -> Result<Live> {
-    let mut agent = Agent::spawn(bin.as_os_str(), env, ws)?;
+    let mut agent = Agent::spawn(bin.as_os_str(), &["acp"], env, ws)?;
     let id = agent.request(
         "initialize",
         json!({"protocolVersion": 1, "clientCapabilities": {}}),
@@ -373,7 +408,9 @@ fn first_updates(
         if answer["result"]["stopReason"] != "end_turn" {
             bail!("prompt {i} ended {answer}");
         }
-        let token = provider.token_at(before + i).context("the provider sent no token")?;
+        let token = provider
+            .token_at(before + i)
+            .context("the provider sent no token")?;
         first_update.push(at.saturating_duration_since(token));
     }
     std::thread::sleep(Duration::from_millis(500));
@@ -384,15 +421,26 @@ fn first_updates(
     })
 }
 
-fn idle_rss_kb(bin: &Path, env: &[(&str, &std::ffi::OsStr)], ws: &Path) -> Result<u64> {
-    let mut agent = Agent::spawn(bin.as_os_str(), env, ws)?;
+fn idle_rss_kb(
+    bin: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+    ws: &Path,
+) -> Result<u64> {
+    let mut agent = Agent::spawn(bin.as_os_str(), args, env, ws)?;
     let id = agent.request(
         "initialize",
         json!({"protocolVersion": 1, "clientCapabilities": {}}),
     )?;
     agent.answer(id)?;
     let id = agent.request("session/new", json!({"cwd": ws, "mcpServers": []}))?;
-    agent.answer(id)?;
+    // An agent that wants a login (codex-acp) refuses the session: its
+    // idle figure is then after `initialize` alone.
+    while let Ok((_, v)) = agent.lines.recv_timeout(Duration::from_secs(60)) {
+        if v["id"] == id {
+            break;
+        }
+    }
     std::thread::sleep(Duration::from_secs(2));
     Ok(tree_rss_kb(agent.child.id()))
 }

@@ -61,9 +61,13 @@ enum BenchCommand {
         /// Spawns and prompts measured.
         #[arg(long, default_value_t = 20)]
         runs: usize,
-        /// An `opencode` binary to measure in the same run.
+        /// An `opencode` binary to measure in the same run (`BIN acp`).
         #[arg(long)]
         opencode: Option<PathBuf>,
+        /// Zed's Codex ACP adapter to measure in the same run (npm
+        /// `@zed-industries/codex-acp`; `BIN` is the agent).
+        #[arg(long)]
+        codex_acp: Option<PathBuf>,
     },
     /// Ping throughput and latency: daemon vs an in-process JSONL echo server.
     Ping {
@@ -253,12 +257,33 @@ fn main() -> Result<()> {
         );
     }
     match cli.command {
-        BenchCommand::Acp { runs, opencode } => acp::run(&acp::AcpArgs {
-            bin: &bin,
+        BenchCommand::Acp {
             runs,
             opencode,
-            json: cli.json,
-        }),
+            codex_acp,
+        } => {
+            let mut peers = Vec::new();
+            if let Some(bin) = opencode {
+                peers.push(acp::Peer {
+                    label: "opencode acp",
+                    bin,
+                    args: vec!["acp"],
+                });
+            }
+            if let Some(bin) = codex_acp {
+                peers.push(acp::Peer {
+                    label: "codex-acp",
+                    bin,
+                    args: Vec::new(),
+                });
+            }
+            acp::run(&acp::AcpArgs {
+                bin: &bin,
+                runs,
+                peers,
+                json: cli.json,
+            })
+        }
         BenchCommand::Ping {
             seconds,
             rounds,
