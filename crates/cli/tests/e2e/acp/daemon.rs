@@ -203,3 +203,30 @@ fn no_daemon_keeps_the_editor_in_its_own_process_and_a_second_upgrade_is_refused
     // The refused upgrade left an ordinary connection.
     assert_eq!(fresh.request("ping", json!({})).unwrap()["event"], "pong");
 }
+
+#[test]
+fn an_editor_keeps_an_on_demand_daemon_up_and_its_leaving_lets_it_go() {
+    let server = ProviderServer::start().unwrap();
+    let mut d = setup(
+        &server,
+        StartOptions {
+            args: vec!["--on-demand".into(), "--idle-exit".into(), "1".into()],
+            ..StartOptions::default()
+        },
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let mut acp = Acp::start(&d, &[]);
+    let sid = acp.new_session(&ws.path().canonicalize().unwrap());
+    // Idle well past the delay: the editor is a client like any other.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        d.try_wait().unwrap().is_none(),
+        "the daemon left under an editor"
+    );
+    server.enqueue(Reply::plain("still here"));
+    let (answer, notes) = acp.prompt(3, &sid, "there?");
+    assert_eq!(answer["result"]["stopReason"], "end_turn");
+    assert_eq!(said(&notes), "still here");
+    assert_eq!(acp.close(), Some(0));
+    d.wait_exit(Duration::from_secs(10)).unwrap();
+}
