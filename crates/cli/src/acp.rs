@@ -70,6 +70,7 @@ mod relay {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
     use tokio::net::UnixStream;
 
+    const UPGRADE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
     const UPGRADE: &[u8] =
         b"{\"id\":1,\"method\":\"connection.upgrade\",\"params\":{\"protocol\":\"acp\"}}\n";
 
@@ -90,7 +91,20 @@ mod relay {
             let stream = UnixStream::from_std(stream)?;
             let (read_half, mut write_half) = stream.into_split();
             let mut from_daemon = BufReader::new(read_half);
-            if !upgraded(&mut from_daemon, &mut write_half).await? {
+            // A daemon that accepts but never answers is wedged: say so
+            // rather than leave the editor waiting on a silent agent.
+            let answered = tokio::time::timeout(
+                UPGRADE_TIMEOUT,
+                upgraded(&mut from_daemon, &mut write_half),
+            )
+            .await
+            .map_err(|_| {
+                anyhow::anyhow!(
+                    "the daemon did not answer within {} s (run `seekclaw acp --no-daemon`, or restart the daemon)",
+                    UPGRADE_TIMEOUT.as_secs()
+                )
+            })??;
+            if !answered {
                 return Ok(None);
             }
             relay(from_daemon, write_half).await.map(Some)
