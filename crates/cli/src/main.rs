@@ -8,6 +8,7 @@ mod client;
 mod config_check;
 mod cwd;
 mod doctor;
+mod fleet;
 mod inspect;
 mod listing;
 mod mcp;
