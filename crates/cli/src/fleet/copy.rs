@@ -166,6 +166,9 @@ pub fn copy_tree(root: &Path, tree: &Tree, dest: &Path) -> io::Result<CopyStats>
     std::fs::create_dir(dest)
         .map_err(|e| io::Error::new(e.kind(), format!("create {}: {e}", dest.display())))?;
     let mut stats = CopyStats::default();
+    // Cloning is tried until it fails once: a failed clone costs a create
+    // and an unlink before the plain copy, on every file of the tree.
+    let mut clone = true;
     for entry in &tree.entries {
         let from = root.join(&entry.rel);
         let to = dest.join(&entry.rel);
@@ -174,7 +177,7 @@ pub fn copy_tree(root: &Path, tree: &Tree, dest: &Path) -> io::Result<CopyStats>
             Kind::Symlink => {
                 std::fs::read_link(&from).and_then(|target| std::os::unix::fs::symlink(target, &to))
             }
-            Kind::File => copy_file(&from, &to, &mut stats),
+            Kind::File => copy_file(&from, &to, &mut clone, &mut stats),
         };
         done.map_err(|e| {
             io::Error::new(
@@ -186,19 +189,33 @@ pub fn copy_tree(root: &Path, tree: &Tree, dest: &Path) -> io::Result<CopyStats>
     Ok(stats)
 }
 
-fn copy_file(from: &Path, to: &Path, stats: &mut CopyStats) -> io::Result<()> {
-    let meta = std::fs::metadata(from)?;
-    match reflink_copy::reflink_or_copy(from, to)? {
-        // A clone is a new file: it gets the source's mode (scripts stay
-        // executable) as a plain copy does.
-        None => {
-            stats.reflinked += 1;
-            std::fs::set_permissions(to, meta.permissions())?;
+/// A copy-on-write clone while `clone` holds (it keeps the source's mode),
+/// else a plain copy.
+fn copy_file(from: &Path, to: &Path, clone: &mut bool, stats: &mut CopyStats) -> io::Result<()> {
+    if *clone {
+        match reflink_copy::reflink(from, to) {
+            Ok(()) => {
+                stats.files += 1;
+                stats.reflinked += 1;
+                stats.bytes += std::fs::metadata(to)?.len();
+                return Ok(());
+            }
+            // About this file, not about the filesystem.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound
+                        | io::ErrorKind::PermissionDenied
+                        | io::ErrorKind::AlreadyExists
+                ) =>
+            {
+                return Err(e);
+            }
+            Err(_) => *clone = false,
         }
-        Some(_) => {}
     }
+    stats.bytes += std::fs::copy(from, to)?;
     stats.files += 1;
-    stats.bytes += meta.len();
     Ok(())
 }
 
