@@ -104,6 +104,10 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
         .as_deref()
         .context("the fleet needs a workspace")?;
     let root = std::fs::canonicalize(root).with_context(|| format!("{}", root.display()))?;
+    // A bad `--model` fails here, before any copy is made.
+    engine
+        .check_overrides(&spec.overrides)
+        .map_err(|e| anyhow::anyhow!(e.message))?;
     let images = spec
         .images
         .iter()

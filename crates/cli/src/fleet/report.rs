@@ -101,10 +101,12 @@ impl FleetReport {
         )?;
         writeln!(out)?;
         let c = &self.copy;
-        let how = if c.reflinked == c.files {
+        let how = if c.files == 0 {
+            "no files"
+        } else if c.reflinked == c.files {
             "copy-on-write clones"
         } else if c.reflinked == 0 {
-            "plain copies: the filesystem has no copy-on-write"
+            "plain copies: no copy-on-write here"
         } else {
             "partly copy-on-write"
         };

@@ -348,9 +348,10 @@ fn ctrl_c_cancels_every_run_of_the_fleet() {
     assert_eq!(server.requests().len(), 3);
 }
 
-/// Bad fleets are refused before anything is copied.
+/// A fleet folder inside the workspace, an unknown model, one copy or a
+/// session to continue: refused before anything is copied.
 #[test]
-fn a_fleet_folder_inside_the_workspace_or_one_copy_is_refused() {
+fn bad_fleets_are_refused_before_anything_is_copied() {
     let server = ProviderServer::start().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let home = home_for(&server, tmp.path());
@@ -365,6 +366,24 @@ fn a_fleet_folder_inside_the_workspace_or_one_copy_is_refused() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("is inside the workspace"), "{stderr}");
     assert_eq!(snapshot(&ws), before);
+
+    // A model the config does not have: refused before any copy is made.
+    let out = seekclaw(
+        &home,
+        &ws,
+        &["run", "--concurrency", "2", "--model", "nope/m9", "hi"],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nope/m9"), "{stderr}");
+    let beside: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !beside.iter().any(|n| n.contains("fleet")),
+        "copies were made: {beside:?}"
+    );
 
     let out = seekclaw(&home, &ws, &["run", "--concurrency", "1", "hi"]);
     assert_eq!(out.status.code(), Some(2));
