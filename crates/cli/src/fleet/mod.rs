@@ -69,11 +69,8 @@ pub fn run(spec: FleetSpec) -> ExitCode {
                 _ => ExitCode::from(1),
             }
         }
-        Ok(FleetEnd::Abandoned { fleet_dir }) => {
-            eprintln!(
-                "seekclaw: stopped waiting for the runs; the copies stay in {}",
-                fleet_dir.display()
-            );
+        Ok(FleetEnd::Stopped(why)) => {
+            eprintln!("seekclaw: {why}");
             ExitCode::from(130)
         }
         Err(e) => {
@@ -85,10 +82,8 @@ pub fn run(spec: FleetSpec) -> ExitCode {
 
 enum FleetEnd {
     Report(FleetReport),
-    /// A second Ctrl-C: no summary.
-    Abandoned {
-        fleet_dir: PathBuf,
-    },
+    /// Ctrl-C before the runs started, or a second one: no summary.
+    Stopped(String),
 }
 
 async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result<FleetEnd> {
@@ -122,12 +117,22 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
         never: vec![home_root, fleet_dir.clone()],
         skip_git_dirs: false,
     };
+    // Ctrl-C from here on cancels the fleet (during the copies: no run starts).
+    let all = CancellationToken::new();
+    let force = CancellationToken::new();
+    watch_ctrl_c(all.clone(), force.clone(), fleet_dir.clone(), spec.copies);
     let started = Instant::now();
     let (tree, stats) = {
         let (root, rules, paths) = (root.clone(), rules.clone(), paths.clone());
         tokio::task::spawn_blocking(move || make_copies(&root, &rules, &paths)).await??
     };
     let copy_ms = started.elapsed().as_millis() as u64;
+    if all.is_cancelled() {
+        return Ok(FleetEnd::Stopped(format!(
+            "cancelled while copying; no run started (the copies are in {})",
+            fleet_dir.display()
+        )));
+    }
     if !spec.json {
         eprintln!(
             "copied {} into {} copies in {} ms: {}",
@@ -137,9 +142,6 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
             fleet_dir.display()
         );
     }
-    let all = CancellationToken::new();
-    let force = CancellationToken::new();
-    watch_ctrl_c(all.clone(), force.clone(), fleet_dir.clone(), spec.copies);
     let mut runs = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         let turn = start(&engine, path, spec, images.clone(), all.child_token()).await;
@@ -151,7 +153,10 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
     }
     let tallies = tokio::select! {
         t = join_in_order(runs) => t?,
-        _ = force.cancelled() => return Ok(FleetEnd::Abandoned { fleet_dir }),
+        _ = force.cancelled() => return Ok(FleetEnd::Stopped(format!(
+            "stopped waiting for the runs; the copies stay in {}",
+            fleet_dir.display()
+        ))),
     };
     let mut reports = Vec::new();
     for ((i, path), tally) in paths.iter().enumerate().zip(tallies) {
