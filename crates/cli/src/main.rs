@@ -51,7 +51,8 @@ enum Command {
     Chat(chat::ChatArgs),
     /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
     Daemon(DaemonArgs),
-    /// Run one agent turn in-process (no daemon needed) and stream the answer.
+    /// Run one agent turn in-process (no daemon needed) and stream the answer;
+    /// with `--concurrency N`, the task in N copies of the workspace side by side.
     Run(run::RunArgs),
     /// Serve the engine over stdin/stdout: JSONL commands in, JSONL events out
     /// (the OpenSeek protocol).
