@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
 use similar::{ChangeTag, TextDiff};
 
 use super::copy::{Kind, Rules, scan};
@@ -18,7 +19,7 @@ pub struct FileChange {
     pub change: &'static str,
     pub insertions: u64,
     pub deletions: u64,
-    /// Not text (or not UTF-8): changed, lines not counted.
+    /// Not UTF-8 text, or over 8 MB: changed, lines not counted.
     pub binary: bool,
 }
 
@@ -74,15 +75,29 @@ pub fn diff_trees(original: &Path, copy: &Path, rules: &Rules) -> io::Result<Dif
     Ok(stat)
 }
 
-/// A file's bytes, or a link's target (prefixed so a link never equals a file).
+/// Files above this are compared by digest (two whole copies of a large
+/// asset in memory per comparison would be too many); their lines are not counted.
+const LARGE: u64 = 8 << 20;
+
+/// A file's bytes, a large file's digest, or a link's target (the last two
+/// start with a NUL: binary to `text`, never equal to a file's bytes).
 fn content(path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
-    match kind {
-        Kind::Symlink => {
-            let target = std::fs::read_link(path)?;
-            Ok(format!("\0symlink -> {}", target.display()).into_bytes())
-        }
-        _ => std::fs::read(path),
+    if kind == Kind::Symlink {
+        let target = std::fs::read_link(path)?;
+        return Ok(format!("\0symlink -> {}", target.display()).into_bytes());
     }
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len <= LARGE {
+        let mut bytes = Vec::with_capacity(len as usize);
+        io::Read::read_to_end(&mut file, &mut bytes)?;
+        return Ok(bytes);
+    }
+    let mut hasher = Sha256::new();
+    io::copy(&mut file, &mut hasher)?;
+    let mut digest = b"\0large ".to_vec();
+    digest.extend_from_slice(&hasher.finalize());
+    Ok(digest)
 }
 
 /// A side as text (`""` when the file is missing), `None` when binary.
@@ -142,6 +157,12 @@ mod tests {
         std::fs::write(b.join("edit.txt"), "one\n2\nthree\nfour\n").unwrap();
         std::fs::write(a.join("gone.txt"), "x\ny\n").unwrap();
         std::fs::write(b.join("new.bin"), b"\0\x01").unwrap();
+        // Large files: compared by digest, equal or not.
+        let big = vec![b'x'; LARGE as usize + 1];
+        std::fs::write(a.join("big.same"), &big).unwrap();
+        std::fs::write(b.join("big.same"), &big).unwrap();
+        std::fs::write(a.join("big.edit"), &big).unwrap();
+        std::fs::write(b.join("big.edit"), [&big[1..], b"y"].concat()).unwrap();
         let stat = diff_trees(&a, &b, &Rules::default()).unwrap();
         let got: Vec<(&str, &str, u64, u64, bool)> = stat
             .changes
@@ -159,11 +180,12 @@ mod tests {
         assert_eq!(
             got,
             [
+                ("big.edit", "modified", 0, 0, true),
                 ("edit.txt", "modified", 2, 1, false),
                 ("gone.txt", "deleted", 0, 2, false),
                 ("new.bin", "added", 0, 0, true),
             ]
         );
-        assert_eq!((stat.files_changed, stat.short()), (3, "+2 -3".to_string()));
+        assert_eq!((stat.files_changed, stat.short()), (4, "+2 -3".to_string()));
     }
 }
