@@ -5,7 +5,7 @@
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
 //! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench search`,
 //! `seekclaw-bench inspect`,
-//! `seekclaw-bench turns` or `seekclaw-bench tui`.
+//! `seekclaw-bench turns`, `seekclaw-bench tui` or `seekclaw-bench fleet`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod acp;
@@ -15,6 +15,7 @@ mod cpu;
 mod daemon;
 mod echo;
 mod engine;
+mod fleet;
 mod http;
 mod inspect;
 mod inspect_page;
@@ -201,6 +202,22 @@ enum BenchCommand {
         #[arg(long, default_value_t = 20)]
         captures: usize,
     },
+    /// `seekclaw run --concurrency N` on a generated workspace: copy time
+    /// (against `cp -a`), peak RSS, wall time against N sequential runs.
+    Fleet {
+        /// Copies (N of `--concurrency`).
+        #[arg(long, default_value_t = 4)]
+        copies: usize,
+        /// Files in the generated workspace.
+        #[arg(long, default_value_t = 2000)]
+        files: usize,
+        /// Rounds (medians are printed).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// How long each model reply waits before it starts (ms).
+        #[arg(long, default_value_t = 300)]
+        latency_ms: u64,
+    },
     /// Agent turns: relay overhead, concurrent turns, cancel and first-event latency.
     Turns {
         /// Sections to run (default: all).
@@ -329,6 +346,19 @@ fn main() -> Result<()> {
             bin: &bin,
             home,
             runs,
+            json: cli.json,
+        }),
+        BenchCommand::Fleet {
+            copies,
+            files,
+            runs,
+            latency_ms,
+        } => fleet::run(&fleet::FleetArgs {
+            bin: &bin,
+            copies,
+            files,
+            runs,
+            latency: Duration::from_millis(latency_ms),
             json: cli.json,
         }),
         BenchCommand::Startup { home, runs } => startup::run(&startup::StartupArgs {

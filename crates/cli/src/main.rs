@@ -8,6 +8,7 @@ mod client;
 mod config_check;
 mod cwd;
 mod doctor;
+mod fleet;
 mod inspect;
 mod listing;
 mod mcp;
@@ -51,7 +52,8 @@ enum Command {
     Chat(chat::ChatArgs),
     /// Run the daemon in the foreground (socket `$SEEKCLAW_HOME/daemon.sock`).
     Daemon(DaemonArgs),
-    /// Run one agent turn in-process (no daemon needed) and stream the answer.
+    /// Run one agent turn in-process (no daemon needed) and stream the answer;
+    /// with `--concurrency N`, the task in N copies of the workspace side by side.
     Run(run::RunArgs),
     /// Review `base...HEAD` read-only and print one report (JSON with
     /// `--json`); exits 0 clean, 1 no report, 2 a blocker found.

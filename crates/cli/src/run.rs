@@ -2,7 +2,9 @@
 //! streams: on a terminal with the chat's look (see `run_pretty`), piped as
 //! plain text (the answer on stdout, tool calls on stderr), or as protocol
 //! envelopes (`--json`, `--events`). Ctrl-C cancels the turn; a second one
-//! stops waiting.
+//! stops waiting. `--concurrency N` runs the task N times side by side in
+//! copies of the workspace (`fleet`); `--task-file F --task-index I` takes
+//! the task from a list (a Kubernetes Indexed Job's pods).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -23,8 +25,9 @@ use crate::turn_args::TurnArgs;
 /// `seekclaw run`'s arguments.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// What to do.
-    prompt: String,
+    /// What to do (or `--task-file` and `--task-index`).
+    #[arg(required_unless_present = "task_file", conflicts_with = "task_file")]
+    prompt: Option<String>,
     #[command(flatten)]
     turn: TurnArgs,
     /// Attach an image file (png, jpeg, webp, gif); repeatable.
@@ -36,6 +39,35 @@ pub struct RunArgs {
     /// Print the OpenSeek event stream as JSONL (as `seekclaw serve` does).
     #[arg(long)]
     events: bool,
+    /// Run the task N times side by side (N from 2 to 64), each in its own
+    /// copy of the workspace with its own session, then print a summary
+    /// (status, steps, tokens, cost, files changed, diff stat of each copy).
+    /// The copies go in a new folder beside the workspace,
+    /// `<workspace>-fleet-<date>-<time>/run-1..N` (or `--fleet-dir`), and
+    /// are kept; build, dependency and cache folders (target, node_modules,
+    /// .venv, __pycache__…), the seekclaw home and a worktree's `.git`
+    /// pointer are not copied; the original is never written. `--json`
+    /// prints one JSON document. Ctrl-C cancels every run (the copies stay).
+    /// Exit code: 0 when every run is done, 130 after Ctrl-C, 1 otherwise.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(2..=64),
+        conflicts_with_all = ["events", "session", "continue_latest", "global"]
+    )]
+    concurrency: Option<u32>,
+    /// Where `--concurrency` puts its copies (created if missing; must not
+    /// be inside the workspace).
+    #[arg(long, value_name = "DIR", requires = "concurrency")]
+    fleet_dir: Option<PathBuf>,
+    /// Take the task from a list: one task per line (line N+1 is task N),
+    /// or a JSON array of strings. For a Kubernetes Indexed Job:
+    /// `--task-file /tasks/tasks.txt --task-index $JOB_COMPLETION_INDEX`.
+    #[arg(long, value_name = "FILE", requires = "task_index")]
+    task_file: Option<PathBuf>,
+    /// Which task of `--task-file` (0-based).
+    #[arg(long, value_name = "N", requires = "task_file")]
+    task_index: Option<usize>,
 }
 
 /// How the run prints.
@@ -60,10 +92,36 @@ pub fn run(args: RunArgs) -> ExitCode {
         (_, true) => Output::Events,
         _ => Output::Text,
     };
+    let prompt = match (&args.prompt, &args.task_file, args.task_index) {
+        (Some(prompt), _, _) => prompt.clone(),
+        (None, Some(file), Some(index)) => match crate::fleet::tasks::task_at(file, index) {
+            Ok(task) => task,
+            Err(e) => {
+                eprintln!("seekclaw: {e}");
+                return ExitCode::from(1);
+            }
+        },
+        // clap requires a prompt or both task flags.
+        _ => {
+            eprintln!("seekclaw: say what to do, or give --task-file and --task-index");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(n) = args.concurrency {
+        return crate::fleet::run(crate::fleet::FleetSpec {
+            prompt,
+            copies: n as usize,
+            fleet_dir: args.fleet_dir,
+            workspace: args.turn.at.workspace.clone(),
+            images: args.images,
+            overrides: args.turn.overrides(),
+            json: args.json,
+        });
+    }
     let outcome = (|| -> anyhow::Result<RunResult> {
         let opts = RunOptions {
             cwd: crate::cwd::working_dir()?,
-            prompt: args.prompt,
+            prompt,
             workspace: args.turn.at.workspace.clone(),
             global: args.turn.at.global,
             session: args.turn.at.session.clone(),

@@ -21,7 +21,10 @@ pub use client::Client;
 pub use daemon::{DaemonProcess, StartOptions};
 pub use fake_web::{FakeWeb, WebReply, WebRequest, pages};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};
-pub use require::{REQUIRE_ENV, capability_missing, not_root, program_missing, required};
+pub use require::{
+    KUBERNETES_VALIDATE, REQUIRE_ENV, capability_missing, kubernetes_validate, not_root,
+    program_missing, required,
+};
 #[cfg(feature = "schema-check")]
 pub use schema_check::check_envelope;
 pub use tmpfs::PrivateTmpfs;

@@ -18,7 +18,8 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn servers_dir() -> PathBuf {
+/// `target/test-servers`, where `scripts/install-test-servers` installs.
+pub(crate) fn servers_dir() -> PathBuf {
     workspace_root().join("target").join("test-servers")
 }
 

@@ -4,6 +4,8 @@
 //! `.ci/run`), a missing capability fails the test instead, so a broken probe
 //! or a changed machine cannot turn a test into a silent pass.
 
+use std::path::PathBuf;
+
 /// The environment variable naming, comma-separated, the capabilities the
 /// machine is known to have.
 pub const REQUIRE_ENV: &str = "SEEKCLAW_TEST_REQUIRE";
@@ -59,6 +61,32 @@ pub fn program_missing(program: &str) -> Option<String> {
     {
         Ok(_) => None,
         Err(e) => Some(format!("`{program}` cannot be started: {e}")),
+    }
+}
+
+/// The capability `kubernetes_validate` probes (a name for `SEEKCLAW_TEST_REQUIRE`).
+pub const KUBERNETES_VALIDATE: &str = "kubernetes-validate";
+
+/// The test venv's `kubernetes-validate` (PyPI; `scripts/install-test-servers`
+/// installs it) and that venv's Python, or why they cannot run: it checks
+/// the manifests in `deploy/k8s/` against the Kubernetes schemas offline.
+pub fn kubernetes_validate() -> Result<(PathBuf, PathBuf), String> {
+    let bin = crate::mcp_servers::servers_dir().join("py").join("bin");
+    let (command, python) = (bin.join("kubernetes-validate"), bin.join("python"));
+    match std::process::Command::new(&command)
+        .arg("--version")
+        .output()
+    {
+        Ok(out) if out.status.success() => Ok((command, python)),
+        Ok(out) => Err(format!(
+            "`{} --version` failed: {}",
+            command.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Err(e) => Err(format!(
+            "`{}` cannot be started ({e}): run `bash scripts/install-test-servers`",
+            command.display()
+        )),
     }
 }
 

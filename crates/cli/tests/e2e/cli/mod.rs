@@ -1,8 +1,10 @@
 //! The other subcommands: `provider`, `model`, `sessions`, `doctor`, `init`,
-//! `protocol schema`, `mcp check`, `inspect`, and what they do on a broken config.
+//! `protocol schema`, `mcp check`, `inspect`, and what they do on a broken config;
+//! `deploy`: the Dockerfile and Kubernetes manifests, checked offline.
 
 mod commands;
 mod config_safety;
+mod deploy;
 mod doctor;
 mod inspect;
 mod providers;

@@ -1,0 +1,454 @@
+//! `seekclaw run --concurrency N`: the same task N times side by side, each
+//! in its own copy of the workspace and its own session, then one summary.
+//! The original workspace is only read; the copies stay for inspection
+//! (also after Ctrl-C, which cancels every run). All turns go through one
+//! engine in this process, as `seekclaw run` does.
+
+mod copy;
+mod diff;
+mod report;
+pub mod tasks;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use seekclaw_agent::{AgentEvent, Approvals, TurnOutcome, Unattended, WorkflowNode};
+use seekclaw_config::{Home, normalize_path};
+use seekclaw_engine::{
+    Engine, Scope, SessionTarget, TurnControls, TurnHandle, TurnOrigin, TurnOverrides, TurnRequest,
+};
+use tokio_util::sync::CancellationToken;
+
+use copy::{CopyStats, Rules, Tree};
+use diff::DiffStat;
+use report::{CopyReport, FleetReport, RunReport, copy_name, shown};
+
+/// What the fleet was asked.
+pub struct FleetSpec {
+    pub prompt: String,
+    pub copies: usize,
+    /// Where the copies go (`None`: beside the workspace).
+    pub fleet_dir: Option<PathBuf>,
+    pub workspace: Option<PathBuf>,
+    pub images: Vec<PathBuf>,
+    pub overrides: TurnOverrides,
+    pub json: bool,
+}
+
+/// Runs the fleet: exit 0 when every run is done, 130 after Ctrl-C, else 1.
+pub fn run(spec: FleetSpec) -> ExitCode {
+    let outcome = (|| -> anyhow::Result<FleetEnd> {
+        let cwd = crate::cwd::working_dir()?;
+        let home = Home::from_env()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let end = runtime.block_on(run_fleet(home, cwd, &spec));
+        // After a forced stop (a second Ctrl-C) a store write may still be
+        // on a blocking thread: don't wait for it.
+        runtime.shutdown_background();
+        end
+    })();
+    match outcome {
+        Ok(FleetEnd::Report(report)) => {
+            let mut stdout = std::io::stdout().lock();
+            let written = if spec.json {
+                report.write_json(&mut stdout)
+            } else {
+                report.write_text(&mut stdout)
+            };
+            if let Err(e) = written {
+                eprintln!("seekclaw: cannot print the summary: {e}");
+                return ExitCode::from(1);
+            }
+            match report.status {
+                "done" => ExitCode::SUCCESS,
+                "cancelled" => ExitCode::from(130),
+                _ => ExitCode::from(1),
+            }
+        }
+        Ok(FleetEnd::Stopped(why)) => {
+            eprintln!("seekclaw: {why}");
+            ExitCode::from(130)
+        }
+        Err(e) => {
+            eprintln!("seekclaw: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum FleetEnd {
+    Report(FleetReport),
+    /// Ctrl-C before the runs started, or a second one: no summary.
+    Stopped(String),
+}
+
+async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result<FleetEnd> {
+    let home_root = std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().into());
+    let engine = Engine::open(home)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let scope = engine
+        .scope_of(spec.workspace.as_deref(), false, &cwd)
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let root = scope
+        .workspace
+        .as_deref()
+        .context("the fleet needs a workspace")?;
+    let root = std::fs::canonicalize(root).with_context(|| format!("{}", root.display()))?;
+    // A bad `--model` fails here, before any copy is made.
+    engine
+        .check_overrides(&spec.overrides)
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let images = spec
+        .images
+        .iter()
+        .map(|p| seekclaw_engine::image_from_path(&normalize_path(p, &cwd)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let fleet_dir = make_fleet_dir(&root, spec.fleet_dir.as_deref(), &cwd)?;
+    let paths: Vec<PathBuf> = (0..spec.copies)
+        .map(|i| fleet_dir.join(copy_name(i)))
+        .collect();
+    let rules = Rules {
+        never: vec![home_root, fleet_dir.clone()],
+        skip_git_dirs: false,
+    };
+    // Ctrl-C from here on cancels the fleet (during the copies: no run starts).
+    let all = CancellationToken::new();
+    let force = CancellationToken::new();
+    watch_ctrl_c(all.clone(), force.clone(), fleet_dir.clone(), spec.copies);
+    let started = Instant::now();
+    let (tree, stats) = {
+        let (root, rules, paths) = (root.clone(), rules.clone(), paths.clone());
+        tokio::task::spawn_blocking(move || make_copies(&root, &rules, &paths)).await??
+    };
+    let copy_ms = started.elapsed().as_millis() as u64;
+    if all.is_cancelled() {
+        return Ok(FleetEnd::Stopped(format!(
+            "cancelled while copying; no run started (the copies are in {})",
+            fleet_dir.display()
+        )));
+    }
+    if !spec.json {
+        eprintln!(
+            "copied {} into {} copies in {} ms: {}",
+            root.display(),
+            spec.copies,
+            copy_ms,
+            fleet_dir.display()
+        );
+    }
+    let mut runs = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        let turn = start(&engine, path, spec, images.clone(), all.child_token()).await;
+        let label = copy_name(i);
+        let verbose = !spec.json;
+        runs.push(tokio::spawn(
+            async move { drive(turn, label, verbose).await },
+        ));
+    }
+    let tallies = tokio::select! {
+        t = join_in_order(runs) => t?,
+        _ = force.cancelled() => return Ok(FleetEnd::Stopped(format!(
+            "stopped waiting for the runs; the copies stay in {}",
+            fleet_dir.display()
+        ))),
+    };
+    let mut reports = Vec::new();
+    for ((i, path), tally) in paths.iter().enumerate().zip(tallies) {
+        let (orig, copy, rules) = (root.clone(), path.clone(), rules.clone());
+        let diff = tokio::task::spawn_blocking(move || diff::diff_trees(&orig, &copy, &rules))
+            .await?
+            .with_context(|| format!("compare {} with the original", path.display()))?;
+        reports.push(tally.into_report(copy_name(i), path, diff));
+    }
+    let status = if all.is_cancelled() {
+        "cancelled"
+    } else if reports.iter().all(|r| r.status == "done") {
+        "done"
+    } else {
+        "failed"
+    };
+    tokio::select! {
+        _ = engine.close() => {}
+        _ = force.cancelled() => {}
+    }
+    Ok(FleetEnd::Report(FleetReport {
+        task: spec.prompt.clone(),
+        workspace: shown(&root),
+        fleet_dir: shown(&fleet_dir),
+        concurrency: spec.copies,
+        status,
+        copy: CopyReport::new(copy_ms, stats, tree.skipped),
+        wall_ms: started.elapsed().as_millis() as u64,
+        runs: reports,
+    }))
+}
+
+/// The folder the copies go in, made here: `--fleet-dir`, or a new
+/// `<workspace>-fleet-<time>` beside the workspace. Never inside the
+/// workspace (that would write the original).
+fn make_fleet_dir(root: &Path, asked: Option<&Path>, cwd: &Path) -> anyhow::Result<PathBuf> {
+    let dir = match asked {
+        Some(dir) => {
+            let dir = resolve(&normalize_path(dir, cwd));
+            refuse_inside(root, &dir)?;
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create the fleet folder {}", dir.display()))?;
+            dir
+        }
+        None => {
+            let parent = root
+                .parent()
+                .context("the workspace has no parent folder to put the copies beside; name one with --fleet-dir")?;
+            let name = root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "workspace".into());
+            let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+            let mut made = None;
+            for n in 1..100 {
+                let suffix = if n == 1 {
+                    String::new()
+                } else {
+                    format!("-{n}")
+                };
+                let dir = parent.join(format!("{name}-fleet-{stamp}{suffix}"));
+                match std::fs::create_dir(&dir) {
+                    Ok(()) => {
+                        made = Some(dir);
+                        break;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => anyhow::bail!(
+                        "cannot create the fleet folder {} ({e}); name another with --fleet-dir",
+                        dir.display()
+                    ),
+                }
+            }
+            made.context(
+                "no free fleet folder name beside the workspace; name one with --fleet-dir",
+            )?
+        }
+    };
+    let dir = std::fs::canonicalize(&dir)?;
+    refuse_inside(root, &dir)?;
+    Ok(dir)
+}
+
+/// `path` with its longest existing ancestor's symlinks resolved (the rest
+/// does not exist yet), to compare with the workspace before creating it.
+fn resolve(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+fn refuse_inside(root: &Path, dir: &Path) -> anyhow::Result<()> {
+    if dir.starts_with(root) {
+        anyhow::bail!(
+            "the fleet folder {} is inside the workspace {}: the copies must go elsewhere (the original is never written)",
+            dir.display(),
+            root.display()
+        );
+    }
+    Ok(())
+}
+
+/// One walk of the original, then the copies side by side (each on its own
+/// thread: the work is mostly waiting on the filesystem).
+fn make_copies(root: &Path, rules: &Rules, paths: &[PathBuf]) -> anyhow::Result<(Tree, CopyStats)> {
+    for path in paths {
+        if std::fs::symlink_metadata(path).is_ok() {
+            anyhow::bail!(
+                "{} already exists: name an empty --fleet-dir",
+                path.display()
+            );
+        }
+    }
+    let tree = copy::scan(root, rules).with_context(|| format!("read {}", root.display()))?;
+    let results: Vec<std::io::Result<CopyStats>> = std::thread::scope(|s| {
+        let handles: Vec<_> = paths
+            .iter()
+            .map(|p| s.spawn(|| copy::copy_tree(root, &tree, p)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("a copy thread panicked")))
+            })
+            .collect()
+    });
+    let mut stats = CopyStats::default();
+    for r in results {
+        stats = r?;
+    }
+    Ok((tree, stats))
+}
+
+/// Ctrl-C cancels every run (each ends `cancelled`, its copy kept); a
+/// second one stops waiting for them.
+fn watch_ctrl_c(all: CancellationToken, force: CancellationToken, dir: PathBuf, n: usize) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!(
+                "\nseekclaw: cancelling {n} runs (Ctrl-C again to stop waiting); the copies stay in {}",
+                dir.display()
+            );
+            all.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                force.cancel();
+            }
+        }
+    });
+}
+
+/// Starts the run of one copy: a new session in the copy's own scope (the
+/// copy is the project root whatever markers its parents have).
+async fn start(
+    engine: &Engine,
+    path: &Path,
+    spec: &FleetSpec,
+    images: Vec<seekclaw_agent::UserImage>,
+    cancel: CancellationToken,
+) -> Result<TurnHandle, String> {
+    let mut controls = TurnControls::new(Approvals::unattended(Unattended::Reject(
+        "`seekclaw run` cannot ask a person (use `seekclaw serve` or `seekclaw chat` to be asked)"
+            .into(),
+    )));
+    controls.cancel = cancel;
+    engine
+        .start_turn(TurnRequest {
+            scope: Scope::of_root(path),
+            session: SessionTarget::New { id: None },
+            message: spec.prompt.clone(),
+            images,
+            reasoning: None,
+            overrides: spec.overrides.clone(),
+            controls,
+            origin: TurnOrigin::new("run"),
+        })
+        .await
+        .map_err(|e| e.message)
+}
+
+async fn join_in_order(runs: Vec<tokio::task::JoinHandle<Tally>>) -> anyhow::Result<Vec<Tally>> {
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        out.push(run.await?);
+    }
+    Ok(out)
+}
+
+/// What one run did, counted from its events.
+#[derive(Default)]
+struct Tally {
+    session: Option<String>,
+    status: &'static str,
+    answer: Option<String>,
+    error: Option<String>,
+    steps: u32,
+    input_tokens: u64,
+    output_tokens: u64,
+    cost_usd: Option<f64>,
+}
+
+impl Tally {
+    fn into_report(self, copy: String, path: &Path, diff: DiffStat) -> RunReport {
+        RunReport {
+            copy,
+            path: shown(path),
+            session: self.session,
+            status: self.status,
+            answer: self.answer,
+            error: self.error,
+            steps: self.steps,
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cost_usd: self.cost_usd,
+            diff,
+        }
+    }
+
+    fn event(&mut self, ev: &AgentEvent) {
+        match ev {
+            AgentEvent::Workflow {
+                step,
+                node: WorkflowNode::Think { .. },
+                ..
+            } => self.steps = self.steps.max(*step),
+            AgentEvent::Usage {
+                total_input_tokens,
+                output_tokens,
+                cost_usd,
+                ..
+            } => {
+                self.input_tokens += total_input_tokens;
+                self.output_tokens += output_tokens;
+                if let Some(c) = cost_usd {
+                    self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn outcome(&mut self, outcome: TurnOutcome) {
+        let (status, answer, error) = match outcome {
+            TurnOutcome::Done(a) => ("done", Some(a), None),
+            TurnOutcome::Cancelled(a) => ("cancelled", Some(a), None),
+            TurnOutcome::Failed(f) => ("failed", None, Some(f.message)),
+            TurnOutcome::Unsaved { error, .. } => (
+                "failed",
+                None,
+                Some(seekclaw_protocol::wording::unsaved_message(&error)),
+            ),
+        };
+        (self.status, self.answer, self.error) = (status, answer, error);
+    }
+}
+
+/// Reads one run to its end; with `verbose`, its tool calls and its end go
+/// to stderr, tagged with the copy's name.
+async fn drive(turn: Result<TurnHandle, String>, label: String, verbose: bool) -> Tally {
+    let mut tally = Tally::default();
+    let mut turn = match turn {
+        Ok(turn) => turn,
+        Err(e) => {
+            if verbose {
+                eprintln!("[{label}] could not start: {e}");
+            }
+            tally.status = "failed";
+            tally.error = Some(e);
+            return tally;
+        }
+    };
+    tally.session = Some(turn.session().id.clone());
+    while let Some(ev) = turn.next_event().await {
+        if verbose && let AgentEvent::ToolStart { name, summary, .. } = &ev {
+            eprintln!("[{label}] {name} {summary}");
+        }
+        tally.event(&ev);
+    }
+    tally.outcome(turn.outcome().await);
+    if verbose {
+        eprintln!("[{label}] {} after {} step(s)", tally.status, tally.steps);
+    }
+    tally
+}
