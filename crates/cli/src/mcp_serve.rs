@@ -54,6 +54,7 @@ pub fn serve(args: McpServeArgs) -> ExitCode {
             approval_policy: args.approval,
             extra_mcp: Vec::new(),
             files: None,
+            ..TurnOverrides::default()
         },
     };
     crate::serve::run_stdio(|engine, stop| async move {

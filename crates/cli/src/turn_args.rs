@@ -59,6 +59,7 @@ impl TurnArgs {
             approval_policy: self.approval,
             extra_mcp: Vec::new(),
             files: None,
+            ..TurnOverrides::default()
         }
     }
 }

@@ -26,6 +26,7 @@ mod runtime;
 mod scope;
 mod session_lock;
 mod sessions;
+mod subrun;
 mod side;
 pub mod sync;
 mod target;

@@ -8,6 +8,7 @@ mod args;
 mod beneath;
 pub mod budget;
 mod builtin;
+mod children;
 mod confine;
 mod error;
 mod files;
@@ -27,6 +28,10 @@ pub use jobs::{JobInfo, JobNotice, Jobs, Notify};
 pub use locks::{LockError, LockInfo, WriteLocks};
 pub use registry::{Registry, ToolFilter};
 pub use sandbox::{InUse, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport};
+pub use children::{
+    ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,
+    MAX_SUBRUNS_PER_TURN, SUBAGENT_TOOLS, SubrunKind,
+};
 pub use tool::{
     ImageLimits, Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput,
 };

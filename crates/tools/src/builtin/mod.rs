@@ -10,6 +10,7 @@ mod list_dir;
 mod plan;
 mod read;
 mod remove;
+mod subagents;
 mod web_fetch;
 mod web_search;
 mod write;
@@ -35,6 +36,7 @@ pub use list_dir::ListDirTool;
 pub use plan::PlanTool;
 pub use read::ReadFileTool;
 pub use remove::RemoveTool;
+pub use subagents::{ExploreTool, ReviewTool};
 pub use web_fetch::WebFetchTool;
 pub use web_search::{WebSearchTool, engine_unusable};
 pub use write::WriteFileTool;
@@ -57,6 +59,8 @@ pub fn builtin_registry() -> Registry {
     registry.register(Arc::new(WebSearchTool::new()));
     registry.register(Arc::new(PlanTool::new()));
     registry.register(Arc::new(CaptureScreenTool::new()));
+    registry.register(Arc::new(ExploreTool::new()));
+    registry.register(Arc::new(ReviewTool::new()));
     registry
 }
 
