@@ -160,8 +160,7 @@ impl ChildTurns for Children {
             let progress = subrun.clone();
             // Its own task: children of one batch run in parallel, and a
             // child that panics takes only its task down.
-            let mut task =
-                AbortOnDrop(tokio::spawn(drive(engine, turn, limits, events, progress)));
+            let mut task = AbortOnDrop(tokio::spawn(drive(engine, turn, limits, events, progress)));
             let ended = match task.join().await {
                 Ok(Ok(ended)) => ended,
                 Ok(Err(e)) => Ended::failed(&subrun, format!("it could not start: {}", e.message)),

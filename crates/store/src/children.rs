@@ -65,7 +65,10 @@ mod tests {
         let wire = serde_json::to_value(&read).unwrap();
         assert_eq!(wire["parentId"], "p");
         let top = serde_json::to_value(store.session("s", "p").unwrap().unwrap()).unwrap();
-        assert!(top.get("parentId").is_none(), "additive: absent on a top-level session");
+        assert!(
+            top.get("parentId").is_none(),
+            "additive: absent on a top-level session"
+        );
     }
 
     /// A database of the release before V10 keeps its sessions, which come

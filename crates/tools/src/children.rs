@@ -90,7 +90,8 @@ pub enum ChildError {
 }
 
 /// The future of a child turn.
-pub type ChildFuture<'a> = Pin<Box<dyn Future<Output = Result<ChildReport, ChildError>> + Send + 'a>>;
+pub type ChildFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ChildReport, ChildError>> + Send + 'a>>;
 
 /// The future of the parent session's standing goal.
 pub type GoalFuture<'a> = Pin<Box<dyn Future<Output = Option<String>> + Send + 'a>>;

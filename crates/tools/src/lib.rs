@@ -21,6 +21,10 @@ mod tool;
 mod walk;
 
 pub use builtin::{builtin_registry, capture_method, display_reachable, engine_unusable};
+pub use children::{
+    ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,
+    MAX_SUBRUNS_PER_TURN, SUBAGENT_TOOLS, SubrunKind,
+};
 pub use confine::{ConfinedPath, PathError, confine, confine_to};
 pub use error::ToolError;
 pub use files::{FileAccess, FileFuture};
@@ -28,10 +32,6 @@ pub use jobs::{JobInfo, JobNotice, Jobs, Notify};
 pub use locks::{LockError, LockInfo, WriteLocks};
 pub use registry::{Registry, ToolFilter};
 pub use sandbox::{InUse, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport};
-pub use children::{
-    ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,
-    MAX_SUBRUNS_PER_TURN, SUBAGENT_TOOLS, SubrunKind,
-};
 pub use tool::{
     ImageLimits, Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput,
 };

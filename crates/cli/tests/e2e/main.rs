@@ -12,5 +12,6 @@ mod daemon;
 mod mcp_serve;
 mod run;
 mod serve;
+mod subagents;
 mod support;
 mod tools;

@@ -8,9 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{definition, impl_tool};
-use crate::children::{
-    ChildRequest, ChildStatus, ChildTurns, MAX_SUBRUNS_PER_TURN, SubrunKind,
-};
+use crate::children::{ChildRequest, ChildStatus, ChildTurns, MAX_SUBRUNS_PER_TURN, SubrunKind};
 use crate::error::ToolError;
 use crate::tool::{ToolContext, ToolDefinition, ToolFlags, ToolOutput};
 
