@@ -169,12 +169,6 @@ fn turn(
     let at = |pred: &dyn Fn(&Value) -> bool| seen.iter().find(|(_, e)| pred(e)).map(|(t, _)| *t);
     let tool = at(&|e| e["event"] == "tool_start").context("no tool_start")?;
     let child = at(&|e| e["event"] == "subrun_progress").context("no subrun_progress")?;
-    let think = at(&|e| {
-        e["event"] == "workflow" && e["details"]["kind"] == "think" && e["details"]["step"] == 2
-    })
-    .context("no second think")?;
-    let answered = at(&|e| e["event"] == "model_start" && e["details"]["step"] == 2)
-        .context("no second model_start")?;
     Ok(Turn {
         wall,
         child_start_ms: ms(child.duration_since(tool)),
