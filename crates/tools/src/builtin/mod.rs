@@ -234,6 +234,29 @@ mod tests {
     }
 
     #[test]
+    fn subagent_tools_are_offered_only_to_a_turn_that_can_start_children() {
+        let registry = builtin_registry();
+        let with = ToolFilter {
+            subagents: true,
+            read_only: true,
+            ..ToolFilter::default()
+        };
+        let offered = names(&registry, &with);
+        assert!(
+            offered.contains(&"explore".to_string()) && offered.contains(&"review".to_string())
+        );
+        let explore = registry.get("explore").unwrap().definition();
+        assert!(explore.flags.parallel_safe && !explore.flags.mutating);
+        assert_eq!(explore.parameters["required"], serde_json::json!(["query"]));
+        let without = names(&registry, &ToolFilter::default());
+        assert!(!without.iter().any(|n| n == "explore" || n == "review"));
+        assert_eq!(
+            registry.denial(explore, &ToolFilter::default()).unwrap(),
+            "Tool 'explore' is not available here: a subagent cannot start subagents."
+        );
+    }
+
+    #[test]
     fn network_off_and_disabled_tools_are_removed() {
         let registry = builtin_registry();
         let filter = ToolFilter {
