@@ -377,3 +377,81 @@ fn review_without_a_goal_needs_a_focus_and_returns_tagged_findings() {
     assert_eq!(started.len(), 1, "the refused call started no child");
     assert_eq!(started[0]["details"]["kind"], "review");
 }
+
+#[test]
+fn a_watcher_sees_the_subruns_and_review_audits_the_standing_goal() {
+    let server = ProviderServer::start().unwrap();
+    let d = setup(&server, StartOptions::default());
+    let mut a = d.connect().unwrap();
+    let mut w = d.connect().unwrap();
+    server.enqueue(Reply::plain("first"));
+    let first = chat(&mut a, json!({"message": "hello", "global": true}));
+    let sid = first.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    a.ok(
+        "goal.set",
+        json!({"id": sid, "global": true, "text": "ship the omega parser"}),
+    )
+    .unwrap();
+    let watch = w
+        .send("session.watch", json!({"id": sid, "global": true}))
+        .unwrap();
+    // `session.watch` acknowledges nothing until it ends: give it a moment.
+    std::thread::sleep(Duration::from_millis(200));
+    server.enqueue(calls(&[("r1".into(), "review".into(), "{}".into())]));
+    server.enqueue(
+        Reply::plain("[low] src/o.rs:1 — doc: missing").when_body_contains("Standing goal:"),
+    );
+    server.enqueue(Reply::plain("reviewed against the goal"));
+    // The goal check before finishing: the model answers the same.
+    server.enqueue(Reply::plain("reviewed against the goal"));
+    let turn = chat(
+        &mut a,
+        json!({"message": "check", "sessionId": sid, "global": true}),
+    );
+    assert_eq!(
+        turn.last().unwrap()["data"],
+        "reviewed against the goal",
+        "{turn:?}"
+    );
+    assert_eq!(events(&turn, "tool_done")[0]["data"], "Reviewed: 1 low");
+    let child_req = server
+        .requests()
+        .into_iter()
+        .find(|r| r.raw_body.contains("You are a code-review subagent"))
+        .unwrap();
+    assert!(child_req.raw_body.contains("ship the omega parser"));
+    let mut seen = Vec::new();
+    loop {
+        let env = w.next_envelope().unwrap();
+        if env["id"] != watch {
+            continue;
+        }
+        let end = env["event"] == "turn_end";
+        seen.push(env);
+        if end {
+            break;
+        }
+    }
+    let names: Vec<&str> = seen
+        .iter()
+        .filter_map(|e| e["event"].as_str())
+        .filter(|n| n.starts_with("subrun_"))
+        .collect();
+    assert_eq!(names.first(), Some(&"subrun_started"), "{seen:?}");
+    assert_eq!(names.last(), Some(&"subrun_finished"), "{seen:?}");
+    let finished = seen
+        .iter()
+        .find(|e| e["event"] == "subrun_finished")
+        .unwrap();
+    assert_eq!(
+        (
+            finished["details"]["kind"].as_str(),
+            finished["details"]["status"].as_str()
+        ),
+        (Some("review"), Some("done"))
+    );
+    assert_eq!(finished["data"], "ship the omega parser");
+}
