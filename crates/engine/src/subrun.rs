@@ -161,12 +161,7 @@ impl ChildTurns for Children {
             // Its own task: children of one batch run in parallel, and a
             // child that panics takes only its task down.
             let mut task = AbortOnDrop(tokio::spawn(drive(engine, turn, limits, events, progress)));
-            let ended = match task.join().await {
-                Ok(Ok(ended)) => ended,
-                Ok(Err(e)) => Ended::failed(&subrun, format!("it could not start: {}", e.message)),
-                Err(e) if e.is_panic() => Ended::failed(&subrun, "it crashed".into()),
-                Err(e) => Ended::failed(&subrun, format!("its task ended: {e}")),
-            };
+            let ended = joined(task.join().await, &subrun);
             let tokens = ended.run.tokens();
             let steps = ended.run.steps;
             subrun = Subrun {
@@ -310,6 +305,20 @@ async fn drive(
     })
 }
 
+/// How a child's task ended, as its report: a child that could not start,
+/// panicked or was aborted is a failed child (never a failed parent).
+fn joined(
+    result: Result<Result<Ended, MethodError>, tokio::task::JoinError>,
+    subrun: &Subrun,
+) -> Ended {
+    match result {
+        Ok(Ok(ended)) => ended,
+        Ok(Err(e)) => Ended::failed(subrun, format!("it could not start: {}", e.message)),
+        Err(e) if e.is_panic() => Ended::failed(subrun, "it crashed".into()),
+        Err(e) => Ended::failed(subrun, format!("its task ended: {e}")),
+    }
+}
+
 /// A spawned child that is aborted when its parent's call goes away (the
 /// parent's turn was dropped): no child outlives its parent.
 struct AbortOnDrop(tokio::task::JoinHandle<Result<Ended, MethodError>>);
@@ -344,4 +353,70 @@ pub(crate) fn for_turn(
         overrides.model.clone(),
         events.clone(),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subrun() -> Subrun {
+        Subrun {
+            id: "p-sr-1".into(),
+            kind: "explore".into(),
+            label: "q".into(),
+            status: "running".into(),
+            steps: 2,
+            input_tokens: 10,
+            output_tokens: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_child_that_panics_is_a_failed_report() {
+        let mut task = AbortOnDrop(tokio::spawn(async {
+            if subrun().steps > 0 {
+                panic!("child exploded");
+            }
+            Ok(Ended::failed(&subrun(), String::new()))
+        }));
+        let ended = joined(task.join().await, &subrun());
+        assert_eq!(ended.status, ChildStatus::Failed);
+        assert_eq!(ended.text, "it crashed");
+        assert_eq!((ended.run.steps, ended.run.tokens()), (2, 11));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_parent_call_aborts_its_child() {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = AbortOnDrop(tokio::spawn(async move {
+            // Holds `tx` until aborted: the receiver then sees it dropped.
+            let _tx = tx;
+            std::future::pending::<()>().await;
+            Ok(Ended::failed(&subrun(), String::new()))
+        }));
+        drop(task);
+        assert!(rx.await.is_err(), "the child's task was aborted");
+    }
+
+    #[test]
+    fn a_child_cannot_write_or_recurse() {
+        let o = child_overrides(Some("tk/m1".into()), 7);
+        assert!(o.child);
+        assert_eq!(o.max_steps, Some(7));
+        assert_eq!(
+            o.approval_policy,
+            Some(seekclaw_config::ApprovalPolicy::OnRequest)
+        );
+        for t in [
+            "write_file",
+            "edit_file",
+            "multi_edit",
+            "remove",
+            "explore",
+            "review",
+            "bash_stop",
+        ] {
+            assert!(o.disabled_tools.iter().any(|d| d == t), "{t}");
+        }
+    }
 }
