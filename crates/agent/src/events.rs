@@ -281,6 +281,12 @@ pub enum AgentEvent {
         /// How it ended.
         outcome: crate::approval::ApprovalOutcome,
     },
+    /// A subagent (child turn) started from a tool call of this turn.
+    SubrunStarted(Subrun),
+    /// A running subagent made progress (a model request, tokens).
+    SubrunProgress(Subrun),
+    /// A subagent ended; `status` says how.
+    SubrunFinished(Subrun),
     /// Queued guidance entered the turn's context.
     Steer {
         /// Its text.
@@ -471,5 +477,31 @@ mod tests {
         };
         assert_eq!(kind(all(vec![timeout(), timeout()])), FailureKind::Timeout);
         assert_eq!(kind(all(vec![timeout(), http])), FailureKind::Provider);
+    }
+}
+
+/// A subagent as its events report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subrun {
+    /// The child's session id (unique: also the subrun's id).
+    pub id: String,
+    /// `explore` or `review`.
+    pub kind: String,
+    /// One line: the query or the focus.
+    pub label: String,
+    /// `running`, then `done`, `cancelled` or `failed`.
+    pub status: String,
+    /// Model requests it made so far.
+    pub steps: u64,
+    /// Input tokens it used so far, cached ones included.
+    pub input_tokens: u64,
+    /// Output tokens it used so far.
+    pub output_tokens: u64,
+}
+
+impl Subrun {
+    /// Every token it used so far.
+    pub fn tokens(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
     }
 }

@@ -33,8 +33,8 @@ pub use approval::{
 };
 pub use context::{estimate_text, estimate_tokens};
 pub use events::{
-    AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, TurnFailure, TurnOutcome,
-    TurnStatus, WorkflowKind, WorkflowNode,
+    AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, Subrun, TurnFailure,
+    TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
 pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};

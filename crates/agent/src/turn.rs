@@ -76,6 +76,11 @@ pub struct TurnInput {
     pub approval_policy: Option<seekclaw_config::ApprovalPolicy>,
     /// Where file tools read and write text (`None`: the disk).
     pub files: Option<Arc<dyn seekclaw_tools::FileAccess>>,
+    /// Starts child turns (`explore`, `review` are offered only with it).
+    pub children: Option<Arc<dyn seekclaw_tools::ChildTurns>>,
+    /// Tools this turn may not use, besides the workspace's `disabledTools`
+    /// (a child turn's write tools).
+    pub disabled_tools: Vec<String>,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -271,7 +276,11 @@ impl TurnRuntime {
                 .workspace
                 .as_ref()
                 .and_then(|w| w.disabled_tools.clone())
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into_iter()
+                .chain(input.disabled_tools.iter().cloned())
+                .collect(),
+            subagents: input.children.is_some(),
         }
     }
 
@@ -310,6 +319,7 @@ impl TurnRuntime {
             _ => ImageLimits::OPENAI,
         };
         ctx.files = input.files.clone();
+        ctx.children = input.children.clone();
         ctx
     }
 

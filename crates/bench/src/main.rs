@@ -29,6 +29,7 @@ mod search;
 mod slow_reader;
 mod startup;
 mod stats;
+mod subagents;
 mod tui;
 mod turns;
 mod web_tools;
@@ -129,6 +130,16 @@ enum BenchCommand {
         /// `serve` starts per home.
         #[arg(long, default_value_t = 20)]
         runs: usize,
+    },
+    /// Subagents: a turn with three concurrent `explore` children against one
+    /// (target < 1.3x), and a child's start-up cost (target < 20 ms).
+    Subagents {
+        /// Turns timed per shape (after one warm-up each).
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// How long the provider holds each child's answer, in ms.
+        #[arg(long, default_value_t = 300)]
+        delay: u64,
     },
     /// MCP: accept speed and first event with 3 stdio servers, tool call overhead vs direct.
     Mcp {
@@ -341,6 +352,12 @@ fn main() -> Result<()> {
             bin: &bin,
             json: cli.json,
             turns,
+        }),
+        BenchCommand::Subagents { runs, delay } => subagents::run(&subagents::SubagentArgs {
+            bin: &bin,
+            runs,
+            delay_ms: delay,
+            json: cli.json,
         }),
         BenchCommand::Engine { home, runs } => engine::run(&engine::EngineArgs {
             bin: &bin,

@@ -376,6 +376,10 @@ struct ListRow<'a> {
     created_at: &'a str,
     /// Hidden from the default list (shown with `--archived`).
     archived: bool,
+    /// The session whose turn started this one (a subagent's session);
+    /// absent for a top-level session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_id: Option<&'a str>,
 }
 
 impl ListRow<'_> {
@@ -394,8 +398,43 @@ impl ListRow<'_> {
             updated_at: &h.updated_at,
             created_at: &h.created_at,
             archived: h.archived,
+            parent_id: h.parent_id.as_deref(),
         }
     }
+}
+
+/// The list with each subagent session right under its parent (when the
+/// parent is listed), flagged as a child; the order is otherwise kept.
+fn nested(listed: &[ListedSession]) -> Vec<(&ListedSession, bool)> {
+    let ids: std::collections::HashSet<&str> =
+        listed.iter().map(|l| l.header.id.as_str()).collect();
+    fn parent_in<'l>(
+        l: &'l ListedSession,
+        ids: &std::collections::HashSet<&str>,
+    ) -> Option<&'l str> {
+        l.header
+            .parent_id
+            .as_deref()
+            .filter(|p| ids.contains(p) && *p != l.header.id)
+    }
+    let under = |l| parent_in(l, &ids);
+    let mut rows = Vec::with_capacity(listed.len());
+    for top in listed.iter().filter(|l| under(l).is_none()) {
+        rows.push((top, false));
+        rows.extend(
+            listed
+                .iter()
+                .filter(|c| under(c) == Some(top.header.id.as_str()))
+                .map(|c| (c, true)),
+        );
+    }
+    // A child of a child (none are made today) still gets a row.
+    for l in listed {
+        if !rows.iter().any(|(r, _)| std::ptr::eq(*r, l)) {
+            rows.push((l, true));
+        }
+    }
+    rows
 }
 
 /// `2026-07-31T12:00:00.1234567+00:00` as `2026-07-31 12:00`.
@@ -412,12 +451,16 @@ fn print_table(listed: &[ListedSession], out: &mut impl Write) -> anyhow::Result
         eprintln!("seekclaw: no sessions");
         return Ok(());
     }
-    let rows: Vec<[String; 7]> = listed
-        .iter()
-        .map(|l| {
+    let rows: Vec<[String; 7]> = nested(listed)
+        .into_iter()
+        .map(|(l, child)| {
             let r = ListRow::of(l);
             [
-                r.id.to_string(),
+                if child {
+                    format!("  └ {}", r.id)
+                } else {
+                    r.id.to_string()
+                },
                 short_time(r.updated_at),
                 r.turns.to_string(),
                 r.tokens.to_string(),

@@ -324,6 +324,12 @@ pub struct AgentSettings {
     /// The `web_search` tool's engine, base URL and key.
     #[serde(skip_serializing_if = "WebSearchSettings::is_default")]
     pub web_search: WebSearchSettings,
+    /// Model requests a subagent (`explore`, `review`) may make.
+    #[serde(skip_serializing_if = "is_default_subagent_steps")]
+    pub subagent_max_steps: u32,
+    /// How long a subagent may run before it is cancelled and fails.
+    #[serde(skip_serializing_if = "is_default_subagent_timeout")]
+    pub subagent_timeout_seconds: u64,
     /// Unknown keys of `agent`, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -352,9 +358,25 @@ impl Default for AgentSettings {
             approval_policy: ApprovalPolicy::Never,
             approval_timeout_seconds: 600,
             web_search: WebSearchSettings::default(),
+            subagent_max_steps: DEFAULT_SUBAGENT_STEPS,
+            subagent_timeout_seconds: DEFAULT_SUBAGENT_TIMEOUT,
             extra: Map::new(),
         }
     }
+}
+
+/// A subagent's step budget unless `agent.subagentMaxSteps` says otherwise.
+const DEFAULT_SUBAGENT_STEPS: u32 = 100;
+/// A subagent's deadline (10 minutes) unless `agent.subagentTimeoutSeconds` says otherwise.
+const DEFAULT_SUBAGENT_TIMEOUT: u64 = 600;
+
+// Left out of a written config while default: config files stay as they were.
+fn is_default_subagent_steps(v: &u32) -> bool {
+    *v == DEFAULT_SUBAGENT_STEPS
+}
+
+fn is_default_subagent_timeout(v: &u64) -> bool {
+    *v == DEFAULT_SUBAGENT_TIMEOUT
 }
 
 /// `mcp` (also the shape of a workspace's `mcp`).

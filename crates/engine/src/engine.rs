@@ -78,6 +78,17 @@ impl Deref for Engine {
 }
 
 impl Engine {
+    /// The engine over services a weak reference still reaches.
+    pub(crate) fn from_services(services: Arc<Services>) -> Engine {
+        Engine { services }
+    }
+
+    /// A reference to the services that does not keep them alive (what a
+    /// turn's child-turn handle holds: no cycle through the engine).
+    pub(crate) fn downgrade(&self) -> std::sync::Weak<Services> {
+        Arc::downgrade(&self.services)
+    }
+
     /// An engine over an open `store` and a config service (a daemon's,
     /// which logs file problems, or a one-shot process's).
     pub fn new(home: Home, store: Store, config: ConfigService) -> Engine {

@@ -97,6 +97,10 @@ pub struct TurnOverrides {
     /// Where file tools read and write text (`None`: the disk); an ACP
     /// editor that offers `fs/*` holds the buffers.
     pub files: Option<Arc<dyn seekclaw_tools::FileAccess>>,
+    /// The turn is a subagent's (a child turn): it starts no children.
+    pub child: bool,
+    /// Tools this turn may not use, besides the workspace's `disabledTools`.
+    pub disabled_tools: Vec<String>,
 }
 
 impl TurnOverrides {
@@ -231,6 +235,9 @@ impl Engine {
                 origin: origin.kind,
             });
         let owner = owner_id(&session.id);
+        let (tx, events) = mpsc::unbounded_channel();
+        let children =
+            crate::subrun::for_turn(self, &request.scope, &session.id, &request.overrides, &tx);
         let input = TurnInput {
             scope: request.scope.key.clone(),
             session_id: session.id.clone(),
@@ -246,8 +253,9 @@ impl Engine {
             approvals: controls.approvals.clone(),
             approval_policy: request.overrides.approval_policy,
             files: request.overrides.files.clone(),
+            children,
+            disabled_tools: request.overrides.disabled_tools,
         };
-        let (tx, events) = mpsc::unbounded_channel();
         let (cancel, steer, turn_owner) = (
             controls.cancel.clone(),
             controls.steer.clone(),

@@ -27,6 +27,7 @@ mod scope;
 mod session_lock;
 mod sessions;
 mod side;
+mod subrun;
 pub mod sync;
 mod target;
 mod turns;

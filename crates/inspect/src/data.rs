@@ -142,6 +142,10 @@ pub struct SidebarRow {
     pub output_tokens: i64,
     pub cost: f64,
     pub running: bool,
+    /// The session whose turn started this one (a subagent's): the sidebar
+    /// nests it under its parent. Absent for a top-level session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
 }
 
 impl From<ListedSession> for SidebarRow {
@@ -163,6 +167,7 @@ impl From<ListedSession> for SidebarRow {
             cached_input_tokens: h.cached_input_tokens,
             output_tokens: h.output_tokens,
             cost: l.cost,
+            parent_id: h.parent_id,
         }
     }
 }
@@ -295,8 +300,26 @@ mod tests {
         let items = [user("go"), call, end, user("again"), user("more")];
         store.append_events("g", "b", None, &items).unwrap();
 
+        let child = NewSession {
+            scope: "g".into(),
+            id: "b-sr-1".into(),
+            reasoning_level: "high".into(),
+            ..Default::default()
+        };
+        store.create_child_session(&child, "b").unwrap();
+
         let data = Data::open(&db).unwrap();
-        assert_eq!(data.sessions(false, None).unwrap().len(), 3);
+        let rows = data.sessions(false, None).unwrap();
+        assert_eq!(rows.len(), 4);
+        let wire = serde_json::to_value(&rows).unwrap();
+        let nested: Vec<(&str, Option<&str>)> = wire
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["id"].as_str().unwrap(), r["parentId"].as_str()))
+            .collect();
+        assert!(nested.contains(&("b-sr-1", Some("b"))), "{nested:?}");
+        assert!(nested.contains(&("b", None)), "{nested:?}");
         assert_eq!(data.sessions(false, Some(2)).unwrap().len(), 2);
         assert!(matches!(
             data.scope_of("a", None),

@@ -75,6 +75,13 @@ pub mod event {
     pub const APPROVAL_REQUEST: &str = "approval_request";
     /// A pending approval was decided, timed out or cancelled (ours, additive).
     pub const APPROVAL_RESOLVED: &str = "approval_resolved";
+    /// A subagent (`explore`, `review`: a child turn with its own session)
+    /// started from a tool call of the turn (ours, additive).
+    pub const SUBRUN_STARTED: &str = "subrun_started";
+    /// A running subagent made a model request or used tokens (ours, additive).
+    pub const SUBRUN_PROGRESS: &str = "subrun_progress";
+    /// A subagent ended: `status` says how (ours, additive).
+    pub const SUBRUN_FINISHED: &str = "subrun_finished";
     /// Broadcast: a scheduled run ended.
     pub const SCHEDULE_UPDATED: &str = "schedule.updated";
     /// Broadcast: a scheduled run starts in about a minute.
@@ -329,6 +336,40 @@ pub struct FileDiffDetails {
     pub diff: String,
 }
 
+/// The fields of the three subrun events, one struct each (a details type
+/// names its event).
+macro_rules! subrun_details {
+    ($($(#[$doc:meta])* $name:ident),*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        #[schemars(deny_unknown_fields)]
+        pub struct $name {
+            /// The subagent's id: its own session's id (`<parent>-sr-N`).
+            pub id: String,
+            /// `explore` or `review`.
+            pub kind: String,
+            /// One line: the query or the focus (also `data`).
+            pub label: String,
+            /// `running`, then `done`, `cancelled` or `failed`.
+            pub status: String,
+            /// Model requests it made so far.
+            pub steps: u64,
+            /// Tokens it used so far (input and output).
+            pub tokens: u64,
+        }
+    )*};
+}
+
+subrun_details!(
+    /// `subrun_started`: a subagent started. `data` is its label.
+    SubrunStartedDetails,
+    /// `subrun_progress`: a subagent's steps and tokens so far. `data` is its label.
+    SubrunProgressDetails,
+    /// `subrun_finished`: a subagent ended. `data` is its label.
+    SubrunFinishedDetails
+);
+
 /// `schedule.updated` (broadcast, id 0): a run ended. `data` is the task id.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -418,6 +459,9 @@ details_for!(
     ApprovalResolvedDetails => APPROVAL_RESOLVED,
     BackgroundNoticeDetails => BACKGROUND_NOTICE,
     TurnStartDetails => TURN_START,
+    SubrunStartedDetails => SUBRUN_STARTED,
+    SubrunProgressDetails => SUBRUN_PROGRESS,
+    SubrunFinishedDetails => SUBRUN_FINISHED,
     TurnEndDetails => TURN_END,
     ScheduleUpdatedDetails => SCHEDULE_UPDATED,
     ScheduleUpcomingDetails => SCHEDULE_UPCOMING,
@@ -655,6 +699,27 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The outcome: allow_once, allow_session, reject, timeout or cancelled.",
         Some(schema_of::<ApprovalResolvedDetails>),
+    ),
+    row(
+        event::SUBRUN_STARTED,
+        false,
+        Audience::Turn,
+        "The subagent's label (its query or focus).",
+        Some(schema_of::<SubrunStartedDetails>),
+    ),
+    row(
+        event::SUBRUN_PROGRESS,
+        false,
+        Audience::Turn,
+        "The subagent's label.",
+        Some(schema_of::<SubrunProgressDetails>),
+    ),
+    row(
+        event::SUBRUN_FINISHED,
+        false,
+        Audience::Turn,
+        "The subagent's label; `status` says how it ended.",
+        Some(schema_of::<SubrunFinishedDetails>),
     ),
     row(
         event::SCHEDULE_UPDATED,

@@ -110,6 +110,27 @@ impl TurnMapper {
                 submission_id: self.steers.pop_front().flatten(),
             }),
             AgentEvent::ContextYield { to_seq, .. } => self.yielded = Some(to_seq),
+            AgentEvent::SubrunStarted(run) => {
+                self.flush(out);
+                out.push(WireEvent::SubrunStarted {
+                    id: run.id,
+                    kind: run.kind,
+                    label: run.label,
+                });
+            }
+            // OpenSeek brackets a subagent; its progress has no event there.
+            AgentEvent::SubrunProgress(_) => {}
+            AgentEvent::SubrunFinished(run) => out.push(WireEvent::SubrunFinished {
+                id: run.id,
+                // OpenSeek's word for a subagent that answered.
+                status: match run.status.as_str() {
+                    "done" => "captured".into(),
+                    _ => run.status,
+                },
+                steps: run.steps,
+                prompt_tokens: run.input_tokens,
+                completion_tokens: run.output_tokens,
+            }),
             AgentEvent::ApprovalRequested {
                 approval_id,
                 tool,

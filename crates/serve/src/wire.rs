@@ -196,6 +196,18 @@ mod tests {
                 session_root: s("/h"),
                 workspace_root: Some(s("/w")),
             },
+            SubrunStarted {
+                id: s("20261203-1-sr-1"),
+                kind: s("explore"),
+                label: s("where is \"main\"?"),
+            },
+            SubrunFinished {
+                id: s("20261203-1-sr-1"),
+                status: s("captured"),
+                steps: 3,
+                prompt_tokens: 1200,
+                completion_tokens: 80,
+            },
             SessionError {
                 error: s("disk full"),
             },

@@ -11,6 +11,7 @@
 mod approvals;
 mod blobs;
 mod checkpointer;
+mod children;
 mod conversation;
 mod error;
 mod event_log;

@@ -59,6 +59,10 @@ pub struct SessionHeader {
     pub created_at: String,
     /// Last change (ISO 8601, UTC); lists sort by it.
     pub updated_at: String,
+    /// The session whose turn started this one (a subagent's child
+    /// session); left out for a top-level session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
     /// The scope key the session lives in (not part of the wire shape).
     #[serde(skip)]
     pub scope: String,

@@ -259,7 +259,15 @@ END;
 ALTER TABLE system_prompts ADD COLUMN tools TEXT NULL;
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
+/// V10: subagent sessions name the session whose turn started them; a
+/// parent's children are listed by it (the index), and a parent's deletion
+/// leaves its children as top-level sessions (no cascade: their logs stand).
+const V10: &str = r#"
+ALTER TABLE sessions ADD COLUMN parent_id TEXT NULL;
+CREATE INDEX sessions_parent ON sessions (scope, parent_id) WHERE parent_id IS NOT NULL;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

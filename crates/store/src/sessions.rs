@@ -15,7 +15,7 @@ macro_rules! header_cols {
     () => {
         "id, title, workspace, archived, reasoning_level, network_enabled, llm_rounds, \
          execution_steps, input_tokens, total_input_tokens, cached_input_tokens, output_tokens, \
-         output_elapsed_ms, created_at, updated_at, scope, active_turn"
+         output_elapsed_ms, created_at, updated_at, scope, active_turn, parent_id"
     };
 }
 pub(crate) use header_cols;
@@ -62,6 +62,9 @@ pub struct HeaderRow<'a> {
     pub created_at: &'a str,
     /// See [`SessionHeader::updated_at`].
     pub updated_at: &'a str,
+    /// See [`SessionHeader::parent_id`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<&'a str>,
     /// See [`SessionHeader::scope`].
     #[serde(skip)]
     pub scope: &'a str,
@@ -108,6 +111,7 @@ impl HeaderRow<'_> {
             updated_at: text(14)?,
             scope: text(15)?,
             active_turn: opt_text(16)?,
+            parent_id: opt_text(17)?,
         })
     }
 
@@ -129,6 +133,7 @@ impl HeaderRow<'_> {
             output_elapsed_ms: self.output_elapsed_ms,
             created_at: self.created_at.to_string(),
             updated_at: self.updated_at.to_string(),
+            parent_id: self.parent_id.map(str::to_string),
             scope: self.scope.to_string(),
             active_turn: self.active_turn.map(str::to_string),
         }
@@ -370,6 +375,7 @@ pub(crate) fn create_in(
         output_elapsed_ms: 0,
         created_at: now.to_string(),
         updated_at: now.to_string(),
+        parent_id: None,
         scope: s.scope.clone(),
         active_turn: None,
     })

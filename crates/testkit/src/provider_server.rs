@@ -104,14 +104,28 @@ impl Shared {
     }
 
     /// The next reply (queue first, else the default) and its serial number from 1.
-    pub(crate) fn next_reply(&self) -> (Reply, usize) {
+    pub(crate) fn next_reply(&self, body: &str) -> (Reply, usize) {
         let mut st = self.lock();
         st.completions += 1;
-        let reply = match st.queue.pop_front() {
+        // A reply that names this request wins; then the first that names none.
+        let at = st
+            .queue
+            .iter()
+            .position(|r| r.matching.as_deref().is_some_and(|m| body.contains(m)))
+            .or_else(|| st.queue.iter().position(|r| r.matching.is_none()));
+        let reply = match at.and_then(|i| st.queue.remove(i)) {
             Some(r) => r,
             None => st.default.clone(),
         };
         (reply, st.completions)
+    }
+
+    /// Waits until `n` requests arrived in all (at most `limit`).
+    pub(crate) async fn until_requests(&self, n: usize, limit: Duration) {
+        let end = Instant::now() + limit;
+        while self.lock().requests.len() < n && Instant::now() < end {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     pub(crate) fn models(&self) -> Vec<String> {

@@ -8,6 +8,7 @@ mod args;
 mod beneath;
 pub mod budget;
 mod builtin;
+mod children;
 mod confine;
 mod error;
 mod files;
@@ -20,6 +21,10 @@ mod tool;
 mod walk;
 
 pub use builtin::{builtin_registry, capture_method, display_reachable, engine_unusable};
+pub use children::{
+    ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,
+    MAX_SUBRUNS_PER_TURN, SUBAGENT_TOOLS, SubrunKind,
+};
 pub use confine::{ConfinedPath, PathError, confine, confine_to};
 pub use error::ToolError;
 pub use files::{FileAccess, FileFuture};

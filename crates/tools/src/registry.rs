@@ -17,8 +17,10 @@ pub struct ToolFilter {
     pub vision: bool,
     /// A display is reachable (`capture_screen` is offered).
     pub display: bool,
-    /// The workspace's `disabledTools`.
+    /// The workspace's `disabledTools` (and a child turn's refusals).
     pub disabled: Vec<String>,
+    /// The turn may start child turns (`explore`, `review` are offered).
+    pub subagents: bool,
 }
 
 /// Tools by name.
@@ -53,6 +55,12 @@ impl Registry {
         if filter.disabled.iter().any(|d| d == &def.name) {
             return Some(format!(
                 "Tool '{}' is disabled in this workspace.",
+                def.name
+            ));
+        }
+        if !filter.subagents && crate::children::SUBAGENT_TOOLS.contains(&def.name.as_str()) {
+            return Some(format!(
+                "Tool '{}' is not available here: a subagent cannot start subagents.",
                 def.name
             ));
         }

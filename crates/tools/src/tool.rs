@@ -147,6 +147,12 @@ pub struct ToolContext {
     /// Where file tools read and write text: the disk when `None`, else a
     /// front end that holds the buffers (an ACP editor).
     pub files: Option<Arc<dyn crate::files::FileAccess>>,
+    /// Starts child turns (`explore`, `review`); `None` in a child turn and
+    /// wherever no engine runs the turn.
+    pub children: Option<Arc<dyn crate::children::ChildTurns>>,
+    /// Subagent calls this turn made so far (at most
+    /// [`crate::children::MAX_SUBRUNS_PER_TURN`] run).
+    pub subruns: Arc<std::sync::atomic::AtomicU32>,
 }
 
 /// The largest image a model takes without scaling it down itself.
@@ -223,6 +229,8 @@ impl ToolContext {
             cache_dir: None,
             image_limits: ImageLimits::default(),
             files: None,
+            children: None,
+            subruns: Arc::default(),
         }
     }
 }

@@ -25,6 +25,8 @@ pub enum Entry {
     },
     /// One tool call.
     Tool(ToolRow),
+    /// A subagent a tool call started, with its live progress.
+    Subrun(crate::subrun::SubrunRow),
     /// Something the UI says (help, session lists, a cancelled turn).
     Notice(String),
     /// A failure.
@@ -146,7 +148,7 @@ pub enum Action {
 
 const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
 Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
-Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs · !CMD runs a shell command here; \
+Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs and subagents · !CMD runs a shell command here; \
 its output goes to the model\n\
 @PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
 @IMAGE.png attaches the image · a long paste is one block\n\
@@ -392,6 +394,19 @@ impl App {
                     }
                 }
             }
+            "subrun_started" => self
+                .entries
+                .push(Entry::Subrun(crate::subrun::SubrunRow::of(&env.details))),
+            "subrun_progress" | "subrun_finished" => {
+                let update = crate::subrun::SubrunRow::of(&env.details);
+                let row = self.entries.iter_mut().rev().find_map(|e| match e {
+                    Entry::Subrun(r) if r.id == update.id => Some(r),
+                    _ => None,
+                });
+                if let Some(row) = row {
+                    *row = update;
+                }
+            }
             "file_diff" => {
                 if let Some(row) = self.tool_row(&str_of(&env.details, "callId")) {
                     row.diff = env.details["diff"].as_str().map(str::to_string);
@@ -445,10 +460,10 @@ impl App {
         // Whatever still waited ended with the turn.
         self.clear_approvals();
         for row in self.entries.iter_mut() {
-            if let Entry::Tool(t) = row
-                && t.state == ToolState::Running
-            {
-                t.state = ToolState::Failed;
+            match row {
+                Entry::Tool(t) if t.state == ToolState::Running => t.state = ToolState::Failed,
+                Entry::Subrun(r) => r.ended_with_turn(),
+                _ => {}
             }
         }
     }

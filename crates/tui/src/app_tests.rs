@@ -220,3 +220,50 @@ fn a_turns_end_and_an_approval_prompt_are_drawn_without_waiting_for_the_frame() 
     app.on_envelope(env(7, "done", "streaming", Value::Null));
     assert!(app.take_waited_frame(), "the answer's last frame");
 }
+
+#[test]
+fn a_subagent_is_a_foldable_row_with_live_progress() {
+    let mut app = App::default();
+    app.start_turn(7, "look");
+    app.on_envelope(env(
+        7,
+        "tool_start",
+        "explore",
+        json!({"callId": "c1", "summary": "query: where"}),
+    ));
+    let run = |status: &str, steps: u64, tokens: u64| {
+        json!({"id": "s-sr-1", "kind": "explore", "label": "where", "status": status,
+               "steps": steps, "tokens": tokens})
+    };
+    app.on_envelope(env(7, "subrun_started", "where", run("running", 0, 0)));
+    app.on_envelope(env(7, "subrun_progress", "where", run("running", 2, 340)));
+    let shown = |app: &App| -> Vec<String> {
+        app.entries
+            .iter()
+            .flat_map(|e| crate::render::conversation::entry_lines(app, e))
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    };
+    let row = shown(&app)
+        .into_iter()
+        .find(|l| l.contains("explore subagent"))
+        .unwrap();
+    assert!(
+        row.contains("▸") && row.ends_with("2 steps · 340 tokens · running"),
+        "{row}"
+    );
+    app.on_envelope(env(7, "subrun_finished", "where", run("done", 3, 500)));
+    app.on_key(ctrl('o'));
+    let lines = shown(&app);
+    let at = lines
+        .iter()
+        .position(|l| l.contains("explore subagent"))
+        .unwrap();
+    assert!(lines[at].starts_with("✓ ▾") && lines[at].ends_with("3 steps · 500 tokens · done"));
+    assert_eq!(lines[at + 1], "    session s-sr-1");
+    app.on_key(ctrl('o'));
+    assert!(
+        !shown(&app).iter().any(|l| l.contains("session s-sr-1")),
+        "folded again"
+    );
+}

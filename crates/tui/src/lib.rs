@@ -32,6 +32,7 @@ pub mod render;
 mod reports;
 pub mod setup;
 mod shell;
+pub mod subrun;
 pub mod trust;
 pub mod watching;
 

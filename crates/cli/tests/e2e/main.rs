@@ -13,5 +13,6 @@ mod mcp_serve;
 mod review;
 mod run;
 mod serve;
+mod subagents;
 mod support;
 mod tools;

@@ -9,7 +9,8 @@ use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::events::{
     ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FailoverDetails,
     FileDiffDetails, GoalUpdatedDetails, ImageViewDetails, ModelStartDetails, ReminderDetails,
-    RetryDetails, ToolDoneDetails, ToolStartDetails, UsageDetails, WorkflowDetails,
+    RetryDetails, SubrunFinishedDetails, SubrunProgressDetails, SubrunStartedDetails,
+    ToolDoneDetails, ToolStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 
@@ -147,6 +148,39 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Opt
             kind: SteerKind::Notice,
         } => Envelope::new(id, event::NOTICE, text),
         AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
+        AgentEvent::SubrunStarted(s) => {
+            let d = SubrunStartedDetails {
+                id: s.id,
+                kind: s.kind,
+                label: s.label.clone(),
+                status: s.status,
+                steps: s.steps,
+                tokens: s.input_tokens.saturating_add(s.output_tokens),
+            };
+            Envelope::event(id, s.label, &d)
+        }
+        AgentEvent::SubrunProgress(s) => {
+            let d = SubrunProgressDetails {
+                id: s.id,
+                kind: s.kind,
+                label: s.label.clone(),
+                status: s.status,
+                steps: s.steps,
+                tokens: s.input_tokens.saturating_add(s.output_tokens),
+            };
+            Envelope::event(id, s.label, &d)
+        }
+        AgentEvent::SubrunFinished(s) => {
+            let d = SubrunFinishedDetails {
+                id: s.id,
+                kind: s.kind,
+                label: s.label.clone(),
+                status: s.status,
+                steps: s.steps,
+                tokens: s.input_tokens.saturating_add(s.output_tokens),
+            };
+            Envelope::event(id, s.label, &d)
+        }
         AgentEvent::ApprovalRequested {
             approval_id,
             call_id,

@@ -95,6 +95,8 @@ struct SessionView {
     approval_rules: Vec<seekclaw_store::ApprovalRule>,
     model: Option<String>,
     messages: Vec<Message>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    children: Vec<String>,
 }
 
 /// `session.update`'s answer: the header, and the session's own model when
@@ -124,6 +126,7 @@ impl SessionView {
             approval_rules: approvals.1,
             model,
             messages,
+            children: Vec::new(),
         }
     }
 }
@@ -155,13 +158,15 @@ pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             let approvals = s.session_approvals(&key, &sid)?;
             let model = s.session_model(&key, &sid)?;
             let messages = s.messages(&key, &sid)?;
-            Ok(Some((header, approvals, model, messages)))
+            let children = s.child_sessions(&key, &sid)?;
+            Ok(Some((header, approvals, model, messages, children)))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;
-    let (header, approvals, model, messages) = found;
+    let (header, approvals, model, messages, children) = found;
     let policy = session_policy(daemon, &scope, approvals.policy.as_deref());
-    let view = SessionView::new(header, (policy, approvals.rules), model, messages);
+    let mut view = SessionView::new(header, (policy, approvals.rules), model, messages);
+    view.children = children;
     Ok(Envelope::json_result(id, &view))
 }
 

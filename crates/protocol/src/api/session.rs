@@ -255,6 +255,10 @@ pub struct SessionHeader {
     pub created_at: String,
     /// ISO-8601.
     pub updated_at: String,
+    /// The session whose turn started this one: a subagent's session
+    /// (`explore`, `review`); absent for a top-level session (ours, additive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
     /// The session's own model, in `session.update`'s answer when it has one
     /// (ours, additive; `session.get` always carries it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -314,6 +318,10 @@ pub struct SessionDetail {
     pub created_at: String,
     /// ISO-8601.
     pub updated_at: String,
+    /// The session whose turn started this one (a subagent's session);
+    /// absent for a top-level session (ours, additive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
     /// The approval policy the session's turns run with (its own, else the
     /// workspace's, else `agent.approvalPolicy`) (ours, additive).
     pub approval_policy: String,
@@ -324,6 +332,10 @@ pub struct SessionDetail {
     pub model: Option<String>,
     /// The conversation, oldest first.
     pub messages: Vec<SessionMessage>,
+    /// The ids of the subagent sessions its turns started, oldest first;
+    /// absent when there are none (ours, additive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
 }
 
 /// A call allowed for the rest of a session.

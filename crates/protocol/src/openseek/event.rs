@@ -204,6 +204,21 @@ pub enum Event {
         session_root: String,
         workspace_root: Option<String>,
     },
+    /// A subagent (a child turn with its own session) started from a tool
+    /// call; always paired with `subrun_finished`, before the turn's end.
+    SubrunStarted {
+        id: String,
+        kind: String,
+        label: String,
+    },
+    /// A subagent ended: `captured` (it answered), `failed` or `cancelled`.
+    SubrunFinished {
+        id: String,
+        status: String,
+        steps: u64,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+    },
     /// An idle-time write to the session failed.
     SessionError { error: String },
     /// A command line could not be used.
@@ -277,6 +292,8 @@ impl Event {
             ModelFailover { .. } => "model_failover",
             ModelRetry { .. } => "model_retry",
             SessionStarted { .. } => "session_started",
+            SubrunStarted { .. } => "subrun_started",
+            SubrunFinished { .. } => "subrun_finished",
             SessionError { .. } => "session_error",
             CommandError { .. } => "command_error",
         }

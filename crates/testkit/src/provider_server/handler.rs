@@ -86,7 +86,12 @@ pub(crate) async fn handle(
             return Ok(json_response(StatusCode::NOT_FOUND, &body));
         }
     };
-    let (reply, serial) = shared.next_reply();
+    let (reply, serial) = shared.next_reply(&String::from_utf8_lossy(&raw));
+    if let Some(n) = reply.after_requests {
+        shared
+            .until_requests(n, std::time::Duration::from_secs(10))
+            .await;
+    }
     if !reply.header_delay.is_zero() {
         tokio::time::sleep(reply.header_delay).await;
     }

@@ -84,6 +84,10 @@ pub struct Reply {
     pub(crate) split_utf8: bool,
     pub(crate) args_chunk_chars: Option<usize>,
     pub(crate) flood: Option<(String, usize)>,
+    /// Taken only by a request whose body contains this text.
+    pub(crate) matching: Option<String>,
+    /// Held until the server has received this many requests in all.
+    pub(crate) after_requests: Option<usize>,
 }
 
 /// Default size of the pieces tool-call arguments are cut into.
@@ -178,6 +182,21 @@ impl Reply {
     }
 
     /// Waits this long before sending the response headers (response-header timeouts).
+    /// Answers only a request whose body contains `needle` (such a reply is
+    /// preferred over the queue's unmatched ones): concurrent requests get
+    /// their own replies whatever order they arrive in.
+    pub fn when_body_contains(mut self, needle: impl Into<String>) -> Reply {
+        self.matching = Some(needle.into());
+        self
+    }
+
+    /// Holds the answer until the server has received `n` requests in all
+    /// (at most 10 s, then it answers anyway): proves requests overlap.
+    pub fn after_requests(mut self, n: usize) -> Reply {
+        self.after_requests = Some(n);
+        self
+    }
+
     pub fn header_delay(mut self, delay: Duration) -> Reply {
         self.header_delay = delay;
         self

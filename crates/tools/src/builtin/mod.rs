@@ -10,6 +10,7 @@ mod list_dir;
 mod plan;
 mod read;
 mod remove;
+mod subagents;
 mod web_fetch;
 mod web_search;
 mod write;
@@ -35,6 +36,7 @@ pub use list_dir::ListDirTool;
 pub use plan::PlanTool;
 pub use read::ReadFileTool;
 pub use remove::RemoveTool;
+pub use subagents::{ExploreTool, ReviewTool};
 pub use web_fetch::WebFetchTool;
 pub use web_search::{WebSearchTool, engine_unusable};
 pub use write::WriteFileTool;
@@ -57,6 +59,8 @@ pub fn builtin_registry() -> Registry {
     registry.register(Arc::new(WebSearchTool::new()));
     registry.register(Arc::new(PlanTool::new()));
     registry.register(Arc::new(CaptureScreenTool::new()));
+    registry.register(Arc::new(ExploreTool::new()));
+    registry.register(Arc::new(ReviewTool::new()));
     registry
 }
 
@@ -226,6 +230,29 @@ mod tests {
         assert_eq!(
             registry.denial(bash.definition(), &filter).unwrap(),
             "Tool execution denied: 'bash' is not allowed in Plan Mode. Switch mode via '/mode edit' (or agent.mode.switch) to make changes."
+        );
+    }
+
+    #[test]
+    fn subagent_tools_are_offered_only_to_a_turn_that_can_start_children() {
+        let registry = builtin_registry();
+        let with = ToolFilter {
+            subagents: true,
+            read_only: true,
+            ..ToolFilter::default()
+        };
+        let offered = names(&registry, &with);
+        assert!(
+            offered.contains(&"explore".to_string()) && offered.contains(&"review".to_string())
+        );
+        let explore = registry.get("explore").unwrap().definition();
+        assert!(explore.flags.parallel_safe && !explore.flags.mutating);
+        assert_eq!(explore.parameters["required"], serde_json::json!(["query"]));
+        let without = names(&registry, &ToolFilter::default());
+        assert!(!without.iter().any(|n| n == "explore" || n == "review"));
+        assert_eq!(
+            registry.denial(explore, &ToolFilter::default()).unwrap(),
+            "Tool 'explore' is not available here: a subagent cannot start subagents."
         );
     }
 

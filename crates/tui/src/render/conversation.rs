@@ -55,6 +55,10 @@ pub fn entry_lines(app: &App, entry: &Entry) -> Vec<Line<'static>> {
             out.push(Line::default());
         }
         Entry::Tool(row) => tool(&mut out, row, app.tick, app.expand_diffs),
+        Entry::Subrun(row) => {
+            let spinner = SPINNER[app.tick % SPINNER.len()];
+            crate::subrun::lines(&mut out, row, spinner, app.expand_diffs);
+        }
         Entry::Notice(text) => {
             for l in text.lines() {
                 out.push(Line::styled(l.to_string(), Style::new().fg(Color::Yellow)));
