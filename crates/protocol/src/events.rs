@@ -358,6 +358,13 @@ macro_rules! subrun_details {
             /// Tokens it used so far (input and output).
             pub tokens: u64,
         }
+
+        impl $name {
+            /// The details from their fields, in declaration order.
+            pub fn of(id: String, kind: String, label: String, status: String, steps: u64, tokens: u64) -> Self {
+                $name { id, kind, label, status, steps, tokens }
+            }
+        }
     )*};
 }
 

@@ -148,39 +148,9 @@ pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Opt
             kind: SteerKind::Notice,
         } => Envelope::new(id, event::NOTICE, text),
         AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
-        AgentEvent::SubrunStarted(s) => {
-            let d = SubrunStartedDetails {
-                id: s.id,
-                kind: s.kind,
-                label: s.label.clone(),
-                status: s.status,
-                steps: s.steps,
-                tokens: s.input_tokens.saturating_add(s.output_tokens),
-            };
-            Envelope::event(id, s.label, &d)
-        }
-        AgentEvent::SubrunProgress(s) => {
-            let d = SubrunProgressDetails {
-                id: s.id,
-                kind: s.kind,
-                label: s.label.clone(),
-                status: s.status,
-                steps: s.steps,
-                tokens: s.input_tokens.saturating_add(s.output_tokens),
-            };
-            Envelope::event(id, s.label, &d)
-        }
-        AgentEvent::SubrunFinished(s) => {
-            let d = SubrunFinishedDetails {
-                id: s.id,
-                kind: s.kind,
-                label: s.label.clone(),
-                status: s.status,
-                steps: s.steps,
-                tokens: s.input_tokens.saturating_add(s.output_tokens),
-            };
-            Envelope::event(id, s.label, &d)
-        }
+        AgentEvent::SubrunStarted(s) => subrun(id, s, SubrunStartedDetails::of),
+        AgentEvent::SubrunProgress(s) => subrun(id, s, SubrunProgressDetails::of),
+        AgentEvent::SubrunFinished(s) => subrun(id, s, SubrunFinishedDetails::of),
         AgentEvent::ApprovalRequested {
             approval_id,
             call_id,
@@ -463,4 +433,16 @@ pub async fn cancel(conn: &Connection, id: i64, p: &Params) -> Reply {
         }
     };
     Ok(Envelope::result(id, text))
+}
+
+/// A subrun event's envelope: its label as `data`, the same fields under
+/// each event's own details type.
+fn subrun<D: seekclaw_protocol::events::EventDetails>(
+    id: i64,
+    s: seekclaw_agent::Subrun,
+    of: fn(String, String, String, String, u64, u64) -> D,
+) -> Envelope {
+    let tokens = s.tokens();
+    let details = of(s.id, s.kind, s.label.clone(), s.status, s.steps, tokens);
+    Envelope::event(id, s.label, &details)
 }
