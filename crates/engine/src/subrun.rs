@@ -14,6 +14,7 @@ use seekclaw_protocol::MethodError;
 use seekclaw_store::NewSession;
 use seekclaw_tools::{
     ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,
+    Registry,
 };
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -23,20 +24,25 @@ use crate::launcher::{TurnOrigin, TurnOverrides, TurnRequest};
 use crate::scope::Scope;
 use crate::target::{SessionTarget, TurnControls};
 
-/// Tools a child may not use: writes, job control, screen capture, and the
-/// subagent tools themselves (children do not recurse).
-const CHILD_DENIED: &[&str] = &[
-    "write_file",
-    "edit_file",
-    "multi_edit",
-    "remove",
-    "bash_output",
-    "bash_stop",
-    "capture_screen",
-    "plan",
-    "explore",
-    "review",
-];
+/// The one mutating tool a child keeps: its commands are gated by an
+/// approval policy nobody answers, so only plain reads run.
+const CHILD_SHELL: &str = "bash";
+/// Tools that change nothing a child may still not use: job output, the
+/// parent's plan, screen capture. (The subagent tools are withheld from
+/// every child turn by the tool filter.)
+const CHILD_ALSO_DENIED: &[&str] = &["bash_output", "plan", "capture_screen"];
+
+/// The tools a child may not use: every mutating one but the shell (so a
+/// new write tool is denied without being named here), and the others above.
+fn child_denied(tools: &Registry) -> Vec<String> {
+    tools
+        .all()
+        .map(|t| t.definition())
+        .filter(|d| d.flags.mutating && d.name != CHILD_SHELL)
+        .map(|d| d.name.clone())
+        .chain(CHILD_ALSO_DENIED.iter().map(|t| (*t).to_string()))
+        .collect()
+}
 
 /// Why a child's shell command did not run (what the child's model reads).
 const READ_ONLY_SHELL: &str = "a subagent's shell is read-only: only plain reads run \
@@ -147,7 +153,11 @@ impl ChildTurns for Children {
                 message: request.message,
                 images: Vec::new(),
                 reasoning: None,
-                overrides: child_overrides(self.model.clone(), limits.max_steps),
+                overrides: child_overrides(
+                    self.model.clone(),
+                    limits.max_steps,
+                    child_denied(&engine.tools),
+                ),
                 controls: TurnControls {
                     cancel: cancel.child_token(),
                     ..TurnControls::new(Approvals::unattended(Unattended::Reject(
@@ -223,7 +233,7 @@ impl Ended {
 
 /// A child's overrides: its own tools read-only (the shell only for plain
 /// reads, through an approval policy nobody can answer), its step budget.
-fn child_overrides(model: Option<String>, max_steps: u32) -> TurnOverrides {
+fn child_overrides(model: Option<String>, max_steps: u32, denied: Vec<String>) -> TurnOverrides {
     TurnOverrides {
         max_steps: Some(max_steps),
         model,
@@ -232,7 +242,7 @@ fn child_overrides(model: Option<String>, max_steps: u32) -> TurnOverrides {
         mode: Some(seekclaw_config::AgentMode::Edit),
         approval_policy: Some(seekclaw_config::ApprovalPolicy::OnRequest),
         child: true,
-        disabled_tools: CHILD_DENIED.iter().map(|t| (*t).to_string()).collect(),
+        disabled_tools: denied,
         ..TurnOverrides::default()
     }
 }
@@ -400,7 +410,8 @@ mod tests {
 
     #[test]
     fn a_child_cannot_write_or_recurse() {
-        let o = child_overrides(Some("tk/m1".into()), 7);
+        let tools = seekclaw_tools::builtin_registry();
+        let o = child_overrides(Some("tk/m1".into()), 7, child_denied(&tools));
         assert!(o.child);
         assert_eq!(o.max_steps, Some(7));
         assert_eq!(
@@ -412,11 +423,22 @@ mod tests {
             "edit_file",
             "multi_edit",
             "remove",
-            "explore",
-            "review",
             "bash_stop",
+            "bash_output",
+            "plan",
         ] {
             assert!(o.disabled_tools.iter().any(|d| d == t), "{t}");
+        }
+        assert!(
+            !o.disabled_tools
+                .iter()
+                .any(|d| d == "bash" || d == "read_file")
+        );
+        // Every mutating tool but the shell, whatever its name.
+        for t in tools.all().map(|t| t.definition()) {
+            if t.flags.mutating && t.name != "bash" {
+                assert!(o.disabled_tools.contains(&t.name), "{}", t.name);
+            }
         }
     }
 }
