@@ -7,10 +7,11 @@ use std::sync::atomic::Ordering;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{definition, impl_tool};
+// A subagent changes nothing itself and runs beside neighbouring calls: a read.
+use super::{READS, definition, impl_tool};
 use crate::children::{ChildRequest, ChildStatus, ChildTurns, MAX_SUBRUNS_PER_TURN, SubrunKind};
 use crate::error::ToolError;
-use crate::tool::{ToolContext, ToolDefinition, ToolFlags, ToolOutput};
+use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
 
 /// Longest `explore` query, in characters.
 const MAX_QUERY_CHARS: usize = 2000;
@@ -20,15 +21,6 @@ pub(crate) const MAX_ANSWER_CHARS: usize = 8000;
 pub(crate) const MAX_CITATIONS: usize = 20;
 /// The severities a review finding is tagged with, most severe first.
 const SEVERITIES: [&str; 5] = ["blocker", "high", "medium", "low", "nit"];
-
-/// Runs beside neighbouring parallel-safe calls; changes nothing itself.
-const SUBAGENT: ToolFlags = ToolFlags {
-    mutating: false,
-    network: false,
-    vision: false,
-    display: false,
-    parallel_safe: true,
-};
 
 const EXPLORE_DESCRIPTION: &str = "Send a read-only scout subagent to answer a question about \
 the workspace (where something is defined, how a feature works, what calls what). It reads \
@@ -64,7 +56,7 @@ pub struct ExploreTool {
 impl ExploreTool {
     pub fn new() -> Self {
         ExploreTool {
-            def: definition::<ExploreArgs>("explore", EXPLORE_DESCRIPTION, SUBAGENT, "Exploring"),
+            def: definition::<ExploreArgs>("explore", EXPLORE_DESCRIPTION, READS, "Exploring"),
         }
     }
 
@@ -118,7 +110,7 @@ pub struct ReviewTool {
 impl ReviewTool {
     pub fn new() -> Self {
         ReviewTool {
-            def: definition::<ReviewArgs>("review", REVIEW_DESCRIPTION, SUBAGENT, "Reviewing"),
+            def: definition::<ReviewArgs>("review", REVIEW_DESCRIPTION, READS, "Reviewing"),
         }
     }
 
