@@ -97,8 +97,9 @@ impl Children {
     }
 
     /// Creates the child's session: `<parent>-sr-N`, N one past the
-    /// parent's children in the store (a resumed parent never reuses an id).
-    async fn create_session(&self, engine: &Engine) -> Result<String, ChildError> {
+    /// parent's children in the store (a resumed parent never reuses an id),
+    /// titled by what it was sent to do (its message is the instructions).
+    async fn create_session(&self, engine: &Engine, title: String) -> Result<String, ChildError> {
         let _one_at_a_time = self.naming.lock().await;
         let (store, scope, parent) = (
             engine.store.clone(),
@@ -112,7 +113,7 @@ impl Children {
                 scope: scope.key.clone(),
                 id: format!("{parent}-sr-{}", taken + 1),
                 workspace: scope.workspace_string(),
-                title: None,
+                title: Some(title),
                 reasoning_level: parent_header
                     .as_ref()
                     .map_or_else(|| "medium".into(), |h| h.reasoning_level.clone()),
@@ -131,7 +132,8 @@ impl ChildTurns for Children {
     fn run(&self, request: ChildRequest, cancel: CancellationToken) -> ChildFuture<'_> {
         Box::pin(async move {
             let engine = self.engine()?;
-            let id = self.create_session(&engine).await?;
+            let title = format!("{}: {}", request.kind.as_str(), request.label);
+            let id = self.create_session(&engine, title).await?;
             let config = engine.config.load();
             let limits = Limits {
                 max_steps: config.agent.subagent_max_steps.max(1),

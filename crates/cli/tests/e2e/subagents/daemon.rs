@@ -152,6 +152,9 @@ fn an_explore_child_has_its_own_linked_session_and_bracketing_events() {
         .unwrap()
         .clone();
     assert_eq!(listed["parentId"], parent.as_str());
+    // Titled by its errand, not by its instructions.
+    let title = listed["title"].as_str().unwrap();
+    assert!(title.starts_with("explore: "), "{title}");
 }
 
 #[test]
