@@ -1,9 +1,10 @@
 //! A read-modify-write of a JSON file that changes only what the edit
 //! changed. The edit works on the typed view; what it changed (the typed
-//! view before and after, as trees) is then applied to the tree as the user
-//! wrote it, so a field the typed view could not read (wrongly typed, so it
-//! fell back to its default) or an element it left out is written back
-//! verbatim rather than replaced by a default.
+//! view before and after, as trees) is then applied to the text as the user
+//! wrote it (`preserve`), so comments and formatting stay, and a field the
+//! typed view could not read (wrongly typed, so it fell back to its default)
+//! or an element it left out is written back verbatim rather than replaced
+//! by a default.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ConfigError, Result};
-use crate::jsonfile::{read_tree, save_json_file, typed_tree};
+use crate::jsonfile::{Source, pretty, read_source, save_text_file, typed_tree};
 use crate::lenient::FieldWarning;
 use crate::unknown::UnknownFields;
 
@@ -22,7 +23,7 @@ use crate::unknown::UnknownFields;
 pub struct Document<T> {
     path: PathBuf,
     /// As on disk; `None` when the file is missing or blank.
-    tree: Option<Value>,
+    source: Option<Source>,
     /// The typed view as read, as a tree: the base the edit is measured from.
     before: Value,
     /// The typed view, for the edit to change.
@@ -34,18 +35,18 @@ pub struct Document<T> {
 impl<T: DeserializeOwned + Serialize + Default + UnknownFields> Document<T> {
     /// Reads `path`; [`ConfigError::Invalid`] when it is not JSON(5).
     pub fn open(path: &Path) -> Result<Document<T>> {
-        let tree = read_tree(path)?;
-        let (value, warnings) = match &tree {
+        let source = read_source(path)?;
+        let (value, warnings) = match &source {
             None => (T::default(), Vec::new()),
-            Some(tree) => {
-                let loaded = typed_tree::<T>(path, tree)?;
+            Some(source) => {
+                let loaded = typed_tree::<T>(path, &source.tree)?;
                 (loaded.value, loaded.warnings)
             }
         };
         let before = to_tree(path, &value)?;
         Ok(Document {
             path: path.to_path_buf(),
-            tree,
+            source,
             before,
             value,
             warnings,
@@ -55,20 +56,86 @@ impl<T: DeserializeOwned + Serialize + Default + UnknownFields> Document<T> {
     /// The file's tree with the edit applied (the whole typed view for a new file).
     pub fn edited_tree(&self) -> Result<Value> {
         let after = to_tree(&self.path, &self.value)?;
-        Ok(match &self.tree {
+        Ok(match &self.source {
             None => after,
-            Some(tree) => {
-                let mut tree = tree.clone();
+            Some(source) => {
+                let mut tree = source.tree.clone();
                 apply(&mut tree, &self.before, &after);
                 tree
             }
         })
     }
 
-    /// Writes the edited tree atomically (see [`save_json_file`]).
-    pub fn save(&self) -> Result<()> {
-        save_json_file(&self.path, &self.edited_tree()?)
+    /// The file's text with the edit applied: as written except for the
+    /// values the edit changed (2-space JSON for a new file).
+    pub fn edited_text(&self) -> Result<Vec<u8>> {
+        let after = to_tree(&self.path, &self.value)?;
+        edited_text(&self.path, self.source.as_ref(), &self.before, &after)
     }
+
+    /// Writes the edited text atomically (see [`crate::save_json_file`]); an
+    /// edit that changed nothing leaves the file as it is.
+    pub fn save(&self) -> Result<()> {
+        let after = to_tree(&self.path, &self.value)?;
+        if self.source.is_some() && after == self.before {
+            return Ok(());
+        }
+        save_text_file(
+            &self.path,
+            &edited_text(&self.path, self.source.as_ref(), &self.before, &after)?,
+        )
+    }
+}
+
+/// Saves `value` over the file at `path`, changing in its text only what
+/// differs from the typed view of what the file holds now (comments and
+/// formatting elsewhere stay; a new file is 2-space JSON). For files edited
+/// through a typed view read strictly (a workspace's `.seekclaw/config.json`,
+/// an MCP servers file). A file that is not JSON(5) is never written over.
+pub fn save_json_edit<T: DeserializeOwned + Serialize>(path: &Path, value: &T) -> Result<()> {
+    let source = read_source(path)?;
+    let after = to_tree(path, value)?;
+    let before = match &source {
+        None => after.clone(),
+        // What the typed view makes of the file now: fields it does not know
+        // are not part of the edit and stay.
+        Some(source) => match serde_json::from_value::<T>(source.tree.clone()) {
+            Ok(typed) => to_tree(path, &typed)?,
+            Err(_) => source.tree.clone(),
+        },
+    };
+    if source.is_some() && before == after {
+        return Ok(());
+    }
+    save_text_file(path, &edited_text(path, source.as_ref(), &before, &after)?)
+}
+
+/// The text of `source` with the change `before` → `after` applied.
+fn edited_text(
+    path: &Path,
+    source: Option<&Source>,
+    before: &Value,
+    after: &Value,
+) -> Result<Vec<u8>> {
+    let Some(source) = source else {
+        return pretty(path, after);
+    };
+    let text = match crate::preserve::rewrite(&source.text, before, after) {
+        Some(text) => text,
+        // A JSON5 form the syntax-tree editor does not know: the tree as
+        // edited, reformatted, rather than no edit at all.
+        None => {
+            let mut tree = source.tree.clone();
+            apply(&mut tree, before, after);
+            return pretty(path, &tree);
+        }
+    };
+    let mut bytes = Vec::with_capacity(text.len() + 3);
+    if source.bom {
+        bytes.extend_from_slice("\u{feff}".as_bytes());
+    }
+    bytes.extend_from_slice(text.as_bytes());
+    Ok(bytes)
 }
 
 fn to_tree<T: Serialize>(path: &Path, value: &T) -> Result<Value> {
@@ -80,7 +147,7 @@ fn to_tree<T: Serialize>(path: &Path, value: &T) -> Result<Value> {
 
 /// Applies the change `before` → `after` to `tree` (which `before` was read
 /// from). Parts that did not change are left exactly as written.
-fn apply(tree: &mut Value, before: &Value, after: &Value) {
+pub(crate) fn apply(tree: &mut Value, before: &Value, after: &Value) {
     if before == after {
         return;
     }
@@ -123,7 +190,7 @@ fn apply_object(
 
 /// Lists of objects with ids (providers, models) are matched by id, so an
 /// element the typed view could not read stays where it is.
-fn by_id(items: &[Value]) -> bool {
+pub(crate) fn by_id(items: &[Value]) -> bool {
     items.iter().all(|v| id_of(v).is_some())
 }
 
@@ -132,7 +199,7 @@ fn id_of(v: &Value) -> Option<&str> {
 }
 
 /// The id of an element as written: a model may be written as its bare id.
-fn written_id(v: &Value) -> Option<&str> {
+pub(crate) fn written_id(v: &Value) -> Option<&str> {
     v.as_str().or_else(|| id_of(v))
 }
 
@@ -238,7 +305,9 @@ mod tests {
         });
         doc.value.providers[0].priority = 5;
         doc.save().unwrap();
-        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("// mine"), "{text}");
+        let saved: Value = json5::from_str(&text).unwrap();
         assert_eq!(saved["agent"], json!({"maxSteps": "forty", "mode": "PLAN"}));
         assert_eq!(saved["future"], json!({"x": 1}));
         let providers = saved["providers"].as_array().unwrap();

@@ -90,7 +90,22 @@ pub(crate) fn typed_tree<T: DeserializeOwned + UnknownFields>(
 
 /// The JSON tree of `path`; `None` when it is missing or blank.
 pub(crate) fn read_tree(path: &Path) -> Result<Option<Value>> {
-    let text = match read_text(path) {
+    Ok(read_source(path)?.map(|source| source.tree))
+}
+
+/// A file as the user wrote it and as a tree.
+#[derive(Debug)]
+pub(crate) struct Source {
+    /// The text, without a leading byte order mark.
+    pub(crate) text: String,
+    /// Whether the file started with a UTF-8 byte order mark.
+    pub(crate) bom: bool,
+    pub(crate) tree: Value,
+}
+
+/// The text and JSON tree of `path`; `None` when it is missing or blank.
+pub(crate) fn read_source(path: &Path) -> Result<Option<Source>> {
+    let (text, bom) = match read_text(path) {
         Ok(None) => return Ok(None),
         Ok(Some(text)) => text,
         Err(ReadError::Io(e)) => return Err(ConfigError::io(path, e)),
@@ -101,9 +116,9 @@ pub(crate) fn read_tree(path: &Path) -> Result<Option<Value>> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    parse_json5::<Value>(&text)
-        .map(Some)
-        .map_err(|problem| ConfigError::Invalid(problem.at(path)))
+    let tree =
+        parse_json5::<Value>(&text).map_err(|problem| ConfigError::Invalid(problem.at(path)))?;
+    Ok(Some(Source { text, bom, tree }))
 }
 
 /// Reads `path` strictly typed, never moving or changing it: for files in
@@ -235,17 +250,27 @@ fn check_depth(text: &str) -> Result<(), String> {
 /// never a torn one. Mode 0600 on unix (config holds API keys). Creates the parent
 /// directory if missing.
 pub fn save_json_file<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    save_text_file(path, &pretty(path, value)?)
+}
+
+/// `value` as 2-space indented JSON with a final newline.
+pub(crate) fn pretty<T: Serialize>(path: &Path, value: &T) -> Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| ConfigError::Json {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
     bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Writes `bytes` atomically and privately, as [`save_json_file`] does.
+pub(crate) fn save_text_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(dir).map_err(|e| ConfigError::io(dir, e))?;
 
     let (tmp_path, mut file) = create_temp_beside(path)?;
     let written = file
-        .write_all(&bytes)
+        .write_all(bytes)
         .and_then(|()| file.sync_all())
         .and_then(|()| {
             drop(file);
@@ -266,15 +291,17 @@ enum ReadError {
     Parse(Unparsable),
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, ReadError> {
+/// The file's text without a byte order mark, and whether it had one.
+fn read_text(path: &Path) -> Result<Option<(String, bool)>, ReadError> {
     match fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(|mut s| {
                 // A UTF-8 BOM (Windows editors) is not JSON5 whitespace.
-                if s.starts_with('\u{feff}') {
+                let bom = s.starts_with('\u{feff}');
+                if bom {
                     s.drain(..'\u{feff}'.len_utf8());
                 }
-                Some(s)
+                Some((s, bom))
             })
             .map_err(|e| {
                 let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];

@@ -17,6 +17,7 @@ mod home;
 mod jsonfile;
 mod lenient;
 mod paths;
+mod preserve;
 mod project_kinds;
 mod provider;
 mod state;
@@ -29,7 +30,7 @@ pub use config::{
     AgentSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance, McpServer, McpSettings,
     Profile, Retry, Routing,
 };
-pub use document::Document;
+pub use document::{Document, save_json_edit};
 pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};
 pub use error::{ConfigError, Result};
 pub use home::{HOME_ENV, Home, user_home};

@@ -410,13 +410,15 @@ async fn write_locked(
 }
 
 /// Saves another JSON file the daemon edits (a workspace's `.seekclaw/config.json`
-/// or MCP servers file) on a blocking thread; returns once it is on disk.
-pub async fn save_file<T: Serialize + Send + 'static>(
+/// or MCP servers file) on a blocking thread, changing only what differs from
+/// the file's own text (its comments and formatting stay); returns once it is
+/// on disk.
+pub async fn save_file<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
     path: PathBuf,
     value: T,
 ) -> Result<(), MethodError> {
     let shown = path.display().to_string();
-    blocking(move || save_json_file(&path, &value))
+    blocking(move || seekclaw_config::save_json_edit(&path, &value))
         .await?
         .map_err(|e| MethodError::internal(format!("Cannot write {shown}: {e}")))
 }
