@@ -5,6 +5,11 @@
 //! Typed text never decides: a letter (or a paste) opens the "tell the agent
 //! why" step, where the text can only become a rejection reason. A reply
 //! like "yes but not now" must reject, never allow.
+//!
+//! Typing ahead never answers (see [`crate::deliberate`]): keys within the
+//! grace after the prompt appears, and text the editor already held, stay
+//! the user's draft, and Enter sends that draft (as guidance to the running
+//! turn) unless a choice was selected in the prompt itself.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
@@ -83,8 +88,11 @@ impl Choice {
 /// Where the prompt's user is: choosing, or typing a rejection reason.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Asking {
-    /// The highlighted choice (an index into [`CHOICES`]).
+    /// The highlighted choice (an index into [`CHOICES`]); shown only once
+    /// the user has moved it.
     pub selected: usize,
+    /// When the prompt appeared, and whether a choice was selected in it.
+    pub guard: crate::deliberate::Deliberate,
     /// The reason step is open; it holds the prompt draft the editor had,
     /// given back when the step closes (the reason is typed in the editor).
     pub reason_draft: Option<String>,
@@ -96,6 +104,10 @@ impl App {
     pub(crate) fn on_approval_envelope(&mut self, env: &Envelope) -> bool {
         match env.event.as_str() {
             "approval_request" => {
+                if self.approvals.is_empty() {
+                    // The prompt appears now: its grace starts now.
+                    self.asking = Asking::default();
+                }
                 self.approvals.push(PendingApproval::from_envelope(env));
                 self.mark_waited_frame();
                 self.scroll = 0;
@@ -159,16 +171,40 @@ impl App {
         if self.asking.reason_draft.is_some() {
             return self.reason_key(key, alt);
         }
+        if self.asking.guard.typed_ahead() {
+            return self.typed_ahead_key(key);
+        }
         let count = CHOICES.len();
+        let drafting = !self.editor.is_empty();
         match key.code {
             KeyCode::Up | KeyCode::BackTab => {
                 self.asking.selected = (self.asking.selected + count - 1) % count;
+                self.asking.guard.pick();
             }
-            KeyCode::Down => self.asking.selected = (self.asking.selected + 1) % count,
-            KeyCode::Enter if !alt => return Some(self.choose(CHOICES[self.asking.selected])),
+            KeyCode::Down => {
+                if self.asking.guard.picked() {
+                    self.asking.selected = (self.asking.selected + 1) % count;
+                }
+                self.asking.guard.pick();
+            }
+            KeyCode::Enter if !alt && self.asking.guard.enter_confirms() => {
+                return Some(self.choose(CHOICES[self.asking.selected]));
+            }
+            // Not a choice made here: the draft typed ahead is sent as the
+            // user meant (guidance for the running turn); nothing is answered.
+            KeyCode::Enter if drafting => return None,
+            KeyCode::Enter => {
+                self.hint = Some("choose first: ↑↓ then Enter, or 1-4".into());
+            }
+            // A draft in progress goes on: its digits and letters are text.
+            KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete if drafting => return None,
+            KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End if drafting => {
+                return None;
+            }
             KeyCode::Char(c @ '1'..='4') if !alt => {
                 let at = usize::from(c as u8 - b'1');
                 self.asking.selected = at;
+                self.asking.guard.pick();
                 return Some(self.choose(CHOICES[at]));
             }
             KeyCode::Esc => return Some(self.choose(Choice::Reject)),
@@ -185,6 +221,24 @@ impl App {
         Some(None)
     }
 
+    /// A key within the grace after the prompt appeared: it was typed for
+    /// the editor (text, Enter sending it), never for the prompt.
+    fn typed_ahead_key(&mut self, key: KeyEvent) -> Option<Option<Action>> {
+        match key.code {
+            KeyCode::Char(_)
+            | KeyCode::Enter
+            | KeyCode::Backspace
+            | KeyCode::Delete
+            | KeyCode::Left
+            | KeyCode::Right
+            | KeyCode::Home
+            | KeyCode::End
+            | KeyCode::PageUp
+            | KeyCode::PageDown => None,
+            _ => Some(None),
+        }
+    }
+
     /// A key in the reason step: Enter rejects with the text, Esc goes back
     /// to the choices; everything else edits the reason.
     fn reason_key(&mut self, key: KeyEvent, alt: bool) -> Option<Option<Action>> {
@@ -196,7 +250,11 @@ impl App {
                 Some(self.decide("reject", reason))
             }
             KeyCode::Esc => {
+                // Back to the same prompt: its grace is long over.
+                let guard = self.asking.guard;
                 self.close_asking();
+                self.asking.guard = guard;
+                self.asking.guard.pick();
                 self.asking.selected = CHOICES.len() - 1;
                 Some(None)
             }
@@ -279,7 +337,7 @@ impl App {
             .enumerate()
             .map(|(i, choice)| {
                 let text = format!("{}. {}", i + 1, choice.label());
-                if i == self.asking.selected {
+                if self.asking.guard.picked() && i == self.asking.selected {
                     Line::from(vec![
                         Span::styled("› ", keys.add_modifier(Modifier::BOLD)),
                         Span::styled(text, Style::new().add_modifier(Modifier::REVERSED)),
@@ -290,7 +348,13 @@ impl App {
             })
             .collect();
         out.push(Line::styled(
-            "↑↓ select · Enter confirms · 1-4 pick · Esc rejects · typing starts a reason",
+            if self.asking.guard.picked() {
+                "↑↓ select · Enter confirms · 1-4 pick · Esc rejects · typing starts a reason"
+            } else if self.editor.is_empty() {
+                "↑↓ then Enter, or 1-4, to choose · Esc rejects · typing starts a reason"
+            } else {
+                "↑↓ then Enter to choose · Enter sends your draft as guidance · Esc rejects"
+            },
             keys,
         ));
         out
@@ -300,7 +364,14 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::deliberate::{Deliberate, GRACE};
     use serde_json::json;
+    use std::time::Instant;
+
+    /// The prompt has been on screen for a while: keys now are deliberate.
+    fn seen(app: &mut App) {
+        app.asking.guard = Deliberate::shown_at(Instant::now() - GRACE * 2);
+    }
 
     fn request(id: &str) -> Envelope {
         Envelope {
@@ -344,10 +415,12 @@ mod tests {
             "1",
         ] {
             let mut app = App::default();
-            app.on_approval_envelope(&request("ap_1"));
             app.editor.insert_str("a draft steer");
-            // A leading digit picks; so type a space first for "1".
-            let typed = if text == "1" { " 1" } else { text };
+            app.on_approval_envelope(&request("ap_1"));
+            seen(&mut app);
+            // The draft is given up for a reason by Tab.
+            assert_eq!(app.on_key(key(KeyCode::Tab)), None);
+            let typed = text;
             assert_eq!(
                 answer(&mut app, typed),
                 approve("ap_1", "reject", Some(text))
@@ -363,7 +436,15 @@ mod tests {
         for id in ["ap_1", "ap_2", "ap_3", "ap_4", "ap_5"] {
             app.on_approval_envelope(&request(id));
         }
+        seen(&mut app);
         assert!(app.approval_lines()[0].to_string().contains("(+4 waiting)"));
+        // Nothing is highlighted until the user selects.
+        assert!(
+            !app.approval_lines()
+                .iter()
+                .any(|l| l.to_string().starts_with("› "))
+        );
+        assert_eq!(app.on_key(key(KeyCode::Down)), None);
         assert_eq!(app.on_key(key(KeyCode::Down)), None);
         let selected: Vec<String> = app
             .approval_lines()
@@ -376,21 +457,28 @@ mod tests {
             app.on_key(key(KeyCode::Enter)),
             approve("ap_1", "allow_session", None)
         );
-        // The next prompt starts on the first choice; Up wraps to the last.
+        // The next prompt has its own grace and selection; Up from nothing
+        // selected goes to the last choice.
+        seen(&mut app);
+        assert_eq!(app.on_key(key(KeyCode::Enter)), None, "nothing selected");
+        assert_eq!(app.approvals.len(), 4);
         assert_eq!(app.on_key(key(KeyCode::Up)), None);
         assert_eq!(app.on_key(key(KeyCode::Up)), None);
         assert_eq!(
             app.on_key(key(KeyCode::Enter)),
             approve("ap_2", "reject", None)
         );
+        seen(&mut app);
         assert_eq!(
             app.on_key(key(KeyCode::Char('1'))),
             approve("ap_3", "allow_once", None)
         );
+        seen(&mut app);
         assert_eq!(
             app.on_key(key(KeyCode::Esc)),
             approve("ap_4", "reject", None)
         );
+        seen(&mut app);
         // 4 opens the reason step; Esc goes back to the choices.
         assert_eq!(app.on_key(key(KeyCode::Char('4'))), None);
         assert!(app.typing_reason());
@@ -408,7 +496,9 @@ mod tests {
     fn a_resolution_elsewhere_closes_the_prompt_and_gives_the_draft_back() {
         let mut app = App::default();
         app.on_approval_envelope(&request("ap_1"));
+        seen(&mut app);
         app.editor.insert_str("draft");
+        app.on_key(key(KeyCode::Tab));
         app.on_key(key(KeyCode::Char('w')));
         assert_eq!(app.editor.text(), "w");
         let resolved = Envelope {
@@ -422,5 +512,74 @@ mod tests {
         assert!(app.approvals.is_empty() && !app.typing_reason());
         assert!(app.approval_lines().is_empty());
         assert_eq!(app.editor.text(), "draft");
+    }
+
+    /// Regression (issue 36, item 1): text typed while the turn streamed
+    /// stayed in the editor, and the Enter meant to send it allowed the call.
+    #[test]
+    fn typed_ahead_keys_and_an_unselected_enter_never_answer() {
+        let turn = |app: &mut App| app.start_turn(7, "go");
+        // Keys within the grace are the editor's: text, then Enter sends it.
+        let mut app = App::default();
+        turn(&mut app);
+        app.on_approval_envelope(&request("ap_1"));
+        for c in "1yes".chars() {
+            assert_eq!(app.on_key(key(KeyCode::Char(c))), None);
+        }
+        assert_eq!(
+            app.on_key(key(KeyCode::Down)),
+            None,
+            "no selection in the grace"
+        );
+        assert_eq!(
+            app.on_key(key(KeyCode::Esc)),
+            None,
+            "no rejection in the grace"
+        );
+        assert_eq!(app.editor.text(), "1yes");
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            Some(Action::Steer("1yes".into()))
+        );
+        assert_eq!(app.approvals.len(), 1, "still asking");
+        assert!(!app.asking.guard.picked());
+
+        // A draft typed before the prompt: after the grace, its Enter still sends it.
+        let mut app = App::default();
+        turn(&mut app);
+        app.editor.insert_str("also fix the tests");
+        app.on_approval_envelope(&request("ap_1"));
+        seen(&mut app);
+        assert_eq!(
+            app.on_key(key(KeyCode::Char('2'))),
+            None,
+            "a digit of the draft"
+        );
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            Some(Action::Steer("also fix the tests2".into()))
+        );
+        assert_eq!(app.approvals.len(), 1, "still asking");
+
+        // An empty editor: Enter with nothing selected answers nothing.
+        assert_eq!(app.on_key(key(KeyCode::Enter)), None);
+        assert_eq!(app.approvals.len(), 1);
+        assert!(
+            app.hint
+                .as_deref()
+                .unwrap_or_default()
+                .contains("choose first")
+        );
+        // A selection made in the prompt, then Enter: that is an answer.
+        assert_eq!(app.on_key(key(KeyCode::Down)), None);
+        assert!(
+            app.approval_lines()
+                .iter()
+                .any(|l| l.to_string() == "› 1. Allow once")
+        );
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            approve("ap_1", "allow_once", None)
+        );
     }
 }

@@ -90,8 +90,12 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     );
     let (_guard, mut terminal) = entered?;
     let mut keys = EventStream::new();
+    // Text typed at the trust question is the chat's first draft.
+    let mut draft = String::new();
     if let Some(root) = ask {
-        match ask_trust(&mut terminal, &mut keys, root.clone()).await? {
+        let (choice, typed) = ask_trust(&mut terminal, &mut keys, root.clone()).await?;
+        draft = typed;
+        match choice {
             TrustChoice::Trust => trust::trust(&daemon.conn, &root).await?,
             TrustChoice::Global => scope = Scope::Global,
             TrustChoice::Quit => return Ok(()),
@@ -113,6 +117,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     }
     let mut app = App::default();
     app.root = crate::completion::root_of(&scope);
+    app.editor.insert_str(&draft);
     match open_session(&daemon.conn, &scope, &opts.session).await {
         Ok(Some(detail)) => app.load_session(detail),
         Ok(None) => {}
@@ -211,12 +216,13 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
     }
 }
 
-/// Asks whether to trust the chat's folder until a choice is made.
+/// Asks whether to trust the chat's folder until a choice is made; the
+/// choice, and the text typed meanwhile (kept for the chat).
 async fn ask_trust(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     keys: &mut EventStream,
     root: std::path::PathBuf,
-) -> Result<TrustChoice, TuiError> {
+) -> Result<(TrustChoice, String), TuiError> {
     let mut prompt = trust::TrustPrompt::new(root);
     loop {
         terminal
@@ -226,12 +232,13 @@ async fn ask_trust(
             Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => {
                 if let Some(choice) = prompt.key(k) {
                     terminal.clear().map_err(TuiError::Terminal)?;
-                    return Ok(choice);
+                    return Ok((choice, prompt.draft));
                 }
             }
+            Some(Ok(Event::Paste(text))) => prompt.draft.push_str(&text),
             Some(Ok(_)) => {}
             Some(Err(e)) => return Err(TuiError::Terminal(e)),
-            None => return Ok(TrustChoice::Quit),
+            None => return Ok((TrustChoice::Quit, prompt.draft)),
         }
     }
 }

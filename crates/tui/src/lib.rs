@@ -17,6 +17,7 @@ pub mod client;
 pub mod completion;
 mod config_notice;
 mod cost;
+mod deliberate;
 pub mod detail;
 mod event_loop;
 mod headless;

@@ -103,6 +103,8 @@ pub struct Setup {
     message: Option<(bool, String)>,
     /// A provider was saved (and then failed its test).
     saved: Option<String>,
+    /// When the current list appeared: keys typed ahead of it choose nothing.
+    shown: crate::deliberate::Deliberate,
 }
 
 impl Default for Setup {
@@ -122,6 +124,7 @@ impl Setup {
             key: String::new(),
             message: None,
             saved: None,
+            shown: crate::deliberate::Deliberate::new(),
         }
     }
 
@@ -151,6 +154,11 @@ impl Setup {
             Step::Models(m) => m.len(),
             _ => 0,
         };
+        // A list (the welcome's, the models found) answers only keys typed
+        // after it was seen; the fields take what is typed at once.
+        if count > 0 && self.shown.typed_ahead() {
+            return Next::Stay;
+        }
         match key.code {
             KeyCode::Up if count > 0 => self.selected = (self.selected + count - 1) % count,
             KeyCode::Down if count > 0 => self.selected = (self.selected + 1) % count,
@@ -400,6 +408,8 @@ where
                         setup.message = None;
                         setup.selected = 0;
                         setup.step = Step::Models(models);
+                        setup.shown = crate::deliberate::Deliberate::new();
+                        setup.shown = crate::deliberate::Deliberate::new();
                     }
                     Ok(_) => setup.failed("The endpoint lists no models.".into()),
                     Err(e) => setup.failed(format!("Cannot list the models: {e}")),
@@ -495,6 +505,27 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The welcome, on screen for a while.
+    fn seen_setup() -> Setup {
+        let mut s = Setup::new();
+        s.shown = crate::deliberate::Deliberate::shown_at(
+            std::time::Instant::now() - crate::deliberate::GRACE * 2,
+        );
+        s
+    }
+
+    /// Regression (issue 36, item 1): keys typed as the welcome appears
+    /// choose nothing.
+    #[test]
+    fn keys_typed_ahead_of_the_welcome_choose_nothing() {
+        let mut s = Setup::new();
+        assert_eq!(s.key(key(KeyCode::Down)), Next::Stay);
+        assert_eq!(s.key(key(KeyCode::Enter)), Next::Stay);
+        assert_eq!(s.key(key(KeyCode::Esc)), Next::Stay);
+        assert_eq!(s.step, Step::Pick);
+        assert_eq!(s.selected, 0);
+    }
+
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
     }
@@ -507,7 +538,7 @@ mod tests {
 
     #[test]
     fn a_preset_asks_for_the_key_hidden_then_saves() {
-        let mut s = Setup::new();
+        let mut s = seen_setup();
         assert_eq!(s.key(key(KeyCode::Enter)), Next::Stay);
         assert_eq!(s.step, Step::Key);
         typed(&mut s, "sk-secret");
@@ -530,7 +561,7 @@ mod tests {
 
     #[test]
     fn a_custom_url_needs_a_scheme_then_lists_and_picks_a_model() {
-        let mut s = Setup::new();
+        let mut s = seen_setup();
         for _ in 0..PRESETS.len() {
             s.key(key(KeyCode::Down));
         }

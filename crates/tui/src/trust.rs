@@ -2,6 +2,10 @@
 //! project (the daemon's `project.*` registry) is asked about once, as Codex
 //! and Claude Code do; trusting registers it. `/`, the home directory and
 //! its ancestors are never offered: the chat says so and stops.
+//!
+//! Typing ahead never answers it (see [`crate::deliberate`]): text typed
+//! before it was seen is kept as the chat's first draft, and Enter confirms
+//! only a choice the user selected here.
 
 use std::path::{Path, PathBuf};
 
@@ -95,34 +99,59 @@ pub async fn trust(conn: &Connection, root: &Path) -> Result<(), TuiError> {
 pub struct TrustPrompt {
     /// The folder asked about.
     pub root: PathBuf,
-    /// The highlighted choice.
+    /// The highlighted choice; shown once the user has moved it.
     pub selected: usize,
+    /// When the question appeared, and whether a choice was selected in it.
+    pub guard: crate::deliberate::Deliberate,
+    /// Text typed at the question: the chat's first draft, never an answer.
+    pub draft: String,
+    /// Said under the choices after an Enter that chose nothing.
+    hint: bool,
 }
 
 impl TrustPrompt {
-    /// Asks about `root`, "trust" highlighted.
+    /// Asks about `root`, nothing selected yet.
     pub fn new(root: PathBuf) -> TrustPrompt {
-        TrustPrompt { root, selected: 0 }
+        TrustPrompt {
+            root,
+            selected: 0,
+            guard: crate::deliberate::Deliberate::new(),
+            draft: String::new(),
+            hint: false,
+        }
     }
 
-    /// A key: the choice it makes, if any (↑↓ + Enter, 1-3, Esc or Ctrl-C quit).
+    /// A key: the choice it makes, if any (↑↓ + Enter, 1-3, Esc or Ctrl-C
+    /// quit). Keys typed ahead of the question answer nothing.
     pub fn key(&mut self, key: KeyEvent) -> Option<TrustChoice> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let ahead = self.guard.typed_ahead();
         match key.code {
-            KeyCode::Char('c' | 'd') if ctrl => Some(TrustChoice::Quit),
-            KeyCode::Esc => Some(TrustChoice::Quit),
+            KeyCode::Char('c' | 'd') if ctrl => return Some(TrustChoice::Quit),
+            KeyCode::Char(c) if !ctrl && (ahead || !matches!(c, '1'..='3')) => self.draft.push(c),
+            KeyCode::Backspace => {
+                self.draft.pop();
+            }
+            _ if ahead => {}
+            KeyCode::Esc => return Some(TrustChoice::Quit),
             KeyCode::Up => {
                 self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
-                None
+                self.guard.pick();
             }
             KeyCode::Down | KeyCode::Tab => {
-                self.selected = (self.selected + 1) % CHOICES.len();
-                None
+                if self.guard.picked() {
+                    self.selected = (self.selected + 1) % CHOICES.len();
+                }
+                self.guard.pick();
             }
-            KeyCode::Enter => Some(CHOICES[self.selected].0),
-            KeyCode::Char(c @ '1'..='3') => Some(CHOICES[usize::from(c as u8 - b'1')].0),
-            _ => None,
+            KeyCode::Enter if self.guard.enter_confirms() => return Some(CHOICES[self.selected].0),
+            KeyCode::Enter => self.hint = true,
+            KeyCode::Char(c @ '1'..='3') => {
+                return Some(CHOICES[usize::from(c as u8 - b'1')].0);
+            }
+            _ => {}
         }
+        None
     }
 
     /// The screen's lines.
@@ -145,7 +174,7 @@ impl TrustPrompt {
         ];
         for (i, (_, label)) in CHOICES.iter().enumerate() {
             let text = format!("{}. {label}", i + 1);
-            out.push(if i == self.selected {
+            out.push(if self.guard.picked() && i == self.selected {
                 Line::from(vec![
                     Span::styled("› ", keys.add_modifier(Modifier::BOLD)),
                     Span::styled(text, Style::new().add_modifier(Modifier::REVERSED)),
@@ -156,9 +185,26 @@ impl TrustPrompt {
         }
         out.push(Line::raw(""));
         out.push(Line::styled(
-            "↑↓ select · Enter confirms · 1-3 pick · Esc quits",
+            if self.guard.picked() {
+                "↑↓ select · Enter confirms · 1-3 pick · Esc quits"
+            } else {
+                "Press 1-3, or ↑↓ then Enter, to choose · Esc quits"
+            },
             keys,
         ));
+        if self.hint && !self.guard.picked() {
+            out.push(Line::styled(
+                "Choose first: Enter confirms only a choice you selected here.",
+                keys,
+            ));
+        }
+        if !self.draft.is_empty() {
+            out.push(Line::raw(""));
+            out.push(Line::styled(
+                format!("Kept for the chat: {}", self.draft),
+                Style::new().fg(Color::DarkGray),
+            ));
+        }
         out
     }
 }
@@ -180,10 +226,17 @@ mod tests {
         KeyEvent::new(code, KeyModifiers::NONE)
     }
 
+    fn seen(p: &mut TrustPrompt) {
+        use crate::deliberate::{Deliberate, GRACE};
+        p.guard = Deliberate::shown_at(std::time::Instant::now() - GRACE * 2);
+    }
+
     #[test]
     fn keys_choose_and_typed_letters_do_nothing() {
         let mut p = TrustPrompt::new(PathBuf::from("/work/p"));
+        seen(&mut p);
         assert_eq!(p.key(key(KeyCode::Char('y'))), None, "no letter decides");
+        assert_eq!(p.key(key(KeyCode::Down)), None);
         assert_eq!(p.key(key(KeyCode::Down)), None);
         assert!(p.lines().iter().any(|l| l.to_string().starts_with("› 2.")));
         assert_eq!(p.key(key(KeyCode::Enter)), Some(TrustChoice::Global));
@@ -191,5 +244,29 @@ mod tests {
         assert_eq!(p.key(key(KeyCode::Enter)), Some(TrustChoice::Trust));
         assert_eq!(p.key(key(KeyCode::Char('3'))), Some(TrustChoice::Quit));
         assert_eq!(p.key(key(KeyCode::Esc)), Some(TrustChoice::Quit));
+        assert_eq!(p.draft, "y");
+    }
+
+    /// Regression (issue 36, item 1): "hello" + Enter typed as the chat
+    /// opened trusted the folder and dropped the text.
+    #[test]
+    fn typed_ahead_text_and_enter_answer_nothing_and_the_text_is_kept() {
+        let mut p = TrustPrompt::new(PathBuf::from("/work/p"));
+        for c in "hello 1".chars() {
+            assert_eq!(p.key(key(KeyCode::Char(c))), None);
+        }
+        assert_eq!(p.key(key(KeyCode::Enter)), None);
+        assert_eq!(p.key(key(KeyCode::Esc)), None);
+        assert_eq!(p.draft, "hello 1");
+        // Seen now, but nothing selected: Enter still answers nothing.
+        seen(&mut p);
+        assert_eq!(p.key(key(KeyCode::Enter)), None);
+        assert!(
+            p.lines()
+                .iter()
+                .any(|l| l.to_string().starts_with("Choose first"))
+        );
+        assert!(!p.lines().iter().any(|l| l.to_string().starts_with("› ")));
+        assert_eq!(p.key(key(KeyCode::Char('1'))), Some(TrustChoice::Trust));
     }
 }

@@ -55,9 +55,13 @@ fn typed_words_at_the_prompt_reject_with_that_reason_and_nothing_runs() {
         screen.submit(&format!("clean up {i}"));
         let asking = screen.wait_for("Allow bash");
         assert!(asking.contains("rm -rf build"), "{asking}");
-        assert!(asking.contains("› 1. Allow once"), "{asking}");
+        assert!(
+            asking.contains("  1. Allow once"),
+            "nothing preselected: {asking}"
+        );
         let status = asking.lines().last().unwrap();
         assert!(status.contains("waiting for your approval"), "{status}");
+        screen.seen();
         screen.submit(reason);
         screen.wait_for(&format!("Kept it {i}."));
         assert!(
@@ -111,7 +115,8 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
         !dir.join("a.txt").exists(),
         "nothing runs before the answer"
     );
-    screen.keys(&["Down", "Down", "Up"]);
+    screen.seen();
+    screen.keys(&["Down", "Down"]);
     screen.wait_for("› 2. Allow for this session");
     screen.keys(&["Enter"]);
     screen.wait_for("Both written.");
@@ -129,6 +134,7 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
     ] {
         screen.submit(&format!("make {name}"));
         screen.wait_for(&format!("echo {name} >"));
+        screen.seen();
         screen.keys(&[key]);
         screen.wait_for(&format!("Done with {name}."));
         assert_eq!(dir.join(format!("{name}.txt")).exists(), runs, "{name}");
@@ -142,6 +148,7 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
     // 4 opens the reason step: the text typed is the reason.
     screen.submit("make four");
     screen.wait_for("echo four >");
+    screen.seen();
     screen.keys(&["4"]);
     screen.wait_for("why ›");
     screen.submit("use a temp dir");
@@ -151,6 +158,61 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
         tool_result(&server, 10).ends_with("The user said: use a temp dir"),
         "{}",
         tool_result(&server, 10)
+    );
+    screen.submit("/quit");
+    screen.wait_exit();
+}
+
+/// Regression (issue 36, item 1): text typed while the turn streamed stayed
+/// in the editor when the prompt opened, and the Enter meant to send it
+/// allowed the call. Typed ahead, it is sent as guidance and answers nothing;
+/// an Enter with nothing selected answers nothing; a selection made in the
+/// prompt, then Enter, does.
+#[test]
+fn an_enter_typed_ahead_sends_the_draft_and_never_allows() {
+    let server = ProviderServer::start().unwrap();
+    // The model takes a while to ask: the user types meanwhile.
+    server.enqueue(
+        Reply::new()
+            .tool_call("t1", "bash", r#"{"command":"echo ran > ran.txt"}"#)
+            .header_delay(std::time::Duration::from_millis(1500)),
+    );
+    server.enqueue(Reply::plain("Ran it, and noted your remark."));
+    let d = asking_daemon(&server);
+    let ran = d.home.join("global").join("ran.txt");
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("run the thing");
+    screen.wait_for("run the thing");
+    screen.type_text("also check the docs");
+    let asking = screen.wait_for("Allow bash");
+    // The Enter meant for the draft, at once (typed ahead) or a little later.
+    screen.keys(&["Enter"]);
+    let after = screen.wait("the draft sent as guidance", |s| {
+        !s.lines().any(|l| l.contains("› also check the docs")) && s.contains("also check the docs")
+    });
+    assert!(
+        after.contains("Allow bash"),
+        "the prompt stays: {asking}\n{after}"
+    );
+    assert!(!ran.exists(), "typed-ahead Enter ran the call");
+    // Seen, nothing selected: Enter says how to choose, and answers nothing.
+    screen.seen();
+    screen.keys(&["Enter"]);
+    let hint = screen.wait_for("choose first");
+    assert!(hint.contains("Allow bash"), "{hint}");
+    assert!(!ran.exists());
+    // A deliberate choice runs it; the guidance reached the model.
+    screen.keys(&["Down"]);
+    screen.wait_for("› 1. Allow once");
+    screen.keys(&["Enter"]);
+    screen.wait_for("Ran it, and noted your remark.");
+    assert!(ran.exists());
+    let requests = server.wait_requests(2, WAIT).unwrap();
+    assert!(
+        requests[1].body.to_string().contains("also check the docs"),
+        "{}",
+        requests[1].body
     );
     screen.submit("/quit");
     screen.wait_exit();

@@ -24,6 +24,7 @@ fn the_welcome_adds_a_provider_with_a_hidden_key_then_the_chat_answers() {
     assert!(welcome.contains("seekclaw provider add"), "{welcome}");
 
     // The list ends with the custom endpoints; Up wraps to them.
+    screen.seen();
     screen.keys(&["Up", "Up"]);
     screen.wait_for("› Custom OpenAI-compatible URL");
     screen.keys(&["Enter"]);
@@ -46,6 +47,7 @@ fn the_welcome_adds_a_provider_with_a_hidden_key_then_the_chat_answers() {
         models.contains("› tk-one") && models.contains("tk-two"),
         "{models}"
     );
+    screen.seen();
     screen.keys(&["Down", "Enter"]);
     let chat = screen.wait_for("Ask anything");
     assert!(chat.contains("Added custom: it answered"), "{chat}");
@@ -80,6 +82,7 @@ fn esc_skips_the_welcome_and_says_how_to_add_a_provider_later() {
     let d = crate::support::start_with(StartOptions::default());
     let screen = Screen::chat(&d.home, &["--global"]);
     screen.wait_for("Welcome to seekclaw");
+    screen.seen();
     screen.keys(&["Escape"]);
     let chat = screen.wait_for("Ask anything");
     assert!(chat.contains("No provider yet"), "{chat}");

@@ -99,6 +99,13 @@ impl Screen {
         self.tmux(&args);
     }
 
+    /// Waits until a question just shown has been on screen long enough to
+    /// have been read: keys before that count as typed ahead and answer
+    /// nothing (the chat's grace is 500 ms).
+    pub(crate) fn seen(&self) {
+        std::thread::sleep(Duration::from_millis(700));
+    }
+
     /// Types `text` and presses Enter.
     pub(crate) fn submit(&self, text: &str) {
         self.type_text(text);
