@@ -155,8 +155,13 @@ fn gitignore_note(root: &std::path::Path, edit: &seekclaw_config::GitignoreEdit)
         )
     } else {
         format!(
-            "To undo, delete these {} line(s) at the end of {}; `seekclaw init --no-gitignore` leaves .gitignore alone.\n",
+            "To undo, delete these {} line(s){} at the end of {}; `seekclaw init --no-gitignore` leaves .gitignore alone.\n",
             edit.lines.len(),
+            if edit.separated {
+                " and the blank line above them"
+            } else {
+                ""
+            },
             path.display()
         )
     });

@@ -222,6 +222,8 @@ pub struct GitignoreEdit {
     /// The lines added, in order (the `# SeekClaw` heading when it was
     /// added; blank separator lines left out).
     pub lines: Vec<String>,
+    /// A blank line was added before them (the file had content).
+    pub separated: bool,
 }
 
 /// [`init_workspace`], saying exactly what it added to `.gitignore`; with
@@ -313,6 +315,7 @@ fn update_gitignore(path: &Path) -> Result<Option<GitignoreEdit>> {
     Ok(Some(GitignoreEdit {
         created: existing.is_none(),
         lines,
+        separated: !text.is_empty(),
     }))
 }
 

@@ -218,6 +218,7 @@ fn init_says_which_gitignore_lines_it_added_and_can_leave_the_file_alone() {
         Some(GitignoreEdit {
             created: false,
             lines: vec![".seekclaw/".into(), ".session/".into(), ".cache/".into()],
+            separated: true,
         })
     );
 }

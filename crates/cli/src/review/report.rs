@@ -338,9 +338,14 @@ pub fn render_text(report: &Report) -> String {
         Check::Fail => "fail",
         Check::NotRun => "not run",
     };
+    // "no findings" would claim a review that did not happen.
+    let found = if report.scope.files.is_empty() && report.findings.is_empty() {
+        "nothing reviewed".to_string()
+    } else {
+        counts(&report.findings)
+    };
     out.push_str(&format!(
-        "\n{} · build: {} · tests: {}\n",
-        counts(&report.findings),
+        "\n{found} · build: {} · tests: {}\n",
         check(report.stats.build),
         check(report.stats.tests)
     ));

@@ -191,7 +191,7 @@ fn init_prints_each_gitignore_line_it_adds_and_how_to_undo_it() {
     );
     assert!(
         text.contains(&format!(
-            "appended to {} (so the agent's local files stay out of git):\n  # SeekClaw\n  .seekclaw/\n  .session/\n  .cache/\nTo undo, delete these 4 line(s) at the end of {}; `seekclaw init --no-gitignore` leaves .gitignore alone.\n",
+            "appended to {} (so the agent's local files stay out of git):\n  # SeekClaw\n  .seekclaw/\n  .session/\n  .cache/\nTo undo, delete these 4 line(s) and the blank line above them at the end of {}; `seekclaw init --no-gitignore` leaves .gitignore alone.\n",
             gitignore.display(),
             gitignore.display()
         )),

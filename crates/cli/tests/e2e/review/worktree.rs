@@ -101,7 +101,11 @@ fn a_dirty_tree_with_no_commits_is_reviewed_not_called_clean() {
         ),
         "{stdout}"
     );
-    assert!(!stdout.contains("No findings."), "{stdout}");
+    assert!(!stdout.to_lowercase().contains("no findings"), "{stdout}");
+    assert!(
+        stdout.contains("nothing reviewed · build: not run"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("No committed changes between HEAD and HEAD; the uncommitted changes in 1 file were not reviewed (--committed)."),
         "{stdout}"
