@@ -350,11 +350,11 @@ fn find(
     }
     match found.len() {
         0 if args.named() => bail!(
-            "no session in {} has an id starting (or ending) with \"{given}\" (see `seekclaw sessions list`)",
+            "session {given} not found in {}: no id there starts or ends with it (see `seekclaw sessions list`)",
             describe(&scope.key)
         ),
         0 => bail!(
-            "no session has an id starting (or ending) with \"{given}\" (see `seekclaw sessions list --all`)"
+            "session {given} not found: no id starts or ends with it (see `seekclaw sessions list --all`)"
         ),
         1 => Ok(found.remove(0)),
         n => {
