@@ -354,7 +354,8 @@ fn sessions_list_show_export_and_import_round_trip() {
     assert!(err.contains("exists in several scopes"), "{err}");
     let err = fails(tmp.path(), &home_b, &["sessions", "show", "nope"]);
     assert!(
-        err.trim().starts_with("seekclaw: session nope not found: no id starts or ends with it"),
+        err.trim()
+            .starts_with("seekclaw: session nope not found: no id starts or ends with it"),
         "{err}"
     );
 

@@ -61,7 +61,9 @@ fn a_unique_part_of_an_id_names_the_session_and_an_ambiguous_one_lists_them() {
     // No match at all.
     let err = fails(&ws, &home, &["sessions", "show", "zzz", "--global"]);
     assert!(
-        err.contains("session zzz not found in the global scope: no id there starts or ends with it"),
+        err.contains(
+            "session zzz not found in the global scope: no id there starts or ends with it"
+        ),
         "{err}"
     );
     // The full id still wins over a longer id it starts.
