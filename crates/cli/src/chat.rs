@@ -1,4 +1,5 @@
-//! `seekclaw chat` (and `seekclaw` alone): the terminal UI, a client of the daemon.
+//! `seekclaw chat` (and `seekclaw` alone): the terminal UI, a client of the
+//! daemon; once it closes, how to resume its session (`chat_hint`).
 
 use std::process::ExitCode;
 
@@ -15,6 +16,8 @@ pub struct ChatArgs {
 
 #[cfg(unix)]
 pub fn chat(args: ChatArgs) -> ExitCode {
+    use std::io::IsTerminal;
+
     use seekclaw_config::Home;
     use seekclaw_tui::{ChatOptions, Scope, SessionChoice};
     let outcome = (|| -> anyhow::Result<()> {
@@ -23,6 +26,15 @@ pub fn chat(args: ChatArgs) -> ExitCode {
         }
         let home = Home::from_env()?;
         let at = args.at;
+        // A person at a terminal is told how to come back (a pipe gets only the answer).
+        let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+        let before = crate::cwd::working_dir()
+            .ok()
+            .filter(|_| interactive)
+            .and_then(|cwd| {
+                crate::chat_hint::Before::read(&home, &cwd, at.workspace.as_deref(), at.global)
+            });
+        let (asked, continued) = (at.session.clone(), at.continue_latest);
         // Only the current directory is asked about: a named one was chosen.
         let ask_trust = !at.global && at.workspace.is_none();
         let scope = if at.global {
@@ -39,12 +51,15 @@ pub fn chat(args: ChatArgs) -> ExitCode {
             (None, false) => SessionChoice::New,
         };
         seekclaw_tui::run(ChatOptions {
-            home,
+            home: home.clone(),
             scope,
             session,
             prompt: args.prompt,
             ask_trust,
         })?;
+        if let Some(line) = before.and_then(|b| b.hint(&home, asked.as_deref(), continued)) {
+            println!("{line}");
+        }
         Ok(())
     })();
     crate::report(outcome)

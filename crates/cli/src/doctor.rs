@@ -26,6 +26,11 @@ pub struct DoctorArgs {
 pub struct InitArgs {
     /// The project directory (default: the project around the current directory).
     pub dir: Option<PathBuf>,
+    /// Leave the project's `.gitignore` alone. By default the lines missing
+    /// of `.seekclaw/`, `.session/`, `.cache/` and `logs/` are appended under
+    /// a `# SeekClaw` heading (the file is created if needed), and printed.
+    #[arg(long)]
+    pub no_gitignore: bool,
 }
 
 /// Whether any check failed (the exit status says so).
@@ -99,27 +104,68 @@ pub fn init(home: &Home, args: &InitArgs) -> Result<()> {
         }
         None => seekclaw_config::detect_root(&cwd, home),
     };
-    let created = seekclaw_config::init_workspace(&root)?;
+    let init = seekclaw_config::init_workspace_with(&root, !args.no_gitignore)?;
     let memory = root.join(".seekclaw").join("memory").join("MEMORY.md");
     let wrote_memory = create_new(&memory, MEMORY_STARTER)?;
-    if created.is_empty() && !wrote_memory {
+    if init.created.is_empty() && !wrote_memory && init.gitignore.is_none() {
         println!(
             "{} is already initialized; nothing was changed.",
             root.join(".seekclaw").display()
         );
         return Ok(());
     }
-    println!("initialized {}:", root.display());
-    for item in &created {
-        println!("  {item}");
+    if !init.created.is_empty() || wrote_memory {
+        println!("initialized {}:", root.display());
+        for item in &init.created {
+            println!("  {item}");
+        }
+        if wrote_memory {
+            println!("  .seekclaw/memory/MEMORY.md");
+        }
     }
-    if wrote_memory {
-        println!("  .seekclaw/memory/MEMORY.md");
+    if let Some(edit) = &init.gitignore {
+        print!("{}", gitignore_note(&root, edit));
     }
     println!(
         "Put notes for the agent in .seekclaw/memory/MEMORY.md and per-project settings in .seekclaw/config.json."
     );
     Ok(())
+}
+
+/// What `init` added to `.gitignore`, line for line, and how to undo it:
+/// the project's file is the user's, so nothing in it changes unsaid.
+fn gitignore_note(root: &std::path::Path, edit: &seekclaw_config::GitignoreEdit) -> String {
+    let path = root.join(".gitignore");
+    let mut out = format!(
+        "{} {} (so the agent's local files stay out of git):\n",
+        if edit.created {
+            "created"
+        } else {
+            "appended to"
+        },
+        path.display()
+    );
+    for line in &edit.lines {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out.push_str(&if edit.created {
+        format!(
+            "To undo, delete {} (it did not exist before); `seekclaw init --no-gitignore` leaves .gitignore alone.\n",
+            path.display()
+        )
+    } else {
+        format!(
+            "To undo, delete these {} line(s){} at the end of {}; `seekclaw init --no-gitignore` leaves .gitignore alone.\n",
+            edit.lines.len(),
+            if edit.separated {
+                " and the blank line above them"
+            } else {
+                ""
+            },
+            path.display()
+        )
+    });
+    out
 }
 
 const MEMORY_STARTER: &str = "# Project memory\n\n\

@@ -4,6 +4,8 @@
 mod acp;
 mod admin;
 mod chat;
+#[cfg(unix)]
+mod chat_hint;
 mod client;
 mod config_check;
 mod cwd;
@@ -17,6 +19,7 @@ mod pipes;
 mod provider_add;
 mod review;
 mod run;
+mod run_plain;
 mod run_pretty;
 mod schedule;
 mod serve;
@@ -37,12 +40,20 @@ use seekclaw_daemon::{DaemonError, DaemonOptions};
 #[command(
     name = "seekclaw",
     version,
-    about = "Local AI coding-agent runtime and daemon"
+    about = "Local AI coding-agent runtime and daemon",
+    long_about = "Local AI coding-agent runtime and daemon.\n\n\
+        Without a command, `seekclaw` is `seekclaw chat`: it takes the chat's flags and a \
+        first prompt (`seekclaw --continue`, `seekclaw --global`, `seekclaw \"fix the test\"`).",
+    // `seekclaw --continue sessions` is a mistake, not a chat.
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     /// Without a command: `seekclaw chat`.
     #[command(subcommand)]
     command: Option<Command>,
+    /// The chat's flags and first prompt, for `seekclaw` without a command.
+    #[command(flatten)]
+    chat: chat::ChatArgs,
 }
 
 #[derive(Subcommand)]
@@ -55,9 +66,14 @@ enum Command {
     /// Run one agent turn in-process (no daemon needed) and stream the answer;
     /// with `--concurrency N`, the task in N copies of the workspace side by side.
     Run(run::RunArgs),
-    /// Review `base...HEAD` read-only and print one report (JSON with
-    /// `--json`); exits 0 clean, 1 no report, 2 a blocker found.
+    /// Review `base...HEAD` and the working tree's uncommitted changes
+    /// read-only and print one report (JSON with `--json`); exits 0 without
+    /// blockers, 1 no report, 2 a blocker found.
     Review(review::ReviewArgs),
+    /// The copies `run --concurrency` made: list them, apply one copy's
+    /// changes to the original, remove them.
+    #[command(subcommand)]
+    Fleet(fleet::FleetCommand),
     /// Serve the engine over stdin/stdout: JSONL commands in, JSONL events out
     /// (the OpenSeek protocol).
     Serve(serve::ServeArgs),
@@ -84,7 +100,9 @@ enum Command {
     /// runs. Exits 1 when a check fails.
     Doctor(doctor::DoctorArgs),
     /// Create the project's `.seekclaw/` folder (starter config and memory
-    /// file); never overwrites.
+    /// file) and add `.seekclaw/`, `.session/`, `.cache/` and `logs/` to its
+    /// `.gitignore` (printed line by line; `--no-gitignore` leaves it alone);
+    /// never overwrites.
     Init(doctor::InitArgs),
     /// Describe the daemon protocol.
     #[command(subcommand)]
@@ -166,7 +184,20 @@ fn main() -> ExitCode {
         )
         .init();
     let Some(command) = cli.command else {
-        return chat::chat(chat::ChatArgs::default());
+        // A mistyped command must not go to a model as a prompt.
+        if let Some(near) = cli.chat.prompt.as_deref().and_then(command_like) {
+            let word = cli.chat.prompt.as_deref().unwrap_or_default().trim();
+            let why = if word.eq_ignore_ascii_case(&near) {
+                // `seekclaw --continue doctor`: a flag put the command in the prompt's place.
+                format!("`{word}` is a command: run `seekclaw {near}` without the chat's flags")
+            } else {
+                format!("unknown command `{word}` (did you mean `seekclaw {near}`?)")
+            };
+            return report(Err(anyhow::anyhow!(
+                "{why}; to send it as a prompt, use `seekclaw chat \"{word}\"`"
+            )));
+        }
+        return chat::chat(cli.chat);
     };
     if matches!(
         command,
@@ -196,6 +227,11 @@ fn main() -> ExitCode {
                 .and_then(|h| admin::model(&h, cmd)),
         ),
         Command::Mcp(args) => mcp::mcp(args),
+        Command::Fleet(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| fleet::fleet(&h, cmd)),
+        ),
         Command::Schedule(cmd) => report(
             Home::from_env()
                 .map_err(Into::into)
@@ -226,6 +262,50 @@ fn main() -> ExitCode {
                 .and_then(|h| inspect::inspect(&h, args)),
         ),
     }
+}
+
+/// The command a one-word prompt looks like a typo of (`sesions`,
+/// `doctr`): a prompt of one word that is a command's prefix or within two
+/// edits of its name.
+fn command_like(prompt: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let word = prompt.trim();
+    if word.is_empty() || word.contains(char::is_whitespace) {
+        return None;
+    }
+    let word = word.to_lowercase();
+    let cli = Cli::command();
+    let names: Vec<String> = cli
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name().to_string())
+        .collect();
+    names
+        .into_iter()
+        .map(|name| (edits(&word, &name), name))
+        .filter(|(d, name)| {
+            *d <= 1 + usize::from(name.len() > 4) || (word.len() >= 3 && name.starts_with(&word))
+        })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
+}
+
+/// Levenshtein distance (both words are short).
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diag + usize::from(ca != *cb));
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// `seekclaw protocol schema [--serve]`: the document, pretty-printed.
@@ -294,6 +374,46 @@ fn run_daemon(args: &DaemonArgs) -> ExitCode {
         Err(e) => {
             eprintln!("seekclaw: {e:#}");
             ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    #[test]
+    fn the_bare_command_takes_the_chats_flags_and_a_prompt() {
+        Cli::command().debug_assert();
+        let cli = Cli::try_parse_from(["seekclaw", "--continue", "--global"]).unwrap();
+        assert!(cli.command.is_none());
+        assert!(cli.chat.at.continue_latest && cli.chat.at.global);
+        let cli = Cli::try_parse_from(["seekclaw", "fix the test"]).unwrap();
+        assert_eq!(cli.chat.prompt.as_deref(), Some("fix the test"));
+        let cli = Cli::try_parse_from(["seekclaw", "-c"]).unwrap();
+        assert!(cli.chat.at.continue_latest);
+        let cli = Cli::try_parse_from(["seekclaw", "--resume", "abc"]).unwrap();
+        assert_eq!(cli.chat.at.session.as_deref(), Some("abc"));
+        // Commands still win, and chat flags before one are an error.
+        let cli = Cli::try_parse_from(["seekclaw", "sessions", "list"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Sessions(_))));
+        // A command after a chat flag lands in the prompt, which `main` refuses.
+        let cli = Cli::try_parse_from(["seekclaw", "--continue", "doctor"]).unwrap();
+        assert_eq!(
+            cli.chat.prompt.as_deref().and_then(command_like).as_deref(),
+            Some("doctor")
+        );
+    }
+
+    #[test]
+    fn a_one_word_prompt_like_a_command_is_a_typo() {
+        assert_eq!(command_like("sesions").as_deref(), Some("sessions"));
+        assert_eq!(command_like("doctr").as_deref(), Some("doctor"));
+        assert_eq!(command_like("sched").as_deref(), Some("schedule"));
+        assert_eq!(command_like("rn").as_deref(), Some("run"));
+        for prompt in ["hi", "hello", "fix", "explain this repo", "test", "go"] {
+            assert_eq!(command_like(prompt), None, "{prompt}");
         }
     }
 }

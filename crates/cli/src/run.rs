@@ -182,6 +182,7 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
     };
     let sid = turn.session().id.clone();
     let mut mapper = TurnMapper::new(None);
+    let mut plain = crate::run_plain::Plain::new();
     // Text on a terminal is printed as the chat shows it; piped, it is plain.
     let mut pretty = match output {
         Output::Text => Pretty::open(),
@@ -206,16 +207,25 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
                 }
             }
             ev = turn.next_event() => match ev {
-                Some(ev) => match &mut pretty {
-                    Some(p) => p.event(ev),
-                    None => print_event(output, &sid, ev, &mut mapper, &mut stdout),
+                Some(ev) => match (&mut pretty, output) {
+                    (Some(p), _) => p.event(ev),
+                    (None, Output::Text) => plain.event(ev, &mut stdout, &mut std::io::stderr()),
+                    (None, _) => print_event(output, &sid, ev, &mut mapper, &mut stdout),
                 },
                 None => break,
             },
             _ = force.cancelled() => {
                 // The turn is dropped unfinished: its log keeps the active
                 // mark, so the next daemon start records it as interrupted.
-                let _ = writeln!(stdout);
+                match &mut pretty {
+                    Some(p) => p.stopped(),
+                    None => {
+                        let _ = writeln!(stdout);
+                        if output == Output::Text {
+                            eprintln!("(cancelled; stopped waiting for the turn to end)");
+                        }
+                    }
+                }
                 return Ok(RunResult::Cancelled);
             }
         }
@@ -244,6 +254,9 @@ async fn run_turn(home: Home, opts: RunOptions, output: Output) -> anyhow::Resul
             Some(p) => p.finish(&outcome),
             None => {
                 let _ = writeln!(stdout);
+                if matches!(outcome, TurnOutcome::Cancelled(_)) {
+                    eprintln!("(cancelled)");
+                }
             }
         },
     }
@@ -281,13 +294,6 @@ fn print_event(
         for w in wire {
             let _ = out.write_all(&w.to_line());
         }
-    } else if let AgentEvent::Delta(d) = ev {
-        let _ = out.write_all(d.as_bytes());
-    } else if let AgentEvent::ToolStart { name, summary, .. } = ev {
-        let _ = writeln!(std::io::stderr(), "\n[{name}] {summary}");
-    } else if let Some(notice) = seekclaw_daemon::model_notice(&ev) {
-        // A failover or a retry: another model (price, destination) or a wait.
-        let _ = writeln!(std::io::stderr(), "\n[{notice}]");
     }
     let _ = out.flush();
 }

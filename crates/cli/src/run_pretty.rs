@@ -79,13 +79,25 @@ mod terminal {
             let _ = self.printer.tick();
         }
 
-        /// The rest of the answer and the closing usage line.
+        /// The rest of the answer, `(cancelled)` after Ctrl-C (as the chat
+        /// shows it), and the closing usage line.
         pub fn finish(&mut self, outcome: &TurnOutcome) {
             let answer = match outcome {
-                TurnOutcome::Done(text) | TurnOutcome::Cancelled(text) => text.as_str(),
+                TurnOutcome::Done(text) => text.as_str(),
+                TurnOutcome::Cancelled(_) => {
+                    let _ = self.printer.notice("(cancelled)");
+                    ""
+                }
                 TurnOutcome::Failed(_) | TurnOutcome::Unsaved { .. } => "",
             };
             let _ = self.printer.finish(answer);
+        }
+
+        /// A second Ctrl-C: the run stops waiting for the turn's end.
+        pub fn stopped(&mut self) {
+            let _ = self
+                .printer
+                .notice("(cancelled; stopped waiting for the turn to end)");
         }
     }
 }
@@ -105,4 +117,6 @@ impl Pretty {
     pub fn tick(&mut self) {}
 
     pub fn finish(&mut self, _outcome: &seekclaw_agent::TurnOutcome) {}
+
+    pub fn stopped(&mut self) {}
 }

@@ -5,9 +5,10 @@
 //! import live in `sessions_file.rs`, search in `sessions_search.rs`.
 //!
 //! Scope as in `seekclaw run`: `--global`, `--workspace DIR` (its project
-//! root), else the current directory's project root. `show` and `export`
-//! given no scope also find a session by id alone when it lives in exactly
-//! one other scope (what `list --all` shows can be opened from anywhere).
+//! root), else the current directory's project root. `show`, `export` and
+//! `compact` given no scope also find a session by id alone when it lives in
+//! exactly one other scope (what `list --all` shows can be opened from
+//! anywhere), and take a unique start of an id (or its end) for the whole.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,7 +45,7 @@ pub enum SessionsCommand {
     /// their output, notices, compaction summaries (after what they cover)
     /// and how each turn ended.
     Show {
-        /// Session id.
+        /// Session id, or a unique start (or end) of it.
         id: String,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -76,7 +77,7 @@ pub enum SessionsCommand {
     },
     /// Write a session as an OpenSeek session file (header + one event per line).
     Export {
-        /// Session id.
+        /// Session id, or a unique start (or end) of it.
         id: String,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -89,7 +90,7 @@ pub enum SessionsCommand {
     /// --from and --to: append the file's text as the summary of events
     /// FROM..TO instead, no model involved.
     Compact {
-        /// Session id.
+        /// Session id, or a unique start (or end) of it.
         id: String,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -177,7 +178,7 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
             json,
             model_view: false,
         } => {
-            let key = find(&store, home, &scope, &id)?;
+            let (key, id) = find(&store, home, &scope, &id)?;
             let events = read_log(&store, &key, &id)?;
             if json {
                 let events = sessions_log::without_image_data(events);
@@ -193,7 +194,7 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
             json,
             model_view: true,
         } => {
-            let key = find(&store, home, &scope, &id)?;
+            let (key, id) = find(&store, home, &scope, &id)?;
             let events = read_log(&store, &key, &id)?;
             let messages = conversation(&events);
             if json {
@@ -217,7 +218,7 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
             crate::sessions_search::search(home, &store, &scope, &query, limit, json, &mut out)?;
         }
         SessionsCommand::Export { id, scope, output } => {
-            let key = find(&store, home, &scope, &id)?;
+            let (key, id) = find(&store, home, &scope, &id)?;
             let events = read_log(&store, &key, &id)?;
             let prompt = store.system_prompt(&key, &id)?.unwrap_or_default();
             sessions_file::export(&id, &prompt, &events, output.as_deref(), &mut out)?;
@@ -230,7 +231,7 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
             from: Some(from),
             to: Some(to),
         } => {
-            let key = find(&store, home, &scope, &id)?;
+            let (key, id) = find(&store, home, &scope, &id)?;
             drop(store);
             let text = sessions_file::read_summary(&file)?;
             let done = sessions_file::append_summary(home, &key, &id, text, from, to)?;
@@ -250,7 +251,7 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
         SessionsCommand::Compact {
             id, scope, json, ..
         } => {
-            let key = find(&store, home, &scope, &id)?;
+            let (key, id) = find(&store, home, &scope, &id)?;
             let header = store
                 .session(&key, &id)?
                 .with_context(|| format!("session {id} not found"))?;
@@ -313,23 +314,61 @@ fn compact(home: &Home, scope: &Scope, id: &str) -> anyhow::Result<seekclaw_agen
     done
 }
 
-/// The scope key holding session `id` (see the module doc).
-fn find(store: &Store, home: &Home, args: &ScopeArgs, id: &str) -> anyhow::Result<String> {
+/// The scope key and the full id of the session `given` names: its id, or
+/// a unique start of it (or end: the id's random tail), as `schedule` takes
+/// task ids. Looked for in the scope, then (no scope named) in every scope.
+fn find(
+    store: &Store,
+    home: &Home,
+    args: &ScopeArgs,
+    given: &str,
+) -> anyhow::Result<(String, String)> {
+    let given = given.trim();
+    if given.is_empty() {
+        bail!("no session id given (see `seekclaw sessions list`)");
+    }
     let scope = args.resolve(home)?;
-    if store.session(&scope.key, id)?.is_some() {
-        return Ok(scope.key);
+    if store.session(&scope.key, given)?.is_some() {
+        return Ok((scope.key, given.to_string()));
     }
-    if args.named() {
-        bail!("session {id} not found in {}", describe(&scope.key));
+    if !args.named() {
+        let mut scopes = store.scopes_of_session(given)?;
+        match scopes.len() {
+            0 => {}
+            1 => return Ok((scopes.remove(0), given.to_string())),
+            _ => bail!(
+                "session {given} exists in several scopes ({}); pick one with --workspace DIR or --global",
+                scopes.join(", ")
+            ),
+        }
     }
-    let mut scopes = store.scopes_of_session(id)?;
-    match scopes.len() {
-        0 => bail!("session {id} not found"),
-        1 => Ok(scopes.remove(0)),
-        _ => bail!(
-            "session {id} exists in several scopes ({}); pick one with --workspace DIR or --global",
-            scopes.join(", ")
+    // One more than is listed, to know there are more.
+    const SHOWN: usize = 10;
+    let mut found = store.sessions_matching(Some(&scope.key), given, SHOWN + 1)?;
+    if found.is_empty() && !args.named() {
+        found = store.sessions_matching(None, given, SHOWN + 1)?;
+    }
+    match found.len() {
+        0 if args.named() => bail!(
+            "session {given} not found in {}: no id there starts or ends with it (see `seekclaw sessions list`)",
+            describe(&scope.key)
         ),
+        0 => bail!(
+            "session {given} not found: no id starts or ends with it (see `seekclaw sessions list --all`)"
+        ),
+        1 => Ok(found.remove(0)),
+        n => {
+            let listed: Vec<String> = found
+                .iter()
+                .take(SHOWN)
+                .map(|(key, id)| format!("\n  {id}  ({})", describe(key)))
+                .collect();
+            let more = if n > SHOWN { "\n  …" } else { "" };
+            bail!(
+                "\"{given}\" matches more than one session; give more of the id:{}{more}",
+                listed.concat()
+            )
+        }
     }
 }
 

@@ -18,10 +18,10 @@ pub struct SessionArgs {
     #[arg(long, conflicts_with = "workspace")]
     pub global: bool,
     /// Continue this session instead of starting a new one.
-    #[arg(long)]
+    #[arg(long, visible_alias = "resume", value_name = "ID")]
     pub session: Option<String>,
     /// Continue the scope's most recently updated session.
-    #[arg(long = "continue", conflicts_with = "session")]
+    #[arg(short = 'c', long = "continue", conflicts_with = "session")]
     pub continue_latest: bool,
 }
 

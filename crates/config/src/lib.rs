@@ -43,4 +43,7 @@ pub use state::{State, WorkspaceConfig, workspace_config_path};
 pub use ui::{UiLanguage, UiSettings, english_title};
 pub use unknown::UnknownFields;
 pub use web_search::{SearchEngine, WebSearchSettings};
-pub use workspace::{detect_root, init_workspace, too_broad_for_workspace, workspace_name};
+pub use workspace::{
+    GitignoreEdit, WorkspaceInit, detect_root, init_workspace, init_workspace_with,
+    too_broad_for_workspace, workspace_name,
+};

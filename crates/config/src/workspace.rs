@@ -189,6 +189,46 @@ pub fn workspace_name(root: &Path) -> String {
 /// `".seekclaw/prompts"`, …, `".gitignore (created)"` or `".gitignore (updated)"`).
 /// A second call returns nothing.
 pub fn init_workspace(root: &Path) -> Result<Vec<String>> {
+    let init = init_workspace_with(root, true)?;
+    let mut created = init.created;
+    if let Some(edit) = init.gitignore {
+        created.push(
+            if edit.created {
+                ".gitignore (created)"
+            } else {
+                ".gitignore (updated)"
+            }
+            .to_string(),
+        );
+    }
+    Ok(created)
+}
+
+/// What [`init_workspace_with`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkspaceInit {
+    /// What it created, relative to the root with `/` separators, in order
+    /// (`".seekclaw"`, `".seekclaw/prompts"`, …, `".seekclaw/config.json"`).
+    pub created: Vec<String>,
+    /// What it added to `.gitignore`, if anything.
+    pub gitignore: Option<GitignoreEdit>,
+}
+
+/// Lines appended to a project's `.gitignore`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitignoreEdit {
+    /// The file did not exist before.
+    pub created: bool,
+    /// The lines added, in order (the `# SeekClaw` heading when it was
+    /// added; blank separator lines left out).
+    pub lines: Vec<String>,
+    /// A blank line was added before them (the file had content).
+    pub separated: bool,
+}
+
+/// [`init_workspace`], saying exactly what it added to `.gitignore`; with
+/// `gitignore` false, `.gitignore` is left alone.
+pub fn init_workspace_with(root: &Path, gitignore: bool) -> Result<WorkspaceInit> {
     let mut created = Vec::new();
     let dot = root.join(".seekclaw");
     if create_dir_if_missing(&dot)? {
@@ -203,10 +243,12 @@ pub fn init_workspace(root: &Path) -> Result<Vec<String>> {
     if create_file_if_missing(&config, b"{}\n")? {
         created.push(".seekclaw/config.json".to_string());
     }
-    if let Some(change) = update_gitignore(&root.join(".gitignore"))? {
-        created.push(change.to_string());
-    }
-    Ok(created)
+    let gitignore = if gitignore {
+        update_gitignore(&root.join(".gitignore"))?
+    } else {
+        None
+    };
+    Ok(WorkspaceInit { created, gitignore })
 }
 
 fn create_dir_if_missing(dir: &Path) -> Result<bool> {
@@ -230,7 +272,7 @@ fn create_file_if_missing(path: &Path, content: &[u8]) -> Result<bool> {
 }
 
 /// Appends only the missing lines, keeping the file's own content and line endings.
-fn update_gitignore(path: &Path) -> Result<Option<&'static str>> {
+fn update_gitignore(path: &Path) -> Result<Option<GitignoreEdit>> {
     let existing = match fs::read(path) {
         Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -254,11 +296,12 @@ fn update_gitignore(path: &Path) -> Result<Option<&'static str>> {
         }
         add.push_str(eol);
     }
+    let mut lines = Vec::new();
     if !text.lines().any(|l| l.trim() == GITIGNORE_HEADING) {
-        add.push_str(GITIGNORE_HEADING);
-        add.push_str(eol);
+        lines.push(GITIGNORE_HEADING.to_string());
     }
-    for line in missing {
+    lines.extend(missing.into_iter().map(str::to_string));
+    for line in &lines {
         add.push_str(line);
         add.push_str(eol);
     }
@@ -269,10 +312,10 @@ fn update_gitignore(path: &Path) -> Result<Option<&'static str>> {
         .map_err(|e| ConfigError::io(path, e))?;
     file.write_all(add.as_bytes())
         .map_err(|e| ConfigError::io(path, e))?;
-    Ok(Some(if existing.is_some() {
-        ".gitignore (updated)"
-    } else {
-        ".gitignore (created)"
+    Ok(Some(GitignoreEdit {
+        created: existing.is_none(),
+        lines,
+        separated: !text.is_empty(),
     }))
 }
 

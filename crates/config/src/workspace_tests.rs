@@ -200,6 +200,30 @@ fn init_workspace_fills_only_what_is_missing() {
 }
 
 #[test]
+fn init_says_which_gitignore_lines_it_added_and_can_leave_the_file_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::write(root.join(".gitignore"), "target\n# SeekClaw\nlogs/\n").unwrap();
+    let init = init_workspace_with(root, false).unwrap();
+    assert_eq!(init.gitignore, None);
+    assert_eq!(init.created.len(), 9);
+    assert_eq!(
+        fs::read_to_string(root.join(".gitignore")).unwrap(),
+        "target\n# SeekClaw\nlogs/\n"
+    );
+    let init = init_workspace_with(root, true).unwrap();
+    assert!(init.created.is_empty());
+    assert_eq!(
+        init.gitignore,
+        Some(GitignoreEdit {
+            created: false,
+            lines: vec![".seekclaw/".into(), ".session/".into(), ".cache/".into()],
+            separated: true,
+        })
+    );
+}
+
+#[test]
 fn gitignore_keeps_crlf() {
     let tmp = tempfile::tempdir().unwrap();
     fs::write(tmp.path().join(".gitignore"), "bin\r\n").unwrap();

@@ -261,6 +261,22 @@ fn file_check(name: &str, path: &Path, health: &FileHealth, using_last_good: boo
         );
     }
     if health.warnings.is_empty() {
+        // Defaults are fine, but "OK" beside a file that is not there sends
+        // people looking for it.
+        if std::fs::symlink_metadata(path).is_err() {
+            let when = if name == "config.json" {
+                "`seekclaw provider add` or the first settings change writes it"
+            } else {
+                "the first change of state writes it"
+            };
+            return info(
+                &title,
+                format!(
+                    "{} does not exist yet: defaults are in use ({when})",
+                    path.display()
+                ),
+            );
+        }
         return ok(&title, path.display().to_string());
     }
     let listed: Vec<String> = health.warnings.iter().map(ToString::to_string).collect();
@@ -451,6 +467,14 @@ mod tests {
         );
 
         let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let row = file_check("config.json", &path, &FileHealth::default(), false);
+        assert_eq!(row.level, CheckLevel::Info, "{}", row.detail);
+        assert!(row.detail.contains("does not exist yet"), "{}", row.detail);
+        std::fs::write(&path, "{}").unwrap();
+        let row = file_check("config.json", &path, &FileHealth::default(), false);
+        assert_eq!(row.level, CheckLevel::Ok, "{}", row.detail);
+
         let rows = workspace_checks(dir.path());
         assert_eq!(
             (rows[0].level, rows[1].level),

@@ -83,6 +83,37 @@ impl Store {
         })
     }
 
+    /// Sessions whose id starts with `part` (in `scope`, else in any), as
+    /// `(scope, id)` ordered by id, at most `limit`: what people type for a
+    /// long id. When none starts with it, those whose id ends with it (the
+    /// id's random tail).
+    pub fn sessions_matching(
+        &self,
+        scope: Option<&str>,
+        part: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, String)>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.read(|tx| {
+            let mut found = Vec::new();
+            for sql in [
+                "SELECT scope, id FROM sessions WHERE (?1 IS NULL OR scope = ?1) \
+                 AND substr(id, 1, length(?2)) = ?2 ORDER BY id, scope LIMIT ?3",
+                "SELECT scope, id FROM sessions WHERE (?1 IS NULL OR scope = ?1) \
+                 AND substr(id, -length(?2)) = ?2 ORDER BY id, scope LIMIT ?3",
+            ] {
+                found = tx
+                    .prepare_cached(sql)?
+                    .query_map(params![scope, part, limit], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<Vec<(String, String)>>>()?;
+                if !found.is_empty() {
+                    break;
+                }
+            }
+            Ok(found)
+        })
+    }
+
     /// Creates `new` with `events` as its log, all or nothing: `Conflict` if
     /// the session exists (nothing written), `InvalidInput` unless the events'
     /// seqs run 1, 2, 3…. Events keep their `unix_ms`; their `turn` is not
@@ -292,6 +323,18 @@ mod tests {
         store.create_session(&new_session("b", "s1")).unwrap();
         assert_eq!(store.scopes_of_session("s1").unwrap(), ["a", "b"]);
         assert!(store.scopes_of_session("nope").unwrap().is_empty());
+
+        // A part of an id: its start, else its end; per scope or in any.
+        let pairs = |v: Vec<(String, String)>| -> Vec<String> {
+            v.into_iter().map(|(k, id)| format!("{k}/{id}")).collect()
+        };
+        let found = |scope, part| pairs(store.sessions_matching(scope, part, 10).unwrap());
+        assert_eq!(found(None, "s"), ["a/s1", "b/s1", "b/s2"]);
+        assert_eq!(found(Some("b"), "s"), ["b/s1", "b/s2"]);
+        assert_eq!(found(None, "2"), ["b/s2"], "by its end");
+        assert_eq!(found(Some("a"), "s2"), Vec::<String>::new());
+        assert_eq!(found(None, "%"), Vec::<String>::new(), "no wildcards");
+        assert_eq!(store.sessions_matching(None, "s", 1).unwrap().len(), 1);
     }
 
     #[test]

@@ -47,9 +47,11 @@ pub struct Picker {
 }
 
 impl Picker {
-    /// The sessions `session.list` returned.
+    /// The sessions `session.list` returned, each subagent's session right
+    /// under its parent's (marked `└`), as `seekclaw sessions list` shows them.
     pub fn sessions(list: &Value, global: bool, archived: bool) -> Picker {
-        let items = rows(list)
+        let parents: Vec<Option<&str>> = rows(list).map(|s| s["parentId"].as_str()).collect();
+        let items: Vec<PickItem> = rows(list)
             .map(|s| {
                 let id = s["id"].as_str().unwrap_or_default().to_string();
                 let title = s["title"].as_str().filter(|t| !t.trim().is_empty());
@@ -69,7 +71,7 @@ impl Picker {
             .collect();
         Picker {
             kind: PickerKind::Sessions { global, archived },
-            items,
+            items: nested(items, &parents),
             query: String::new(),
             selected: 0,
         }
@@ -158,6 +160,53 @@ impl Picker {
             }
         }
     }
+}
+
+/// `items` with each child right under its parent when the parent is
+/// listed (labelled `└ `, deeper ones indented), the order otherwise kept;
+/// a child whose parent is not listed (archived, gone) stands on its own.
+fn nested(items: Vec<PickItem>, parents: &[Option<&str>]) -> Vec<PickItem> {
+    let parent_of = |i: usize| {
+        parents
+            .get(i)
+            .copied()
+            .flatten()
+            .filter(|p| *p != items[i].key && items.iter().any(|item| item.key == *p))
+    };
+    let mut done = vec![false; items.len()];
+    let mut out = Vec::with_capacity(items.len());
+    // Depth-first from each top-level row; `done` stops a cycle.
+    let mut stack: Vec<(usize, usize)> = (0..items.len())
+        .rev()
+        .filter(|&i| parent_of(i).is_none())
+        .map(|i| (i, 0))
+        .collect();
+    loop {
+        let Some((i, depth)) = stack.pop() else {
+            // Rows only a cycle of parents reaches: listed as they come.
+            match done.iter().position(|d| !d) {
+                Some(i) => {
+                    stack.push((i, 1));
+                    continue;
+                }
+                None => break,
+            }
+        };
+        if std::mem::replace(&mut done[i], true) {
+            continue;
+        }
+        let mut item = items[i].clone();
+        if depth > 0 {
+            item.label = format!("{}└ {}", "  ".repeat(depth - 1), item.label);
+        }
+        out.push(item);
+        for j in (0..items.len()).rev() {
+            if !done[j] && parent_of(j) == Some(items[i].key.as_str()) {
+                stack.push((j, depth + 1));
+            }
+        }
+    }
+    out
 }
 
 fn rows(list: &Value) -> impl Iterator<Item = &Value> {
@@ -271,6 +320,35 @@ mod tests {
             })
         );
         assert!(app.picker.is_none());
+    }
+
+    #[test]
+    fn child_sessions_sit_under_their_parent() {
+        let list = json!([
+            {"id": "c1", "title": "explore: where", "updatedAt": "2026-01-03T10:00:00Z", "parentId": "p1"},
+            {"id": "p2", "title": "Other", "updatedAt": "2026-01-02T11:00:00Z"},
+            {"id": "p1", "title": "Fix it", "updatedAt": "2026-01-02T10:00:00Z"},
+            {"id": "c2", "title": "review: all", "updatedAt": "2026-01-01T10:00:00Z", "parentId": "p1"},
+            {"id": "o1", "title": "orphan", "updatedAt": "2026-01-01T09:00:00Z", "parentId": "gone"},
+            {"id": "g1", "title": "deeper", "updatedAt": "2026-01-01T08:00:00Z", "parentId": "c1"},
+        ]);
+        let picker = Picker::sessions(&list, false, false);
+        let rows: Vec<(&str, &str)> = picker
+            .items
+            .iter()
+            .map(|i| (i.key.as_str(), i.label.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("p2", "Other"),
+                ("p1", "Fix it"),
+                ("c1", "└ explore: where"),
+                ("g1", "  └ deeper"),
+                ("c2", "└ review: all"),
+                ("o1", "orphan"),
+            ]
+        );
     }
 
     #[test]

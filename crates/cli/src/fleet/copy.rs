@@ -190,8 +190,19 @@ pub fn copy_tree(root: &Path, tree: &Tree, dest: &Path) -> io::Result<CopyStats>
 }
 
 /// A copy-on-write clone while `clone` holds (it keeps the source's mode),
-/// else a plain copy.
+/// else a plain copy; either way with the source's modification time, which
+/// `fleet apply` reads to tell what a run changed.
 fn copy_file(from: &Path, to: &Path, clone: &mut bool, stats: &mut CopyStats) -> io::Result<()> {
+    copy_content(from, to, clone, stats)?;
+    // Best effort: a copy whose time differs is only taken as changed by
+    // its run, which the content comparison then settles.
+    if let Ok(modified) = std::fs::metadata(from).and_then(|m| m.modified()) {
+        let _ = std::fs::File::open(to).and_then(|f| f.set_modified(modified));
+    }
+    Ok(())
+}
+
+fn copy_content(from: &Path, to: &Path, clone: &mut bool, stats: &mut CopyStats) -> io::Result<()> {
     if *clone {
         match reflink_copy::reflink(from, to) {
             Ok(()) => {
@@ -307,6 +318,17 @@ mod tests {
         assert_eq!(
             std::fs::read_link(dest.join("link")).unwrap(),
             Path::new("run.sh")
+        );
+        assert_eq!(
+            std::fs::metadata(dest.join("run.sh"))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            std::fs::metadata(root.join("run.sh"))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            "the copy keeps the original's time"
         );
         assert!(copy_tree(&root, &tree, &dest).is_err(), "dest exists");
     }

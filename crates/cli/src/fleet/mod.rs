@@ -1,13 +1,19 @@
 //! `seekclaw run --concurrency N`: the same task N times side by side, each
 //! in its own copy of the workspace and its own session, then one summary.
 //! The original workspace is only read; the copies stay for inspection
-//! (also after Ctrl-C, which cancels every run). All turns go through one
+//! (also after Ctrl-C, which cancels every run) with a manifest
+//! (`fleet.json`), and `seekclaw fleet apply|clean|list` (`apply.rs`) take
+//! a chosen copy's changes back or remove them. All turns go through one
 //! engine in this process, as `seekclaw run` does.
 
+mod apply;
 mod copy;
 mod diff;
+mod manifest;
 mod report;
 pub mod tasks;
+
+pub use apply::{FleetCommand, fleet};
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -124,7 +130,14 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
     let started = Instant::now();
     let (tree, stats) = {
         let (root, rules, paths) = (root.clone(), rules.clone(), paths.clone());
-        tokio::task::spawn_blocking(move || make_copies(&root, &rules, &paths)).await??
+        let (dir, task, copies) = (fleet_dir.clone(), spec.prompt.clone(), spec.copies);
+        tokio::task::spawn_blocking(move || {
+            let (tree, stats) = make_copies(&root, &rules, &paths)?;
+            let names = (0..copies).map(copy_name).collect();
+            manifest::Manifest::new(&root, &task, names, &tree)?.write(&dir)?;
+            anyhow::Ok((tree, stats))
+        })
+        .await??
     };
     let copy_ms = started.elapsed().as_millis() as u64;
     if all.is_cancelled() {

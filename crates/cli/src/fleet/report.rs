@@ -133,6 +133,16 @@ impl FleetReport {
             self.workspace,
             self.status,
             self.wall_ms as f64 / 1000.0
+        )?;
+        writeln!(
+            out,
+            "take one copy's changes into the original: seekclaw fleet apply {}/run-N (--dry-run shows them first)",
+            self.fleet_dir
+        )?;
+        writeln!(
+            out,
+            "remove the copies: seekclaw fleet clean {}",
+            self.fleet_dir
         )
     }
 }

@@ -1,5 +1,6 @@
-//! `seekclaw review`: a headless, read-only review of `base...HEAD` (OpenSeek
-//! §8.1). One turn in this process, in readonly mode, ends with the
+//! `seekclaw review`: a headless, read-only review of `base...HEAD` and the
+//! working tree's uncommitted changes (OpenSeek §8.1, which reviews commits
+//! only: a dirty tree reported clean misled; `--committed` is that). One turn in this process, in readonly mode, ends with the
 //! `submit_review` tool; its arguments are checked against the repository
 //! and a bad report goes back to the model to fix. Exactly one report is
 //! printed: JSON with `--json`, readable text otherwise. Exit codes: 0 a
@@ -34,6 +35,11 @@ pub struct ReviewArgs {
     /// The repository (default: the current directory's).
     #[arg(long)]
     workspace: Option<PathBuf>,
+    /// Review the commits `base...HEAD` only. By default the working tree's
+    /// uncommitted changes (staged, unstaged and untracked files) are
+    /// reviewed too; with this flag they are named as not reviewed.
+    #[arg(long)]
+    committed: bool,
     /// Print the report as one JSON document.
     #[arg(long)]
     json: bool,
@@ -59,8 +65,9 @@ pub fn run(args: ReviewArgs) -> ExitCode {
             Some(dir) => dir.clone(),
             None => crate::cwd::working_dir()?,
         };
-        let range = scope::resolve(&dir, args.base.as_deref())?;
-        if range.scope.files.is_empty() {
+        let range = scope::resolve(&dir, args.base.as_deref(), args.committed)?;
+        say_what_is_reviewed(&range);
+        if range.scope.files.is_empty() && range.diff.trim().is_empty() {
             return Ok(Ended::Report(Box::new(Report::empty(range.scope))));
         }
         let home = Home::from_env()?;
@@ -164,6 +171,31 @@ async fn review(home: Home, args: &ReviewArgs, range: Range) -> anyhow::Result<E
     Ok(ended)
 }
 
+/// On stderr (stdout is the report's): which changes the review covers when
+/// the tree is dirty, so nobody takes a review of the commits for one of the
+/// tree or the other way round.
+fn say_what_is_reviewed(range: &Range) {
+    let dirty = &range.scope.uncommitted;
+    if dirty.is_empty() {
+        return;
+    }
+    let n = dirty.len();
+    let files = format!("{n} file{}", if n == 1 { "" } else { "s" });
+    if range.with_worktree() {
+        eprintln!(
+            "seekclaw: reviewing {}...HEAD and the uncommitted changes in {files} ({}); --committed reviews the commits only",
+            range.scope.base,
+            report::few(dirty)
+        );
+    } else {
+        eprintln!(
+            "seekclaw: not reviewing the uncommitted changes in {files} ({}): --committed reviews {}...HEAD only",
+            report::few(range.unreviewed()),
+            range.scope.base
+        );
+    }
+}
+
 /// The `submit_review` tool, checking each call against the repository.
 fn submit_tool(range: &Range) -> SubmitTool {
     let (root, scope) = (range.root.clone(), range.scope.clone());
@@ -191,13 +223,20 @@ fn instructions(range: &Range) -> String {
     } else {
         ""
     };
+    let what = if range.with_worktree() {
+        format!(
+            "the changes between `{}` and the working tree: the commits `{0}...HEAD` and the uncommitted changes (staged, unstaged and untracked files)",
+            range.scope.base
+        )
+    } else {
+        format!("the changes between `{}` and `HEAD`", range.scope.base)
+    };
     format!(
-        "Review the changes between `{base}` and `HEAD` in this repository. You are read-only: change nothing.\n\n\
+        "Review {what} in this repository. You are read-only: change nothing.\n\n\
          Look for real problems a careful reviewer would block or flag: correctness, safety (security, data loss), performance, and style where it hurts readability. Read the surrounding code where the diff is not enough. Point each finding at a line of the new version of a file.\n\n\
          Severities: blocker (must not merge), high, medium, low, nit. Categories: correctness, safety, perf, style.\n\n\
          When you are done, call {SUBMIT} once with all findings and a short summary. If your call is rejected, fix what the error says and call it again.\n\n\
          Changed files:\n{files}\n```diff\n{diff}```{cut}",
-        base = range.scope.base,
         diff = range.diff,
     )
 }

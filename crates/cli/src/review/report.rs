@@ -88,8 +88,49 @@ struct Submitted {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Scope {
     pub base: String,
+    /// `HEAD` (the commits only), or `working tree`: the commits and the
+    /// uncommitted changes.
     pub head: String,
     pub files: Vec<String>,
+    /// Files with uncommitted changes (staged, unstaged or untracked) when
+    /// the review ran: reviewed when `head` is the working tree, else not.
+    #[serde(default)]
+    pub uncommitted: Vec<String>,
+}
+
+impl Scope {
+    /// Uncommitted changes the review did not cover (`--committed`).
+    pub fn unreviewed(&self) -> &[String] {
+        if self.head == super::scope::WORKING_TREE {
+            &[]
+        } else {
+            &self.uncommitted
+        }
+    }
+
+    /// `main...HEAD`, or `main...HEAD and the uncommitted changes`.
+    pub fn describe(&self) -> String {
+        if self.head == super::scope::WORKING_TREE {
+            format!("{}...HEAD and the uncommitted changes", self.base)
+        } else {
+            format!("{}...{}", self.base, self.head)
+        }
+    }
+}
+
+/// `a, b, c` (the first few) or `a, b, c and 4 more`.
+pub fn few(files: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let head = files
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    match files.len().saturating_sub(SHOWN) {
+        0 => head,
+        more => format!("{head} and {more} more"),
+    }
 }
 
 /// Counts and checks of the report.
@@ -114,7 +155,15 @@ pub struct Report {
 impl Report {
     /// The report of a range with nothing to review.
     pub fn empty(scope: Scope) -> Report {
-        let summary = format!("No changes between {} and {}.", scope.base, scope.head);
+        let summary = match scope.unreviewed().len() {
+            0 => format!("No changes between {} and {}.", scope.base, scope.head),
+            n => format!(
+                "No committed changes between {} and {}; the uncommitted changes in {n} file{} were not reviewed (--committed).",
+                scope.base,
+                scope.head,
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         Report {
             schema_version: SCHEMA_VERSION,
             scope,
@@ -248,17 +297,19 @@ fn line_count(path: &Path) -> Option<u64> {
 
 /// The report as a person reads it.
 pub fn render_text(report: &Report) -> String {
+    let n = report.scope.files.len();
     let mut out = format!(
-        "Review of {}...{} ({} file{})\n",
-        report.scope.base,
-        report.scope.head,
-        report.scope.files.len(),
-        if report.scope.files.len() == 1 {
-            ""
-        } else {
-            "s"
-        }
+        "Review of {} ({n} file{})\n",
+        report.scope.describe(),
+        if n == 1 { "" } else { "s" }
     );
+    let unreviewed = report.scope.unreviewed();
+    if !unreviewed.is_empty() {
+        out.push_str(&format!(
+            "Not reviewed: the uncommitted changes in {} (drop --committed to include them)\n",
+            few(unreviewed)
+        ));
+    }
     for f in &report.findings {
         out.push_str(&format!(
             "\n{:<8} {}:{}  [{}] {}\n",
@@ -278,7 +329,7 @@ pub fn render_text(report: &Report) -> String {
             out.push_str(&format!("         suggestion: {}\n", f.suggestion.trim()));
         }
     }
-    if report.findings.is_empty() {
+    if report.findings.is_empty() && !report.scope.files.is_empty() {
         out.push_str("\nNo findings.\n");
     }
     out.push_str(&format!("\n{}\n", report.summary));
@@ -287,9 +338,14 @@ pub fn render_text(report: &Report) -> String {
         Check::Fail => "fail",
         Check::NotRun => "not run",
     };
+    // "no findings" would claim a review that did not happen.
+    let found = if report.scope.files.is_empty() && report.findings.is_empty() {
+        "nothing reviewed".to_string()
+    } else {
+        counts(&report.findings)
+    };
     out.push_str(&format!(
-        "\n{} · build: {} · tests: {}\n",
-        counts(&report.findings),
+        "\n{found} · build: {} · tests: {}\n",
         check(report.stats.build),
         check(report.stats.tests)
     ));
@@ -331,6 +387,7 @@ mod tests {
             base: "main".into(),
             head: "HEAD".into(),
             files: vec!["src/a.rs".into()],
+            uncommitted: Vec::new(),
         };
         (dir, scope)
     }

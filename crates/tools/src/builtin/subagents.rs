@@ -215,36 +215,70 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Whether `word` cites a place in a file: `path:line` (optionally `:col`),
-/// the path with a dot or a slash in it.
-fn is_citation(word: &str) -> bool {
-    let word = word.trim_matches(|c: char| "`'\"()[],;".contains(c));
-    let mut parts = word.split(':');
-    let Some(path) = parts.next() else {
-        return false;
+/// The places in files that `line` cites, normalized to `path:line`:
+/// `src/a.rs:12`, `a.rs:3-9`, `lib.rs:12:5` (a column), `a.rs#L12`, with
+/// the Markdown and punctuation around them left out (`` `a.rs:1` ``,
+/// `**a.rs:1**`, `(a.rs:1).`, `[a.rs:1](a.rs#L1)` counts once). A path has a
+/// file name with an extension or a folder; URLs, times (`10:30`) and
+/// versions (`v1.2:3`) are not citations.
+fn citations(line: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let words = line.split(|c: char| c.is_whitespace() || "`'\"()[]{}<>,;|*".contains(c));
+    for word in words {
+        let word = word.trim_matches(|c: char| ".:!?_~".contains(c));
+        if let Some(cited) = citation(word)
+            && !found.contains(&cited)
+        {
+            found.push(cited);
+        }
+    }
+    found
+}
+
+/// `word` as `path:line` when it cites a line of a file.
+fn citation(word: &str) -> Option<String> {
+    let (path, place) = match word.split_once('#') {
+        Some((path, anchor)) => (path, anchor.strip_prefix('L')?),
+        None => word.split_once(':')?,
     };
-    let line = parts.next().unwrap_or_default();
-    (path.contains('.') || path.contains('/'))
+    let line: String = place.chars().take_while(char::is_ascii_digit).collect();
+    let rest = &place[line.len()..];
+    // What may follow the line: a column (`:5`), a range (`-9`, `–9`, `-L9`).
+    let tail_ok = rest.is_empty()
+        || rest
+            .trim_start_matches([':', '-', '–', 'L'])
+            .chars()
+            .all(|c| c.is_ascii_digit());
+    // A file name's extension has a letter (`a.rs`, not `v1.2`); a path
+    // with a folder needs none (`src/Makefile`).
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let extension = name
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| ext.chars().any(char::is_alphabetic));
+    let path_ok = (extension || (path.contains('/') && !name.is_empty()))
+        && path.chars().any(char::is_alphabetic)
         && !path.contains("//")
-        && !line.is_empty()
-        && line.chars().all(|c| c.is_ascii_digit() || c == '-')
-        && line.starts_with(|c: char| c.is_ascii_digit())
+        && !path.contains(':');
+    (path_ok && !line.is_empty() && tail_ok).then(|| format!("{path}:{line}"))
 }
 
 /// The answer within its limits: lines up to the one that would bring the
-/// 21st citation, then at most 8,000 characters. Returns it with the number
-/// of citations kept.
+/// 21st distinct citation, then at most 8,000 characters. Returns it with
+/// the number of distinct citations kept (a place cited twice counts once).
 pub(crate) fn cap_answer(text: &str) -> (String, usize) {
     let mut kept = String::new();
-    let mut cited = 0;
+    let mut cited: Vec<String> = Vec::new();
     let mut cut = false;
     for line in text.lines() {
-        let here = line.split_whitespace().filter(|w| is_citation(w)).count();
-        if cited + here > MAX_CITATIONS {
+        let new: Vec<String> = citations(line)
+            .into_iter()
+            .filter(|c| !cited.contains(c))
+            .collect();
+        if cited.len() + new.len() > MAX_CITATIONS {
             cut = true;
             break;
         }
-        cited += here;
+        cited.extend(new);
         kept.push_str(line);
         kept.push('\n');
     }
@@ -256,7 +290,7 @@ pub(crate) fn cap_answer(text: &str) -> (String, usize) {
     if cut {
         answer.push_str("\n[answer cut to the subagent limits: 20 citations, 8,000 characters]");
     }
-    (answer, cited)
+    (answer, cited.len())
 }
 
 /// `Reviewed: 1 blocker, 2 medium`, or `Reviewed: no findings`.
@@ -294,10 +328,37 @@ mod tests {
         let (answer, cited) = cap_answer(&long);
         assert_eq!(cited, 0);
         assert!(answer.chars().count() < 8100 && answer.contains("[answer cut"));
-        let (plain, _) = cap_answer("no cites: http://x.y and 10:30 and a.b:c");
+        let (plain, cited) = cap_answer("no cites: http://x.y:80 and 10:30 and a.b:c, 1.2:3");
         assert!(!plain.contains("[answer cut"));
-        assert!(is_citation("`crates/x/src/lib.rs:12`,") && is_citation("a.rs:3-9"));
-        assert!(!is_citation("http://x.y:80") && !is_citation("10:30"));
+        assert_eq!(cited, 0);
+    }
+
+    #[test]
+    fn citations_are_counted_once_whatever_surrounds_them() {
+        let count = |text: &str| cap_answer(text).1;
+        assert_eq!(count("`crates/x/src/lib.rs:12`, a.rs:3-9"), 2);
+        // Sentence ends, brackets, emphasis, links, columns, anchors.
+        assert_eq!(count("It is at src/a.rs:12."), 1);
+        assert_eq!(count("(see src/a.rs:12)."), 1);
+        assert_eq!(count("**src/a.rs:3**: the entry"), 1);
+        assert_eq!(count("[src/a.rs:4](src/a.rs#L4)"), 1, "one place, twice");
+        assert_eq!(count("src/lib.rs:12:5 and src/lib.rs:12"), 1);
+        assert_eq!(count("src/a.rs#L7-L9"), 1);
+        assert_eq!(count("a.rs:1,b.rs:2;c.rs:3"), 3);
+        assert_eq!(count("a.rs:3–9 (en dash)"), 1);
+        // The same place cited again is one citation.
+        assert_eq!(count("src/a.rs:3 then\nagain `src/a.rs:3`"), 1);
+        // Not citations: URLs, times, versions, ratios, labels.
+        assert_eq!(
+            count("https://example.com:8080/x at 10:30, v1.2:3, note: 12, e.g.: x"),
+            0
+        );
+        let many: String = (1..=25)
+            .map(|i| format!("see src/a.rs:{i} and src/a.rs:{i}.\n"))
+            .collect();
+        let (answer, cited) = cap_answer(&many);
+        assert_eq!(cited, 20);
+        assert!(answer.contains("src/a.rs:20.") && !answer.contains("src/a.rs:21"));
     }
 
     #[test]

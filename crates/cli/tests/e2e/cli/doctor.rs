@@ -63,6 +63,16 @@ fn a_new_user_is_told_what_fails_and_how_to_fix_it_and_init_settles_the_optional
     assert!(text.contains("INFO  SeekClaw Metadata Dir"), "{text}");
     assert!(text.contains("INFO  Workspace Memory"), "{text}");
     assert!(text.contains("INFO  Daemon"), "{text}");
+    // No config.json yet: not "OK" beside a file that is not there.
+    assert!(!home.join("config.json").exists());
+    let config_row = text
+        .lines()
+        .find(|l| l.contains("Config File config.json"))
+        .unwrap();
+    assert!(
+        config_row.starts_with("INFO") && config_row.contains("does not exist yet"),
+        "{text}"
+    );
     assert!(
         text.lines()
             .last()
@@ -162,5 +172,47 @@ fn the_same_checks_run_with_and_without_a_daemon() {
     assert!(
         text.contains("All checks passed.") || text.contains("No failures;"),
         "{text}"
+    );
+}
+
+#[test]
+fn init_prints_each_gitignore_line_it_adds_and_how_to_undo_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let project = project_dir(tmp.path(), "proj");
+    std::fs::write(project.join(".gitignore"), "target\nlogs/\n").unwrap();
+    let out = seekclaw(&home, &project, &["init"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    let gitignore = project.join(".gitignore");
+    assert_eq!(
+        std::fs::read_to_string(&gitignore).unwrap(),
+        "target\nlogs/\n\n# SeekClaw\n.seekclaw/\n.session/\n.cache/\n"
+    );
+    assert!(
+        text.contains(&format!(
+            "appended to {} (so the agent's local files stay out of git):\n  # SeekClaw\n  .seekclaw/\n  .session/\n  .cache/\nTo undo, delete these 4 line(s) and the blank line above them at the end of {}; `seekclaw init --no-gitignore` leaves .gitignore alone.\n",
+            gitignore.display(),
+            gitignore.display()
+        )),
+        "{text}"
+    );
+    // `--no-gitignore` leaves a project's file alone, and says nothing of it.
+    let other = project_dir(tmp.path(), "other");
+    let out = seekclaw(&home, &other, &["init", "--no-gitignore"]);
+    assert!(out.status.success());
+    assert!(!other.join(".gitignore").exists());
+    assert!(!stdout(&out).contains(".gitignore"), "{}", stdout(&out));
+    // A created file is named as such, with its undo.
+    let out = seekclaw(&home, &other, &["init"]);
+    let text = stdout(&out);
+    assert!(text.contains("created "), "{text}");
+    assert!(text.contains("(it did not exist before)"), "{text}");
+    assert!(!text.contains("already initialized"), "{text}");
+    // The help says it too.
+    let help = stdout(&seekclaw(&home, &other, &["init", "--help"]));
+    assert!(
+        help.contains(".gitignore") && help.contains("--no-gitignore"),
+        "{help}"
     );
 }

@@ -11,3 +11,4 @@ mod inspect;
 mod providers;
 mod sessions;
 mod sessions_files;
+mod sessions_prefix;

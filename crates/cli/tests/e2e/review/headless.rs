@@ -12,13 +12,13 @@ use crate::support::bin;
 
 /// A repository with `main` (one file) and a checked-out `feature` branch
 /// that changes it and adds another; and a seekclaw home on `server`.
-struct Repo {
+pub(super) struct Repo {
     _tmp: tempfile::TempDir,
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
     home: PathBuf,
 }
 
-fn git(dir: &Path, args: &[&str]) {
+pub(super) fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args([
             "-c",
@@ -39,7 +39,7 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
-fn repo(server: &ProviderServer) -> Repo {
+pub(super) fn repo(server: &ProviderServer) -> Repo {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("repo");
     std::fs::create_dir_all(dir.join("src")).unwrap();
@@ -76,7 +76,7 @@ fn repo(server: &ProviderServer) -> Repo {
 }
 
 impl Repo {
-    fn review(&self, args: &[&str]) -> Output {
+    pub(super) fn review(&self, args: &[&str]) -> Output {
         Command::new(bin())
             .arg("review")
             .args(args)
@@ -87,7 +87,7 @@ impl Repo {
     }
 }
 
-fn submit(id: &str, args: Value) -> Reply {
+pub(super) fn submit(id: &str, args: Value) -> Reply {
     Reply::new()
         .tool_call(id, "submit_review", args.to_string())
         .finish("tool_calls")

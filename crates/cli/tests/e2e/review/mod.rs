@@ -2,3 +2,4 @@
 //! git repository, against the testkit provider.
 
 mod headless;
+mod worktree;

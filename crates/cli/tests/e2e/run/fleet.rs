@@ -475,3 +475,142 @@ fn the_task_list_mode_runs_the_indexed_task() {
     assert!(user.to_string().contains("two\\nlines"), "{user}");
     assert_eq!(server.requests().len(), 2, "no request for a bad task");
 }
+
+/// The summary says how to take a copy's changes back and remove the
+/// copies; `fleet apply` takes a copy's changes (not reverting what the
+/// user changed since), refuses a file changed on both sides unless
+/// `--force`, and `fleet clean` removes the fleet.
+#[test]
+fn a_chosen_copy_is_applied_to_the_original_and_the_fleet_cleaned() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = home_for(&server, tmp.path());
+    let ws = project(tmp.path());
+    write(&ws, "notes/old.md", "old notes\n");
+    write(&ws, "extra.txt", "as copied\n");
+    server.set_default(Reply::plain("done"));
+    let out = seekclaw(&home, &ws, &["run", "--concurrency", "2", "look around"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let kept = stdout
+        .lines()
+        .find(|l| l.starts_with("copies kept in "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let dir = PathBuf::from(
+        kept.trim_start_matches("copies kept in ")
+            .split(" (")
+            .next()
+            .unwrap(),
+    );
+    assert!(
+        stdout.contains(&format!("seekclaw fleet apply {}/run-N", dir.display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "remove the copies: seekclaw fleet clean {}",
+            dir.display()
+        )),
+        "{stdout}"
+    );
+    // What the runs did (written here), and the user's own edit since.
+    let (run1, run2) = (dir.join("run-1"), dir.join("run-2"));
+    write(&run1, "src/lib.rs", "pub fn one() -> u32 {\n    11\n}\n");
+    write(&run1, "new.txt", "from run 1\n");
+    std::fs::remove_dir_all(run1.join("notes")).unwrap();
+    write(&run2, "src/lib.rs", "pub fn one() -> u32 {\n    22\n}\n");
+    write(&run2, "new2.txt", "from run 2\n");
+    write(&ws, "extra.txt", "the user's edit\n");
+
+    let listed = seekclaw(&home, &ws, &["fleet", "list"]);
+    let (listed, _) = text(&listed);
+    let row = listed
+        .lines()
+        .find(|l| l.starts_with(dir.to_str().unwrap()))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(
+        row.ends_with("look around") && row.contains("  2  "),
+        "{row}"
+    );
+
+    // A dry run, by the copy's bare name (the newest fleet's): nothing written.
+    let before = snapshot(&ws);
+    let out = seekclaw(&home, &ws, &["fleet", "apply", "run-1", "--dry-run"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for line in [
+        "  A new.txt",
+        "  D notes/old.md",
+        "  M src/lib.rs",
+        "dry run: nothing was written.",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    assert!(!stdout.contains("extra.txt"), "{stdout}");
+    assert_eq!(snapshot(&ws), before);
+
+    let out = seekclaw(&home, &ws, &["fleet", "apply", run1.to_str().unwrap()]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("applied 3 change(s)"), "{stdout}");
+    let read = |rel: &str| std::fs::read_to_string(ws.join(rel)).ok();
+    assert_eq!(
+        read("src/lib.rs").as_deref(),
+        Some("pub fn one() -> u32 {\n    11\n}\n")
+    );
+    assert_eq!(read("new.txt").as_deref(), Some("from run 1\n"));
+    assert!(!ws.join("notes").exists());
+    assert_eq!(
+        read("extra.txt").as_deref(),
+        Some("the user's edit\n"),
+        "not reverted"
+    );
+    assert!(
+        ws.join("target/debug/proj").is_file(),
+        "skipped folders are left alone"
+    );
+
+    // run-2 changed src/lib.rs too, which the original now differs in: refused whole.
+    let out = seekclaw(&home, &ws, &["fleet", "apply", run2.to_str().unwrap()]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("1 file(s) changed both by run-2 and in the original since the fleet copied it; nothing was applied:\n  src/lib.rs"),
+        "{stderr}"
+    );
+    assert!(!ws.join("new2.txt").exists());
+    let out = seekclaw(
+        &home,
+        &ws,
+        &["fleet", "apply", "--force", run2.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    assert_eq!(
+        read("src/lib.rs").as_deref(),
+        Some("pub fn one() -> u32 {\n    22\n}\n")
+    );
+    assert_eq!(read("new2.txt").as_deref(), Some("from run 2\n"));
+
+    // Clean: a dry run, then the fleet goes; a folder that is no fleet stays.
+    let out = seekclaw(&home, &ws, &["fleet", "clean", "--dry-run"]);
+    assert!(
+        text(&out)
+            .0
+            .contains(&format!("would remove {}", dir.display()))
+    );
+    assert!(dir.is_dir());
+    let out = seekclaw(&home, &ws, &["fleet", "clean", ws.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).1.contains("is not a fleet folder"),
+        "{}",
+        text(&out).1
+    );
+    let out = seekclaw(&home, &ws, &["fleet", "clean"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    assert!(text(&out).0.contains(&format!("removed {}", dir.display())));
+    assert!(!dir.exists());
+    assert!(ws.join("src/lib.rs").is_file());
+    let out = seekclaw(&home, &ws, &["fleet", "list"]);
+    assert!(text(&out).1.contains("no fleets of"), "{}", text(&out).1);
+}

@@ -6,4 +6,5 @@ mod implicit_workspace;
 mod in_process;
 mod language;
 mod named_model;
+mod steps;
 mod tty;

@@ -53,7 +53,8 @@ fn an_explore_child_has_its_own_linked_session_and_bracketing_events() {
     let ws = project_dir(tmp.path(), "proj");
     server.enqueue(calls(&[explore("call_1", "where is alpha-q defined?")]));
     server.enqueue(
-        Reply::plain("alpha-q is defined at src/a.rs:3")
+        // The same place twice, in backticks and brackets, at a sentence's end.
+        Reply::plain("alpha-q is defined at `src/a.rs:3`, see (src/a.rs:3).")
             .usage(200, 0, 20)
             .when_body_contains("alpha-q defined"),
     );
@@ -142,7 +143,10 @@ fn an_explore_child_has_its_own_linked_session_and_bracketing_events() {
         .ok_json("session.get", json!({"id": child, "workspace": w}))
         .unwrap();
     assert_eq!(s["parentId"], parent.as_str());
-    assert_eq!(s["messages"][1]["text"], "alpha-q is defined at src/a.rs:3");
+    assert_eq!(
+        s["messages"][1]["text"],
+        "alpha-q is defined at `src/a.rs:3`, see (src/a.rs:3)."
+    );
     let list = c.ok_json("session.list", json!({"workspace": w})).unwrap();
     let listed = list
         .as_array()
