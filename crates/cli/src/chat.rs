@@ -22,6 +22,9 @@ pub fn chat(args: ChatArgs) -> ExitCode {
             anyhow::bail!("the prompt is empty: say what to do (or leave it out to open the chat)");
         }
         let home = Home::from_env()?;
+        // Before the terminal is taken and before the first-run welcome
+        // could offer to add a provider it cannot save.
+        crate::config_check::before_chat(&home)?;
         let at = args.at;
         // Only the current directory is asked about: a named one was chosen.
         let ask_trust = !at.global && at.workspace.is_none();

@@ -148,6 +148,9 @@ pub struct Daemon {
     pub slow_client_timeout: Duration,
     /// Protocols a connection may switch to (`connection.upgrade`).
     pub upgrades: crate::upgrade::Upgrades,
+    /// Started on demand: it exits after this long with no client and
+    /// nothing running (schedules then wait for the next daemon).
+    pub idle_exit: Option<Duration>,
     next_conn: AtomicU64,
 }
 
@@ -179,6 +182,14 @@ impl Daemon {
 /// Runs the daemon until `shutdown`, SIGINT or SIGTERM.
 pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     let home = opts.home.clone();
+    // A config.json that is not JSON stops the start, before anything is
+    // created or locked (a running daemon whose file goes bad keeps the
+    // configuration it read before instead).
+    if let Err(seekclaw_config::ConfigError::Invalid(problem)) =
+        seekclaw_config::load_json_file::<seekclaw_config::Config>(&home.config_path())
+    {
+        return Err(DaemonError::Unreadable(problem));
+    }
     home.ensure().map_err(DaemonError::Config)?;
     // Lock first: a second daemon must fail fast without touching the
     // database (it waits only for one that is shutting down).
@@ -194,6 +205,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     };
     let mut daemon = Daemon::new(home, opts.cwd, store);
     daemon.upgrades = opts.upgrades;
+    daemon.idle_exit = opts.idle_exit;
     let daemon = Arc::new(daemon);
     daemon.engine.config.ensure_files().await;
     recover_interrupted_turns(&daemon).await;
@@ -234,6 +246,7 @@ impl Daemon {
             session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,
             upgrades: crate::upgrade::Upgrades::default(),
+            idle_exit: None,
             next_conn: AtomicU64::new(1),
         }
     }

@@ -22,6 +22,12 @@ pub enum DaemonError {
     /// The home could not be prepared or its config read.
     #[error(transparent)]
     Config(seekclaw_config::ConfigError),
+    /// `config.json` is not JSON: the daemon does not start on defaults (it
+    /// would offer to add providers it could not save).
+    #[error(
+        "cannot read the configuration: {0}\nFix the file and start the daemon again (seekclaw has not changed it)."
+    )]
+    Unreadable(seekclaw_config::FileProblem),
     /// The session database could not be opened or migrated.
     #[error("cannot open the database: {0}")]
     Store(StoreError),

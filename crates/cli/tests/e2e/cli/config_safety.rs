@@ -118,88 +118,38 @@ fn without_a_daemon_a_broken_config_stays_and_every_command_names_line_and_colum
 }
 
 #[test]
-fn a_daemon_started_on_a_broken_config_writes_nothing_and_refuses_turns_and_writes() {
+fn a_daemon_does_not_start_on_a_broken_config_and_starts_once_it_is_fixed() {
     let server = ProviderServer::start().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
     let broken = without_comma(&good_config(&server));
     std::fs::write(home.join("config.json"), &broken).unwrap();
-    let d = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
-    let mut c = d.connect().unwrap();
 
-    let status = c.ok_json("config.status", json!({})).unwrap();
-    assert_eq!(status["ok"], false);
-    assert_eq!(status["usingLastGood"], false);
-    assert_eq!(
-        (
-            status["files"][0]["line"].as_u64(),
-            status["files"][0]["column"].as_u64()
-        ),
-        (Some(3), Some(3))
-    );
-
-    let id = c
-        .send("chat", json!({"message": "hello", "global": true}))
-        .unwrap();
-    let all = c.collect(id).unwrap();
-    let end = all.last().unwrap();
-    assert_eq!(end["event"], "error", "{all:?}");
-    assert_eq!(end["details"]["code"], "config_invalid");
+    // Issue 36, item 4: it says why and exits, rather than serving defaults
+    // (a chat would offer to add providers it could not save).
+    let out = seekclaw(&home, tmp.path(), &["daemon"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
     assert!(
-        end["data"]
-            .as_str()
-            .unwrap()
-            .contains("line 3, column 3: expected comma"),
-        "{end}"
+        stderr.contains(&format!(
+            "cannot read the configuration: {}: line 3, column 3: expected comma",
+            home.join("config.json").display()
+        )),
+        "{stderr}"
     );
-    assert!(server.requests().is_empty(), "no turn on defaults");
-
-    let refused = c
-        .err(
-            "provider.upsert",
-            json!({"id": "new", "baseUrl": "http://x", "models": ["m"]}),
-        )
-        .unwrap();
-    assert_eq!(refused["details"]["code"], "config_invalid");
-    assert!(
-        refused["data"]
-            .as_str()
-            .unwrap()
-            .contains("Nothing was changed"),
-        "{refused}"
-    );
-
-    let doctor = c.ok("doctor", json!({})).unwrap();
-    assert!(
-        doctor
-            .lines()
-            .any(|l| l.starts_with("[FAIL] Config File config.json:")
-                && l.contains("line 3, column 3")
-                && l.contains("fix:")),
-        "{doctor}"
-    );
-    // The CLI through the daemon: an error, not an empty list.
-    let out = seekclaw(&home, tmp.path(), &["provider", "list"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("line 3, column 3"),
-        "{}",
-        text(&out.stderr)
-    );
-    assert!(
-        d.stderr().contains("config.json is not valid JSON"),
-        "{}",
-        d.stderr()
-    );
+    assert!(!home.join("daemon.sock").exists());
     assert_eq!(
         std::fs::read_to_string(home.join("config.json")).unwrap(),
         broken
     );
     assert_eq!(home_files(&home), ["config.json"]);
+    assert!(server.requests().is_empty(), "no turn on defaults");
 
-    // Fixed on disk, the daemon reads it and runs turns.
+    // Fixed on disk, the daemon starts and runs turns.
     std::fs::write(home.join("config.json"), good_config(&server)).unwrap();
+    let d = DaemonProcess::spawn(bin(), &home, &StartOptions::default()).unwrap();
+    let mut c = d.connect().unwrap();
     server.enqueue(Reply::plain("hi"));
     let id = c
         .send("chat", json!({"message": "hello", "global": true}))

@@ -3,6 +3,7 @@
 //! `deploy`: the Dockerfile and Kubernetes manifests, checked offline.
 
 mod commands;
+mod config_first;
 mod config_safety;
 mod deploy;
 mod doctor;
