@@ -9,5 +9,6 @@ mod deploy;
 mod doctor;
 mod inspect;
 mod providers;
+mod schedules;
 mod sessions;
 mod sessions_files;
