@@ -52,6 +52,13 @@ pub fn daemon_server(
 }
 
 fn in_process() -> ExitCode {
+    // Said before the editor's first message is read, not at its first prompt.
+    if let Err(e) = seekclaw_config::Home::from_env()
+        .map_err(anyhow::Error::from)
+        .and_then(|home| crate::config_check::require_readable(&home))
+    {
+        return crate::report(Err(e));
+    }
     crate::serve::run_stdio(|engine, stop| async move {
         let stdin = tokio::io::BufReader::new(tokio::io::stdin());
         seekclaw_acp::serve(&engine, stdin, tokio::io::stdout(), stop)

@@ -76,7 +76,13 @@ fn load(home: &Home) -> Result<Config> {
 }
 
 pub fn provider(home: &Home, cmd: ProviderCommand) -> Result<()> {
-    let daemon = DaemonClient::running(home);
+    let mut daemon = DaemonClient::running(home);
+    if matches!(
+        cmd,
+        ProviderCommand::Add { .. } | ProviderCommand::Remove { .. }
+    ) {
+        crate::config_check::before_edit(home, daemon.as_mut())?;
+    }
     match cmd {
         ProviderCommand::Add {
             name,
@@ -196,7 +202,9 @@ pub fn model(home: &Home, cmd: ModelCommand) -> Result<()> {
             print_models(&mut std::io::stdout().lock(), &rows)?;
         }
         ModelCommand::Use { model } => {
-            let switched = match DaemonClient::running(home) {
+            let mut daemon = DaemonClient::running(home);
+            crate::config_check::before_edit(home, daemon.as_mut())?;
+            let switched = match daemon {
                 Some(mut daemon) => daemon.call::<method::ModelSwitch>(&ModelParams {
                     model: Required(model.clone()),
                 })?,

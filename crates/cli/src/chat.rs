@@ -25,6 +25,9 @@ pub fn chat(args: ChatArgs) -> ExitCode {
             anyhow::bail!("the prompt is empty: say what to do (or leave it out to open the chat)");
         }
         let home = Home::from_env()?;
+        // Before the terminal is taken and before the first-run welcome
+        // could offer to add a provider it cannot save.
+        crate::config_check::before_chat(&home)?;
         let at = args.at;
         // A person at a terminal is told how to come back (a pipe gets only the answer).
         let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();

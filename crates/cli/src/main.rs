@@ -89,7 +89,8 @@ enum Command {
     /// Check the MCP servers of a workspace: connect each, list its tools, report failures;
     /// `mcp serve`: be an MCP server for other agents.
     Mcp(mcp::McpArgs),
-    /// Manage scheduled tasks on the running daemon.
+    /// Manage scheduled tasks (kept and run by the daemon; `list` also reads
+    /// them with none running).
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
     /// List, show, export and import sessions (the store directly; no daemon needed).
@@ -213,7 +214,10 @@ fn main() -> ExitCode {
         Command::Chat(args) => chat::chat(args),
         Command::Daemon(args) => run_daemon(&args),
         Command::Run(args) => run::run(args),
-        Command::Review(args) => review::run(args),
+        Command::Review(args) => match gate() {
+            Ok(()) => review::run(args),
+            Err(e) => report(Err(e)),
+        },
         Command::Serve(args) => serve::serve(args),
         Command::Acp(args) => acp::acp(args),
         Command::Provider(cmd) => report(
@@ -226,7 +230,10 @@ fn main() -> ExitCode {
                 .map_err(Into::into)
                 .and_then(|h| admin::model(&h, cmd)),
         ),
-        Command::Mcp(args) => mcp::mcp(args),
+        Command::Mcp(args) => match gate() {
+            Ok(()) => mcp::mcp(args),
+            Err(e) => report(Err(e)),
+        },
         Command::Fleet(cmd) => report(
             Home::from_env()
                 .map_err(Into::into)
@@ -306,6 +313,12 @@ fn edits(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// A front end that reads `config.json` in this process says first, before
+/// it computes or connects anything, that the file cannot be read.
+fn gate() -> anyhow::Result<()> {
+    config_check::require_readable(&Home::from_env()?)
 }
 
 /// `seekclaw protocol schema [--serve]`: the document, pretty-printed.

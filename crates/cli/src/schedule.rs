@@ -1,5 +1,6 @@
 //! `seekclaw schedule …`: scheduled tasks, managed through the running daemon
-//! (it owns the scheduler, so edits take effect at once).
+//! (it owns the scheduler, so edits take effect at once); `list` reads the
+//! store directly when no daemon runs.
 
 use std::path::PathBuf;
 
@@ -20,7 +21,7 @@ use crate::client::DaemonClient;
 pub enum ScheduleCommand {
     /// List scheduled tasks, newest first.
     List {
-        /// Print the daemon's JSON instead of a table.
+        /// Print the tasks as JSON (as `schedule.list` answers) instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -35,9 +36,13 @@ pub enum ScheduleCommand {
         /// What the agent is asked at each run.
         #[arg(long)]
         prompt: String,
-        /// Project the runs work in (default: the global scope).
-        #[arg(long)]
+        /// Project the runs work in (default, as `run` and `chat`: the
+        /// project of the current directory).
+        #[arg(long, conflicts_with = "global")]
         workspace: Option<PathBuf>,
+        /// Runs work in the global scope (no project).
+        #[arg(long)]
+        global: bool,
         /// Create it disabled.
         #[arg(long)]
         disabled: bool,
@@ -55,50 +60,28 @@ pub enum ScheduleCommand {
 }
 
 pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
-    let mut daemon = DaemonClient::connect(home)?;
+    if let ScheduleCommand::List { json } = cmd {
+        return list(home, json);
+    }
+    let mut daemon = DaemonClient::connect(home).map_err(|e| {
+        anyhow::anyhow!(
+            "{e}; schedules are kept and run by a daemon that keeps running (e.g. the systemd \
+             user unit contrib/systemd/seekclaw.service; see the README, \"The daemon: on \
+             demand, or always on\")"
+        )
+    })?;
     match cmd {
-        ScheduleCommand::List { json } => {
-            if json {
-                // The daemon's JSON as sent, fields this CLI does not know included.
-                let data = daemon.call_data::<method::ScheduleList>(&NoParams {})?;
-                let tasks: Value = serde_json::from_str(&data).with_context(|| {
-                    format!("schedule.list answered with data that is not JSON: {data}")
-                })?;
-                println!("{}", serde_json::to_string_pretty(&tasks)?);
-                return Ok(());
-            }
-            let tasks = daemon.call::<method::ScheduleList>(&NoParams {})?;
-            if tasks.is_empty() {
-                println!(
-                    "no scheduled tasks; add one with `seekclaw schedule add --name NAME --cron \"0 9 * * 1-5\" --prompt TEXT`"
-                );
-                return Ok(());
-            }
-            let rows: Vec<[String; 6]> = tasks.iter().map(row).collect();
-            crate::table::write_table(
-                &mut std::io::stdout().lock(),
-                ["ID", "STATE", "CRON", "NEXT RUN", "LAST RUN", "NAME"],
-                &rows,
-            )?;
-        }
+        ScheduleCommand::List { .. } => {}
         ScheduleCommand::Add {
             name,
             cron,
             prompt,
             workspace,
+            global,
             disabled,
             id,
         } => {
-            // The daemon resolves relative paths against its own directory.
-            let workspace = match workspace {
-                Some(w) => Some(
-                    std::path::absolute(&w)
-                        .with_context(|| format!("bad workspace path {}", w.display()))?
-                        .display()
-                        .to_string(),
-                ),
-                None => None,
-            };
+            let workspace = scope_of(home, workspace, global)?;
             let params = ScheduleUpsertParams {
                 id,
                 name: Required(name),
@@ -110,11 +93,13 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
             };
             let task = daemon.call::<method::ScheduleCreate>(&params)?;
             println!(
-                "added {} ({}), next run: {}",
+                "added {} ({}) in {}, next run: {}",
                 task.id,
                 task.display_name,
+                task.workspace.as_deref().unwrap_or("the global scope"),
                 when(task.next_run_at.as_deref())
             );
+            warn(&task);
         }
         ScheduleCommand::Run { id } => {
             let id = resolve_id(&mut daemon, &id)?;
@@ -153,9 +138,82 @@ fn toggle(daemon: &mut DaemonClient, id: &str, enabled: bool) -> Result<()> {
             "enabled {id}, next run: {}",
             when(task.next_run_at.as_deref())
         );
+        warn(&task);
     } else {
         println!("disabled {id}");
     }
+    Ok(())
+}
+
+/// The daemon's warning about a task (an on-demand daemon), on stderr.
+fn warn(task: &ScheduledTaskView) {
+    if let Some(warning) = &task.warning {
+        eprintln!("warning: {warning}");
+    }
+}
+
+/// Where `schedule add` runs its task: as `run` and `chat` decide it — the
+/// project root of `--workspace` or of the current directory (never `/` or
+/// the home directory unless named), or the global scope with `--global`.
+fn scope_of(home: &Home, workspace: Option<PathBuf>, global: bool) -> Result<Option<String>> {
+    if global {
+        return Ok(None);
+    }
+    let cwd = crate::cwd::working_dir()?;
+    let root = seekclaw_engine::local_root(home, &cwd, workspace.as_deref())
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    if workspace.is_none() {
+        seekclaw_engine::refuse_implicit(
+            &root,
+            "Run it in a project directory, name one with `--workspace DIR`, or use `--global`.",
+        )
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    }
+    Ok(Some(root.display().to_string()))
+}
+
+/// `schedule list`: the daemon's tasks, or the store's when none runs (with
+/// a note that nothing runs them meanwhile).
+fn list(home: &Home, json: bool) -> Result<()> {
+    let data = match DaemonClient::running(home) {
+        // The daemon's JSON as sent, fields this CLI does not know included.
+        Some(mut daemon) => daemon.call_data::<method::ScheduleList>(&NoParams {})?,
+        None => {
+            let tasks = if home.db_path().exists() {
+                seekclaw_store::Store::open(&home.db_path())?.list_schedules()?
+            } else {
+                Vec::new()
+            };
+            if tasks.iter().any(|t| t.enabled) {
+                eprintln!(
+                    "note: no seekclaw daemon is running, so no task runs until one does \
+                     (`seekclaw daemon`; the systemd user unit contrib/systemd/seekclaw.service \
+                     keeps one running)"
+                );
+            }
+            serde_json::to_string(&tasks)?
+        }
+    };
+    let value: Value = serde_json::from_str(&data)
+        .with_context(|| format!("schedule.list answered with data that is not JSON: {data}"))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    let tasks: Vec<ScheduledTaskView> = serde_json::from_value(value)
+        .context("schedule.list answered with tasks this seekclaw cannot read")?;
+    if tasks.is_empty() {
+        println!(
+            "no scheduled tasks; add one with `seekclaw schedule add --name NAME --cron \"0 9 * * 1-5\" --prompt TEXT`"
+        );
+        return Ok(());
+    }
+    let rows: Vec<[String; 6]> = tasks.iter().map(row).collect();
+    crate::table::write_table(
+        &mut std::io::stdout().lock(),
+        ["ID", "STATE", "CRON", "NEXT RUN", "LAST RUN", "NAME"],
+        &rows,
+    )?;
     Ok(())
 }
 

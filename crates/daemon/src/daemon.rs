@@ -148,6 +148,9 @@ pub struct Daemon {
     pub slow_client_timeout: Duration,
     /// Protocols a connection may switch to (`connection.upgrade`).
     pub upgrades: crate::upgrade::Upgrades,
+    /// Started on demand: it exits after this long with no client and
+    /// nothing running (schedules then wait for the next daemon).
+    pub idle_exit: Option<Duration>,
     next_conn: AtomicU64,
 }
 
@@ -194,6 +197,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     };
     let mut daemon = Daemon::new(home, opts.cwd, store);
     daemon.upgrades = opts.upgrades;
+    daemon.idle_exit = opts.idle_exit;
     let daemon = Arc::new(daemon);
     daemon.engine.config.ensure_files().await;
     recover_interrupted_turns(&daemon).await;
@@ -234,6 +238,7 @@ impl Daemon {
             session_owners: crate::notices::Owners::default(),
             slow_client_timeout: slow,
             upgrades: crate::upgrade::Upgrades::default(),
+            idle_exit: None,
             next_conn: AtomicU64::new(1),
         }
     }

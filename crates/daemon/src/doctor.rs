@@ -63,6 +63,9 @@ pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check
     let config = daemon.engine.config.load();
     let mut checks = workspace_checks(root);
     checks.push(provider_config(&config, &status.config));
+    if !config.providers.is_empty() {
+        checks.push(failover_check(daemon, &config, root));
+    }
     checks.push(memory_check(root));
     for (name, health) in [
         ("config.json", &status.config),
@@ -237,6 +240,14 @@ fn provider_config(config: &Config, file: &FileHealth) -> Check {
             "add a provider with its models: `seekclaw provider add NAME --base-url URL --model ID`",
         )
     }
+}
+
+/// Where a failing model's turn may go (another provider or not), for the
+/// project checked.
+fn failover_check(daemon: &Daemon, config: &Config, root: &Path) -> Check {
+    let ws = crate::handlers::workspace::workspace_config(daemon, root);
+    let policy = crate::failover_policy::view(config, ws.as_ref());
+    ok("Failover", policy.summary)
 }
 
 fn file_check(name: &str, path: &Path, health: &FileHealth, using_last_good: bool) -> Check {

@@ -12,6 +12,7 @@ mod doctor_tools;
 mod endpoint;
 mod error;
 mod extensions;
+mod failover_policy;
 mod framing;
 mod goals;
 mod handlers;

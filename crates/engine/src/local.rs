@@ -72,9 +72,12 @@ impl Engine {
         .await
     }
 
-    /// Checks the front end's settings before any turn (`serve --model`
-    /// that names no configured model fails at once, listing those there are).
+    /// Checks the front end's settings before any turn: a `config.json`
+    /// that cannot be read (with nothing read before) fails at once, naming
+    /// its line and column, and so does `serve --model` that names no
+    /// configured model (listing those there are).
     pub fn check_overrides(&self, overrides: &TurnOverrides) -> Result<(), MethodError> {
+        self.config.usable_for_turns()?;
         match overrides.model.as_deref() {
             Some(model) => crate::preflight::pin(&self.config.load(), model).map(|_| ()),
             None => Ok(()),

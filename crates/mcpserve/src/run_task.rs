@@ -202,7 +202,13 @@ impl Progress {
             }
             AgentEvent::Failover {
                 failed, error, to, ..
-            } => Some(format!("{failed} failed ({error}); {to} answers instead")),
+            } => Some(
+                if seekclaw_protocol::wording::crosses_provider(failed, to) {
+                    format!("{failed} failed ({error}); {to}, another provider, answers instead")
+                } else {
+                    format!("{failed} failed ({error}); {to} answers instead")
+                },
+            ),
             AgentEvent::Retry {
                 model,
                 attempt,

@@ -256,7 +256,7 @@ pub struct ReminderDetails {
     pub kind: String,
 }
 
-/// `failover`. `data` is the readable line (`tk/m1 failed: … — answered by other/m2`).
+/// `failover`. `data` is the readable line (`tk/m1 failed: … — answered by tk/m2`; `… — answered by other/m2 (another provider)` when the provider changes).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
@@ -578,7 +578,7 @@ pub const EVENTS: &[EventSpec] = &[
         event::FAILOVER,
         false,
         Audience::Turn,
-        "`provider/model failed: <error> — answered by provider/model`.",
+        "`provider/model failed: <error> — answered by provider/model`, with ` (another provider)` when the provider changes.",
         Some(schema_of::<FailoverDetails>),
     ),
     row(

@@ -3,9 +3,21 @@
 //! saved. Worded once here, at the protocol edge; the engine and the agent
 //! hold data only.
 
-/// "tk/m1 failed: … — answered by other/m2".
+/// "tk/m1 failed: … — answered by tk/m2", and "… — answered by other/m2
+/// (another provider)" when the request went to another provider (another
+/// vendor may mean another price and another destination for the prompt).
 pub fn failover_notice(failed: &str, error: &str, to: &str) -> String {
-    format!("{failed} failed: {error} — answered by {to}")
+    if crosses_provider(failed, to) {
+        format!("{failed} failed: {error} — answered by {to} (another provider)")
+    } else {
+        format!("{failed} failed: {error} — answered by {to}")
+    }
+}
+
+/// Whether a failover from `failed` to `to` (both `provider/model`) changes provider.
+pub fn crosses_provider(failed: &str, to: &str) -> bool {
+    let provider = |r: &str| r.split_once('/').map_or(r, |(p, _)| p).to_ascii_lowercase();
+    provider(failed) != provider(to)
 }
 
 /// "tk/m1: retrying 2/3 after HTTP 500 (in 0.5 s)".
@@ -25,4 +37,22 @@ pub fn retry_notice(
 /// What every front end says of a turn whose end could not be saved.
 pub fn unsaved_message(error: &str) -> String {
     format!("The turn could not be saved: {error}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failover_to_another_provider_says_so() {
+        assert_eq!(
+            failover_notice("tk/m1", "HTTP 500", "tk/m2"),
+            "tk/m1 failed: HTTP 500 — answered by tk/m2"
+        );
+        assert_eq!(
+            failover_notice("local/m1", "refused", "cloud/c1"),
+            "local/m1 failed: refused — answered by cloud/c1 (another provider)"
+        );
+        assert!(!crosses_provider("TK/m1", "tk/m2"));
+    }
 }

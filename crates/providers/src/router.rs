@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::breaker::{Breaker, BreakerSettings, BreakerState, ProbeSlot};
 use crate::error::ProviderError;
 use crate::reasoning::{Target, is_deepseek};
-use crate::routing::{RouteInput, candidates};
+use crate::routing::{RouteInput, route as plan};
 use crate::transport::{Encoded, HttpPool, Timeouts, encode_body, run_attempt};
 use crate::types::{ChatRequest, FinishReason, StreamEvent, Thinking, TokenUsage, ToolCall};
 use crate::usage::{AttemptRecord, cost};
@@ -141,9 +141,16 @@ impl Providers {
     ) -> Result<Completion, ProviderError> {
         let retry = &config.routing.retry;
         let settings = BreakerSettings::from_retry(retry);
-        let chain = candidates(config, route, |r| {
+        let planned = plan(config, route, |r| {
             self.breaker.state(r, settings) == BreakerState::Open
         })?;
+        let chain = planned.chain;
+        // The preferred model's open circuit moves the request on before it
+        // starts: said like any other failover (it may be another provider).
+        if let Some(skipped) = planned.skipped_first {
+            let open = ProviderError::Config("circuit open after repeated failures".into());
+            observer.failover(&skipped.model_ref(config), &open);
+        }
         let single = chain.len() == 1;
         let max_attempts = retry.max_attempts.clamp(1, 10);
         let mut failures: Vec<(String, ProviderError)> = Vec::new();

@@ -1,7 +1,10 @@
 //! The candidate chain: which models a request may go to, in order.
-//! workspace model → profile model → strategy (load-balanced) → fallback, then —
-//! with failover on — every other enabled model in provider priority order, so a
-//! second provider rescues a turn without any routing set up.
+//! workspace model → profile model → strategy (load-balanced) → fallback. What
+//! failover may add depends on what the user chose ([`FailoverScope`]): a
+//! configured chain is followed as written; a chosen model without one fails
+//! over only to its own provider's other models (a prompt never goes to
+//! another vendor unasked); with nothing chosen and nothing configured, every
+//! enabled model in provider priority order (the desktop's expectation).
 
 use std::collections::HashMap;
 
@@ -195,28 +198,105 @@ pub fn strategy_name<'c>(config: &'c Config, ws: Option<&'c WorkspaceConfig>) ->
         .unwrap_or("balanced")
 }
 
-/// The ordered, de-duplicated candidates for one request. `is_open` reports models
-/// whose circuit is open; they are dropped unless that would leave nothing.
-pub fn candidates(
-    config: &Config,
-    input: &RouteInput,
-    is_open: impl Fn(&str) -> bool,
-) -> Result<Vec<ModelHandle>, ProviderError> {
-    if config
-        .providers
-        .iter()
-        .all(|p| !p.enabled || p.models.is_empty())
-    {
-        return Err(ProviderError::Config(
-            "No models configured. Run 'seekclaw provider add' or edit ~/.seekclaw/config.json."
-                .into(),
-        ));
+/// Where failover may take a request, by what the user chose and configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailoverScope {
+    /// `routing.failoverEnabled` is false: the first candidate alone.
+    Off,
+    /// A model was chosen (the workspace's or the active profile's) and no
+    /// chain is configured: only that model's provider, its other models next.
+    Provider {
+        /// The chosen model as written (`provider/model` when it resolves).
+        model: String,
+        /// The provider failover stays within.
+        provider: String,
+    },
+    /// A chain is configured (`routing.fallback`, the strategy's refs): it is
+    /// followed as written, after the chosen model if there is one; nothing
+    /// beyond it is added.
+    Chain {
+        /// The chosen model, if any.
+        model: Option<String>,
+    },
+    /// Nothing chosen and no chain: every enabled model in provider priority order.
+    Priority,
+}
+
+/// The model the user chose for turns: the workspace's, else the active
+/// profile's. `provider` is set even when the model no longer resolves but
+/// its provider is still enabled (failover then stays there too).
+struct Chosen {
+    named: String,
+    provider: usize,
+}
+
+fn chosen(config: &Config, ws: Option<&WorkspaceConfig>) -> Option<Chosen> {
+    let profile = config.active_profile();
+    let profile_provider = profile.and_then(|p| p.provider.as_deref());
+    let named = [
+        ws.and_then(|w| w.model.as_deref()).map(|m| {
+            let provider = ws.and_then(|w| w.provider.as_deref()).or(profile_provider);
+            (m, provider)
+        }),
+        profile
+            .and_then(|p| p.model.as_deref())
+            .map(|m| (m, profile_provider)),
+    ];
+    let named: Vec<(&str, Option<&str>)> = named.into_iter().flatten().collect();
+    if let Some(h) = named.iter().find_map(|(m, p)| resolve_with(config, m, *p)) {
+        return Some(Chosen {
+            named: h.model_ref(config),
+            provider: h.provider,
+        });
     }
-    if let Some(only) = input.only {
-        let handle = resolve(config, only, false)
-            .ok_or_else(|| ProviderError::Config(format!("Unknown model: {only}")))?;
-        return Ok(vec![handle]);
+    // A model that is gone from a provider still enabled: that provider was chosen.
+    let enabled = enabled_providers(config);
+    named.iter().find_map(|(m, p)| {
+        let id = m.split_once('/').map(|(pid, _)| pid).or(*p)?;
+        let provider = enabled
+            .iter()
+            .copied()
+            .find(|&i| config.providers[i].id.eq_ignore_ascii_case(id))?;
+        Some(Chosen {
+            named: (*m).to_string(),
+            provider,
+        })
+    })
+}
+
+/// Whether a chain is configured: `routing.fallback` or the refs of the
+/// strategy in use.
+fn chain_configured(config: &Config, ws: Option<&WorkspaceConfig>) -> bool {
+    !config.routing.fallback.is_empty()
+        || config
+            .routing
+            .strategies
+            .get(strategy_name(config, ws))
+            .is_some_and(|refs| !refs.is_empty())
+}
+
+/// Where failover may take a turn in this workspace (`routing.get`, `doctor`).
+pub fn failover_scope(config: &Config, ws: Option<&WorkspaceConfig>) -> FailoverScope {
+    if !config.routing.failover_enabled {
+        return FailoverScope::Off;
     }
+    let chosen = chosen(config, ws);
+    if chain_configured(config, ws) {
+        return FailoverScope::Chain {
+            model: chosen.map(|c| c.named),
+        };
+    }
+    match chosen {
+        Some(c) => FailoverScope::Provider {
+            model: c.named,
+            provider: config.providers[c.provider].id.clone(),
+        },
+        None => FailoverScope::Priority,
+    }
+}
+
+/// The candidates before vision, failover and open circuits are applied.
+fn ordered(config: &Config, input: &RouteInput) -> Result<Vec<ModelHandle>, ProviderError> {
     let profile = config.active_profile();
     let ws = input.workspace;
     let profile_provider = profile.and_then(|p| p.provider.as_deref());
@@ -235,37 +315,106 @@ pub fn candidates(
     if let Some(m) = profile.and_then(|p| p.model.as_deref()) {
         push(resolve_with(config, m, profile_provider), &mut chain);
     }
-    let strategy = strategy_name(config, ws);
-    if let Some(refs) = config.routing.strategies.get(strategy) {
-        for h in order_strategy(config, refs, input) {
-            push(Some(h), &mut chain);
-        }
-    }
-    for r in &config.routing.fallback {
-        push(resolve(config, r, false), &mut chain);
-    }
-    // Everything else enabled: the whole list when nothing is configured, and the
-    // failover tail otherwise.
-    if chain.is_empty() || config.routing.failover_enabled {
-        for p in enabled_providers(config) {
-            for m in 0..config.providers[p].models.len() {
-                push(
-                    Some(ModelHandle {
-                        provider: p,
-                        model: m,
-                    }),
-                    &mut chain,
-                );
+    if chain_configured(config, ws) {
+        let strategy = strategy_name(config, ws);
+        if let Some(refs) = config.routing.strategies.get(strategy) {
+            for h in order_strategy(config, refs, input) {
+                push(Some(h), &mut chain);
             }
         }
+        for r in &config.routing.fallback {
+            push(resolve(config, r, false), &mut chain);
+        }
+        if !chain.is_empty() {
+            return Ok(chain);
+        }
+    } else if let Some(c) = chosen(config, ws) {
+        // The chosen model first, then its provider's other models in their order.
+        chain.retain(|h| h.provider == c.provider);
+        for m in 0..config.providers[c.provider].models.len() {
+            push(
+                Some(ModelHandle {
+                    provider: c.provider,
+                    model: m,
+                }),
+                &mut chain,
+            );
+        }
+        if chain.is_empty() {
+            return Err(ProviderError::Config(format!(
+                "The chosen model {} is not available: provider {} has no models. \
+                 Choose another with `seekclaw model use`.",
+                c.named, config.providers[c.provider].id
+            )));
+        }
+        return Ok(chain);
     }
+    // Nothing chosen or configured (or a chain naming nothing enabled): every
+    // enabled model in provider priority order.
+    for p in enabled_providers(config) {
+        for m in 0..config.providers[p].models.len() {
+            push(
+                Some(ModelHandle {
+                    provider: p,
+                    model: m,
+                }),
+                &mut chain,
+            );
+        }
+    }
+    Ok(chain)
+}
+
+/// The ordered, de-duplicated candidates for one request. `is_open` reports models
+/// whose circuit is open; they are dropped unless that would leave nothing.
+pub fn candidates(
+    config: &Config,
+    input: &RouteInput,
+    is_open: impl Fn(&str) -> bool,
+) -> Result<Vec<ModelHandle>, ProviderError> {
+    route(config, input, is_open).map(|r| r.chain)
+}
+
+/// A request's candidates, and the preferred model when its open circuit
+/// kept it out (so the move to the next one can be announced).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// The candidates in the order they are tried.
+    pub chain: Vec<ModelHandle>,
+    /// The first candidate there would have been, left out for its open circuit.
+    pub skipped_first: Option<ModelHandle>,
+}
+
+/// [`candidates`], with the preferred model that an open circuit left out.
+pub fn route(
+    config: &Config,
+    input: &RouteInput,
+    is_open: impl Fn(&str) -> bool,
+) -> Result<Route, ProviderError> {
+    if config
+        .providers
+        .iter()
+        .all(|p| !p.enabled || p.models.is_empty())
+    {
+        return Err(ProviderError::Config(
+            "No models configured. Run 'seekclaw provider add' or edit ~/.seekclaw/config.json."
+                .into(),
+        ));
+    }
+    if let Some(only) = input.only {
+        let handle = resolve(config, only, false)
+            .ok_or_else(|| ProviderError::Config(format!("Unknown model: {only}")))?;
+        return Ok(Route {
+            chain: vec![handle],
+            skipped_first: None,
+        });
+    }
+    let mut chain = ordered(config, input)?;
     if input.needs_vision {
+        let first = chain.first().copied();
         chain.retain(|h| h.model(config).capabilities.vision);
         if chain.is_empty() {
-            return Err(ProviderError::Config(
-                "The current routing profile has no model that supports image understanding."
-                    .into(),
-            ));
+            return Err(ProviderError::Config(no_vision(config, input, first)));
         }
     }
     if !config.routing.failover_enabled {
@@ -276,203 +425,39 @@ pub fn candidates(
         .copied()
         .filter(|h| !is_open(&h.model_ref(config)))
         .collect();
-    Ok(if closed.is_empty() { chain } else { closed })
+    if closed.is_empty() {
+        return Ok(Route {
+            chain,
+            skipped_first: None,
+        });
+    }
+    let skipped_first = chain.first().copied().filter(|h| closed.first() != Some(h));
+    Ok(Route {
+        chain: closed,
+        skipped_first,
+    })
+}
+
+/// Why no model can take a turn with images; when only the chosen model's
+/// provider may answer, what would let another one.
+fn no_vision(config: &Config, input: &RouteInput, first: Option<ModelHandle>) -> String {
+    const NONE: &str =
+        "The current routing profile has no model that supports image understanding.";
+    let elsewhere = config
+        .providers
+        .iter()
+        .filter(|p| p.enabled)
+        .any(|p| p.models.iter().any(|m| m.capabilities.vision));
+    match (failover_scope(config, input.workspace), first) {
+        (FailoverScope::Provider { provider, .. }, Some(first)) if elsewhere => format!(
+            "{NONE} {} cannot read images and failover stays with its provider {provider}: \
+             choose a vision model (`/model`, `seekclaw model use`) or list one in `routing.fallback`.",
+            first.model_ref(config)
+        ),
+        _ => NONE.to_string(),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use seekclaw_config::{Capabilities, Profile};
-
-    use super::*;
-
-    fn model(id: &str) -> Model {
-        Model {
-            id: id.into(),
-            ..Model::default()
-        }
-    }
-
-    fn provider(id: &str, priority: i32, models: &[&str]) -> Provider {
-        Provider {
-            id: id.into(),
-            kind: "openai".into(),
-            base_url: format!("http://{id}.test"),
-            priority,
-            models: models.iter().map(|m| model(m)).collect(),
-            ..Provider::default()
-        }
-    }
-
-    fn refs(config: &Config, chain: &[ModelHandle]) -> Vec<String> {
-        chain.iter().map(|h| h.model_ref(config)).collect()
-    }
-
-    fn config() -> Config {
-        let mut c = Config {
-            providers: vec![
-                provider("b", 1, &["b1", "b2"]),
-                provider("a", 0, &["a1"]),
-                provider("off", 0, &["x1"]),
-            ],
-            ..Config::default()
-        };
-        c.providers[2].enabled = false;
-        c.providers[0].models[1].alias = Some("fast".into());
-        c
-    }
-
-    #[test]
-    fn resolves_refs_aliases_and_unique_bare_ids() {
-        let c = config();
-        assert_eq!(
-            resolve(&c, "b/b2", false)
-                .map(|h| h.model_ref(&c))
-                .as_deref(),
-            Some("b/b2")
-        );
-        assert_eq!(
-            resolve(&c, "fast", false)
-                .map(|h| h.model_ref(&c))
-                .as_deref(),
-            Some("b/b2")
-        );
-        assert_eq!(
-            resolve(&c, "a1", false).map(|h| h.model_ref(&c)).as_deref(),
-            Some("a/a1")
-        );
-        assert_eq!(
-            resolve(&c, "x1", false),
-            None,
-            "disabled providers are skipped"
-        );
-        assert!(resolve(&c, "x1", true).is_some());
-        assert_eq!(resolve(&c, "nope", false), None);
-    }
-
-    #[test]
-    fn empty_routing_uses_every_enabled_model_in_priority_order() {
-        let c = config();
-        let chain = candidates(&c, &RouteInput::default(), |_| false).unwrap();
-        assert_eq!(refs(&c, &chain), ["a/a1", "b/b1", "b/b2"]);
-    }
-
-    #[test]
-    fn configured_chain_comes_first_then_the_failover_tail() {
-        let mut c = config();
-        c.profiles.insert(
-            "default".into(),
-            Profile {
-                provider: Some("b".into()),
-                model: Some("b2".into()),
-                ..Profile::default()
-            },
-        );
-        c.routing.fallback = vec!["b/b1".into()];
-        let ws = WorkspaceConfig {
-            model: Some("a1".into()),
-            ..WorkspaceConfig::default()
-        };
-        let input = RouteInput {
-            workspace: Some(&ws),
-            ..RouteInput::default()
-        };
-        let chain = candidates(&c, &input, |_| false).unwrap();
-        assert_eq!(refs(&c, &chain), ["a/a1", "b/b2", "b/b1"]);
-        c.routing.failover_enabled = false;
-        let chain = candidates(&c, &input, |_| false).unwrap();
-        assert_eq!(refs(&c, &chain), ["a/a1"]);
-    }
-
-    #[test]
-    fn strategies_are_load_balanced() {
-        let mut c = config();
-        c.routing.strategies.insert(
-            "balanced".into(),
-            vec!["b/b1".into(), "b/b2".into(), "a/a1".into()],
-        );
-        c.routing.failover_enabled = true;
-        let mut input = RouteInput::default();
-        c.routing.load_balance = LoadBalance::RoundRobin;
-        input.round_robin_cursor = 1;
-        assert_eq!(
-            refs(&c, &candidates(&c, &input, |_| false).unwrap()),
-            ["b/b2", "a/a1", "b/b1"]
-        );
-        c.routing.load_balance = LoadBalance::LowestCost;
-        c.providers[0].models[0].input_price_per_mtok = 5.0;
-        c.providers[1].models[0].output_price_per_mtok = 1.0;
-        assert_eq!(
-            refs(&c, &candidates(&c, &input, |_| false).unwrap()),
-            ["b/b2", "a/a1", "b/b1"]
-        );
-        c.routing.load_balance = LoadBalance::Fastest;
-        input.stats.insert(
-            "a/a1".into(),
-            ModelStats {
-                calls: 3,
-                avg_latency_ms: 100.0,
-            },
-        );
-        input.stats.insert(
-            "b/b1".into(),
-            ModelStats {
-                calls: 3,
-                avg_latency_ms: 50.0,
-            },
-        );
-        assert_eq!(
-            refs(&c, &candidates(&c, &input, |_| false).unwrap()),
-            ["b/b1", "a/a1", "b/b2"]
-        );
-        c.routing.load_balance = LoadBalance::LeastUsed;
-        input.stats.insert(
-            "b/b2".into(),
-            ModelStats {
-                calls: 1,
-                avg_latency_ms: 1.0,
-            },
-        );
-        assert_eq!(
-            refs(&c, &candidates(&c, &input, |_| false).unwrap()),
-            ["b/b2", "b/b1", "a/a1"]
-        );
-    }
-
-    #[test]
-    fn open_circuits_are_skipped_unless_nothing_is_left() {
-        let c = config();
-        let chain = candidates(&c, &RouteInput::default(), |r| r == "a/a1").unwrap();
-        assert_eq!(refs(&c, &chain), ["b/b1", "b/b2"]);
-        let chain = candidates(&c, &RouteInput::default(), |_| true).unwrap();
-        assert_eq!(chain.len(), 3);
-    }
-
-    #[test]
-    fn vision_and_missing_models() {
-        let mut c = config();
-        let input = RouteInput {
-            needs_vision: true,
-            ..RouteInput::default()
-        };
-        let err = candidates(&c, &input, |_| false).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "The current routing profile has no model that supports image understanding."
-        );
-        c.providers[0].models[1].capabilities = Capabilities {
-            vision: true,
-            ..Capabilities::default()
-        };
-        assert_eq!(
-            refs(&c, &candidates(&c, &input, |_| false).unwrap()),
-            ["b/b2"]
-        );
-        let empty = Config::default();
-        assert!(
-            candidates(&empty, &RouteInput::default(), |_| false)
-                .unwrap_err()
-                .to_string()
-                .starts_with("No models configured")
-        );
-    }
-}
+#[path = "routing_tests.rs"]
+mod tests;

@@ -127,21 +127,26 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
 }
 
 pub async fn routing_get(daemon: &Daemon, id: i64) -> Reply {
-    let r = daemon.engine.config.load().routing;
-    Ok(Envelope::json_result(
-        id,
-        &RoutingView {
-            failover_enabled: r.failover_enabled,
-            deep_seek_optimization_enabled: r.deep_seek_optimization_enabled,
-        },
-    ))
+    let config = daemon.engine.config.load();
+    Ok(Envelope::json_result(id, &routing_view(daemon, &config)))
+}
+
+/// `routing.get`'s answer: the two switches and the failover rule they make
+/// with the chosen model in the daemon's current workspace.
+fn routing_view(daemon: &Daemon, config: &seekclaw_config::Config) -> RoutingView {
+    let ws = super::workspace::workspace_config(daemon, &daemon.current_workspace());
+    RoutingView {
+        failover_enabled: config.routing.failover_enabled,
+        deep_seek_optimization_enabled: config.routing.deep_seek_optimization_enabled,
+        failover_policy: Some(crate::failover_policy::view(config, ws.as_ref())),
+    }
 }
 
 pub async fn routing_set(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::RoutingSet>()?;
     let failover = params.failover_enabled.into_inner();
     let deepseek = params.deep_seek_optimization_enabled;
-    let view = daemon
+    let config = daemon
         .engine
         .config
         .update(|cfg| {
@@ -149,11 +154,8 @@ pub async fn routing_set(daemon: &Daemon, id: i64, params: &Params) -> Reply {
             if let Some(d) = deepseek {
                 cfg.routing.deep_seek_optimization_enabled = d;
             }
-            Ok(RoutingView {
-                failover_enabled: cfg.routing.failover_enabled,
-                deep_seek_optimization_enabled: cfg.routing.deep_seek_optimization_enabled,
-            })
+            Ok(cfg.clone())
         })
         .await?;
-    Ok(Envelope::json_result(id, &view))
+    Ok(Envelope::json_result(id, &routing_view(daemon, &config)))
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::Utc;
 use seekclaw_config::normalize_path;
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
-use seekclaw_store::{ScheduleDraft, format_iso};
+use seekclaw_store::{ScheduleDraft, ScheduledTask, format_iso};
 
 use super::Reply;
 use crate::daemon::Daemon;
@@ -90,7 +90,35 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     };
     let task = daemon.db(move |s| s.upsert_schedule(&draft)).await?;
     daemon.scheduler.wake();
-    Ok(Envelope::json_result(id, &task))
+    Ok(answer(daemon, id, &task))
+}
+
+/// A task as answered, with the on-demand warning when it applies.
+fn answer(daemon: &Daemon, id: i64, task: &ScheduledTask) -> Envelope {
+    let Some(warning) = on_demand_warning(daemon, task.enabled) else {
+        return Envelope::json_result(id, task);
+    };
+    match serde_json::to_value(task) {
+        Ok(mut value) => {
+            value["warning"] = warning.into();
+            Envelope::json_result(id, &value)
+        }
+        Err(_) => Envelope::json_result(id, task),
+    }
+}
+
+/// An enabled task on a daemon that leaves once idle runs only while it is
+/// up: what to do to have it run with no window open.
+fn on_demand_warning(daemon: &Daemon, enabled: bool) -> Option<String> {
+    let idle = daemon.idle_exit.filter(|_| enabled)?;
+    Some(format!(
+        "this daemon was started on demand and exits once no client has been connected \
+         for {} s and nothing is due within a minute: the task runs only while a daemon is \
+         up. To run schedules with no window open, keep one running: `seekclaw daemon` \
+         (e.g. the systemd user unit contrib/systemd/seekclaw.service; README: \
+         \"The daemon: on demand, or always on\")",
+        idle.as_secs()
+    ))
 }
 
 /// `schedule.toggle`: disabling clears the next run, enabling recomputes it.
@@ -103,7 +131,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         .await?
         .ok_or_else(|| not_found(&task_id))?;
     daemon.scheduler.wake();
-    Ok(Envelope::json_result(id, &task))
+    Ok(answer(daemon, id, &task))
 }
 
 /// `schedule.delete`: `ok` whether or not the task existed; a run in progress

@@ -86,6 +86,34 @@ pub struct RoutingView {
     pub failover_enabled: bool,
     /// Whether the DeepSeek request and timeout policy is on (default false).
     pub deep_seek_optimization_enabled: bool,
+    /// Where failover may take a turn now (ours, additive; absent from older daemons).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover_policy: Option<FailoverPolicyView>,
+}
+
+/// `routing.get`'s `failoverPolicy`: the effective failover rule for a turn in
+/// the daemon's current workspace that names no model of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FailoverPolicyView {
+    /// `off` (failover disabled: the first candidate alone), `provider` (a
+    /// model is chosen and no chain is configured: only that model's
+    /// provider), `chain` (`routing.fallback` or the strategy's refs, as
+    /// written, nothing beyond) or `priority` (nothing chosen or configured:
+    /// every enabled model in provider priority order).
+    pub scope: String,
+    /// The chosen model (the workspace's, else the active profile's), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The provider failover stays within (scope `provider`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// `provider/model` in the order a turn tries them (before open circuits
+    /// and images narrow it).
+    #[serde(default)]
+    pub candidates: Vec<String>,
+    /// The rule in one sentence, for people.
+    pub summary: String,
 }
 
 /// `provider.upsert`: creates or edits one provider.

@@ -214,6 +214,11 @@ pub struct ScheduledTaskView {
     /// `allow` when runs may make calls that need approval; absent: they are refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval: Option<String>,
+    /// Ours (additive): in a `schedule.create`/`update`/`toggle` answer of a
+    /// daemon started on demand, for an enabled task, that it runs only while
+    /// that daemon is up and how to keep one running. Never stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// `doctor`, `doctor.run`: ours (additive), the workspace to check instead

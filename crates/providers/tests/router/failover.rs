@@ -139,6 +139,14 @@ async fn the_breaker_skips_an_open_model_then_probes_after_cooldown() {
         assert_eq!(c.model_ref(), "b/m", "round {round}");
         if round == 3 {
             assert_eq!(rec.model_starts(), vec!["b/m"], "a is open: skipped");
+            // Skipped, not silently replaced: the move to b is announced.
+            assert_eq!(
+                rec.failovers(),
+                vec![(
+                    "a/m".to_string(),
+                    "circuit open after repeated failures".to_string()
+                )]
+            );
         } else {
             assert_eq!(rec.model_starts(), vec!["a/m", "b/m"], "round {round}");
         }

@@ -91,6 +91,8 @@ pub enum Seen {
         error: ProviderError,
         delay: Duration,
     },
+    /// A candidate given up on (or skipped): its ref and why.
+    Failover(String, String),
 }
 
 #[derive(Default)]
@@ -131,6 +133,17 @@ impl Recorder {
             .collect()
     }
 
+    /// The candidates given up on, with why.
+    pub fn failovers(&self) -> Vec<(String, String)> {
+        self.seen
+            .iter()
+            .filter_map(|s| match s {
+                Seen::Failover(m, why) => Some((m.clone(), why.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn retries(&self) -> Vec<(String, ProviderError, Duration)> {
         self.seen
             .iter()
@@ -161,6 +174,11 @@ impl Observer for Recorder {
 
     fn attempt(&mut self, record: &AttemptRecord) {
         self.seen.push(Seen::Attempt(record.clone()));
+    }
+
+    fn failover(&mut self, model_ref: &str, error: &ProviderError) {
+        self.seen
+            .push(Seen::Failover(model_ref.into(), error.to_string()));
     }
 
     fn retry(&mut self, model_ref: &str, error: &ProviderError, delay: Duration) {

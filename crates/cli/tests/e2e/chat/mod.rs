@@ -2,6 +2,7 @@
 
 mod approvals;
 mod bare;
+mod broken_config;
 mod config_notice;
 mod first_run;
 mod labels;

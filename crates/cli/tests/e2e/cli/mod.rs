@@ -4,11 +4,13 @@
 
 mod commands;
 mod config_edits;
+mod config_first;
 mod config_safety;
 mod deploy;
 mod doctor;
 mod inspect;
 mod providers;
+mod schedules;
 mod sessions;
 mod sessions_files;
 mod sessions_prefix;

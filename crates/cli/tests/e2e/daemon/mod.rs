@@ -8,6 +8,7 @@ mod chat;
 mod client_crate;
 mod config;
 mod failed_starts;
+mod failover_policy;
 mod failures;
 mod full_disk;
 mod goals;

@@ -574,10 +574,11 @@ fn the_cli_manages_schedules_through_the_daemon() {
             "tidy up",
             "--id",
             "nightly",
+            "--global",
         ],
     ));
     assert!(
-        added.starts_with("added nightly (Nightly), next run: 20"),
+        added.starts_with("added nightly (Nightly) in the global scope, next run: 20"),
         "{added}"
     );
     let listed = stdout(&seekclaw(h, &["schedule", "list"]));
@@ -631,7 +632,7 @@ fn the_cli_manages_schedules_through_the_daemon() {
     let bad = seekclaw(
         h,
         &[
-            "schedule", "add", "--name", "x", "--cron", "nope", "--prompt", "p",
+            "schedule", "add", "--name", "x", "--cron", "nope", "--prompt", "p", "--global",
         ],
     );
     assert_eq!(bad.status.code(), Some(1));
@@ -647,6 +648,7 @@ fn the_cli_manages_schedules_through_the_daemon() {
             "0 25 * * *",
             "--prompt",
             "p",
+            "--global",
         ],
     );
     let err = String::from_utf8_lossy(&bad_hour.stderr);
@@ -671,9 +673,13 @@ fn the_cli_manages_schedules_through_the_daemon() {
 #[test]
 fn the_cli_says_clearly_when_no_daemon_runs() {
     let tmp = tempfile::tempdir().unwrap();
+    // `list` reads the store (issue 36, item 11); what changes a task needs the daemon.
     let out = seekclaw(tmp.path(), &["schedule", "list"]);
+    assert!(stdout(&out).starts_with("no scheduled tasks"));
+    let out = seekclaw(tmp.path(), &["schedule", "run", "x"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no seekclaw daemon is running"), "{err}");
     assert!(err.contains("seekclaw daemon"), "{err}");
+    assert!(err.contains("contrib/systemd/seekclaw.service"), "{err}");
 }

@@ -189,7 +189,11 @@ fn an_unpinned_failover_is_announced_on_the_socket_run_and_events() {
         data.starts_with("myllm/m1 failed: myllm connection failed"),
         "{data}"
     );
-    assert!(data.ends_with(" — answered by other/m2"), "{data}");
+    // Nothing was chosen: priority order over every provider, the crossing said.
+    assert!(
+        data.ends_with(" — answered by other/m2 (another provider)"),
+        "{data}"
+    );
     assert_eq!(failover["details"]["failed"], "myllm/m1");
     assert_eq!(failover["details"]["to"], "other/m2");
     assert!(failover["sessionId"].is_string(), "{failover}");
@@ -203,7 +207,10 @@ fn an_unpinned_failover_is_announced_on_the_socket_run_and_events() {
         stderr.contains("[myllm/m1 failed: myllm connection failed"),
         "{stderr}"
     );
-    assert!(stderr.contains("— answered by other/m2]"), "{stderr}");
+    assert!(
+        stderr.contains("— answered by other/m2 (another provider)]"),
+        "{stderr}"
+    );
 
     let out = seekclaw(&home, &home, &["run", "--global", "--events", "hi"]);
     assert!(out.status.success());
