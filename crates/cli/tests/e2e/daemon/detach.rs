@@ -170,3 +170,53 @@ fn agent_cancel_by_session_stops_a_turn_its_client_left_running() {
     );
     assert_eq!(stored_end(&mut c, &sid)["status"], "cancelled");
 }
+
+#[test]
+fn a_detached_turn_left_alone_does_not_wait_for_an_approval_nobody_can_give() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().tool_call(
+        "w1",
+        "write_file",
+        r#"{"path":"a.txt","content":"two\n"}"#,
+    ));
+    server.enqueue(Reply::plain("Could not write it."));
+    let d = setup(
+        &server,
+        StartOptions {
+            config: Some(json!({"agent": {"approvalPolicy": "on-request"}})),
+            ..StartOptions::default()
+        },
+    );
+    let mut gone = d.connect().unwrap();
+    let sid = gone.ok("session.new", json!({"global": true})).unwrap();
+    gone.send(
+        "chat",
+        json!({"message": "edit", "sessionId": sid, "global": true,
+               "approvals": true, "detach": true}),
+    )
+    .unwrap();
+    gone.wait_for("approval_request").unwrap();
+    drop(gone);
+    let mut c = d.connect().unwrap();
+    let end = stored_end(&mut c, &sid);
+    assert_eq!(
+        (end["status"].as_str(), end["text"].as_str()),
+        (Some("done"), Some("Could not write it.")),
+        "{end}"
+    );
+    let body = &server.requests()[1].body;
+    let tool = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert!(
+        tool["content"]
+            .as_str()
+            .unwrap()
+            .contains("nobody can answer"),
+        "{tool}"
+    );
+}
