@@ -217,8 +217,8 @@ pub struct App {
     cancel_armed: bool,
     /// The open "quit while a turn runs?" prompt.
     pub quitting: Option<crate::quit::QuitPrompt>,
-    /// What to print once the terminal is restored (a kept turn's pointer).
-    pub farewell: Option<String>,
+    /// The user quit keeping this window's turn running in the daemon.
+    pub kept_turn: bool,
     /// The daemon connection is gone.
     pub disconnected: bool,
     /// Reasoning is folded to one line (Ctrl-T toggles).

@@ -186,7 +186,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                             before_quit(daemon, &action).await;
                             // Said on the restored terminal, where it stays.
                             drop((guard, terminal));
-                            if let Some(farewell) = app.farewell.take() {
+                            if let Some(farewell) = app.farewell(&scope) {
                                 println!("{farewell}");
                             }
                             return Ok(());

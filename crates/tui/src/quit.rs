@@ -145,16 +145,32 @@ impl App {
                 Some(Action::CancelAndQuit(request_id))
             }
             (QuitChoice::KeepAndQuit, Some(_)) => {
-                self.farewell = Some(match &self.session_id {
-                    Some(id) => format!(
-                        "The turn keeps running in the daemon; `seekclaw chat --session {id}` shows it."
-                    ),
-                    None => "The turn keeps running in the daemon.".to_string(),
-                });
+                self.kept_turn = true;
                 Some(Action::Quit)
             }
             _ => Some(Action::Quit),
         }
+    }
+
+    /// What to say once the terminal is restored: where a kept turn can be
+    /// seen (`None` when no turn was kept).
+    pub fn farewell(&self, scope: &crate::Scope) -> Option<String> {
+        if !self.kept_turn {
+            return None;
+        }
+        let Some(id) = &self.session_id else {
+            return Some("The turn keeps running in the daemon.".to_string());
+        };
+        let open = match scope {
+            crate::Scope::Global => format!("seekclaw chat --global --session {id}"),
+            crate::Scope::Workspace(dir) => format!(
+                "seekclaw chat --workspace '{}' --session {id}",
+                dir.display()
+            ),
+        };
+        Some(format!(
+            "The turn keeps running in the daemon; `{open}` shows it."
+        ))
     }
 
     /// The prompt's lines (above the editor), the choices last.
@@ -243,7 +259,14 @@ mod tests {
         app.on_key(key(KeyCode::Down));
         app.on_key(key(KeyCode::Down));
         assert_eq!(app.on_key(key(KeyCode::Enter)), Some(Action::Quit));
-        assert!(app.farewell.is_some(), "keeping it says so on the way out");
+        assert!(app.kept_turn, "keeping it says so on the way out");
+        app.session_id = Some("s1".into());
+        assert_eq!(
+            app.farewell(&crate::Scope::Global).as_deref(),
+            Some(
+                "The turn keeps running in the daemon; `seekclaw chat --global --session s1` shows it."
+            )
+        );
         let mut app = asking(GRACE * 2);
         assert_eq!(app.on_key(key(KeyCode::Char('3'))), None);
         assert!(app.quitting.is_none() && app.turn.is_some(), "stays");
@@ -264,7 +287,7 @@ mod tests {
         let mut app = asking(GRACE * 2);
         app.turn = None;
         assert_eq!(app.on_key(key(KeyCode::Char('1'))), Some(Action::Quit));
-        assert!(app.farewell.is_none());
+        assert!(!app.kept_turn);
     }
 
     #[test]

@@ -84,7 +84,8 @@ fn quit_during_a_turn_asks_and_a_kept_turn_ends_in_the_window_that_watches_it() 
     let (reply, _) = slow("w", 30);
     server.enqueue(reply);
     let d = setup(&server, StartOptions::default());
-    let first = Screen::chat(&d.home, &["--global"]);
+    // The pane stays after the chat exits, to read what it printed.
+    let first = Screen::start_then(&d.home, None, &["chat", "--global"], "; sleep 60");
     first.wait_for("Ask anything");
     first.submit("long");
     let sid = session_of(&first.wait_for("w1 "));
@@ -104,7 +105,6 @@ fn quit_during_a_turn_asks_and_a_kept_turn_ends_in_the_window_that_watches_it() 
     );
     assert!(asked.contains("3. Stay"), "{asked}");
     std::thread::sleep(PAST_GRACE);
-    assert!(first.running(), "a typed-ahead key quit");
     assert!(
         first.capture().contains("Quit? A turn"),
         "{}",
@@ -122,7 +122,12 @@ fn quit_during_a_turn_asks_and_a_kept_turn_ends_in_the_window_that_watches_it() 
     first.wait_for("Quit? A turn of this window is running.");
     std::thread::sleep(PAST_GRACE);
     first.keys(&["Down", "Down", "Enter"]);
-    first.wait_exit();
+    // Said on the restored terminal: where the kept turn can be seen.
+    let said = first.wait_for("The turn keeps running in the daemon;");
+    assert!(
+        said.contains(&format!("seekclaw chat --global --session {sid}")),
+        "{said}"
+    );
 
     // The daemon runs the turn to its end; the watching window shows it.
     let ended = second.wait("the kept turn's end", |s| {
