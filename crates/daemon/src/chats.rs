@@ -25,6 +25,8 @@ pub struct ChatEntry {
     pub approvals: Approvals,
     /// `params.sessionId` of the chat, if it named one.
     pub requested: Option<String>,
+    /// `params.detach`: the turn outlives the connection.
+    pub detach: bool,
     session: watch::Receiver<Option<String>>,
 }
 
@@ -35,6 +37,13 @@ impl ChatEntry {
         let mut rx = self.session.clone();
         let claimed = rx.wait_for(Option::is_some).await.ok()?;
         claimed.clone()
+    }
+
+    /// The session the chat runs on now: the one it claimed, else the one
+    /// it asked for (`None` for a new session not made yet).
+    pub fn session_now(&self) -> Option<String> {
+        let claimed = self.session.borrow().clone();
+        claimed.or_else(|| self.requested.clone())
     }
 }
 
@@ -71,8 +80,8 @@ impl Chats {
         self: &Arc<Self>,
         request_id: i64,
         requested: Option<String>,
-        cancel: CancellationToken,
-        approvals: Approvals,
+        (cancel, approvals): (CancellationToken, Approvals),
+        detach: bool,
     ) -> ChatStart {
         let (session_tx, session) = watch::channel(None);
         let steer = SteerQueue::new();
@@ -86,6 +95,7 @@ impl Chats {
                 steer: steer.clone(),
                 approvals: approvals.clone(),
                 requested,
+                detach,
                 session,
             };
             e.live.insert(serial, entry);
@@ -172,15 +182,28 @@ impl Drop for ChatStart {
 mod tests {
     use super::*;
 
+    fn controls() -> (CancellationToken, Approvals) {
+        (CancellationToken::new(), Approvals::default())
+    }
+
+    #[test]
+    fn a_chat_runs_on_its_requested_session_until_it_claims_one() {
+        let chats = Arc::new(Chats::default());
+        let start = chats.register(2, Some("asked".into()), controls(), true);
+        let entry = chats.get(2).unwrap();
+        assert!(entry.detach);
+        assert_eq!(entry.session_now().as_deref(), Some("asked"));
+        start.claimed("claimed");
+        assert_eq!(entry.session_now().as_deref(), Some("claimed"));
+        let fresh = chats.register(4, None, controls(), false);
+        assert_eq!(chats.get(4).unwrap().session_now(), None);
+        drop((start, fresh));
+    }
+
     #[tokio::test]
     async fn a_chat_is_found_until_its_start_is_dropped() {
         let chats = Arc::new(Chats::default());
-        let start = chats.register(
-            7,
-            Some("S1".into()),
-            CancellationToken::new(),
-            Approvals::default(),
-        );
+        let start = chats.register(7, Some("S1".into()), controls(), false);
         let entry = chats.get(7).unwrap();
         assert!(chats.asking_for("s1").is_some());
         let waiting = tokio::spawn(async move { entry.session().await });
@@ -194,7 +217,7 @@ mod tests {
     #[tokio::test]
     async fn a_chat_that_ends_unclaimed_answers_no_session() {
         let chats = Arc::new(Chats::default());
-        let start = chats.register(1, None, CancellationToken::new(), Approvals::default());
+        let start = chats.register(1, None, controls(), false);
         let entry = chats.get(1).unwrap();
         drop(start);
         assert_eq!(entry.session().await, None);
@@ -203,8 +226,8 @@ mod tests {
     #[test]
     fn a_reused_id_replaces_the_older_entry_and_outlives_it() {
         let chats = Arc::new(Chats::default());
-        let old = chats.register(3, None, CancellationToken::new(), Approvals::default());
-        let new = chats.register(3, None, CancellationToken::new(), Approvals::default());
+        let old = chats.register(3, None, controls(), false);
+        let new = chats.register(3, None, controls(), false);
         assert_eq!(chats.findable().len(), 1, "the older chat is hidden");
         assert_eq!(chats.all().len(), 2, "but still counted as running");
         drop(old);

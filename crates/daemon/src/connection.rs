@@ -28,6 +28,9 @@ use seekclaw_engine::sync::Locked;
 const MAX_IN_FLIGHT: usize = 512;
 /// How long a closing connection waits for its running requests before giving up.
 const DRAIN_GRACE: Duration = Duration::from_secs(5);
+/// Why a detached turn left alone refuses calls that need approval (the
+/// model reads it).
+const CLOSED_CLIENT: &str = "the client that started this turn has closed and nobody watches it";
 /// The one method the read loop answers itself, as a first request.
 const UPGRADE: &str = "connection.upgrade";
 /// Inline answers batched past this size are queued without waiting for more.
@@ -46,7 +49,7 @@ pub struct Connection {
     pub id: u64,
     pub outbox: Outbox,
     pub legacy: Mutex<Option<LegacySession>>,
-    /// Fires when the connection closes; running turns watch it.
+    /// Fires when the connection closes (see [`leave`] for its turns).
     pub closing: CancellationToken,
     /// Its chats, registered as their lines are read.
     pub chats: Arc<Chats>,
@@ -158,6 +161,7 @@ where
                     match frame {
                         Err(_) | Ok(Frame::Eof) => {
                             reading = false;
+                            leave(&daemon, &conn);
                             stop_reading(&requests, &closing, &mut drain_deadline);
                             break;
                         }
@@ -239,7 +243,11 @@ where
                 break;
             }
             _ = &mut drain_deadline, if !reading => {
-                tracing::warn!(conn = id, "requests still running after the drain grace; closing");
+                if conn.chats.all().is_empty() {
+                    tracing::warn!(conn = id, "requests still running after the drain grace; closing");
+                } else {
+                    tracing::debug!(conn = id, "closing; its kept turns run on without it");
+                }
                 kill.cancel();
                 break;
             }
@@ -258,8 +266,9 @@ where
         upgrade.serve(server, reader, write_half, pending).await;
         return;
     }
-    // Whatever still runs for this connection (its turns) is told to stop.
-    closing.cancel();
+    // Whatever still runs for this connection is told to stop (its turns as
+    // `leave` decides).
+    leave(&daemon, &conn);
     daemon.connections.remove(id);
     tracing::debug!(conn = id, "connection closed");
 }
@@ -302,6 +311,35 @@ pub(crate) async fn write_all_or_stall<W: AsyncWrite + Unpin>(
         }
     }
     true
+}
+
+/// The connection closes: its turns stop with it, except those that outlive
+/// it: a detached chat's (`chat {detach: true}`), and one whose session
+/// another client watches, which runs to its end for that watcher. Decided
+/// once, when the connection starts closing; at daemon shutdown every turn
+/// stops anyway (their tokens are the shutdown's children).
+fn leave(daemon: &Daemon, conn: &Connection) {
+    if conn.closing.is_cancelled() {
+        return;
+    }
+    conn.closing.cancel();
+    for chat in conn.chats.all() {
+        let watched = chat
+            .session_now()
+            .is_some_and(|s| daemon.engine.bus.watched_by_others(&s, conn.id));
+        if watched {
+            // The watcher sees its approval requests and may answer them.
+            tracing::debug!(conn = conn.id, "a watched turn outlives its connection");
+        } else if chat.detach {
+            // Nobody is left to answer: a call that needs approval is not
+            // run (the model reads why) rather than holding the session
+            // until the approval times out.
+            chat.approvals.close(CLOSED_CLIENT);
+            tracing::debug!(conn = conn.id, "a detached turn outlives its connection");
+        } else {
+            chat.cancel.cancel();
+        }
+    }
 }
 
 /// The peer left or the daemon is stopping: no more requests are read; running
@@ -347,8 +385,11 @@ fn spawn_request(
     let conn = conn.clone();
     // Registered before the next line is read: a cancel or steer right behind
     // the chat finds it.
-    let chat = (method == Method::Chat).then(|| register_chat(&conn, &req));
+    let chat = (method == Method::Chat).then(|| register_chat(&daemon, &conn, &req));
+    // A chat may outlive its connection: shutdown waits for it as well.
+    let running = chat.is_some().then(|| daemon.chat_tasks.token());
     requests.spawn(async move {
+        let _running = running;
         let id = req.id;
         let run = dispatch::handle(&daemon, &conn, method, req, chat);
         let env = match std::panic::AssertUnwindSafe(run).catch_unwind().await {
@@ -366,7 +407,7 @@ fn spawn_request(
     });
 }
 
-fn register_chat(conn: &Connection, req: &Request) -> ChatStart {
+fn register_chat(daemon: &Daemon, conn: &Connection, req: &Request) -> ChatStart {
     let requested = req
         .params
         .str_opt("sessionId")
@@ -382,6 +423,9 @@ fn register_chat(conn: &Connection, req: &Request) -> ChatStart {
     } else {
         seekclaw_agent::Approvals::default()
     };
+    let detach = matches!(req.params.bool_opt("detach"), Ok(Some(true)));
+    // Stopped by the daemon's shutdown, or by its connection's end (`leave`).
+    let cancel = daemon.shutdown.child_token();
     conn.chats
-        .register(req.id, requested, conn.closing.child_token(), approvals)
+        .register(req.id, requested, (cancel, approvals), detach)
 }

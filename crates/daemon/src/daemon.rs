@@ -145,6 +145,9 @@ pub struct Daemon {
     /// The connection that last ran a turn on each session: it gets the
     /// session's idle-time background-job notices.
     pub session_owners: crate::notices::Owners,
+    /// Every running `chat` request, also one that outlived its connection
+    /// (`detach`): shutdown waits for them to store their ends.
+    pub chat_tasks: TaskTracker,
     pub slow_client_timeout: Duration,
     /// Protocols a connection may switch to (`connection.upgrade`).
     pub upgrades: crate::upgrade::Upgrades,
@@ -236,6 +239,7 @@ impl Daemon {
             not_listening: CancellationToken::new(),
             connections: Connections::default(),
             session_owners: crate::notices::Owners::default(),
+            chat_tasks: TaskTracker::new(),
             slow_client_timeout: slow,
             upgrades: crate::upgrade::Upgrades::default(),
             idle_exit: None,
@@ -363,6 +367,14 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
     {
         daemon.kill.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(1), connections.wait()).await;
+    }
+    // Turns whose connections left before (cancelled by the shutdown too).
+    daemon.chat_tasks.close();
+    if tokio::time::timeout(SHUTDOWN_GRACE, daemon.chat_tasks.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("turns still running after the shutdown grace");
     }
     daemon.scheduler.wait_stopped().await;
     // Every MCP server and background job (and whatever they started) ends with us.

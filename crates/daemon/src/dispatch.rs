@@ -63,7 +63,7 @@ pub async fn handle(
         },
         Method::AgentSteer => chat::steer(d, conn, id, p).await,
         Method::AgentApprove => approve::approve(d, conn, id, p).await,
-        Method::AgentCancel => chat::cancel(conn, id, p).await,
+        Method::AgentCancel => chat::cancel(d, conn, id, p).await,
         Method::WorkspaceGet => workspace::get(d, id).await,
         Method::WorkspaceOpen => workspace::open(d, conn, id, p).await,
         Method::WorkspaceInit => workspace::init(d, id).await,

@@ -126,6 +126,21 @@ impl TurnBus {
         (self.count.load(Ordering::Acquire) > 0).then(|| message.to_string())
     }
 
+    /// Whether a reader other than `reader` watches `session_id` (a turn
+    /// whose own client leaves still has someone to run for).
+    pub fn watched_by_others(&self, session_id: &str, reader: u64) -> bool {
+        if self.count.load(Ordering::Acquire) == 0 {
+            return false;
+        }
+        self.by_session
+            .locked()
+            .get(&session_id.to_lowercase())
+            .is_some_and(|list| {
+                list.iter()
+                    .any(|(_, r, tx)| *r != reader && !tx.is_closed())
+            })
+    }
+
     /// An event of a turn on `session_id` (run for reader `from`).
     pub fn event(&self, session_id: &str, from: Option<u64>, ev: &AgentEvent) {
         self.publish(session_id, from, || Watched::Event(ev.clone()));
@@ -141,6 +156,7 @@ mod tests {
         let w = TurnBus::default();
         w.publish("s", None, || unreachable!("nobody watches"));
         let (guard, mut rx) = w.add("S", 1);
+        assert!(!w.watched_by_others("s", 1) && w.watched_by_others("s", 2));
         w.publish("s", Some(1), || unreachable!("its own connection's turn"));
         w.event("s", None, &AgentEvent::Delta("hi".into()));
         assert!(matches!(rx.recv().await, Some(Watched::Event(AgentEvent::Delta(t))) if t == "hi"));

@@ -337,7 +337,7 @@ method_table! {
     AgentApprove => "agent.approve" [] Task [Approvals]
         (ApproveParams => text_matching("`approved` or `rejected` (with the turn's `sessionId`).", "^(approved|rejected)$"));
     AgentCancel => "agent.cancel" [] Task [AgentCancel]
-        (CancelParams => text_matching("`no active turn`, `cancellation requested for <requestId>` or `cancellation requested for <n> active turns`.", "^(no active turn|cancellation requested for .+)$"));
+        (CancelParams => text_matching("`no active turn`, `cancellation requested for <requestId>`, `cancellation requested for <sessionId>` or `cancellation requested for <n> active turns`.", "^(no active turn|cancellation requested for .+)$"));
     WorkspaceGet => "workspace.get" [] Task [Workspace]
         (NoParams => json(WorkspaceInfo));
     WorkspaceOpen => "workspace.open" [] Task [Workspace]

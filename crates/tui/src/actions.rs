@@ -72,6 +72,14 @@ async fn try_act(
         Action::Cancel(request_id) => {
             let params = CancelParams {
                 request_id: Some(request_id),
+                ..Default::default()
+            };
+            conn.send::<method::AgentCancel>(&params).await?;
+        }
+        Action::CancelSession(session_id) => {
+            let params = CancelParams {
+                session_id: Some(session_id),
+                ..Default::default()
             };
             conn.send::<method::AgentCancel>(&params).await?;
         }
@@ -172,9 +180,22 @@ async fn try_act(
             conn.send::<method::AgentApprove>(&params).await?;
         }
         Action::Shell(command) => run_shell(conn, scope, app, command).await?,
-        Action::Quit => {}
+        Action::Quit | Action::CancelAndQuit(_) => {}
     }
     Ok(())
+}
+
+/// What a quitting action does before the UI leaves: the turn the user chose
+/// to cancel is cancelled (its answer awaited, so the daemon has it before
+/// the connection closes; a kept turn needs nothing: its chat is detached).
+pub async fn before_quit(daemon: &Daemon, action: &Action) {
+    if let Action::CancelAndQuit(request_id) = action {
+        let params = CancelParams {
+            request_id: Some(*request_id),
+            ..Default::default()
+        };
+        let _ = daemon.conn.call::<method::AgentCancel>(&params).await;
+    }
 }
 
 /// Sends the user's message (with `!cmd` context and `@image` attachments)
@@ -198,6 +219,9 @@ async fn send_chat(
         global,
         // This client answers approval requests (`approval_request`).
         approvals: Some(true),
+        // The turn outlives this window: quitting asks whether to cancel
+        // it, and a closed terminal leaves it to finish in the daemon.
+        detach: Some(true),
         ..Default::default()
     };
     // `@image.png` words attach those images.
@@ -257,12 +281,10 @@ async fn set_default_model(
         .strip_prefix("switched to ")
         .unwrap_or(&model)
         .to_string();
+    app.default_model = Some(chosen.clone());
     let this = match &app.session_model {
         Some(own) => format!("this session keeps {own}"),
-        None => {
-            app.model = Some(chosen.clone());
-            "this session too".to_string()
-        }
+        None => "this session too".to_string(),
     };
     app.notice(format!(
         "Default model: {chosen} (new sessions and those without a model of their own; {this})."
@@ -370,7 +392,9 @@ async fn list_sessions(
 }
 
 /// `model.catalog` as JSON: the picker and the status bar read it so.
-async fn catalog(conn: &crate::client::Connection) -> Result<serde_json::Value, TuiError> {
+pub(crate) async fn catalog(
+    conn: &crate::client::Connection,
+) -> Result<serde_json::Value, TuiError> {
     let data = conn.call_data::<method::ModelCatalog>(&NoParams {}).await?;
     serde_json::from_str(&data).map_err(|_| TuiError::BadResult("model.catalog".into()))
 }

@@ -86,6 +86,11 @@ pub enum Action {
     Steer(String),
     /// Cancel the running turn.
     Cancel(i64),
+    /// Cancel the turn running on this session whoever started it (one seen
+    /// through the watch: another window's, or one left running).
+    CancelSession(String),
+    /// Cancel this window's turn (the `chat` request id), then leave.
+    CancelAndQuit(i64),
     /// `/new`.
     NewSession,
     /// `/sessions`: the picker, on the chat's scope.
@@ -146,8 +151,16 @@ pub enum Action {
     Quit,
 }
 
+impl Action {
+    /// The UI leaves after it.
+    pub fn quits(&self) -> bool {
+        matches!(self, Action::Quit | Action::CancelAndQuit(_))
+    }
+}
+
 const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
-Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit\n\
+Up/Down: history · PgUp/PgDn: scroll · Ctrl-C: cancel the turn, twice on an empty prompt: quit · \
+Ctrl-D on an empty prompt: quit (during a turn: asks whether to cancel it or keep it running)\n\
 Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs and subagents · !CMD runs a shell command here; \
 its output goes to the model\n\
 @PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
@@ -172,6 +185,13 @@ pub struct App {
     pub model: Option<String>,
     /// The session's own model (`/model REF`), over the default.
     pub session_model: Option<String>,
+    /// The model a turn of a session without its own uses (`model.catalog`'s
+    /// active one); `None` until known.
+    pub default_model: Option<String>,
+    /// Whether any model is configured (`None` until the catalog is known).
+    pub any_model: Option<bool>,
+    /// The home's config files as the daemon last read them (`config.status`).
+    pub config: crate::status::ConfigState,
     /// Input tokens (`usage`), summed.
     pub input_tokens: u64,
     /// Output tokens (`usage`), summed.
@@ -193,6 +213,12 @@ pub struct App {
     waited_frame: bool,
     /// A second Ctrl-C on an empty idle prompt quits.
     quit_armed: bool,
+    /// A second Ctrl-C cancels the watched turn of another client.
+    cancel_armed: bool,
+    /// The open "quit while a turn runs?" prompt.
+    pub quitting: Option<crate::quit::QuitPrompt>,
+    /// The user quit keeping this window's turn running in the daemon.
+    pub kept_turn: bool,
     /// The daemon connection is gone.
     pub disconnected: bool,
     /// Reasoning is folded to one line (Ctrl-T toggles).
@@ -263,6 +289,8 @@ impl App {
         }
         self.entries
             .push(Entry::User(prompt.to_string(), Vec::new()));
+        // The turn's `model_start` says which model answers.
+        self.model = None;
         self.turn = Some(Turn {
             request_id,
             cancelling: false,
@@ -455,7 +483,10 @@ impl App {
     }
 
     fn end_turn(&mut self) {
-        self.turn = None;
+        // A watched turn's "a turn … is running" ends with it.
+        if self.turn.take().is_some_and(|t| t.foreign) {
+            self.hint = None;
+        }
         self.waited_frame = true;
         // Whatever still waited ended with the turn.
         self.clear_approvals();
@@ -512,6 +543,9 @@ impl App {
         if self.picker.is_some() {
             return self.picker_key(key);
         }
+        if let Some(decided) = self.quit_key(key) {
+            return decided;
+        }
         if let Some(decided) = self.approval_key(key) {
             return decided;
         }
@@ -531,13 +565,12 @@ impl App {
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         if !(ctrl && key.code == KeyCode::Char('c')) {
             self.quit_armed = false;
+            self.cancel_armed = false;
             self.hint = None;
         }
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
-            KeyCode::Char('d') if ctrl && self.editor.is_empty() && self.turn.is_none() => {
-                return Some(Action::Quit);
-            }
+            KeyCode::Char('d') if ctrl && self.editor.is_empty() => return self.request_quit(),
             KeyCode::Char('j') if ctrl => self.editor.insert('\n'),
             KeyCode::Char('t') if ctrl => self.hide_thinking = !self.hide_thinking,
             KeyCode::Char('o') if ctrl => self.expand_diffs = !self.expand_diffs,
@@ -569,12 +602,27 @@ impl App {
 
     fn ctrl_c(&mut self) -> Option<Action> {
         if let Some(turn) = self.turn.as_mut() {
-            if turn.foreign {
-                self.hint = Some("this turn runs in another client: cancel it there".into());
+            if turn.cancelling && turn.foreign {
                 return None;
             }
+            // Pressed again while this window's turn is being cancelled:
+            // the user wants out (asks, as every quit during a turn does).
             if turn.cancelling {
-                return None;
+                return self.request_quit();
+            }
+            if turn.foreign {
+                // Another window's turn, or one its client left running:
+                // cancelled only when asked twice.
+                let session = self.watch.as_ref().map(|w| w.session.clone());
+                if !std::mem::replace(&mut self.cancel_armed, true) {
+                    self.hint = Some(
+                        "this turn was started by another client: Ctrl-C again cancels it".into(),
+                    );
+                    return None;
+                }
+                self.cancel_armed = false;
+                turn.cancelling = true;
+                return session.map(Action::CancelSession);
             }
             turn.cancelling = true;
             return Some(Action::Cancel(turn.request_id));
@@ -618,7 +666,7 @@ impl App {
         let (name, arg) = command.split_once(' ').unwrap_or((command, ""));
         let busy = self.turn.is_some();
         match (name, arg.trim()) {
-            ("quit" | "exit" | "q", _) => Some(Action::Quit),
+            ("quit" | "exit" | "q", _) => self.request_quit(),
             ("help" | "?", _) => {
                 self.notice(HELP);
                 None

@@ -9,8 +9,20 @@ use serde_json::Value;
 use crate::app::App;
 
 impl App {
-    /// Takes the prices out of a `model.catalog` result.
+    /// Takes the prices, the default model and whether any model is
+    /// configured out of a `model.catalog` result.
     pub fn set_catalog(&mut self, catalog: &Value) {
+        let models = catalog.as_array().map(Vec::as_slice).unwrap_or_default();
+        self.any_model = Some(
+            models
+                .iter()
+                .any(|m| m["providerEnabled"].as_bool() != Some(false)),
+        );
+        self.default_model = models
+            .iter()
+            .find(|m| m["active"].as_bool() == Some(true))
+            .and_then(|m| m["ref"].as_str())
+            .map(str::to_string);
         let prices = catalog
             .as_array()
             .into_iter()
@@ -49,13 +61,21 @@ impl App {
     }
 
     /// The session's cost in USD so far; `None` until the prices of every
-    /// model it used are known.
+    /// model it used are known. Before anything is spent it is priced as the
+    /// model the next turn uses: one without prices reads "cost unknown"
+    /// before its first turn as after it, not `$0.0000` and then unknown.
     pub fn cost(&self) -> Option<f64> {
         // Only priced attempts so far: their sum, catalog or not.
         if self.model_tokens.is_empty() && self.priced_cost > 0.0 {
             return Some(self.priced_cost);
         }
         let prices = self.prices.as_ref()?;
+        if self.model_tokens.is_empty() && self.priced_cost == 0.0 {
+            return match self.next_model() {
+                Some(next) if !prices.contains_key(next) => None,
+                _ => Some(0.0),
+            };
+        }
         // Folded from +0.0: an empty f64 sum is -0.0, shown as "$-0.0000".
         self.model_tokens
             .iter()
@@ -66,7 +86,8 @@ impl App {
     }
 
     /// The status bar's token and cost part: `tokens ↑IN ↓OUT $0.0123`, or
-    /// `cost unknown` once the prices are in and a model used has none.
+    /// `cost unknown` once the prices are in and a model used (or, before
+    /// any use, the next turn's) has none.
     pub fn usage_label(&self) -> String {
         let tokens = format!("tokens ↑{} ↓{}", self.input_tokens, self.output_tokens);
         match (self.cost(), &self.prices) {
@@ -155,6 +176,31 @@ mod tests {
             {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
         ]));
         assert_eq!(app.cost(), Some(1.0));
+    }
+
+    #[test]
+    fn an_unpriced_model_reads_cost_unknown_before_its_first_turn_as_after_it() {
+        let mut app = App::default();
+        let catalog = json!([
+            {"ref": "tk/m1", "active": true, "providerEnabled": true},
+            {"ref": "tk/p", "active": false, "inputPricePerMTok": 1.0, "outputPricePerMTok": 1.0},
+        ]);
+        app.set_catalog(&catalog);
+        assert_eq!(app.usage_label(), "tokens ↑0 ↓0 cost unknown");
+        app.start_turn(1, "hi");
+        app.on_envelope(crate::client::Envelope {
+            id: 1,
+            event: "usage".into(),
+            data: "tk/m1".into(),
+            session_id: Some("s".into()),
+            details: json!({"inputTokens": 10, "outputTokens": 2}),
+        });
+        assert_eq!(app.usage_label(), "tokens ↑10 ↓2 cost unknown");
+        // A session on a priced model starts at $0.0000.
+        let mut priced = App::default();
+        priced.set_catalog(&catalog);
+        priced.session_model = Some("tk/p".into());
+        assert_eq!(priced.usage_label(), "tokens ↑0 ↓0 $0.0000");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::actions::{act, watch_session};
+use crate::actions::{act, before_quit, watch_session};
 use crate::app::{Action, App};
 use crate::lifecycle::Daemon;
 use crate::setup::Outcome;
@@ -88,7 +88,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         async { crate::setup::needed(&daemon.conn).await.unwrap_or(false) },
         async { TerminalGuard::enter() }
     );
-    let (_guard, mut terminal) = entered?;
+    let (guard, mut terminal) = entered?;
     let mut keys = EventStream::new();
     // Text typed at the trust question is the chat's first draft.
     let mut draft = String::new();
@@ -156,6 +156,12 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         .checked_sub(FRAME)
         .unwrap_or_else(Instant::now);
     let mut gave_up = false;
+    // The status bar's model and config state, asked again while idle.
+    let mut refresh = tokio::time::interval_at(
+        tokio::time::Instant::now() + crate::status::REFRESH,
+        crate::status::REFRESH,
+    );
+    refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         if app.disconnected && !gave_up {
             draw(&mut terminal, &mut app)?;
@@ -171,6 +177,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                 catalog_asked = true;
                 act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
                 crate::config_notice::show(&daemon.conn, &mut app).await;
+                crate::status::refresh_config(&daemon.conn, &mut app).await;
                 dirty = true;
             }
         }
@@ -180,7 +187,13 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                 Some(Ok(Event::Key(k))) => {
                     at_once = true;
                     if let Some(action) = app.on_key(k) {
-                        if action == Action::Quit {
+                        if action.quits() {
+                            before_quit(daemon, &action).await;
+                            // Said on the restored terminal, where it stays.
+                            drop((guard, terminal));
+                            if let Some(farewell) = app.farewell(&scope) {
+                                println!("{farewell}");
+                            }
                             return Ok(());
                         }
                         act(daemon, &mut scope, &mut app, action).await;
@@ -208,6 +221,9 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                 None => app.on_disconnect(),
             },
             _ = ticks.tick(), if app.animating() => app.tick = app.tick.wrapping_add(1),
+            _ = refresh.tick(), if catalog_asked && app.turn.is_none() && !app.disconnected => {
+                crate::status::refresh(&daemon.conn, &mut app).await;
+            }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
             _ = hangup.recv() => return Ok(()),
             _ = terminate.recv() => return Ok(()),

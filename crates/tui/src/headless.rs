@@ -45,6 +45,7 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
     let id = conn.send::<method::Chat>(&params).await?;
     let cancel = CancelParams {
         request_id: Some(id),
+        ..Default::default()
     };
     let mut out = std::io::stdout().lock();
     let mut streamed = false;

@@ -49,6 +49,8 @@ impl App {
                 self.hint = Some(format!("a turn started by {origin} is running"));
                 self.entries
                     .push(crate::app::Entry::User(env.data, Vec::new()));
+                // Its `model_start` says which model answers.
+                self.model = None;
                 self.turn = Some(Turn {
                     request_id: watch.request_id,
                     cancelling: false,

@@ -412,19 +412,43 @@ async fn claimed_queue(chat: Option<ChatEntry>) -> Option<(String, SteerQueue)> 
     Some((chat.session().await?, chat.steer))
 }
 
-pub async fn cancel(conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn cancel(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::AgentCancel>()?;
+    let session_id = params
+        .session_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
     // Every chat of the connection from the moment its line was read, claimed or not.
     let mine = conn.chats.findable();
-    let text = match p.read::<method::AgentCancel>()?.request_id {
-        Some(rid) => match mine.iter().find(|(r, _)| *r == rid) {
+    let text = match (params.request_id, session_id) {
+        (Some(rid), _) => match mine.iter().find(|(r, _)| *r == rid) {
             Some((_, chat)) => {
                 chat.cancel.cancel();
                 format!("cancellation requested for {rid}")
             }
             None => "no active turn".to_string(),
         },
-        None if mine.is_empty() => "no active turn".to_string(),
-        None => {
+        // Whichever client started it, or none is left (a detached turn).
+        (None, Some(sid)) => {
+            let running = daemon.engine.turns.by_session(sid);
+            let cancel = running
+                .map(|t| (t.session_id, t.cancel))
+                .or_else(|| Some((sid.to_string(), conn.chats.asking_for(sid)?.cancel)));
+            match cancel {
+                Some((session, token)) => {
+                    token.cancel();
+                    return Ok(Envelope::result(
+                        id,
+                        format!("cancellation requested for {session}"),
+                    )
+                    .with_session(Some(session)));
+                }
+                None => "no active turn".to_string(),
+            }
+        }
+        (None, None) if mine.is_empty() => "no active turn".to_string(),
+        (None, None) => {
             for (_, chat) in &mine {
                 chat.cancel.cancel();
             }

@@ -44,6 +44,13 @@ pub struct ChatParams {
     /// about is refused at once (nobody could answer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approvals: Option<bool>,
+    /// The turn outlives this connection (ours, additive): when the
+    /// connection closes mid-turn, the turn runs to its end and is stored,
+    /// its watchers (`session.watch`) seeing it through. Without it a
+    /// closing connection cancels its turns, unless another client watches
+    /// the turn's session: then the turn runs on for that watcher.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detach: Option<bool>,
 }
 
 impl Scope for ChatParams {
@@ -121,11 +128,17 @@ pub struct ApproveParams {
     pub message: Option<String>,
 }
 
-/// `agent.cancel`: one turn of this connection, or (without `requestId`) all of them.
+/// `agent.cancel`: one turn of this connection, the turn on a session, or
+/// (with neither) all of this connection's turns.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelParams {
     /// The chat request id of the turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<i64>,
+    /// The turn running on this session, whichever client started it (ours,
+    /// additive; `requestId` wins when both are given): a turn whose client
+    /// left it running (`detach`) or another window's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }

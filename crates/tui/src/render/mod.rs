@@ -23,11 +23,20 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     let width = usize::from(area.width).max(1);
     let (editor_lines, cursor) = editor(app, width);
     let editor_rows = editor_lines.len().clamp(1, EDITOR_ROWS);
-    let mut asking = wrap::wrap(app.approval_lines(), width);
+    // The quit prompt, when open, stands over an approval's.
+    let (asking, tail) = match app.quitting {
+        Some(_) => {
+            let lines = app.quit_lines();
+            let tail = lines.len().saturating_sub(1);
+            (lines, tail)
+        }
+        None => (app.approval_lines(), app.approval_tail()),
+    };
+    let mut asking = wrap::wrap(asking, width);
     let asking_rows = asking.len().min(usize::from(area.height) / 2);
     // Cut from the middle: the call and the choices stay in view.
     if asking.len() > asking_rows {
-        let tail = app.approval_tail().min(asking_rows);
+        let tail = tail.min(asking_rows);
         let choices = asking.split_off(asking.len().saturating_sub(tail));
         asking.truncate(asking_rows - tail);
         asking.extend(choices);
@@ -150,6 +159,8 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
     if app.editor.is_empty() {
         let placeholder = if app.typing_reason() {
             "why the agent should not do this (it reads it)"
+        } else if app.quitting.is_some() {
+            "choose above: a digit, or ↑↓ Enter · Esc stays"
         } else if !app.approvals.is_empty() {
             "choose above: ↑↓ Enter · 1-4 · Esc rejects"
         } else {
@@ -171,6 +182,7 @@ fn status_line(app: &App, width: u16) -> Line<'static> {
     let bar = Style::new().fg(Color::Black).bg(Color::Gray);
     let state = match (&app.turn, app.disconnected) {
         (_, true) => "disconnected".to_string(),
+        _ if app.quitting.is_some() => "quit? choose above".to_string(),
         _ if !app.approvals.is_empty() => "waiting for your approval".to_string(),
         (Some(t), _) if t.cancelling => "cancelling…".to_string(),
         (Some(t), _) if !t.phase.is_empty() => format!("running: {}", t.phase),
@@ -185,13 +197,16 @@ fn status_line(app: &App, width: u16) -> Line<'static> {
             5,
             format!("session {}", app.session_id.as_deref().unwrap_or("(new)")),
         ),
-        (
-            4,
-            app.model.clone().unwrap_or_else(|| "no model yet".into()),
-        ),
         (3, app.usage_label()),
         (6, state),
     ];
+    // The model a new turn uses (or the one answering); left out until known.
+    if let Some(model) = app.model_label() {
+        parts.insert(1, (4, model));
+    }
+    if let Some(config) = app.config_label() {
+        parts.push((6, config.to_string()));
+    }
     if !app.attached.is_empty() {
         let chips: Vec<String> = app.attached.iter().map(|a| a.chip()).collect();
         parts.push((2, chips.join(" ")));

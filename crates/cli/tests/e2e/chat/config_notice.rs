@@ -30,6 +30,10 @@ fn a_config_gone_bad_under_a_running_daemon_is_a_line_in_the_ui_and_turns_still_
     screen.submit("hello");
     screen.wait_for("answered anyway");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+    // Ended: a `/quit` during the turn would ask first.
+    screen.wait("the turn's end", |s| {
+        s.lines().last().is_some_and(|l| l.contains("idle"))
+    });
     screen.submit("/quit");
     screen.wait_exit();
 }

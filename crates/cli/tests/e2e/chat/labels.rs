@@ -36,6 +36,10 @@ fn the_status_bar_names_the_phase_in_english_from_the_event_kind() {
     assert!(!has_cjk(&thinking), "{thinking}");
     let done = screen.wait_for("piece19");
     assert!(!has_cjk(&done), "{done}");
+    // Ended: a `/quit` during the turn would ask first.
+    screen.wait("the turn's end", |s| {
+        s.lines().last().is_some_and(|l| l.contains("idle"))
+    });
     screen.submit("/quit");
     screen.wait_exit();
 }

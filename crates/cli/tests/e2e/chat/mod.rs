@@ -10,6 +10,7 @@ mod models;
 mod on_demand;
 mod pickers;
 mod provider_add;
+mod quit;
 mod resume;
 mod terminal;
 mod trust;

@@ -179,6 +179,10 @@ fn chat_starts_an_on_demand_daemon_that_outlives_it_only_until_idle() {
     let shown = screen.wait_for("answer to the first prompt");
     assert!(shown.contains("› the first prompt"), "{shown}");
     assert!(!shown.contains("started a daemon"), "{shown}");
+    // Ended: a `/quit` during the turn would ask first.
+    screen.wait("the turn's end", |s| {
+        s.lines().last().is_some_and(|l| l.contains("idle"))
+    });
     screen.submit("/quit");
     screen.wait_exit();
     // Idle-exit timing is the thing under test: past the idle delay.
@@ -213,6 +217,10 @@ fn quitting_the_chat_that_started_the_daemon_does_not_stop_a_turn_in_another() {
     let done = second.wait_for("the whole answer");
     assert!(!done.contains("Reconnected"), "{done}");
     assert!(daemon.alive(), "the other window's daemon still runs");
+    // Ended: a `/quit` during the turn would ask first.
+    second.wait("the turn's end", |s| {
+        s.lines().last().is_some_and(|l| l.contains("idle"))
+    });
     second.submit("/quit");
     second.wait_exit();
     daemon.gone_within(idle_limit());

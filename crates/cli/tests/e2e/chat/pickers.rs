@@ -89,8 +89,9 @@ fn the_model_picker_switches_models() {
         "{models}"
     );
     screen.type_text("eyes");
+    // (The status bar names the session's next model: the rows are looked at.)
     screen.wait("only eyes", |s| {
-        s.contains("› tk/eyes") && !s.contains("tk/m1")
+        s.contains("› tk/eyes") && !s.contains("tk/m1  default")
     });
     screen.keys(&["Enter"]);
     screen.wait_for("This session now uses tk/eyes");

@@ -7,6 +7,7 @@ mod ceiling;
 mod chat;
 mod client_crate;
 mod config;
+mod detach;
 mod failed_starts;
 mod failover_policy;
 mod failures;
