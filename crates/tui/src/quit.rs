@@ -3,21 +3,17 @@
 //! the daemon finishes and stores it, and watchers see its end), or stay.
 //!
 //! Like every confirmation it needs a deliberate answer given after the
-//! prompt was seen: keys within [`GRACE`] of its opening are ignored, and
+//! prompt was seen: keys within [`crate::deliberate::GRACE`] of its opening are ignored, and
 //! Enter only confirms a row picked with ↑/↓ in the prompt itself (nothing
 //! is preselected). Esc, or Ctrl-C, stays.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use crate::app::{Action, App};
-
-/// Keys this soon after the prompt opened answer nothing: they were typed
-/// before it could be read.
-pub const GRACE: Duration = Duration::from_millis(400);
 
 /// A choice of the quit prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +42,7 @@ impl QuitChoice {
 /// The open quit prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuitPrompt {
-    opened: Instant,
+    shown: crate::deliberate::Deliberate,
     /// The row picked with ↑/↓ (none until then: Enter alone confirms nothing).
     picked: Option<usize>,
 }
@@ -55,7 +51,7 @@ impl QuitPrompt {
     /// A prompt opened at `opened`.
     pub fn opened_at(opened: Instant) -> QuitPrompt {
         QuitPrompt {
-            opened,
+            shown: crate::deliberate::Deliberate::shown_at(opened),
             picked: None,
         }
     }
@@ -103,7 +99,7 @@ impl App {
             self.hint = None;
             return Some(None);
         }
-        if prompt.opened.elapsed() < GRACE {
+        if prompt.shown.typed_ahead() {
             return Some(None);
         }
         let choices = self.quit_choices();
@@ -162,11 +158,10 @@ impl App {
             return Some("The turn keeps running in the daemon.".to_string());
         };
         let open = match scope {
-            crate::Scope::Global => format!("seekclaw chat --global --session {id}"),
-            crate::Scope::Workspace(dir) => format!(
-                "seekclaw chat --workspace '{}' --session {id}",
-                dir.display()
-            ),
+            crate::Scope::Global => format!("seekclaw --global --resume {id}"),
+            crate::Scope::Workspace(dir) => {
+                format!("seekclaw --workspace '{}' --resume {id}", dir.display())
+            }
         };
         Some(format!(
             "The turn keeps running in the daemon; `{open}` shows it."
@@ -211,9 +206,12 @@ impl App {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use crossterm::event::{KeyEventKind, KeyEventState};
 
     use super::*;
+    use crate::deliberate::GRACE;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent {
@@ -263,9 +261,7 @@ mod tests {
         app.session_id = Some("s1".into());
         assert_eq!(
             app.farewell(&crate::Scope::Global).as_deref(),
-            Some(
-                "The turn keeps running in the daemon; `seekclaw chat --global --session s1` shows it."
-            )
+            Some("The turn keeps running in the daemon; `seekclaw --global --resume s1` shows it.")
         );
         let mut app = asking(GRACE * 2);
         assert_eq!(app.on_key(key(KeyCode::Char('3'))), None);

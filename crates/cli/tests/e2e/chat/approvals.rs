@@ -137,6 +137,7 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
         screen.seen();
         screen.keys(&[key]);
         screen.wait_for(&format!("Done with {name}."));
+        screen.wait_idle();
         assert_eq!(dir.join(format!("{name}.txt")).exists(), runs, "{name}");
     }
     let rejected = tool_result(&server, 6);
@@ -153,6 +154,7 @@ fn arrows_and_enter_digits_esc_and_the_reason_step_decide() {
     screen.wait_for("why ›");
     screen.submit("use a temp dir");
     screen.wait_for("Done with four.");
+    screen.wait_idle();
     assert!(!dir.join("four.txt").exists());
     assert!(
         tool_result(&server, 10).ends_with("The user said: use a temp dir"),
@@ -207,6 +209,7 @@ fn an_enter_typed_ahead_sends_the_draft_and_never_allows() {
     screen.wait_for("› 1. Allow once");
     screen.keys(&["Enter"]);
     screen.wait_for("Ran it, and noted your remark.");
+    screen.wait_idle();
     assert!(ran.exists());
     let requests = server.wait_requests(2, WAIT).unwrap();
     assert!(

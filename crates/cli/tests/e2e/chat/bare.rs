@@ -94,6 +94,7 @@ fn quitting_the_chat_says_how_to_resume_its_session() {
     screen.wait_for("Ask anything");
     screen.submit("hello there");
     let shown = screen.wait_for("hint answer");
+    screen.wait_idle();
     let sid = session_of(&shown);
     screen.submit("/quit");
     screen.wait_for("[exit 0]");
@@ -108,6 +109,7 @@ fn quitting_the_chat_says_how_to_resume_its_session() {
     // it again says the same.
     let again = Screen::start_then(&d.home, None, &["--global", "--resume", &sid], tail);
     again.wait_for("hint answer");
+    again.wait_idle();
     again.submit("/quit");
     again.wait_for("[exit 0]");
     let text = unwrapped(&again);

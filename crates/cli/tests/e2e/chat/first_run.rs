@@ -55,6 +55,7 @@ fn the_welcome_adds_a_provider_with_a_hidden_key_then_the_chat_answers() {
 
     screen.submit("hello");
     screen.wait_for("hello from tk-two");
+    screen.wait_idle();
     let requests = server.wait_requests(1, WAIT).unwrap();
     let chat_request = requests
         .iter()

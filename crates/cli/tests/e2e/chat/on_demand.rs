@@ -149,6 +149,7 @@ fn chat_starts_an_on_demand_daemon_that_outlives_it_only_until_idle() {
     let daemon = Started::wait(&home);
     screen.submit("hello");
     screen.wait_for("from a daemon of my own");
+    screen.wait_idle();
     screen.submit("/quit");
     screen.wait_exit();
     // The chat did not stop it: it leaves once the idle delay has passed.
@@ -211,6 +212,7 @@ fn quitting_the_chat_that_started_the_daemon_does_not_stop_a_turn_in_another() {
     server.enqueue(slow.text("the whole answer").finish("stop"));
     second.submit("a long one");
     second.wait_for("w1 ");
+    second.wait_idle();
     first.submit("/quit");
     first.wait_exit();
 

@@ -22,6 +22,7 @@ fn the_sessions_picker_searches_toggles_scope_and_archived_and_opens_one() {
     screen.wait_for("New session");
     screen.submit("beta question");
     let second = screen.wait_for("beta answer");
+    screen.wait_idle();
     let beta = session_of(&second);
 
     screen.submit("/sessions");
@@ -72,6 +73,7 @@ fn the_sessions_picker_searches_toggles_scope_and_archived_and_opens_one() {
     // /resume ID still works.
     screen.submit(&format!("/resume {beta}"));
     screen.wait_for("beta answer");
+    screen.wait_idle();
     screen.submit("/quit");
     screen.wait_exit();
 }

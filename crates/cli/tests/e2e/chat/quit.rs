@@ -16,10 +16,6 @@ use crate::support::bin;
 use crate::support::screen::{Screen, WAIT, session_of};
 use crate::support::turns::setup;
 
-/// Lets the prompt's grace pass: the keys after it were pressed once the
-/// prompt had been seen (an ordering pause, nothing is timed).
-const PAST_GRACE: Duration = Duration::from_millis(600);
-
 /// An answer streaming `n` words, 100 ms apart; the whole text.
 fn slow(word: &str, n: usize) -> (Reply, String) {
     let mut r = Reply::new().chunk_delay(Duration::from_millis(100));
@@ -104,7 +100,7 @@ fn quit_during_a_turn_asks_and_a_kept_turn_ends_in_the_window_that_watches_it() 
         "{asked}"
     );
     assert!(asked.contains("3. Stay"), "{asked}");
-    std::thread::sleep(PAST_GRACE);
+    first.seen();
     assert!(
         first.capture().contains("Quit? A turn"),
         "{}",
@@ -120,12 +116,12 @@ fn quit_during_a_turn_asks_and_a_kept_turn_ends_in_the_window_that_watches_it() 
 
     first.keys(&["C-d"]);
     first.wait_for("Quit? A turn of this window is running.");
-    std::thread::sleep(PAST_GRACE);
+    first.seen();
     first.keys(&["Down", "Down", "Enter"]);
     // Said on the restored terminal: where the kept turn can be seen.
     let said = first.wait_for("The turn keeps running in the daemon;");
     assert!(
-        said.contains(&format!("seekclaw chat --global --session {sid}")),
+        said.contains(&format!("seekclaw --global --resume {sid}")),
         "{said}"
     );
 
@@ -177,7 +173,7 @@ fn a_killed_window_leaves_its_turn_running_and_cancel_and_quit_cancels() {
     again.wait_for("c1 ");
     again.keys(&["C-d"]);
     again.wait_for("Quit? A turn of this window is running.");
-    std::thread::sleep(PAST_GRACE);
+    again.seen();
     again.keys(&["1"]);
     again.wait_exit();
     let end = turn_end(&mut w, watch);

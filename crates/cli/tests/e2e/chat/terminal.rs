@@ -478,6 +478,7 @@ fn shell_commands_give_context_and_the_wheel_scrolls() {
     );
     screen.submit("what did it say?");
     screen.wait_for("item60");
+    screen.wait_idle();
     let body = server.requests()[0].raw_body.clone();
     assert!(body.contains("<user_shell_command>"), "{body}");
     assert!(
@@ -491,6 +492,7 @@ fn shell_commands_give_context_and_the_wheel_scrolls() {
     assert!(up.lines().last().unwrap().contains("scrolled"), "{up}");
     screen.type_text("\x1b[<65;10;10M\x1b[<65;10;10M\x1b[<65;10;10M\x1b[<65;10;10M");
     screen.wait_for("item60");
+    screen.wait_idle();
     screen.submit("/quit");
     screen.wait_exit();
 }

@@ -54,6 +54,7 @@ fn an_unknown_folder_is_asked_about_once_and_trusting_registers_its_root() {
     assert_eq!(project_paths(&d), [project.display().to_string()]);
     screen.keys(&["Enter"]);
     screen.wait_for("working here");
+    screen.wait_idle();
     screen.submit("/quit");
     screen.wait_exit();
 
@@ -89,6 +90,7 @@ fn declining_quits_or_chats_in_a_global_session() {
     screen.wait_for("Ask anything");
     screen.submit("hello");
     screen.wait_for("no folder here");
+    screen.wait_idle();
     assert!(project_paths(&d).is_empty());
     let mut c = d.connect().unwrap();
     let global = c.ok_json("session.list", json!({"global": true})).unwrap();

@@ -106,6 +106,14 @@ impl Screen {
         std::thread::sleep(Duration::from_millis(700));
     }
 
+    /// Waits until the status bar says the chat is idle (its turn ended: a
+    /// `/quit` during a turn asks first).
+    pub(crate) fn wait_idle(&self) -> String {
+        self.wait("the turn's end", |s| {
+            s.lines().last().is_some_and(|l| l.contains("idle"))
+        })
+    }
+
     /// Types `text` and presses Enter.
     pub(crate) fn submit(&self, text: &str) {
         self.type_text(text);
