@@ -59,10 +59,10 @@ pub fn run(args: &ExportArgs<'_>) -> Result<()> {
         homes.push(home);
     }
     let out = scratch.path().join("out");
-    let session_file = |bin: &Path, home: &Path| -> Command {
+    let session_file = |bin: &Path, home: &Path, to: &Path| -> Command {
         let mut cmd = Command::new(bin);
         cmd.args(["sessions", "export", SESSION, "--global", "--output"])
-            .arg(&out)
+            .arg(to)
             .env("SEEKCLAW_HOME", home);
         cmd
     };
@@ -81,10 +81,28 @@ pub fn run(args: &ExportArgs<'_>) -> Result<()> {
         rows.push((name.to_string(), [a, b]));
         Ok(())
     };
-    measure("sessions export (baseline)", &|h| session_file(args.bin, h))?;
+    measure("sessions export (baseline)", &|h| {
+        session_file(args.bin, h, &out)
+    })?;
     measure("inspect --export", &|h| page(args.bin, h))?;
     if let Some(old) = &args.baseline_bin {
-        measure("inspect --export (--baseline-bin)", &|h| page(old, h))?;
+        // Its own homes: an older build may not open this one's database.
+        let old_homes = [0, 1].map(|i| scratch.path().join(format!("old-home-{i}")));
+        for (home, old_home) in homes.iter().zip(&old_homes) {
+            let file = old_home.with_extension("jsonl");
+            run_ok(&mut session_file(args.bin, home, &file))?;
+            std::fs::create_dir_all(old_home)?;
+            run_ok(
+                Command::new(old)
+                    .args(["sessions", "import", "--global"])
+                    .arg(&file)
+                    .env("SEEKCLAW_HOME", old_home),
+            )?;
+        }
+        measure("inspect --export (--baseline-bin)", &|h| {
+            let i = usize::from(h != homes[0].as_path());
+            page(old, &old_homes[i])
+        })?;
     }
     if args.json {
         let rows: Vec<Value> = rows
@@ -131,6 +149,18 @@ pub fn run(args: &ExportArgs<'_>) -> Result<()> {
             sizes[1],
             b.bytes as f64 / base.bytes.max(1) as f64,
             ms(b.median) / ms(base.median).max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+/// Runs `cmd` to a successful end.
+fn run_ok(cmd: &mut Command) -> Result<()> {
+    let done = cmd.output().context("run seekclaw")?;
+    if !done.status.success() {
+        bail!(
+            "{cmd:?} failed: {}",
+            String::from_utf8_lossy(&done.stderr).trim()
         );
     }
     Ok(())
