@@ -7,6 +7,7 @@ mod config_safety;
 mod deploy;
 mod doctor;
 mod inspect;
+mod inspect_export;
 mod providers;
 mod sessions;
 mod sessions_files;
