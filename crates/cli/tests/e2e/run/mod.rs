@@ -5,5 +5,6 @@ mod fleet;
 mod implicit_workspace;
 mod in_process;
 mod language;
+mod logs;
 mod named_model;
 mod tty;
