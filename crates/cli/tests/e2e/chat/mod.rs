@@ -10,4 +10,5 @@ mod pickers;
 mod provider_add;
 mod resume;
 mod terminal;
+mod totals;
 mod trust;
