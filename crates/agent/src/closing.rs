@@ -2,11 +2,12 @@
 //! counters in one transaction, with a fallback that still writes the log. The
 //! client is told the turn ended only once one of them has committed.
 
-use seekclaw_store::{EventItem, Store, StoreError, TurnEnd, UsageDelta, UsageRecord};
+use seekclaw_store::{EventItem, Spend, Store, StoreError, TurnEnd};
 
-/// Writes the turn's last items (final answer, terminal) and counters, and
-/// clears its active mark. Should the single transaction fail, the items and
-/// the mark are written on their own (the counters are then lost, and logged).
+/// Writes the turn's last items (final answer, terminal) and what it spent
+/// since its last write, and clears its active mark. Should the single
+/// transaction fail, the items and the mark are written on their own (that
+/// last spend is then lost, and logged).
 /// An error means neither committed: the turn keeps its active mark.
 pub(crate) async fn close_turn(
     store: &Store,
@@ -14,8 +15,7 @@ pub(crate) async fn close_turn(
     sid: &str,
     owner: &str,
     items: Vec<EventItem>,
-    delta: UsageDelta,
-    records: Vec<UsageRecord>,
+    spend: Spend,
 ) -> Result<(), StoreError> {
     // The client's `done` waits for this write. When nothing else is writing
     // (the usual case) and the answer is of a usual size, it runs right here:
@@ -27,8 +27,7 @@ pub(crate) async fn close_turn(
             id: sid,
             owner,
             items: &items,
-            delta: &delta,
-            records: &records,
+            spend: &spend,
         })
     } else {
         None
@@ -50,8 +49,7 @@ pub(crate) async fn close_turn(
             id: &sid,
             owner: &owner,
             items: &items,
-            delta: &delta,
-            records: &records,
+            spend: &spend,
         };
         let failure = match first {
             Some(e) => e,
@@ -95,8 +93,8 @@ fn write_alone(store: &Store, end: &TurnEnd<'_>, failure: &StoreError) -> Result
         tracing::error!(error = %e, "cannot append the turn's terminal to the session log");
     })?;
     tracing::warn!(
-        rounds = end.delta.llm_rounds,
-        "the turn's usage counters were not recorded"
+        attempts = end.spend.records.len(),
+        "the usage of the turn's last provider calls was not recorded"
     );
     Ok(())
 }

@@ -45,11 +45,13 @@ pub(crate) async fn compact(
         .providers
         .chat(&rt.config, &route, &request, &mut collector, cx.cancel)
         .await;
-    for r in &collector.records {
-        counters
+    // Written with the summary, or (no summary) with the turn's next write.
+    counters.unwritten.extend(
+        collector
             .records
-            .push(crate::usage_record(r, Some(&cx.input.session_id)));
-    }
+            .iter()
+            .map(|r| crate::usage_record(r, Some(&cx.input.session_id))),
+    );
     let text = match summary {
         Ok(c) if !c.text.trim().is_empty() => c.text,
         Ok(_) => {
@@ -71,7 +73,7 @@ pub(crate) async fn compact(
         from_seq,
         to_seq,
     });
-    let seq = cx.persist(item).await?;
+    let seq = cx.persist_spending(item, counters).await?;
     // The summary message stands at the summary event's seq.
     transcript.compact(&plan, &text, seq);
     cx.emit(AgentEvent::Status(TurnStatus::ContextCompacted));

@@ -92,6 +92,7 @@ pub fn usage_record(r: &AttemptRecord, session_id: Option<&str>) -> UsageRecord 
         cached_input_tokens: r.usage.cached_input_tokens,
         cache_creation_input_tokens: r.usage.cache_creation_input_tokens,
         output_tokens: r.usage.output_tokens,
+        reasoning_tokens: r.usage.reasoning_tokens,
         cost: r.cost,
         elapsed_ms: r.elapsed_ms,
         success: r.success,

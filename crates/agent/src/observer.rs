@@ -31,13 +31,15 @@ pub(crate) struct StepObserver<'a> {
 
 impl StepObserver<'_> {
     /// What was streamed before a cancel or a failure, as the step's
-    /// assistant entry (the client has shown it); `None` if nothing was.
+    /// assistant entry (the client has shown it) with what its attempts
+    /// used so far; `None` if nothing was.
     pub(crate) fn partial_answer(&self) -> Option<EventItem> {
         (!self.text.is_empty() || !self.thinking.is_empty()).then(|| {
             EventItem::Assistant(AssistantMessage {
                 text: self.text.clone(),
                 thinking: Some(self.thinking.clone()).filter(|t| !t.is_empty()),
                 model_ref: self.model_ref.clone(),
+                usage: Some(crate::step_usage(&self.records)),
                 ..AssistantMessage::default()
             })
         })

@@ -82,12 +82,18 @@ pub async fn compact_session(
             to_seq,
         })
     });
+    // The request counts for the session whether or not a summary came of
+    // it, in one transaction with the summary.
+    let spend = seekclaw_store::Spend {
+        records,
+        llm_rounds: 0,
+        execution_steps: 0,
+    };
     let seq = tokio::task::spawn_blocking(move || {
-        for r in &records {
-            store.record_usage(r)?;
-        }
-        item.map(|item| store.append_event(&scope, &id, None, &item))
-            .transpose()
+        let items: Vec<EventItem> = item.into_iter().collect();
+        store
+            .append_spending(&scope, &id, None, &items, &spend)
+            .map(|seqs| seqs.first().copied())
     })
     .await
     .map_err(|e| TurnFailure::new(FailureKind::Internal, e.to_string()))?

@@ -11,8 +11,8 @@ use seekclaw_config::{AgentMode, Config, Home, ReasoningLevel, WorkspaceConfig};
 use seekclaw_providers::Providers;
 use seekclaw_providers::routing::{RouteInput, candidates};
 use seekclaw_store::{
-    EventItem, ImageAttachment, RuntimeNotice, StepUsage, Store, TerminalStatus, TurnTerminal,
-    UsageDelta, UsageRecord, UserMessage,
+    EventItem, ImageAttachment, RuntimeNotice, Spend, StepUsage, Store, TerminalStatus,
+    TurnTerminal, UsageRecord, UserMessage,
 };
 use seekclaw_tools::{ImageLimits, Registry, ToolContext, ToolFilter, WriteLocks};
 use tokio::sync::mpsc::UnboundedSender;
@@ -162,14 +162,16 @@ pub(crate) fn attachments(images: &[UserImage]) -> Vec<ImageAttachment> {
         .collect()
 }
 
-/// Appends one item to the turn's log; a turn whose steps cannot be written
-/// fails (it never goes on unrecorded).
+/// Appends one item to the turn's log, with what the turn spent since its
+/// last such write (`None`: the item alone); a turn whose steps cannot be
+/// written fails (it never goes on unrecorded).
 pub(crate) async fn persist(
     store: &Store,
     scope: &str,
     id: &str,
     turn: &str,
     item: EventItem,
+    spend: Option<Spend>,
 ) -> Result<u64, TurnFailure> {
     let (store, scope, id, turn) = (
         store.clone(),
@@ -177,9 +179,23 @@ pub(crate) async fn persist(
         id.to_string(),
         turn.to_string(),
     );
-    let appended =
-        tokio::task::spawn_blocking(move || store.append_event(&scope, &id, Some(&turn), &item))
-            .await;
+    let appended = tokio::task::spawn_blocking(move || match spend {
+        None => store.append_event(&scope, &id, Some(&turn), &item),
+        Some(spend) => store
+            .append_spending(
+                &scope,
+                &id,
+                Some(&turn),
+                std::slice::from_ref(&item),
+                &spend,
+            )?
+            .first()
+            .copied()
+            .ok_or_else(|| {
+                seekclaw_store::StoreError::Corrupt("append returned no sequence number".into())
+            }),
+    })
+    .await;
     let failed = match appended {
         Ok(Ok(seq)) => return Ok(seq),
         Ok(Err(e)) => e.to_string(),
@@ -223,6 +239,29 @@ impl TurnCtx<'_> {
             &input.session_id,
             self.owner,
             item,
+            None,
+        )
+        .await
+    }
+
+    /// Appends one item together with what the turn spent since its last
+    /// such write (the step's attempts that produced it, a compaction's):
+    /// the ledger and the session's totals then hold them even if the turn
+    /// never reaches its end. Returns its seq.
+    pub(crate) async fn persist_spending(
+        &self,
+        item: EventItem,
+        counters: &mut Counters,
+    ) -> Result<u64, TurnFailure> {
+        let input = self.input;
+        let spend = counters.take_spend();
+        persist(
+            &self.rt.store,
+            &input.scope,
+            &input.session_id,
+            self.owner,
+            item,
+            Some(spend),
         )
         .await
     }
@@ -239,10 +278,16 @@ impl TurnCtx<'_> {
 }
 
 pub(crate) struct Counters {
+    /// Models started so far in the turn (`llmRounds`).
     pub(crate) rounds: u64,
+    /// The turn's highest step so far.
     pub(crate) steps: u64,
-    pub(crate) delta: UsageDelta,
-    pub(crate) records: Vec<UsageRecord>,
+    /// Provider attempts not written yet: they go out with the next log
+    /// entry written with the turn's spend (a step's answer, a summary, the
+    /// closing write), in its transaction.
+    pub(crate) unwritten: Vec<UsageRecord>,
+    /// `rounds` and `steps` as last written.
+    written: (u64, u64),
     /// What the latest step's provider calls used (its log entry carries it).
     pub(crate) step_usage: StepUsage,
     /// The turn's final answer (or what a cut-short step had said), written
@@ -252,6 +297,33 @@ pub(crate) struct Counters {
     /// The step a finished turn ended on (its `workflow done` event goes out
     /// after the closing write).
     pub(crate) done_at_step: Option<u32>,
+}
+
+impl Counters {
+    pub(crate) fn new() -> Counters {
+        Counters {
+            rounds: 0,
+            steps: 0,
+            unwritten: Vec::new(),
+            written: (0, 0),
+            step_usage: StepUsage::default(),
+            final_answer: None,
+            done_at_step: None,
+        }
+    }
+
+    /// What the turn spent since its last write (attempts, models started,
+    /// steps taken), counted as written from here on.
+    pub(crate) fn take_spend(&mut self) -> Spend {
+        let count = |now: u64, then: u64| i64::try_from(now.saturating_sub(then)).unwrap_or(0);
+        let spend = Spend {
+            records: std::mem::take(&mut self.unwritten),
+            llm_rounds: count(self.rounds, self.written.0),
+            execution_steps: count(self.steps, self.written.1),
+        };
+        self.written = (self.rounds, self.steps);
+        spend
+    }
 }
 
 impl TurnRuntime {
@@ -386,15 +458,7 @@ pub async fn run_turn(
     let read = input.history.take();
     let (extras, (past, opening)) = tokio::join!(extras, open_turn(rt, &input, owner, read));
     let ext = Resolved::new(&rt.registry, extras);
-    let mut counters = Counters {
-        rounds: 0,
-        steps: 0,
-        delta: UsageDelta::default(),
-        records: Vec::new(),
-        step_usage: StepUsage::default(),
-        final_answer: None,
-        done_at_step: None,
-    };
+    let mut counters = Counters::new();
     // One tool context per turn: background jobs live across steps and are all
     // killed when the turn ends, however it ends.
     // The model the turn most likely goes to sizes the output budget and images.
@@ -502,12 +566,12 @@ async fn finish(
         error_node(cx.events, counters.steps, &failure.message);
     }
     let (status, text) = terminal_of(&outcome);
-    counters.delta.llm_rounds = counters.rounds as i64;
-    counters.delta.execution_steps = counters.steps as i64;
     let mut items: Vec<EventItem> = counters.final_answer.take().into_iter().collect();
     items.extend(leftover.iter().map(steer_item));
     items.push(EventItem::Terminal(TurnTerminal { status, text }));
-    let records = std::mem::take(&mut counters.records);
+    // Whatever the turn spent since its last write (the final step, a
+    // cancelled or failed one, a compaction) is written with its end.
+    let spend = counters.take_spend();
     if opened.is_err() {
         return outcome;
     }
@@ -519,8 +583,7 @@ async fn finish(
         &cx.input.session_id,
         cx.owner,
         items,
-        std::mem::take(&mut counters.delta),
-        records,
+        spend,
     )
     .await;
     if let Err(e) = closed {
@@ -551,12 +614,6 @@ fn error_node(events: &UnboundedSender<AgentEvent>, steps: u64, detail: &str) {
         node: WorkflowNode::Error,
         detail: detail.to_string(),
     });
-}
-
-/// Adds a provider's count to a session counter; absurd counts from a server
-/// saturate instead of wrapping.
-pub(crate) fn add_count(counter: &mut i64, n: u64) {
-    *counter = counter.saturating_add(i64::try_from(n).unwrap_or(i64::MAX));
 }
 
 /// The terminal recording `outcome`.

@@ -20,7 +20,7 @@ use crate::goal::{GoalMarker, StandingGoal};
 use crate::observer::StepObserver;
 use crate::tool_calls::run_calls;
 use crate::transcript::{Transcript, user_message};
-use crate::turn::{Counters, TurnCtx, UserImage, add_count, steer_item};
+use crate::turn::{Counters, TurnCtx, UserImage, steer_item};
 
 /// What the loop carries from one step to the next.
 struct LoopState<'t> {
@@ -340,17 +340,12 @@ async fn sample(
     counters.rounds += observer.rounds;
     st.window.after_response(&observer.records);
     counters.step_usage = crate::step_usage(&observer.records);
-    for r in &observer.records {
-        let d = &mut counters.delta;
-        add_count(&mut d.input_tokens, r.usage.total_input_tokens);
-        add_count(&mut d.total_input_tokens, r.usage.total_input_tokens);
-        add_count(&mut d.cached_input_tokens, r.usage.cached_input_tokens);
-        add_count(&mut d.output_tokens, r.usage.output_tokens);
-        add_count(&mut d.output_elapsed_ms, r.elapsed_ms as u64);
-        counters
+    counters.unwritten.extend(
+        observer
             .records
-            .push(crate::usage_record(r, Some(&cx.input.session_id)));
-    }
+            .iter()
+            .map(|r| crate::usage_record(r, Some(&cx.input.session_id))),
+    );
     match result {
         Ok(c) => Ok(Ok(c)),
         // Text streamed before a cancel or a failure is kept as the
@@ -409,7 +404,9 @@ async fn record(
             &mut st.last_text,
         ))));
     }
-    let seq = cx.persist(EventItem::Assistant(assistant)).await?;
+    let seq = cx
+        .persist_spending(EventItem::Assistant(assistant), counters)
+        .await?;
     transcript.push(
         ChatMessage::Assistant {
             text: completion.text.clone(),

@@ -4,7 +4,7 @@
 //!
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
 //! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench search`,
-//! `seekclaw-bench inspect`,
+//! `seekclaw-bench inspect`, `seekclaw-bench export`,
 //! `seekclaw-bench turns`, `seekclaw-bench tui` or `seekclaw-bench fleet`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
@@ -15,6 +15,7 @@ mod cpu;
 mod daemon;
 mod echo;
 mod engine;
+mod export;
 mod fleet;
 mod http;
 mod inspect;
@@ -109,6 +110,20 @@ enum BenchCommand {
         /// Timed page loads per session (after one warm-up).
         #[arg(long, default_value_t = 5)]
         loads: usize,
+    },
+    /// `seekclaw inspect --export` of one long session at STEPS/3 and STEPS
+    /// steps: file size and time, and their growth, against `sessions
+    /// export` of the same session (and `--baseline-bin`'s export).
+    Export {
+        /// Model steps of the larger session.
+        #[arg(long, default_value_t = 300)]
+        steps: usize,
+        /// Timed exports per binary and session (after one warm-up).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Another `seekclaw` (a previous build) to export the same sessions with.
+        #[arg(long)]
+        baseline_bin: Option<PathBuf>,
     },
     /// Full-text search on the startup bench's home: `session.search` over the
     /// socket and `Store::search` in process, p50/p99 per query shape, against
@@ -395,6 +410,17 @@ fn main() -> Result<()> {
             runs,
             tails,
             loads,
+            json: cli.json,
+        }),
+        BenchCommand::Export {
+            steps,
+            runs,
+            baseline_bin,
+        } => export::run(&export::ExportArgs {
+            bin: &bin,
+            baseline_bin,
+            steps,
+            runs,
             json: cli.json,
         }),
         BenchCommand::Search { home, runs } => search::run(&search::SearchArgs {

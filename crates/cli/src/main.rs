@@ -13,6 +13,7 @@ mod doctor;
 mod fleet;
 mod inspect;
 mod listing;
+mod logging;
 mod mcp;
 mod mcp_serve;
 mod pipes;
@@ -175,15 +176,22 @@ fn main() -> ExitCode {
         Some(Command::Mcp(args)) if args.is_serve() => "info,rmcp=warn",
         _ => "info",
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        // Colour codes only for a person: a log file or pipe gets plain text.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter)),
-        )
-        .init();
+    // Servers log to stderr (their log channel); every other command to
+    // the home's log file, never into what it draws or prints.
+    let server = match &cli.command {
+        Some(Command::Daemon(_) | Command::Serve(_) | Command::Acp(_)) => true,
+        Some(Command::Mcp(args)) => args.is_serve(),
+        _ => false,
+    };
+    logging::init(
+        logging::Sink::choose(
+            server,
+            std::env::var(logging::LOG_ENV).ok().as_deref(),
+            std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            Home::from_env().ok().as_ref(),
+        ),
+        default_filter,
+    );
     let Some(command) = cli.command else {
         // A mistyped command must not go to a model as a prompt.
         if let Some(near) = cli.chat.prompt.as_deref().and_then(command_like) {

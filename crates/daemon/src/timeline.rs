@@ -17,6 +17,7 @@ const NOTICE_KIND: &str = "notice";
 /// The timeline of a session: its header's totals and its whole log.
 pub fn session_timeline(
     header: SessionHeader,
+    cost_usd: Option<f64>,
     model: Option<String>,
     events: Vec<SessionEvent>,
 ) -> SessionTimeline {
@@ -26,6 +27,7 @@ pub fn session_timeline(
         workspace: header.workspace,
         input_tokens: header.input_tokens,
         output_tokens: header.output_tokens,
+        cost_usd,
         model,
         entries: timeline(events),
     }

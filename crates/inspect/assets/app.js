@@ -8,7 +8,7 @@
   const blobEl = document.getElementById('seekclaw-data');
   // An export carries its data; the served page asks the server.
   const baked = blobEl ? JSON.parse(blobEl.textContent) : null;
-  const state = { sessions: [], current: null, events: [], models: null, view: params.get('view') || 'raw',
+  const state = { sessions: [], current: null, events: [], log: null, view: params.get('view') || 'raw',
     step: Number(params.get('seq')) || 0, tail: null };
 
   // el('div', {class: 'x'}, 'text', node, ...): strings become text nodes.
@@ -161,14 +161,12 @@
     stopTail();
     state.current = s;
     state.events = [];
-    state.models = null;
+    state.log = null;
     $('title').textContent = s.title || s.id;
     renderSidebar();
     if (baked) {
-      const log = baked.logs[s.scope + '\n' + s.id] || { events: [], models: {} };
-      state.events = log.events;
-      state.models = log.models;
-      s.toolsBaked = log.tools || null;
+      state.log = baked.logs[s.scope + '\n' + s.id] || { events: [], views: [] };
+      state.events = state.log.events;
     } else if (!s.file) {
       let after = 0;
       for (;;) {
@@ -180,7 +178,11 @@
       if (params.get('tail') !== '0') startTail(s);
     }
     render();
+    // A long session opens at its end (its latest turn), where one looks first.
+    if (state.view === 'raw') toEnd();
   }
+  function toEnd() { const v = $('view'); v.scrollTop = v.scrollHeight; }
+  function atEnd() { const v = $('view'); return v.scrollHeight - v.scrollTop - v.clientHeight < 40; }
 
   function startTail(s) {
     const last = state.events.length ? state.events[state.events.length - 1].seq : 0;
@@ -201,8 +203,8 @@
     for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('active', b.dataset.view === state.view);
     const view = clear($('view'));
     if (!state.current) { view.appendChild(el('p', { class: 'empty' }, 'Pick a session on the left, or drop a session file.')); return; }
-    if (state.view === 'model') renderModel(view);
-    else if (state.view === 'usage') renderUsage(view);
+    if (state.view === 'model') renderModel(view).catch(fail);
+    else if (state.view === 'usage') renderUsage(view).catch(fail);
     else if (state.view === 'flow') renderFlow(view);
     else renderRaw(view, state.events);
   }
@@ -278,6 +280,8 @@
   // Live events go into the last open turn (or a new one) without redrawing.
   function appendRaw(events) {
     const view = $('view');
+    // Followed while the reader is at the end; left alone once they scroll up.
+    const follow = atEnd();
     const all = view.querySelectorAll('section.turn');
     let box = all.length ? all[all.length - 1] : null;
     for (const e of events) {
@@ -288,6 +292,7 @@
       box.appendChild(eventRow(e));
       if (e.item && e.item.type === 'terminal') box.dataset.closed = '1';
     }
+    if (follow) toEnd();
   }
 
   function folded(label, text, lines) {
@@ -370,12 +375,13 @@
     pick.addEventListener('change', () => showModel(Number(pick.value)));
     view.appendChild(el('div', { class: 'picker' }, 'What the model received before ', pick));
     const s = state.current;
-    let model = state.models ? state.models[String(state.step)] : null;
+    let model = state.log ? bakedModel(state.log, state.step) : null;
     if (!model && !baked && !s.file) model = await api(base(s) + '/model?' + q(s) + '&seq=' + state.step);
+    if (state.current !== s || state.view !== 'model') return;
     if (!model) { view.appendChild(el('p', { class: 'empty' }, 'The model view needs the server (or an export).')); return; }
     const step = state.events.find((e) => e.seq === state.step);
     const counted = step && step.item && step.item.usage;
-    const tools = model.tools || (state.models && state.current.toolsBaked) || null;
+    const tools = model.tools || null;
     view.appendChild(el('p', { class: 'legend', id: 'model-legend' }, model.messages.length + ' messages' +
       (model.systemPrompt ? ' after the system prompt and ' + (tools ? tools.length + ' tools' : 'the tools (not recorded for this session)') + ' (as the latest turn recorded them)' : ' (no system prompt was recorded for this session)') +
       '; ≈' + num(model.estimatedTokens) + ' tokens estimated' + (counted ? ', ' + num(counted.inputTokens) + ' input tokens counted by the provider (' + num(counted.cachedInputTokens) + ' cached)' : '') + '.'));
@@ -391,6 +397,31 @@
       for (const c of m.toolCalls || []) box.appendChild(el('div', { class: 'call' }, el('span', { class: 'name' }, c.name), ' ', folded('arguments', pretty(c.arguments), 12)));
       view.appendChild(box);
     }
+  }
+
+  // An export's model view at step `seq`: each step's messages are the
+  // previous step's first `keep` plus `add`; the system prompt and the tools
+  // are baked once for the session.
+  // A message's text (reasoning) marked `textFromEvent` (`thinkingFromEvent`)
+  // is its event's, which the export carries once.
+  function bakedModel(log, seq) {
+    if (!log.bySeq) log.bySeq = new Map(log.events.map((e) => [e.seq, e.item || {}]));
+    const filled = (m) => {
+      if (!m.textFromEvent && !m.thinkingFromEvent) return m;
+      const it = log.bySeq.get(m.seq) || {};
+      const out = Object.assign({}, m);
+      if (m.textFromEvent) out.text = it.type === 'tool_result' ? it.output : it.text;
+      if (m.thinkingFromEvent) out.thinking = it.thinking;
+      return out;
+    };
+    let messages = [];
+    for (const v of log.views || []) {
+      messages = messages.slice(0, v.keep).concat(v.add.map(filled));
+      if (v.seq !== seq) continue;
+      return { seq, systemPrompt: log.systemPrompt, systemTokens: log.systemTokens, tools: log.tools, toolTokens: log.toolTokens,
+        messages, estimatedTokens: log.systemTokens + log.toolTokens + v.messageTokens };
+    }
+    return null;
   }
 
   // ---- usage ----
@@ -416,8 +447,19 @@
   }
   const usd = (n) => '$' + Number(n || 0).toFixed(n && n < 0.01 ? 6 : 4);
 
-  function renderUsage(view) {
+  // The session's ledger per turn: every provider call its turns made
+  // (failed, cancelled and cut-off steps and compactions included), which
+  // the totals above sum too. Dropped files have none.
+  async function ledgerOf(s) {
+    if (s.file) return null;
+    if (state.log) return state.log.usage || null;
+    return api(base(s) + '/usage?' + q(s));
+  }
+
+  async function renderUsage(view) {
     const s = state.current;
+    const ledger = await ledgerOf(s);
+    if (state.current !== s || state.view !== 'usage') return;
     if (!s.file) {
       view.appendChild(el('table', { class: 'totals' },
         [['provider calls', s.llmRounds], ['input tokens', s.inputTokens], ['cached input tokens', s.cachedInputTokens], ['output tokens', s.outputTokens], ['cost (USD)', Number(s.cost || 0).toFixed(4)]]
@@ -444,17 +486,45 @@
     view.append(bars, el('p', { class: 'legend' }, 'blue: input the step sent (light: read from the prompt cache), orange: output. ' +
       (real === steps.length ? 'All ' + steps.length + ' steps as the provider counted them.'
         : real + ' of ' + steps.length + ' steps as the provider counted them; the others (older or imported logs) estimated at ≈4 characters per token.')));
-    const turns = new Map();
-    for (const p of steps) {
-      const t = turns.get(p.turn) || { steps: 0, input: 0, cached: 0, output: 0, reasoning: 0, cost: 0 };
-      t.steps += 1; t.input += p.input; t.cached += p.cached; t.output += p.output; t.reasoning += p.reasoning; t.cost += p.cost;
-      turns.set(p.turn, t);
-    }
+    const rows = perTurn(state.events, steps, ledger);
+    const all = { n: 'all', steps: 0, input: 0, cached: 0, output: 0, reasoning: 0, cost: 0 };
+    for (const t of rows) for (const k of ['steps', 'input', 'cached', 'output', 'reasoning', 'cost']) all[k] += t[k];
+    const row = (t, cls) => el('tr', { class: cls }, el('td', {}, String(t.n)), el('td', {}, num(t.steps)), el('td', {}, num(t.input)), el('td', {}, num(t.cached)),
+      el('td', {}, num(t.output)), el('td', {}, num(t.reasoning)), el('td', {}, usd(t.cost)));
     view.appendChild(el('h3', {}, 'Per turn'));
     view.appendChild(el('table', { class: 'totals', id: 'usage-turns' },
       el('tr', {}, ['turn', 'steps', 'input', 'cached', 'output', 'reasoning', 'cost'].map((h) => el('th', {}, h))),
-      [...turns].map(([n, t]) => el('tr', {}, el('td', {}, String(n)), el('td', {}, num(t.steps)), el('td', {}, num(t.input)), el('td', {}, num(t.cached)),
-        el('td', {}, num(t.output)), el('td', {}, num(t.reasoning)), el('td', {}, usd(t.cost))))));
+      rows.map((t) => row(t)), rows.length > 1 ? row(all, 'total') : null));
+    view.appendChild(el('p', { class: 'legend' }, ledger && ledger.some((u) => u.turn != null)
+      ? 'Every provider call of each turn as recorded (failed, cancelled and cut-off steps and compactions included); “—”: calls of no turn in this log (rewound, or from before turns were recorded).'
+      : 'Summed from the steps above.'));
+  }
+
+  // Rows of the per-turn table: from the ledger when the session has one
+  // (turns numbered as in the log), else summed from the steps.
+  function perTurn(events, steps, ledger) {
+    const stepsOf = new Map();
+    for (const p of steps) stepsOf.set(p.turn, (stepsOf.get(p.turn) || 0) + 1);
+    if (ledger && ledger.some((u) => u.turn != null)) {
+      const number = new Map();
+      let n = 1;
+      for (const e of events) {
+        if (e.turn && !number.has(e.turn)) number.set(e.turn, n);
+        if (e.item && e.item.type === 'terminal') n += 1;
+      }
+      return ledger.map((u) => {
+        const t = u.turn != null ? number.get(u.turn) : undefined;
+        return { n: t || '—', steps: t ? stepsOf.get(t) || 0 : 0, input: u.inputTokens, cached: u.cachedInputTokens,
+          output: u.outputTokens, reasoning: u.reasoningTokens, cost: u.cost };
+      });
+    }
+    const turns = new Map();
+    for (const p of steps) {
+      const t = turns.get(p.turn) || { n: p.turn, steps: 0, input: 0, cached: 0, output: 0, reasoning: 0, cost: 0 };
+      t.steps += 1; t.input += p.input; t.cached += p.cached; t.output += p.output; t.reasoning += p.reasoning; t.cost += p.cost;
+      turns.set(p.turn, t);
+    }
+    return [...turns.values()];
   }
 
   // ---- workflow ----
@@ -512,7 +582,7 @@
     stopTail();
     state.current = { file: true, id: (parsed.header && parsed.header.id) || file.name, scope: 'file', title: file.name };
     state.events = parsed.events;
-    state.models = null;
+    state.log = null;
     state.view = 'raw';
     $('title').textContent = 'File: ' + file.name;
     renderSidebar();

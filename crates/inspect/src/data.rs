@@ -105,6 +105,16 @@ impl Data {
         Ok(model_view_of(&events, seq, prompt, tools))
     }
 
+    /// The session's usage ledger summed per turn: every provider call its
+    /// turns made, what the session's totals (the page's header) sum too.
+    pub fn usage(
+        &self,
+        scope: &str,
+        id: &str,
+    ) -> Result<Vec<seekclaw_store::TurnUsage>, InspectError> {
+        Ok(self.store.usage_by_turn(scope, id)?)
+    }
+
     /// Full-text search over every session (see [`Store::search`]).
     pub fn search(&self, query: &str, limit: usize) -> Result<Value, InspectError> {
         let hits = self.store.search(query, None, limit)?;
@@ -194,15 +204,9 @@ pub fn model_view_of(
     system_prompt: Option<&str>,
     tools: Option<&str>,
 ) -> Value {
-    let before: Vec<SessionEvent> = events.iter().filter(|e| e.seq < seq).cloned().collect();
-    let messages: Vec<Value> = seekclaw_agent::model_messages(&before)
-        .iter()
-        .map(|(from, m)| message_json(*from, m))
-        .collect();
+    let messages = messages_before(events, seq);
     let tools: Option<Value> = tools.and_then(|t| serde_json::from_str(t).ok());
-    let tool_tokens = tools
-        .as_ref()
-        .map_or(0, |t| seekclaw_agent::estimate_text(&t.to_string()));
+    let tool_tokens = tools_tokens(tools.as_ref());
     let message_tokens: u64 = messages.iter().filter_map(|m| m["tokens"].as_u64()).sum();
     let system_tokens = system_prompt.map_or(0, seekclaw_agent::estimate_text);
     json!({
@@ -216,8 +220,23 @@ pub fn model_view_of(
     })
 }
 
+/// The messages the model had been sent before event `seq` (`events` in seq
+/// order), as the page shows them.
+pub(crate) fn messages_before(events: &[SessionEvent], seq: u64) -> Vec<Value> {
+    let before = &events[..events.partition_point(|e| e.seq < seq)];
+    seekclaw_agent::model_messages(before)
+        .iter()
+        .map(|(from, m)| message_json(*from, m))
+        .collect()
+}
+
+/// The engine's estimate of a recorded tool list's tokens.
+pub(crate) fn tools_tokens(tools: Option<&Value>) -> u64 {
+    tools.map_or(0, |t| seekclaw_agent::estimate_text(&t.to_string()))
+}
+
 /// One projected message as the page shows it, with its estimated tokens.
-fn message_json(seq: Option<u64>, m: &ChatMessage) -> Value {
+pub(crate) fn message_json(seq: Option<u64>, m: &ChatMessage) -> Value {
     let mut v = message_fields(seq, m);
     v["tokens"] = seekclaw_agent::estimate_tokens(m).into();
     v

@@ -84,6 +84,7 @@ fn router(data: Data, guard: Guard) -> Router {
         .route("/api/search", get(search))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/model", get(model))
+        .route("/api/sessions/{id}/usage", get(usage))
         .route("/api/sessions/{id}/tail", get(tail))
         .with_state(data)
         .layer(axum::middleware::from_fn_with_state(guard, security::guard))
@@ -216,6 +217,21 @@ async fn model(
         blocking(move || {
             let scope = data.scope_of(&id, q.scope.as_deref())?;
             data.model_view(&scope, &id, q.seq)
+        })
+        .await,
+    )
+}
+
+/// The session's usage ledger per turn (see [`Data::usage`]).
+async fn usage(
+    State(data): State<Data>,
+    Path(id): Path<String>,
+    Query(q): Query<SessionQuery>,
+) -> Response {
+    json(
+        blocking(move || {
+            let scope = data.scope_of(&id, q.scope.as_deref())?;
+            data.usage(&scope, &id).map(serialized)
         })
         .await,
     )

@@ -256,7 +256,15 @@ impl Providers {
             if position == 0 && !failure.is_retryable() {
                 return Err(failure);
             }
-            tracing::warn!(model = %model_ref, error = %failure, "candidate failed; failing over");
+            // Only a failure with a model left to try is a failover (a
+            // pinned model has none).
+            if position + 1 < chain.len() {
+                tracing::warn!(model = %model_ref, error = %failure, "model failed; failing over to the next candidate");
+            } else if single {
+                tracing::warn!(model = %model_ref, error = %failure, "model failed (the only candidate: no failover)");
+            } else {
+                tracing::warn!(model = %model_ref, error = %failure, "model failed; no candidate left");
+            }
             observer.failover(&model_ref, &failure);
             failures.push((model_ref, failure));
         }

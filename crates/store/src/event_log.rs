@@ -266,7 +266,7 @@ fn maybe_set_title(tx: &Transaction<'_>, pk: i64, seq: i64, text: &str) -> Resul
     Ok(true)
 }
 
-fn bump(tx: &Transaction<'_>, pk: i64, at_iso: &str) -> Result<()> {
+pub(crate) fn bump(tx: &Transaction<'_>, pk: i64, at_iso: &str) -> Result<()> {
     tx.prepare_cached("UPDATE sessions SET updated_at = ?1 WHERE pk = ?2")?
         .execute(params![at_iso, pk])?;
     Ok(())

@@ -41,7 +41,7 @@ pub use items::{
     AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, SessionEvent, StepUsage, Summary,
     TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
 };
-pub use model::{NewSession, Project, SessionHeader, SessionPatch, StoreStats, UsageDelta};
+pub use model::{NewSession, Project, SessionHeader, SessionPatch, StoreStats};
 pub use projection::{
     CONTEXT_CEILING, Message, SUMMARY_PREFIX, ToolCallRef, closes_answer, project,
     replays_as_answer,
@@ -63,7 +63,7 @@ pub use summary_range::summary_range_error;
 pub use time::{format_iso, now_iso};
 pub use transfer::ListedSession;
 pub use turns::TurnEnd;
-pub use usage::{UsageRecord, UsageSummary};
+pub use usage::{Spend, TurnUsage, UsageRecord, UsageSummary};
 
 #[cfg(test)]
 pub(crate) mod testutil {

@@ -85,27 +85,6 @@ pub struct SessionPatch {
     pub archived: Option<bool>,
 }
 
-/// Usage of one provider call (or a batch of them) added to a session's
-/// counters, all added up. `execution_steps` is one turn's highest step
-/// (reference §2.5: accumulated per turn and added to the session row).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct UsageDelta {
-    /// Provider calls to add.
-    pub llm_rounds: i64,
-    /// Execution steps to add.
-    pub execution_steps: i64,
-    /// Input tokens to add.
-    pub input_tokens: i64,
-    /// Every input token, cached or not, to add.
-    pub total_input_tokens: i64,
-    /// Cache-read input tokens to add.
-    pub cached_input_tokens: i64,
-    /// Output tokens to add.
-    pub output_tokens: i64,
-    /// Provider call time (ms) to add.
-    pub output_elapsed_ms: i64,
-}
-
 /// A registered project (workspace folder).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

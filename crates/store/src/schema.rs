@@ -267,7 +267,48 @@ ALTER TABLE sessions ADD COLUMN parent_id TEXT NULL;
 CREATE INDEX sessions_parent ON sessions (scope, parent_id) WHERE parent_id IS NOT NULL;
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
+/// V11: the usage ledger is where a session's totals come from. Each
+/// provider attempt's row names the session row it was made for
+/// (`session_pk`; ids alone are ambiguous across scopes) and its turn, and
+/// carries its reasoning tokens; a trigger adds each row's tokens, time and
+/// cost to that session's counters in the very transaction that records it
+/// (a turn records its attempts step by step, with the log entries they
+/// produced), so `session.get`, `session.list`, `usage.get` and the
+/// inspector read one set of numbers. Rows without a `session_pk` (older
+/// writers) still count for the sessions with their id, as V9 had it.
+const V11: &str = r#"
+ALTER TABLE usage_records ADD COLUMN session_pk INTEGER NULL;
+ALTER TABLE usage_records ADD COLUMN turn TEXT NULL;
+ALTER TABLE usage_records ADD COLUMN reasoning_tokens INTEGER NULL;
+CREATE INDEX usage_records_session ON usage_records (session_id) WHERE session_id IS NOT NULL;
+DROP TRIGGER session_cost_insert;
+CREATE TRIGGER session_usage_insert AFTER INSERT ON usage_records
+WHEN new.session_pk IS NOT NULL
+BEGIN
+    UPDATE sessions SET
+        input_tokens = input_tokens + COALESCE(new.total_input_tokens, 0),
+        total_input_tokens = total_input_tokens + COALESCE(new.total_input_tokens, 0),
+        cached_input_tokens = cached_input_tokens + COALESCE(new.cached_input_tokens, 0),
+        output_tokens = output_tokens + COALESCE(new.output_tokens, 0),
+        output_elapsed_ms = output_elapsed_ms + CAST(COALESCE(new.elapsed_ms, 0) AS INTEGER),
+        cost = cost + COALESCE(new.cost, 0)
+    WHERE pk = new.session_pk;
+END;
+CREATE TRIGGER session_usage_insert_by_id AFTER INSERT ON usage_records
+WHEN new.session_pk IS NULL AND new.session_id IS NOT NULL
+BEGIN
+    UPDATE sessions SET
+        input_tokens = input_tokens + COALESCE(new.total_input_tokens, 0),
+        total_input_tokens = total_input_tokens + COALESCE(new.total_input_tokens, 0),
+        cached_input_tokens = cached_input_tokens + COALESCE(new.cached_input_tokens, 0),
+        output_tokens = output_tokens + COALESCE(new.output_tokens, 0),
+        output_elapsed_ms = output_elapsed_ms + CAST(COALESCE(new.elapsed_ms, 0) AS INTEGER),
+        cost = cost + COALESCE(new.cost, 0)
+    WHERE id = new.session_id;
+END;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -6,9 +6,8 @@ use rusqlite::{Transaction, params};
 use crate::error::{Result, StoreError};
 use crate::event_log::LogTarget;
 use crate::items::{EventItem, TerminalStatus, TurnTerminal};
-use crate::model::UsageDelta;
 use crate::store::Store;
-use crate::usage::{UsageRecord, record_usage_in};
+use crate::usage::{Spend, record_spend_in};
 
 impl Store {
     /// Marks `owner`'s turn active on the session and appends its user
@@ -45,8 +44,30 @@ impl Store {
                 return Ok(false);
             }
             let appended = target.append(tx, Some(owner), &[interrupted(why)])?;
-            close_row(tx, target.pk, &appended.at_iso, &UsageDelta::default())?;
+            close_row(tx, target.pk, &appended.at_iso)?;
             Ok(true)
+        })
+    }
+
+    /// Appends `owner`'s log entries together with what the turn spent to
+    /// produce them (one transaction: the ledger and the session's counters
+    /// never run ahead of, or behind, the log); returns their seqs.
+    pub fn append_spending(
+        &self,
+        scope: &str,
+        id: &str,
+        owner: Option<&str>,
+        items: &[EventItem],
+        spend: &Spend,
+    ) -> Result<Vec<u64>> {
+        self.write(|tx| {
+            let target = LogTarget::find(tx, scope, id)?;
+            let appended = target.append(tx, owner, items)?;
+            if !items.is_empty() {
+                crate::event_log::bump(tx, target.pk, &appended.at_iso)?;
+            }
+            record_spend_in(tx, target.pk, owner, spend)?;
+            Ok(appended.seqs)
         })
     }
 
@@ -65,14 +86,14 @@ impl Store {
     }
 
     /// The log half of [`Store::close_turn`]: the last items and the cleared
-    /// mark, without counters and usage records (a smaller write, for when
-    /// the whole one failed). All or nothing too: the mark is never cleared
-    /// without the terminal.
+    /// mark, without what the turn spent since its last write (a smaller
+    /// write, for when the whole one failed). All or nothing too: the mark is
+    /// never cleared without the terminal.
     pub fn close_turn_log(&self, end: &TurnEnd<'_>) -> Result<()> {
         self.write(|tx| {
             let target = end.target(tx)?;
             let appended = target.append(tx, Some(end.owner), end.items)?;
-            close_row(tx, target.pk, &appended.at_iso, &UsageDelta::default())
+            close_row(tx, target.pk, &appended.at_iso)
         })
     }
 }
@@ -100,10 +121,8 @@ pub struct TurnEnd<'a> {
     pub owner: &'a str,
     /// Final answer and terminal.
     pub items: &'a [EventItem],
-    /// Counters to add to the session row.
-    pub delta: &'a UsageDelta,
-    /// Its provider attempts.
-    pub records: &'a [UsageRecord],
+    /// What the turn spent since its last write.
+    pub spend: &'a Spend,
 }
 
 impl TurnEnd<'_> {
@@ -123,39 +142,16 @@ impl TurnEnd<'_> {
     fn write_in(&self, tx: &Transaction<'_>) -> Result<()> {
         let target = self.target(tx)?;
         let appended = target.append(tx, Some(self.owner), self.items)?;
-        close_row(tx, target.pk, &appended.at_iso, self.delta)?;
-        for r in self.records {
-            record_usage_in(tx, r)?;
-        }
-        Ok(())
+        close_row(tx, target.pk, &appended.at_iso)?;
+        record_spend_in(tx, target.pk, Some(self.owner), self.spend)
     }
 }
 
-/// The session row at a turn's end: `updated_at`, the counters (each turn's
-/// are added, as the reference's session row does) and no active turn.
-fn close_row(tx: &Transaction<'_>, pk: i64, at_iso: &str, d: &UsageDelta) -> Result<()> {
-    tx.prepare_cached(
-        "UPDATE sessions SET updated_at = ?1, active_turn = NULL, \
-             llm_rounds = llm_rounds + ?2, \
-             execution_steps = execution_steps + ?3, \
-             input_tokens = input_tokens + ?4, \
-             total_input_tokens = total_input_tokens + ?5, \
-             cached_input_tokens = cached_input_tokens + ?6, \
-             output_tokens = output_tokens + ?7, \
-             output_elapsed_ms = output_elapsed_ms + ?8 \
-             WHERE pk = ?9",
-    )?
-    .execute(params![
-        at_iso,
-        d.llm_rounds,
-        d.execution_steps,
-        d.input_tokens,
-        d.total_input_tokens,
-        d.cached_input_tokens,
-        d.output_tokens,
-        d.output_elapsed_ms,
-        pk
-    ])?;
+/// The session row at a turn's end: `updated_at` and no active turn (its
+/// counters grow with each write of what the turn spent).
+fn close_row(tx: &Transaction<'_>, pk: i64, at_iso: &str) -> Result<()> {
+    tx.prepare_cached("UPDATE sessions SET updated_at = ?1, active_turn = NULL WHERE pk = ?2")?
+        .execute(params![at_iso, pk])?;
     Ok(())
 }
 
@@ -164,22 +160,37 @@ mod tests {
     use super::*;
     use crate::items::AssistantMessage;
     use crate::testutil::{new_session, temp_store, user};
+    use crate::usage::UsageRecord;
 
     fn end<'a>(
         scope: &'a str,
         id: &'a str,
         owner: &'a str,
         items: &'a [EventItem],
-        delta: &'a UsageDelta,
-        records: &'a [UsageRecord],
+        spend: &'a Spend,
     ) -> TurnEnd<'a> {
         TurnEnd {
             scope,
             id,
             owner,
             items,
-            delta,
-            records,
+            spend,
+        }
+    }
+
+    fn attempt(session: &str, input: u64, cached: u64, output: u64, ms: f64) -> UsageRecord {
+        UsageRecord {
+            provider: "p".into(),
+            model: "m".into(),
+            session_id: Some(session.into()),
+            input_tokens: input - cached,
+            total_input_tokens: input,
+            cached_input_tokens: cached,
+            output_tokens: output,
+            elapsed_ms: ms,
+            cost: 0.5,
+            success: true,
+            ..UsageRecord::default()
         }
     }
 
@@ -194,37 +205,80 @@ mod tests {
     fn each_turns_usage_and_steps_add_up() {
         let (_dir, store) = temp_store();
         store.create_session(&new_session("g", "s")).unwrap();
-        let d = UsageDelta {
+        let spend = |steps: i64| Spend {
+            records: vec![
+                attempt("s", 100, 25, 10, 100.0),
+                attempt("s", 50, 25, 10, 200.0),
+            ],
             llm_rounds: 1,
-            execution_steps: 5,
-            input_tokens: 100,
-            total_input_tokens: 150,
-            cached_input_tokens: 50,
-            output_tokens: 20,
-            output_elapsed_ms: 300,
+            execution_steps: steps,
         };
-        let add = |id: &str, d: &UsageDelta| {
+        let add = |id: &str, spend: &Spend| {
             store.open_turn("g", id, "t", &user("go"))?;
-            store.close_turn(&end("g", id, "t", &[terminal()], d, &[]))
+            store.close_turn(&end("g", id, "t", &[terminal()], spend))
         };
-        add("s", &d).unwrap();
-        let d2 = UsageDelta {
-            execution_steps: 3,
-            ..d
-        };
-        add("s", &d2).unwrap();
+        add("s", &spend(5)).unwrap();
+        add("s", &spend(3)).unwrap();
         let h = store.session("g", "s").unwrap().unwrap();
         assert_eq!(h.llm_rounds, 2);
         assert_eq!(h.execution_steps, 8, "5 steps then 3");
-        assert_eq!(h.input_tokens, 200);
+        assert_eq!(h.input_tokens, 300);
         assert_eq!(h.total_input_tokens, 300);
         assert_eq!(h.cached_input_tokens, 100);
         assert_eq!(h.output_tokens, 40);
         assert_eq!(h.output_elapsed_ms, 600);
-        assert!(matches!(add("nope", &d), Err(StoreError::NotFound(_))));
+        assert!(matches!(
+            add("nope", &spend(1)),
+            Err(StoreError::NotFound(_))
+        ));
     }
 
-    fn closing() -> (Vec<EventItem>, UsageDelta, Vec<UsageRecord>) {
+    /// What a turn spends is counted as it writes, not only at its end: a
+    /// turn that never ends (its daemon killed) has counted its steps, and
+    /// the session's totals, `usage.get` and the per-turn ledger agree.
+    #[test]
+    fn spending_written_with_the_steps_counts_without_an_end() {
+        let (_dir, store) = temp_store();
+        store.create_session(&new_session("g", "s")).unwrap();
+        store.open_turn("g", "s", "t1", &user("go")).unwrap();
+        let step = EventItem::Assistant(AssistantMessage {
+            text: "step".into(),
+            ..AssistantMessage::default()
+        });
+        let spend = Spend {
+            records: vec![attempt("s", 100, 40, 7, 10.0)],
+            llm_rounds: 1,
+            execution_steps: 1,
+        };
+        let seqs = store
+            .append_spending("g", "s", Some("t1"), std::slice::from_ref(&step), &spend)
+            .unwrap();
+        assert_eq!(seqs, [2]);
+        // The next turn finds it unfinished and interrupts it; nothing is lost.
+        store.open_turn("g", "s", "t2", &user("again")).unwrap();
+        store
+            .close_turn(&end("g", "s", "t2", &[terminal()], &spend))
+            .unwrap();
+        let h = store.session("g", "s").unwrap().unwrap();
+        assert_eq!((h.llm_rounds, h.execution_steps), (2, 2));
+        assert_eq!((h.total_input_tokens, h.output_tokens), (200, 14));
+        let listed = store.list_with_stats(Some("g"), false).unwrap();
+        assert_eq!(listed[0].cost, 1.0);
+        let turns = store.usage_by_turn("g", "s").unwrap();
+        let per_turn: Vec<_> = turns
+            .iter()
+            .map(|t| (t.turn.as_deref(), t.calls, t.input_tokens, t.output_tokens))
+            .collect();
+        assert_eq!(per_turn, [(Some("t1"), 1, 100, 7), (Some("t2"), 1, 100, 7)]);
+        let summary = store.usage_summary(None).unwrap();
+        assert_eq!((summary[0].calls, summary[0].output_tokens), (2, 14));
+        assert!(matches!(
+            store.usage_by_turn("g", "nope"),
+            Err(StoreError::NotFound(_))
+        ));
+    }
+
+    fn closing() -> (Vec<EventItem>, Spend) {
         let items = vec![
             EventItem::Assistant(AssistantMessage {
                 text: "answer".into(),
@@ -235,12 +289,6 @@ mod tests {
                 text: "answer".into(),
             }),
         ];
-        let delta = UsageDelta {
-            llm_rounds: 1,
-            execution_steps: 1,
-            output_tokens: 7,
-            ..UsageDelta::default()
-        };
         let record = UsageRecord {
             provider: "p".into(),
             model: "m".into(),
@@ -249,7 +297,12 @@ mod tests {
             success: true,
             ..UsageRecord::default()
         };
-        (items, delta, vec![record])
+        let spend = Spend {
+            records: vec![record],
+            llm_rounds: 1,
+            execution_steps: 1,
+        };
+        (items, spend)
     }
 
     #[test]
@@ -264,9 +317,9 @@ mod tests {
         assert_eq!(header.active_turn.as_deref(), Some("turn-1"));
         assert_eq!(header.title.as_deref(), Some("hello"));
 
-        let (items, delta, records) = closing();
+        let (items, spend) = closing();
         store
-            .close_turn(&end("g", "s1", "turn-1", &items, &delta, &records))
+            .close_turn(&end("g", "s1", "turn-1", &items, &spend))
             .unwrap();
         let header = store.session("g", "s1").unwrap().unwrap();
         assert_eq!(header.active_turn, None);
@@ -297,9 +350,9 @@ mod tests {
         let (_dir, store) = temp_store();
         store.create_session(&new_session("g", "s1")).unwrap();
         store.open_turn("g", "s1", "t1", &user("hi")).unwrap();
-        let (items, delta, records) = closing();
+        let (items, spend) = closing();
         store
-            .close_turn(&end("g", "s1", "t1", &items, &delta, &records))
+            .close_turn(&end("g", "s1", "t1", &items, &spend))
             .unwrap();
         // A cancelled turn: its partial text differs from nothing before it.
         store.open_turn("g", "s1", "t2", &user("again")).unwrap();
@@ -308,7 +361,7 @@ mod tests {
             text: "partial".into(),
         });
         store
-            .close_turn(&end("g", "s1", "t2", &[cancelled], &delta, &[]))
+            .close_turn(&end("g", "s1", "t2", &[cancelled], &Spend::default()))
             .unwrap();
 
         let payloads = terminal_payloads(&store);
@@ -360,9 +413,9 @@ mod tests {
     #[test]
     fn a_failed_close_writes_nothing() {
         let (_dir, store) = temp_store();
-        let (items, delta, records) = closing();
+        let (items, spend) = closing();
         let err = store
-            .close_turn(&end("g", "missing", "turn-1", &items, &delta, &records))
+            .close_turn(&end("g", "missing", "turn-1", &items, &spend))
             .unwrap_err();
         assert!(matches!(err, StoreError::NotFound(_)), "{err:?}");
         assert!(store.usage_summary(None).unwrap().is_empty(), "rolled back");
@@ -374,8 +427,8 @@ mod tests {
         let (_dir, store) = temp_store();
         store.create_session(&new_session("g", "s")).unwrap();
         store.open_turn("g", "s", "t1", &user("hi")).unwrap();
-        let (items, delta, records) = closing();
-        let try_close = || store.try_close_turn(&end("g", "s", "t1", &items, &delta, &records));
+        let (items, spend) = closing();
+        let try_close = || store.try_close_turn(&end("g", "s", "t1", &items, &spend));
         // Another write of this process holds the writer.
         let held = store.writer().unwrap();
         assert!(try_close().is_none());
@@ -458,9 +511,9 @@ mod tests {
         let (_dir, store) = temp_store();
         store.create_session(&new_session("g", "s1")).unwrap();
         store.open_turn("g", "s1", "t1", &user("hi")).unwrap();
-        let (items, delta, records) = closing();
+        let (items, spend) = closing();
         store
-            .close_turn_log(&end("g", "s1", "t1", &items, &delta, &records))
+            .close_turn_log(&end("g", "s1", "t1", &items, &spend))
             .unwrap();
         let header = store.session("g", "s1").unwrap().unwrap();
         assert_eq!((header.active_turn, header.llm_rounds), (None, 0));
@@ -472,16 +525,16 @@ mod tests {
     fn a_turn_ends_only_itself() {
         let (_dir, store) = temp_store();
         store.create_session(&new_session("g", "s")).unwrap();
-        let (items, delta, records) = closing();
+        let (items, spend) = closing();
         // Never opened (its opening write failed): nothing is written.
         let err = store
-            .close_turn(&end("g", "s", "t0", &items, &delta, &records))
+            .close_turn(&end("g", "s", "t0", &items, &spend))
             .unwrap_err();
         assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
         store.open_turn("g", "s", "t1", &user("hi")).unwrap();
         assert!(
             store
-                .close_turn_log(&end("g", "s", "t0", &items, &delta, &records))
+                .close_turn_log(&end("g", "s", "t0", &items, &spend))
                 .is_err()
         );
         let header = store.session("g", "s").unwrap().unwrap();

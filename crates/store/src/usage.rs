@@ -1,6 +1,6 @@
 //! Provider attempts (one row each) and their aggregation for `usage.get`.
 
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
 use crate::error::Result;
@@ -26,12 +26,65 @@ pub struct UsageRecord {
     pub cache_creation_input_tokens: u64,
     /// Output tokens.
     pub output_tokens: u64,
+    /// Output tokens spent on reasoning, when the provider says.
+    pub reasoning_tokens: u64,
     /// Cost in USD.
     pub cost: f64,
     /// How long the call took.
     pub elapsed_ms: f64,
     /// Whether the call succeeded.
     pub success: bool,
+}
+
+/// What a session's turn spent since it last wrote: its provider attempts
+/// (one ledger row each) and the counters no row carries (models started,
+/// execution steps). Written in the transaction of the log entries that go
+/// with it, so a turn cut off at any point (cancelled, failed, its daemon
+/// killed) has counted every attempt whose step reached the log.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Spend {
+    /// The attempts, in order.
+    pub records: Vec<UsageRecord>,
+    /// Models started (`llmRounds`: one per `model_start`).
+    pub llm_rounds: i64,
+    /// Execution steps taken.
+    pub execution_steps: i64,
+}
+
+impl Spend {
+    /// Nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty() && self.llm_rounds == 0 && self.execution_steps == 0
+    }
+
+    /// Adds `other` after this one.
+    pub fn absorb(&mut self, other: Spend) {
+        self.records.extend(other.records);
+        self.llm_rounds = self.llm_rounds.saturating_add(other.llm_rounds);
+        self.execution_steps = self.execution_steps.saturating_add(other.execution_steps);
+    }
+}
+
+/// A session's ledger rows summed per turn (`turn` `None`: rows without one,
+/// from before turns were recorded or outside any turn), in the order the
+/// turns first spent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnUsage {
+    /// The turn's owner id (the `turn` of its log events).
+    pub turn: Option<String>,
+    /// Provider attempts.
+    pub calls: u64,
+    /// Every input token, cached or not.
+    pub input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cached_input_tokens: u64,
+    /// Output tokens (reasoning included).
+    pub output_tokens: u64,
+    /// Output tokens spent on reasoning.
+    pub reasoning_tokens: u64,
+    /// Cost in USD.
+    pub cost: f64,
 }
 
 /// Aggregate per (provider, model), the `usage.get` row shape.
@@ -65,9 +118,59 @@ pub struct UsageSummary {
 }
 
 impl Store {
-    /// Records one provider call for `usage.get`.
+    /// Records one provider call for `usage.get` (one no session's turn
+    /// made: a side request; a row with a `session_id` counts for the
+    /// sessions with that id).
     pub fn record_usage(&self, r: &UsageRecord) -> Result<()> {
-        self.write(|tx| record_usage_in(tx, r))
+        self.write(|tx| record_usage_in(tx, r, None, None))
+    }
+
+    /// What session `id` of `scope` has cost in USD: its ledger rows' sum,
+    /// kept on its row (`None`: no such session).
+    pub fn session_cost(&self, scope: &str, id: &str) -> Result<Option<f64>> {
+        self.read(|tx| {
+            Ok(tx
+                .prepare_cached("SELECT cost FROM sessions WHERE scope = ?1 AND id = ?2")?
+                .query_row(params![scope, id], |r| r.get(0))
+                .optional()?)
+        })
+    }
+
+    /// The ledger of session `id` of `scope`, summed per turn.
+    pub fn usage_by_turn(&self, scope: &str, id: &str) -> Result<Vec<TurnUsage>> {
+        self.read(|tx| {
+            let pk: Option<i64> = tx
+                .prepare_cached("SELECT pk FROM sessions WHERE scope = ?1 AND id = ?2")?
+                .query_row(params![scope, id], |r| r.get(0))
+                .optional()?;
+            let Some(pk) = pk else {
+                return Err(crate::sessions::not_found(scope, id));
+            };
+            // A deleted session's pk may be reused: its rows also name the id.
+            let mut stmt = tx.prepare_cached(
+                "SELECT turn, COUNT(*), SUM(total_input_tokens), SUM(cached_input_tokens), \
+                 SUM(output_tokens), SUM(reasoning_tokens), SUM(cost), MIN(id) FROM usage_records \
+                 WHERE (session_pk = ?1 OR session_pk IS NULL) AND session_id = ?2 \
+                 GROUP BY turn ORDER BY MIN(id)",
+            )?;
+            let rows = stmt
+                .query_map(params![pk, id], |r| {
+                    let n = |i: usize| -> rusqlite::Result<u64> {
+                        Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
+                    };
+                    Ok(TurnUsage {
+                        turn: r.get(0)?,
+                        calls: n(1)?,
+                        input_tokens: n(2)?,
+                        cached_input_tokens: n(3)?,
+                        output_tokens: n(4)?,
+                        reasoning_tokens: n(5)?,
+                        cost: r.get::<_, Option<f64>>(6)?.unwrap_or(0.0),
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
     }
 
     /// Aggregates attempts since `since` (an ISO timestamp; `None` = all time),
@@ -113,13 +216,41 @@ impl Store {
     }
 }
 
-/// [`Store::record_usage`] inside a write transaction.
-pub(crate) fn record_usage_in(tx: &Transaction<'_>, r: &UsageRecord) -> Result<()> {
+/// Writes `spend` for the session row `pk` and its turn: a ledger row per
+/// attempt (whose trigger adds its tokens, time and cost to the session's
+/// counters) and the counters no row carries.
+pub(crate) fn record_spend_in(
+    tx: &Transaction<'_>,
+    pk: i64,
+    turn: Option<&str>,
+    spend: &Spend,
+) -> Result<()> {
+    for r in &spend.records {
+        record_usage_in(tx, r, Some(pk), turn)?;
+    }
+    if spend.llm_rounds != 0 || spend.execution_steps != 0 {
+        tx.prepare_cached(
+            "UPDATE sessions SET llm_rounds = llm_rounds + ?1, \
+                 execution_steps = execution_steps + ?2 WHERE pk = ?3",
+        )?
+        .execute(params![spend.llm_rounds, spend.execution_steps, pk])?;
+    }
+    Ok(())
+}
+
+/// One ledger row inside a write transaction.
+fn record_usage_in(
+    tx: &Transaction<'_>,
+    r: &UsageRecord,
+    pk: Option<i64>,
+    turn: Option<&str>,
+) -> Result<()> {
     let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     tx.prepare_cached(
         "INSERT INTO usage_records (ts, provider, model, session_id, input_tokens, \
              total_input_tokens, cached_input_tokens, cache_creation_input_tokens, output_tokens, \
-             cost, elapsed_ms, success) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             cost, elapsed_ms, success, session_pk, turn, reasoning_tokens) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )?
     .execute(params![
         now_iso(),
@@ -133,7 +264,10 @@ pub(crate) fn record_usage_in(tx: &Transaction<'_>, r: &UsageRecord) -> Result<(
         clamp(r.output_tokens),
         r.cost,
         r.elapsed_ms,
-        r.success
+        r.success,
+        pk,
+        turn,
+        clamp(r.reasoning_tokens)
     ])?;
     Ok(())
 }

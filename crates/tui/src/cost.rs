@@ -48,10 +48,17 @@ impl App {
         self.prices = Some(prices);
     }
 
-    /// A loaded session's token totals go to its (last) model. The session
-    /// keeps totals, not per-model ones, so a session that used several
-    /// models is priced as if all were its last: an approximation.
-    pub(crate) fn session_tokens(&mut self) {
+    /// A loaded session's cost: what the engine priced its calls at (the
+    /// same sum the live bar made of the `usage` events, so a reload or a
+    /// reconnect shows what was shown). Without one (an older daemon, a
+    /// model without prices) its token totals go to its (last) model: the
+    /// session keeps totals, not per-model ones, so a session that used
+    /// several models is priced as if all were its last, an approximation.
+    pub(crate) fn session_tokens(&mut self, cost_usd: Option<f64>) {
+        if let Some(cost) = cost_usd.filter(|c| c.is_finite() && *c > 0.0) {
+            self.priced_cost = cost;
+            return;
+        }
         if self.input_tokens == 0 && self.output_tokens == 0 {
             return;
         }
@@ -176,6 +183,31 @@ mod tests {
             {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
         ]));
         assert_eq!(app.cost(), Some(1.0));
+    }
+
+    /// A reload (a reconnect) shows the cost the live bar summed: the
+    /// engine's own pricing of every call, cache prices included, not the
+    /// totals priced again at the full input price.
+    #[test]
+    fn a_loaded_session_shows_the_engines_cost_of_its_calls() {
+        let mut app = App::default();
+        app.load_session(
+            serde_json::from_value(json!({
+                "id": "s", "inputTokens": 2_000_000, "outputTokens": 0, "costUsd": 0.125,
+                "entries": [{"kind": "assistant", "seq": 1, "text": "hi", "modelRef": "a/m"}]
+            }))
+            .unwrap(),
+        );
+        assert_eq!(app.cost(), Some(0.125));
+        app.set_catalog(&json!([
+            {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
+        ]));
+        assert_eq!(app.cost(), Some(0.125));
+        assert!(
+            app.usage_label().ends_with("$0.1250"),
+            "{}",
+            app.usage_label()
+        );
     }
 
     #[test]

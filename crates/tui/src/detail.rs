@@ -27,6 +27,10 @@ pub struct SessionDetail {
     pub input_tokens: u64,
     /// Output tokens, summed.
     pub output_tokens: u64,
+    /// What its calls cost as the engine priced them (absent from older
+    /// daemons).
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
     /// The session's own model (`/model`), if it has one.
     pub model: Option<String>,
     /// The log, oldest first.
@@ -193,6 +197,7 @@ impl From<OldSession> for SessionDetail {
             id: old.id,
             input_tokens: old.input_tokens,
             output_tokens: old.output_tokens,
+            cost_usd: None,
             model: None,
             entries,
         }
@@ -221,7 +226,7 @@ impl App {
         for entry in detail.entries {
             self.replay(entry);
         }
-        self.session_tokens();
+        self.session_tokens(detail.cost_usd);
         // The session's own model (`/model`) answers its next turn.
         if let Some(model) = detail.model {
             self.model = Some(model.clone());

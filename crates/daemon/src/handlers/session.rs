@@ -181,10 +181,11 @@ pub async fn timeline(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             let Some(header) = s.session(&scope.key, &sid)? else {
                 return Ok(None);
             };
+            let cost = s.session_cost(&scope.key, &sid)?;
             let model = s.session_model(&scope.key, &sid)?;
             let events = s.events(&scope.key, &sid)?;
             Ok(Some(crate::timeline::session_timeline(
-                header, model, events,
+                header, cost, model, events,
             )))
         })
         .await?

@@ -22,6 +22,11 @@ pub struct SessionTimeline {
     pub input_tokens: i64,
     /// Output tokens, summed.
     pub output_tokens: i64,
+    /// What its provider calls cost in USD as the engine priced each (cache
+    /// prices included; a model without prices adds nothing), summed from
+    /// the same records as the token totals. Absent from older daemons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// The session's own model (set with `session.update {model}`); null
     /// when its turns use the config's.
     pub model: Option<String>,

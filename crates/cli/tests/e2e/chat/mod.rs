@@ -13,4 +13,5 @@ mod provider_add;
 mod quit;
 mod resume;
 mod terminal;
+mod totals;
 mod trust;

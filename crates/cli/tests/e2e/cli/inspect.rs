@@ -20,7 +20,7 @@ use crate::support::{bin, project_dir};
 const PROMPT: &str = "<script>document.title='pwned'</script> read <img src=x onerror=\"document.title='pwned'\"> notes";
 const FILE: &str = "the word is <img src=x onerror=\"document.title='pwned'\"> heliotrope\n";
 
-fn seekclaw(cwd: &Path, home: &Path, args: &[&str]) -> String {
+pub(super) fn seekclaw(cwd: &Path, home: &Path, args: &[&str]) -> String {
     let out = Command::new(bin())
         .args(args)
         .current_dir(cwd)
@@ -67,7 +67,7 @@ fn sessions(dir: &Path, server: &ProviderServer) -> (PathBuf, PathBuf, String) {
 }
 
 /// A process started in its own group; the group is killed on drop.
-struct Group(Child);
+pub(super) struct Group(Child);
 
 impl Drop for Group {
     fn drop(&mut self) {
@@ -83,7 +83,7 @@ fn spawn_group(cmd: &mut Command) -> Group {
 }
 
 /// `seekclaw inspect --port 0`: the server and its printed URL.
-fn inspect(home: &Path) -> (Group, String) {
+pub(super) fn inspect(home: &Path) -> (Group, String) {
     let mut server = spawn_group(
         Command::new(bin())
             .args(["inspect", "--port", "0"])
@@ -135,7 +135,7 @@ fn port_and_token(url: &str) -> (u16, String) {
 }
 
 /// Where the screenshots go: `target/inspect-shots/`.
-fn shots_dir() -> PathBuf {
+pub(super) fn shots_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/inspect-shots");
     std::fs::create_dir_all(&dir).unwrap();
     dir

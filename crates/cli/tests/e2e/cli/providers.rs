@@ -16,6 +16,8 @@ fn command(home: &Path, args: &[&str]) -> Command {
     cmd.args(args)
         .env("SEEKCLAW_HOME", home)
         .env("RUST_LOG", "debug")
+        // Its log lines on the (piped) stderr too, where the key check reads.
+        .env("SEEKCLAW_LOG", "stderr")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

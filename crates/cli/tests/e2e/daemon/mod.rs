@@ -29,5 +29,6 @@ mod skills;
 mod timeline;
 mod turn_control;
 mod turn_tools;
+mod usage;
 mod watch;
 mod workspace;

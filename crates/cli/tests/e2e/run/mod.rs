@@ -5,6 +5,7 @@ mod fleet;
 mod implicit_workspace;
 mod in_process;
 mod language;
+mod logs;
 mod named_model;
 mod steps;
 mod tty;

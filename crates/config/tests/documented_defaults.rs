@@ -1,0 +1,153 @@
+//! The README's configuration defaults are the binary's: every row of its
+//! "Configuration defaults" table, and every "`agent.key` … (default N)"
+//! in its prose, is compared with what an empty `config.json` reads as,
+//! through the loader the binary uses.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use seekclaw_config::{Config, UiLanguage, load_json_file};
+use serde_json::Value;
+
+/// The top-level sections a config key starts with.
+const SECTIONS: [&str; 6] = ["agent.", "routing.", "daemon.", "mcp.", "ui.", "profiles."];
+
+fn readme() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+    std::fs::read_to_string(path).expect("README.md")
+}
+
+/// What an empty `config.json` reads as.
+fn empty_config() -> Config {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, "{}\n").unwrap();
+    let loaded = load_json_file::<Config>(&path).unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    loaded.value
+}
+
+/// The value `key` (dotted, camelCase) has in `config`. Keys left out of a
+/// written file when they hold their default are read from the struct.
+fn effective(config: &Config, key: &str) -> Option<Value> {
+    let special = match key {
+        "agent.subagentMaxSteps" => Some(Value::from(config.agent.subagent_max_steps)),
+        "agent.subagentTimeoutSeconds" => Some(Value::from(config.agent.subagent_timeout_seconds)),
+        "ui.language" => Some(Value::from(match config.ui.language() {
+            UiLanguage::Zh => "zh",
+            UiLanguage::En => "en",
+        })),
+        _ => None,
+    };
+    if special.is_some() {
+        return special;
+    }
+    let tree = serde_json::to_value(config).unwrap();
+    let pointer = format!("/{}", key.replace('.', "/"));
+    tree.pointer(&pointer).cloned()
+}
+
+/// A documented value as JSON: `40`, `true`, `"never"` (quoted or not).
+fn documented(text: &str) -> Value {
+    let text = text.trim().trim_matches('`');
+    serde_json::from_str(text).unwrap_or_else(|_| Value::from(text))
+}
+
+/// `(key, value)` of each row of the table under "### Configuration defaults".
+fn table_rows(readme: &str) -> Vec<(String, String)> {
+    let start = readme
+        .find("### Configuration defaults")
+        .expect("the README has a Configuration defaults section");
+    readme[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let key = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((key.to_string(), cells.get(2)?.to_string()))
+        })
+        .collect()
+}
+
+/// `(key, value)` of each "`section.key` … (default N)" in the prose: a
+/// backticked config key at most 60 characters before "(default ".
+fn prose_mentions(readme: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for line in readme.lines().filter(|l| !l.starts_with('|')) {
+        let mut rest = line;
+        while let Some(at) = rest.find("(default ") {
+            let before = &rest[..at];
+            let value: String = rest[at + "(default ".len()..]
+                .chars()
+                .take_while(|c| *c != ')' && *c != ',' && *c != ';')
+                .collect();
+            let key = before
+                .rsplit('`')
+                .nth(1)
+                .filter(|k| SECTIONS.iter().any(|s| k.starts_with(s)))
+                .filter(|k| !k.contains(' '));
+            let close = before.rfind('`').is_some_and(|end| at - end <= 60);
+            if let Some(key) = key.filter(|_| close) {
+                found.push((key.to_string(), value.trim().to_string()));
+            }
+            rest = &rest[at + 1..];
+        }
+    }
+    found
+}
+
+#[test]
+fn the_readme_states_the_binarys_defaults() {
+    let readme = readme();
+    let config = empty_config();
+    let rows = table_rows(&readme);
+    assert!(rows.len() >= 10, "the table: {rows:?}");
+    let prose = prose_mentions(&readme);
+    for key in [
+        "agent.subagentMaxSteps",
+        "agent.approvalTimeoutSeconds",
+        "daemon.slowClientTimeoutSeconds",
+    ] {
+        assert!(
+            prose.iter().any(|(k, _)| k == key),
+            "{key} not found in the prose: {prose:?}"
+        );
+    }
+    let mut wrong = Vec::new();
+    for (key, text) in rows.iter().chain(&prose) {
+        let want = documented(text);
+        match effective(&config, key) {
+            Some(got) if got == want => {}
+            got => wrong.push(format!("{key}: documented {want}, the binary has {got:?}")),
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "README defaults that are wrong:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_readme_never_says_a_broken_config_is_moved_aside() {
+    let readme = readme();
+    for stale in ["moved to `*.bad-", ".bad-<time>", "moved aside"] {
+        assert!(!readme.contains(stale), "README still says {stale:?}");
+    }
+}
+
+/// The checks catch what they are for: a wrong number, a wrong word.
+#[test]
+fn a_wrong_default_is_caught() {
+    let config = empty_config();
+    let doc = "### Configuration defaults\n\n| key | default | |\n|---|---|---|\n\
+               | `agent.maxSteps` | `41` | x |\n| `ui.language` | `\"en\"` | y |\n\n\
+               Each waits `agent.approvalTimeoutSeconds` (default 601).\n";
+    let mentions: Vec<(String, String)> = table_rows(doc)
+        .into_iter()
+        .chain(prose_mentions(doc))
+        .collect();
+    assert_eq!(mentions.len(), 3, "{mentions:?}");
+    for (key, text) in mentions {
+        assert_ne!(effective(&config, &key), Some(documented(&text)), "{key}");
+    }
+}
