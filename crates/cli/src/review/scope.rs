@@ -183,7 +183,8 @@ fn new_file_diff(root: &Path, file: &str) -> String {
     out
 }
 
-/// The current branch's upstream, else `main`.
+/// The current branch's upstream, else `main`, else `master`, else `HEAD`
+/// (only the uncommitted changes).
 fn default_base(root: &Path) -> anyhow::Result<String> {
     if let Ok(upstream) = git(
         root,
@@ -199,10 +200,15 @@ fn default_base(root: &Path) -> anyhow::Result<String> {
             return Ok(upstream.to_string());
         }
     }
-    if git(root, &["rev-parse", "--verify", "--quiet", "main^{commit}"]).is_ok() {
-        return Ok("main".into());
+    for branch in ["main", "master"] {
+        let commit = format!("{branch}^{{commit}}");
+        if git(root, &["rev-parse", "--verify", "--quiet", &commit]).is_ok() {
+            return Ok(branch.into());
+        }
     }
-    bail!("the branch has no upstream and there is no `main` branch: name the base with --base")
+    // No branch to compare with: the commit checked out, so the working
+    // tree's own changes are what is reviewed.
+    Ok("HEAD".into())
 }
 
 /// Runs `git args` in `dir`: its standard output, or its error.

@@ -137,3 +137,40 @@ fn a_clean_tree_reviews_the_commits_as_before() {
     assert_eq!(report["scope"]["uncommitted"], json!([]));
     assert_eq!(server.requests().len(), 0);
 }
+
+/// A branch with no upstream in a repository with neither `main` nor
+/// `master`: its uncommitted changes are reviewed (against `HEAD`) rather
+/// than refused for want of a base.
+#[test]
+fn with_no_branch_to_compare_with_the_uncommitted_changes_are_reviewed() {
+    let server = ProviderServer::start().unwrap();
+    let r = repo(&server);
+    for base in ["main", "master"] {
+        let _ = std::process::Command::new("git")
+            .args(["branch", "-q", "-D", base])
+            .current_dir(&r.dir)
+            .output();
+    }
+    std::fs::write(
+        r.dir.join("src/lib.rs"),
+        "pub fn add(a: u32, b: u32) -> u32 {\n    a * b\n}\n",
+    )
+    .unwrap();
+    server.enqueue(submit(
+        "c1",
+        json!({"findings": [], "summary": "Looked at the edit."}),
+    ));
+    let out = r.review(&["--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("reviewing HEAD...HEAD and the uncommitted changes in 1 file (src/lib.rs)"),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["scope"]["uncommitted"], json!(["src/lib.rs"]));
+    assert!(
+        server.requests()[0].body.to_string().contains("+    a * b"),
+        "the edit reached the model"
+    );
+}
