@@ -31,13 +31,13 @@ pub fn chat(args: ChatArgs) -> ExitCode {
         let at = args.at;
         // A person at a terminal is told how to come back (a pipe gets only the answer).
         let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
-        let before = crate::cwd::working_dir()
-            .ok()
-            .filter(|_| interactive)
-            .and_then(|cwd| {
-                crate::chat_hint::Before::read(&home, &cwd, at.workspace.as_deref(), at.global)
-            });
-        let (asked, continued) = (at.session.clone(), at.continue_latest);
+        let named = match &at.workspace {
+            Some(dir) => Some(seekclaw_config::normalize_path(
+                dir,
+                &crate::cwd::working_dir()?,
+            )),
+            None => None,
+        };
         // Only the current directory is asked about: a named one was chosen.
         let ask_trust = !at.global && at.workspace.is_none();
         let scope = if at.global {
@@ -53,14 +53,14 @@ pub fn chat(args: ChatArgs) -> ExitCode {
             (None, true) => SessionChoice::Latest,
             (None, false) => SessionChoice::New,
         };
-        seekclaw_tui::run(ChatOptions {
+        let end = seekclaw_tui::run(ChatOptions {
             home: home.clone(),
             scope,
             session,
             prompt: args.prompt,
             ask_trust,
         })?;
-        if let Some(line) = before.and_then(|b| b.hint(&home, asked.as_deref(), continued)) {
+        if interactive && let Some(line) = crate::chat_hint::hint(&end, named.as_deref()) {
             println!("{line}");
         }
         Ok(())

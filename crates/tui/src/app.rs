@@ -180,6 +180,8 @@ pub struct App {
     pub pending_steers: Vec<String>,
     /// The session the prompts go to (`None` until the first prompt).
     pub session_id: Option<String>,
+    /// A turn was started from this window.
+    pub sent: bool,
     /// `provider/model` of the latest `model_start`, or the one the next
     /// turn uses (the session's own, the default).
     pub model: Option<String>,
@@ -283,6 +285,7 @@ impl App {
 
     /// A turn was started with `chat` request `request_id`.
     pub fn start_turn(&mut self, request_id: i64, prompt: &str) {
+        self.sent = true;
         for s in self.pending_steers.drain(..) {
             self.entries
                 .push(Entry::Notice(format!("steer not taken in: {s}")));

@@ -62,14 +62,14 @@ impl Drop for TerminalGuard {
 }
 
 /// Runs the UI until the user quits.
-pub async fn run(opts: ChatOptions) -> Result<(), TuiError> {
+pub async fn run(opts: ChatOptions) -> Result<crate::ChatEnd, TuiError> {
     let mut daemon = Daemon::connect_or_start(&opts.home).await?;
     let outcome = ui(&mut daemon, &opts).await;
     daemon.close().await;
     outcome
 }
 
-async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
+async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, TuiError> {
     // The `/sessions` picker may move the chat to the other scope.
     let mut scope = opts.scope.clone();
     let ask = match (&scope, opts.ask_trust) {
@@ -98,7 +98,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         match choice {
             TrustChoice::Trust => trust::trust(&daemon.conn, &root).await?,
             TrustChoice::Global => scope = Scope::Global,
-            TrustChoice::Quit => return Ok(()),
+            TrustChoice::Quit => return Ok(crate::ChatEnd::default()),
         }
     }
     // A first run: no provider yet, so the welcome adds one in place.
@@ -110,7 +110,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                 Outcome::Skipped => "No provider yet: nothing can answer until one is added \
                                  (`seekclaw provider add --help`)."
                     .to_string(),
-                Outcome::Quit => return Ok(()),
+                Outcome::Quit => return Ok(crate::ChatEnd::default()),
             },
         );
         terminal.clear().map_err(TuiError::Terminal)?;
@@ -156,12 +156,9 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
         .checked_sub(FRAME)
         .unwrap_or_else(Instant::now);
     let mut gave_up = false;
-    // The status bar's model and config state, asked again while idle.
-    let mut refresh = tokio::time::interval_at(
-        tokio::time::Instant::now() + crate::status::REFRESH,
-        crate::status::REFRESH,
-    );
-    refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The status bar's model and config state are asked again when a config
+    // file changes, and at a turn's end (no polling: an idle chat sleeps).
+    let mut watch = crate::config_watch::ConfigWatch::new(opts.home.root());
     loop {
         if app.disconnected && !gave_up {
             draw(&mut terminal, &mut app)?;
@@ -194,7 +191,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                             if let Some(farewell) = app.farewell(&scope) {
                                 println!("{farewell}");
                             }
-                            return Ok(());
+                            return Ok(ended(&app, &scope));
                         }
                         act(daemon, &mut scope, &mut app, action).await;
                     }
@@ -208,27 +205,40 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<(), TuiError> {
                 },
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(TuiError::Terminal(e)),
-                None => return Ok(()),
+                None => return Ok(ended(&app, &scope)),
             },
             env = daemon.events.recv(), if !app.disconnected => match env {
                 Some(env) => {
+                    let running = app.turn.is_some();
                     app.on_envelope(env);
                     while let Ok(more) = daemon.events.try_recv() {
                         app.on_envelope(more);
                     }
                     at_once |= app.take_waited_frame();
+                    if running && app.turn.is_none() {
+                        crate::status::refresh(&daemon.conn, &mut app).await;
+                    }
                 }
                 None => app.on_disconnect(),
             },
             _ = ticks.tick(), if app.animating() => app.tick = app.tick.wrapping_add(1),
-            _ = refresh.tick(), if catalog_asked && app.turn.is_none() && !app.disconnected => {
+            _ = crate::config_watch::changed(&mut watch), if catalog_asked && !app.disconnected => {
                 crate::status::refresh(&daemon.conn, &mut app).await;
             }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
-            _ = hangup.recv() => return Ok(()),
-            _ = terminate.recv() => return Ok(()),
+            _ = hangup.recv() => return Ok(ended(&app, &scope)),
+            _ = terminate.recv() => return Ok(ended(&app, &scope)),
         }
         dirty = true;
+    }
+}
+
+/// Where the chat ended, for the line said after it.
+fn ended(app: &App, scope: &Scope) -> crate::ChatEnd {
+    crate::ChatEnd {
+        session_id: app.session_id.clone(),
+        global: matches!(scope, Scope::Global),
+        sent: app.sent,
     }
 }
 

@@ -16,6 +16,7 @@ pub mod attach;
 pub mod client;
 pub mod completion;
 mod config_notice;
+mod config_watch;
 mod cost;
 mod deliberate;
 pub mod detail;
@@ -154,9 +155,20 @@ pub struct ChatOptions {
     pub ask_trust: bool,
 }
 
+/// Where a chat ended: what a "resume with …" line needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChatEnd {
+    /// The session open when the chat closed (`None`: none was made).
+    pub session_id: Option<String>,
+    /// It is a global session (the chat may have moved scope meanwhile).
+    pub global: bool,
+    /// A turn was started in this chat (so the session is its scope's newest).
+    pub sent: bool,
+}
+
 /// Runs `seekclaw chat`: the UI when stdout is a terminal; otherwise the
 /// prompt's answer is printed as `seekclaw run` would (an error without one).
-pub fn run(opts: ChatOptions) -> Result<(), TuiError> {
+pub fn run(opts: ChatOptions) -> Result<ChatEnd, TuiError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -164,7 +176,9 @@ pub fn run(opts: ChatOptions) -> Result<(), TuiError> {
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
         runtime.block_on(event_loop::run(opts))
     } else {
-        runtime.block_on(headless::run(opts))
+        runtime
+            .block_on(headless::run(opts))
+            .map(|()| ChatEnd::default())
     }
 }
 

@@ -1,9 +1,10 @@
 //! What the status bar says about the model and the config stays true while
 //! the chat is open: the model a new turn will use (the session's own, else
 //! the default, which another window or `seekclaw model use` may change),
-//! and whether `config.json` reads. Both are asked again every few seconds
-//! while no turn runs (two local calls), so a file that breaks or is fixed
-//! shows without a restart.
+//! and whether `config.json` reads. Both are asked again (two local calls)
+//! when a config file changes (`config_watch`) and at a turn's end, so a
+//! file that breaks or is fixed shows without a restart, and an idle chat
+//! never polls.
 
 use std::time::Duration;
 
@@ -13,8 +14,6 @@ use seekclaw_protocol::method;
 use crate::app::App;
 use crate::client::Connection;
 
-/// How often an idle chat asks again.
-pub const REFRESH: Duration = Duration::from_secs(2);
 /// A refresh the daemon does not answer this soon is skipped (the UI never waits on it).
 const LIMIT: Duration = Duration::from_secs(2);
 
