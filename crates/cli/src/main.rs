@@ -297,30 +297,12 @@ fn command_like(prompt: &str) -> Option<String> {
         .collect();
     names
         .into_iter()
-        .map(|name| (edits(&word, &name), name))
+        .map(|name| (strsim::levenshtein(&word, &name), name))
         .filter(|(d, name)| {
             *d <= 1 + usize::from(name.len() > 4) || (word.len() >= 3 && name.starts_with(&word))
         })
         .min_by_key(|(d, _)| *d)
         .map(|(_, name)| name)
-}
-
-/// Levenshtein distance (both words are short).
-fn edits(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diag + usize::from(ca != *cb));
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// A front end that reads `config.json` in this process says first, before
