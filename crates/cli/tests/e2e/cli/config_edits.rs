@@ -4,7 +4,7 @@
 //! from the CLI without a daemon or through the daemon's methods, in
 //! `config.json` and in a workspace's `.seekclaw/config.json`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use seekclaw_testkit::{DaemonProcess, ProviderServer, StartOptions};
@@ -37,6 +37,16 @@ fn written(server: &ProviderServer) -> String {
 "#,
         server.base_url()
     )
+}
+
+/// A temp folder holding `home/` with [`written`] as its config: (the folder, the home, the text).
+fn home_with_written(server: &ProviderServer) -> (tempfile::TempDir, PathBuf, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let original = written(server);
+    std::fs::write(home.join("config.json"), &original).unwrap();
+    (tmp, home, original)
 }
 
 fn seekclaw(home: &Path, args: &[&str]) -> Output {
@@ -78,12 +88,8 @@ fn only_added(original: &str, saved: &str, changed: &[(&str, &str)]) {
 #[test]
 fn cli_edits_without_a_daemon_keep_comments_and_formatting() {
     let server = ProviderServer::start().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
+    let (_tmp, home, original) = home_with_written(&server);
     let path = home.join("config.json");
-    let original = written(&server);
-    std::fs::write(&path, &original).unwrap();
     let read = || std::fs::read_to_string(&path).unwrap();
 
     seekclaw(
@@ -117,12 +123,8 @@ fn cli_edits_without_a_daemon_keep_comments_and_formatting() {
 #[test]
 fn daemon_edits_keep_comments_in_the_config_and_the_workspace_file() {
     let server = ProviderServer::start().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    std::fs::create_dir_all(&home).unwrap();
+    let (tmp, home, original) = home_with_written(&server);
     let path = home.join("config.json");
-    let original = written(&server);
-    std::fs::write(&path, &original).unwrap();
     let project = crate::support::project_dir(tmp.path(), "proj");
     let ws_path = project.join(".seekclaw").join("config.json");
     std::fs::create_dir_all(ws_path.parent().unwrap()).unwrap();
