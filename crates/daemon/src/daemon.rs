@@ -209,7 +209,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     let endpoint = endpoint::bind_listener(&daemon.engine.home, lock)?;
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
     crate::scheduler::start(&daemon);
-    crate::notices::start(&daemon);
+    let _announced = crate::notices::listen(&daemon);
     if let Some(delay) = opts.idle_exit {
         tracing::info!(idle = ?delay, "on demand: exits when no client is left");
         crate::idle_exit::start(&daemon, delay);
@@ -357,6 +357,8 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
     endpoint.stop_listening();
     daemon.not_listening.cancel();
     tracing::info!("shutting down");
+    // No goal continuation starts from now on (running ones are cancelled).
+    daemon.engine.stopping.cancel();
     // Scheduled runs are cancelled now and record `cancelled` while clients
     // drain (their `schedule.updated` may still reach them).
     daemon.scheduler.stop();
@@ -377,15 +379,9 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
         tracing::warn!("turns still running after the shutdown grace");
     }
     daemon.scheduler.wait_stopped().await;
-    // Every MCP server and background job (and whatever they started) ends with us.
-    daemon.engine.jobs.close_all();
-    daemon.engine.mcp.shutdown().await;
-    let store = daemon.engine.store.clone();
-    match tokio::task::spawn_blocking(move || store.checkpoint()).await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => tracing::warn!(error = %e, "final checkpoint failed"),
-        Err(e) => tracing::warn!(error = %e, "final checkpoint task failed"),
-    }
+    // Every MCP server and background job (and whatever they started) ends
+    // with us; a job stopped unfinished is recorded for its session's next turn.
+    daemon.engine.close().await;
     endpoint.close();
     tracing::info!("stopped");
     Ok(())

@@ -1,19 +1,19 @@
-//! Background-job notices on the daemon: the engine delivers each (to the
-//! session's running turn, else into its log, see
-//! [`seekclaw_engine::Engine::deliver_notice`]); one that went into the log
-//! is sent, as `background_notice`, to the connection that last ran a turn
-//! on the session.
+//! What the engine's session policy did by itself, shown on the daemon (the
+//! engine's [`seekclaw_engine::Announce`] seam): a background-job notice
+//! that went into an idle session's log is sent, as `background_notice`, to
+//! the connection that last ran a turn on the session; a goal continuation
+//! and a spent `auto` budget are broadcast as `goal_updated`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
+use seekclaw_engine::sync::Locked;
+use seekclaw_engine::{Announce, AnnounceGuard, Announcement};
 use seekclaw_protocol::Envelope;
 use seekclaw_protocol::events::BackgroundNoticeDetails;
 
 use crate::daemon::Daemon;
 use crate::outbox::Outbox;
-use seekclaw_engine::sync::Locked;
-use seekclaw_engine::{NoticeDelivery, SessionNotice};
 
 /// The connection that owns each session's idle-time notices.
 #[derive(Default)]
@@ -42,33 +42,44 @@ impl Owners {
     }
 }
 
-/// Delivers the notices of the daemon's sessions until it stops.
-pub fn start(daemon: &Arc<Daemon>) {
-    let Some(mut notices) = daemon.engine.jobs.take_notices() else {
-        return;
-    };
-    let daemon = daemon.clone();
-    tokio::spawn(async move {
-        while let Some(n) = notices.recv().await {
-            deliver(&daemon, n).await;
-        }
-    });
+/// Shows the engine's announcements until the guard is dropped.
+pub fn listen(daemon: &Arc<Daemon>) -> AnnounceGuard {
+    daemon.engine.announcers.listen(Arc::new(DaemonAnnouncer {
+        daemon: Arc::downgrade(daemon),
+    }))
 }
 
-async fn deliver(daemon: &Daemon, n: SessionNotice) {
-    match daemon.engine.deliver_notice(&n, &daemon.shutdown).await {
-        Ok(NoticeDelivery::ToTurn) => return,
-        Ok(NoticeDelivery::Logged) => {}
-        Err(e) => {
-            tracing::warn!(session = %n.session_id, error = %e.message, "background notice not recorded");
+struct DaemonAnnouncer {
+    daemon: Weak<Daemon>,
+}
+
+impl Announce for DaemonAnnouncer {
+    fn announce(&self, what: &Announcement) {
+        let Some(daemon) = self.daemon.upgrade() else {
             return;
-        }
-    }
-    if let Some(outbox) = daemon.session_owners.get(&n.session_id) {
-        let details = BackgroundNoticeDetails {
-            job_id: n.notice.job_id,
         };
-        let env = Envelope::event(0, n.notice.text, &details).with_session(Some(n.session_id));
-        outbox.send(&env).await;
+        match what {
+            Announcement::NoticeLogged {
+                session_id,
+                job_id,
+                text,
+            } => {
+                let Some(outbox) = daemon.session_owners.get(session_id) else {
+                    return;
+                };
+                let details = BackgroundNoticeDetails {
+                    job_id: job_id.clone(),
+                };
+                let env = Envelope::event(0, text.clone(), &details)
+                    .with_session(Some(session_id.clone()));
+                tokio::spawn(async move { outbox.send(&env).await });
+            }
+            Announcement::GoalContinues {
+                session_id, goal, ..
+            } => crate::goals::announce(&daemon, session_id, "continue", Some(goal), None),
+            Announcement::GoalBudgetExhausted {
+                session_id, goal, ..
+            } => crate::goals::announce(&daemon, session_id, "budget_exhausted", Some(goal), None),
+        }
     }
 }

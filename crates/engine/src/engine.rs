@@ -22,6 +22,7 @@ use seekclaw_store::{EventItem, Store};
 use seekclaw_tools::{Registry, WriteLocks};
 use tokio_util::sync::CancellationToken;
 
+use crate::announce::Announcers;
 use crate::bus::TurnBus;
 use crate::config_service::ConfigService;
 use crate::extras_cache::ExtrasCache;
@@ -61,6 +62,11 @@ pub struct Services {
     pub goals: AutoGoals,
     /// Every turn's events, for the sessions' watchers.
     pub bus: Arc<TurnBus>,
+    /// The front ends shown what the session policy does by itself.
+    pub announcers: Announcers,
+    /// Fired when the engine stops: no goal continuation starts after it,
+    /// and notices stop waiting for finishing turns.
+    pub stopping: CancellationToken,
 }
 
 /// The engine: a cheap `Clone` over the services it owns.
@@ -93,7 +99,7 @@ impl Engine {
     /// which logs file problems, or a one-shot process's).
     pub fn new(home: Home, store: Store, config: ConfigService) -> Engine {
         Engine {
-            services: Arc::new(Services {
+            services: Arc::new_cyclic(|services| Services {
                 home,
                 config,
                 store,
@@ -103,10 +109,12 @@ impl Engine {
                 turns: Turns::default(),
                 mcp: McpManager::new(),
                 extras: ExtrasCache::default(),
-                jobs: SessionJobs::default(),
+                jobs: SessionJobs::new(services.clone()),
                 roots: RootCache::default(),
                 goals: AutoGoals::default(),
                 bus: Arc::default(),
+                announcers: Announcers::default(),
+                stopping: CancellationToken::new(),
             }),
         }
     }
@@ -126,12 +134,19 @@ impl Engine {
         Ok(Engine::new(home, store, config))
     }
 
-    /// Kills the background jobs, stops the MCP servers and checkpoints the store.
+    /// Stops the session policy (no goal continuation starts after it),
+    /// kills the background jobs (recording those it stopped unfinished in
+    /// their sessions' logs), stops the MCP servers and checkpoints the store.
     pub async fn close(&self) {
-        self.jobs.close_all();
+        self.stopping.cancel();
+        self.stop_jobs().await;
         self.mcp.shutdown().await;
         let store = self.store.clone();
-        let _ = tokio::task::spawn_blocking(move || store.checkpoint()).await;
+        match tokio::task::spawn_blocking(move || store.checkpoint()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "final checkpoint failed"),
+            Err(e) => tracing::warn!(error = %e, "final checkpoint task failed"),
+        }
     }
 
     /// Marks `session_id` busy with a turn that `cancel` stops and `steer`

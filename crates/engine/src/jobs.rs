@@ -1,16 +1,19 @@
 //! Background jobs per session: each session has one job table, shared by
 //! its turns, so a job outlives the turn that started it. A job that ends on
-//! its own becomes a notice the front end delivers (to the running turn, or
-//! into the log and to whoever owns the session). Tables are torn down
-//! (whole process groups killed) when their session closes and when the
-//! engine stops.
+//! its own becomes a notice the engine delivers itself, for every front end:
+//! to the session's running turn, else into its log (the next turn reads
+//! it), announced to the front ends that show it ([`crate::Announce`]).
+//! Tables are torn down (whole process groups killed) when their session
+//! closes and when the engine stops; a job still running then is recorded in
+//! its session's log as stopped unfinished.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
-use seekclaw_tools::{JobNotice, Jobs};
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use seekclaw_tools::{JobInfo, JobNotice, Jobs};
 
+use crate::announce::Announcement;
+use crate::engine::{Engine, Services};
 use crate::sync::Locked;
 
 /// A job of `session_id` ended on its own.
@@ -25,22 +28,19 @@ pub struct SessionNotice {
 /// The job tables of an engine's sessions.
 pub struct SessionJobs {
     tables: Mutex<HashMap<String, Arc<Jobs>>>,
-    tx: UnboundedSender<SessionNotice>,
-    rx: Mutex<Option<UnboundedReceiver<SessionNotice>>>,
-}
-
-impl Default for SessionJobs {
-    fn default() -> Self {
-        let (tx, rx) = mpsc::unbounded_channel();
-        SessionJobs {
-            tables: Mutex::new(HashMap::new()),
-            tx,
-            rx: Mutex::new(Some(rx)),
-        }
-    }
+    /// Whom a job's notice goes to (weak: the tables live in the services).
+    services: Weak<Services>,
 }
 
 impl SessionJobs {
+    /// The tables of the engine whose services `services` reaches.
+    pub(crate) fn new(services: Weak<Services>) -> SessionJobs {
+        SessionJobs {
+            tables: Mutex::new(HashMap::new()),
+            services,
+        }
+    }
+
     /// The session's table (created on first use).
     pub fn of(&self, session_id: &str) -> Arc<Jobs> {
         let key = session_id.to_lowercase();
@@ -48,30 +48,42 @@ impl SessionJobs {
         tables
             .entry(key)
             .or_insert_with(|| {
-                let (tx, sid) = (self.tx.clone(), session_id.to_string());
+                let (services, sid) = (self.services.clone(), session_id.to_string());
+                // Jobs end on the runtime's tasks; the handle also covers a
+                // notice raised off it.
+                let runtime = tokio::runtime::Handle::try_current().ok();
                 Arc::new(Jobs::with_notify(Arc::new(move |notice| {
-                    let _ = tx.send(SessionNotice {
+                    let notice = SessionNotice {
                         session_id: sid.clone(),
                         notice,
-                    });
+                    };
+                    deliver_later(&services, runtime.as_ref(), notice);
                 })))
             })
             .clone()
     }
 
-    /// The notices of every session, for the one front end that delivers
-    /// them (taken once).
-    pub fn take_notices(&self) -> Option<UnboundedReceiver<SessionNotice>> {
-        self.rx.locked().take()
-    }
-
     /// Background jobs still running, over every session.
     pub fn running_count(&self) -> usize {
-        let tables: Vec<Arc<Jobs>> = self.tables.locked().values().cloned().collect();
-        tables
+        self.running().iter().map(|(_, jobs)| jobs.len()).sum()
+    }
+
+    /// Each session's background jobs still running.
+    fn running(&self) -> Vec<(String, Vec<JobInfo>)> {
+        let tables: Vec<(String, Arc<Jobs>)> = self
+            .tables
+            .locked()
             .iter()
-            .map(|jobs| jobs.list().iter().filter(|j| j.running).count())
-            .sum()
+            .map(|(sid, jobs)| (sid.clone(), jobs.clone()))
+            .collect();
+        tables
+            .into_iter()
+            .map(|(sid, jobs)| {
+                let running = jobs.list().into_iter().filter(|j| j.running).collect();
+                (sid, running)
+            })
+            .filter(|(_, running): &(String, Vec<JobInfo>)| !running.is_empty())
+            .collect()
     }
 
     /// Kills the session's jobs and forgets its table.
@@ -97,6 +109,30 @@ impl Drop for SessionJobs {
     }
 }
 
+/// Delivers `notice` on the engine's runtime (the engine is gone: nobody is
+/// left to read it).
+fn deliver_later(
+    services: &Weak<Services>,
+    runtime: Option<&tokio::runtime::Handle>,
+    notice: SessionNotice,
+) {
+    let Some(services) = services.upgrade() else {
+        return;
+    };
+    let Some(runtime) = tokio::runtime::Handle::try_current()
+        .ok()
+        .or(runtime.cloned())
+    else {
+        tracing::warn!(session = %notice.session_id, "background job notice raised with no runtime");
+        return;
+    };
+    runtime.spawn(async move {
+        Engine::from_services(services)
+            .deliver_and_announce(notice)
+            .await;
+    });
+}
+
 /// Where a background job's notice went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoticeDelivery {
@@ -111,18 +147,33 @@ pub enum NoticeDelivery {
 const NOTICE_RETRIES: u32 = 300;
 const NOTICE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
 
-impl crate::engine::Engine {
-    /// Delivers a background job's notice: to the session's running turn, or
-    /// into its log when idle. A turn that is finishing takes no more
-    /// guidance but still holds the session: the notice waits for it
-    /// (briefly, until `stop`) rather than be lost.
-    pub async fn deliver_notice(
+impl Engine {
+    /// Delivers a background job's notice and tells the front ends when it
+    /// went into the log.
+    async fn deliver_and_announce(&self, n: SessionNotice) {
+        match self.deliver_notice(&n.session_id, &n.notice.text).await {
+            Ok(NoticeDelivery::ToTurn) => {}
+            Ok(NoticeDelivery::Logged) => self.announcers.announce(Announcement::NoticeLogged {
+                session_id: n.session_id,
+                job_id: n.notice.job_id,
+                text: n.notice.text,
+            }),
+            Err(e) => {
+                tracing::warn!(session = %n.session_id, error = %e.message, "background job notice not recorded");
+            }
+        }
+    }
+
+    /// Delivers a notice: to the session's running turn, or into its log
+    /// when idle. A turn that is finishing takes no more guidance but still
+    /// holds the session: the notice waits for it (briefly, until the engine
+    /// stops) rather than be lost.
+    pub(crate) async fn deliver_notice(
         &self,
-        notice: &SessionNotice,
-        stop: &tokio_util::sync::CancellationToken,
+        sid: &str,
+        text: &str,
     ) -> Result<NoticeDelivery, seekclaw_protocol::MethodError> {
-        let (sid, text) = (&notice.session_id, &notice.notice.text);
-        let id = sid.clone();
+        let id = sid.to_string();
         let scope = self
             .db(move |s| s.scopes_of_session(&id))
             .await?
@@ -138,16 +189,54 @@ impl crate::engine::Engine {
             }
             let item = seekclaw_store::EventItem::Runtime(seekclaw_store::RuntimeNotice {
                 kind: "notice".into(),
-                text: text.clone(),
+                text: text.to_string(),
             });
             match self.append_idle(&scope, sid, item).await {
                 Ok(_) => return Ok(NoticeDelivery::Logged),
-                Err(_) if tries < NOTICE_RETRIES && !stop.is_cancelled() => {
+                Err(_) if tries < NOTICE_RETRIES && !self.stopping.is_cancelled() => {
                     tries += 1;
                     tokio::time::sleep(NOTICE_RETRY_DELAY).await;
                 }
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Kills every background job; one still running is recorded in its
+    /// session's log as stopped unfinished, so the next turn (here, or in
+    /// the process that continues the session) knows it is gone.
+    pub(crate) async fn stop_jobs(&self) {
+        let unfinished = self.jobs.running();
+        self.jobs.close_all();
+        for (sid, jobs) in unfinished {
+            for job in jobs {
+                let text = seekclaw_protocol::wording::job_stopped_at_exit(&job.id, &job.command);
+                if let Err(e) = self.log_notice(&sid, &text).await {
+                    tracing::warn!(session = %sid, error = %e.message, "stopped job not recorded");
+                }
+            }
+        }
+    }
+
+    /// Writes a notice into an idle session's log (once: no waiting).
+    async fn log_notice(
+        &self,
+        sid: &str,
+        text: &str,
+    ) -> Result<u64, seekclaw_protocol::MethodError> {
+        let id = sid.to_string();
+        let Some(scope) = self
+            .db(move |s| s.scopes_of_session(&id))
+            .await?
+            .into_iter()
+            .next()
+        else {
+            return Ok(0);
+        };
+        let item = seekclaw_store::EventItem::Runtime(seekclaw_store::RuntimeNotice {
+            kind: "notice".into(),
+            text: text.to_string(),
+        });
+        self.append_idle(&scope, sid, item).await
     }
 }

@@ -101,6 +101,10 @@ pub struct TurnOverrides {
     pub child: bool,
     /// Tools this turn may not use, besides the workspace's `disabledTools`.
     pub disabled_tools: Vec<String>,
+    /// The front end starts an `auto` goal's continuation turns itself,
+    /// asking [`Engine::next_goal_turn`] (`serve`, which streams them to its
+    /// controller); otherwise the engine runs them.
+    pub own_goal_turns: bool,
 }
 
 impl TurnOverrides {
@@ -178,6 +182,34 @@ pub struct TurnHandle {
     published_end: bool,
     _locks: LockRelease,
     _claim: TurnGuard,
+    /// Last: the session policy runs once the session is free.
+    after: AfterTurn,
+}
+
+/// The engine's session policy at a turn's end (the goal's continuation),
+/// run when the handle is dropped, after its claim on the session.
+struct AfterTurn {
+    engine: std::sync::Weak<crate::engine::Services>,
+    scope: Option<Scope>,
+    session_id: String,
+    own_goal_turns: bool,
+    ended: Option<crate::goals::EndKind>,
+}
+
+impl Drop for AfterTurn {
+    fn drop(&mut self) {
+        let (Some(ended), Some(scope)) = (self.ended, &self.scope) else {
+            return;
+        };
+        if let Some(services) = self.engine.upgrade() {
+            Engine::from_services(services).goal_turn_ended(
+                scope,
+                &self.session_id,
+                ended,
+                self.own_goal_turns,
+            );
+        }
+    }
 }
 
 /// Releases a turn's write locks however the turn ends.
@@ -256,6 +288,13 @@ impl Engine {
             children,
             disabled_tools: request.overrides.disabled_tools,
         };
+        let after = AfterTurn {
+            engine: self.downgrade(),
+            scope: Some(request.scope.clone()),
+            session_id: session.id.clone(),
+            own_goal_turns: request.overrides.own_goal_turns,
+            ended: None,
+        };
         let (cancel, steer, turn_owner) = (
             controls.cancel.clone(),
             controls.steer.clone(),
@@ -283,6 +322,7 @@ impl Engine {
                 owner,
             },
             _claim: claim.guard,
+            after,
         })
     }
 }
@@ -352,6 +392,7 @@ impl TurnHandle {
         };
         match turn.as_mut().poll(cx) {
             Poll::Ready(outcome) => {
+                self.after.ended = Some(crate::goals::EndKind::of(&outcome));
                 self.outcome = Some(outcome);
                 self.turn = None;
                 Poll::Ready(self.events.try_recv().ok())
@@ -448,6 +489,13 @@ mod tests {
                 owner: "s/1".into(),
             },
             _claim: guard,
+            after: AfterTurn {
+                engine: std::sync::Weak::new(),
+                scope: None,
+                session_id: "s".into(),
+                own_goal_turns: false,
+                ended: None,
+            },
         }
     }
 

@@ -5,6 +5,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+mod announce;
 mod balance;
 mod bus;
 mod compact;
@@ -32,6 +33,7 @@ pub mod sync;
 mod target;
 mod turns;
 
+pub use announce::{Announce, AnnounceGuard, Announcement, Announcers};
 pub use bus::{TurnBus, WatchGuard, Watched};
 pub use compact::AppendedSummary;
 pub use config_service::{ConfigService, ConfigStatus, FileHealth};
@@ -39,7 +41,7 @@ pub use engine::{Engine, Services};
 pub use error::{failure_code, store_error};
 pub use extensions::{active_specs, mcp_config, mcp_cwd, own_workspace, workspace_config};
 pub use extras_cache::ExtrasCache;
-pub use goals::{AutoGoals, GoalBudget, GoalStep};
+pub use goals::{AutoGoals, GoalBudget, GoalStep, GoalTurn};
 pub use images::{from_path as image_from_path, parse_images};
 pub use jobs::{NoticeDelivery, SessionJobs, SessionNotice};
 pub use launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};

@@ -226,7 +226,6 @@ where
     let input = input::WatchedInput::new(input, closing.clone());
     let server = Server::new(engine.clone(), opts.overrides, closing.clone());
     let tracker = server.tracker.clone();
-    let notices = deliver_notices(engine, stop.child_token());
     let served = match server.serve_with_ct((input, output), stop.clone()).await {
         Ok(running) => running
             .waiting()
@@ -241,7 +240,6 @@ where
     engine.turns.cancel_all();
     tracker.close();
     tracker.wait().await;
-    notices.cancel();
     served
 }
 
@@ -255,28 +253,4 @@ pub async fn serve_stdio(
 ) -> Result<(), McpServeError> {
     let (input, output) = rmcp::transport::io::stdio_pipes();
     serve(engine, opts, input, output, stop).await
-}
-
-/// Background jobs that end after their turn leave a notice: into the
-/// running turn, else the session's log (as `serve` and the daemon do).
-fn deliver_notices(engine: &Engine, stop: CancellationToken) -> CancellationToken {
-    if let Some(mut rx) = engine.jobs.take_notices() {
-        let (engine, token) = (engine.clone(), stop.clone());
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = token.cancelled() => return,
-                    n = rx.recv() => match n {
-                        Some(n) => {
-                            if let Err(e) = engine.deliver_notice(&n, &token).await {
-                                tracing::warn!("background job notice not delivered: {}", e.message);
-                            }
-                        }
-                        None => return,
-                    },
-                }
-            }
-        });
-    }
-    stop
 }

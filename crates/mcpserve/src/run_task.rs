@@ -143,9 +143,7 @@ fn result(session_id: String, outcome: TurnOutcome) -> RunTaskResult {
         TurnOutcome::Unsaved { ended, error } => {
             let mut r = result(session_id.clone(), *ended);
             r.status = TaskStatus::Failed;
-            r.error = Some(format!(
-                "the turn's end could not be saved to the session log: {error}"
-            ));
+            r.error = Some(seekclaw_protocol::wording::unsaved_message(&error));
             return r;
         }
     };
@@ -202,21 +200,22 @@ impl Progress {
             }
             AgentEvent::Failover {
                 failed, error, to, ..
-            } => Some(
-                if seekclaw_protocol::wording::crosses_provider(failed, to) {
-                    format!("{failed} failed ({error}); {to}, another provider, answers instead")
-                } else {
-                    format!("{failed} failed ({error}); {to} answers instead")
-                },
-            ),
+            } => Some(seekclaw_protocol::wording::failover_notice(
+                failed, error, to,
+            )),
             AgentEvent::Retry {
                 model,
                 attempt,
                 max_attempts,
                 reason,
+                delay_ms,
                 ..
-            } => Some(format!(
-                "{model}: {reason}, attempt {attempt} of {max_attempts}"
+            } => Some(seekclaw_protocol::wording::retry_notice(
+                model,
+                *attempt,
+                *max_attempts,
+                reason,
+                *delay_ms,
             )),
             AgentEvent::ToolStart { name, summary, .. } => Some(format!("{name}: {summary}")),
             AgentEvent::ToolDone {

@@ -39,6 +39,14 @@ pub fn unsaved_message(error: &str) -> String {
     format!("The turn could not be saved: {error}")
 }
 
+/// What the next turn reads of a background job the process stopped
+/// unfinished (it exited: `seekclaw run`'s end, a daemon or `serve` stopping).
+pub fn job_stopped_at_exit(job_id: &str, command: &str) -> String {
+    format!(
+        "background job {job_id} was stopped unfinished: the seekclaw process that ran it exited (command: {command})"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,26 +1,22 @@
 //! The standing goal of a `serve` session (reference §4.8): durable markers
 //! in the log (runtime notices whose first line is `[goal]` or `[goal
-//! cleared]`; the last one wins, so the goal survives compaction and restarts)
-//! and `auto` continuation with a budget of turns.
+//! cleared]`; the last one wins, so the goal survives compaction and
+//! restarts). The `auto` continuation policy (budget, blocked goals,
+//! announcements) is the engine's; `serve` only starts the continuation
+//! turns itself, in its queue, so its controller streams and steers them
+//! like any other turn.
 
-use seekclaw_agent::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, GoalStatus, StandingGoal};
-use seekclaw_engine::{GoalBudget, GoalStep};
+use seekclaw_agent::{GoalMarker, GoalStatus};
+use seekclaw_engine::{Engine, GoalTurn, Scope};
 
-use super::Events;
 use super::command::Submission;
-use super::wire::WireEvent;
-use seekclaw_engine::Engine;
-use seekclaw_engine::Scope;
 
-/// The goal and its continuation state.
+/// What `serve` keeps of the goal between turns.
 #[derive(Debug, Default)]
 pub struct Goal {
     text: Option<String>,
     /// Auto-continuation is paused while the model reports it blocked.
     blocked: bool,
-    /// Continuations left (the engine's policy); armed only by a durable
-    /// `auto` set.
-    budget: GoalBudget,
     /// The last turn finished cleanly, so a continuation may follow.
     due: bool,
 }
@@ -37,36 +33,33 @@ impl Goal {
     /// The session's goal: its last marker (auto continuation is not
     /// re-armed by a restart; a user sets it again).
     pub async fn load(engine: &Engine, scope: &Scope, session_id: &str) -> Goal {
-        let (store, key, id) = (
-            engine.store.clone(),
-            scope.key.clone(),
-            session_id.to_string(),
-        );
-        let events = tokio::task::spawn_blocking(move || store.events(&key, &id))
+        let standing = engine
+            .standing_goal(&scope.key, session_id)
             .await
-            .ok()
-            .and_then(Result::ok)
             .unwrap_or_default();
-        let standing = StandingGoal::from_events(&events);
         Goal {
             blocked: standing.blocked.is_some(),
             text: standing.text,
-            ..Goal::default()
+            due: false,
         }
     }
 
-    /// What the model reported in a turn.
-    pub fn reported(&mut self, status: &GoalStatus) {
+    /// What the model reported in a turn (a met goal is cleared and
+    /// disarmed).
+    pub fn reported(&mut self, status: &GoalStatus, engine: &Engine, sid: Option<&str>) {
         match status {
-            GoalStatus::Met => self.set(None, false),
+            GoalStatus::Met => self.set(None, false, engine, sid),
             GoalStatus::Blocked(_) => self.blocked = true,
             GoalStatus::Unblocked => self.blocked = false,
         }
     }
 
-    /// The marker is durable: take the new goal (and arm `auto`).
-    pub fn set(&mut self, text: Option<String>, auto: bool) {
-        self.budget = GoalBudget::new(auto && text.is_some());
+    /// The marker is durable: take the new goal and arm (or disarm) the
+    /// engine's `auto` continuation.
+    pub fn set(&mut self, text: Option<String>, auto: bool, engine: &Engine, sid: Option<&str>) {
+        if let Some(sid) = sid {
+            engine.goals.set(sid, auto && text.is_some());
+        }
         self.text = text;
         self.blocked = false;
         self.due = false;
@@ -78,61 +71,38 @@ impl Goal {
     }
 
     /// A `cancel`: no more continuations until the goal is set again.
-    pub fn disarm(&mut self) {
-        self.budget = GoalBudget::new(false);
+    pub fn disarm(&mut self, engine: &Engine, sid: Option<&str>) {
+        if let Some(sid) = sid {
+            engine.goals.set(sid, false);
+        }
         self.due = false;
     }
 
-    /// A turn ended; a clean end with an `auto` goal makes a continuation due.
-    pub fn turn_ended(&mut self, clean: bool) {
-        self.due = clean && self.budget.is_armed() && !self.blocked && self.text.is_some();
+    /// A turn ended; a clean end with an armed goal makes a continuation due.
+    pub fn turn_ended(&mut self, clean: bool, engine: &Engine, sid: Option<&str>) {
+        let armed = sid.is_some_and(|sid| engine.goals.armed(sid));
+        self.due = clean && armed && !self.blocked && self.text.is_some();
     }
 
     /// The continuation prompt to start now, if one is due (the engine is
-    /// idle with nothing queued); reports the budget either way.
-    pub fn continuation(&mut self, events: &Events) -> Option<Submission> {
+    /// idle with nothing queued); the engine spends the budget and
+    /// announces it either way.
+    pub async fn continuation(
+        &mut self,
+        engine: &Engine,
+        scope: &Scope,
+        sid: Option<&str>,
+    ) -> Option<Submission> {
         if !std::mem::take(&mut self.due) {
             return None;
         }
-        match self.budget.spend() {
-            GoalStep::Continue { remaining } => {
-                events.emit(&WireEvent::GoalContinue { remaining });
-            }
-            GoalStep::BudgetExhausted => {
-                events.emit(&WireEvent::GoalBudgetExhausted { turns: AUTO_TURNS });
-                return None;
-            }
-            GoalStep::Stop => return None,
+        match engine.next_goal_turn(&scope.key, sid?).await {
+            GoalTurn::Continue { prompt } => Some(Submission {
+                text: prompt,
+                images: Vec::new(),
+                submission_id: None,
+            }),
+            GoalTurn::Stop => None,
         }
-        Some(Submission {
-            text: CONTINUE_PROMPT.to_string(),
-            images: Vec::new(),
-            submission_id: None,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn auto_budget_counts_down_and_cancel_disarms() {
-        let mut g = Goal::default();
-        g.set(Some("g".into()), true);
-        assert_eq!(g.budget.left(), AUTO_TURNS);
-        g.turn_ended(true);
-        assert!(g.due);
-        g.disarm();
-        assert!(!g.due && !g.budget.is_armed());
-        g.set(Some("g".into()), false);
-        g.turn_ended(true);
-        assert!(!g.due, "no auto, no continuation");
-        g.set(Some("g".into()), true);
-        g.reported(&GoalStatus::Blocked("key".into()));
-        g.turn_ended(true);
-        assert!(!g.due, "blocked pauses it");
-        g.reported(&GoalStatus::Met);
-        assert!(g.text.is_none() && !g.budget.is_armed());
     }
 }

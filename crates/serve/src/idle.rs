@@ -1,10 +1,11 @@
 //! Log writes that need the session idle: shell context sent with
-//! `steer{kind:"command"}`, background-job notices, goal markers. Idle, they
+//! `steer{kind:"command"}` and goal markers (background-job notices are the
+//! engine's, see [`seekclaw_engine::Announce`]). Idle, they
 //! are written at once; while work runs (a finishing turn, a compaction)
 //! they wait and are written, in order, when it ends (reference §2.2: "leftover
 //! command/notice steers → persisted at the boundary").
 
-use seekclaw_store::{EventItem, RuntimeNotice, UserMessage};
+use seekclaw_store::{EventItem, UserMessage};
 
 use super::command::Submission;
 use super::wire::{AppliedSteerKind, WireEvent};
@@ -14,8 +15,6 @@ use super::{Serve, goal};
 pub(super) enum Boundary {
     /// Shell context from the user.
     Command(Submission),
-    /// A background job ended on its own.
-    Notice(String),
     /// The goal set (`Some`) or cleared, and whether it is `auto`.
     Goal(Option<String>, bool),
 }
@@ -51,13 +50,6 @@ impl Serve<'_> {
                     submission_id: sub.submission_id,
                 }),
             ),
-            Boundary::Notice(text) => (
-                EventItem::Runtime(RuntimeNotice {
-                    kind: "notice".into(),
-                    text: text.clone(),
-                }),
-                Done::Event(WireEvent::BackgroundNotice { content: text }),
-            ),
             Boundary::Goal(text, auto) => {
                 (goal::marker(text.as_deref()).item(), Done::Goal(text, auto))
             }
@@ -67,7 +59,8 @@ impl Serve<'_> {
                 Done::Event(ev) => self.events.emit(&ev),
                 // Armed only once the marker is durable.
                 Done::Goal(text, auto) => {
-                    self.goal.set(text.clone(), auto);
+                    self.goal
+                        .set(text.clone(), auto, self.engine, self.session.as_deref());
                     self.events.emit(&WireEvent::GoalUpdated { goal: text });
                 }
             },

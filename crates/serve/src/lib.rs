@@ -108,6 +108,30 @@ impl Events {
     }
 }
 
+/// Shows what the engine's session policy did by itself as this serve's
+/// wire events.
+struct Announced {
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+}
+
+impl seekclaw_engine::Announce for Announced {
+    fn announce(&self, what: &seekclaw_engine::Announcement) {
+        use seekclaw_engine::Announcement as A;
+        let ev = match what {
+            A::NoticeLogged { text, .. } => WireEvent::BackgroundNotice {
+                content: text.clone(),
+            },
+            A::GoalContinues { remaining, .. } => WireEvent::GoalContinue {
+                remaining: *remaining,
+            },
+            A::GoalBudgetExhausted { turns, .. } => {
+                WireEvent::GoalBudgetExhausted { turns: *turns }
+            }
+        };
+        let _ = self.tx.send(ev.to_line());
+    }
+}
+
 /// The scheduler's state between events.
 struct Serve<'e> {
     engine: &'e Engine,
@@ -174,7 +198,10 @@ where
     let mut serve = Serve {
         engine,
         scope,
-        overrides: opts.overrides,
+        overrides: TurnOverrides {
+            own_goal_turns: true,
+            ..opts.overrides
+        },
         session,
         new_id,
         pending: VecDeque::new(),
@@ -186,8 +213,14 @@ where
         approvals: Approvals::attended(),
     };
     let mut commands = read_commands(input);
-    let mut notices = engine.jobs.take_notices();
-    serve.run(&mut commands, notices.as_mut(), &stop).await;
+    // The engine delivers background-job notices and decides goal
+    // continuations; this serve shows them.
+    let announced = engine.announcers.listen(std::sync::Arc::new(Announced {
+        tx: events.tx.clone(),
+    }));
+    serve.run(&mut commands, &stop).await;
+    // Its sender must go before the output can close.
+    drop(announced);
     events.close().await;
     Ok(())
 }
@@ -254,12 +287,7 @@ async fn progress(active: &mut Active<'_>) -> Progress {
 }
 
 impl<'e> Serve<'e> {
-    async fn run(
-        &mut self,
-        commands: &mut mpsc::Receiver<Input>,
-        mut notices: Option<&mut mpsc::UnboundedReceiver<seekclaw_engine::SessionNotice>>,
-        stop: &CancellationToken,
-    ) {
+    async fn run(&mut self, commands: &mut mpsc::Receiver<Input>, stop: &CancellationToken) {
         let mut active: Option<Active<'e>> = None;
         let mut reading = true;
         let mut stopping = false;
@@ -275,7 +303,7 @@ impl<'e> Serve<'e> {
                     stopping = true;
                     reading = false;
                     self.pending.clear();
-                    self.goal.disarm();
+                    self.goal.disarm(self.engine, self.session.as_deref());
                     match &active {
                         Some(Active::Turn { handle, .. }) => handle.cancel(),
                         Some(Active::Compact { cancel, .. }) => cancel.cancel(),
@@ -303,12 +331,6 @@ impl<'e> Serve<'e> {
                         None => std::future::pending().await,
                     }
                 } => self.progressed(step, &mut active),
-                Some(n) = async {
-                    match notices.as_mut() {
-                        Some(rx) => rx.recv().await,
-                        None => std::future::pending().await,
-                    }
-                } => self.job_ended(n.notice.text, &mut active).await,
             }
             if active.is_none() && !self.deferred.is_empty() {
                 self.flush_deferred().await;
@@ -327,7 +349,10 @@ impl<'e> Serve<'e> {
                     if !reading {
                         return None;
                     }
-                    let prompt = self.goal.continuation(self.events)?;
+                    let prompt = self
+                        .goal
+                        .continuation(self.engine, &self.scope, self.session.as_deref())
+                        .await?;
                     let active = self.start_turn(prompt).await;
                     if active.is_some() {
                         return active;
@@ -447,7 +472,7 @@ impl<'e> Serve<'e> {
             Command::Compact => self.pending.push_back(Work::Compact),
             Command::Steer(sub, kind) => self.steer(sub, kind, active).await,
             Command::Cancel => {
-                self.goal.disarm();
+                self.goal.disarm(self.engine, self.session.as_deref());
                 match active {
                     Some(Active::Turn { handle, .. }) => handle.cancel(),
                     Some(Active::Compact { cancel, .. }) => cancel.cancel(),
@@ -521,22 +546,6 @@ impl<'e> Serve<'e> {
     /// A background job ended on its own: the running turn reads the notice
     /// at its next step; an idle session gets it in its log, and the front
     /// end a `background_notice`.
-    async fn job_ended(&mut self, text: String, active: &mut Option<Active<'e>>) {
-        if let Some(Active::Turn { handle, mapper, .. }) = active {
-            let notice = Steer {
-                text: text.clone(),
-                images: Vec::new(),
-                kind: SteerKind::Notice,
-            };
-            if handle.steer(notice).is_ok() {
-                mapper.steer_queued(None);
-                return;
-            }
-        }
-        self.write_or_defer(idle::Boundary::Notice(text), active.is_some())
-            .await;
-    }
-
     /// Appends to the idle session, creating it first if there is none.
     async fn append(&mut self, item: EventItem) -> Result<u64, MethodError> {
         let id = match &self.session {
@@ -567,15 +576,15 @@ impl<'e> Serve<'e> {
         let marker = goal::marker(text.as_deref());
         // During a turn the marker rides the steer queue as a notice, so it
         // lands at a step boundary; idle, it is written at once.
-        if let Some(Active::Turn { handle, mapper, .. }) = active {
+        if let Some(Active::Turn { handle, .. }) = active {
             let notice = Steer {
                 text: marker.text(),
                 images: Vec::new(),
                 kind: SteerKind::Notice,
             };
             if handle.steer(notice).is_ok() {
-                mapper.steer_queued(None);
-                self.goal.set(text.clone(), auto);
+                self.goal
+                    .set(text.clone(), auto, self.engine, self.session.as_deref());
                 self.events.emit(&WireEvent::GoalUpdated { goal: text });
                 return;
             }
@@ -589,7 +598,8 @@ impl<'e> Serve<'e> {
         match step {
             Progress::Event(ev) => {
                 if let seekclaw_agent::AgentEvent::GoalStatus(status) = &ev {
-                    self.goal.reported(status);
+                    self.goal
+                        .reported(status, self.engine, self.session.as_deref());
                 }
                 if let Some(Active::Turn { mapper, .. }) = active {
                     mapper.map(ev, &mut out);
@@ -599,7 +609,8 @@ impl<'e> Serve<'e> {
                 if let Some(Active::Turn { mut mapper, .. }) = active.take() {
                     let clean = matches!(outcome, TurnOutcome::Done(_));
                     mapper.finish(outcome, &mut out);
-                    self.goal.turn_ended(clean);
+                    self.goal
+                        .turn_ended(clean, self.engine, self.session.as_deref());
                 }
             }
             Progress::Compacted(result) => {

@@ -101,13 +101,18 @@ impl TurnMapper {
                 brief: Some(summary).filter(|s| !s.is_empty()),
             }),
             AgentEvent::Steer { text, kind } => out.push(WireEvent::SteerApplied {
+                // Notices (job ends, goal markers) reach the turn from the
+                // engine, never as a controller's submission.
+                submission_id: match kind {
+                    SteerKind::Notice => None,
+                    _ => self.steers.pop_front().flatten(),
+                },
                 kind: match kind {
                     SteerKind::Prompt => AppliedSteerKind::Prompt,
                     SteerKind::Command => AppliedSteerKind::Command,
                     SteerKind::Notice => AppliedSteerKind::Notice,
                 },
                 content: text,
-                submission_id: self.steers.pop_front().flatten(),
             }),
             AgentEvent::ContextYield { to_seq, .. } => self.yielded = Some(to_seq),
             AgentEvent::SubrunStarted(run) => {

@@ -320,7 +320,6 @@ pub async fn chat(
         conn.outbox.send_line(lines).await;
     }
     let outcome = turn.outcome().await;
-    crate::goals::after_turn(daemon, &scope, &sid, &outcome);
     // Every event is written before the terminal.
     Ok(crate::outcome::terminal(id, Some(sid), outcome))
 }

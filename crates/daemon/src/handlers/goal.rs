@@ -32,9 +32,11 @@ pub async fn set(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let scope = target(daemon, &r)?;
     let mut goal = goals::standing(daemon, &scope, &r.id).await?;
     let marker = GoalMarker::Set(text.clone());
-    goals::write_marker(daemon, &scope, &r.id, &marker).await?;
+    let auto = params.auto == Some(true);
+    (daemon.engine)
+        .write_goal(&scope.key, &r.id, Some(&text), auto)
+        .await?;
     goal.apply(&marker);
-    daemon.engine.goals.set(&r.id, params.auto == Some(true));
     goals::announce(daemon, &r.id, "set", Some(&text), None);
     Ok(Envelope::json_result(id, &goals::view(daemon, &r.id, goal)).with_session(Some(r.id)))
 }
@@ -45,7 +47,9 @@ pub async fn clear(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     let mut goal = goals::standing(daemon, &scope, &r.id).await?;
     daemon.engine.goals.set(&r.id, false);
     if goal.text.is_some() {
-        goals::write_marker(daemon, &scope, &r.id, &GoalMarker::Cleared).await?;
+        (daemon.engine)
+            .write_goal(&scope.key, &r.id, None, false)
+            .await?;
         goal.apply(&GoalMarker::Cleared);
         goals::announce(daemon, &r.id, "cleared", None, None);
     }

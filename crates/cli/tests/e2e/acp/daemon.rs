@@ -51,12 +51,15 @@ impl Acp {
         serde_json::from_str(&line).unwrap()
     }
 
-    /// The response to request `id`, and the notifications before it.
+    /// The response to request `id`, and the notifications before it;
+    /// permission requests on the way are allowed once.
     fn answer(&mut self, id: i64) -> (Value, Vec<Value>) {
         let mut notes = Vec::new();
         loop {
             let msg = self.next();
-            if msg["id"] == id && msg.get("method").is_none() {
+            if msg["method"] == "session/request_permission" {
+                self.send(json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow_once"}}}));
+            } else if msg["id"] == id && msg.get("method").is_none() {
                 return (msg, notes);
             }
             notes.push(msg);
@@ -229,4 +232,40 @@ fn an_editor_keeps_an_on_demand_daemon_up_and_its_leaving_lets_it_go() {
     assert_eq!(said(&notes), "still here");
     assert_eq!(acp.close(), Some(0));
     d.wait_exit(Duration::from_secs(10)).unwrap();
+}
+
+/// `--no-daemon`: a job that ends after the editor's turn reaches the
+/// session's log, and the next prompt reads it.
+#[test]
+fn standalone_a_job_that_ends_after_its_turn_reaches_the_log_and_the_next_turn() {
+    let server = ProviderServer::start().unwrap();
+    let d = setup(&server, StartOptions::default());
+    let ws = tempfile::tempdir().unwrap();
+    let ws_path = ws.path().canonicalize().unwrap();
+    let mut acp = Acp::start(&d, &["--no-daemon"]);
+    let sid = acp.new_session(&ws_path);
+    server.enqueue(Reply::new().tool_call(
+        "b1",
+        "bash",
+        r#"{"command":"sleep 0.5; echo bgdone","run_in_background":true}"#,
+    ));
+    server.enqueue(Reply::plain("started it"));
+    assert_eq!(
+        acp.prompt(3, &sid, "start a job").0["result"]["stopReason"],
+        "end_turn"
+    );
+    crate::support::wait_in_log(
+        &d.home,
+        &sid,
+        &["--workspace", ws_path.to_str().unwrap()],
+        "bg-1 finished (exit=0)",
+    );
+    server.enqueue(Reply::plain("it finished"));
+    assert_eq!(
+        acp.prompt(4, &sid, "and?").0["result"]["stopReason"],
+        "end_turn"
+    );
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("bg-1 finished (exit=0)"), "{last}");
+    assert_eq!(acp.close(), Some(0));
 }

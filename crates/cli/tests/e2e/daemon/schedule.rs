@@ -683,3 +683,46 @@ fn the_cli_says_clearly_when_no_daemon_runs() {
     assert!(err.contains("seekclaw daemon"), "{err}");
     assert!(err.contains("contrib/systemd/seekclaw.service"), "{err}");
 }
+
+/// A job a scheduled run started that ends after the run reaches the
+/// session's log, and the next turn on the session reads it.
+#[test]
+fn a_scheduled_runs_job_ending_later_reaches_the_log_and_the_next_turn() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().tool_call(
+        "b1",
+        "bash",
+        r#"{"command":"sleep 0.5; echo bgdone","run_in_background":true}"#,
+    ));
+    server.enqueue(Reply::plain("started it"));
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let d = setup(&server, json!({}));
+    let mut a = d.connect().unwrap();
+    let t = create(
+        &mut a,
+        json!({"name": "Jobs", "prompt": "start a job", "cron": "0 9 * * *",
+               "workspace": ws.display().to_string()}),
+    );
+    let id = t["id"].as_str().unwrap().to_string();
+    assert_eq!(a.ok("schedule.run", json!({"id": id})).unwrap(), "started");
+    let ev = wait_event(&mut a, "schedule.updated");
+    assert_eq!(ev["details"]["status"], "success", "{ev}");
+    let t = find(&mut a, &id);
+    let sid = t["lastSessionId"].as_str().unwrap().to_string();
+    let w = ws.display().to_string();
+    crate::support::wait_in_log(
+        &d.home,
+        &sid,
+        &["--workspace", &w],
+        "bg-1 finished (exit=0)",
+    );
+    server.enqueue(Reply::plain("it finished"));
+    let next = crate::support::turns::chat(
+        &mut a,
+        json!({"message": "and?", "sessionId": sid, "workspace": w}),
+    );
+    assert_eq!(next.last().unwrap()["event"], "done", "{next:?}");
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("bg-1 finished (exit=0)"), "{last}");
+}

@@ -316,3 +316,60 @@ fn closing_stdin_cancels_the_running_task_records_it_and_exits() {
 fn sigterm_cancels_the_running_task_records_it_and_exits() {
     stopped_mid_turn(Stop::Term);
 }
+
+/// A job that ends after its `run_task` turn reaches the session's log, and
+/// the next `run_task` on the session reads it.
+#[test]
+fn a_job_that_ends_after_its_task_reaches_the_log_and_the_next_task() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path());
+    let ws = ws.to_str().unwrap().to_string();
+    server.enqueue(Reply::new().tool_call(
+        "b1",
+        "bash",
+        r#"{"command":"sleep 0.5; echo bgdone","run_in_background":true}"#,
+    ));
+    server.enqueue(Reply::plain("started it"));
+    server.enqueue(Reply::plain("it finished"));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut cmd = tokio::process::Command::new(bin());
+        cmd.args(["mcp", "serve"]).env("SEEKCLAW_HOME", &home);
+        let (tx, _progress) = mpsc::unbounded_channel();
+        let client = Progress(tx)
+            .serve(TokioChildProcess::new(cmd).unwrap())
+            .await
+            .unwrap();
+        let first = call(
+            &client,
+            "run_task",
+            json!({"prompt": "start a job", "workspace": ws}),
+        )
+        .await;
+        let first = first.structured_content.unwrap();
+        let sid = first["sessionId"].as_str().unwrap().to_string();
+        let (home, sid2, ws2) = (home.clone(), sid.clone(), ws.clone());
+        tokio::task::spawn_blocking(move || {
+            crate::support::wait_in_log(
+                &home,
+                &sid2,
+                &["--workspace", &ws2],
+                "bg-1 finished (exit=0)",
+            )
+        })
+        .await
+        .unwrap();
+        let next = call(
+            &client,
+            "run_task",
+            json!({"prompt": "and?", "workspace": ws, "sessionId": sid}),
+        )
+        .await;
+        assert_eq!(next.structured_content.unwrap()["status"], "done");
+        client.cancel().await.unwrap();
+    });
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("bg-1 finished (exit=0)"), "{last}");
+}

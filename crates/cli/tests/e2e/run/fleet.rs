@@ -614,3 +614,55 @@ fn a_chosen_copy_is_applied_to_the_original_and_the_fleet_cleaned() {
     let out = seekclaw(&home, &ws, &["fleet", "list"]);
     assert!(text(&out).1.contains("no fleets of"), "{}", text(&out).1);
 }
+
+/// Each copy's background job dies with the fleet: its session's log says
+/// so, for the turn that continues it.
+#[test]
+fn a_fleets_jobs_stopped_at_exit_reach_each_copys_log() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = home_for(&server, tmp.path());
+    let ws = project(tmp.path());
+    for name in ["a", "b"] {
+        let call = format!(
+            r#"{{"command":"exec sleep 60.05{}","run_in_background":true}}"#,
+            name.len()
+        );
+        server.enqueue(
+            Reply::new()
+                .tool_call(format!("b_{name}"), "bash", call)
+                .header_delay(Duration::from_secs(1)),
+        );
+    }
+    server.set_default(Reply::plain("started it"));
+    let fleet = tmp.path().join("fleet");
+    let out = seekclaw(
+        &home,
+        tmp.path(),
+        &[
+            "run",
+            "--concurrency",
+            "2",
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--fleet-dir",
+            fleet.to_str().unwrap(),
+            "--json",
+            "start a job",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let fleet = std::fs::canonicalize(&fleet).unwrap();
+    for (i, run) in report["runs"].as_array().unwrap().iter().enumerate() {
+        let sid = run["session"].as_str().unwrap_or_else(|| panic!("{run}"));
+        let copy = fleet.join(format!("run-{}", i + 1));
+        crate::support::wait_in_log(
+            &home,
+            sid,
+            &["--workspace", copy.to_str().unwrap()],
+            "bg-1 was stopped unfinished",
+        );
+    }
+}

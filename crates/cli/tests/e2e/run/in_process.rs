@@ -241,3 +241,42 @@ fn run_works_in_the_given_workspace_and_rejects_bad_targets() {
         "no model request for a bad target"
     );
 }
+
+/// A background job `run` leaves running dies with the process: the log
+/// says so, and the session's next turn reads it (nothing is lost silently).
+#[test]
+fn a_job_run_stops_at_exit_reaches_the_log_and_the_next_turn() {
+    use seekclaw_testkit::{ProviderServer, Reply};
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with_testkit(&server);
+    server.enqueue(Reply::new().tool_call(
+        "b1",
+        "bash",
+        r#"{"command":"exec sleep 60.0371","run_in_background":true}"#,
+    ));
+    server.enqueue(Reply::plain("started it"));
+    let out = seekclaw(&home, &["run", "start a job", "--global", "--events"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    let sid = first["session"].as_str().unwrap().to_string();
+    let log =
+        crate::support::wait_in_log(&home, &sid, &["--global"], "bg-1 was stopped unfinished");
+    assert!(log.contains("exec sleep 60.0371"), "{log}");
+    server.enqueue(Reply::plain("noted"));
+    let out = seekclaw(
+        &home,
+        &["run", "and the job?", "--global", "--session", &sid],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let next = server.requests().last().unwrap().body.to_string();
+    assert!(next.contains("bg-1 was stopped unfinished"), "{next}");
+}

@@ -693,6 +693,9 @@ fn serve_announces_background_jobs_mid_turn_and_when_idle() {
     let (rest, code) = serve.finish();
     assert_eq!(code, Some(0));
     assert!(!names(&rest).contains(&"background_notice"), "{rest:?}");
+    // The idle notice went into the log: the next turn read it.
+    let next = server.requests()[2].body.to_string();
+    assert!(next.contains("background job bg-1 finished"), "{next}");
     let last = server.requests()[4].body.to_string();
     assert!(last.contains("background job bg-2 finished"), "{last}");
 }

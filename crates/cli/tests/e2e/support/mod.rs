@@ -74,3 +74,27 @@ pub(crate) fn wait_marker(marker: &str) -> u32 {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Polls `seekclaw sessions show SID` (with `scope`, e.g. `--global` or
+/// `--workspace W`) until the session's log holds `needle`; returns the log.
+pub(crate) fn wait_in_log(home: &Path, sid: &str, scope: &[&str], needle: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let out = std::process::Command::new(bin())
+            .args(["sessions", "show", sid])
+            .args(scope)
+            .env("SEEKCLAW_HOME", home)
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stdout).to_string();
+        if log.contains(needle) {
+            return log;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{needle:?} never reached the log of {sid}: {log}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
