@@ -173,3 +173,54 @@ fn a_wrong_default_is_caught() {
         assert_ne!(effective(&config, &key), Some(documented(&text)), "{key}");
     }
 }
+
+/// The dotted paths of `value`'s leaves; the objects at `maps` (keyed by
+/// names the user picks) count as leaves.
+fn leaves(value: &Value, path: &str, maps: &[&str], out: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) if !maps.contains(&path) && !fields.is_empty() => {
+            for (key, v) in fields {
+                let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                leaves(v, &child, maps, out);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for item in items {
+                leaves(item, &format!("{path}[]"), maps, out);
+            }
+        }
+        _ => out.push(path.to_string()),
+    }
+}
+
+/// Every key the binary writes to `config.json` (with a provider and a model)
+/// and `state.json` is named in docs/configuration.md: top-level sections by
+/// their dotted path, a provider's and a model's keys by name in their tables.
+#[test]
+fn every_key_the_binary_writes_is_documented() {
+    let page = configuration_page();
+    let mut config = empty_config();
+    let provider = serde_json::json!({"id": "p", "baseUrl": "http://x", "models": ["m"]});
+    config.providers.push(serde_json::from_value(provider).unwrap());
+    let mut keys = Vec::new();
+    let maps = ["profiles", "routing.strategies", "mcp.servers"];
+    leaves(&serde_json::to_value(&config).unwrap(), "", &maps, &mut keys);
+    let state = serde_json::to_value(seekclaw_config::State::default()).unwrap();
+    leaves(&state, "", &[], &mut keys);
+    let missing: Vec<&String> = keys
+        .iter()
+        .filter(|key| {
+            let documented = match key.strip_prefix("providers[].") {
+                Some(rest) => {
+                    let leaf = rest.trim_start_matches("models[].");
+                    let name = leaf.rsplit('.').next().unwrap_or(leaf);
+                    page.contains(&format!("`{leaf}`")) || page.contains(&format!("`{name}`"))
+                }
+                None => page.contains(&format!("`{key}`")),
+            };
+            !documented
+        })
+        .collect();
+    assert!(keys.len() > 50, "{keys:?}");
+    assert!(missing.is_empty(), "keys missing from docs/configuration.md: {missing:?}");
+}
