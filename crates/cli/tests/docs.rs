@@ -23,10 +23,15 @@ fn repo() -> PathBuf {
 /// Every Markdown page the docs consist of.
 fn pages() -> Vec<PathBuf> {
     let root = repo();
-    let mut pages: Vec<PathBuf> = ["README.md", "ARCHITECTURE.md", "CONTRIBUTING.md", "CHANGELOG.md"]
-        .iter()
-        .map(|p| root.join(p))
-        .collect();
+    let mut pages: Vec<PathBuf> = [
+        "README.md",
+        "ARCHITECTURE.md",
+        "CONTRIBUTING.md",
+        "CHANGELOG.md",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
         .expect("docs/")
         .map(|e| e.unwrap().path())
@@ -96,7 +101,10 @@ fn the_docs_commands_print_what_the_docs_show() {
             failed.push(page.display().to_string());
         }
     }
-    assert!(failed.is_empty(), "pages whose commands print otherwise: {failed:?}");
+    assert!(
+        failed.is_empty(),
+        "pages whose commands print otherwise: {failed:?}"
+    );
     assert!(total >= 20, "only {total} commands are tested");
 }
 
@@ -205,17 +213,27 @@ fn every_relative_link_resolves() {
 fn a_broken_link_is_caught() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("a.md");
-    std::fs::write(dir.path().join("b.md"), "# The `b` page\n\n## Twice\n\n## Twice\n").unwrap();
+    std::fs::write(
+        dir.path().join("b.md"),
+        "# The `b` page\n\n## Twice\n\n## Twice\n",
+    )
+    .unwrap();
     let text = "[ok](b.md#the-b-page) [ok](b.md#twice-1) [self](#top)\n\
                 [gone](c.md) [no anchor](b.md#nope) [web](https://example.com/x)\n\n# Top\n";
     std::fs::write(&page, text).unwrap();
     let broken = broken_links(&page, text);
-    assert_eq!(broken, ["c.md: no such file", "b.md#nope: no heading #nope"]);
+    assert_eq!(
+        broken,
+        ["c.md: no such file", "b.md#nope: no heading #nope"]
+    );
 }
 
 /// The README is the front door, not the manual.
 #[test]
 fn the_readme_stays_short() {
     let lines = read(&repo().join("README.md")).lines().count();
-    assert!(lines <= 160, "README.md has {lines} lines; move details to docs/");
+    assert!(
+        lines <= 160,
+        "README.md has {lines} lines; move details to docs/"
+    );
 }

@@ -180,7 +180,11 @@ fn leaves(value: &Value, path: &str, maps: &[&str], out: &mut Vec<String>) {
     match value {
         Value::Object(fields) if !maps.contains(&path) && !fields.is_empty() => {
             for (key, v) in fields {
-                let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                let child = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
                 leaves(v, &child, maps, out);
             }
         }
@@ -201,10 +205,17 @@ fn every_key_the_binary_writes_is_documented() {
     let page = configuration_page();
     let mut config = empty_config();
     let provider = serde_json::json!({"id": "p", "baseUrl": "http://x", "models": ["m"]});
-    config.providers.push(serde_json::from_value(provider).unwrap());
+    config
+        .providers
+        .push(serde_json::from_value(provider).unwrap());
     let mut keys = Vec::new();
     let maps = ["profiles", "routing.strategies", "mcp.servers"];
-    leaves(&serde_json::to_value(&config).unwrap(), "", &maps, &mut keys);
+    leaves(
+        &serde_json::to_value(&config).unwrap(),
+        "",
+        &maps,
+        &mut keys,
+    );
     let state = serde_json::to_value(seekclaw_config::State::default()).unwrap();
     leaves(&state, "", &[], &mut keys);
     let missing: Vec<&String> = keys
@@ -222,5 +233,8 @@ fn every_key_the_binary_writes_is_documented() {
         })
         .collect();
     assert!(keys.len() > 50, "{keys:?}");
-    assert!(missing.is_empty(), "keys missing from docs/configuration.md: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "keys missing from docs/configuration.md: {missing:?}"
+    );
 }
