@@ -66,8 +66,8 @@ pub fn schedule(home: &Home, cmd: ScheduleCommand) -> Result<()> {
     let mut daemon = DaemonClient::connect(home).map_err(|e| {
         anyhow::anyhow!(
             "{e}; schedules are kept and run by a daemon that keeps running (e.g. the systemd \
-             user unit contrib/systemd/seekclaw.service; see the README, \"The daemon: on \
-             demand, or always on\")"
+             user unit contrib/systemd/seekclaw.service; see docs/daemon.md, \"On demand, \
+             or always on\")"
         )
     })?;
     match cmd {

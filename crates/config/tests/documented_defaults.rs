@@ -1,7 +1,8 @@
-//! The README's configuration defaults are the binary's: every row of its
-//! "Configuration defaults" table, and every "`agent.key` … (default N)"
-//! in its prose, is compared with what an empty `config.json` reads as,
-//! through the loader the binary uses.
+//! The documented configuration defaults are the binary's: every row of the
+//! "Configuration defaults" table in docs/configuration.md, and every
+//! "`agent.key` … (default N)" in the prose of the README and docs/*.md, is
+//! compared with what an empty `config.json` reads as, through the loader the
+//! binary uses.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use seekclaw_config::{Config, UiLanguage, load_json_file};
@@ -10,9 +11,30 @@ use serde_json::Value;
 /// The top-level sections a config key starts with.
 const SECTIONS: [&str; 6] = ["agent.", "routing.", "daemon.", "mcp.", "ui.", "profiles."];
 
-fn readme() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
-    std::fs::read_to_string(path).expect("README.md")
+fn repo() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The page with the defaults table.
+fn configuration_page() -> String {
+    std::fs::read_to_string(repo().join("docs/configuration.md")).expect("docs/configuration.md")
+}
+
+/// The README and every page of docs/, one after the other.
+fn all_docs() -> String {
+    let mut pages = vec![repo().join("README.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(repo().join("docs"))
+        .expect("docs/")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    pages
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What an empty `config.json` reads as.
@@ -31,6 +53,7 @@ fn effective(config: &Config, key: &str) -> Option<Value> {
     let special = match key {
         "agent.subagentMaxSteps" => Some(Value::from(config.agent.subagent_max_steps)),
         "agent.subagentTimeoutSeconds" => Some(Value::from(config.agent.subagent_timeout_seconds)),
+        "agent.webSearch.engine" => Some(Value::from(config.agent.web_search.engine.as_str())),
         "ui.language" => Some(Value::from(match config.ui.language() {
             UiLanguage::Zh => "zh",
             UiLanguage::En => "en",
@@ -51,11 +74,11 @@ fn documented(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| Value::from(text))
 }
 
-/// `(key, value)` of each row of the table under "### Configuration defaults".
+/// `(key, value)` of each row of the table under "## Configuration defaults".
 fn table_rows(readme: &str) -> Vec<(String, String)> {
     let start = readme
-        .find("### Configuration defaults")
-        .expect("the README has a Configuration defaults section");
+        .find("## Configuration defaults")
+        .expect("docs/configuration.md has a Configuration defaults section");
     readme[start..]
         .lines()
         .skip_while(|l| !l.starts_with('|'))
@@ -96,12 +119,11 @@ fn prose_mentions(readme: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn the_readme_states_the_binarys_defaults() {
-    let readme = readme();
+fn the_docs_state_the_binarys_defaults() {
     let config = empty_config();
-    let rows = table_rows(&readme);
-    assert!(rows.len() >= 10, "the table: {rows:?}");
-    let prose = prose_mentions(&readme);
+    let rows = table_rows(&configuration_page());
+    assert!(rows.len() >= 30, "the table: {rows:?}");
+    let prose = prose_mentions(&all_docs());
     for key in [
         "agent.subagentMaxSteps",
         "agent.approvalTimeoutSeconds",
@@ -122,16 +144,16 @@ fn the_readme_states_the_binarys_defaults() {
     }
     assert!(
         wrong.is_empty(),
-        "README defaults that are wrong:\n{}",
+        "documented defaults that are wrong:\n{}",
         wrong.join("\n")
     );
 }
 
 #[test]
-fn the_readme_never_says_a_broken_config_is_moved_aside() {
-    let readme = readme();
+fn the_docs_never_say_a_broken_config_is_moved_aside() {
+    let docs = all_docs();
     for stale in ["moved to `*.bad-", ".bad-<time>", "moved aside"] {
-        assert!(!readme.contains(stale), "README still says {stale:?}");
+        assert!(!docs.contains(stale), "the docs still say {stale:?}");
     }
 }
 
@@ -150,4 +172,69 @@ fn a_wrong_default_is_caught() {
     for (key, text) in mentions {
         assert_ne!(effective(&config, &key), Some(documented(&text)), "{key}");
     }
+}
+
+/// The dotted paths of `value`'s leaves; the objects at `maps` (keyed by
+/// names the user picks) count as leaves.
+fn leaves(value: &Value, path: &str, maps: &[&str], out: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) if !maps.contains(&path) && !fields.is_empty() => {
+            for (key, v) in fields {
+                let child = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                leaves(v, &child, maps, out);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for item in items {
+                leaves(item, &format!("{path}[]"), maps, out);
+            }
+        }
+        _ => out.push(path.to_string()),
+    }
+}
+
+/// Every key the binary writes to `config.json` (with a provider and a model)
+/// and `state.json` is named in docs/configuration.md: top-level sections by
+/// their dotted path, a provider's and a model's keys by name in their tables.
+#[test]
+fn every_key_the_binary_writes_is_documented() {
+    let page = configuration_page();
+    let mut config = empty_config();
+    let provider = serde_json::json!({"id": "p", "baseUrl": "http://x", "models": ["m"]});
+    config
+        .providers
+        .push(serde_json::from_value(provider).unwrap());
+    let mut keys = Vec::new();
+    let maps = ["profiles", "routing.strategies", "mcp.servers"];
+    leaves(
+        &serde_json::to_value(&config).unwrap(),
+        "",
+        &maps,
+        &mut keys,
+    );
+    let state = serde_json::to_value(seekclaw_config::State::default()).unwrap();
+    leaves(&state, "", &[], &mut keys);
+    let missing: Vec<&String> = keys
+        .iter()
+        .filter(|key| {
+            let documented = match key.strip_prefix("providers[].") {
+                Some(rest) => {
+                    let leaf = rest.trim_start_matches("models[].");
+                    let name = leaf.rsplit('.').next().unwrap_or(leaf);
+                    page.contains(&format!("`{leaf}`")) || page.contains(&format!("`{name}`"))
+                }
+                None => page.contains(&format!("`{key}`")),
+            };
+            !documented
+        })
+        .collect();
+    assert!(keys.len() > 50, "{keys:?}");
+    assert!(
+        missing.is_empty(),
+        "keys missing from docs/configuration.md: {missing:?}"
+    );
 }
