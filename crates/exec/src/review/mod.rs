@@ -219,3 +219,51 @@ fn excerpt(answer: &str) -> String {
     let short: String = text.chars().take(200).collect();
     format!(" (it answered: {short})")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A review changes nothing: a mode that edits is refused before
+    /// anything is read or asked.
+    #[test]
+    fn a_review_refuses_a_mode_that_edits() {
+        let tmp = tempfile::tempdir().unwrap();
+        for mode in [AgentMode::Edit, AgentMode::Auto] {
+            let spec = ReviewSpec {
+                dir: tmp.path().to_path_buf(),
+                base: None,
+                committed: false,
+                turn: TurnFlags {
+                    mode: Some(mode),
+                    ..TurnFlags::default()
+                },
+            };
+            let mut told = Vec::new();
+            let e = review(Home::at(tmp.path()), &spec, &mut |p| {
+                told.push(format!("{p:?}"))
+            })
+            .unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "a review is read-only: --mode takes plan or readonly"
+            );
+            assert!(told.is_empty());
+        }
+        // A read-only mode goes on (here to the folder, which is no repository).
+        let spec = ReviewSpec {
+            dir: tmp.path().to_path_buf(),
+            base: None,
+            committed: false,
+            turn: TurnFlags {
+                mode: Some(AgentMode::Plan),
+                ..TurnFlags::default()
+            },
+        };
+        let e = review(Home::at(tmp.path()), &spec, &mut |_| {}).unwrap_err();
+        assert!(
+            e.to_string().contains("is not inside a git repository"),
+            "{e}"
+        );
+    }
+}
