@@ -439,6 +439,8 @@ mod tests {
             "readonly",
             "--approval",
             "never",
+            "--reasoning",
+            "medium",
         ];
         let mut parsed = Vec::new();
         for command in commands {

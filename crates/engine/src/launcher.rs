@@ -101,6 +101,9 @@ pub struct TurnOverrides {
     pub child: bool,
     /// Tools this turn may not use, besides the workspace's `disabledTools`.
     pub disabled_tools: Vec<String>,
+    /// The reasoning level when the request names none (`--reasoning`):
+    /// run at and stored with the session like the request's own.
+    pub reasoning: Option<seekclaw_config::ReasoningLevel>,
 }
 
 impl TurnOverrides {
@@ -223,7 +226,7 @@ impl Engine {
         let claiming = self.claim_target(
             &request.scope,
             request.session,
-            request.reasoning,
+            request.reasoning.or(request.overrides.reasoning),
             &controls,
         );
         let claim = driving(claiming, extras.as_mut()).await?;

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use seekclaw_config::{AgentMode, ApprovalPolicy};
+use seekclaw_config::{AgentMode, ApprovalPolicy, ReasoningLevel};
 use seekclaw_engine::TurnOverrides;
 
 /// `--workspace`: the project a command works in.
@@ -64,6 +64,11 @@ pub struct TurnFlags {
     /// `mcp serve` cannot ask, so what the policy would ask about is refused.
     #[arg(long, value_parser = parse_approval)]
     pub approval: Option<ApprovalPolicy>,
+    /// Reasoning effort: none, low, medium, high, max, xhigh or ultra, kept
+    /// with the session (default: the session's, else the config's
+    /// `agent.reasoningLevel`).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_reasoning)]
+    pub reasoning: Option<ReasoningLevel>,
 }
 
 impl TurnFlags {
@@ -76,6 +81,7 @@ impl TurnFlags {
             mode: self.mode,
             finish_tool: true,
             approval_policy: self.approval,
+            reasoning: self.reasoning,
             ..TurnOverrides::default()
         }
     }
@@ -84,6 +90,14 @@ impl TurnFlags {
 fn parse_approval(s: &str) -> Result<ApprovalPolicy, String> {
     ApprovalPolicy::parse_strict(s).ok_or_else(|| {
         format!("unknown approval policy {s:?} (expected never, on-request, ask or untrusted)")
+    })
+}
+
+fn parse_reasoning(s: &str) -> Result<ReasoningLevel, String> {
+    ReasoningLevel::parse(s).ok_or_else(|| {
+        format!(
+            "unknown reasoning level {s:?} (expected none, low, medium, high, max, xhigh or ultra)"
+        )
     })
 }
 
@@ -120,6 +134,8 @@ mod tests {
             "readonly",
             "--approval",
             "ask",
+            "--reasoning",
+            "low",
             "--workspace",
             "/w",
             "-c",
@@ -130,9 +146,11 @@ mod tests {
         assert_eq!(o.model.as_deref(), Some("p/m"));
         assert_eq!(o.mode, Some(AgentMode::Readonly));
         assert!(o.approval_policy.is_some());
+        assert_eq!(o.reasoning, Some(ReasoningLevel::Low));
         assert_eq!(cmd.at.workspace(), Some(std::path::Path::new("/w")));
         assert!(cmd.at.continue_latest);
         assert!(Cmd::try_parse_from(["x", "--mode", "fast"]).is_err());
+        assert!(Cmd::try_parse_from(["x", "--reasoning", "lots"]).is_err());
         assert!(Cmd::try_parse_from(["x", "--global", "--workspace", "/w"]).is_err());
     }
 }
