@@ -9,7 +9,7 @@ use clap::Args;
 #[derive(Args, Debug, Clone, Default)]
 pub struct ChatArgs {
     #[command(flatten)]
-    pub at: crate::turn_args::SessionArgs,
+    pub at: seekclaw_exec::SessionArgs,
     /// A first prompt, sent right away.
     pub prompt: Option<String>,
 }
@@ -31,7 +31,7 @@ pub fn chat(args: ChatArgs) -> ExitCode {
         let at = args.at;
         // A person at a terminal is told how to come back (a pipe gets only the answer).
         let interactive = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
-        let named = match &at.workspace {
+        let named = match &at.dir.workspace {
             Some(dir) => Some(seekclaw_config::normalize_path(
                 dir,
                 &crate::cwd::working_dir()?,
@@ -39,11 +39,11 @@ pub fn chat(args: ChatArgs) -> ExitCode {
             None => None,
         };
         // Only the current directory is asked about: a named one was chosen.
-        let ask_trust = !at.global && at.workspace.is_none();
+        let ask_trust = !at.global && at.dir.workspace.is_none();
         let scope = if at.global {
             Scope::Global
         } else {
-            match at.workspace {
+            match at.dir.workspace {
                 Some(dir) => Scope::Workspace(std::path::absolute(dir)?),
                 None => Scope::Workspace(crate::cwd::working_dir()?),
             }

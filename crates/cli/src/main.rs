@@ -20,7 +20,6 @@ mod pipes;
 mod provider_add;
 mod review;
 mod run;
-mod run_plain;
 mod run_pretty;
 mod schedule;
 mod serve;
@@ -29,7 +28,6 @@ mod sessions_file;
 mod sessions_log;
 mod sessions_search;
 mod table;
-mod turn_args;
 
 use std::process::ExitCode;
 
@@ -407,6 +405,74 @@ mod tests {
             cli.chat.prompt.as_deref().and_then(command_like).as_deref(),
             Some("doctor")
         );
+    }
+
+    /// The turn flags each command that runs turns takes, as parsed.
+    fn turn_flags(args: &[&str]) -> seekclaw_exec::TurnFlags {
+        let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        match cli.command {
+            Some(Command::Run(a)) => a.turn,
+            Some(Command::Review(a)) => a.turn,
+            Some(Command::Serve(a)) => a.turn,
+            Some(Command::Mcp(a)) => a.serve_args().expect("mcp serve").turn.clone(),
+            _ => panic!("{args:?} runs no turns"),
+        }
+    }
+
+    /// Issue 37: one definition of the turn flags, so every command takes the
+    /// same flags with the same default (`--max-steps`: unbounded).
+    #[test]
+    fn every_command_that_runs_turns_parses_the_turn_flags_alike() {
+        let commands: [&[&str]; 5] = [
+            &["seekclaw", "run", "task"],
+            &["seekclaw", "run", "task", "--concurrency", "2"],
+            &["seekclaw", "review"],
+            &["seekclaw", "serve"],
+            &["seekclaw", "mcp", "serve"],
+        ];
+        let flags = [
+            "--model",
+            "tk/m1",
+            "--max-steps",
+            "7",
+            "--mode",
+            "readonly",
+            "--approval",
+            "never",
+            "--reasoning",
+            "medium",
+        ];
+        let mut parsed = Vec::new();
+        for command in commands {
+            let bare = turn_flags(command);
+            assert_eq!(bare, seekclaw_exec::TurnFlags::default(), "{command:?}");
+            assert_eq!(bare.overrides().max_steps, Some(u32::MAX), "{command:?}");
+            let with: Vec<&str> = command.iter().chain(&flags).copied().collect();
+            parsed.push(turn_flags(&with));
+        }
+        assert_eq!(parsed[0].model.as_deref(), Some("tk/m1"));
+        assert_eq!(parsed[0].overrides().max_steps, Some(7));
+        assert!(parsed.iter().all(|p| *p == parsed[0]), "{parsed:?}");
+        // `--workspace` is the same flag for the commands that take it.
+        for command in [
+            &["seekclaw", "run", "x"][..],
+            &["seekclaw", "serve"],
+            &["seekclaw", "review"],
+        ] {
+            let with: Vec<&str> = command
+                .iter()
+                .chain(&["--workspace", "/w"])
+                .copied()
+                .collect();
+            let cli = Cli::try_parse_from(&with).unwrap();
+            let dir = match cli.command {
+                Some(Command::Run(a)) => a.at.dir,
+                Some(Command::Serve(a)) => a.at.dir,
+                Some(Command::Review(a)) => a.dir,
+                _ => unreachable!(),
+            };
+            assert_eq!(dir.workspace.as_deref(), Some(std::path::Path::new("/w")));
+        }
     }
 
     #[test]

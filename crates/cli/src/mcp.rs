@@ -24,7 +24,15 @@ pub enum McpCommand {
 impl McpArgs {
     /// Whether this is `seekclaw mcp serve` (stdout carries only MCP).
     pub fn is_serve(&self) -> bool {
-        matches!(self.command, Some(McpCommand::Serve(_)))
+        self.serve_args().is_some()
+    }
+
+    /// `seekclaw mcp serve`'s arguments, if that is the command.
+    pub fn serve_args(&self) -> Option<&crate::mcp_serve::McpServeArgs> {
+        match &self.command {
+            Some(McpCommand::Serve(args)) => Some(args),
+            _ => None,
+        }
     }
 }
 

@@ -4,13 +4,10 @@
 //! models the endpoint lists (`GET /models`), picked by number.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use seekclaw_config::Provider;
-
-/// How long listing an endpoint's models may take.
-const LIST_TIMEOUT: Duration = Duration::from_secs(15);
+use seekclaw_providers::models::LIST_TIMEOUT;
 
 /// Where the key comes from when `--api-key` is not given.
 pub enum KeySource {
@@ -142,10 +139,10 @@ fn list_models(endpoint: &Provider) -> Result<Vec<String>> {
     let pool = seekclaw_providers::transport::HttpPool::new();
     let url = seekclaw_providers::models::models_url(endpoint);
     runtime
-        .block_on(seekclaw_providers::transport::fetch_models(
+        .block_on(seekclaw_providers::models::list_models(
             &pool,
             endpoint,
-            &url,
+            None,
             LIST_TIMEOUT,
         ))
         .map_err(|e| {

@@ -10,6 +10,7 @@ mod terminal {
     use std::io::{IsTerminal, Stdout};
 
     use seekclaw_agent::{AgentEvent, TurnOutcome};
+    use seekclaw_exec::run::RunOutput;
     use seekclaw_tui::print::{Printer, terminal_height, terminal_width};
 
     /// The printer of a run whose stdout is a terminal.
@@ -28,9 +29,11 @@ mod terminal {
                 printer: Printer::new(stdout, terminal_width()).live(terminal_height()),
             })
         }
+    }
 
+    impl RunOutput for Pretty {
         /// Prints what `ev` shows (write errors end nothing: the turn goes on).
-        pub fn event(&mut self, ev: AgentEvent) {
+        fn event(&mut self, _session: &str, ev: AgentEvent) {
             let p = &mut self.printer;
             let _ = match ev {
                 AgentEvent::Delta(d) => p.delta(&d),
@@ -68,21 +71,25 @@ mod terminal {
                     ..
                 } => p.tool_done(&call_id, &name, success, duration_ms, &summary),
                 ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
-                    p.notice(&seekclaw_daemon::model_notice(&ev).unwrap_or_default())
+                    p.notice(&seekclaw_exec::model_notice(&ev).unwrap_or_default())
                 }
                 _ => Ok(()),
             };
         }
 
+        fn ticks(&self) -> bool {
+            true
+        }
+
         /// Redraws the spinner while the run waits.
-        pub fn tick(&mut self) {
+        fn tick(&mut self) {
             let _ = self.printer.tick();
         }
 
         /// The rest of the answer, `(cancelled)` after Ctrl-C (as the chat
         /// shows it), and the closing usage line.
-        pub fn finish(&mut self, outcome: &TurnOutcome) {
-            let answer = match outcome {
+        fn finish(&mut self, _session: &str, outcome: TurnOutcome) {
+            let answer = match &outcome {
                 TurnOutcome::Done(text) => text.as_str(),
                 TurnOutcome::Cancelled(_) => {
                     let _ = self.printer.notice("(cancelled)");
@@ -94,7 +101,7 @@ mod terminal {
         }
 
         /// A second Ctrl-C: the run stops waiting for the turn's end.
-        pub fn stopped(&mut self) {
+        fn stopped(&mut self) {
             let _ = self
                 .printer
                 .notice("(cancelled; stopped waiting for the turn to end)");
@@ -111,12 +118,13 @@ impl Pretty {
     pub fn open() -> Option<Pretty> {
         None
     }
+}
 
-    pub fn event(&mut self, _ev: seekclaw_agent::AgentEvent) {}
+#[cfg(not(unix))]
+impl seekclaw_exec::run::RunOutput for Pretty {
+    fn event(&mut self, _session: &str, _ev: seekclaw_agent::AgentEvent) {}
 
-    pub fn tick(&mut self) {}
+    fn finish(&mut self, _session: &str, _outcome: seekclaw_agent::TurnOutcome) {}
 
-    pub fn finish(&mut self, _outcome: &seekclaw_agent::TurnOutcome) {}
-
-    pub fn stopped(&mut self) {}
+    fn stopped(&mut self) {}
 }

@@ -9,13 +9,15 @@ use seekclaw_config::Home;
 use seekclaw_engine::Engine;
 use seekclaw_serve::ServeOptions;
 
-use crate::turn_args::TurnArgs;
+use seekclaw_exec::{SessionArgs, TurnFlags};
 
 /// `seekclaw serve`'s arguments.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     #[command(flatten)]
-    turn: TurnArgs,
+    pub(crate) at: SessionArgs,
+    #[command(flatten)]
+    pub(crate) turn: TurnFlags,
 }
 
 /// SIGTERM, SIGINT and SIGHUP stop serving gracefully: the running turn is
@@ -42,10 +44,10 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     let opts = match crate::cwd::working_dir() {
         Ok(cwd) => ServeOptions {
             cwd,
-            workspace: args.turn.at.workspace.clone(),
-            global: args.turn.at.global,
-            session: args.turn.at.session.clone(),
-            continue_latest: args.turn.at.continue_latest,
+            workspace: args.at.dir.workspace.clone(),
+            global: args.at.global,
+            session: args.at.session.clone(),
+            continue_latest: args.at.continue_latest,
             overrides: args.turn.overrides(),
         },
         Err(e) => {

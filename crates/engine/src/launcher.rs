@@ -105,6 +105,9 @@ pub struct TurnOverrides {
     /// asking [`Engine::next_goal_turn`] (`serve`, which streams them to its
     /// controller); otherwise the engine runs them.
     pub own_goal_turns: bool,
+    /// The reasoning level when the request names none (`--reasoning`):
+    /// run at and stored with the session like the request's own.
+    pub reasoning: Option<seekclaw_config::ReasoningLevel>,
 }
 
 impl TurnOverrides {
@@ -255,7 +258,7 @@ impl Engine {
         let claiming = self.claim_target(
             &request.scope,
             request.session,
-            request.reasoning,
+            request.reasoning.or(request.overrides.reasoning),
             &controls,
         );
         let claim = driving(claiming, extras.as_mut()).await?;

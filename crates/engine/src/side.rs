@@ -98,7 +98,7 @@ impl Engine {
         url: &str,
     ) -> Result<Vec<String>, MethodError> {
         let timeout = Duration::from_secs(provider.timeout_seconds.clamp(5, 120));
-        seekclaw_providers::transport::fetch_models(&self.providers.pool, provider, url, timeout)
+        seekclaw_providers::models::list_models(&self.providers.pool, provider, Some(url), timeout)
             .await
             .map_err(|e| provider_error(&e))
     }

@@ -1,8 +1,33 @@
 //! Provider endpoints outside chat: authentication headers and the model list.
 
+use std::time::Duration;
+
 use seekclaw_config::Provider;
 
 use crate::error::ProviderError;
+use crate::transport::HttpPool;
+
+/// How long a front end with no provider timeout of its own (the terminal
+/// UI's setup, `seekclaw provider add`) waits for a model list.
+pub const LIST_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The model ids `provider`'s endpoint lists (sorted, de-duplicated): `GET
+/// url`, else the provider's `modelListUrl`, else `{baseUrl}/models`
+/// (`/v1/models` for Anthropic), with its authentication headers. The one
+/// way every front end lists an endpoint's models (the daemon's
+/// `provider.models.fetch`, `seekclaw provider add`, the terminal UI's setup).
+pub async fn list_models(
+    pool: &HttpPool,
+    provider: &Provider,
+    url: Option<&str>,
+    timeout: Duration,
+) -> Result<Vec<String>, ProviderError> {
+    let url = match url.filter(|u| !u.trim().is_empty()) {
+        Some(url) => url.to_string(),
+        None => models_url(provider),
+    };
+    crate::transport::fetch_models(pool, provider, &url, timeout).await
+}
 
 /// `{base}/v1/...` for Anthropic without doubling a `/v1` already in the base.
 pub fn anthropic_url(base: &str, path: &str) -> String {
@@ -156,5 +181,91 @@ mod tests {
                 .to_string()
                 .contains("no model IDs")
         );
+    }
+
+    fn endpoint(kind: &str, base_url: String) -> Provider {
+        Provider {
+            id: "tk".into(),
+            kind: kind.into(),
+            base_url,
+            api_key: Some("sk-test-123456".into()),
+            ..Provider::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn list_models_asks_the_endpoint_with_its_key() {
+        let server = seekclaw_testkit::ProviderServer::start().unwrap();
+        server.set_models(["b-model", "a-model", "a-model"]);
+        let pool = HttpPool::new();
+        let openai = endpoint("openai", server.base_url());
+        let ids = list_models(&pool, &openai, None, LIST_TIMEOUT)
+            .await
+            .unwrap();
+        assert_eq!(ids, ["a-model", "b-model"]);
+        let anthropic = endpoint("anthropic", server.base_url());
+        let ids = list_models(&pool, &anthropic, None, LIST_TIMEOUT)
+            .await
+            .unwrap();
+        assert_eq!(ids, ["a-model", "b-model"]);
+        let asked = server.requests();
+        assert_eq!(asked.len(), 2);
+        assert_eq!(
+            (asked[0].method.as_str(), asked[0].path.as_str()),
+            ("GET", "/models")
+        );
+        assert_eq!(
+            asked[0].header("authorization"),
+            Some("Bearer sk-test-123456")
+        );
+        assert_eq!(asked[1].path, "/v1/models");
+        assert_eq!(asked[1].header("x-api-key"), Some("sk-test-123456"));
+    }
+
+    #[tokio::test]
+    async fn list_models_takes_the_url_given_else_the_configured_one() {
+        let server = seekclaw_testkit::ProviderServer::start().unwrap();
+        let pool = HttpPool::new();
+        // A base URL that lists nothing: the URLs below are what is asked.
+        let mut p = endpoint("openai", server.url("/nowhere"));
+        p.model_list_url = Some(server.url("/v1/models"));
+        let ids = list_models(&pool, &p, None, LIST_TIMEOUT).await.unwrap();
+        assert_eq!(ids, ["testkit-model"]);
+        let given = server.url("/models");
+        let ids = list_models(&pool, &p, Some(&given), LIST_TIMEOUT)
+            .await
+            .unwrap();
+        assert_eq!(ids, ["testkit-model"]);
+        // A blank URL is no URL.
+        list_models(&pool, &p, Some("  "), LIST_TIMEOUT)
+            .await
+            .unwrap();
+        let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+        assert_eq!(paths, ["/v1/models", "/models", "/v1/models"]);
+    }
+
+    #[tokio::test]
+    async fn list_models_says_why_an_endpoint_lists_none() {
+        let server = seekclaw_testkit::ProviderServer::start().unwrap();
+        let pool = HttpPool::new();
+        let p = endpoint("openai", server.url("/nowhere"));
+        let e = list_models(&pool, &p, None, LIST_TIMEOUT)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("Model list request failed for tk (HTTP 404)"),
+            "{e}"
+        );
+        server.set_models(Vec::<String>::new());
+        let p = endpoint("openai", server.base_url());
+        let e = list_models(&pool, &p, None, LIST_TIMEOUT)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("contains no model IDs"), "{e}");
+        drop(server);
+        let e = list_models(&pool, &p, None, Duration::from_secs(5)).await;
+        assert!(e.is_err());
     }
 }

@@ -479,8 +479,9 @@ pub async fn probe(pool: &HttpPool, provider: &Provider, timeout: Duration) -> (
     }
 }
 
-/// Fetches the ids of a provider's model list.
-pub async fn fetch_models(
+/// Fetches the ids of a provider's model list (front ends call
+/// [`crate::models::list_models`]).
+pub(crate) async fn fetch_models(
     pool: &HttpPool,
     provider: &Provider,
     url: &str,

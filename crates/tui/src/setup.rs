@@ -20,9 +20,6 @@ use serde_json::Value;
 use crate::TuiError;
 use crate::client::Connection;
 
-/// How long listing a custom endpoint's models may take.
-const LIST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
-
 /// The provider id a custom URL is saved under.
 const CUSTOM_ID: &str = "custom";
 
@@ -462,10 +459,14 @@ async fn list_models(setup: &Setup) -> Result<Vec<String>, String> {
         ..seekclaw_config::Provider::default()
     };
     let pool = seekclaw_providers::transport::HttpPool::new();
-    let url = seekclaw_providers::models::models_url(&provider);
-    seekclaw_providers::transport::fetch_models(&pool, &provider, &url, LIST_TIMEOUT)
-        .await
-        .map_err(|e| e.to_string())
+    seekclaw_providers::models::list_models(
+        &pool,
+        &provider,
+        None,
+        seekclaw_providers::models::LIST_TIMEOUT,
+    )
+    .await
+    .map_err(|e| e.to_string())
 }
 
 /// Saves the provider, then probes it: `Ok` with what to tell the user, or

@@ -7,5 +7,6 @@ mod in_process;
 mod language;
 mod logs;
 mod named_model;
+mod reasoning;
 mod steps;
 mod tty;

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, bail};
+use crate::error::{ExecError, IoContext, refuse};
 
 use super::report::Scope;
 
@@ -44,9 +44,9 @@ impl Range {
 
 /// Resolves the range to review in the repository holding `dir`; with
 /// `committed`, the commits only.
-pub fn resolve(dir: &Path, base: Option<&str>, committed: bool) -> anyhow::Result<Range> {
+pub fn resolve(dir: &Path, base: Option<&str>, committed: bool) -> Result<Range, ExecError> {
     let Ok(root) = git(dir, &["rev-parse", "--show-toplevel"]) else {
-        bail!("{} is not inside a git repository", dir.display());
+        refuse!("{} is not inside a git repository", dir.display());
     };
     let root = PathBuf::from(root.trim());
     let base = match base {
@@ -54,21 +54,21 @@ pub fn resolve(dir: &Path, base: Option<&str>, committed: bool) -> anyhow::Resul
         None => default_base(&root)?,
     };
     if base.is_empty() || base.starts_with('-') {
-        bail!("--base must name a commit, branch or tag");
+        refuse!("--base must name a commit, branch or tag");
     }
     // Git's own words add nothing here (`--quiet` leaves them empty).
     let verify = |rev: &str| git(&root, &["rev-parse", "--verify", "--quiet", rev]).is_ok();
     if !verify(&format!("{base}^{{commit}}")) {
-        bail!("the base `{base}` is not a commit in this repository");
+        refuse!("the base `{base}` is not a commit in this repository");
     }
     if !verify("HEAD^{commit}") {
-        bail!("the repository has no commit yet (HEAD)");
+        refuse!("the repository has no commit yet (HEAD)");
     }
     let uncommitted = uncommitted_files(&root)?;
     let worktree = !committed && !uncommitted.is_empty();
     let (files, diff, diff_cut) = if worktree {
         let Ok(merge_base) = git(&root, &["merge-base", &base, "HEAD"]) else {
-            bail!("the base `{base}` and HEAD share no history");
+            refuse!("the base `{base}` and HEAD share no history");
         };
         let merge_base = merge_base.trim().to_string();
         changes(&root, &[&merge_base], true)?
@@ -94,7 +94,7 @@ fn changes(
     root: &Path,
     range: &[&str],
     untracked: bool,
-) -> anyhow::Result<(Vec<String>, String, bool)> {
+) -> Result<(Vec<String>, String, bool), ExecError> {
     let mut args = vec!["diff", "--name-only", "--no-renames", "-z"];
     args.extend_from_slice(range);
     args.push("--");
@@ -131,7 +131,7 @@ fn changes(
 
 /// Files with changes not committed: staged, unstaged or untracked (not
 /// ignored), sorted.
-fn uncommitted_files(root: &Path) -> anyhow::Result<Vec<String>> {
+fn uncommitted_files(root: &Path) -> Result<Vec<String>, ExecError> {
     let mut files = split_z(&git(
         root,
         &["diff", "--name-only", "--no-renames", "-z", "HEAD", "--"],
@@ -142,7 +142,7 @@ fn uncommitted_files(root: &Path) -> anyhow::Result<Vec<String>> {
     Ok(files)
 }
 
-fn untracked_files(root: &Path) -> anyhow::Result<Vec<String>> {
+fn untracked_files(root: &Path) -> Result<Vec<String>, ExecError> {
     Ok(split_z(&git(
         root,
         &["ls-files", "--others", "--exclude-standard", "-z"],
@@ -185,7 +185,7 @@ fn new_file_diff(root: &Path, file: &str) -> String {
 
 /// The current branch's upstream, else `main`, else `master`, else `HEAD`
 /// (only the uncommitted changes).
-fn default_base(root: &Path) -> anyhow::Result<String> {
+fn default_base(root: &Path) -> Result<String, ExecError> {
     if let Ok(upstream) = git(
         root,
         &[
@@ -212,17 +212,17 @@ fn default_base(root: &Path) -> anyhow::Result<String> {
 }
 
 /// Runs `git args` in `dir`: its standard output, or its error.
-fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
+fn git(dir: &Path, args: &[&str]) -> Result<String, ExecError> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .output()
-        .context("cannot run git (is it installed?)")?;
+        .at(|| "cannot run git (is it installed?)".into())?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        bail!("git {}: {}", args.join(" "), err.trim());
+        refuse!("git {}: {}", args.join(" "), err.trim());
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -5,7 +5,72 @@
 
 use std::io::Write;
 
-use seekclaw_agent::AgentEvent;
+use seekclaw_agent::{AgentEvent, TurnOutcome};
+use seekclaw_protocol::wording;
+
+use super::RunOutput;
+
+/// A run printed plain: the answer to `out`, tool calls and notes to `err`.
+pub struct PlainOutput<O: Write, E: Write> {
+    plain: Plain,
+    out: O,
+    err: E,
+}
+
+impl<O: Write, E: Write> PlainOutput<O, E> {
+    pub fn new(out: O, err: E) -> Self {
+        PlainOutput {
+            plain: Plain::new(),
+            out,
+            err,
+        }
+    }
+}
+
+impl<O: Write, E: Write> RunOutput for PlainOutput<O, E> {
+    fn event(&mut self, _session: &str, ev: AgentEvent) {
+        self.plain.event(ev, &mut self.out, &mut self.err);
+    }
+
+    fn finish(&mut self, _session: &str, outcome: TurnOutcome) {
+        let _ = writeln!(self.out);
+        let _ = self.out.flush();
+        if matches!(outcome, TurnOutcome::Cancelled(_)) {
+            let _ = writeln!(self.err, "(cancelled)");
+        }
+    }
+
+    fn stopped(&mut self) {
+        let _ = writeln!(self.out);
+        let _ = self.out.flush();
+        let _ = writeln!(self.err, "(cancelled; stopped waiting for the turn to end)");
+    }
+}
+
+/// The line a failover or a retry shows (another model, price and
+/// destination, or a wait), in the shared wording; `None` for other events.
+pub fn model_notice(ev: &AgentEvent) -> Option<String> {
+    match ev {
+        AgentEvent::Failover {
+            failed, error, to, ..
+        } => Some(wording::failover_notice(failed, error, to)),
+        AgentEvent::Retry {
+            model,
+            attempt,
+            max_attempts,
+            reason,
+            delay_ms,
+            ..
+        } => Some(wording::retry_notice(
+            model,
+            *attempt,
+            *max_attempts,
+            reason,
+            *delay_ms,
+        )),
+        _ => None,
+    }
+}
 
 /// The plain printer's memory between events.
 #[derive(Debug, Default)]
@@ -70,7 +135,7 @@ impl Plain {
                 let _ = writeln!(err, "[{name}] {how}: {summary}");
             }
             ev => {
-                if let Some(notice) = seekclaw_daemon::model_notice(&ev) {
+                if let Some(notice) = model_notice(&ev) {
                     // A failover or a retry: another model (price, destination) or a wait.
                     let _ = writeln!(err, "{}[{notice}]", self.fresh_line());
                 }

@@ -9,10 +9,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::copy::{Kind, Tree};
+use crate::error::{ExecError, IoContext};
 
 /// The manifest's file name in a fleet folder.
 pub const FILE: &str = "fleet.json";
@@ -90,22 +90,23 @@ impl Manifest {
     }
 
     /// Writes it into `fleet_dir`.
-    pub fn write(&self, fleet_dir: &Path) -> anyhow::Result<()> {
+    pub fn write(&self, fleet_dir: &Path) -> Result<(), ExecError> {
         let path = fleet_dir.join(FILE);
-        let text = serde_json::to_string(self)?;
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+        let text = serde_json::to_string(self).map_err(io::Error::other)?;
+        std::fs::write(&path, text).on("cannot write", &path)
     }
 
     /// The manifest of the fleet folder `dir`; `None` when it has none.
-    pub fn read(dir: &Path) -> anyhow::Result<Option<Manifest>> {
+    pub fn read(dir: &Path) -> Result<Option<Manifest>, ExecError> {
         let path = dir.join(FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+            Err(e) => return Err(ExecError::io(format!("cannot read {}", path.display()), e)),
         };
-        let manifest = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a fleet manifest", path.display()))?;
+        let manifest = serde_json::from_str(&text).map_err(|e| {
+            ExecError::Refused(format!("{} is not a fleet manifest: {e}", path.display()))
+        })?;
         Ok(Some(manifest))
     }
 }

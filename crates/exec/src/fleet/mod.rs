@@ -13,13 +13,15 @@ mod manifest;
 mod report;
 pub mod tasks;
 
-pub use apply::{FleetCommand, fleet};
+pub use apply::{FleetListing, apply, clean, list};
+pub use copy::Skipped;
+pub use diff::DiffStat;
+pub use report::{CopyReport, FleetReport, RunReport};
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Context;
 use seekclaw_agent::{AgentEvent, Approvals, TurnOutcome, Unattended, WorkflowNode};
 use seekclaw_config::{Home, normalize_path};
 use seekclaw_engine::{
@@ -27,11 +29,12 @@ use seekclaw_engine::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::error::{ExecError, IoContext, refuse};
 use copy::{CopyStats, Rules, Tree};
-use diff::DiffStat;
-use report::{CopyReport, FleetReport, RunReport, copy_name, shown};
+use report::{copy_name, shown};
 
 /// What the fleet was asked.
+#[derive(Debug, Clone)]
 pub struct FleetSpec {
     pub prompt: String,
     pub copies: usize,
@@ -40,81 +43,54 @@ pub struct FleetSpec {
     pub workspace: Option<PathBuf>,
     pub images: Vec<PathBuf>,
     pub overrides: TurnOverrides,
-    pub json: bool,
+    /// Tell a person watching what each run does (else only Ctrl-C's note).
+    pub verbose: bool,
 }
 
-/// Runs the fleet: exit 0 when every run is done, 130 after Ctrl-C, else 1.
-pub fn run(spec: FleetSpec) -> ExitCode {
-    let outcome = (|| -> anyhow::Result<FleetEnd> {
-        let cwd = crate::cwd::working_dir()?;
-        let home = Home::from_env()?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
-        let end = runtime.block_on(run_fleet(home, cwd, &spec));
-        // After a forced stop (a second Ctrl-C) a store write may still be
-        // on a blocking thread: don't wait for it.
-        runtime.shutdown_background();
-        end
-    })();
-    match outcome {
-        Ok(FleetEnd::Report(report)) => {
-            let mut stdout = std::io::stdout().lock();
-            let written = if spec.json {
-                report.write_json(&mut stdout)
-            } else {
-                report.write_text(&mut stdout)
-            };
-            if let Err(e) = written {
-                eprintln!("seekclaw: cannot print the summary: {e}");
-                return ExitCode::from(1);
-            }
-            match report.status {
-                "done" => ExitCode::SUCCESS,
-                "cancelled" => ExitCode::from(130),
-                _ => ExitCode::from(1),
-            }
-        }
-        Ok(FleetEnd::Stopped(why)) => {
-            eprintln!("seekclaw: {why}");
-            ExitCode::from(130)
-        }
-        Err(e) => {
-            eprintln!("seekclaw: {e:#}");
-            ExitCode::from(1)
-        }
-    }
-}
+/// Where the fleet's notes go, line by line (stderr: stdout is the summary's).
+pub type Say = Arc<dyn Fn(&str) + Send + Sync>;
 
-enum FleetEnd {
-    Report(FleetReport),
+/// How the fleet ended.
+#[derive(Debug)]
+pub enum FleetEnd {
+    Report(Box<FleetReport>),
     /// Ctrl-C before the runs started, or a second one: no summary.
     Stopped(String),
 }
 
-async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result<FleetEnd> {
+/// Runs the fleet in `cwd` over the engine of `home`.
+pub fn run(home: Home, cwd: PathBuf, spec: &FleetSpec, say: Say) -> Result<FleetEnd, ExecError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .at(|| "cannot start the async runtime".into())?;
+    let end = runtime.block_on(run_fleet(home, cwd, spec, say));
+    // After a forced stop (a second Ctrl-C) a store write may still be
+    // on a blocking thread: don't wait for it.
+    runtime.shutdown_background();
+    end
+}
+
+async fn run_fleet(
+    home: Home,
+    cwd: PathBuf,
+    spec: &FleetSpec,
+    say: Say,
+) -> Result<FleetEnd, ExecError> {
     let home_root = std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().into());
-    let engine = Engine::open(home)
-        .await
-        .map_err(|e| anyhow::anyhow!(e.message))?;
-    let scope = engine
-        .scope_of(spec.workspace.as_deref(), false, &cwd)
-        .map_err(|e| anyhow::anyhow!(e.message))?;
-    let root = scope
-        .workspace
-        .as_deref()
-        .context("the fleet needs a workspace")?;
-    let root = std::fs::canonicalize(root).with_context(|| format!("{}", root.display()))?;
+    let engine = Engine::open(home).await?;
+    let scope = engine.scope_of(spec.workspace.as_deref(), false, &cwd)?;
+    let Some(root) = scope.workspace.as_deref() else {
+        refuse!("the fleet needs a workspace");
+    };
+    let root = std::fs::canonicalize(root).at(|| format!("{}", root.display()))?;
     // A bad `--model` fails here, before any copy is made.
-    engine
-        .check_overrides(&spec.overrides)
-        .map_err(|e| anyhow::anyhow!(e.message))?;
+    engine.check_overrides(&spec.overrides)?;
     let images = spec
         .images
         .iter()
         .map(|p| seekclaw_engine::image_from_path(&normalize_path(p, &cwd)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| anyhow::anyhow!(e.message))?;
+        .collect::<Result<Vec<_>, _>>()?;
     let fleet_dir = make_fleet_dir(&root, spec.fleet_dir.as_deref(), &cwd)?;
     let paths: Vec<PathBuf> = (0..spec.copies)
         .map(|i| fleet_dir.join(copy_name(i)))
@@ -126,7 +102,13 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
     // Ctrl-C from here on cancels the fleet (during the copies: no run starts).
     let all = CancellationToken::new();
     let force = CancellationToken::new();
-    watch_ctrl_c(all.clone(), force.clone(), fleet_dir.clone(), spec.copies);
+    watch_ctrl_c(
+        all.clone(),
+        force.clone(),
+        fleet_dir.clone(),
+        spec.copies,
+        say.clone(),
+    );
     let started = Instant::now();
     let (tree, stats) = {
         let (root, rules, paths) = (root.clone(), rules.clone(), paths.clone());
@@ -134,8 +116,10 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
         tokio::task::spawn_blocking(move || {
             let (tree, stats) = make_copies(&root, &rules, &paths)?;
             let names = (0..copies).map(copy_name).collect();
-            manifest::Manifest::new(&root, &task, names, &tree)?.write(&dir)?;
-            anyhow::Ok((tree, stats))
+            manifest::Manifest::new(&root, &task, names, &tree)
+                .on("cannot read", &root)?
+                .write(&dir)?;
+            Ok::<_, ExecError>((tree, stats))
         })
         .await??
     };
@@ -146,23 +130,21 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
             fleet_dir.display()
         )));
     }
-    if !spec.json {
-        eprintln!(
+    if spec.verbose {
+        say(&format!(
             "copied {} into {} copies in {} ms: {}",
             root.display(),
             spec.copies,
             copy_ms,
             fleet_dir.display()
-        );
+        ));
     }
     let mut runs = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         let turn = start(&engine, path, spec, images.clone(), all.child_token()).await;
         let label = copy_name(i);
-        let verbose = !spec.json;
-        runs.push(tokio::spawn(
-            async move { drive(turn, label, verbose).await },
-        ));
+        let say = spec.verbose.then(|| say.clone());
+        runs.push(tokio::spawn(async move { drive(turn, label, say).await }));
     }
     let tallies = tokio::select! {
         t = join_in_order(runs) => t?,
@@ -176,7 +158,7 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
         let (orig, copy, rules) = (root.clone(), path.clone(), rules.clone());
         let diff = tokio::task::spawn_blocking(move || diff::diff_trees(&orig, &copy, &rules))
             .await?
-            .with_context(|| format!("compare {} with the original", path.display()))?;
+            .at(|| format!("compare {} with the original", path.display()))?;
         reports.push(tally.into_report(copy_name(i), path, diff));
     }
     let status = if all.is_cancelled() {
@@ -190,7 +172,7 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
         _ = engine.close() => {}
         _ = force.cancelled() => {}
     }
-    Ok(FleetEnd::Report(FleetReport {
+    Ok(FleetEnd::Report(Box::new(FleetReport {
         task: spec.prompt.clone(),
         workspace: shown(&root),
         fleet_dir: shown(&fleet_dir),
@@ -199,25 +181,26 @@ async fn run_fleet(home: Home, cwd: PathBuf, spec: &FleetSpec) -> anyhow::Result
         copy: CopyReport::new(copy_ms, stats, tree.skipped),
         wall_ms: started.elapsed().as_millis() as u64,
         runs: reports,
-    }))
+    })))
 }
 
 /// The folder the copies go in, made here: `--fleet-dir`, or a new
 /// `<workspace>-fleet-<time>` beside the workspace. Never inside the
 /// workspace (that would write the original).
-fn make_fleet_dir(root: &Path, asked: Option<&Path>, cwd: &Path) -> anyhow::Result<PathBuf> {
+fn make_fleet_dir(root: &Path, asked: Option<&Path>, cwd: &Path) -> Result<PathBuf, ExecError> {
     let dir = match asked {
         Some(dir) => {
             let dir = resolve(&normalize_path(dir, cwd));
             refuse_inside(root, &dir)?;
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create the fleet folder {}", dir.display()))?;
+            std::fs::create_dir_all(&dir).on("cannot create the fleet folder", &dir)?;
             dir
         }
         None => {
-            let parent = root
-                .parent()
-                .context("the workspace has no parent folder to put the copies beside; name one with --fleet-dir")?;
+            let Some(parent) = root.parent() else {
+                refuse!(
+                    "the workspace has no parent folder to put the copies beside; name one with --fleet-dir"
+                );
+            };
             let name = root
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -237,18 +220,21 @@ fn make_fleet_dir(root: &Path, asked: Option<&Path>, cwd: &Path) -> anyhow::Resu
                         break;
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                    Err(e) => anyhow::bail!(
+                    Err(e) => refuse!(
                         "cannot create the fleet folder {} ({e}); name another with --fleet-dir",
                         dir.display()
                     ),
                 }
             }
-            made.context(
-                "no free fleet folder name beside the workspace; name one with --fleet-dir",
-            )?
+            let Some(made) = made else {
+                refuse!(
+                    "no free fleet folder name beside the workspace; name one with --fleet-dir"
+                );
+            };
+            made
         }
     };
-    let dir = std::fs::canonicalize(&dir)?;
+    let dir = std::fs::canonicalize(&dir).on("cannot create the fleet folder", &dir)?;
     refuse_inside(root, &dir)?;
     Ok(dir)
 }
@@ -272,9 +258,9 @@ fn resolve(path: &Path) -> PathBuf {
     }
 }
 
-fn refuse_inside(root: &Path, dir: &Path) -> anyhow::Result<()> {
+fn refuse_inside(root: &Path, dir: &Path) -> Result<(), ExecError> {
     if dir.starts_with(root) {
-        anyhow::bail!(
+        refuse!(
             "the fleet folder {} is inside the workspace {}: the copies must go elsewhere (the original is never written)",
             dir.display(),
             root.display()
@@ -285,16 +271,20 @@ fn refuse_inside(root: &Path, dir: &Path) -> anyhow::Result<()> {
 
 /// One walk of the original, then the copies side by side (each on its own
 /// thread: the work is mostly waiting on the filesystem).
-fn make_copies(root: &Path, rules: &Rules, paths: &[PathBuf]) -> anyhow::Result<(Tree, CopyStats)> {
+fn make_copies(
+    root: &Path,
+    rules: &Rules,
+    paths: &[PathBuf],
+) -> Result<(Tree, CopyStats), ExecError> {
     for path in paths {
         if std::fs::symlink_metadata(path).is_ok() {
-            anyhow::bail!(
+            refuse!(
                 "{} already exists: name an empty --fleet-dir",
                 path.display()
             );
         }
     }
-    let tree = copy::scan(root, rules).with_context(|| format!("read {}", root.display()))?;
+    let tree = copy::scan(root, rules).on("read", root)?;
     let results: Vec<std::io::Result<CopyStats>> = std::thread::scope(|s| {
         let handles: Vec<_> = paths
             .iter()
@@ -317,13 +307,19 @@ fn make_copies(root: &Path, rules: &Rules, paths: &[PathBuf]) -> anyhow::Result<
 
 /// Ctrl-C cancels every run (each ends `cancelled`, its copy kept); a
 /// second one stops waiting for them.
-fn watch_ctrl_c(all: CancellationToken, force: CancellationToken, dir: PathBuf, n: usize) {
+fn watch_ctrl_c(
+    all: CancellationToken,
+    force: CancellationToken,
+    dir: PathBuf,
+    n: usize,
+    say: Say,
+) {
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!(
+            say(&format!(
                 "\nseekclaw: cancelling {n} runs (Ctrl-C again to stop waiting); the copies stay in {}",
                 dir.display()
-            );
+            ));
             all.cancel();
             if tokio::signal::ctrl_c().await.is_ok() {
                 force.cancel();
@@ -361,7 +357,7 @@ async fn start(
         .map_err(|e| e.message)
 }
 
-async fn join_in_order(runs: Vec<tokio::task::JoinHandle<Tally>>) -> anyhow::Result<Vec<Tally>> {
+async fn join_in_order(runs: Vec<tokio::task::JoinHandle<Tally>>) -> Result<Vec<Tally>, ExecError> {
     let mut out = Vec::with_capacity(runs.len());
     for run in runs {
         out.push(run.await?);
@@ -437,15 +433,15 @@ impl Tally {
     }
 }
 
-/// Reads one run to its end; with `verbose`, its tool calls and its end go
-/// to stderr, tagged with the copy's name.
-async fn drive(turn: Result<TurnHandle, String>, label: String, verbose: bool) -> Tally {
+/// Reads one run to its end; with `say`, its tool calls and its end are
+/// told, tagged with the copy's name.
+async fn drive(turn: Result<TurnHandle, String>, label: String, say: Option<Say>) -> Tally {
     let mut tally = Tally::default();
     let mut turn = match turn {
         Ok(turn) => turn,
         Err(e) => {
-            if verbose {
-                eprintln!("[{label}] could not start: {e}");
+            if let Some(say) = &say {
+                say(&format!("[{label}] could not start: {e}"));
             }
             tally.status = "failed";
             tally.error = Some(e);
@@ -454,14 +450,19 @@ async fn drive(turn: Result<TurnHandle, String>, label: String, verbose: bool) -
     };
     tally.session = Some(turn.session().id.clone());
     while let Some(ev) = turn.next_event().await {
-        if verbose && let AgentEvent::ToolStart { name, summary, .. } = &ev {
-            eprintln!("[{label}] {name} {summary}");
+        if let Some(say) = &say
+            && let AgentEvent::ToolStart { name, summary, .. } = &ev
+        {
+            say(&format!("[{label}] {name} {summary}"));
         }
         tally.event(&ev);
     }
     tally.outcome(turn.outcome().await);
-    if verbose {
-        eprintln!("[{label}] {} after {} step(s)", tally.status, tally.steps);
+    if let Some(say) = &say {
+        say(&format!(
+            "[{label}] {} after {} step(s)",
+            tally.status, tally.steps
+        ));
     }
     tally
 }

@@ -9,111 +9,89 @@
 mod report;
 mod scope;
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::Args;
 use seekclaw_agent::{AgentEvent, SubmitTool, TurnOutcome};
 use seekclaw_config::{AgentMode, ApprovalPolicy, Home};
-use seekclaw_engine::{Engine, RunOptions, TurnControls, TurnOverrides};
+use seekclaw_engine::{Engine, RunOptions, TurnControls};
 
-use report::Report;
+use crate::TurnFlags;
+use crate::error::{ExecError, IoContext, refuse};
+
+pub use report::{Report, render_text};
 use scope::Range;
 
-/// Model requests a review may take unless `--max-steps` says otherwise.
-const DEFAULT_MAX_STEPS: u32 = 100;
 const SUBMIT: &str = "submit_review";
 
-/// `seekclaw review`'s arguments.
-#[derive(Args, Debug)]
-pub struct ReviewArgs {
+/// What to review and how.
+#[derive(Debug, Clone)]
+pub struct ReviewSpec {
+    /// A folder in the repository (`--workspace`, else the current one).
+    pub dir: PathBuf,
     /// What to compare against (default: the branch's upstream, else `main`).
-    #[arg(long)]
-    base: Option<String>,
-    /// The repository (default: the current directory's).
-    #[arg(long)]
-    workspace: Option<PathBuf>,
-    /// Review the commits `base...HEAD` only. By default the working tree's
-    /// uncommitted changes (staged, unstaged and untracked files) are
-    /// reviewed too; with this flag they are named as not reviewed.
-    #[arg(long)]
-    committed: bool,
-    /// Print the report as one JSON document.
-    #[arg(long)]
-    json: bool,
-    /// Model to use: `provider/model` or a model id.
-    #[arg(long)]
-    model: Option<String>,
-    /// Model requests the review may take (default 100).
-    #[arg(long)]
-    max_steps: Option<u32>,
+    pub base: Option<String>,
+    /// The commits `base...HEAD` only, not the working tree's changes.
+    pub committed: bool,
+    /// The turn flags; the mode must be read-only (plan or readonly).
+    pub turn: TurnFlags,
 }
 
 /// How a review ended.
-enum Ended {
+#[derive(Debug)]
+pub enum Ended {
     Report(Box<Report>),
     NoReport(String),
     Cancelled,
 }
 
-/// Runs the review; the exit code says how it went.
-pub fn run(args: ReviewArgs) -> ExitCode {
-    let ended = (|| -> anyhow::Result<Ended> {
-        let dir = match &args.workspace {
-            Some(dir) => dir.clone(),
-            None => crate::cwd::working_dir()?,
-        };
-        let range = scope::resolve(&dir, args.base.as_deref(), args.committed)?;
-        say_what_is_reviewed(&range);
-        if range.scope.files.is_empty() && range.diff.trim().is_empty() {
-            return Ok(Ended::Report(Box::new(Report::empty(range.scope))));
-        }
-        let home = Home::from_env()?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
-        let ended = runtime.block_on(review(home, &args, range));
-        runtime.shutdown_background();
-        ended
-    })();
-    let mut stdout = std::io::stdout().lock();
-    match ended {
-        Ok(Ended::Report(report)) => {
-            let printed = if args.json {
-                serde_json::to_string(&report).map(|line| line + "\n")
-            } else {
-                Ok(report::render_text(&report))
-            };
-            match printed {
-                Ok(text) => {
-                    let _ = stdout.write_all(text.as_bytes());
-                    let _ = stdout.flush();
-                }
-                Err(e) => {
-                    eprintln!("seekclaw: {e}");
-                    return ExitCode::from(1);
-                }
-            }
-            ExitCode::from(if report.has_blocker() { 2 } else { 0 })
-        }
-        Ok(Ended::NoReport(why)) => {
-            eprintln!("seekclaw: no report: {why}");
-            ExitCode::from(1)
-        }
-        Ok(Ended::Cancelled) => ExitCode::from(130),
-        Err(e) => {
-            eprintln!("seekclaw: {e:#}");
-            ExitCode::from(1)
-        }
-    }
+/// What a review says while it works (not the report): for a person
+/// watching, on stderr.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// Which changes are reviewed, when the tree is dirty (one sentence).
+    Scope(&'a str),
+    /// The model called a tool.
+    Tool { name: &'a str, summary: &'a str },
 }
 
-async fn review(home: Home, args: &ReviewArgs, range: Range) -> anyhow::Result<Ended> {
-    let engine = Engine::open(home)
-        .await
-        .map_err(|e| anyhow::anyhow!(e.message))?;
+/// Runs the review: one read-only turn in this process that ends with the
+/// `submit_review` tool (a range with no changes gets an empty report
+/// without asking a model).
+pub fn review(
+    home: Home,
+    spec: &ReviewSpec,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Ended, ExecError> {
+    let mode = match spec.turn.mode {
+        None => AgentMode::Readonly,
+        Some(mode @ (AgentMode::Plan | AgentMode::Readonly)) => mode,
+        Some(_) => refuse!("a review is read-only: --mode takes plan or readonly"),
+    };
+    let range = scope::resolve(&spec.dir, spec.base.as_deref(), spec.committed)?;
+    if let Some(line) = what_is_reviewed(&range) {
+        progress(Progress::Scope(&line));
+    }
+    if range.scope.files.is_empty() && range.diff.trim().is_empty() {
+        return Ok(Ended::Report(Box::new(Report::empty(range.scope))));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .at(|| "cannot start the async runtime".into())?;
+    let ended = runtime.block_on(run_review(home, spec, mode, range, progress));
+    runtime.shutdown_background();
+    ended
+}
+
+async fn run_review(
+    home: Home,
+    spec: &ReviewSpec,
+    mode: AgentMode,
+    range: Range,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Ended, ExecError> {
+    let engine = Engine::open(home).await?;
     let controls = TurnControls::default();
     let cancel = controls.cancel.clone();
     tokio::spawn(async move {
@@ -121,6 +99,12 @@ async fn review(home: Home, args: &ReviewArgs, range: Range) -> anyhow::Result<E
             cancel.cancel();
         }
     });
+    let mut overrides = spec.turn.overrides();
+    // Read-only: the review changes nothing and, by default, asks nobody.
+    overrides.mode = Some(mode);
+    overrides.approval_policy = Some(spec.turn.approval.unwrap_or(ApprovalPolicy::Never));
+    overrides.finish_tool = false;
+    overrides.submit = Some(submit_tool(&range));
     let opts = RunOptions {
         cwd: range.root.clone(),
         prompt: instructions(&range),
@@ -129,28 +113,14 @@ async fn review(home: Home, args: &ReviewArgs, range: Range) -> anyhow::Result<E
         session: None,
         continue_latest: false,
         images: Vec::new(),
-        overrides: TurnOverrides {
-            max_steps: Some(args.max_steps.unwrap_or(DEFAULT_MAX_STEPS)),
-            model: args.model.clone(),
-            // Read-only: the review changes nothing and asks nobody.
-            mode: Some(AgentMode::Readonly),
-            approval_policy: Some(ApprovalPolicy::Never),
-            submit: Some(submit_tool(&range)),
-            ..TurnOverrides::default()
-        },
+        overrides,
     };
-    let mut turn = engine
-        .start_run(&opts, controls)
-        .await
-        .map_err(|e| anyhow::anyhow!(e.message))?;
-    // Progress for a person watching; the report alone goes to stdout.
-    let progress = std::io::stderr().is_terminal();
+    let mut turn = engine.start_run(&opts, controls).await?;
     while let Some(ev) = turn.next_event().await {
-        if let AgentEvent::ToolStart { name, summary, .. } = ev
-            && progress
+        if let AgentEvent::ToolStart { name, summary, .. } = &ev
             && name != SUBMIT
         {
-            eprintln!("  {name} {summary}");
+            progress(Progress::Tool { name, summary });
         }
     }
     let ended = match turn.outcome().await {
@@ -171,29 +141,28 @@ async fn review(home: Home, args: &ReviewArgs, range: Range) -> anyhow::Result<E
     Ok(ended)
 }
 
-/// On stderr (stdout is the report's): which changes the review covers when
-/// the tree is dirty, so nobody takes a review of the commits for one of the
-/// tree or the other way round.
-fn say_what_is_reviewed(range: &Range) {
+/// Which changes the review covers when the tree is dirty, so nobody takes
+/// a review of the commits for one of the tree or the other way round.
+fn what_is_reviewed(range: &Range) -> Option<String> {
     let dirty = &range.scope.uncommitted;
     if dirty.is_empty() {
-        return;
+        return None;
     }
     let n = dirty.len();
     let files = format!("{n} file{}", if n == 1 { "" } else { "s" });
-    if range.with_worktree() {
-        eprintln!(
+    Some(if range.with_worktree() {
+        format!(
             "seekclaw: reviewing {}...HEAD and the uncommitted changes in {files} ({}); --committed reviews the commits only",
             range.scope.base,
             report::few(dirty)
-        );
+        )
     } else {
-        eprintln!(
+        format!(
             "seekclaw: not reviewing the uncommitted changes in {files} ({}): --committed reviews {}...HEAD only",
             report::few(range.unreviewed()),
             range.scope.base
-        );
-    }
+        )
+    })
 }
 
 /// The `submit_review` tool, checking each call against the repository.
@@ -249,4 +218,52 @@ fn excerpt(answer: &str) -> String {
     }
     let short: String = text.chars().take(200).collect();
     format!(" (it answered: {short})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A review changes nothing: a mode that edits is refused before
+    /// anything is read or asked.
+    #[test]
+    fn a_review_refuses_a_mode_that_edits() {
+        let tmp = tempfile::tempdir().unwrap();
+        for mode in [AgentMode::Edit, AgentMode::Auto] {
+            let spec = ReviewSpec {
+                dir: tmp.path().to_path_buf(),
+                base: None,
+                committed: false,
+                turn: TurnFlags {
+                    mode: Some(mode),
+                    ..TurnFlags::default()
+                },
+            };
+            let mut told = Vec::new();
+            let e = review(Home::at(tmp.path()), &spec, &mut |p| {
+                told.push(format!("{p:?}"))
+            })
+            .unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "a review is read-only: --mode takes plan or readonly"
+            );
+            assert!(told.is_empty());
+        }
+        // A read-only mode goes on (here to the folder, which is no repository).
+        let spec = ReviewSpec {
+            dir: tmp.path().to_path_buf(),
+            base: None,
+            committed: false,
+            turn: TurnFlags {
+                mode: Some(AgentMode::Plan),
+                ..TurnFlags::default()
+            },
+        };
+        let e = review(Home::at(tmp.path()), &spec, &mut |_| {}).unwrap_err();
+        assert!(
+            e.to_string().contains("is not inside a git repository"),
+            "{e}"
+        );
+    }
 }

@@ -7,84 +7,35 @@
 //! (only folders with a `fleet.json`); `list` shows a workspace's.
 
 use std::collections::BTreeSet;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
-use clap::Subcommand;
 use seekclaw_config::Home;
 
 use super::copy::{Kind, Rules, scan};
 use super::manifest::{self, Manifest, State, slashed};
+use crate::error::{ExecError, IoContext, refuse};
 
-/// `seekclaw fleet`.
-#[derive(Subcommand)]
-pub enum FleetCommand {
-    /// The fleets of the workspace, found beside it (a `--fleet-dir`
-    /// elsewhere is not searched): folder, creation time, copies, task.
-    List {
-        /// The workspace (default: the current directory's project).
-        #[arg(long)]
-        workspace: Option<PathBuf>,
-    },
-    /// Take one copy's changes into the original workspace: the files its
-    /// run added, changed or deleted. A file also changed in the original
-    /// since the copy was made is a conflict: then nothing is written
-    /// (`--force` takes the copy's version of those too). The copy stays.
-    Apply {
-        /// The copy's folder (`<workspace>-fleet-<time>/run-N`), or `run-N`
-        /// for a copy of the workspace's newest fleet.
-        copy: PathBuf,
-        /// Print what would change, write nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Take the copy's version also of files changed in the original since.
-        #[arg(long)]
-        force: bool,
-    },
-    /// Remove fleet folders: the ones named (a fleet folder, or one copy in
-    /// it), else every fleet of the workspace found beside it. Only folders
-    /// `seekclaw run --concurrency` made (with a `fleet.json`) are removed.
-    Clean {
-        /// Fleet folders or copies to remove.
-        dirs: Vec<PathBuf>,
-        /// The workspace whose fleets to remove (default: the current
-        /// directory's project).
-        #[arg(long, conflicts_with = "dirs")]
-        workspace: Option<PathBuf>,
-        /// Print what would be removed, remove nothing.
-        #[arg(long)]
-        dry_run: bool,
-    },
+/// One fleet of a workspace (`seekclaw fleet list`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetListing {
+    pub dir: PathBuf,
+    /// `YYYY-MM-DD HH:MM`.
+    pub created: String,
+    /// Copies still there.
+    pub copies: usize,
+    /// The task on one line.
+    pub task: String,
 }
 
-/// Runs a `fleet` command; an apply with conflicts is an error (exit 1).
-pub fn fleet(home: &Home, cmd: FleetCommand) -> anyhow::Result<()> {
-    match cmd {
-        FleetCommand::List { workspace } => list(home, workspace.as_deref()),
-        FleetCommand::Apply {
-            copy,
-            dry_run,
-            force,
-        } => apply(home, &copy, dry_run, force),
-        FleetCommand::Clean {
-            dirs,
-            workspace,
-            dry_run,
-        } => clean(home, &dirs, workspace.as_deref(), dry_run),
-    }
-}
-
-/// The project root `workspace` (or the current directory) names, canonical.
-fn root_of(home: &Home, workspace: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let cwd = crate::cwd::working_dir()?;
-    let root = seekclaw_engine::local_root(home, &cwd, workspace)
-        .map_err(|e| anyhow::anyhow!(e.message))?;
+/// The project root `workspace` (or `cwd`) names, canonical.
+fn root_of(home: &Home, cwd: &Path, workspace: Option<&Path>) -> Result<PathBuf, ExecError> {
+    let root = seekclaw_engine::local_root(home, cwd, workspace)?;
     Ok(std::fs::canonicalize(&root).unwrap_or(root))
 }
 
 /// The fleets of `root` beside it, oldest first: (folder, manifest).
-fn fleets_of(root: &Path) -> anyhow::Result<Vec<(PathBuf, Manifest)>> {
+fn fleets_of(root: &Path) -> Result<Vec<(PathBuf, Manifest)>, ExecError> {
     let (Some(parent), Some(name)) = (root.parent(), root.file_name()) else {
         return Ok(Vec::new());
     };
@@ -105,51 +56,48 @@ fn fleets_of(root: &Path) -> anyhow::Result<Vec<(PathBuf, Manifest)>> {
     Ok(found)
 }
 
-fn list(home: &Home, workspace: Option<&Path>) -> anyhow::Result<()> {
-    let root = root_of(home, workspace)?;
-    let fleets = fleets_of(&root)?;
-    if fleets.is_empty() {
-        eprintln!("seekclaw: no fleets of {} beside it", root.display());
-        return Ok(());
-    }
-    let rows: Vec<[String; 4]> = fleets
-        .iter()
-        .map(|(dir, m)| {
-            let copies = m.copies.iter().filter(|c| dir.join(c).is_dir()).count();
-            [
-                dir.display().to_string(),
-                m.created_at
-                    .get(..16)
-                    .unwrap_or(&m.created_at)
-                    .replace('T', " "),
-                copies.to_string(),
-                m.task.split_whitespace().collect::<Vec<_>>().join(" "),
-            ]
+/// The fleets of the workspace found beside it, oldest first, and the
+/// workspace's root.
+pub fn list(
+    home: &Home,
+    cwd: &Path,
+    workspace: Option<&Path>,
+) -> Result<(PathBuf, Vec<FleetListing>), ExecError> {
+    let root = root_of(home, cwd, workspace)?;
+    let fleets = fleets_of(&root)?
+        .into_iter()
+        .map(|(dir, m)| FleetListing {
+            copies: m.copies.iter().filter(|c| dir.join(c).is_dir()).count(),
+            created: m
+                .created_at
+                .get(..16)
+                .unwrap_or(&m.created_at)
+                .replace('T', " "),
+            task: m.task.split_whitespace().collect::<Vec<_>>().join(" "),
+            dir,
         })
         .collect();
-    let mut out = std::io::stdout().lock();
-    crate::table::write_table(&mut out, ["FLEET", "CREATED", "COPIES", "TASK"], &rows)?;
-    Ok(())
+    Ok((root, fleets))
 }
 
 /// The copy `given` names: a folder, or `run-N` of the newest fleet.
-fn find_copy(home: &Home, given: &Path) -> anyhow::Result<PathBuf> {
+fn find_copy(home: &Home, cwd: &Path, given: &Path) -> Result<PathBuf, ExecError> {
     if given.is_dir() {
         return Ok(std::fs::canonicalize(given)?);
     }
     let bare = given.components().count() == 1;
-    if bare && let Some((dir, _)) = fleets_of(&root_of(home, None)?)?.pop() {
+    if bare && let Some((dir, _)) = fleets_of(&root_of(home, cwd, None)?)?.pop() {
         let copy = dir.join(given);
         if copy.is_dir() {
             return Ok(copy);
         }
-        bail!(
+        refuse!(
             "the newest fleet, {}, has no copy {}",
             dir.display(),
             given.display()
         );
     }
-    bail!("no copy folder {}", given.display())
+    refuse!("no copy folder {}", given.display())
 }
 
 /// What applying one file does.
@@ -179,14 +127,24 @@ struct Change {
     conflict: bool,
 }
 
-fn apply(home: &Home, given: &Path, dry_run: bool, force: bool) -> anyhow::Result<()> {
-    let copy = find_copy(home, given)?;
-    let fleet_dir = copy
-        .parent()
-        .context("a copy has a fleet folder")?
-        .to_path_buf();
+/// Takes the changes of the copy `given` (a folder, or `run-N` of the
+/// workspace's newest fleet) into the original, telling `out` what it does;
+/// with `dry_run` only what it would do. Conflicts refuse the whole apply
+/// unless `force`.
+pub fn apply(
+    home: &Home,
+    cwd: &Path,
+    given: &Path,
+    dry_run: bool,
+    force: bool,
+    out: &mut dyn Write,
+) -> Result<(), ExecError> {
+    let copy = find_copy(home, cwd, given)?;
+    let Some(fleet_dir) = copy.parent().map(Path::to_path_buf) else {
+        refuse!("a copy has a fleet folder");
+    };
     let Some(manifest) = Manifest::read(&fleet_dir)? else {
-        bail!(
+        refuse!(
             "{} is not a copy made by `seekclaw run --concurrency` (no {} beside it)",
             copy.display(),
             manifest::FILE
@@ -197,11 +155,11 @@ fn apply(home: &Home, given: &Path, dry_run: bool, force: bool) -> anyhow::Resul
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     if !manifest.copies.contains(&name) {
-        bail!("{} is not one of the fleet's copies", copy.display());
+        refuse!("{} is not one of the fleet's copies", copy.display());
     }
     let root = manifest.workspace.clone();
     if !root.is_dir() {
-        bail!("the original workspace {} is gone", root.display());
+        refuse!("the original workspace {} is gone", root.display());
     }
     let home_root = std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().into());
     let rules = Rules {
@@ -209,8 +167,6 @@ fn apply(home: &Home, given: &Path, dry_run: bool, force: bool) -> anyhow::Resul
         skip_git_dirs: true,
     };
     let changes = plan(&root, &copy, &manifest, &rules)?;
-    let mut out = std::io::stdout().lock();
-    use std::io::Write;
     if changes.is_empty() {
         writeln!(
             out,
@@ -224,7 +180,7 @@ fn apply(home: &Home, given: &Path, dry_run: bool, force: bool) -> anyhow::Resul
             .iter()
             .map(|c| format!("\n  {}", c.rel.display()))
             .collect();
-        bail!(
+        refuse!(
             "{} file(s) changed both by {name} and in the original since the fleet copied it; nothing was applied:{listed}\n\
              compare them (e.g. `diff -u {root}/FILE {copy}/FILE`), then `seekclaw fleet apply --force {copy}` takes the copy's version of those too",
             conflicts.len(),
@@ -251,8 +207,7 @@ fn apply(home: &Home, given: &Path, dry_run: bool, force: bool) -> anyhow::Resul
         return Ok(());
     }
     for c in &changes {
-        write_change(&root, &copy, c)
-            .with_context(|| format!("cannot apply {}", c.rel.display()))?;
+        write_change(&root, &copy, c).on("cannot apply", &c.rel)?;
     }
     writeln!(
         out,
@@ -264,10 +219,10 @@ fn apply(home: &Home, given: &Path, dry_run: bool, force: bool) -> anyhow::Resul
 }
 
 /// The files `copy`'s run changed, against the original as it is now.
-fn plan(root: &Path, copy: &Path, m: &Manifest, rules: &Rules) -> anyhow::Result<Vec<Change>> {
-    let files = |dir: &Path| -> anyhow::Result<BTreeSet<PathBuf>> {
+fn plan(root: &Path, copy: &Path, m: &Manifest, rules: &Rules) -> Result<Vec<Change>, ExecError> {
+    let files = |dir: &Path| -> Result<BTreeSet<PathBuf>, ExecError> {
         Ok(scan(dir, rules)
-            .with_context(|| format!("cannot read {}", dir.display()))?
+            .on("cannot read", dir)?
             .entries
             .into_iter()
             .filter(|e| e.kind != Kind::Dir)
@@ -302,7 +257,7 @@ fn plan(root: &Path, copy: &Path, m: &Manifest, rules: &Rules) -> anyhow::Result
 }
 
 /// Whether the two sides hold the same thing.
-fn same(a: &Path, sa: Option<&State>, b: &Path, sb: Option<&State>) -> anyhow::Result<bool> {
+fn same(a: &Path, sa: Option<&State>, b: &Path, sb: Option<&State>) -> Result<bool, ExecError> {
     Ok(match (sa, sb) {
         (None, None) => true,
         (Some(State::Link { target: x }), Some(State::Link { target: y })) => x == y,
@@ -376,29 +331,34 @@ struct Target {
     fleet: Option<PathBuf>,
 }
 
-fn clean(
+/// Removes fleet folders: `dirs` (a fleet folder, or one copy in it), else
+/// every fleet of the workspace found beside it; tells `out` what it does,
+/// with `dry_run` only what it would do.
+pub fn clean(
     home: &Home,
+    cwd: &Path,
     dirs: &[PathBuf],
     workspace: Option<&Path>,
     dry_run: bool,
-) -> anyhow::Result<()> {
+    out: &mut dyn Write,
+) -> Result<(), ExecError> {
     let mut targets = Vec::new();
     if dirs.is_empty() {
-        let root = root_of(home, workspace)?;
+        let root = root_of(home, cwd, workspace)?;
         for (dir, _) in fleets_of(&root)? {
             targets.push(Target { dir, fleet: None });
         }
         if targets.is_empty() {
-            println!(
+            writeln!(
+                out,
                 "no fleets of {} beside it (a fleet made with --fleet-dir: name its folder)",
                 root.display()
-            );
+            )?;
             return Ok(());
         }
     }
     for given in dirs {
-        let dir = std::fs::canonicalize(given)
-            .with_context(|| format!("no folder {}", given.display()))?;
+        let dir = std::fs::canonicalize(given).on("no folder", given)?;
         if let Some(m) = Manifest::read(&dir)? {
             refuse_workspace(&dir, &m)?;
             targets.push(Target { dir, fleet: None });
@@ -415,7 +375,7 @@ fn clean(
                     fleet: Some(p.clone()),
                 });
             }
-            _ => bail!(
+            _ => refuse!(
                 "{} is not a fleet folder or a copy in one (no {}): not removed",
                 dir.display(),
                 manifest::FILE
@@ -424,20 +384,18 @@ fn clean(
     }
     for t in &targets {
         if dry_run {
-            println!("would remove {}", t.dir.display());
+            writeln!(out, "would remove {}", t.dir.display())?;
             continue;
         }
-        std::fs::remove_dir_all(&t.dir)
-            .with_context(|| format!("cannot remove {}", t.dir.display()))?;
-        println!("removed {}", t.dir.display());
+        std::fs::remove_dir_all(&t.dir).on("cannot remove", &t.dir)?;
+        writeln!(out, "removed {}", t.dir.display())?;
         // The last copy gone: its fleet folder (only the manifest left) too.
         if let Some(fleet) = &t.fleet
             && let Some(m) = Manifest::read(fleet)?
             && m.copies.iter().all(|c| !fleet.join(c).exists())
         {
-            std::fs::remove_dir_all(fleet)
-                .with_context(|| format!("cannot remove {}", fleet.display()))?;
-            println!("removed {} (no copy left)", fleet.display());
+            std::fs::remove_dir_all(fleet).on("cannot remove", fleet)?;
+            writeln!(out, "removed {} (no copy left)", fleet.display())?;
         }
     }
     Ok(())
@@ -445,9 +403,9 @@ fn clean(
 
 /// A fleet folder never holds its own workspace (a manifest put there by
 /// hand must not make `clean` delete the project).
-fn refuse_workspace(dir: &Path, m: &Manifest) -> anyhow::Result<()> {
+fn refuse_workspace(dir: &Path, m: &Manifest) -> Result<(), ExecError> {
     if m.workspace.starts_with(dir) {
-        bail!(
+        refuse!(
             "{} holds the workspace {}: not removed",
             dir.display(),
             m.workspace.display()
