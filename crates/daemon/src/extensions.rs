@@ -3,23 +3,21 @@
 use seekclaw_engine::active_specs;
 use seekclaw_mcp::Timeouts;
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 /// Connects the daemon's current workspace's servers (one at a time) as the
 /// active set. Config and workspace are read once any earlier switch is done, so
 /// racing callers (start-up, `workspace.open`, `mcp.*`) end on the latest state.
-pub async fn activate(daemon: &Daemon, restart: bool) {
-    daemon
-        .engine
+pub async fn activate(ctx: &Ctx, restart: bool) {
+    ctx.engine
         .mcp
         .activate_with(
             || {
-                let config = daemon.engine.config.load();
-                daemon
-                    .engine
+                let config = ctx.engine.config.load();
+                ctx.engine
                     .mcp
                     .set_timeouts(Timeouts::from_settings(&config.mcp));
-                active_specs(&daemon.engine.home, &config, &daemon.current_workspace())
+                active_specs(&ctx.engine.home, &config, &ctx.current_workspace())
             },
             restart,
         )

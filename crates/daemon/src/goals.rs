@@ -4,8 +4,6 @@
 //! scheduled run (events go to the log; `goal_updated` is broadcast), at most
 //! `AUTO_TURNS` turns (the engine's [`seekclaw_engine::AutoGoals`]), disarmed by a cancelled turn or `goal.clear`.
 
-use std::sync::Arc;
-
 use seekclaw_agent::{
     Approvals, CONTINUE_PROMPT, GoalMarker, StandingGoal, TurnOutcome, Unattended,
 };
@@ -13,16 +11,12 @@ use seekclaw_protocol::api::GoalView;
 use seekclaw_protocol::events::GoalUpdatedDetails;
 use seekclaw_protocol::{Envelope, MethodError};
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::scope::Scope;
 use seekclaw_engine::{GoalStep, SessionTarget, TurnControls, TurnOrigin, TurnRequest};
 
 /// The goal in force on a session, from its log.
-pub async fn standing(
-    daemon: &Daemon,
-    scope: &Scope,
-    sid: &str,
-) -> Result<StandingGoal, MethodError> {
+pub async fn standing(daemon: &Ctx, scope: &Scope, sid: &str) -> Result<StandingGoal, MethodError> {
     let (key, id) = (scope.key.clone(), sid.to_string());
     let events = daemon
         .db(move |s| {
@@ -37,7 +31,7 @@ pub async fn standing(
 }
 
 /// The wire view of a session's goal.
-pub fn view(daemon: &Daemon, sid: &str, goal: StandingGoal) -> GoalView {
+pub fn view(daemon: &Ctx, sid: &str, goal: StandingGoal) -> GoalView {
     let left = if goal.text.is_some() {
         daemon.engine.goals.left(sid)
     } else {
@@ -57,7 +51,7 @@ pub fn view(daemon: &Daemon, sid: &str, goal: StandingGoal) -> GoalView {
 /// records at its next step) or, when idle, straight into the log (holding
 /// the session as a turn would; `busy` while another process runs a turn).
 pub async fn write_marker(
-    daemon: &Daemon,
+    daemon: &Ctx,
     scope: &Scope,
     sid: &str,
     marker: &GoalMarker,
@@ -70,13 +64,7 @@ pub async fn write_marker(
 }
 
 /// Broadcasts a goal change of `sid`.
-pub fn announce(
-    daemon: &Daemon,
-    sid: &str,
-    status: &str,
-    goal: Option<&str>,
-    reason: Option<String>,
-) {
+pub fn announce(daemon: &Ctx, sid: &str, status: &str, goal: Option<&str>, reason: Option<String>) {
     let details = GoalUpdatedDetails {
         session_id: sid.to_string(),
         status: status.to_string(),
@@ -90,7 +78,7 @@ pub fn announce(
 
 /// After a client's turn on `sid` ended: a cancelled turn disarms the goal;
 /// a `done` one starts the continuation turns of an armed goal.
-pub fn after_turn(daemon: &Arc<Daemon>, scope: &Scope, sid: &str, outcome: &TurnOutcome) {
+pub fn after_turn(daemon: &Ctx, scope: &Scope, sid: &str, outcome: &TurnOutcome) {
     match outcome {
         TurnOutcome::Cancelled(_) => daemon.engine.goals.set(sid, false),
         TurnOutcome::Done(_) if daemon.engine.goals.armed(sid) => {
@@ -103,7 +91,7 @@ pub fn after_turn(daemon: &Arc<Daemon>, scope: &Scope, sid: &str, outcome: &Turn
 
 /// Runs continuation turns while the goal stands unblocked, is armed and
 /// each turn ends `done`.
-async fn continue_goal(daemon: &Arc<Daemon>, scope: &Scope, sid: &str) {
+async fn continue_goal(daemon: &Ctx, scope: &Scope, sid: &str) {
     loop {
         if daemon.shutdown.is_cancelled() {
             return;
@@ -142,11 +130,7 @@ async fn continue_goal(daemon: &Arc<Daemon>, scope: &Scope, sid: &str) {
 
 /// One continuation turn, run to its end (nobody reads it live: the log
 /// keeps everything).
-async fn continuation(
-    daemon: &Daemon,
-    scope: &Scope,
-    sid: &str,
-) -> Result<TurnOutcome, MethodError> {
+async fn continuation(daemon: &Ctx, scope: &Scope, sid: &str) -> Result<TurnOutcome, MethodError> {
     // Nobody is there to answer: like a scheduled run, calls that need a
     // person's approval are refused.
     let approvals = Approvals::unattended(Unattended::Reject(

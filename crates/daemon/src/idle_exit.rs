@@ -9,13 +9,12 @@
 //! connection count and costs no wake-up; only an unattended daemon with
 //! work left re-checks, once per idle delay.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
 use seekclaw_store::format_iso;
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 /// A schedule due this soon keeps an unattended daemon up to run it (the
 /// horizon of `schedule.upcoming` notices).
@@ -23,22 +22,22 @@ const DUE_HORIZON: Duration = Duration::from_secs(60);
 
 /// Starts the watcher: after `delay` with no client and nothing running, the
 /// daemon shuts down as if asked to.
-pub fn start(daemon: &Arc<Daemon>, delay: Duration) {
-    let daemon = daemon.clone();
+pub fn start(ctx: &Ctx, delay: Duration) {
+    let ctx = ctx.clone();
     tokio::spawn(async move {
         tokio::select! {
-            _ = daemon.shutdown.cancelled() => {}
-            why = wait_until_idle(&daemon, delay) => {
+            _ = ctx.shutdown.cancelled() => {}
+            why = wait_until_idle(&ctx, delay) => {
                 tracing::info!(idle = ?delay, "on-demand daemon: {why}; exiting");
-                daemon.shutdown.cancel();
+                ctx.shutdown.cancel();
             }
         }
     });
 }
 
 /// Returns once no client has been connected for `delay` and nothing runs.
-async fn wait_until_idle(daemon: &Daemon, delay: Duration) -> &'static str {
-    let mut clients = daemon.connections.watch_count();
+async fn wait_until_idle(ctx: &Ctx, delay: Duration) -> &'static str {
+    let mut clients = ctx.connections.watch_count();
     loop {
         // Parked here (no timer, no wake-up) while anyone is connected.
         if clients.wait_for(|n| *n == 0).await.is_err() {
@@ -50,7 +49,7 @@ async fn wait_until_idle(daemon: &Daemon, delay: Duration) -> &'static str {
             // Someone connected: wait for them to leave, then a whole delay.
             _ = clients.wait_for(|n| *n > 0) => continue,
         }
-        match busy(daemon).await {
+        match busy(ctx).await {
             None => return "no client connected and nothing running",
             Some(what) => tracing::debug!(what, "on-demand daemon stays up"),
         }
@@ -58,19 +57,19 @@ async fn wait_until_idle(daemon: &Daemon, delay: Duration) -> &'static str {
 }
 
 /// What keeps an unattended daemon up, if anything.
-async fn busy(daemon: &Daemon) -> Option<&'static str> {
-    if daemon.engine.turns.count() > 0 {
+async fn busy(ctx: &Ctx) -> Option<&'static str> {
+    if ctx.engine.turns.count() > 0 {
         return Some("a turn is running");
     }
-    if daemon.scheduler.running_count() > 0 {
+    if ctx.scheduler.running_count() > 0 {
         return Some("a scheduled run is in progress");
     }
-    if daemon.engine.jobs.running_count() > 0 {
+    if ctx.engine.jobs.running_count() > 0 {
         return Some("a background job is running");
     }
     let horizon = chrono::Duration::from_std(DUE_HORIZON).unwrap_or_default();
     let until = format_iso(Utc::now() + horizon);
-    match daemon.db(move |s| s.schedules_due_by(&until)).await {
+    match ctx.db(move |s| s.schedules_due_by(&until)).await {
         Ok(due) if due.is_empty() => None,
         Ok(_) => Some("a scheduled task is due"),
         // Unsure what is due: staying up is the safe side.

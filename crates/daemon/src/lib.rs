@@ -5,6 +5,8 @@
 
 mod chats;
 mod connection;
+mod connections;
+mod ctx;
 mod daemon;
 mod dispatch;
 mod doctor;

@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex};
 use seekclaw_protocol::Envelope;
 use seekclaw_protocol::events::BackgroundNoticeDetails;
 
-use crate::daemon::Daemon;
 use crate::outbox::Outbox;
 use seekclaw_engine::sync::Locked;
-use seekclaw_engine::{NoticeDelivery, SessionNotice};
+use seekclaw_engine::{Engine, NoticeDelivery, SessionNotice};
+use tokio_util::sync::CancellationToken;
 
 /// The connection that owns each session's idle-time notices.
 #[derive(Default)]
@@ -43,20 +43,23 @@ impl Owners {
 }
 
 /// Delivers the notices of the daemon's sessions until it stops.
-pub fn start(daemon: &Arc<Daemon>) {
-    let Some(mut notices) = daemon.engine.jobs.take_notices() else {
+pub fn start(engine: &Engine, owners: &Arc<Owners>, shutdown: &CancellationToken) {
+    let Some(mut notices) = engine.jobs.take_notices() else {
         return;
     };
-    let daemon = daemon.clone();
+    let (engine, owners, shutdown) = (engine.clone(), owners.clone(), shutdown.clone());
     tokio::spawn(async move {
         while let Some(n) = notices.recv().await {
-            deliver(&daemon, n).await;
+            deliver((&engine, &owners, &shutdown), n).await;
         }
     });
 }
 
-async fn deliver(daemon: &Daemon, n: SessionNotice) {
-    match daemon.engine.deliver_notice(&n, &daemon.shutdown).await {
+async fn deliver(
+    (engine, owners, shutdown): (&Engine, &Owners, &CancellationToken),
+    n: SessionNotice,
+) {
+    match engine.deliver_notice(&n, shutdown).await {
         Ok(NoticeDelivery::ToTurn) => return,
         Ok(NoticeDelivery::Logged) => {}
         Err(e) => {
@@ -64,7 +67,7 @@ async fn deliver(daemon: &Daemon, n: SessionNotice) {
             return;
         }
     }
-    if let Some(outbox) = daemon.session_owners.get(&n.session_id) {
+    if let Some(outbox) = owners.get(&n.session_id) {
         let details = BackgroundNoticeDetails {
             job_id: n.notice.job_id,
         };

@@ -4,11 +4,11 @@ use seekclaw_agent::{Approvals, Decision};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use crate::connection::Connection;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 use super::Reply;
 
-pub async fn approve(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn approve(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentApprove>()?;
     let session_id = params
         .session_id
@@ -36,7 +36,7 @@ pub async fn approve(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) ->
             Some(chat) => Some((chat.session().await, chat.approvals)),
             None => None,
         },
-        (None, Some(sid)) => daemon
+        (None, Some(sid)) => ctx
             .engine
             .turns
             .by_session(sid)

@@ -1,8 +1,6 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
-use std::sync::Arc;
-
 use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, SteerQueue};
 use seekclaw_config::UiLanguage;
 use seekclaw_protocol::api::Scope as _;
@@ -17,7 +15,7 @@ use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method,
 use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::presentation::{status_text, workflow_label};
 use crate::scope;
 use seekclaw_engine::parse_images;
@@ -256,13 +254,7 @@ fn model_notice(id: i64, ev: AgentEvent) -> Option<Envelope> {
     })
 }
 
-pub async fn chat(
-    daemon: &Arc<Daemon>,
-    conn: &Connection,
-    id: i64,
-    p: &Params,
-    start: ChatStart,
-) -> Reply {
+pub async fn chat(ctx: &Ctx, conn: &Connection, id: i64, p: &Params, start: ChatStart) -> Reply {
     let params = p.read::<method::Chat>()?;
     let (message, images) = guidance(p, params.text())?;
     let level = match params.reasoning_level.as_deref() {
@@ -275,7 +267,7 @@ pub async fn chat(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let scope = scope::resolve_for_turn(daemon, &params.scope())
+    let scope = scope::resolve_for_turn(ctx, &params.scope())
         .map_err(|e| e.with_session(requested.clone()))?;
     // A model named with this chat wins over the session's own; either is
     // pinned (it alone answers, no failover).
@@ -304,15 +296,15 @@ pub async fn chat(
         controls: start.controls.clone(),
         origin: TurnOrigin::read_by("chat", conn.id),
     };
-    let mut turn = daemon.engine.start_turn(request).await?;
+    let mut turn = ctx.engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
     start.claimed(&sid);
-    daemon.session_owners.set(&sid, conn.outbox.clone());
+    ctx.session_owners.set(&sid, conn.outbox.clone());
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),
         id: sid.clone(),
     }));
-    let lang = daemon.engine.config.load().ui.language();
+    let lang = ctx.engine.config.load().ui.language();
     while let Some(ev) = turn.next_event().await {
         // Everything already produced goes out as one queued chunk: a fast
         // stream of deltas costs one hand-off per batch, not per delta.
@@ -320,7 +312,7 @@ pub async fn chat(
         conn.outbox.send_line(lines).await;
     }
     let outcome = turn.outcome().await;
-    crate::goals::after_turn(daemon, &scope, &sid, &outcome);
+    crate::goals::after_turn(ctx, &scope, &sid, &outcome);
     // Every event is written before the terminal.
     Ok(crate::outcome::terminal(id, Some(sid), outcome))
 }
@@ -355,7 +347,7 @@ fn write_event(lines: &mut Vec<u8>, (id, lang): (i64, UiLanguage), sid: &str, ev
     }
 }
 
-pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn steer(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentSteer>()?;
     let (message, images) = guidance(
         p,
@@ -375,7 +367,7 @@ pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> R
     // steer was written right behind it): wait for the claim.
     let turn = match (request_id, session_id) {
         (Some(rid), _) => claimed_queue(conn.chats.get(rid)).await,
-        (None, Some(sid)) => match daemon.engine.turns.by_session(sid) {
+        (None, Some(sid)) => match ctx.engine.turns.by_session(sid) {
             Some(t) => Some((t.session_id, t.steer)),
             None => claimed_queue(conn.chats.asking_for(sid)).await,
         },
@@ -412,7 +404,7 @@ async fn claimed_queue(chat: Option<ChatEntry>) -> Option<(String, SteerQueue)> 
     Some((chat.session().await?, chat.steer))
 }
 
-pub async fn cancel(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn cancel(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentCancel>()?;
     let session_id = params
         .session_id
@@ -431,7 +423,7 @@ pub async fn cancel(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> 
         },
         // Whichever client started it, or none is left (a detached turn).
         (None, Some(sid)) => {
-            let running = daemon.engine.turns.by_session(sid);
+            let running = ctx.engine.turns.by_session(sid);
             let cancel = running
                 .map(|t| (t.session_id, t.cancel))
                 .or_else(|| Some((sid.to_string(), conn.chats.asking_for(sid)?.cancel)));
