@@ -1,8 +1,8 @@
-//! The daemon's shared state and its life: bind, serve, shut down.
+//! The daemon's life: open the state, bind, serve, shut down. The state
+//! itself is [`crate::state`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use seekclaw_config::Home;
@@ -10,9 +10,9 @@ use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::ctx::Ctx;
 use crate::endpoint::{self, DaemonLock, Endpoint};
 use crate::error::DaemonError;
+use crate::state::Daemon;
 
 /// How long shutdown waits for connections to flush before cutting them off.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -29,30 +29,6 @@ pub struct DaemonOptions {
     pub idle_exit: Option<Duration>,
     /// Protocols a connection may switch to with `connection.upgrade`.
     pub upgrades: crate::upgrade::Upgrades,
-}
-
-/// State shared by every connection and request: the handlers' context and
-/// what the connection loops add to it.
-pub struct Daemon {
-    /// What handlers and background loops see.
-    pub ctx: Ctx,
-    /// Hard stop: writers are abandoned.
-    pub kill: CancellationToken,
-    /// Every running `chat` request, also one that outlived its connection
-    /// (`detach`): shutdown waits for them to store their ends.
-    pub chat_tasks: TaskTracker,
-    pub slow_client_timeout: Duration,
-    /// Protocols a connection may switch to (`connection.upgrade`).
-    pub upgrades: crate::upgrade::Upgrades,
-    next_conn: AtomicU64,
-}
-
-impl std::ops::Deref for Daemon {
-    type Target = Ctx;
-
-    fn deref(&self) -> &Ctx {
-        &self.ctx
-    }
 }
 
 /// Runs the daemon until `shutdown`, SIGINT or SIGTERM.
@@ -75,46 +51,35 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     daemon.upgrades = opts.upgrades;
     daemon.ctx.idle_exit = opts.idle_exit;
     let daemon = Arc::new(daemon);
-    daemon.engine.config.ensure_files().await;
+    daemon.ctx.engine.config.ensure_files().await;
     recover_interrupted_turns(&daemon).await;
-    signals.watch(daemon.shutdown.clone());
+    signals.watch(daemon.ctx.shutdown.clone());
     // Listen last: a client that connects finds config, store and workspace ready.
-    let endpoint = endpoint::bind_listener(&daemon.engine.home, lock)?;
+    let endpoint = endpoint::bind_listener(&daemon.ctx.engine.home, lock)?;
     tracing::info!(socket = %endpoint.display(), "seekclaw daemon listening");
-    crate::scheduler::start(&daemon);
-    crate::notices::start(&daemon.engine, &daemon.session_owners, &daemon.shutdown);
+    crate::scheduler::start(&daemon.ctx);
+    crate::notices::start(
+        &daemon.ctx.engine,
+        &daemon.ctx.session_owners,
+        &daemon.ctx.shutdown,
+    );
     if let Some(delay) = opts.idle_exit {
         tracing::info!(idle = ?delay, "on demand: exits when no client is left");
-        crate::idle_exit::start(&daemon, delay);
+        crate::idle_exit::start(&daemon.ctx, delay);
     }
     // MCP servers connect after we listen: a slow server never delays clients.
     let starting = daemon.clone();
-    tokio::spawn(async move { crate::extensions::activate(&starting, false).await });
+    tokio::spawn(async move { crate::extensions::activate(&starting.ctx, false).await });
     serve(&daemon, endpoint).await
-}
-
-impl Daemon {
-    /// The shared state over an open store; nothing runs yet.
-    pub(crate) fn new(home: Home, cwd: PathBuf, store: Store) -> Daemon {
-        let ctx = Ctx::open(home, cwd, store);
-        let slow = ctx.engine.config.slow_client_timeout();
-        Daemon {
-            ctx,
-            kill: CancellationToken::new(),
-            chat_tasks: TaskTracker::new(),
-            slow_client_timeout: slow,
-            upgrades: crate::upgrade::Upgrades::default(),
-            next_conn: AtomicU64::new(1),
-        }
-    }
 }
 
 /// Turns left without a terminal by a crash, `kill -9` or a closing write that
 /// could not commit get an `interrupted` one (each in one transaction with
 /// clearing its mark, so a crash here cannot give a turn two).
 async fn recover_interrupted_turns(daemon: &Daemon) {
-    let home = daemon.engine.home.clone();
+    let home = daemon.ctx.engine.home.clone();
     let result = daemon
+        .ctx
         .db(move |s| {
             let mut marked = 0;
             for (scope, id, owner) in s.sessions_with_active_turn()? {
@@ -193,14 +158,14 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
     let connections = TaskTracker::new();
     loop {
         let accepted = tokio::select! {
-            _ = daemon.shutdown.cancelled() => break,
+            _ = daemon.ctx.shutdown.cancelled() => break,
             accepted = endpoint.accept() => accepted,
         };
         match accepted {
             Ok(stream) => {
-                let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
+                let id = daemon.next_connection_id();
                 let (reader, writer) = endpoint::split(stream);
-                connections.spawn(crate::connection::serve_connection(
+                connections.spawn(crate::serve::serve_connection(
                     daemon.clone(),
                     id,
                     reader,
@@ -216,11 +181,11 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
     // Whoever connects from now on is refused at once (or reaches the next
     // daemon) rather than accepted by one that is going away.
     endpoint.stop_listening();
-    daemon.not_listening.cancel();
+    daemon.ctx.not_listening.cancel();
     tracing::info!("shutting down");
     // Scheduled runs are cancelled now and record `cancelled` while clients
     // drain (their `schedule.updated` may still reach them).
-    daemon.scheduler.stop();
+    daemon.ctx.scheduler.stop();
     connections.close();
     if tokio::time::timeout(SHUTDOWN_GRACE, connections.wait())
         .await
@@ -237,11 +202,11 @@ async fn serve(daemon: &Arc<Daemon>, mut endpoint: Endpoint) -> Result<(), Daemo
     {
         tracing::warn!("turns still running after the shutdown grace");
     }
-    daemon.scheduler.wait_stopped().await;
+    daemon.ctx.scheduler.wait_stopped().await;
     // Every MCP server and background job (and whatever they started) ends with us.
-    daemon.engine.jobs.close_all();
-    daemon.engine.mcp.shutdown().await;
-    let store = daemon.engine.store.clone();
+    daemon.ctx.engine.jobs.close_all();
+    daemon.ctx.engine.mcp.shutdown().await;
+    let store = daemon.ctx.engine.store.clone();
     match tokio::task::spawn_blocking(move || store.checkpoint()).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => tracing::warn!(error = %e, "final checkpoint failed"),

@@ -404,8 +404,8 @@ fn mcp_checks(ctx: &Ctx, host: Host) -> Vec<Check> {
 pub async fn run_in_process(
     home: seekclaw_config::Home,
     cwd: std::path::PathBuf,
-) -> Result<Vec<Check>, crate::DaemonError> {
-    use crate::DaemonError;
+) -> Result<Vec<Check>, crate::error::DaemonError> {
+    use crate::error::DaemonError;
     home.ensure().map_err(DaemonError::Config)?;
     let path = home.db_path();
     let store = tokio::task::spawn_blocking(move || seekclaw_store::Store::open(&path))

@@ -25,6 +25,8 @@ mod outcome;
 mod presentation;
 mod scheduler;
 mod scope;
+mod serve;
+mod state;
 mod timeline;
 mod upgrade;
 
