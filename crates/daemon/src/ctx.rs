@@ -95,7 +95,7 @@ impl Ctx {
         tokio::task::spawn_blocking(move || f(&store))
             .await
             .map_err(|e| MethodError::internal(format!("store task failed: {e}")))?
-            .map_err(crate::error::store_error)
+            .map_err(crate::wire::store_error)
     }
 }
 
