@@ -23,7 +23,8 @@ pub struct Connection {
     pub id: u64,
     pub outbox: Outbox,
     pub legacy: Mutex<Option<LegacySession>>,
-    /// Fires when the connection closes (see [`leave`] for its turns).
+    /// Fires when the connection closes (its turns stop or outlive it as
+    /// the serving loop decides).
     pub closing: CancellationToken,
     /// Its chats, registered as their lines are read.
     pub chats: Arc<Chats>,
@@ -32,6 +33,19 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// Connection `id`, writing to `outbox`, closed by `closing`; no chats,
+    /// watches or session yet.
+    pub fn new(id: u64, outbox: Outbox, closing: CancellationToken) -> Connection {
+        Connection {
+            id,
+            outbox,
+            legacy: Mutex::new(None),
+            closing,
+            chats: Arc::default(),
+            watching: Mutex::new(Vec::new()),
+        }
+    }
+
     pub fn set_legacy(&self, session: Option<LegacySession>) {
         *self.legacy.locked() = session;
     }

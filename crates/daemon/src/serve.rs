@@ -2,7 +2,7 @@
 //! and one writer fed by a bounded queue. Requests run concurrently; each gets exactly one
 //! terminal envelope.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -50,14 +50,7 @@ where
     let kill = daemon.kill.child_token();
     let closing = daemon.ctx.shutdown.child_token();
     let (outbox, mut queued) = Outbox::new(daemon.slow_client_timeout, kill.clone());
-    let conn = Arc::new(Connection {
-        id,
-        outbox: outbox.clone(),
-        legacy: Mutex::new(None),
-        closing: closing.clone(),
-        chats: Arc::default(),
-        watching: Mutex::new(Vec::new()),
-    });
+    let conn = Arc::new(Connection::new(id, outbox.clone(), closing.clone()));
     daemon.ctx.connections.insert(id, outbox);
 
     let requests = TaskTracker::new();
