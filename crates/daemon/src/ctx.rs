@@ -2,7 +2,8 @@
 //! engine and the few pieces of daemon state they share, none of its
 //! lifecycle (listener, connection loops, the shutdown sequence). A handler
 //! reads as a function of a [`Ctx`], the connection it serves (when it needs
-//! one) and its params, and a test builds a `Ctx` without a daemon.
+//! one) and its params, and a test builds a `Ctx` without a daemon. Handlers
+//! call theirs `daemon`: it is the daemon as a request sees it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -58,32 +58,32 @@ fn mode_of(_path: &Path) -> Option<u32> {
 }
 
 /// Local checks of the workspace, home, config, sandbox, daemon, MCP and database.
-pub async fn local_checks(ctx: &Ctx, host: Host, root: &Path) -> Vec<Check> {
-    let status = ctx.engine.config.status();
-    let config = ctx.engine.config.load();
+pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
+    let status = daemon.engine.config.status();
+    let config = daemon.engine.config.load();
     let mut checks = workspace_checks(root);
     checks.push(provider_config(&config, &status.config));
     if !config.providers.is_empty() {
-        checks.push(failover_check(ctx, &config, root));
+        checks.push(failover_check(daemon, &config, root));
     }
     checks.push(memory_check(root));
     for (name, health) in [
         ("config.json", &status.config),
         ("state.json", &status.state),
     ] {
-        let path = ctx.engine.home.root().join(name);
+        let path = daemon.engine.home.root().join(name);
         checks.push(file_check(name, &path, health, status.using_last_good));
     }
-    checks.push(home_check(ctx.engine.home.root()));
-    checks.push(sandbox_check(&config, &ctx.engine.home.config_path()).await);
+    checks.push(home_check(daemon.engine.home.root()));
+    checks.push(sandbox_check(&config, &daemon.engine.home.config_path()).await);
     checks.push(match host {
         Host::Daemon => ok(
             "Daemon",
             format!(
                 "pid {}, {} client(s) connected, {} turn(s) running",
                 std::process::id(),
-                ctx.connections.count(),
-                ctx.engine.turns.count()
+                daemon.connections.count(),
+                daemon.engine.turns.count()
             ),
         ),
         Host::InProcess => info(
@@ -91,10 +91,10 @@ pub async fn local_checks(ctx: &Ctx, host: Host, root: &Path) -> Vec<Check> {
             "not running (`seekclaw chat` starts one; `seekclaw daemon` runs one in the foreground)",
         ),
     });
-    checks.extend(mcp_checks(ctx, host));
+    checks.extend(mcp_checks(daemon, host));
     checks.push(crate::doctor_tools::web_search(&config));
     checks.push(crate::doctor_tools::screen_capture().await);
-    match ctx.db(|s| s.stats()).await {
+    match daemon.db(|s| s.stats()).await {
         Ok(stats) => checks.push(ok(
             "Database",
             format!("{} session(s), {} event(s)", stats.sessions, stats.events),
@@ -104,7 +104,7 @@ pub async fn local_checks(ctx: &Ctx, host: Host, root: &Path) -> Vec<Check> {
             e.message,
             format!(
                 "check free disk space and the permissions of {}",
-                ctx.engine.home.db_path().display()
+                daemon.engine.home.db_path().display()
             ),
         )),
     }
@@ -112,9 +112,9 @@ pub async fn local_checks(ctx: &Ctx, host: Host, root: &Path) -> Vec<Check> {
 }
 
 /// Local checks plus a probe of every enabled provider.
-pub async fn all_checks(ctx: &Ctx, host: Host, root: &Path) -> Vec<Check> {
-    let mut checks = local_checks(ctx, host, root).await;
-    let enabled: Vec<_> = ctx
+pub async fn all_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
+    let mut checks = local_checks(daemon, host, root).await;
+    let enabled: Vec<_> = daemon
         .engine
         .config
         .load()
@@ -122,7 +122,7 @@ pub async fn all_checks(ctx: &Ctx, host: Host, root: &Path) -> Vec<Check> {
         .into_iter()
         .filter(|p| p.enabled)
         .collect();
-    for probe in ctx.engine.probe(enabled).await {
+    for probe in daemon.engine.probe(enabled).await {
         let name = format!("Provider {}", probe.id);
         let detail = format!("{} ({} ms)", probe.detail, probe.latency_ms);
         let mut row = if !probe.online {
@@ -244,8 +244,8 @@ fn provider_config(config: &Config, file: &FileHealth) -> Check {
 
 /// Where a failing model's turn may go (another provider or not), for the
 /// project checked.
-fn failover_check(ctx: &Ctx, config: &Config, root: &Path) -> Check {
-    let ws = crate::handlers::workspace::workspace_config(ctx, root);
+fn failover_check(daemon: &Ctx, config: &Config, root: &Path) -> Check {
+    let ws = crate::handlers::workspace::workspace_config(daemon, root);
     let policy = crate::failover_policy::view(config, ws.as_ref());
     ok("Failover", policy.summary)
 }
@@ -359,8 +359,8 @@ async fn sandbox_check(config: &Config, config_path: &Path) -> Check {
     }
 }
 
-fn mcp_checks(ctx: &Ctx, host: Host) -> Vec<Check> {
-    let rows = match crate::handlers::mcp::listing(ctx) {
+fn mcp_checks(daemon: &Ctx, host: Host) -> Vec<Check> {
+    let rows = match crate::handlers::mcp::listing(daemon) {
         Ok(rows) => rows,
         Err(e) => {
             return vec![fail(
@@ -412,9 +412,9 @@ pub async fn run_in_process(
         .await
         .map_err(|e| DaemonError::Startup(e.to_string()))?
         .map_err(DaemonError::Store)?;
-    let ctx = Ctx::open(home, cwd, store);
-    let root = ctx.current_workspace();
-    Ok(all_checks(&ctx, Host::InProcess, &root).await)
+    let daemon = Ctx::open(home, cwd, store);
+    let root = daemon.current_workspace();
+    Ok(all_checks(&daemon, Host::InProcess, &root).await)
 }
 
 #[cfg(test)]

@@ -22,22 +22,22 @@ const DUE_HORIZON: Duration = Duration::from_secs(60);
 
 /// Starts the watcher: after `delay` with no client and nothing running, the
 /// daemon shuts down as if asked to.
-pub fn start(ctx: &Ctx, delay: Duration) {
-    let ctx = ctx.clone();
+pub fn start(daemon: &Ctx, delay: Duration) {
+    let daemon = daemon.clone();
     tokio::spawn(async move {
         tokio::select! {
-            _ = ctx.shutdown.cancelled() => {}
-            why = wait_until_idle(&ctx, delay) => {
+            _ = daemon.shutdown.cancelled() => {}
+            why = wait_until_idle(&daemon, delay) => {
                 tracing::info!(idle = ?delay, "on-demand daemon: {why}; exiting");
-                ctx.shutdown.cancel();
+                daemon.shutdown.cancel();
             }
         }
     });
 }
 
 /// Returns once no client has been connected for `delay` and nothing runs.
-async fn wait_until_idle(ctx: &Ctx, delay: Duration) -> &'static str {
-    let mut clients = ctx.connections.watch_count();
+async fn wait_until_idle(daemon: &Ctx, delay: Duration) -> &'static str {
+    let mut clients = daemon.connections.watch_count();
     loop {
         // Parked here (no timer, no wake-up) while anyone is connected.
         if clients.wait_for(|n| *n == 0).await.is_err() {
@@ -49,7 +49,7 @@ async fn wait_until_idle(ctx: &Ctx, delay: Duration) -> &'static str {
             // Someone connected: wait for them to leave, then a whole delay.
             _ = clients.wait_for(|n| *n > 0) => continue,
         }
-        match busy(ctx).await {
+        match busy(daemon).await {
             None => return "no client connected and nothing running",
             Some(what) => tracing::debug!(what, "on-demand daemon stays up"),
         }
@@ -57,19 +57,19 @@ async fn wait_until_idle(ctx: &Ctx, delay: Duration) -> &'static str {
 }
 
 /// What keeps an unattended daemon up, if anything.
-async fn busy(ctx: &Ctx) -> Option<&'static str> {
-    if ctx.engine.turns.count() > 0 {
+async fn busy(daemon: &Ctx) -> Option<&'static str> {
+    if daemon.engine.turns.count() > 0 {
         return Some("a turn is running");
     }
-    if ctx.scheduler.running_count() > 0 {
+    if daemon.scheduler.running_count() > 0 {
         return Some("a scheduled run is in progress");
     }
-    if ctx.engine.jobs.running_count() > 0 {
+    if daemon.engine.jobs.running_count() > 0 {
         return Some("a background job is running");
     }
     let horizon = chrono::Duration::from_std(DUE_HORIZON).unwrap_or_default();
     let until = format_iso(Utc::now() + horizon);
-    match ctx.db(move |s| s.schedules_due_by(&until)).await {
+    match daemon.db(move |s| s.schedules_due_by(&until)).await {
         Ok(due) if due.is_empty() => None,
         Ok(_) => Some("a scheduled task is due"),
         // Unsure what is due: staying up is the safe side.

@@ -11,7 +11,7 @@ use seekclaw_protocol::{MethodError, ScopeParams};
 use crate::ctx::Ctx;
 
 /// Validates a client path and walks up to its project root.
-pub fn resolve_workspace_path(ctx: &Ctx, raw: &str) -> Result<PathBuf, MethodError> {
+pub fn resolve_workspace_path(daemon: &Ctx, raw: &str) -> Result<PathBuf, MethodError> {
     let raw = raw.trim();
     if raw.is_empty() || raw.contains('\0') {
         return Err(MethodError::invalid_param(
@@ -19,22 +19,22 @@ pub fn resolve_workspace_path(ctx: &Ctx, raw: &str) -> Result<PathBuf, MethodErr
             format!("Invalid workspace path: {raw}"),
         ));
     }
-    let full = normalize_path(Path::new(raw), ctx.cwd());
+    let full = normalize_path(Path::new(raw), daemon.cwd());
     if !full.is_dir() {
         return Err(MethodError::not_found(format!(
             "Workspace directory not found: {}",
             full.display()
         )));
     }
-    Ok(ctx.engine.roots.root_of(&full, &ctx.engine.home))
+    Ok(daemon.engine.roots.root_of(&full, &daemon.engine.home))
 }
 
 /// The scope a turn runs in: as [`resolve`], but the daemon's working
 /// directory is refused as an implicit workspace when it is too broad (a
 /// client that sends `workspace` or opened one has named it).
-pub fn resolve_for_turn(ctx: &Ctx, params: &ScopeParams) -> Result<Scope, MethodError> {
-    let scope = resolve(ctx, params)?;
-    let named = params.workspace.is_some() || ctx.workspace.is_named();
+pub fn resolve_for_turn(daemon: &Ctx, params: &ScopeParams) -> Result<Scope, MethodError> {
+    let scope = resolve(daemon, params)?;
+    let named = params.workspace.is_some() || daemon.workspace.is_named();
     if let (false, Some(root)) = (named, &scope.workspace) {
         refuse_implicit(
             root,
@@ -44,12 +44,12 @@ pub fn resolve_for_turn(ctx: &Ctx, params: &ScopeParams) -> Result<Scope, Method
     Ok(scope)
 }
 
-pub fn resolve(ctx: &Ctx, params: &ScopeParams) -> Result<Scope, MethodError> {
+pub fn resolve(daemon: &Ctx, params: &ScopeParams) -> Result<Scope, MethodError> {
     if params.global {
         return Ok(Scope::global());
     }
     match &params.workspace {
-        Some(raw) => Ok(Scope::of_root(&resolve_workspace_path(ctx, raw)?)),
-        None => Ok(Scope::of_root(&ctx.current_workspace())),
+        Some(raw) => Ok(Scope::of_root(&resolve_workspace_path(daemon, raw)?)),
+        None => Ok(Scope::of_root(&daemon.current_workspace())),
     }
 }

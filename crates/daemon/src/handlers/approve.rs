@@ -8,7 +8,7 @@ use crate::ctx::Ctx;
 
 use super::Reply;
 
-pub async fn approve(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn approve(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentApprove>()?;
     let session_id = params
         .session_id
@@ -36,7 +36,7 @@ pub async fn approve(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply
             Some(chat) => Some((chat.session().await, chat.approvals)),
             None => None,
         },
-        (None, Some(sid)) => ctx
+        (None, Some(sid)) => daemon
             .engine
             .turns
             .by_session(sid)

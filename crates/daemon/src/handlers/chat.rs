@@ -36,7 +36,7 @@ fn guidance(
     Ok((message, images))
 }
 
-pub async fn chat(ctx: &Ctx, conn: &Connection, id: i64, p: &Params, start: ChatStart) -> Reply {
+pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: ChatStart) -> Reply {
     let params = p.read::<method::Chat>()?;
     let (message, images) = guidance(p, params.text())?;
     let level = match params.reasoning_level.as_deref() {
@@ -49,7 +49,7 @@ pub async fn chat(ctx: &Ctx, conn: &Connection, id: i64, p: &Params, start: Chat
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let scope = scope::resolve_for_turn(ctx, &params.scope())
+    let scope = scope::resolve_for_turn(daemon, &params.scope())
         .map_err(|e| e.with_session(requested.clone()))?;
     // A model named with this chat wins over the session's own; either is
     // pinned (it alone answers, no failover).
@@ -78,15 +78,15 @@ pub async fn chat(ctx: &Ctx, conn: &Connection, id: i64, p: &Params, start: Chat
         controls: start.controls.clone(),
         origin: TurnOrigin::read_by("chat", conn.id),
     };
-    let mut turn = ctx.engine.start_turn(request).await?;
+    let mut turn = daemon.engine.start_turn(request).await?;
     let sid = turn.session().id.clone();
     start.claimed(&sid);
-    ctx.session_owners.set(&sid, conn.outbox.clone());
+    daemon.session_owners.set(&sid, conn.outbox.clone());
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),
         id: sid.clone(),
     }));
-    let lang = ctx.engine.config.load().ui.language();
+    let lang = daemon.engine.config.load().ui.language();
     while let Some(ev) = turn.next_event().await {
         // Everything already produced goes out as one queued chunk: a fast
         // stream of deltas costs one hand-off per batch, not per delta.
@@ -94,7 +94,7 @@ pub async fn chat(ctx: &Ctx, conn: &Connection, id: i64, p: &Params, start: Chat
         conn.outbox.send_line(lines).await;
     }
     let outcome = turn.outcome().await;
-    crate::goals::after_turn(ctx, &scope, &sid, &outcome);
+    crate::goals::after_turn(daemon, &scope, &sid, &outcome);
     // Every event is written before the terminal.
     Ok(terminal(id, Some(sid), outcome))
 }
@@ -129,7 +129,7 @@ fn write_event(lines: &mut Vec<u8>, (id, lang): (i64, UiLanguage), sid: &str, ev
     }
 }
 
-pub async fn steer(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn steer(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentSteer>()?;
     let (message, images) = guidance(
         p,
@@ -149,7 +149,7 @@ pub async fn steer(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     // steer was written right behind it): wait for the claim.
     let turn = match (request_id, session_id) {
         (Some(rid), _) => claimed_queue(conn.chats.get(rid)).await,
-        (None, Some(sid)) => match ctx.engine.turns.by_session(sid) {
+        (None, Some(sid)) => match daemon.engine.turns.by_session(sid) {
             Some(t) => Some((t.session_id, t.steer)),
             None => claimed_queue(conn.chats.asking_for(sid)).await,
         },
@@ -186,7 +186,7 @@ async fn claimed_queue(chat: Option<ChatEntry>) -> Option<(String, SteerQueue)> 
     Some((chat.session().await?, chat.steer))
 }
 
-pub async fn cancel(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn cancel(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentCancel>()?;
     let session_id = params
         .session_id
@@ -205,7 +205,7 @@ pub async fn cancel(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply 
         },
         // Whichever client started it, or none is left (a detached turn).
         (None, Some(sid)) => {
-            let running = ctx.engine.turns.by_session(sid);
+            let running = daemon.engine.turns.by_session(sid);
             let cancel = running
                 .map(|t| (t.session_id, t.cancel))
                 .or_else(|| Some((sid.to_string(), conn.chats.asking_for(sid)?.cancel)));

@@ -17,21 +17,21 @@ use seekclaw_engine::config_service::save_file;
 use seekclaw_engine::{mcp_config, mcp_cwd, own_workspace, workspace_config};
 
 /// The `mcp.list` rows of the current workspace.
-pub(crate) fn listing(ctx: &Ctx) -> Result<Vec<ServerListing>, MethodError> {
-    let root = ctx.current_workspace();
-    let config = ctx.engine.config.load();
-    let ws = workspace_config(&ctx.engine.home, Some(&root));
-    let merged = mcp_config(&ctx.engine.home, &config.mcp, Some(&root), ws.as_ref());
+pub(crate) fn listing(daemon: &Ctx) -> Result<Vec<ServerListing>, MethodError> {
+    let root = daemon.current_workspace();
+    let config = daemon.engine.config.load();
+    let ws = workspace_config(&daemon.engine.home, Some(&root));
+    let merged = mcp_config(&daemon.engine.home, &config.mcp, Some(&root), ws.as_ref());
     if let Some(file) = merged.problems.first() {
         return Err(MethodError::invalid(format!("Invalid MCP config: {file}")));
     }
-    let cwd = mcp_cwd(&ctx.engine.home, Some(&root));
+    let cwd = mcp_cwd(&daemon.engine.home, Some(&root));
     Ok(merged
         .servers
         .iter()
         .map(|entry| {
             let status = match &entry.transport {
-                Ok(transport) if entry.config.enabled => ctx.engine.mcp.status(&ServerSpec {
+                Ok(transport) if entry.config.enabled => daemon.engine.mcp.status(&ServerSpec {
                     name: entry.name.clone(),
                     transport: transport.clone(),
                     cwd: cwd.clone(),
@@ -43,25 +43,25 @@ pub(crate) fn listing(ctx: &Ctx) -> Result<Vec<ServerListing>, MethodError> {
         .collect())
 }
 
-fn list_reply(ctx: &Ctx, id: i64) -> Reply {
-    Ok(Envelope::json_result(id, &listing(ctx)?))
+fn list_reply(daemon: &Ctx, id: i64) -> Reply {
+    Ok(Envelope::json_result(id, &listing(daemon)?))
 }
 
-pub async fn list(ctx: &Ctx, id: i64) -> Reply {
-    list_reply(ctx, id)
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
+    list_reply(daemon, id)
 }
 
 /// Reconnects the current workspace's servers (unchanged ones keep running unless `restart`).
 /// Switches the MCP servers to what the config says now. Holds no daemon-wide
 /// lock: the manager runs one switch at a time and reads the config when its
 /// turn comes, so the last writer's servers win.
-async fn reconnect(ctx: &Ctx, restart: bool) {
-    extensions::activate(ctx, restart).await;
+async fn reconnect(daemon: &Ctx, restart: bool) {
+    extensions::activate(daemon, restart).await;
 }
 
-pub async fn reload(ctx: &Ctx, id: i64) -> Reply {
-    reconnect(ctx, true).await;
-    list_reply(ctx, id)
+pub async fn reload(daemon: &Ctx, id: i64) -> Reply {
+    reconnect(daemon, true).await;
+    list_reply(daemon, id)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -72,10 +72,10 @@ enum Target {
 
 /// Where a write goes. `workspace` (the default) falls back to the global config
 /// when the daemon has no workspace of its own (its folder holds the SeekClaw home).
-fn target(ctx: &Ctx, scope: Option<&str>) -> Result<(Target, Option<PathBuf>), MethodError> {
+fn target(daemon: &Ctx, scope: Option<&str>) -> Result<(Target, Option<PathBuf>), MethodError> {
     let raw = scope.unwrap_or("workspace");
     match raw.trim().to_ascii_lowercase().as_str() {
-        "" | "workspace" => match workspace_root(ctx) {
+        "" | "workspace" => match workspace_root(daemon) {
             Some(root) => Ok((Target::Workspace, Some(root))),
             None => Ok((Target::Global, None)),
         },
@@ -88,15 +88,15 @@ fn target(ctx: &Ctx, scope: Option<&str>) -> Result<(Target, Option<PathBuf>), M
 }
 
 /// The current workspace root, if it has a config of its own.
-fn workspace_root(ctx: &Ctx) -> Option<PathBuf> {
-    let root = ctx.current_workspace();
-    own_workspace(&ctx.engine.home, Some(&root)).map(Path::to_path_buf)
+fn workspace_root(daemon: &Ctx) -> Option<PathBuf> {
+    let root = daemon.current_workspace();
+    own_workspace(&daemon.engine.home, Some(&root)).map(Path::to_path_buf)
 }
 
-pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::McpUpsert>()?;
     let name = params.name.trimmed();
-    let (target, root) = target(ctx, params.scope.as_deref())?;
+    let (target, root) = target(daemon, params.scope.as_deref())?;
     // The server object is read into the config's own type (its fields and
     // unknown keys are kept as they are).
     let server = match p.raw("server") {
@@ -112,10 +112,11 @@ pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
     transport_of(&name, &server).map_err(|e| MethodError::invalid_param("server", e))?;
     // The admin gate covers the write only: the reconnect below may wait for a
     // server for its whole connect timeout, and other config writers must not.
-    let gate = ctx.admin_gate.lock().await;
+    let gate = daemon.admin_gate.lock().await;
     match target {
         Target::Global => {
-            ctx.engine
+            daemon
+                .engine
                 .config
                 .update(|c| {
                     let merged = keep_hidden(c.mcp.servers.get(&name), server);
@@ -125,8 +126,8 @@ pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
                 .await?
         }
         Target::Workspace => {
-            let root = root.unwrap_or_else(|| ctx.current_workspace());
-            let ws = workspace_config(&ctx.engine.home, Some(&root));
+            let root = root.unwrap_or_else(|| daemon.current_workspace());
+            let ws = workspace_config(&daemon.engine.home, Some(&root));
             let inline = ws
                 .as_ref()
                 .and_then(|w| w.mcp.as_ref())
@@ -155,8 +156,8 @@ pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
         }
     }
     drop(gate);
-    reconnect(ctx, false).await;
-    list_reply(ctx, id)
+    reconnect(daemon, false).await;
+    list_reply(daemon, id)
 }
 
 /// An upsert replaces the entry, but keeps what a client cannot send back
@@ -194,14 +195,15 @@ fn keep_values(
     }
 }
 
-pub async fn remove(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::McpRemove>()?;
     let name = params.name.trimmed();
-    let (target, root) = target(ctx, params.scope.as_deref())?;
-    let gate = ctx.admin_gate.lock().await;
+    let (target, root) = target(daemon, params.scope.as_deref())?;
+    let gate = daemon.admin_gate.lock().await;
     let removed = match target {
         Target::Global => {
-            ctx.engine
+            daemon
+                .engine
                 .config
                 .update(|c| Ok(c.mcp.servers.remove(&name).is_some()))
                 .await?
@@ -227,8 +229,8 @@ pub async fn remove(ctx: &Ctx, id: i64, p: &Params) -> Reply {
             "MCP server not found in {scope} scope: {name}"
         )));
     }
-    reconnect(ctx, false).await;
-    list_reply(ctx, id)
+    reconnect(daemon, false).await;
+    list_reply(daemon, id)
 }
 
 /// Edits `mcp.servers` of the workspace's `.seekclaw/config.json`; saves when

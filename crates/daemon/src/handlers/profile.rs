@@ -20,8 +20,8 @@ fn profile_key(cfg: &seekclaw_config::Config, name: &str) -> Result<String, Meth
         .ok_or_else(|| not_found(name))
 }
 
-pub async fn list(ctx: &Ctx, id: i64) -> Reply {
-    let config = ctx.engine.config.load();
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
+    let config = daemon.engine.config.load();
     let mut views: Vec<ProfileView> = config
         .profiles
         .iter()
@@ -49,7 +49,7 @@ fn opt(value: Option<String>) -> Option<String> {
 }
 
 /// Overwrites every field: an absent one becomes unset (reference behaviour).
-pub async fn upsert(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProfileUpsert>()?;
     let name = params.name.trimmed();
     let mode = match opt(params.mode) {
@@ -69,7 +69,8 @@ pub async fn upsert(ctx: &Ctx, id: i64, params: &Params) -> Reply {
         mode,
         ..Profile::default()
     };
-    ctx.engine
+    daemon
+        .engine
         .config
         .update(|cfg| {
             let existing = cfg
@@ -91,9 +92,9 @@ pub async fn upsert(ctx: &Ctx, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, name))
 }
 
-pub async fn use_profile(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn use_profile(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let name = params.read::<method::ProfileUse>()?.name.trimmed();
-    let chosen = ctx
+    let chosen = daemon
         .engine
         .config
         .update(|cfg| {
@@ -105,9 +106,9 @@ pub async fn use_profile(ctx: &Ctx, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, chosen))
 }
 
-pub async fn remove(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let name = params.read::<method::ProfileRemove>()?.name.trimmed();
-    let removed = ctx
+    let removed = daemon
         .engine
         .config
         .update(|cfg| {
@@ -125,15 +126,15 @@ pub async fn remove(ctx: &Ctx, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, removed))
 }
 
-pub async fn routing_get(ctx: &Ctx, id: i64) -> Reply {
-    let config = ctx.engine.config.load();
-    Ok(Envelope::json_result(id, &routing_view(ctx, &config)))
+pub async fn routing_get(daemon: &Ctx, id: i64) -> Reply {
+    let config = daemon.engine.config.load();
+    Ok(Envelope::json_result(id, &routing_view(daemon, &config)))
 }
 
 /// `routing.get`'s answer: the two switches and the failover rule they make
 /// with the chosen model in the daemon's current workspace.
-fn routing_view(ctx: &Ctx, config: &seekclaw_config::Config) -> RoutingView {
-    let ws = super::workspace::workspace_config(ctx, &ctx.current_workspace());
+fn routing_view(daemon: &Ctx, config: &seekclaw_config::Config) -> RoutingView {
+    let ws = super::workspace::workspace_config(daemon, &daemon.current_workspace());
     RoutingView {
         failover_enabled: config.routing.failover_enabled,
         deep_seek_optimization_enabled: config.routing.deep_seek_optimization_enabled,
@@ -141,11 +142,11 @@ fn routing_view(ctx: &Ctx, config: &seekclaw_config::Config) -> RoutingView {
     }
 }
 
-pub async fn routing_set(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn routing_set(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::RoutingSet>()?;
     let failover = params.failover_enabled.into_inner();
     let deepseek = params.deep_seek_optimization_enabled;
-    let config = ctx
+    let config = daemon
         .engine
         .config
         .update(|cfg| {
@@ -156,5 +157,5 @@ pub async fn routing_set(ctx: &Ctx, id: i64, params: &Params) -> Reply {
             Ok(cfg.clone())
         })
         .await?;
-    Ok(Envelope::json_result(id, &routing_view(ctx, &config)))
+    Ok(Envelope::json_result(id, &routing_view(daemon, &config)))
 }

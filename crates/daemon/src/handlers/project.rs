@@ -17,22 +17,22 @@ fn non_blank(value: Option<String>) -> Option<String> {
         .map(str::to_string)
 }
 
-pub async fn list(ctx: &Ctx, id: i64) -> Reply {
-    let projects = ctx.db(|s| s.list_projects()).await?;
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
+    let projects = daemon.db(|s| s.list_projects()).await?;
     Ok(Envelope::json_result(id, &projects))
 }
 
 /// The user's home and the SeekClaw state directory are never projects: sessions
 /// scoped there would merge unrelated work.
-fn forbidden(ctx: &Ctx, path: &Path) -> bool {
+fn forbidden(daemon: &Ctx, path: &Path) -> bool {
     let home = user_home();
     let default_state = home.as_ref().map(|h| h.join(".seekclaw"));
     home.as_deref() == Some(path)
-        || path.starts_with(ctx.engine.home.root())
+        || path.starts_with(daemon.engine.home.root())
         || default_state.is_some_and(|d| path.starts_with(d))
 }
 
-pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::ProjectUpsert>()?;
     let raw = params.path.0.trim();
     if raw.contains('\0') {
@@ -41,8 +41,8 @@ pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
             format!("Invalid project path: {raw}"),
         ));
     }
-    let path = normalize_path(Path::new(raw), ctx.cwd());
-    if forbidden(ctx, &path) {
+    let path = normalize_path(Path::new(raw), daemon.cwd());
+    if forbidden(daemon, &path) {
         return Err(MethodError::new(
             ErrorCode::Forbidden,
             "The user profile or the SeekClaw state directory cannot be registered as a project.",
@@ -52,18 +52,18 @@ pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
     let name = non_blank(params.name).unwrap_or_else(|| workspace_name(&path));
     let key = path_key(&path);
     let path = path.display().to_string();
-    let project = ctx
+    let project = daemon
         .db(move |s| s.upsert_project(&project_id, &path, &key, &name))
         .await?;
     Ok(Envelope::json_result(id, &project))
 }
 
-pub async fn remove(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::ProjectRemove>()?;
     let project = params.id.trimmed();
     let pid = project.clone();
     let keep = params.keep_sessions.unwrap_or(false);
-    let removed = ctx
+    let removed = daemon
         .db(move |s| {
             let Some(project) = s.project(&pid)? else {
                 return Ok(false);

@@ -43,8 +43,8 @@ fn find_mut<'c>(config: &'c mut Config, id: &str) -> Option<&'c mut Provider> {
         .find(|p| p.id.eq_ignore_ascii_case(id))
 }
 
-pub async fn list(ctx: &Ctx, id: i64) -> Reply {
-    let config = ctx.engine.config.load();
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
+    let config = daemon.engine.config.load();
     let views: Vec<ProviderView> = config
         .providers_by_priority()
         .into_iter()
@@ -142,10 +142,10 @@ fn edit_error(e: EditError) -> MethodError {
     }
 }
 
-pub async fn upsert(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProviderUpsert>()?;
     let edit = upsert_edit(params.id.trimmed(), &params)?;
-    let view = ctx
+    let view = daemon
         .engine
         .config
         .update(|cfg| {
@@ -156,9 +156,9 @@ pub async fn upsert(ctx: &Ctx, id: i64, params: &Params) -> Reply {
     Ok(Envelope::json_result(id, &view))
 }
 
-pub async fn use_provider(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn use_provider(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let pid = params.read::<method::ProviderUse>()?.id.trimmed();
-    let chosen = ctx
+    let chosen = daemon
         .engine
         .config
         .update(|cfg| {
@@ -183,9 +183,9 @@ pub async fn use_provider(ctx: &Ctx, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, chosen))
 }
 
-pub async fn remove(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let pid = params.read::<method::ProviderRemove>()?.id.trimmed();
-    let removed = ctx
+    let removed = daemon
         .engine
         .config
         .update(|cfg| edits::remove_provider(cfg, &pid).map_err(edit_error))
@@ -193,9 +193,9 @@ pub async fn remove(ctx: &Ctx, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, removed.id))
 }
 
-pub async fn test(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn test(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let wanted = non_blank(params.read::<method::ProviderTest>()?.id.as_deref());
-    let config = ctx.engine.config.load();
+    let config = daemon.engine.config.load();
     let targets: Vec<Provider> = config
         .providers_by_priority()
         .into_iter()
@@ -209,13 +209,16 @@ pub async fn test(ctx: &Ctx, id: i64, params: &Params) -> Reply {
     if targets.is_empty() {
         return Err(MethodError::not_found("No matching providers"));
     }
-    Ok(Envelope::json_result(id, &ctx.engine.probe(targets).await))
+    Ok(Envelope::json_result(
+        id,
+        &daemon.engine.probe(targets).await,
+    ))
 }
 
-pub async fn models_fetch(ctx: &Ctx, id: i64, params: &Params) -> Reply {
+pub async fn models_fetch(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProviderModelsFetch>()?;
     let pid = params.id.trimmed();
-    let config = ctx.engine.config.load();
+    let config = daemon.engine.config.load();
     let provider = config
         .providers
         .iter()
@@ -232,11 +235,12 @@ pub async fn models_fetch(ctx: &Ctx, id: i64, params: &Params) -> Reply {
             format!("Invalid model list URL: {url}"),
         ));
     }
-    let fetched = ctx.engine.fetch_models(&provider, &url).await?;
+    let fetched = daemon.engine.fetch_models(&provider, &url).await?;
     let ids = fetched.clone();
     // The fetch above ran without the admin gate (it may take its whole timeout).
-    let _gate = ctx.admin_gate.lock().await;
-    ctx.engine
+    let _gate = daemon.admin_gate.lock().await;
+    daemon
+        .engine
         .config
         .update(|cfg| {
             let p = find_mut(cfg, &pid).ok_or_else(|| not_found(&pid))?;

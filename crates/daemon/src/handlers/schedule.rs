@@ -18,14 +18,14 @@ fn not_found(id: &str) -> MethodError {
 }
 
 /// `schedule.list`: every task, newest first, compact.
-pub async fn list(ctx: &Ctx, id: i64) -> Reply {
-    let tasks = ctx.db(|s| s.list_schedules()).await?;
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
+    let tasks = daemon.db(|s| s.list_schedules()).await?;
     Ok(Envelope::json_result(id, &tasks))
 }
 
 /// `schedule.create` and `schedule.update`: upsert by id (an unknown id creates
 /// the task with that id). The next run is strictly after now, in UTC.
-pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     // `schedule.update` reads the same params (one handler: upsert by id).
     let params = p.read::<method::ScheduleCreate>()?;
     let non_blank = |s: Option<String>| {
@@ -66,7 +66,7 @@ pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
         // Kept as given (made absolute): a missing folder means the global
         // scope at run time, as in the original, not an error now.
         Some(raw) => Some(
-            normalize_path(Path::new(&raw), ctx.cwd())
+            normalize_path(Path::new(&raw), daemon.cwd())
                 .display()
                 .to_string(),
         ),
@@ -87,14 +87,14 @@ pub async fn upsert(ctx: &Ctx, id: i64, p: &Params) -> Reply {
         next_run_at,
         approval,
     };
-    let task = ctx.db(move |s| s.upsert_schedule(&draft)).await?;
-    ctx.scheduler.wake();
-    Ok(answer(ctx, id, &task))
+    let task = daemon.db(move |s| s.upsert_schedule(&draft)).await?;
+    daemon.scheduler.wake();
+    Ok(answer(daemon, id, &task))
 }
 
 /// A task as answered, with the on-demand warning when it applies.
-fn answer(ctx: &Ctx, id: i64, task: &ScheduledTask) -> Envelope {
-    let Some(warning) = on_demand_warning(ctx, task.enabled) else {
+fn answer(daemon: &Ctx, id: i64, task: &ScheduledTask) -> Envelope {
+    let Some(warning) = on_demand_warning(daemon, task.enabled) else {
         return Envelope::json_result(id, task);
     };
     match serde_json::to_value(task) {
@@ -108,8 +108,8 @@ fn answer(ctx: &Ctx, id: i64, task: &ScheduledTask) -> Envelope {
 
 /// An enabled task on a daemon that leaves once idle runs only while it is
 /// up: what to do to have it run with no window open.
-fn on_demand_warning(ctx: &Ctx, enabled: bool) -> Option<String> {
-    let idle = ctx.idle_exit.filter(|_| enabled)?;
+fn on_demand_warning(daemon: &Ctx, enabled: bool) -> Option<String> {
+    let idle = daemon.idle_exit.filter(|_| enabled)?;
     Some(format!(
         "this daemon was started on demand and exits once no client has been connected \
          for {} s and nothing is due within a minute: the task runs only while a daemon is \
@@ -121,32 +121,32 @@ fn on_demand_warning(ctx: &Ctx, enabled: bool) -> Option<String> {
 }
 
 /// `schedule.toggle`: disabling clears the next run, enabling recomputes it.
-pub async fn toggle(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn toggle(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::ScheduleToggle>()?;
     let task_id = params.id.trimmed();
     let (tid, enabled) = (task_id.clone(), params.enabled.into_inner());
-    let task = ctx
+    let task = daemon
         .db(move |s| s.set_schedule_enabled(&tid, enabled, |t| next_run_iso(&t.cron, Utc::now())))
         .await?
         .ok_or_else(|| not_found(&task_id))?;
-    ctx.scheduler.wake();
-    Ok(answer(ctx, id, &task))
+    daemon.scheduler.wake();
+    Ok(answer(daemon, id, &task))
 }
 
 /// `schedule.delete`: `ok` whether or not the task existed; a run in progress
 /// is cancelled.
-pub async fn delete(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn delete(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let tid = p.read::<method::ScheduleDelete>()?.id.trimmed();
-    ctx.scheduler.cancel(&tid, CancelReason::Deleted);
+    daemon.scheduler.cancel(&tid, CancelReason::Deleted);
     let key = tid.clone();
-    ctx.db(move |s| s.delete_schedule(&key)).await?;
-    ctx.scheduler.wake();
+    daemon.db(move |s| s.delete_schedule(&key)).await?;
+    daemon.scheduler.wake();
     Ok(Envelope::result(id, "ok"))
 }
 
 /// `schedule.run`: starts a run now and answers `started` without waiting.
-pub async fn run(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn run(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let tid = p.read::<method::ScheduleRun>()?.id.trimmed();
-    crate::scheduler::start_manual(ctx, &tid).await?;
+    crate::scheduler::start_manual(daemon, &tid).await?;
     Ok(Envelope::result(id, "started"))
 }

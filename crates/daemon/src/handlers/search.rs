@@ -15,11 +15,11 @@ const DEFAULT_LIMIT: usize = 50;
 /// scope's; neither searches every scope (unlike `session.list`, which falls
 /// back to the current workspace: someone searching their history expects
 /// all of it). Newest first; archived sessions included.
-pub async fn search(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn search(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionSearch>()?;
     let named = params.scope();
     let key = if named.global || named.workspace.is_some() {
-        Some(scope::resolve(ctx, &named)?.key)
+        Some(scope::resolve(daemon, &named)?.key)
     } else {
         None
     };
@@ -36,7 +36,7 @@ pub async fn search(ctx: &Ctx, id: i64, p: &Params) -> Reply {
             })?,
     };
     let query = params.query.into_inner();
-    let hits = ctx
+    let hits = daemon
         .db(move |s| s.search(&query, key.as_deref(), limit))
         .await?;
     let hits: Vec<SessionSearchHit> = hits

@@ -43,21 +43,21 @@ impl From<&SessionRefParams> for SessionRef {
 }
 
 /// Resolves the scope and checks the id of a session-addressing request.
-pub(crate) fn target(ctx: &Ctx, r: &SessionRef) -> Result<Scope, MethodError> {
+pub(crate) fn target(daemon: &Ctx, r: &SessionRef) -> Result<Scope, MethodError> {
     validate_id(&r.id)?;
-    scope::resolve(ctx, &r.scope)
+    scope::resolve(daemon, &r.scope)
 }
 
-pub async fn new_session(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn new_session(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionNew>()?;
-    let scope = scope::resolve(ctx, &params.scope())?;
+    let scope = scope::resolve(daemon, &params.scope())?;
     let level = match &params.reasoning_level {
         Some(raw) => parse_reasoning_level(raw)?,
-        None => ctx.engine.config.load().agent.reasoning_level,
+        None => daemon.engine.config.load().agent.reasoning_level,
     };
     let network_enabled = params.network_enabled.unwrap_or(true);
     let target = scope.clone();
-    let header = ctx
+    let header = daemon
         .db(move |s| create_session(s, &target, None, level, network_enabled))
         .await?;
     conn.set_legacy(Some(LegacySession {
@@ -67,16 +67,17 @@ pub async fn new_session(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> R
     Ok(Envelope::result(id, header.id))
 }
 
-pub async fn list(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionList>()?;
-    let scope = scope::resolve(ctx, &params.scope())?;
+    let scope = scope::resolve(daemon, &params.scope())?;
     let include = params.include_archived.unwrap_or(false);
-    ctx.db(move |s| {
-        let mut list = JsonArrayBuilder::indented();
-        s.for_each_session(&scope.key, include, |h| Ok(list.push(h)?))?;
-        Ok(list.into_result(id))
-    })
-    .await
+    daemon
+        .db(move |s| {
+            let mut list = JsonArrayBuilder::indented();
+            s.for_each_session(&scope.key, include, |h| Ok(list.push(h)?))?;
+            Ok(list.into_result(id))
+        })
+        .await
 }
 
 /// `session.get`: the header with `title` and `workspace` always present
@@ -132,20 +133,20 @@ impl SessionView {
 
 /// The policy a session's turns run with: its own, else its workspace's,
 /// else the config's.
-fn session_policy(ctx: &Ctx, scope: &crate::scope::Scope, own: Option<&str>) -> ApprovalPolicy {
+fn session_policy(daemon: &Ctx, scope: &crate::scope::Scope, own: Option<&str>) -> ApprovalPolicy {
     let workspace = scope
         .workspace
         .as_deref()
-        .and_then(|root| super::workspace::workspace_config(ctx, root));
-    seekclaw_agent::effective_policy(&ctx.engine.config.load(), workspace.as_ref(), own)
+        .and_then(|root| super::workspace::workspace_config(daemon, root));
+    seekclaw_agent::effective_policy(&daemon.engine.config.load(), workspace.as_ref(), own)
 }
 
-pub async fn get(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn get(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionGet>()?);
-    let scope = target(ctx, &r)?;
+    let scope = target(daemon, &r)?;
     let sid = r.id.clone();
     let key = scope.key.clone();
-    let found = ctx
+    let found = daemon
         .db(move |s| {
             let Some(header) = s.session(&key, &sid)? else {
                 return Ok(None);
@@ -159,7 +160,7 @@ pub async fn get(ctx: &Ctx, id: i64, p: &Params) -> Reply {
         .await?
         .ok_or_else(|| not_found(&r.id))?;
     let (header, approvals, model, messages, children) = found;
-    let policy = session_policy(ctx, &scope, approvals.policy.as_deref());
+    let policy = session_policy(daemon, &scope, approvals.policy.as_deref());
     let mut view = SessionView::new(header, (policy, approvals.rules), model, messages);
     view.children = children;
     Ok(Envelope::json_result(id, &view))
@@ -167,11 +168,11 @@ pub async fn get(ctx: &Ctx, id: i64, p: &Params) -> Reply {
 
 /// `session.timeline`: the whole log as a front end redraws it (see
 /// `crate::timeline`).
-pub async fn timeline(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn timeline(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionTimeline>()?);
-    let scope = target(ctx, &r)?;
+    let scope = target(daemon, &r)?;
     let sid = r.id.clone();
-    let found = ctx
+    let found = daemon
         .db(move |s| {
             let Some(header) = s.session(&scope.key, &sid)? else {
                 return Ok(None);
@@ -189,18 +190,19 @@ pub async fn timeline(ctx: &Ctx, id: i64, p: &Params) -> Reply {
 }
 
 async fn patch(
-    ctx: &Ctx,
+    daemon: &Ctx,
     r: &SessionRef,
     patch: SessionPatch,
 ) -> Result<SessionHeader, MethodError> {
-    let scope = target(ctx, r)?;
+    let scope = target(daemon, r)?;
     let sid = r.id.clone();
-    ctx.db(move |s| s.update_session(&scope.key, &sid, &patch))
+    daemon
+        .db(move |s| s.update_session(&scope.key, &sid, &patch))
         .await?
         .ok_or_else(|| not_found(&r.id))
 }
 
-pub async fn update(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn update(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionUpdate>()?;
     let session = SessionRef {
         id: params.id.trimmed(),
@@ -235,10 +237,10 @@ pub async fn update(ctx: &Ctx, id: i64, p: &Params) -> Reply {
     let model = match params.model {
         None => None,
         Some(None) => Some(None),
-        Some(Some(raw)) => Some(Some(session_model_ref(ctx, &raw)?)),
+        Some(Some(raw)) => Some(Some(session_model_ref(daemon, &raw)?)),
     };
     let header = patch(
-        ctx,
+        daemon,
         &session,
         SessionPatch {
             title,
@@ -249,14 +251,15 @@ pub async fn update(ctx: &Ctx, id: i64, p: &Params) -> Reply {
     )
     .await?;
     if let Some(policy) = policy {
-        let scope = target(ctx, &session)?;
+        let scope = target(daemon, &session)?;
         let sid = header.id.clone();
-        ctx.db(move |s| s.set_session_approval_policy(&scope.key, &sid, policy))
+        daemon
+            .db(move |s| s.set_session_approval_policy(&scope.key, &sid, policy))
             .await?;
     }
-    let scope = target(ctx, &session)?;
+    let scope = target(daemon, &session)?;
     let sid = header.id.clone();
-    let model = ctx
+    let model = daemon
         .db(move |s| {
             if let Some(model) = model {
                 s.set_session_model(&scope.key, &sid, model.as_deref())?;
@@ -269,15 +272,15 @@ pub async fn update(ctx: &Ctx, id: i64, p: &Params) -> Reply {
 
 /// The `provider/model` a session's `model` names (a ref, an alias or a
 /// unique bare id of an enabled provider).
-fn session_model_ref(ctx: &Ctx, wanted: &str) -> Result<String, MethodError> {
-    let config = ctx.engine.config.load();
+fn session_model_ref(daemon: &Ctx, wanted: &str) -> Result<String, MethodError> {
+    let config = daemon.engine.config.load();
     let wanted = wanted.trim();
     seekclaw_providers::routing::resolve(&config, wanted, false)
         .map(|h| h.model_ref(&config))
         .ok_or_else(|| MethodError::invalid_param("model", format!("Unknown model {wanted}")))
 }
 
-pub async fn archive(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn archive(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionArchive>()?;
     let archived = params.archived.unwrap_or(true);
     let session = SessionRef {
@@ -285,7 +288,7 @@ pub async fn archive(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply
         scope: params.scope(),
     };
     let header = patch(
-        ctx,
+        daemon,
         &session,
         SessionPatch {
             archived: Some(archived),
@@ -299,23 +302,25 @@ pub async fn archive(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply
     Ok(Envelope::json_result(id, &header))
 }
 
-pub async fn delete(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn delete(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionDelete>()?);
-    let scope = target(ctx, &r)?;
+    let scope = target(daemon, &r)?;
     let sid = r.id.clone();
-    let deleted = ctx.db(move |s| s.delete_session(&scope.key, &sid)).await?;
+    let deleted = daemon
+        .db(move |s| s.delete_session(&scope.key, &sid))
+        .await?;
     if !deleted {
         return Err(not_found(&r.id));
     }
     // The session is closed: its background jobs end with it.
-    ctx.engine.jobs.close(&r.id);
-    ctx.session_owners.forget(&r.id);
-    ctx.engine.goals.set(&r.id, false);
+    daemon.engine.jobs.close(&r.id);
+    daemon.session_owners.forget(&r.id);
+    daemon.engine.goals.set(&r.id, false);
     conn.clear_legacy_if(&r.id);
     Ok(Envelope::result(id, r.id))
 }
 
-pub async fn truncate(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn truncate(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionTruncate>()?;
     let session = SessionRef {
         id: params.id.trimmed(),
@@ -324,9 +329,9 @@ pub async fn truncate(ctx: &Ctx, id: i64, p: &Params) -> Reply {
     let keep = usize::try_from(params.keep_count.into_inner()).map_err(|_| {
         MethodError::invalid_param("keepCount", "params.keepCount is required (>= 0)")
     })?;
-    let scope = target(ctx, &session)?;
+    let scope = target(daemon, &session)?;
     let sid = session.id.clone();
-    let remaining = ctx
+    let remaining = daemon
         .db(move |s| {
             if s.session(&scope.key, &sid)?.is_none() {
                 return Ok(None);
@@ -341,11 +346,11 @@ pub async fn truncate(ctx: &Ctx, id: i64, p: &Params) -> Reply {
 /// `session.compact`: one summary over the whole log, appended (events are
 /// never rewritten); the next turn starts from it. `busy` while a turn runs
 /// on the session (here or in another process); `agent.cancel` stops it.
-pub async fn compact(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn compact(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionCompact>()?);
-    let scope = target(ctx, &r)?;
+    let scope = target(daemon, &r)?;
     let cancel = tokio_util::sync::CancellationToken::new();
-    let done = ctx
+    let done = daemon
         .engine
         .compact_session(&scope, &r.id, &Default::default(), &cancel, |_, _| {})
         .await?;
@@ -359,11 +364,11 @@ pub async fn compact(ctx: &Ctx, id: i64, p: &Params) -> Reply {
     Ok(Envelope::json_result(id, &result).with_session(Some(r.id)))
 }
 
-pub async fn resume(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn resume(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionResume>()?);
-    let scope = target(ctx, &r)?;
+    let scope = target(daemon, &r)?;
     let (key, sid) = (scope.key.clone(), r.id.clone());
-    let found = ctx.db(move |s| s.session(&key, &sid)).await?;
+    let found = daemon.db(move |s| s.session(&key, &sid)).await?;
     if found.is_none() {
         return Err(MethodError::not_found(format!(
             "Session {} not found",

@@ -10,33 +10,33 @@ use crate::ctx::Ctx;
 use crate::doctor::{self, Host};
 use seekclaw_engine::config_service::FileHealth;
 
-pub async fn doctor_text(ctx: &Ctx, id: i64, p: &Params) -> Reply {
-    let root = doctor_root(ctx, p)?;
-    let checks = doctor::local_checks(ctx, Host::Daemon, &root).await;
+pub async fn doctor_text(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let root = doctor_root(daemon, p)?;
+    let checks = doctor::local_checks(daemon, Host::Daemon, &root).await;
     Ok(Envelope::result(id, doctor::text(&checks)))
 }
 
 /// Local checks plus a probe of every enabled provider.
-pub async fn doctor_run(ctx: &Ctx, id: i64, p: &Params) -> Reply {
-    let root = doctor_root(ctx, p)?;
-    let checks = doctor::all_checks(ctx, Host::Daemon, &root).await;
+pub async fn doctor_run(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let root = doctor_root(daemon, p)?;
+    let checks = doctor::all_checks(daemon, Host::Daemon, &root).await;
     Ok(Envelope::json_result(id, &checks))
 }
 
 /// The workspace a doctor request names, else the daemon's current one.
-fn doctor_root(ctx: &Ctx, p: &Params) -> Result<std::path::PathBuf, MethodError> {
+fn doctor_root(daemon: &Ctx, p: &Params) -> Result<std::path::PathBuf, MethodError> {
     match p.read::<method::DoctorRun>()?.workspace {
-        Some(raw) if !raw.trim().is_empty() => crate::scope::resolve_workspace_path(ctx, &raw),
-        _ => Ok(ctx.current_workspace()),
+        Some(raw) if !raw.trim().is_empty() => crate::scope::resolve_workspace_path(daemon, &raw),
+        _ => Ok(daemon.current_workspace()),
     }
 }
 
 /// How `config.json` and `state.json` read (a front end shows a problem line).
-pub fn config_status(ctx: &Ctx, id: i64) -> Reply {
-    let status = ctx.engine.config.status();
+pub fn config_status(daemon: &Ctx, id: i64) -> Reply {
+    let status = daemon.engine.config.status();
     let view = |name: &str, health: &FileHealth| ConfigFileView {
         name: name.to_string(),
-        path: ctx.engine.home.root().join(name).display().to_string(),
+        path: daemon.engine.home.root().join(name).display().to_string(),
         error: health.problem.as_ref().map(ToString::to_string),
         line: health
             .problem
@@ -68,15 +68,15 @@ pub fn config_status(ctx: &Ctx, id: i64) -> Reply {
 }
 
 /// Held file write locks, from the daemon-wide coordinator.
-pub fn lock_list(ctx: &Ctx, id: i64) -> Reply {
-    Ok(Envelope::json_result(id, &ctx.engine.locks.snapshot()))
+pub fn lock_list(daemon: &Ctx, id: i64) -> Reply {
+    Ok(Envelope::json_result(id, &daemon.engine.locks.snapshot()))
 }
 
-pub async fn factory_reset(ctx: &Ctx, conn: &Connection, id: i64) -> Reply {
+pub async fn factory_reset(daemon: &Ctx, conn: &Connection, id: i64) -> Reply {
     stop_connection_turns(conn).await;
-    ctx.engine.config.reset().await?;
-    ctx.db(|s| s.reset()).await?;
-    let home = ctx.engine.home.clone();
+    daemon.engine.config.reset().await?;
+    daemon.db(|s| s.reset()).await?;
+    let home = daemon.engine.home.clone();
     tokio::task::spawn_blocking(move || {
         let _ = std::fs::remove_file(home.usage_path());
         for dir in [home.logs_dir(), home.prompts_dir(), home.skills_dir()] {
@@ -89,13 +89,13 @@ pub async fn factory_reset(ctx: &Ctx, conn: &Connection, id: i64) -> Reply {
     .await
     .map_err(|e| seekclaw_protocol::MethodError::internal(e.to_string()))?;
     // Global MCP servers are gone from the config now: stop them.
-    crate::extensions::activate(ctx, false).await;
+    crate::extensions::activate(daemon, false).await;
     tracing::warn!("factory reset done");
     Ok(Envelope::json_result(
         id,
         &FactoryResetResult {
             ok: true,
-            home: ctx.engine.home.root().display().to_string(),
+            home: daemon.engine.home.root().display().to_string(),
         },
     ))
 }
@@ -112,17 +112,17 @@ pub async fn stop_connection_turns(conn: &Connection) {
     }
 }
 
-pub async fn shutdown(ctx: &Ctx, conn: &Connection, id: i64) -> Reply {
+pub async fn shutdown(daemon: &Ctx, conn: &Connection, id: i64) -> Reply {
     tracing::info!("shutdown requested by a client");
     stop_connection_turns(conn).await;
-    ctx.engine.turns.cancel_all();
+    daemon.engine.turns.cancel_all();
     conn.closing.cancel();
-    ctx.shutdown.cancel();
+    daemon.shutdown.cancel();
     // `bye` means nobody is accepted any more: a client that reconnects at
     // once is refused (or reaches the next daemon), never this one.
     let _ = tokio::time::timeout(
         std::time::Duration::from_secs(1),
-        ctx.not_listening.cancelled(),
+        daemon.not_listening.cancelled(),
     )
     .await;
     Ok(Envelope::new(id, event::BYE, ""))

@@ -12,21 +12,21 @@ use crate::handlers::session::{SessionRef, target};
 use crate::wire::watched_envelope;
 use seekclaw_engine::sync::Locked;
 
-pub async fn watch(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn watch(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionWatch>()?);
-    let scope = target(ctx, &r)?;
+    let scope = target(daemon, &r)?;
     let (key, sid) = (scope.key.clone(), r.id.clone());
-    let header = ctx
+    let header = daemon
         .db(move |s| s.session(&key, &sid))
         .await?
         .ok_or_else(|| MethodError::not_found(format!("Session {} not found", r.id)))?;
     let sid = header.id;
-    let (_guard, mut rx) = ctx.engine.bus.add(&sid, conn.id);
+    let (_guard, mut rx) = daemon.engine.bus.add(&sid, conn.id);
     let ended = CancellationToken::new();
     conn.watching
         .locked()
         .push((sid.to_lowercase(), ended.clone()));
-    let lang = ctx.engine.config.load().ui.language();
+    let lang = daemon.engine.config.load().ui.language();
     let unwatched = loop {
         tokio::select! {
             item = rx.recv() => match item {
@@ -43,7 +43,7 @@ pub async fn watch(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
             },
             _ = ended.cancelled() => break Ok(()),
             _ = conn.closing.cancelled() => break Ok(()),
-            _ = ctx.shutdown.cancelled() => break Ok(()),
+            _ = daemon.shutdown.cancelled() => break Ok(()),
         }
     };
     // Unwatch removes what it cancels; any other ended watch is this one.

@@ -16,26 +16,26 @@ use crate::scope::resolve_workspace_path;
 use seekclaw_engine::config_service::save_file;
 
 /// The workspace's own config, unless its `.seekclaw` is the SeekClaw home itself.
-fn workspace_config_file(ctx: &Ctx, root: &Path) -> Option<std::path::PathBuf> {
+fn workspace_config_file(daemon: &Ctx, root: &Path) -> Option<std::path::PathBuf> {
     let path = workspace_config_path(root);
-    let home_config = ctx.engine.home.config_path();
+    let home_config = daemon.engine.home.config_path();
     (path != home_config).then_some(path)
 }
 
 /// The workspace's own config (`.seekclaw/config.json`), if it has a readable one.
-pub fn workspace_config(ctx: &Ctx, root: &Path) -> Option<WorkspaceConfig> {
-    workspace_config_file(ctx, root)
+pub fn workspace_config(daemon: &Ctx, root: &Path) -> Option<WorkspaceConfig> {
+    workspace_config_file(daemon, root)
         .and_then(|p| read_json_lenient::<WorkspaceConfig>(&p).ok().flatten())
 }
 
 /// Effective mode: the workspace's `mode`, else the global `agent.mode`.
-pub fn effective_mode(ctx: &Ctx, root: &Path) -> AgentMode {
-    let ws_mode = workspace_config(ctx, root).and_then(|c| c.mode);
-    ws_mode.unwrap_or_else(|| ctx.engine.config.load().agent.mode)
+pub fn effective_mode(daemon: &Ctx, root: &Path) -> AgentMode {
+    let ws_mode = workspace_config(daemon, root).and_then(|c| c.mode);
+    ws_mode.unwrap_or_else(|| daemon.engine.config.load().agent.mode)
 }
 
-async fn describe(ctx: &Ctx, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
-    let mode = effective_mode(ctx, &root).as_str().to_string();
+async fn describe(daemon: &Ctx, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
+    let mode = effective_mode(daemon, &root).as_str().to_string();
     let kinds_root = root.clone();
     let project_kinds = tokio::task::spawn_blocking(move || project_kinds(&kinds_root))
         .await
@@ -48,33 +48,33 @@ async fn describe(ctx: &Ctx, root: std::path::PathBuf) -> Result<WorkspaceInfo, 
     })
 }
 
-pub async fn get(ctx: &Ctx, id: i64) -> Reply {
-    let info = describe(ctx, ctx.current_workspace()).await?;
+pub async fn get(daemon: &Ctx, id: i64) -> Reply {
+    let info = describe(daemon, daemon.current_workspace()).await?;
     Ok(Envelope::json_result(id, &info))
 }
 
-pub async fn open(ctx: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn open(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let raw = p.read::<method::WorkspaceOpen>()?.path.into_inner();
-    let root = resolve_workspace_path(ctx, &raw).map_err(|e| MethodError {
+    let root = resolve_workspace_path(daemon, &raw).map_err(|e| MethodError {
         param: Some("path".into()),
         ..e
     })?;
     {
         // Ordered with config writers (which may target the workspace); the
         // MCP switch below waits without the gate.
-        let _gate = ctx.admin_gate.lock().await;
-        ctx.set_workspace(root.clone());
+        let _gate = daemon.admin_gate.lock().await;
+        daemon.set_workspace(root.clone());
     }
     conn.set_legacy(None);
     tracing::info!(workspace = %root.display(), "workspace opened");
     // The new workspace's MCP servers replace the old ones (reference: awaited).
-    crate::extensions::activate(ctx, false).await;
-    Ok(Envelope::json_result(id, &describe(ctx, root).await?))
+    crate::extensions::activate(daemon, false).await;
+    Ok(Envelope::json_result(id, &describe(daemon, root).await?))
 }
 
-pub async fn init(ctx: &Ctx, id: i64) -> Reply {
-    let root = ctx.current_workspace();
-    if root == ctx.engine.home.root()
+pub async fn init(daemon: &Ctx, id: i64) -> Reply {
+    let root = daemon.current_workspace();
+    if root == daemon.engine.home.root()
         || Some(root.as_path()) == seekclaw_config::user_home().as_deref()
     {
         return Err(MethodError::new(
@@ -101,14 +101,14 @@ pub async fn init(ctx: &Ctx, id: i64) -> Reply {
 
 /// The mode as `data` (what the desktop reads), and in `details` the mode
 /// with the approval policy the workspace's turns run with (ours, additive).
-pub async fn mode_get(ctx: &Ctx, id: i64) -> Reply {
-    let root = ctx.current_workspace();
-    let mode = effective_mode(ctx, &root);
-    let workspace = workspace_config(ctx, &root);
+pub async fn mode_get(daemon: &Ctx, id: i64) -> Reply {
+    let root = daemon.current_workspace();
+    let mode = effective_mode(daemon, &root);
+    let workspace = workspace_config(daemon, &root);
     let policy =
-        seekclaw_agent::effective_policy(&ctx.engine.config.load(), workspace.as_ref(), None);
+        seekclaw_agent::effective_policy(&daemon.engine.config.load(), workspace.as_ref(), None);
     let sandbox = seekclaw_agent::effective_sandbox_mode(
-        ctx.engine.config.load().agent.sandbox,
+        daemon.engine.config.load().agent.sandbox,
         workspace.as_ref().and_then(|w| w.sandbox),
     );
     let details = seekclaw_protocol::api::ModeDetails {
@@ -119,7 +119,7 @@ pub async fn mode_get(ctx: &Ctx, id: i64) -> Reply {
     Ok(Envelope::result(id, mode.as_str()).with_details_of(&details))
 }
 
-pub async fn mode_switch(ctx: &Ctx, id: i64, p: &Params) -> Reply {
+pub async fn mode_switch(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let invalid = || {
         MethodError::invalid_param(
             "mode",
@@ -131,7 +131,8 @@ pub async fn mode_switch(ctx: &Ctx, id: i64, p: &Params) -> Reply {
         .mode
         .ok_or_else(invalid)?;
     let mode = AgentMode::parse_strict(&raw).ok_or_else(invalid)?;
-    ctx.engine
+    daemon
+        .engine
         .config
         .update(|cfg| {
             cfg.agent.mode = mode;
@@ -139,8 +140,8 @@ pub async fn mode_switch(ctx: &Ctx, id: i64, p: &Params) -> Reply {
             Ok(())
         })
         .await?;
-    let root = ctx.current_workspace();
-    if let Some(path) = workspace_config_file(ctx, &root) {
+    let root = daemon.current_workspace();
+    if let Some(path) = workspace_config_file(daemon, &root) {
         // Only a workspace that already has its own config file gets the mode
         // there (reference §2.4); none is created for it.
         if !path.is_file() {

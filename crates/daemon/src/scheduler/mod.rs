@@ -44,18 +44,18 @@ pub struct TickReport {
 }
 
 /// Starts the scheduler loop (after the listener is bound).
-pub fn start(ctx: &Ctx) {
-    let ctx = ctx.clone();
+pub fn start(daemon: &Ctx) {
+    let daemon = daemon.clone();
     tokio::spawn(async move {
-        recover(&ctx).await;
-        tick_loop(&ctx).await;
+        recover(&daemon).await;
+        tick_loop(&daemon).await;
     });
 }
 
 /// Closes runs a crashed daemon left open and trims old claim history.
-async fn recover(ctx: &Ctx) {
+async fn recover(daemon: &Ctx) {
     let before = format_iso(Utc::now() - chrono::Duration::days(CLAIM_HISTORY_DAYS));
-    match ctx
+    match daemon
         .db(move |s| {
             Ok((
                 s.recover_unfinished_runs()?,
@@ -73,11 +73,11 @@ async fn recover(ctx: &Ctx) {
     }
 }
 
-async fn tick_loop(ctx: &Ctx) {
-    let scheduler = &ctx.scheduler;
+async fn tick_loop(daemon: &Ctx) {
+    let scheduler = &daemon.scheduler;
     while !scheduler.stop.is_cancelled() {
-        let settings = Settings::from_config(&ctx.engine.config.load());
-        let report = match tick(ctx, &settings).await {
+        let settings = Settings::from_config(&daemon.engine.config.load());
+        let report = match tick(daemon, &settings).await {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!(error = %e.message, "scheduler tick failed");
@@ -101,14 +101,14 @@ async fn tick_loop(ctx: &Ctx) {
 
 /// One pass: start what is due (up to the concurrency limit), announce what
 /// is less than a minute away. Never waits for a run.
-pub async fn tick(ctx: &Ctx, settings: &Settings) -> Result<TickReport, MethodError> {
+pub async fn tick(daemon: &Ctx, settings: &Settings) -> Result<TickReport, MethodError> {
     let now = Utc::now();
     // Reading as far as the next tick lets the loop wake exactly on time.
     let horizon = now
         + chrono::Duration::from_std(NOTICE.max(settings.tick))
             .unwrap_or_else(|_| chrono::Duration::minutes(1));
     let until = format_iso(horizon);
-    let slots = ctx.db(move |s| s.schedules_due_by(&until)).await?;
+    let slots = daemon.db(move |s| s.schedules_due_by(&until)).await?;
     let now_iso = format_iso(now);
     let notice_until = format_iso(now + chrono::Duration::seconds(NOTICE.as_secs() as i64));
     let mut report = TickReport {
@@ -118,7 +118,7 @@ pub async fn tick(ctx: &Ctx, settings: &Settings) -> Result<TickReport, MethodEr
     let mut notices = Vec::new();
     let mut due = Vec::new();
     {
-        let mut state = ctx.scheduler.state();
+        let mut state = daemon.scheduler.state();
         for slot in slots {
             if slot.next_run_at <= now_iso {
                 due.push(slot);
@@ -139,22 +139,22 @@ pub async fn tick(ctx: &Ctx, settings: &Settings) -> Result<TickReport, MethodEr
         state.announced.retain(|(_, at)| *at > now_iso);
     }
     for slot in due {
-        if ctx.scheduler.is_running(&slot.id) {
+        if daemon.scheduler.is_running(&slot.id) {
             // A run of this task is still going; the schedule continues from
             // its end (the occurrence it overlaps is skipped, as in the original).
             continue;
         }
-        if ctx.scheduler.running_count() >= settings.max_concurrent {
+        if daemon.scheduler.running_count() >= settings.max_concurrent {
             report.deferred += 1;
             continue;
         }
-        if run::start_scheduled(ctx, slot, settings) {
+        if run::start_scheduled(daemon, slot, settings) {
             report.started += 1;
         }
     }
     report.announced = notices.len();
     for slot in notices {
-        ctx.connections.broadcast(&upcoming(&slot));
+        daemon.connections.broadcast(&upcoming(&slot));
     }
     Ok(report)
 }

@@ -35,13 +35,13 @@ type ReasonSlot = Arc<Mutex<Option<CancelReason>>>;
 
 /// Starts the due occurrence `slot` unless the task is already running:
 /// claims it, then runs it. Returns whether a run task was started.
-pub(super) fn start_scheduled(ctx: &Ctx, slot: ScheduleSlot, settings: &Settings) -> bool {
-    let Some((cancel, reason)) = ctx.scheduler.reserve(&slot.id) else {
+pub(super) fn start_scheduled(daemon: &Ctx, slot: ScheduleSlot, settings: &Settings) -> bool {
+    let Some((cancel, reason)) = daemon.scheduler.reserve(&slot.id) else {
         return false;
     };
-    let d = ctx.clone();
+    let d = daemon.clone();
     let settings = *settings;
-    ctx.scheduler.runs.spawn(async move {
+    daemon.scheduler.runs.spawn(async move {
         let (id, occurrence) = (slot.id.clone(), slot.next_run_at.clone());
         let claimed = d
             .db(move |s| {
@@ -66,28 +66,28 @@ pub(super) fn start_scheduled(ctx: &Ctx, slot: ScheduleSlot, settings: &Settings
 
 /// `schedule.run`: claims a manual run and starts it in the background. A task
 /// that is already running is left alone (answered `Ok` all the same).
-pub async fn start_manual(ctx: &Ctx, task_id: &str) -> Result<(), MethodError> {
-    let Some((cancel, reason)) = ctx.scheduler.reserve(task_id) else {
+pub async fn start_manual(daemon: &Ctx, task_id: &str) -> Result<(), MethodError> {
+    let Some((cancel, reason)) = daemon.scheduler.reserve(task_id) else {
         return Ok(());
     };
     let id = task_id.to_string();
-    let claimed = ctx.db(move |s| s.claim_manual_run(&id)).await;
+    let claimed = daemon.db(move |s| s.claim_manual_run(&id)).await;
     let (task, occurrence) = match claimed {
         Ok(Some(found)) => found,
         Ok(None) => {
-            ctx.scheduler.release(task_id);
+            daemon.scheduler.release(task_id);
             return Err(MethodError::not_found(format!(
                 "Scheduled task not found: {task_id}"
             )));
         }
         Err(e) => {
-            ctx.scheduler.release(task_id);
+            daemon.scheduler.release(task_id);
             return Err(e);
         }
     };
-    let settings = Settings::from_config(&ctx.engine.config.load());
-    let d = ctx.clone();
-    ctx.scheduler.runs.spawn(async move {
+    let settings = Settings::from_config(&daemon.engine.config.load());
+    let d = daemon.clone();
+    daemon.scheduler.runs.spawn(async move {
         run_claimed(&d, task, occurrence, cancel, reason, settings).await;
     });
     Ok(())
@@ -96,7 +96,7 @@ pub async fn start_manual(ctx: &Ctx, task_id: &str) -> Result<(), MethodError> {
 /// Runs a claimed occurrence to its recorded, broadcast outcome, and frees the
 /// task's running slot once the outcome is recorded.
 async fn run_claimed(
-    ctx: &Ctx,
+    daemon: &Ctx,
     task: ScheduledTask,
     occurrence: String,
     cancel: CancellationToken,
@@ -105,7 +105,7 @@ async fn run_claimed(
 ) {
     let started_at = seekclaw_store::now_iso();
     tracing::info!(task = %task.id, name = %task.display_name, occurrence = %occurrence, "scheduled run starts");
-    let record = match execute(ctx, &task, &occurrence, &cancel, &reason, &settings).await {
+    let record = match execute(daemon, &task, &occurrence, &cancel, &reason, &settings).await {
         Ok(Outcome {
             status,
             error,
@@ -128,12 +128,12 @@ async fn run_claimed(
     };
     tracing::info!(task = %task.id, status = record.status.as_str(), "scheduled run ended");
     let (id, occ, rec) = (task.id.clone(), occurrence, record.clone());
-    let stored = ctx
+    let stored = daemon
         .db(move |s| s.finish_run(&id, &occ, &rec, |t| next_run_iso(&t.cron, Utc::now())))
         .await;
     // Free before the broadcast: a client that reruns the task on
     // `schedule.updated` is not told it is still running.
-    ctx.scheduler.release(&task.id);
+    daemon.scheduler.release(&task.id);
     let name = match stored {
         Ok(Some(t)) => t.display_name,
         Ok(None) => task.display_name.clone(),
@@ -142,7 +142,8 @@ async fn run_claimed(
             task.display_name.clone()
         }
     };
-    ctx.connections
+    daemon
+        .connections
         .broadcast(&updated(&task.id, &name, &record));
 }
 
@@ -166,10 +167,10 @@ struct Outcome {
 }
 
 /// The scope a task runs in: its workspace's project root, else global.
-fn task_scope(ctx: &Ctx, task: &ScheduledTask) -> Scope {
+fn task_scope(daemon: &Ctx, task: &ScheduledTask) -> Scope {
     match task.workspace.as_deref().map(str::trim) {
         Some(ws) if !ws.is_empty() && Path::new(ws).is_dir() => Scope::of_root(
-            &seekclaw_config::detect_root(Path::new(ws), &ctx.engine.home),
+            &seekclaw_config::detect_root(Path::new(ws), &daemon.engine.home),
         ),
         Some(ws) if !ws.is_empty() => {
             tracing::warn!(task = %task.id, workspace = ws, "workspace not found; running in the global scope");
@@ -180,20 +181,20 @@ fn task_scope(ctx: &Ctx, task: &ScheduledTask) -> Scope {
 }
 
 async fn execute(
-    ctx: &Ctx,
+    daemon: &Ctx,
     task: &ScheduledTask,
     occurrence: &str,
     cancel: &CancellationToken,
     reason: &ReasonSlot,
     settings: &Settings,
 ) -> Result<Outcome, (String, Option<String>)> {
-    let scope = task_scope(ctx, task);
-    let level = ctx.engine.config.load().agent.reasoning_level;
-    let session = run_session(ctx, task, occurrence, &scope, level).await?;
+    let scope = task_scope(daemon, task);
+    let level = daemon.engine.config.load().agent.reasoning_level;
+    let session = run_session(daemon, task, occurrence, &scope, level).await?;
     let sid = session.id.clone();
     if cancel.is_cancelled() {
         let why = reason_of(reason);
-        return Ok(cancelled(ctx, why, String::new(), sid));
+        return Ok(cancelled(daemon, why, String::new(), sid));
     }
     // Registered like a client's turn, so `agent.steer` by session id and
     // `doctor` see it.
@@ -212,7 +213,7 @@ async fn execute(
         controls,
         origin: TurnOrigin::new("schedule"),
     };
-    let turn = ctx
+    let turn = daemon
         .engine
         .start_turn(request)
         .await
@@ -240,7 +241,7 @@ async fn execute(
             drop(turn);
             tracing::warn!(session = %sid, "scheduled turn ignored cancellation; abandoned");
             let (key, s) = (scope.key.clone(), sid.clone());
-            let _ = ctx
+            let _ = daemon
                 .db(move |st| {
                     st.interrupt_turn(
                         &key,
@@ -260,12 +261,12 @@ async fn execute(
             reason_of(reason)
         }
     };
-    Ok(run_outcome(ctx, &scope, sid, outcome, why).await)
+    Ok(run_outcome(daemon, &scope, sid, outcome, why).await)
 }
 
 /// The run's record of how its turn ended.
 async fn run_outcome(
-    ctx: &Ctx,
+    daemon: &Ctx,
     scope: &Scope,
     sid: String,
     outcome: TurnOutcome,
@@ -281,62 +282,63 @@ async fn run_outcome(
         TurnOutcome::Failed(failure) => Outcome {
             status: RunStatus::Error,
             error: Some(failure.message),
-            output: last_answer(ctx, &scope.key, &sid).await.map(|t| cut(&t)),
+            output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
             session_id: Some(sid),
         },
         // The run's end is not in its session: it failed, whatever it said.
         TurnOutcome::Unsaved { error, .. } => Outcome {
             status: RunStatus::Error,
             error: Some(seekclaw_protocol::wording::unsaved_message(&error)),
-            output: last_answer(ctx, &scope.key, &sid).await.map(|t| cut(&t)),
+            output: last_answer(daemon, &scope.key, &sid).await.map(|t| cut(&t)),
             session_id: Some(sid),
         },
-        TurnOutcome::Cancelled(text) => cancelled(ctx, why(), text, sid),
+        TurnOutcome::Cancelled(text) => cancelled(daemon, why(), text, sid),
     }
 }
 
 /// A fresh session titled `<name>（计划任务）` (`ui.language`) for the run,
 /// recorded on its claim.
 async fn run_session(
-    ctx: &Ctx,
+    daemon: &Ctx,
     task: &ScheduledTask,
     occurrence: &str,
     scope: &Scope,
     level: ReasoningLevel,
 ) -> Result<seekclaw_store::SessionHeader, (String, Option<String>)> {
-    let lang = ctx.engine.config.load().ui.language();
+    let lang = daemon.engine.config.load().ui.language();
     let title = Some(crate::presentation::scheduled_title(
         &task.display_name,
         lang,
     ));
     let (tid, occ, target) = (task.id.clone(), occurrence.to_string(), scope.clone());
-    ctx.db(move |s| {
-        let header = create_session(s, &target, title, level, true)?;
-        s.set_claim_session(&tid, &occ, &header.id)?;
-        Ok(header)
-    })
-    .await
-    .map_err(|e| {
-        (
-            format!("Cannot create the run's session: {}", e.message),
-            None,
-        )
-    })
+    daemon
+        .db(move |s| {
+            let header = create_session(s, &target, title, level, true)?;
+            s.set_claim_session(&tid, &occ, &header.id)?;
+            Ok(header)
+        })
+        .await
+        .map_err(|e| {
+            (
+                format!("Cannot create the run's session: {}", e.message),
+                None,
+            )
+        })
 }
 
 /// The last non-empty assistant text the run's session holds (a failed turn
 /// still has what it said before failing: the reference keeps it as output).
-async fn last_answer(ctx: &Ctx, scope: &str, sid: &str) -> Option<String> {
+async fn last_answer(daemon: &Ctx, scope: &str, sid: &str) -> Option<String> {
     let (key, s) = (scope.to_string(), sid.to_string());
-    let events = ctx.db(move |st| st.events(&key, &s)).await.ok()?;
+    let events = daemon.db(move |st| st.events(&key, &s)).await.ok()?;
     events.into_iter().rev().find_map(|e| match e.item {
         seekclaw_store::EventItem::Assistant(a) if !a.text.trim().is_empty() => Some(a.text),
         _ => None,
     })
 }
 
-fn cancelled(ctx: &Ctx, why: CancelReason, text: String, sid: String) -> Outcome {
-    let lang = ctx.engine.config.load().ui.language();
+fn cancelled(daemon: &Ctx, why: CancelReason, text: String, sid: String) -> Outcome {
+    let lang = daemon.engine.config.load().ui.language();
     Outcome {
         status: RunStatus::Cancelled,
         error: Some(crate::presentation::run_cancelled(why, lang)),
