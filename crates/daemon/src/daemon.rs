@@ -10,6 +10,7 @@ use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::ctx::Ctx;
 use crate::endpoint::{self, DaemonLock, Endpoint};
 use crate::error::DaemonError;
 use crate::state::Daemon;
@@ -52,7 +53,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     daemon.ctx.idle_exit = opts.idle_exit;
     let daemon = Arc::new(daemon);
     daemon.ctx.engine.config.ensure_files().await;
-    recover_interrupted_turns(&daemon).await;
+    recover_interrupted_turns(&daemon.ctx).await;
     signals.watch(daemon.ctx.shutdown.clone());
     // Listen last: a client that connects finds config, store and workspace ready.
     let endpoint = endpoint::bind_listener(&daemon.ctx.engine.home, lock)?;
@@ -76,10 +77,9 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
 /// Turns left without a terminal by a crash, `kill -9` or a closing write that
 /// could not commit get an `interrupted` one (each in one transaction with
 /// clearing its mark, so a crash here cannot give a turn two).
-async fn recover_interrupted_turns(daemon: &Daemon) {
-    let home = daemon.ctx.engine.home.clone();
+async fn recover_interrupted_turns(daemon: &Ctx) {
+    let home = daemon.engine.home.clone();
     let result = daemon
-        .ctx
         .db(move |s| {
             let mut marked = 0;
             for (scope, id, owner) in s.sessions_with_active_turn()? {

@@ -16,6 +16,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::chats::ChatStart;
 use crate::connection::Connection;
+use crate::ctx::Ctx;
 use crate::dispatch;
 use crate::framing::{Frame, LineReader, write_all_or_stall};
 use crate::outbox::{Outbox, Queued};
@@ -114,7 +115,7 @@ where
                     match frame {
                         Err(_) | Ok(Frame::Eof) => {
                             reading = false;
-                            leave(&daemon, &conn);
+                            leave(&daemon.ctx, &conn);
                             stop_reading(&requests, &closing, &mut drain_deadline);
                             break;
                         }
@@ -223,7 +224,7 @@ where
     }
     // Whatever still runs for this connection is told to stop (its turns as
     // `leave` decides).
-    leave(&daemon, &conn);
+    leave(&daemon.ctx, &conn);
     daemon.ctx.connections.remove(id);
     tracing::debug!(conn = id, "connection closed");
 }
@@ -252,7 +253,7 @@ fn take(
 /// another client watches, which runs to its end for that watcher. Decided
 /// once, when the connection starts closing; at daemon shutdown every turn
 /// stops anyway (their tokens are the shutdown's children).
-fn leave(daemon: &Daemon, conn: &Connection) {
+fn leave(daemon: &Ctx, conn: &Connection) {
     if conn.closing.is_cancelled() {
         return;
     }
@@ -260,7 +261,7 @@ fn leave(daemon: &Daemon, conn: &Connection) {
     for chat in conn.chats.all() {
         let watched = chat
             .session_now()
-            .is_some_and(|s| daemon.ctx.engine.bus.watched_by_others(&s, conn.id));
+            .is_some_and(|s| daemon.engine.bus.watched_by_others(&s, conn.id));
         if watched {
             // The watcher sees its approval requests and may answer them.
             tracing::debug!(conn = conn.id, "a watched turn outlives its connection");
@@ -319,7 +320,7 @@ fn spawn_request(
     let conn = conn.clone();
     // Registered before the next line is read: a cancel or steer right behind
     // the chat finds it.
-    let chat = (method == Method::Chat).then(|| register_chat(&daemon, &conn, &req));
+    let chat = (method == Method::Chat).then(|| register_chat(&daemon.ctx, &conn, &req));
     // A chat may outlive its connection: shutdown waits for it as well.
     let running = chat.is_some().then(|| daemon.chat_tasks.token());
     requests.spawn(async move {
@@ -341,7 +342,7 @@ fn spawn_request(
     });
 }
 
-fn register_chat(daemon: &Daemon, conn: &Connection, req: &Request) -> ChatStart {
+fn register_chat(daemon: &Ctx, conn: &Connection, req: &Request) -> ChatStart {
     let requested = req
         .params
         .str_opt("sessionId")
@@ -359,7 +360,7 @@ fn register_chat(daemon: &Daemon, conn: &Connection, req: &Request) -> ChatStart
     };
     let detach = matches!(req.params.bool_opt("detach"), Ok(Some(true)));
     // Stopped by the daemon's shutdown, or by its connection's end (`leave`).
-    let cancel = daemon.ctx.shutdown.child_token();
+    let cancel = daemon.shutdown.child_token();
     conn.chats
         .register(req.id, requested, (cancel, approvals), detach)
 }
