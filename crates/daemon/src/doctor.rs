@@ -8,7 +8,7 @@ use std::path::Path;
 use seekclaw_config::Config;
 use seekclaw_protocol::api::{CheckLevel, DoctorCheck as Check};
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use seekclaw_engine::config_service::FileHealth;
 
 /// Where the checks run: in the daemon that serves clients, or in a process
@@ -58,7 +58,7 @@ fn mode_of(_path: &Path) -> Option<u32> {
 }
 
 /// Local checks of the workspace, home, config, sandbox, daemon, MCP and database.
-pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
+pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
     let status = daemon.engine.config.status();
     let config = daemon.engine.config.load();
     let mut checks = workspace_checks(root);
@@ -112,7 +112,7 @@ pub async fn local_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check
 }
 
 /// Local checks plus a probe of every enabled provider.
-pub async fn all_checks(daemon: &Daemon, host: Host, root: &Path) -> Vec<Check> {
+pub async fn all_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
     let mut checks = local_checks(daemon, host, root).await;
     let enabled: Vec<_> = daemon
         .engine
@@ -244,7 +244,7 @@ fn provider_config(config: &Config, file: &FileHealth) -> Check {
 
 /// Where a failing model's turn may go (another provider or not), for the
 /// project checked.
-fn failover_check(daemon: &Daemon, config: &Config, root: &Path) -> Check {
+fn failover_check(daemon: &Ctx, config: &Config, root: &Path) -> Check {
     let ws = crate::handlers::workspace::workspace_config(daemon, root);
     let policy = crate::failover_policy::view(config, ws.as_ref());
     ok("Failover", policy.summary)
@@ -359,7 +359,7 @@ async fn sandbox_check(config: &Config, config_path: &Path) -> Check {
     }
 }
 
-fn mcp_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
+fn mcp_checks(daemon: &Ctx, host: Host) -> Vec<Check> {
     let rows = match crate::handlers::mcp::listing(daemon) {
         Ok(rows) => rows,
         Err(e) => {
@@ -404,15 +404,15 @@ fn mcp_checks(daemon: &Daemon, host: Host) -> Vec<Check> {
 pub async fn run_in_process(
     home: seekclaw_config::Home,
     cwd: std::path::PathBuf,
-) -> Result<Vec<Check>, crate::DaemonError> {
-    use crate::DaemonError;
+) -> Result<Vec<Check>, crate::error::DaemonError> {
+    use crate::error::DaemonError;
     home.ensure().map_err(DaemonError::Config)?;
     let path = home.db_path();
     let store = tokio::task::spawn_blocking(move || seekclaw_store::Store::open(&path))
         .await
         .map_err(|e| DaemonError::Startup(e.to_string()))?
         .map_err(DaemonError::Store)?;
-    let daemon = Daemon::new(home, cwd, store);
+    let daemon = Ctx::open(home, cwd, store);
     let root = daemon.current_workspace();
     Ok(all_checks(&daemon, Host::InProcess, &root).await)
 }

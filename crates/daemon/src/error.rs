@@ -29,5 +29,3 @@ pub enum DaemonError {
     #[error("startup failed: {0}")]
     Startup(String),
 }
-
-pub use seekclaw_engine::store_error;

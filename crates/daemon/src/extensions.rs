@@ -3,12 +3,12 @@
 use seekclaw_engine::active_specs;
 use seekclaw_mcp::Timeouts;
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 /// Connects the daemon's current workspace's servers (one at a time) as the
 /// active set. Config and workspace are read once any earlier switch is done, so
 /// racing callers (start-up, `workspace.open`, `mcp.*`) end on the latest state.
-pub async fn activate(daemon: &Daemon, restart: bool) {
+pub async fn activate(daemon: &Ctx, restart: bool) {
     daemon
         .engine
         .mcp

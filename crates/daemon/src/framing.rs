@@ -1,7 +1,10 @@
 //! Newline framing with a hard cap per line. An over-long line is discarded up to its
 //! newline and reported once, so one huge request never takes the connection down.
+//! Writes give up on a peer that stops reading.
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 /// What the reader produced next.
 #[derive(Debug, PartialEq, Eq)]
@@ -130,6 +133,27 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             }
         }
     }
+}
+
+/// Writes `buf`, giving up when the peer accepts no byte for `stall` (a client
+/// that stopped reading is cut off; a slow one that keeps reading is not).
+pub async fn write_all_or_stall<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    buf: &[u8],
+    stall: Duration,
+) -> bool {
+    let mut off = 0;
+    while off < buf.len() {
+        match tokio::time::timeout(stall, w.write(&buf[off..])).await {
+            Ok(Ok(n)) if n > 0 => off += n,
+            Ok(_) => return false,
+            Err(_) => {
+                tracing::warn!(timeout = ?stall, "client stopped reading; disconnecting it");
+                return false;
+            }
+        }
+    }
+    true
 }
 
 #[cfg(test)]

@@ -7,20 +7,17 @@ use seekclaw_protocol::api::GoalView;
 use seekclaw_protocol::events::GoalUpdatedDetails;
 use seekclaw_protocol::{Envelope, MethodError};
 
-use crate::daemon::Daemon;
+use crate::connections::Connections;
+use crate::ctx::Ctx;
 use crate::scope::Scope;
 
 /// The goal in force on a session, from its log.
-pub async fn standing(
-    daemon: &Daemon,
-    scope: &Scope,
-    sid: &str,
-) -> Result<StandingGoal, MethodError> {
+pub async fn standing(daemon: &Ctx, scope: &Scope, sid: &str) -> Result<StandingGoal, MethodError> {
     daemon.engine.standing_goal(&scope.key, sid).await
 }
 
 /// The wire view of a session's goal.
-pub fn view(daemon: &Daemon, sid: &str, goal: StandingGoal) -> GoalView {
+pub fn view(daemon: &Ctx, sid: &str, goal: StandingGoal) -> GoalView {
     let left = if goal.text.is_some() {
         daemon.engine.goals.left(sid)
     } else {
@@ -37,20 +34,27 @@ pub fn view(daemon: &Daemon, sid: &str, goal: StandingGoal) -> GoalView {
 }
 
 /// Broadcasts a goal change of `sid`.
-pub fn announce(
-    daemon: &Daemon,
+pub fn announce(daemon: &Ctx, sid: &str, status: &str, goal: Option<&str>, reason: Option<String>) {
+    let auto = daemon.engine.goals.left(sid) > 0;
+    broadcast(&daemon.connections, sid, status, goal, reason, auto);
+}
+
+/// Broadcasts a goal change of `sid` whose `auto` state is known.
+pub fn broadcast(
+    connections: &Connections,
     sid: &str,
     status: &str,
     goal: Option<&str>,
     reason: Option<String>,
+    auto: bool,
 ) {
     let details = GoalUpdatedDetails {
         session_id: sid.to_string(),
         status: status.to_string(),
         reason,
-        auto: daemon.engine.goals.left(sid) > 0,
+        auto,
     };
     let env = Envelope::event(0, goal.unwrap_or_default().to_string(), &details)
         .with_session(Some(sid.to_string()));
-    daemon.connections.broadcast(&env);
+    connections.broadcast(&env);
 }

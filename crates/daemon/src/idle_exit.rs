@@ -9,13 +9,12 @@
 //! connection count and costs no wake-up; only an unattended daemon with
 //! work left re-checks, once per idle delay.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
 use seekclaw_store::format_iso;
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 /// A schedule due this soon keeps an unattended daemon up to run it (the
 /// horizon of `schedule.upcoming` notices).
@@ -23,7 +22,7 @@ const DUE_HORIZON: Duration = Duration::from_secs(60);
 
 /// Starts the watcher: after `delay` with no client and nothing running, the
 /// daemon shuts down as if asked to.
-pub fn start(daemon: &Arc<Daemon>, delay: Duration) {
+pub fn start(daemon: &Ctx, delay: Duration) {
     let daemon = daemon.clone();
     tokio::spawn(async move {
         tokio::select! {
@@ -37,7 +36,7 @@ pub fn start(daemon: &Arc<Daemon>, delay: Duration) {
 }
 
 /// Returns once no client has been connected for `delay` and nothing runs.
-async fn wait_until_idle(daemon: &Daemon, delay: Duration) -> &'static str {
+async fn wait_until_idle(daemon: &Ctx, delay: Duration) -> &'static str {
     let mut clients = daemon.connections.watch_count();
     loop {
         // Parked here (no timer, no wake-up) while anyone is connected.
@@ -58,7 +57,7 @@ async fn wait_until_idle(daemon: &Daemon, delay: Duration) -> &'static str {
 }
 
 /// What keeps an unattended daemon up, if anything.
-async fn busy(daemon: &Daemon) -> Option<&'static str> {
+async fn busy(daemon: &Ctx) -> Option<&'static str> {
     if daemon.engine.turns.count() > 0 {
         return Some("a turn is running");
     }

@@ -5,6 +5,8 @@
 
 mod chats;
 mod connection;
+mod connections;
+mod ctx;
 mod daemon;
 mod dispatch;
 mod doctor;
@@ -19,19 +21,20 @@ mod handlers;
 mod idle_exit;
 mod notices;
 mod outbox;
-mod outcome;
 mod presentation;
 mod scheduler;
 mod scope;
+mod serve;
+mod state;
 mod timeline;
 mod upgrade;
+mod wire;
 
 pub use daemon::{DaemonOptions, run};
 pub use doctor::run_in_process as doctor_in_process;
 pub use error::DaemonError;
-pub use handlers::chat::envelope as event_envelope;
-pub use outcome::terminal as terminal_envelope;
 pub use presentation::model_notice;
 pub use scope::Scope;
 pub use timeline::{end_status, timeline};
 pub use upgrade::{UpgradeFuture, UpgradeInput, UpgradeOutput, UpgradeServer, Upgrades};
+pub use wire::{event_envelope, terminal as terminal_envelope};

@@ -5,14 +5,14 @@
 //! and a spent `auto` budget are broadcast as `goal_updated`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use seekclaw_engine::sync::Locked;
-use seekclaw_engine::{Announce, AnnounceGuard, Announcement};
+use seekclaw_engine::{Announce, AnnounceGuard, Announcement, Engine};
 use seekclaw_protocol::Envelope;
 use seekclaw_protocol::events::BackgroundNoticeDetails;
 
-use crate::daemon::Daemon;
+use crate::connections::Connections;
 use crate::outbox::Outbox;
 
 /// The connection that owns each session's idle-time notices.
@@ -43,28 +43,31 @@ impl Owners {
 }
 
 /// Shows the engine's announcements until the guard is dropped.
-pub fn listen(daemon: &Arc<Daemon>) -> AnnounceGuard {
-    daemon.engine.announcers.listen(Arc::new(DaemonAnnouncer {
-        daemon: Arc::downgrade(daemon),
+pub fn listen(
+    engine: &Engine,
+    connections: &Arc<Connections>,
+    owners: &Arc<Owners>,
+) -> AnnounceGuard {
+    engine.announcers.listen(Arc::new(DaemonAnnouncer {
+        connections: connections.clone(),
+        owners: owners.clone(),
     }))
 }
 
 struct DaemonAnnouncer {
-    daemon: Weak<Daemon>,
+    connections: Arc<Connections>,
+    owners: Arc<Owners>,
 }
 
 impl Announce for DaemonAnnouncer {
     fn announce(&self, what: &Announcement) {
-        let Some(daemon) = self.daemon.upgrade() else {
-            return;
-        };
         match what {
             Announcement::NoticeLogged {
                 session_id,
                 job_id,
                 text,
             } => {
-                let Some(outbox) = daemon.session_owners.get(session_id) else {
+                let Some(outbox) = self.owners.get(session_id) else {
                     return;
                 };
                 let details = BackgroundNoticeDetails {
@@ -75,11 +78,27 @@ impl Announce for DaemonAnnouncer {
                 tokio::spawn(async move { outbox.send(&env).await });
             }
             Announcement::GoalContinues {
-                session_id, goal, ..
-            } => crate::goals::announce(&daemon, session_id, "continue", Some(goal), None),
+                session_id,
+                goal,
+                remaining,
+            } => crate::goals::broadcast(
+                &self.connections,
+                session_id,
+                "continue",
+                Some(goal),
+                None,
+                *remaining > 0,
+            ),
             Announcement::GoalBudgetExhausted {
                 session_id, goal, ..
-            } => crate::goals::announce(&daemon, session_id, "budget_exhausted", Some(goal), None),
+            } => crate::goals::broadcast(
+                &self.connections,
+                session_id,
+                "budget_exhausted",
+                Some(goal),
+                None,
+                false,
+            ),
         }
     }
 }

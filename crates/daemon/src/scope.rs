@@ -8,10 +8,10 @@ pub use seekclaw_engine::Scope;
 use seekclaw_engine::refuse_implicit;
 use seekclaw_protocol::{MethodError, ScopeParams};
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 /// Validates a client path and walks up to its project root.
-pub fn resolve_workspace_path(daemon: &Daemon, raw: &str) -> Result<PathBuf, MethodError> {
+pub fn resolve_workspace_path(daemon: &Ctx, raw: &str) -> Result<PathBuf, MethodError> {
     let raw = raw.trim();
     if raw.is_empty() || raw.contains('\0') {
         return Err(MethodError::invalid_param(
@@ -19,7 +19,7 @@ pub fn resolve_workspace_path(daemon: &Daemon, raw: &str) -> Result<PathBuf, Met
             format!("Invalid workspace path: {raw}"),
         ));
     }
-    let full = normalize_path(Path::new(raw), &daemon.cwd);
+    let full = normalize_path(Path::new(raw), daemon.cwd());
     if !full.is_dir() {
         return Err(MethodError::not_found(format!(
             "Workspace directory not found: {}",
@@ -32,12 +32,9 @@ pub fn resolve_workspace_path(daemon: &Daemon, raw: &str) -> Result<PathBuf, Met
 /// The scope a turn runs in: as [`resolve`], but the daemon's working
 /// directory is refused as an implicit workspace when it is too broad (a
 /// client that sends `workspace` or opened one has named it).
-pub fn resolve_for_turn(daemon: &Daemon, params: &ScopeParams) -> Result<Scope, MethodError> {
+pub fn resolve_for_turn(daemon: &Ctx, params: &ScopeParams) -> Result<Scope, MethodError> {
     let scope = resolve(daemon, params)?;
-    let named = params.workspace.is_some()
-        || daemon
-            .workspace_named
-            .load(std::sync::atomic::Ordering::Relaxed);
+    let named = params.workspace.is_some() || daemon.workspace.is_named();
     if let (false, Some(root)) = (named, &scope.workspace) {
         refuse_implicit(
             root,
@@ -47,7 +44,7 @@ pub fn resolve_for_turn(daemon: &Daemon, params: &ScopeParams) -> Result<Scope, 
     Ok(scope)
 }
 
-pub fn resolve(daemon: &Daemon, params: &ScopeParams) -> Result<Scope, MethodError> {
+pub fn resolve(daemon: &Ctx, params: &ScopeParams) -> Result<Scope, MethodError> {
     if params.global {
         return Ok(Scope::global());
     }

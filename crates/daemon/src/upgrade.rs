@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use seekclaw_engine::Engine;
@@ -13,9 +14,8 @@ use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Request, method};
 use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
-use crate::connection::write_all_or_stall;
-use crate::daemon::Daemon;
-use crate::framing::LineReader;
+use crate::connections::Connections;
+use crate::framing::{LineReader, write_all_or_stall};
 
 /// What an upgraded connection reads: the daemon's buffered reader, holding
 /// whatever the client sent right behind its upgrade request.
@@ -94,7 +94,12 @@ impl Upgrades {
 
 /// A connection whose first request upgraded it, handing over to the server.
 pub(crate) struct Upgraded<'a> {
-    pub daemon: &'a Arc<Daemon>,
+    /// The engine the server runs its sessions on.
+    pub engine: &'a Engine,
+    /// The daemon's open connections, which count this one as a client.
+    pub connections: &'a Connections,
+    /// How long a write may wait for a client that does not read.
+    pub stall: Duration,
     pub id: u64,
     /// Fires at the daemon's shutdown: the server ends its sessions.
     pub closing: &'a CancellationToken,
@@ -116,9 +121,8 @@ impl Upgraded<'_> {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let _client = self.daemon.connections.upgrade(self.id);
-        let timeout = self.daemon.slow_client_timeout;
-        if !write_all_or_stall(&mut output, &pending, timeout).await
+        let _client = self.connections.upgrade(self.id);
+        if !write_all_or_stall(&mut output, &pending, self.stall).await
             || output.flush().await.is_err()
         {
             return;
@@ -128,7 +132,7 @@ impl Upgraded<'_> {
             return;
         };
         let serving = server(
-            self.daemon.engine.clone(),
+            self.engine.clone(),
             Box::new(input),
             Box::new(output),
             self.closing.clone(),

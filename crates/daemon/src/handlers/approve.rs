@@ -4,11 +4,11 @@ use seekclaw_agent::{Approvals, Decision};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use crate::connection::Connection;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 use super::Reply;
 
-pub async fn approve(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn approve(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentApprove>()?;
     let session_id = params
         .session_id

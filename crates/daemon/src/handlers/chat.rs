@@ -1,25 +1,17 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
-use std::sync::Arc;
-
-use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, Steer, SteerKind, SteerQueue};
+use seekclaw_agent::{AgentEvent, Steer, SteerKind, SteerQueue};
 use seekclaw_config::UiLanguage;
 use seekclaw_protocol::api::Scope as _;
-use seekclaw_protocol::events::{
-    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, FailoverDetails,
-    FileDiffDetails, GoalUpdatedDetails, ImageViewDetails, ModelStartDetails, ReminderDetails,
-    RetryDetails, SubrunFinishedDetails, SubrunProgressDetails, SubrunStartedDetails,
-    ToolDoneDetails, ToolStartDetails, UsageDetails, WorkflowDetails,
-};
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, event, method, write_text_line};
 
 use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
-use crate::daemon::Daemon;
-use crate::presentation::{status_text, workflow_label};
+use crate::ctx::Ctx;
 use crate::scope;
+use crate::wire::{event_envelope, terminal};
 use seekclaw_engine::parse_images;
 use seekclaw_engine::{SessionTarget, TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 
@@ -44,225 +36,7 @@ fn guidance(
     Ok((message, images))
 }
 
-/// Maps an agent event to its envelope (reference §3 shapes), labels worded
-/// in `lang`; `None` for events this protocol does not carry (the
-/// checkpoint's progress, which `status` and `workflow` already show).
-pub fn envelope(id: i64, session: &str, ev: AgentEvent, lang: UiLanguage) -> Option<Envelope> {
-    let env = match ev {
-        // The desktop protocol has no stop reason; `done` says the turn ended.
-        AgentEvent::AutoCompaction(_) | AgentEvent::AnswerFinish { .. } => return None,
-        AgentEvent::Workflow { step, node, detail } => {
-            let label = workflow_label(&node, lang).into_owned();
-            let details = WorkflowDetails {
-                step,
-                kind: node.kind().as_str().to_string(),
-                label: label.clone(),
-                // `detail` is null unless there is one (the original sends null).
-                detail: Some(detail).filter(|d| !d.is_empty()),
-            };
-            Envelope::event(id, label, &details)
-        }
-        AgentEvent::Status(s) => Envelope::new(id, event::STATUS, status_text(&s).into_owned()),
-        AgentEvent::ModelStart {
-            provider,
-            model,
-            step,
-        } => Envelope::event(
-            id,
-            format!("{provider}/{model}"),
-            &ModelStartDetails {
-                provider,
-                model,
-                step,
-            },
-        ),
-        ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => model_notice(id, ev)?,
-        AgentEvent::Thinking(d) => Envelope::new(id, event::THINKING, d),
-        AgentEvent::Delta(d) => Envelope::new(id, event::DELTA, d),
-        AgentEvent::Usage {
-            provider,
-            model,
-            input_tokens,
-            output_tokens,
-            total_input_tokens,
-            cached_input_tokens,
-            elapsed_ms,
-            cost_usd,
-            ..
-        } => Envelope::event(
-            id,
-            format!("{provider}/{model}"),
-            &UsageDetails {
-                provider,
-                model,
-                input_tokens,
-                output_tokens,
-                total_input_tokens,
-                cached_input_tokens,
-                // Whole milliseconds: sub-millisecond noise is no one's business.
-                elapsed_ms: elapsed_ms.round().max(0.0) as u64,
-                cost_usd,
-            },
-        ),
-        AgentEvent::ImageView {
-            image_id,
-            name,
-            media_type,
-        } => Envelope::event(
-            id,
-            name,
-            &ImageViewDetails {
-                image_id,
-                media_type,
-            },
-        ),
-        AgentEvent::ToolStart {
-            call_id,
-            name,
-            summary,
-        } => Envelope::event(id, name, &ToolStartDetails { call_id, summary }),
-        AgentEvent::ToolDone {
-            call_id,
-            success,
-            duration_ms,
-            summary,
-            ..
-        } => Envelope::event(
-            id,
-            summary,
-            &ToolDoneDetails {
-                call_id,
-                success,
-                duration_ms,
-            },
-        ),
-        AgentEvent::FileDiff {
-            call_id,
-            path,
-            diff,
-        } => Envelope::event(id, path, &FileDiffDetails { call_id, diff }),
-        // An engine notice is not the user's guidance: a client that opens a
-        // bubble per `steer` must not open one for words nobody typed.
-        AgentEvent::Steer {
-            text,
-            kind: SteerKind::Notice,
-        } => Envelope::new(id, event::NOTICE, text),
-        AgentEvent::Steer { text, .. } => Envelope::new(id, event::STEER, text),
-        AgentEvent::SubrunStarted(s) => subrun(id, s, SubrunStartedDetails::of),
-        AgentEvent::SubrunProgress(s) => subrun(id, s, SubrunProgressDetails::of),
-        AgentEvent::SubrunFinished(s) => subrun(id, s, SubrunFinishedDetails::of),
-        AgentEvent::ApprovalRequested {
-            approval_id,
-            call_id,
-            tool,
-            summary,
-            arguments,
-            diff,
-        } => Envelope::event(
-            id,
-            summary.clone(),
-            &ApprovalRequestDetails {
-                approval_id,
-                call_id,
-                tool,
-                summary,
-                arguments,
-                diff,
-            },
-        ),
-        AgentEvent::ApprovalResolved {
-            approval_id,
-            call_id,
-            outcome,
-        } => Envelope::event(
-            id,
-            outcome.as_str(),
-            &ApprovalResolvedDetails {
-                approval_id,
-                call_id,
-                outcome: outcome.as_str().into(),
-            },
-        ),
-        AgentEvent::ContextYield { to_seq, answer } => {
-            Envelope::event(id, answer, &ContextYieldDetails { to_seq })
-        }
-        AgentEvent::GoalStatus(status) => {
-            let (status, reason) = match status {
-                GoalStatus::Met => ("met", None),
-                GoalStatus::Blocked(reason) => ("blocked", Some(reason)),
-                GoalStatus::Unblocked => ("unblocked", None),
-            };
-            let details = GoalUpdatedDetails {
-                session_id: session.to_string(),
-                status: status.into(),
-                reason,
-                auto: false,
-            };
-            Envelope::event(id, String::new(), &details)
-        }
-        AgentEvent::Reminder { kind, text } => {
-            let kind = match kind {
-                ReminderKind::Goal => "goal",
-                ReminderKind::GoalCheck => "goal_check",
-                ReminderKind::Plan => "plan",
-            };
-            Envelope::event(id, text, &ReminderDetails { kind: kind.into() })
-        }
-    };
-    Some(env.with_session(Some(session.to_string())))
-}
-
-/// A failover's or a retry's envelope: `data` is the line a front end shows.
-fn model_notice(id: i64, ev: AgentEvent) -> Option<Envelope> {
-    let text = crate::presentation::model_notice(&ev).unwrap_or_default();
-    Some(match ev {
-        AgentEvent::Failover {
-            step,
-            failed,
-            error,
-            to,
-        } => Envelope::event(
-            id,
-            text,
-            &FailoverDetails {
-                step,
-                failed,
-                error,
-                to,
-            },
-        ),
-        AgentEvent::Retry {
-            step,
-            model,
-            attempt,
-            max_attempts,
-            reason,
-            error,
-            delay_ms,
-        } => Envelope::event(
-            id,
-            text,
-            &RetryDetails {
-                step,
-                model,
-                attempt,
-                max_attempts,
-                reason,
-                error,
-                delay_ms,
-            },
-        ),
-        _ => return None,
-    })
-}
-
-pub async fn chat(
-    daemon: &Arc<Daemon>,
-    conn: &Connection,
-    id: i64,
-    p: &Params,
-    start: ChatStart,
-) -> Reply {
+pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: ChatStart) -> Reply {
     let params = p.read::<method::Chat>()?;
     let (message, images) = guidance(p, params.text())?;
     let level = match params.reasoning_level.as_deref() {
@@ -321,7 +95,7 @@ pub async fn chat(
     }
     let outcome = turn.outcome().await;
     // Every event is written before the terminal.
-    Ok(crate::outcome::terminal(id, Some(sid), outcome))
+    Ok(terminal(id, Some(sid), outcome))
 }
 
 /// `first` and whatever else the turn has already produced (up to ~64 KB) as
@@ -347,14 +121,14 @@ fn write_event(lines: &mut Vec<u8>, (id, lang): (i64, UiLanguage), sid: &str, ev
         AgentEvent::Delta(text) => write_text_line(lines, id, event::DELTA, &text, sid),
         AgentEvent::Thinking(text) => write_text_line(lines, id, event::THINKING, &text, sid),
         ev => {
-            if let Some(env) = envelope(id, sid, ev, lang) {
+            if let Some(env) = event_envelope(id, sid, ev, lang) {
                 env.write_line(lines);
             }
         }
     }
 }
 
-pub async fn steer(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn steer(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentSteer>()?;
     let (message, images) = guidance(
         p,
@@ -411,7 +185,7 @@ async fn claimed_queue(chat: Option<ChatEntry>) -> Option<(String, SteerQueue)> 
     Some((chat.session().await?, chat.steer))
 }
 
-pub async fn cancel(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn cancel(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::AgentCancel>()?;
     let session_id = params
         .session_id
@@ -456,16 +230,4 @@ pub async fn cancel(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> 
         }
     };
     Ok(Envelope::result(id, text))
-}
-
-/// A subrun event's envelope: its label as `data`, the same fields under
-/// each event's own details type.
-fn subrun<D: seekclaw_protocol::events::EventDetails>(
-    id: i64,
-    s: seekclaw_agent::Subrun,
-    of: fn(String, String, String, String, u64, u64) -> D,
-) -> Envelope {
-    let tokens = s.tokens();
-    let details = of(s.id, s.kind, s.label.clone(), s.status, s.steps, tokens);
-    Envelope::event(id, s.label, &details)
 }

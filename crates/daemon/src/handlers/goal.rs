@@ -4,19 +4,19 @@ use seekclaw_agent::GoalMarker;
 use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::goals;
 use crate::handlers::Reply;
 use crate::handlers::session::{SessionRef, target};
 
-pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn get(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::GoalGet>()?);
     let scope = target(daemon, &r)?;
     let goal = goals::standing(daemon, &scope, &r.id).await?;
     Ok(Envelope::json_result(id, &goals::view(daemon, &r.id, goal)).with_session(Some(r.id)))
 }
 
-pub async fn set(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn set(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::GoalSet>()?;
     let r = SessionRef {
         id: params.id.trimmed(),
@@ -41,7 +41,7 @@ pub async fn set(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     Ok(Envelope::json_result(id, &goals::view(daemon, &r.id, goal)).with_session(Some(r.id)))
 }
 
-pub async fn clear(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn clear(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::GoalClear>()?);
     let scope = target(daemon, &r)?;
     let mut goal = goals::standing(daemon, &scope, &r.id).await?;

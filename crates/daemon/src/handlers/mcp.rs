@@ -11,13 +11,13 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use serde_json::{Map, Value};
 
 use super::Reply;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::extensions;
 use seekclaw_engine::config_service::save_file;
 use seekclaw_engine::{mcp_config, mcp_cwd, own_workspace, workspace_config};
 
 /// The `mcp.list` rows of the current workspace.
-pub(crate) fn listing(daemon: &Daemon) -> Result<Vec<ServerListing>, MethodError> {
+pub(crate) fn listing(daemon: &Ctx) -> Result<Vec<ServerListing>, MethodError> {
     let root = daemon.current_workspace();
     let config = daemon.engine.config.load();
     let ws = workspace_config(&daemon.engine.home, Some(&root));
@@ -43,11 +43,11 @@ pub(crate) fn listing(daemon: &Daemon) -> Result<Vec<ServerListing>, MethodError
         .collect())
 }
 
-fn list_reply(daemon: &Daemon, id: i64) -> Reply {
+fn list_reply(daemon: &Ctx, id: i64) -> Reply {
     Ok(Envelope::json_result(id, &listing(daemon)?))
 }
 
-pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
     list_reply(daemon, id)
 }
 
@@ -55,11 +55,11 @@ pub async fn list(daemon: &Daemon, id: i64) -> Reply {
 /// Switches the MCP servers to what the config says now. Holds no daemon-wide
 /// lock: the manager runs one switch at a time and reads the config when its
 /// turn comes, so the last writer's servers win.
-async fn reconnect(daemon: &Daemon, restart: bool) {
+async fn reconnect(daemon: &Ctx, restart: bool) {
     extensions::activate(daemon, restart).await;
 }
 
-pub async fn reload(daemon: &Daemon, id: i64) -> Reply {
+pub async fn reload(daemon: &Ctx, id: i64) -> Reply {
     reconnect(daemon, true).await;
     list_reply(daemon, id)
 }
@@ -72,7 +72,7 @@ enum Target {
 
 /// Where a write goes. `workspace` (the default) falls back to the global config
 /// when the daemon has no workspace of its own (its folder holds the SeekClaw home).
-fn target(daemon: &Daemon, scope: Option<&str>) -> Result<(Target, Option<PathBuf>), MethodError> {
+fn target(daemon: &Ctx, scope: Option<&str>) -> Result<(Target, Option<PathBuf>), MethodError> {
     let raw = scope.unwrap_or("workspace");
     match raw.trim().to_ascii_lowercase().as_str() {
         "" | "workspace" => match workspace_root(daemon) {
@@ -88,12 +88,12 @@ fn target(daemon: &Daemon, scope: Option<&str>) -> Result<(Target, Option<PathBu
 }
 
 /// The current workspace root, if it has a config of its own.
-fn workspace_root(daemon: &Daemon) -> Option<PathBuf> {
+fn workspace_root(daemon: &Ctx) -> Option<PathBuf> {
     let root = daemon.current_workspace();
     own_workspace(&daemon.engine.home, Some(&root)).map(Path::to_path_buf)
 }
 
-pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::McpUpsert>()?;
     let name = params.name.trimmed();
     let (target, root) = target(daemon, params.scope.as_deref())?;
@@ -195,7 +195,7 @@ fn keep_values(
     }
 }
 
-pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::McpRemove>()?;
     let name = params.name.trimmed();
     let (target, root) = target(daemon, params.scope.as_deref())?;

@@ -30,3 +30,6 @@ pub fn parse_reasoning_level(raw: &str) -> Result<ReasoningLevel, MethodError> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,7 @@ use seekclaw_protocol::api::{ProfileView, RoutingView};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 fn not_found(name: &str) -> MethodError {
     MethodError::not_found(format!("Profile not found: {name}"))
@@ -20,7 +20,7 @@ fn profile_key(cfg: &seekclaw_config::Config, name: &str) -> Result<String, Meth
         .ok_or_else(|| not_found(name))
 }
 
-pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
     let config = daemon.engine.config.load();
     let mut views: Vec<ProfileView> = config
         .profiles
@@ -49,7 +49,7 @@ fn opt(value: Option<String>) -> Option<String> {
 }
 
 /// Overwrites every field: an absent one becomes unset (reference behaviour).
-pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProfileUpsert>()?;
     let name = params.name.trimmed();
     let mode = match opt(params.mode) {
@@ -92,7 +92,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, name))
 }
 
-pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn use_profile(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let name = params.read::<method::ProfileUse>()?.name.trimmed();
     let chosen = daemon
         .engine
@@ -106,7 +106,7 @@ pub async fn use_profile(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, chosen))
 }
 
-pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let name = params.read::<method::ProfileRemove>()?.name.trimmed();
     let removed = daemon
         .engine
@@ -126,14 +126,14 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, removed))
 }
 
-pub async fn routing_get(daemon: &Daemon, id: i64) -> Reply {
+pub async fn routing_get(daemon: &Ctx, id: i64) -> Reply {
     let config = daemon.engine.config.load();
     Ok(Envelope::json_result(id, &routing_view(daemon, &config)))
 }
 
 /// `routing.get`'s answer: the two switches and the failover rule they make
 /// with the chosen model in the daemon's current workspace.
-fn routing_view(daemon: &Daemon, config: &seekclaw_config::Config) -> RoutingView {
+fn routing_view(daemon: &Ctx, config: &seekclaw_config::Config) -> RoutingView {
     let ws = super::workspace::workspace_config(daemon, &daemon.current_workspace());
     RoutingView {
         failover_enabled: config.routing.failover_enabled,
@@ -142,7 +142,7 @@ fn routing_view(daemon: &Daemon, config: &seekclaw_config::Config) -> RoutingVie
     }
 }
 
-pub async fn routing_set(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn routing_set(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::RoutingSet>()?;
     let failover = params.failover_enabled.into_inner();
     let deepseek = params.deep_seek_optimization_enabled;

@@ -6,7 +6,7 @@ use seekclaw_config::{normalize_path, path_key, scope_key_workspace, user_home, 
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, Params, method};
 
 use super::Reply;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 /// A trimmed value, none when blank.
 fn non_blank(value: Option<String>) -> Option<String> {
@@ -17,14 +17,14 @@ fn non_blank(value: Option<String>) -> Option<String> {
         .map(str::to_string)
 }
 
-pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
     let projects = daemon.db(|s| s.list_projects()).await?;
     Ok(Envelope::json_result(id, &projects))
 }
 
 /// The user's home and the SeekClaw state directory are never projects: sessions
 /// scoped there would merge unrelated work.
-fn forbidden(daemon: &Daemon, path: &Path) -> bool {
+fn forbidden(daemon: &Ctx, path: &Path) -> bool {
     let home = user_home();
     let default_state = home.as_ref().map(|h| h.join(".seekclaw"));
     home.as_deref() == Some(path)
@@ -32,7 +32,7 @@ fn forbidden(daemon: &Daemon, path: &Path) -> bool {
         || default_state.is_some_and(|d| path.starts_with(d))
 }
 
-pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::ProjectUpsert>()?;
     let raw = params.path.0.trim();
     if raw.contains('\0') {
@@ -41,7 +41,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
             format!("Invalid project path: {raw}"),
         ));
     }
-    let path = normalize_path(Path::new(raw), &daemon.cwd);
+    let path = normalize_path(Path::new(raw), daemon.cwd());
     if forbidden(daemon, &path) {
         return Err(MethodError::new(
             ErrorCode::Forbidden,
@@ -58,7 +58,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     Ok(Envelope::json_result(id, &project))
 }
 
-pub async fn remove(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::ProjectRemove>()?;
     let project = params.id.trimmed();
     let pid = project.clone();

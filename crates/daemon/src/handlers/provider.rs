@@ -6,7 +6,7 @@ use seekclaw_protocol::api::{ModelInput, ProviderUpsertParams, ProviderView};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 
 /// The `provider.list` row. Returns the stored key: the desktop edits it.
 pub fn view(config: &Config, p: &Provider) -> ProviderView {
@@ -43,7 +43,7 @@ fn find_mut<'c>(config: &'c mut Config, id: &str) -> Option<&'c mut Provider> {
         .find(|p| p.id.eq_ignore_ascii_case(id))
 }
 
-pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
     let config = daemon.engine.config.load();
     let views: Vec<ProviderView> = config
         .providers_by_priority()
@@ -142,7 +142,7 @@ fn edit_error(e: EditError) -> MethodError {
     }
 }
 
-pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProviderUpsert>()?;
     let edit = upsert_edit(params.id.trimmed(), &params)?;
     let view = daemon
@@ -156,7 +156,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::json_result(id, &view))
 }
 
-pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn use_provider(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let pid = params.read::<method::ProviderUse>()?.id.trimmed();
     let chosen = daemon
         .engine
@@ -183,7 +183,7 @@ pub async fn use_provider(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, chosen))
 }
 
-pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn remove(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let pid = params.read::<method::ProviderRemove>()?.id.trimmed();
     let removed = daemon
         .engine
@@ -193,7 +193,7 @@ pub async fn remove(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     Ok(Envelope::result(id, removed.id))
 }
 
-pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn test(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let wanted = non_blank(params.read::<method::ProviderTest>()?.id.as_deref());
     let config = daemon.engine.config.load();
     let targets: Vec<Provider> = config
@@ -215,7 +215,7 @@ pub async fn test(daemon: &Daemon, id: i64, params: &Params) -> Reply {
     ))
 }
 
-pub async fn models_fetch(daemon: &Daemon, id: i64, params: &Params) -> Reply {
+pub async fn models_fetch(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let params = params.read::<method::ProviderModelsFetch>()?;
     let pid = params.id.trimmed();
     let config = daemon.engine.config.load();

@@ -2,7 +2,6 @@
 //! scheduler so a changed next run is honoured at once.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use chrono::Utc;
 use seekclaw_config::normalize_path;
@@ -10,7 +9,7 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use seekclaw_store::{ScheduleDraft, ScheduledTask, format_iso};
 
 use super::Reply;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::scheduler::CancelReason;
 use crate::scheduler::cron::{CronSchedule, next_run_iso};
 
@@ -19,14 +18,14 @@ fn not_found(id: &str) -> MethodError {
 }
 
 /// `schedule.list`: every task, newest first, compact.
-pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
     let tasks = daemon.db(|s| s.list_schedules()).await?;
     Ok(Envelope::json_result(id, &tasks))
 }
 
 /// `schedule.create` and `schedule.update`: upsert by id (an unknown id creates
 /// the task with that id). The next run is strictly after now, in UTC.
-pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn upsert(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     // `schedule.update` reads the same params (one handler: upsert by id).
     let params = p.read::<method::ScheduleCreate>()?;
     let non_blank = |s: Option<String>| {
@@ -67,7 +66,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
         // Kept as given (made absolute): a missing folder means the global
         // scope at run time, as in the original, not an error now.
         Some(raw) => Some(
-            normalize_path(Path::new(&raw), &daemon.cwd)
+            normalize_path(Path::new(&raw), daemon.cwd())
                 .display()
                 .to_string(),
         ),
@@ -94,7 +93,7 @@ pub async fn upsert(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 }
 
 /// A task as answered, with the on-demand warning when it applies.
-fn answer(daemon: &Daemon, id: i64, task: &ScheduledTask) -> Envelope {
+fn answer(daemon: &Ctx, id: i64, task: &ScheduledTask) -> Envelope {
     let Some(warning) = on_demand_warning(daemon, task.enabled) else {
         return Envelope::json_result(id, task);
     };
@@ -109,7 +108,7 @@ fn answer(daemon: &Daemon, id: i64, task: &ScheduledTask) -> Envelope {
 
 /// An enabled task on a daemon that leaves once idle runs only while it is
 /// up: what to do to have it run with no window open.
-fn on_demand_warning(daemon: &Daemon, enabled: bool) -> Option<String> {
+fn on_demand_warning(daemon: &Ctx, enabled: bool) -> Option<String> {
     let idle = daemon.idle_exit.filter(|_| enabled)?;
     Some(format!(
         "this daemon was started on demand and exits once no client has been connected \
@@ -122,7 +121,7 @@ fn on_demand_warning(daemon: &Daemon, enabled: bool) -> Option<String> {
 }
 
 /// `schedule.toggle`: disabling clears the next run, enabling recomputes it.
-pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn toggle(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::ScheduleToggle>()?;
     let task_id = params.id.trimmed();
     let (tid, enabled) = (task_id.clone(), params.enabled.into_inner());
@@ -136,7 +135,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 /// `schedule.delete`: `ok` whether or not the task existed; a run in progress
 /// is cancelled.
-pub async fn delete(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn delete(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let tid = p.read::<method::ScheduleDelete>()?.id.trimmed();
     daemon.scheduler.cancel(&tid, CancelReason::Deleted);
     let key = tid.clone();
@@ -146,7 +145,7 @@ pub async fn delete(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 }
 
 /// `schedule.run`: starts a run now and answers `started` without waiting.
-pub async fn run(daemon: &Arc<Daemon>, id: i64, p: &Params) -> Reply {
+pub async fn run(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let tid = p.read::<method::ScheduleRun>()?.id.trimmed();
     crate::scheduler::start_manual(daemon, &tid).await?;
     Ok(Envelope::result(id, "started"))

@@ -5,7 +5,7 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use seekclaw_store::MAX_SEARCH_LIMIT;
 
 use super::Reply;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::scope;
 
 /// Hits returned when the request names no `limit`.
@@ -15,7 +15,7 @@ const DEFAULT_LIMIT: usize = 50;
 /// scope's; neither searches every scope (unlike `session.list`, which falls
 /// back to the current workspace: someone searching their history expects
 /// all of it). Newest first; archived sessions included.
-pub async fn search(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn search(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionSearch>()?;
     let named = params.scope();
     let key = if named.global || named.workspace.is_some() {

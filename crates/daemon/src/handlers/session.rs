@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{Reply, parse_reasoning_level};
 use crate::connection::{Connection, LegacySession};
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::scope::{self, Scope};
 
 fn validate_id(id: &str) -> Result<(), MethodError> {
@@ -43,12 +43,12 @@ impl From<&SessionRefParams> for SessionRef {
 }
 
 /// Resolves the scope and checks the id of a session-addressing request.
-pub(crate) fn target(daemon: &Daemon, r: &SessionRef) -> Result<Scope, MethodError> {
+pub(crate) fn target(daemon: &Ctx, r: &SessionRef) -> Result<Scope, MethodError> {
     validate_id(&r.id)?;
     scope::resolve(daemon, &r.scope)
 }
 
-pub async fn new_session(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn new_session(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionNew>()?;
     let scope = scope::resolve(daemon, &params.scope())?;
     let level = match &params.reasoning_level {
@@ -67,7 +67,7 @@ pub async fn new_session(daemon: &Daemon, conn: &Connection, id: i64, p: &Params
     Ok(Envelope::result(id, header.id))
 }
 
-pub async fn list(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionList>()?;
     let scope = scope::resolve(daemon, &params.scope())?;
     let include = params.include_archived.unwrap_or(false);
@@ -133,11 +133,7 @@ impl SessionView {
 
 /// The policy a session's turns run with: its own, else its workspace's,
 /// else the config's.
-fn session_policy(
-    daemon: &Daemon,
-    scope: &crate::scope::Scope,
-    own: Option<&str>,
-) -> ApprovalPolicy {
+fn session_policy(daemon: &Ctx, scope: &crate::scope::Scope, own: Option<&str>) -> ApprovalPolicy {
     let workspace = scope
         .workspace
         .as_deref()
@@ -145,7 +141,7 @@ fn session_policy(
     seekclaw_agent::effective_policy(&daemon.engine.config.load(), workspace.as_ref(), own)
 }
 
-pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn get(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionGet>()?);
     let scope = target(daemon, &r)?;
     let sid = r.id.clone();
@@ -172,7 +168,7 @@ pub async fn get(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 /// `session.timeline`: the whole log as a front end redraws it (see
 /// `crate::timeline`).
-pub async fn timeline(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn timeline(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionTimeline>()?);
     let scope = target(daemon, &r)?;
     let sid = r.id.clone();
@@ -194,7 +190,7 @@ pub async fn timeline(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 }
 
 async fn patch(
-    daemon: &Daemon,
+    daemon: &Ctx,
     r: &SessionRef,
     patch: SessionPatch,
 ) -> Result<SessionHeader, MethodError> {
@@ -206,7 +202,7 @@ async fn patch(
         .ok_or_else(|| not_found(&r.id))
 }
 
-pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn update(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionUpdate>()?;
     let session = SessionRef {
         id: params.id.trimmed(),
@@ -276,7 +272,7 @@ pub async fn update(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 
 /// The `provider/model` a session's `model` names (a ref, an alias or a
 /// unique bare id of an enabled provider).
-fn session_model_ref(daemon: &Daemon, wanted: &str) -> Result<String, MethodError> {
+fn session_model_ref(daemon: &Ctx, wanted: &str) -> Result<String, MethodError> {
     let config = daemon.engine.config.load();
     let wanted = wanted.trim();
     seekclaw_providers::routing::resolve(&config, wanted, false)
@@ -284,7 +280,7 @@ fn session_model_ref(daemon: &Daemon, wanted: &str) -> Result<String, MethodErro
         .ok_or_else(|| MethodError::invalid_param("model", format!("Unknown model {wanted}")))
 }
 
-pub async fn archive(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn archive(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionArchive>()?;
     let archived = params.archived.unwrap_or(true);
     let session = SessionRef {
@@ -306,7 +302,7 @@ pub async fn archive(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) ->
     Ok(Envelope::json_result(id, &header))
 }
 
-pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn delete(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionDelete>()?);
     let scope = target(daemon, &r)?;
     let sid = r.id.clone();
@@ -324,7 +320,7 @@ pub async fn delete(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> 
     Ok(Envelope::result(id, r.id))
 }
 
-pub async fn truncate(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn truncate(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SessionTruncate>()?;
     let session = SessionRef {
         id: params.id.trimmed(),
@@ -350,7 +346,7 @@ pub async fn truncate(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 /// `session.compact`: one summary over the whole log, appended (events are
 /// never rewritten); the next turn starts from it. `busy` while a turn runs
 /// on the session (here or in another process); `agent.cancel` stops it.
-pub async fn compact(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn compact(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionCompact>()?);
     let scope = target(daemon, &r)?;
     let cancel = tokio_util::sync::CancellationToken::new();
@@ -368,7 +364,7 @@ pub async fn compact(daemon: &Daemon, id: i64, p: &Params) -> Reply {
     Ok(Envelope::json_result(id, &result).with_session(Some(r.id)))
 }
 
-pub async fn resume(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn resume(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let r = SessionRef::from(&p.read::<method::SessionResume>()?);
     let scope = target(daemon, &r)?;
     let (key, sid) = (scope.key.clone(), r.id.clone());

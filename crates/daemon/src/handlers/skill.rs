@@ -7,13 +7,13 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use seekclaw_skills::{SkillEntry, SkillListing};
 
 use super::Reply;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use seekclaw_engine::config_service::save_file;
 use seekclaw_engine::{own_workspace, workspace_config};
 
 /// Every skill of the current workspace and the global library (read off the
 /// async threads: each skill's prompt file is read).
-async fn entries(daemon: &Daemon) -> Result<Vec<SkillEntry>, MethodError> {
+async fn entries(daemon: &Ctx) -> Result<Vec<SkillEntry>, MethodError> {
     let root = daemon.current_workspace();
     let own = own_workspace(&daemon.engine.home, Some(&root)).map(PathBuf::from);
     let ws_disabled = workspace_config(&daemon.engine.home, Some(&root))
@@ -34,7 +34,7 @@ async fn entries(daemon: &Daemon) -> Result<Vec<SkillEntry>, MethodError> {
     .map_err(|e| MethodError::internal(e.to_string()))
 }
 
-async fn list_reply(daemon: &Daemon, id: i64) -> Reply {
+async fn list_reply(daemon: &Ctx, id: i64) -> Reply {
     let rows: Vec<SkillListing> = entries(daemon)
         .await?
         .iter()
@@ -43,13 +43,13 @@ async fn list_reply(daemon: &Daemon, id: i64) -> Reply {
     Ok(Envelope::json_result(id, &rows))
 }
 
-pub async fn list(daemon: &Daemon, id: i64) -> Reply {
+pub async fn list(daemon: &Ctx, id: i64) -> Reply {
     list_reply(daemon, id).await
 }
 
 /// Disabling is global (`state.json`); enabling also lifts a workspace's own
 /// `disabledSkills` entry, so the skill really is on afterwards.
-pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn toggle(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::SkillToggle>()?;
     let name = params.name.trimmed();
     let enabled = params
@@ -86,7 +86,7 @@ pub async fn toggle(daemon: &Daemon, id: i64, p: &Params) -> Reply {
 }
 
 /// Imports a `.md` or `.zip` into the global skills library.
-pub async fn import(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn import(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let raw = p.read::<method::SkillImport>()?.path.trimmed();
     let given = PathBuf::from(raw);
     let path = if given.is_absolute() {

@@ -6,25 +6,25 @@ use seekclaw_protocol::{Envelope, MethodError, Params, event, method};
 
 use super::Reply;
 use crate::connection::Connection;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::doctor::{self, Host};
 use seekclaw_engine::config_service::FileHealth;
 
-pub async fn doctor_text(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn doctor_text(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let root = doctor_root(daemon, p)?;
     let checks = doctor::local_checks(daemon, Host::Daemon, &root).await;
     Ok(Envelope::result(id, doctor::text(&checks)))
 }
 
 /// Local checks plus a probe of every enabled provider.
-pub async fn doctor_run(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn doctor_run(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let root = doctor_root(daemon, p)?;
     let checks = doctor::all_checks(daemon, Host::Daemon, &root).await;
     Ok(Envelope::json_result(id, &checks))
 }
 
 /// The workspace a doctor request names, else the daemon's current one.
-fn doctor_root(daemon: &Daemon, p: &Params) -> Result<std::path::PathBuf, MethodError> {
+fn doctor_root(daemon: &Ctx, p: &Params) -> Result<std::path::PathBuf, MethodError> {
     match p.read::<method::DoctorRun>()?.workspace {
         Some(raw) if !raw.trim().is_empty() => crate::scope::resolve_workspace_path(daemon, &raw),
         _ => Ok(daemon.current_workspace()),
@@ -32,7 +32,7 @@ fn doctor_root(daemon: &Daemon, p: &Params) -> Result<std::path::PathBuf, Method
 }
 
 /// How `config.json` and `state.json` read (a front end shows a problem line).
-pub fn config_status(daemon: &Daemon, id: i64) -> Reply {
+pub fn config_status(daemon: &Ctx, id: i64) -> Reply {
     let status = daemon.engine.config.status();
     let view = |name: &str, health: &FileHealth| ConfigFileView {
         name: name.to_string(),
@@ -68,11 +68,11 @@ pub fn config_status(daemon: &Daemon, id: i64) -> Reply {
 }
 
 /// Held file write locks, from the daemon-wide coordinator.
-pub fn lock_list(daemon: &Daemon, id: i64) -> Reply {
+pub fn lock_list(daemon: &Ctx, id: i64) -> Reply {
     Ok(Envelope::json_result(id, &daemon.engine.locks.snapshot()))
 }
 
-pub async fn factory_reset(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
+pub async fn factory_reset(daemon: &Ctx, conn: &Connection, id: i64) -> Reply {
     stop_connection_turns(conn).await;
     daemon.engine.config.reset().await?;
     daemon.db(|s| s.reset()).await?;
@@ -112,7 +112,7 @@ pub async fn stop_connection_turns(conn: &Connection) {
     }
 }
 
-pub async fn shutdown(daemon: &Daemon, conn: &Connection, id: i64) -> Reply {
+pub async fn shutdown(daemon: &Ctx, conn: &Connection, id: i64) -> Reply {
     tracing::info!("shutdown requested by a client");
     stop_connection_turns(conn).await;
     daemon.engine.turns.cancel_all();

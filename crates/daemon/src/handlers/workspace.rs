@@ -11,30 +11,30 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
 use crate::connection::Connection;
-use crate::daemon::Daemon;
+use crate::ctx::Ctx;
 use crate::scope::resolve_workspace_path;
 use seekclaw_engine::config_service::save_file;
 
 /// The workspace's own config, unless its `.seekclaw` is the SeekClaw home itself.
-fn workspace_config_file(daemon: &Daemon, root: &Path) -> Option<std::path::PathBuf> {
+fn workspace_config_file(daemon: &Ctx, root: &Path) -> Option<std::path::PathBuf> {
     let path = workspace_config_path(root);
     let home_config = daemon.engine.home.config_path();
     (path != home_config).then_some(path)
 }
 
 /// The workspace's own config (`.seekclaw/config.json`), if it has a readable one.
-pub fn workspace_config(daemon: &Daemon, root: &Path) -> Option<WorkspaceConfig> {
+pub fn workspace_config(daemon: &Ctx, root: &Path) -> Option<WorkspaceConfig> {
     workspace_config_file(daemon, root)
         .and_then(|p| read_json_lenient::<WorkspaceConfig>(&p).ok().flatten())
 }
 
 /// Effective mode: the workspace's `mode`, else the global `agent.mode`.
-pub fn effective_mode(daemon: &Daemon, root: &Path) -> AgentMode {
+pub fn effective_mode(daemon: &Ctx, root: &Path) -> AgentMode {
     let ws_mode = workspace_config(daemon, root).and_then(|c| c.mode);
     ws_mode.unwrap_or_else(|| daemon.engine.config.load().agent.mode)
 }
 
-async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
+async fn describe(daemon: &Ctx, root: std::path::PathBuf) -> Result<WorkspaceInfo, MethodError> {
     let mode = effective_mode(daemon, &root).as_str().to_string();
     let kinds_root = root.clone();
     let project_kinds = tokio::task::spawn_blocking(move || project_kinds(&kinds_root))
@@ -48,12 +48,12 @@ async fn describe(daemon: &Daemon, root: std::path::PathBuf) -> Result<Workspace
     })
 }
 
-pub async fn get(daemon: &Daemon, id: i64) -> Reply {
+pub async fn get(daemon: &Ctx, id: i64) -> Reply {
     let info = describe(daemon, daemon.current_workspace()).await?;
     Ok(Envelope::json_result(id, &info))
 }
 
-pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Reply {
+pub async fn open(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Reply {
     let raw = p.read::<method::WorkspaceOpen>()?.path.into_inner();
     let root = resolve_workspace_path(daemon, &raw).map_err(|e| MethodError {
         param: Some("path".into()),
@@ -72,7 +72,7 @@ pub async fn open(daemon: &Daemon, conn: &Connection, id: i64, p: &Params) -> Re
     Ok(Envelope::json_result(id, &describe(daemon, root).await?))
 }
 
-pub async fn init(daemon: &Daemon, id: i64) -> Reply {
+pub async fn init(daemon: &Ctx, id: i64) -> Reply {
     let root = daemon.current_workspace();
     if root == daemon.engine.home.root()
         || Some(root.as_path()) == seekclaw_config::user_home().as_deref()
@@ -101,7 +101,7 @@ pub async fn init(daemon: &Daemon, id: i64) -> Reply {
 
 /// The mode as `data` (what the desktop reads), and in `details` the mode
 /// with the approval policy the workspace's turns run with (ours, additive).
-pub async fn mode_get(daemon: &Daemon, id: i64) -> Reply {
+pub async fn mode_get(daemon: &Ctx, id: i64) -> Reply {
     let root = daemon.current_workspace();
     let mode = effective_mode(daemon, &root);
     let workspace = workspace_config(daemon, &root);
@@ -119,7 +119,7 @@ pub async fn mode_get(daemon: &Daemon, id: i64) -> Reply {
     Ok(Envelope::result(id, mode.as_str()).with_details_of(&details))
 }
 
-pub async fn mode_switch(daemon: &Daemon, id: i64, p: &Params) -> Reply {
+pub async fn mode_switch(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let invalid = || {
         MethodError::invalid_param(
             "mode",

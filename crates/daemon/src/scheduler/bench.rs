@@ -14,6 +14,7 @@ use serde_json::json;
 use super::tests::{config, daemon_at, finished, requests_at_least};
 use super::*;
 use crate::outbox::Outbox;
+use tokio_util::sync::CancellationToken;
 
 const SCHEDULES: usize = 1000;
 
@@ -27,7 +28,7 @@ fn ms(d: Duration) -> String {
 }
 
 /// Runs `tick` `n` times; returns sorted durations.
-async fn time_ticks(d: &Arc<Daemon>, s: &Settings, n: usize) -> Vec<Duration> {
+async fn time_ticks(d: &Ctx, s: &Settings, n: usize) -> Vec<Duration> {
     let mut all = Vec::with_capacity(n);
     for _ in 0..n {
         let t = Instant::now();
@@ -50,7 +51,7 @@ fn print_ticks(label: &str, all: &[Duration]) {
 }
 
 /// Lateness of each claimed occurrence (claim time minus scheduled time).
-fn lateness(d: &Daemon, ids: &[String]) -> Vec<Duration> {
+fn lateness(d: &Ctx, ids: &[String]) -> Vec<Duration> {
     let mut late: Vec<Duration> = ids
         .iter()
         .flat_map(|id| d.engine.store.schedule_claims(id).unwrap())
@@ -205,7 +206,7 @@ async fn scheduler_figures() {
 
 /// 40 occurrences 50 ms apart, starting in 0.5 s; returns their sorted
 /// lateness after all ran.
-async fn fire(d: &Arc<Daemon>, prefix: &str, tick: Duration) -> Vec<Duration> {
+async fn fire(d: &Ctx, prefix: &str, tick: Duration) -> Vec<Duration> {
     let base = Utc::now() + chrono::Duration::milliseconds(500);
     let ids: Vec<String> = (0..40).map(|i| format!("{prefix}{i:02}")).collect();
     for (i, id) in ids.iter().enumerate() {

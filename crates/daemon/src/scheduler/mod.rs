@@ -11,80 +11,24 @@
 pub mod cron;
 mod cron_syntax;
 mod run;
+pub mod state;
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use seekclaw_config::Config;
 use seekclaw_protocol::events::ScheduleUpcomingDetails;
 use seekclaw_protocol::{Envelope, MethodError};
 use seekclaw_store::{ScheduleSlot, format_iso};
-use tokio::sync::Notify;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
-use crate::daemon::Daemon;
-use seekclaw_engine::sync::Locked;
+use crate::ctx::Ctx;
 
 pub use run::{CancelReason, start_manual};
+pub use state::Settings;
 
 /// Occurrences closer than this get a `schedule.upcoming` notice.
 const NOTICE: Duration = Duration::from_secs(60);
 /// Finished claims older than this are dropped at start-up.
 const CLAIM_HISTORY_DAYS: i64 = 30;
-/// How long shutdown waits for cancelled runs to record their outcome.
-const STOP_GRACE: Duration = Duration::from_secs(5);
-
-/// Limits read from the config at every tick, so edits apply without a restart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
-    pub tick: Duration,
-    pub max_concurrent: usize,
-    pub turn_timeout: Duration,
-}
-
-impl Settings {
-    /// `agent.scheduledTurnTimeoutSeconds` is clamped to 60..=86400 s; the floor
-    /// drops to 1 s only with the hidden `daemon.allowShortScheduledTimeouts`.
-    pub fn from_config(config: &Config) -> Settings {
-        let floor = if config.daemon.allow_short_scheduled_timeouts {
-            1
-        } else {
-            60
-        };
-        Settings {
-            tick: Duration::from_millis(
-                config
-                    .daemon
-                    .scheduler_tick_milliseconds
-                    .clamp(10, 3_600_000),
-            ),
-            max_concurrent: config.agent.max_concurrent_scheduled_turns.max(1) as usize,
-            turn_timeout: Duration::from_secs(
-                config
-                    .agent
-                    .scheduled_turn_timeout_seconds
-                    .clamp(floor, 86_400),
-            ),
-        }
-    }
-}
-
-/// A run in progress.
-struct Running {
-    cancel: CancellationToken,
-    reason: Arc<Mutex<Option<CancelReason>>>,
-}
-
-#[derive(Default)]
-struct State {
-    /// By task id: a task never runs twice at once.
-    running: HashMap<String, Running>,
-    /// `(task id, occurrence)` pairs already announced.
-    announced: HashSet<(String, String)>,
-}
 
 /// What one tick did (for the loop and the benchmark).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -99,101 +43,8 @@ pub struct TickReport {
     pub next_occurrence: Option<DateTime<Utc>>,
 }
 
-/// The daemon's scheduler state; the loop itself runs in [`start`].
-pub struct Scheduler {
-    state: Mutex<State>,
-    wake: Notify,
-    runs: TaskTracker,
-    /// Stops the loop and cancels every run (daemon shutdown).
-    stop: CancellationToken,
-}
-
-impl Scheduler {
-    pub fn new(stop: CancellationToken) -> Scheduler {
-        Scheduler {
-            state: Mutex::new(State::default()),
-            wake: Notify::new(),
-            runs: TaskTracker::new(),
-            stop,
-        }
-    }
-
-    fn state(&self) -> MutexGuard<'_, State> {
-        // The state holds no invariant a panic could break halfway.
-        self.state.locked()
-    }
-
-    /// Makes the loop tick now (a task was created, edited or finished).
-    pub fn wake(&self) {
-        self.wake.notify_one();
-    }
-
-    pub fn is_running(&self, task_id: &str) -> bool {
-        self.state().running.contains_key(task_id)
-    }
-
-    pub fn running_count(&self) -> usize {
-        self.state().running.len()
-    }
-
-    /// Cancels the task's run, if any, recording `reason`.
-    pub fn cancel(&self, task_id: &str, reason: CancelReason) -> bool {
-        let state = self.state();
-        let Some(run) = state.running.get(task_id) else {
-            return false;
-        };
-        run.reason.locked().get_or_insert(reason);
-        run.cancel.cancel();
-        true
-    }
-
-    /// Registers a run of `task_id` unless one is in progress; the returned
-    /// token and reason slot belong to the new run.
-    fn reserve(
-        &self,
-        task_id: &str,
-    ) -> Option<(CancellationToken, Arc<Mutex<Option<CancelReason>>>)> {
-        let mut state = self.state();
-        if state.running.contains_key(task_id) {
-            return None;
-        }
-        let cancel = self.stop.child_token();
-        let reason = Arc::new(Mutex::new(None));
-        state.running.insert(
-            task_id.to_string(),
-            Running {
-                cancel: cancel.clone(),
-                reason: reason.clone(),
-            },
-        );
-        Some((cancel, reason))
-    }
-
-    fn release(&self, task_id: &str) {
-        self.state().running.remove(task_id);
-        self.wake();
-    }
-
-    /// Stops ticking and cancels every run.
-    pub fn stop(&self) {
-        self.stop.cancel();
-        self.runs.close();
-    }
-
-    /// After [`Scheduler::stop`]: waits (bounded) until the cancelled runs have
-    /// recorded their outcome.
-    pub async fn wait_stopped(&self) {
-        if tokio::time::timeout(STOP_GRACE, self.runs.wait())
-            .await
-            .is_err()
-        {
-            tracing::warn!("scheduled runs still busy after the shutdown grace");
-        }
-    }
-}
-
 /// Starts the scheduler loop (after the listener is bound).
-pub fn start(daemon: &Arc<Daemon>) {
+pub fn start(daemon: &Ctx) {
     let daemon = daemon.clone();
     tokio::spawn(async move {
         recover(&daemon).await;
@@ -202,7 +53,7 @@ pub fn start(daemon: &Arc<Daemon>) {
 }
 
 /// Closes runs a crashed daemon left open and trims old claim history.
-async fn recover(daemon: &Daemon) {
+async fn recover(daemon: &Ctx) {
     let before = format_iso(Utc::now() - chrono::Duration::days(CLAIM_HISTORY_DAYS));
     match daemon
         .db(move |s| {
@@ -222,7 +73,7 @@ async fn recover(daemon: &Daemon) {
     }
 }
 
-async fn tick_loop(daemon: &Arc<Daemon>) {
+async fn tick_loop(daemon: &Ctx) {
     let scheduler = &daemon.scheduler;
     while !scheduler.stop.is_cancelled() {
         let settings = Settings::from_config(&daemon.engine.config.load());
@@ -250,7 +101,7 @@ async fn tick_loop(daemon: &Arc<Daemon>) {
 
 /// One pass: start what is due (up to the concurrency limit), announce what
 /// is less than a minute away. Never waits for a run.
-pub async fn tick(daemon: &Arc<Daemon>, settings: &Settings) -> Result<TickReport, MethodError> {
+pub async fn tick(daemon: &Ctx, settings: &Settings) -> Result<TickReport, MethodError> {
     let now = Utc::now();
     // Reading as far as the next tick lets the loop wake exactly on time.
     let horizon = now
@@ -325,18 +176,6 @@ fn parse_iso(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .ok()
         .map(|t| t.with_timezone(&Utc))
-}
-
-/// What a task's runs do with calls that need approval: nobody is there to
-/// answer, so the task decides (`reject` unless it says `allow`).
-pub(crate) fn approvals_of(task: &seekclaw_store::ScheduledTask) -> seekclaw_agent::Approvals {
-    use seekclaw_agent::{Approvals, Unattended};
-    if task.approval.as_deref() == Some("allow") {
-        return Approvals::unattended(Unattended::Allow);
-    }
-    Approvals::unattended(Unattended::Reject(
-        "scheduled runs do not wait for a person (the task's `approval` is `reject`)".into(),
-    ))
 }
 
 #[cfg(test)]

@@ -15,9 +15,9 @@ use seekclaw_protocol::{Envelope, MethodError};
 use seekclaw_store::{Claim, RunRecord, RunStatus, ScheduleSlot, ScheduledTask};
 use tokio_util::sync::CancellationToken;
 
-use super::Settings;
 use super::cron::next_run_iso;
-use crate::daemon::Daemon;
+use super::state::Settings;
+use crate::ctx::Ctx;
 use crate::scope::Scope;
 use seekclaw_engine::create_session;
 use seekclaw_engine::sync::Locked;
@@ -35,11 +35,7 @@ type ReasonSlot = Arc<Mutex<Option<CancelReason>>>;
 
 /// Starts the due occurrence `slot` unless the task is already running:
 /// claims it, then runs it. Returns whether a run task was started.
-pub(super) fn start_scheduled(
-    daemon: &Arc<Daemon>,
-    slot: ScheduleSlot,
-    settings: &Settings,
-) -> bool {
+pub(super) fn start_scheduled(daemon: &Ctx, slot: ScheduleSlot, settings: &Settings) -> bool {
     let Some((cancel, reason)) = daemon.scheduler.reserve(&slot.id) else {
         return false;
     };
@@ -70,7 +66,7 @@ pub(super) fn start_scheduled(
 
 /// `schedule.run`: claims a manual run and starts it in the background. A task
 /// that is already running is left alone (answered `Ok` all the same).
-pub async fn start_manual(daemon: &Arc<Daemon>, task_id: &str) -> Result<(), MethodError> {
+pub async fn start_manual(daemon: &Ctx, task_id: &str) -> Result<(), MethodError> {
     let Some((cancel, reason)) = daemon.scheduler.reserve(task_id) else {
         return Ok(());
     };
@@ -100,7 +96,7 @@ pub async fn start_manual(daemon: &Arc<Daemon>, task_id: &str) -> Result<(), Met
 /// Runs a claimed occurrence to its recorded, broadcast outcome, and frees the
 /// task's running slot once the outcome is recorded.
 async fn run_claimed(
-    daemon: &Arc<Daemon>,
+    daemon: &Ctx,
     task: ScheduledTask,
     occurrence: String,
     cancel: CancellationToken,
@@ -171,7 +167,7 @@ struct Outcome {
 }
 
 /// The scope a task runs in: its workspace's project root, else global.
-fn task_scope(daemon: &Daemon, task: &ScheduledTask) -> Scope {
+fn task_scope(daemon: &Ctx, task: &ScheduledTask) -> Scope {
     match task.workspace.as_deref().map(str::trim) {
         Some(ws) if !ws.is_empty() && Path::new(ws).is_dir() => Scope::of_root(
             &seekclaw_config::detect_root(Path::new(ws), &daemon.engine.home),
@@ -185,7 +181,7 @@ fn task_scope(daemon: &Daemon, task: &ScheduledTask) -> Scope {
 }
 
 async fn execute(
-    daemon: &Arc<Daemon>,
+    daemon: &Ctx,
     task: &ScheduledTask,
     occurrence: &str,
     cancel: &CancellationToken,
@@ -205,7 +201,7 @@ async fn execute(
     let controls = TurnControls {
         cancel: cancel.clone(),
         steer: SteerQueue::new(),
-        approvals: crate::scheduler::approvals_of(task),
+        approvals: approvals_of(task),
     };
     let request = TurnRequest {
         scope: scope.clone(),
@@ -270,7 +266,7 @@ async fn execute(
 
 /// The run's record of how its turn ended.
 async fn run_outcome(
-    daemon: &Daemon,
+    daemon: &Ctx,
     scope: &Scope,
     sid: String,
     outcome: TurnOutcome,
@@ -303,7 +299,7 @@ async fn run_outcome(
 /// A fresh session titled `<name>（计划任务）` (`ui.language`) for the run,
 /// recorded on its claim.
 async fn run_session(
-    daemon: &Daemon,
+    daemon: &Ctx,
     task: &ScheduledTask,
     occurrence: &str,
     scope: &Scope,
@@ -332,7 +328,7 @@ async fn run_session(
 
 /// The last non-empty assistant text the run's session holds (a failed turn
 /// still has what it said before failing: the reference keeps it as output).
-async fn last_answer(daemon: &Daemon, scope: &str, sid: &str) -> Option<String> {
+async fn last_answer(daemon: &Ctx, scope: &str, sid: &str) -> Option<String> {
     let (key, s) = (scope.to_string(), sid.to_string());
     let events = daemon.db(move |st| st.events(&key, &s)).await.ok()?;
     events.into_iter().rev().find_map(|e| match e.item {
@@ -341,7 +337,7 @@ async fn last_answer(daemon: &Daemon, scope: &str, sid: &str) -> Option<String> 
     })
 }
 
-fn cancelled(daemon: &Daemon, why: CancelReason, text: String, sid: String) -> Outcome {
+fn cancelled(daemon: &Ctx, why: CancelReason, text: String, sid: String) -> Outcome {
     let lang = daemon.engine.config.load().ui.language();
     Outcome {
         status: RunStatus::Cancelled,
@@ -363,6 +359,18 @@ fn cut(text: &str) -> String {
         Some((i, _)) => text[..i].to_string(),
         None => text.to_string(),
     }
+}
+
+/// What a task's runs do with calls that need approval: nobody is there to
+/// answer, so the task decides (`reject` unless it says `allow`).
+fn approvals_of(task: &seekclaw_store::ScheduledTask) -> seekclaw_agent::Approvals {
+    use seekclaw_agent::{Approvals, Unattended};
+    if task.approval.as_deref() == Some("allow") {
+        return Approvals::unattended(Unattended::Allow);
+    }
+    Approvals::unattended(Unattended::Reject(
+        "scheduled runs do not wait for a person (the task's `approval` is `reject`)".into(),
+    ))
 }
 
 #[cfg(test)]

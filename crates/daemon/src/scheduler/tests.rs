@@ -2,11 +2,10 @@
 //! server: claims, concurrency, timeouts, shutdown, notices.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use seekclaw_config::Home;
+use seekclaw_config::{Config, Home};
 use seekclaw_store::{ScheduleDraft, ScheduledTask, Store, format_iso};
 use seekclaw_testkit::{ProviderServer, Reply};
 use serde_json::{Value, json};
@@ -39,8 +38,8 @@ pub(super) fn config(server: &ProviderServer, extra: Value) -> Value {
     c
 }
 
-/// A daemon (not listening) over `home`, with `config` written first.
-pub(super) fn daemon_at(home: &Path, config: &Value) -> Arc<Daemon> {
+/// The daemon's context (nothing listening) over `home`, with `config` written first.
+pub(super) fn daemon_at(home: &Path, config: &Value) -> Ctx {
     let home = Home::at(home);
     home.ensure().unwrap();
     std::fs::write(
@@ -50,10 +49,10 @@ pub(super) fn daemon_at(home: &Path, config: &Value) -> Arc<Daemon> {
     .unwrap();
     let store = Store::open(&home.db_path()).unwrap();
     let cwd = home.root().to_path_buf();
-    Arc::new(Daemon::new(home, cwd, store))
+    Ctx::open(home, cwd, store)
 }
 
-pub(super) fn task(d: &Daemon, id: &str, cron: &str, next: Option<String>) -> ScheduledTask {
+pub(super) fn task(d: &Ctx, id: &str, cron: &str, next: Option<String>) -> ScheduledTask {
     d.engine
         .store
         .upsert_schedule(&ScheduleDraft {
@@ -92,7 +91,7 @@ pub(super) async fn until<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) 
     }
 }
 
-pub(super) async fn finished(d: &Daemon, id: &str) -> ScheduledTask {
+pub(super) async fn finished(d: &Ctx, id: &str) -> ScheduledTask {
     until(Duration::from_secs(20), || {
         d.engine
             .store
@@ -112,7 +111,7 @@ pub(super) async fn requests_at_least(server: &ProviderServer, n: usize) {
 }
 
 /// A fake client: every broadcast line lands in the returned receiver.
-fn listen(d: &Daemon, conn: u64) -> Queue {
+fn listen(d: &Ctx, conn: u64) -> Queue {
     let (outbox, rx) = Outbox::new(Duration::from_secs(5), CancellationToken::new());
     d.connections.insert(conn, outbox);
     rx
