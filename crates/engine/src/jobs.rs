@@ -120,7 +120,7 @@ impl crate::engine::Engine {
         &self,
         notice: &SessionNotice,
         stop: &tokio_util::sync::CancellationToken,
-    ) -> Result<NoticeDelivery, seekclaw_protocol::MethodError> {
+    ) -> Result<NoticeDelivery, crate::error::EngineError> {
         let (sid, text) = (&notice.session_id, &notice.notice.text);
         let id = sid.clone();
         let scope = self
@@ -129,7 +129,7 @@ impl crate::engine::Engine {
             .into_iter()
             .next()
             .ok_or_else(|| {
-                seekclaw_protocol::MethodError::not_found(format!("Session {sid} not found"))
+                crate::error::EngineError::not_found(format!("Session {sid} not found"))
             })?;
         let mut tries = 0;
         loop {

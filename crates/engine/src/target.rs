@@ -4,7 +4,7 @@
 
 use seekclaw_agent::{Approvals, SteerQueue};
 use seekclaw_config::ReasoningLevel;
-use seekclaw_protocol::MethodError;
+use crate::error::EngineError;
 use seekclaw_store::{SessionEvent, SessionHeader, SessionPatch, Store};
 use tokio_util::sync::CancellationToken;
 
@@ -98,7 +98,7 @@ impl Engine {
         target: SessionTarget,
         level: Option<ReasoningLevel>,
         controls: &TurnControls,
-    ) -> Result<SessionClaim, MethodError> {
+    ) -> Result<SessionClaim, EngineError> {
         let sid = match target {
             SessionTarget::Id(sid) => sid,
             other => {
@@ -128,7 +128,7 @@ impl Engine {
             .map_err(|e| e.with_session(Some(sid.clone())))?
         else {
             return Err(
-                MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
+                EngineError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
             );
         };
         Ok(SessionClaim {
@@ -139,7 +139,7 @@ impl Engine {
         })
     }
 
-    fn claim_controls(&self, sid: &str, c: &TurnControls) -> Result<TurnGuard, MethodError> {
+    fn claim_controls(&self, sid: &str, c: &TurnControls) -> Result<TurnGuard, EngineError> {
         self.claim(sid, &c.cancel, &c.steer, &c.approvals)
     }
 
@@ -152,7 +152,7 @@ impl Engine {
         scope: &Scope,
         sid: &str,
         level: Option<ReasoningLevel>,
-    ) -> Result<Option<(SessionHeader, ReasoningLevel, Vec<SessionEvent>)>, MethodError> {
+    ) -> Result<Option<(SessionHeader, ReasoningLevel, Vec<SessionEvent>)>, EngineError> {
         let (k, s) = (scope.key.clone(), sid.to_string());
         let fallback = self.config.load().agent.reasoning_level;
         match self.store.try_conversation(&k, &s) {
@@ -187,7 +187,7 @@ impl Engine {
         scope: &Scope,
         target: SessionTarget,
         level: Option<ReasoningLevel>,
-    ) -> Result<SessionHeader, MethodError> {
+    ) -> Result<SessionHeader, EngineError> {
         let level = level.unwrap_or_else(|| self.config.load().agent.reasoning_level);
         let scope = scope.clone();
         self.db(move |st| match target {
@@ -223,7 +223,7 @@ impl Engine {
     }
 
     /// Runs a store call off the async threads and maps its error for the wire.
-    pub async fn db<T, F>(&self, f: F) -> Result<T, MethodError>
+    pub async fn db<T, F>(&self, f: F) -> Result<T, EngineError>
     where
         T: Send + 'static,
         F: FnOnce(&Store) -> seekclaw_store::Result<T> + Send + 'static,
@@ -231,7 +231,7 @@ impl Engine {
         let store = self.store.clone();
         tokio::task::spawn_blocking(move || f(&store))
             .await
-            .map_err(|e| MethodError::internal(format!("store task failed: {e}")))?
+            .map_err(|e| EngineError::internal(format!("store task failed: {e}")))?
             .map_err(store_error)
     }
 
@@ -243,7 +243,7 @@ impl Engine {
         &self,
         scope: &Scope,
         target: &SessionTarget,
-    ) -> Result<Option<String>, MethodError> {
+    ) -> Result<Option<String>, EngineError> {
         let (key, target) = (scope.key.clone(), target.clone());
         let named = target.named().map(str::to_string);
         let model = self
