@@ -14,6 +14,7 @@ use seekclaw_protocol::events::GoalUpdatedDetails;
 use seekclaw_protocol::{Envelope, MethodError};
 
 use crate::daemon::Daemon;
+use crate::error::Wire;
 use crate::scope::Scope;
 use seekclaw_engine::{GoalStep, SessionTarget, TurnControls, TurnOrigin, TurnRequest};
 
@@ -64,7 +65,10 @@ pub async fn write_marker(
 ) -> Result<(), MethodError> {
     let engine = &daemon.engine;
     if !engine.notify_running(sid, &marker.text()) {
-        engine.append_idle(&scope.key, sid, marker.item()).await?;
+        engine
+            .append_idle(&scope.key, sid, marker.item())
+            .await
+            .wire()?;
     }
     Ok(())
 }
@@ -163,5 +167,11 @@ async fn continuation(
         origin: TurnOrigin::new("goal"),
     };
     // Nobody reads it live: the turn bus and the log have everything.
-    Ok(daemon.engine.start_turn(request).await?.outcome().await)
+    Ok(daemon
+        .engine
+        .start_turn(request)
+        .await
+        .wire()?
+        .outcome()
+        .await)
 }

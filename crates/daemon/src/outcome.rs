@@ -5,7 +5,7 @@ use seekclaw_agent::TurnOutcome;
 use seekclaw_protocol::events::{ErrorCause, ErrorDetails};
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event};
 
-pub use seekclaw_engine::failure_code;
+pub use crate::error::failure_code;
 
 /// The terminal envelope of request `id` for `outcome`. A turn whose end
 /// could not be saved is an `error` (`storage`) whose details still carry

@@ -18,6 +18,7 @@ use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::daemon::Daemon;
+use crate::error::Wire;
 use crate::presentation::{status_text, workflow_label};
 use crate::scope;
 use seekclaw_engine::parse_images;
@@ -33,7 +34,7 @@ fn guidance(
     p: &Params,
     message: &str,
 ) -> Result<(String, Vec<seekclaw_agent::UserImage>), MethodError> {
-    let images = parse_images(p)?;
+    let images = parse_images(p).wire()?;
     let message = message.to_string();
     if message.trim().is_empty() && images.is_empty() {
         return Err(MethodError::invalid_param(
@@ -304,7 +305,7 @@ pub async fn chat(
         controls: start.controls.clone(),
         origin: TurnOrigin::read_by("chat", conn.id),
     };
-    let mut turn = daemon.engine.start_turn(request).await?;
+    let mut turn = daemon.engine.start_turn(request).await.wire()?;
     let sid = turn.session().id.clone();
     start.claimed(&sid);
     daemon.session_owners.set(&sid, conn.outbox.clone());
