@@ -1,8 +1,8 @@
 //! Manual compaction through the engine: the session is claimed as a turn
 //! would claim it, so no turn (in this process or another) appends meanwhile.
 
-use seekclaw_agent::{Compacted, SteerQueue, compact_session};
 use crate::error::EngineError;
+use seekclaw_agent::{Compacted, SteerQueue, compact_session};
 use seekclaw_store::{EventItem, Summary};
 use tokio_util::sync::CancellationToken;
 
@@ -47,10 +47,7 @@ impl Engine {
         }
         compact_session(&runtime, &scope.key, &header.id, &events, cancel)
             .await
-            .map_err(|f| {
-                EngineError::from_failure(f)
-                    .with_session(Some(header.id.clone()))
-            })
+            .map_err(|f| EngineError::from_failure(f).with_session(Some(header.id.clone())))
     }
 }
 

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use crate::error::{EngineError, ErrorKind};
 use seekclaw_config::edits::ConfigLock;
 use seekclaw_config::{
     Config, ConfigError, Document, FieldWarning, FileProblem, Home, State, load_json_file,
     save_json_file,
 };
-use crate::error::{EngineError, ErrorKind};
 use serde::Serialize;
 
 use crate::sync::Locked;
@@ -319,7 +319,9 @@ impl ConfigService {
     ) -> Result<R, E> {
         let _guard = self.write.lock().await;
         let lock = self.lock().await.map_err(wire)?;
-        let mut doc = self.open::<Config>(&self.home.config_path()).map_err(wire)?;
+        let mut doc = self
+            .open::<Config>(&self.home.config_path())
+            .map_err(wire)?;
         let out = change(&mut doc.value)?;
         write_locked(lock, "Cannot save config.json", move || doc.save())
             .await

@@ -13,10 +13,10 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use crate::error::{EngineError, ErrorKind};
 use seekclaw_agent::{Steer, SteerKind, SteerQueue};
 use seekclaw_config::Home;
 use seekclaw_mcp::McpManager;
-use crate::error::{EngineError, ErrorKind};
 use seekclaw_providers::Providers;
 use seekclaw_store::{EventItem, Store};
 use seekclaw_tools::{Registry, WriteLocks};

@@ -115,11 +115,15 @@ impl EngineError {
         .with_session(Some(session_id.to_string()))
     }
 
-    /// A turn on a session another process is running one on.
+    /// A turn on a session another process is running one on (which
+    /// process is not known: any that shares the home).
     pub fn busy_elsewhere(session_id: &str) -> Self {
         Self::new(
             ErrorKind::BusyElsewhere,
-            format!("Session {session_id} is running a turn in another seekclaw process"),
+            format!(
+                "Session {session_id} is running a turn in another seekclaw process; \
+                 wait for it to finish or cancel it there"
+            ),
         )
         .with_session(Some(session_id.to_string()))
     }
@@ -201,7 +205,10 @@ mod tests {
     #[test]
     fn store_failures_keep_their_class() {
         let e: EngineError = StoreError::NotFound("Session x not found".into()).into();
-        assert_eq!((e.kind, e.message.as_str()), (ErrorKind::NotFound, "Session x not found"));
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (ErrorKind::NotFound, "Session x not found")
+        );
         let e: EngineError = StoreError::Conflict("taken".into()).into();
         assert_eq!(e.kind, ErrorKind::Conflict);
     }

@@ -1,9 +1,9 @@
 //! Image intake for `chat` and `agent.steer`: checked before any turn starts.
 
+use crate::error::{EngineError, ErrorKind};
 use base64::Engine;
 use seekclaw_agent::UserImage;
 use seekclaw_protocol::Params;
-use crate::error::{EngineError, ErrorKind};
 use serde_json::Value;
 
 pub const MAX_IMAGES: usize = 10;

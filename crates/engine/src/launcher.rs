@@ -5,13 +5,13 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::error::EngineError;
 use futures::future::{MaybeDone, maybe_done};
 use seekclaw_agent::{
     AgentEvent, FailureKind, Steer, TurnFailure, TurnInput, TurnOutcome, UserImage, owner_id,
     run_turn,
 };
 use seekclaw_config::ReasoningLevel;
-use crate::error::EngineError;
 use seekclaw_store::SessionHeader;
 use seekclaw_tools::WriteLocks;
 use tokio::sync::mpsc::{self, UnboundedReceiver};

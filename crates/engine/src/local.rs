@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::EngineError;
 use seekclaw_agent::{Approvals, Unattended};
 use seekclaw_config::normalize_path;
-use crate::error::EngineError;
 
 use crate::engine::Engine;
 use crate::launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};

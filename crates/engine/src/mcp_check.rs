@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
+use crate::error::EngineError;
 use seekclaw_config::Home;
 use seekclaw_mcp::{McpManager, ServerListing, ServerStatus, Timeouts};
-use crate::error::EngineError;
 use serde::Serialize;
 
 use crate::config_service::ConfigService;

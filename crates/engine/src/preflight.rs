@@ -2,9 +2,9 @@
 //! empty message, a model name that matches nothing, no model that can
 //! answer. A turn that fails here leaves nothing behind (no empty session).
 
+use crate::error::{EngineError, ErrorKind};
 use seekclaw_agent::{FailureKind, TurnRuntime, UserImage};
 use seekclaw_config::Config;
-use crate::error::{EngineError, ErrorKind};
 use seekclaw_providers::ProviderError;
 use seekclaw_providers::routing::{RouteInput, candidates, resolve};
 
@@ -65,10 +65,9 @@ pub(crate) fn route(runtime: &TurnRuntime, needs_vision: bool) -> Result<(), Eng
     };
     match candidates(&runtime.config, &route, |_| false) {
         Ok(_) => Ok(()),
-        Err(e @ ProviderError::Config(_)) => Err(EngineError::new(
-            FailureKind::NoModel.into(),
-            e.to_string(),
-        )),
+        Err(e @ ProviderError::Config(_)) => {
+            Err(EngineError::new(FailureKind::NoModel.into(), e.to_string()))
+        }
         Err(e) => Err(EngineError::new(ErrorKind::Provider, e.to_string())),
     }
 }

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::error::EngineError;
 use seekclaw_agent::TurnRuntime;
 use seekclaw_config::{Config, WorkspaceConfig, read_json_lenient, workspace_config_path};
-use crate::error::EngineError;
 
 use crate::engine::Engine;
 use crate::scope::Scope;

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use seekclaw_config::{GLOBAL_SCOPE, Home, detect_root, normalize_path, scope_key_workspace};
 use crate::error::EngineError;
+use seekclaw_config::{GLOBAL_SCOPE, Home, detect_root, normalize_path, scope_key_workspace};
 
 /// Where sessions live.
 #[derive(Debug, Clone, PartialEq, Eq)]

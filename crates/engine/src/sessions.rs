@@ -1,8 +1,8 @@
 //! Sessions as the engine makes and finds them: new ids, creation in a
 //! scope, the named or latest session of a scope.
 
-use seekclaw_config::ReasoningLevel;
 use crate::error::EngineError;
+use seekclaw_config::ReasoningLevel;
 use seekclaw_store::{NewSession, SessionHeader, StoreError};
 
 use crate::engine::Engine;

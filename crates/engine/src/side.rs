@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::error::EngineError;
 use seekclaw_config::{Config, Provider};
 use seekclaw_protocol::api::ProbeResult;
-use crate::error::EngineError;
 use seekclaw_providers::error::ProviderError;
 use seekclaw_providers::router::{Completion, Observer};
 use seekclaw_providers::routing::{ModelHandle, RouteInput};

@@ -9,8 +9,8 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use seekclaw_agent::{AgentEvent, Approvals, Subrun, TurnOutcome, Unattended};
 use crate::error::EngineError;
+use seekclaw_agent::{AgentEvent, Approvals, Subrun, TurnOutcome, Unattended};
 use seekclaw_store::NewSession;
 use seekclaw_tools::{
     ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,

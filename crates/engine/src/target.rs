@@ -2,9 +2,9 @@
 //! found or made, marked busy, given its reasoning level and read for the
 //! turn (every front end's turns come through here).
 
+use crate::error::EngineError;
 use seekclaw_agent::{Approvals, SteerQueue};
 use seekclaw_config::ReasoningLevel;
-use crate::error::EngineError;
 use seekclaw_store::{SessionEvent, SessionHeader, SessionPatch, Store};
 use tokio_util::sync::CancellationToken;
 

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use seekclaw_agent::{AgentEvent, Approvals, TurnOutcome};
 use seekclaw_config::Home;
+use seekclaw_engine::ErrorKind;
 use seekclaw_engine::{
     Engine, Scope, SessionTarget, TurnControls, TurnHandle, TurnOrigin, TurnOverrides, TurnRequest,
     Watched,
 };
-use seekclaw_engine::ErrorKind;
 use seekclaw_store::EventItem;
 use seekclaw_testkit::{ProviderServer, Reply};
 use serde_json::json;
