@@ -17,9 +17,6 @@ impl From<EngineError> for ToolError {
                 "Session {sid} is already running a task (another run_task call); \
                  wait for it to finish, or cancel that call"
             ),
-            (ErrorKind::BusyElsewhere, _) => {
-                format!("{}; wait for it to finish or cancel it there", e.message)
-            }
             _ => e.message,
         })
     }

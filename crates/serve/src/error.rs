@@ -11,10 +11,6 @@ pub(crate) fn text(e: &EngineError) -> String {
             "{}; send a `steer` command to add guidance or `cancel` to stop it",
             e.message
         ),
-        ErrorKind::BusyElsewhere => format!(
-            "{} (the daemon, another `seekclaw serve` or `seekclaw run`); wait for it to finish or cancel it there",
-            e.message
-        ),
         _ => e.message.clone(),
     }
 }
@@ -36,8 +32,8 @@ mod tests {
         assert!(fails_the_turn(&e));
         assert_eq!(
             text(&e),
-            "Session s1 is running a turn in another seekclaw process (the daemon, another \
-             `seekclaw serve` or `seekclaw run`); wait for it to finish or cancel it there"
+            "Session s1 is running a turn in another seekclaw process; \
+             wait for it to finish or cancel it there"
         );
         let e = EngineError::busy("s1");
         assert!(fails_the_turn(&e));
