@@ -102,6 +102,13 @@ impl Engine {
         let sid = match target {
             SessionTarget::Id(sid) => sid,
             other => {
+                // A new session's id known up front is claimed before its row
+                // is made: a refusal (busy in another process) leaves no
+                // empty session that would clash with the retry.
+                let early = match &other {
+                    SessionTarget::New { id: Some(id) } => Some(self.claim_controls(id, controls)?),
+                    _ => None,
+                };
                 let mut session = self.find_or_make(scope, other, level).await?;
                 let stored = self.stored_level(&session);
                 if let Some(patch) = level_patch(level, stored) {
@@ -110,7 +117,10 @@ impl Engine {
                         session = h;
                     }
                 }
-                let guard = self.claim_controls(&session.id, controls)?;
+                let guard = match early {
+                    Some(guard) => guard,
+                    None => self.claim_controls(&session.id, controls)?,
+                };
                 return Ok(SessionClaim {
                     session,
                     guard,
