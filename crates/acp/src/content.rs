@@ -103,7 +103,7 @@ fn checked(images: Vec<Value>) -> Result<Vec<UserImage>, RpcError> {
     }
     let mut params = Map::new();
     params.insert("images".into(), Value::Array(images));
-    seekclaw_engine::parse_images(&Params::new(params)).map_err(|e| RpcError::params(e.message))
+    Ok(seekclaw_engine::parse_images(&Params::new(params))?)
 }
 
 #[cfg(test)]

@@ -64,10 +64,7 @@ async fn turn(
         },
         origin: TurnOrigin::new("acp"),
     };
-    let mut handle = engine
-        .start_turn(request)
-        .await
-        .map_err(|e| RpcError::internal(e.message))?;
+    let mut handle = engine.start_turn(request).await?;
     session.mark_stored();
     let mut updates = TurnUpdates::new(&session.cwd);
     let mut finish = String::new();
@@ -201,7 +198,7 @@ async fn compact(
     if cancel.is_cancelled() {
         return Ok(stop("cancelled"));
     }
-    let compacted = done.map_err(|e| RpcError::internal(e.message))?;
+    let compacted = done?;
     peer.update(
         &session.id,
         json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": compacted.summary}}),

@@ -31,6 +31,8 @@ pub struct RpcError {
     pub code: i64,
     /// What went wrong, for a person.
     pub message: String,
+    /// More about it, for a program (e.g. the `sessionId` concerned).
+    pub data: Option<Value>,
 }
 
 impl RpcError {
@@ -39,7 +41,14 @@ impl RpcError {
         RpcError {
             code,
             message: message.into(),
+            data: None,
         }
+    }
+
+    /// The same error with `data`.
+    pub fn with_data(mut self, data: Value) -> RpcError {
+        self.data = Some(data);
+        self
     }
 
     /// `-32602`: the params are wrong.
@@ -53,7 +62,10 @@ impl RpcError {
     }
 
     fn to_json(&self) -> Value {
-        json!({"code": self.code, "message": self.message})
+        match &self.data {
+            Some(data) => json!({"code": self.code, "message": self.message, "data": data}),
+            None => json!({"code": self.code, "message": self.message}),
+        }
     }
 }
 

@@ -9,11 +9,12 @@ use seekclaw_protocol::{Envelope, MethodError};
 
 use crate::connections::Connections;
 use crate::ctx::Ctx;
+use crate::error::Wire;
 use crate::scope::Scope;
 
 /// The goal in force on a session, from its log.
 pub async fn standing(daemon: &Ctx, scope: &Scope, sid: &str) -> Result<StandingGoal, MethodError> {
-    daemon.engine.standing_goal(&scope.key, sid).await
+    daemon.engine.standing_goal(&scope.key, sid).await.wire()
 }
 
 /// The wire view of a session's goal.

@@ -9,6 +9,7 @@ use seekclaw_engine::refuse_implicit;
 use seekclaw_protocol::{MethodError, ScopeParams};
 
 use crate::ctx::Ctx;
+use crate::error::Wire;
 
 /// Validates a client path and walks up to its project root.
 pub fn resolve_workspace_path(daemon: &Ctx, raw: &str) -> Result<PathBuf, MethodError> {
@@ -39,7 +40,7 @@ pub fn resolve_for_turn(daemon: &Ctx, params: &ScopeParams) -> Result<Scope, Met
         refuse_implicit(
             root,
             "Send the chat a `workspace` path (or open one with `workspace.open`), or `global: true`.",
-        )?;
+        ).wire()?;
     }
     Ok(scope)
 }

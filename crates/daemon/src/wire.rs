@@ -18,7 +18,7 @@ use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event, wording};
 use crate::presentation::{model_notice, status_text, workflow_label};
 
 /// A turn failure's error code, and a store error as the wire's error.
-pub use seekclaw_engine::{failure_code, store_error};
+pub use crate::error::{failure_code, store_error};
 
 /// Maps an agent event to its envelope (reference §3 shapes), labels worded
 /// in `lang`; `None` for events this protocol does not carry (the

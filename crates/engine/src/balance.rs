@@ -18,7 +18,7 @@ pub async fn for_turn(config: &ConfigService, store: &Store, rt: &TurnRuntime) -
         LoadBalance::RoundRobin => {
             let key = strategy_name(&rt.config, rt.workspace.as_ref()).to_string();
             let taken = config
-                .update_state(|state| {
+                .update_state(std::convert::identity, |state| {
                     let cursor = state.round_robin_cursors.entry(key).or_insert(0);
                     let now = *cursor;
                     *cursor = cursor.wrapping_add(1);

@@ -1,8 +1,8 @@
 //! Manual compaction through the engine: the session is claimed as a turn
 //! would claim it, so no turn (in this process or another) appends meanwhile.
 
+use crate::error::EngineError;
 use seekclaw_agent::{Compacted, SteerQueue, compact_session};
-use seekclaw_protocol::MethodError;
 use seekclaw_store::{EventItem, Summary};
 use tokio_util::sync::CancellationToken;
 
@@ -21,7 +21,7 @@ impl Engine {
         overrides: &TurnOverrides,
         cancel: &CancellationToken,
         on_start: impl FnOnce(u64, u64) + Send,
-    ) -> Result<Compacted, MethodError> {
+    ) -> Result<Compacted, EngineError> {
         let (store, key, id) = (
             self.store.clone(),
             scope.key.clone(),
@@ -29,9 +29,9 @@ impl Engine {
         );
         let header = tokio::task::spawn_blocking(move || store.session(&key, &id))
             .await
-            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(|e| EngineError::internal(e.to_string()))?
             .map_err(crate::error::store_error)?
-            .ok_or_else(|| MethodError::not_found(format!("Session {session_id} not found")))?;
+            .ok_or_else(|| EngineError::not_found(format!("Session {session_id} not found")))?;
         let _claim = self.claim(&header.id, cancel, &SteerQueue::new(), &Default::default())?;
         let mut config = self.config.load();
         overrides.apply_to_config(&mut config);
@@ -40,17 +40,14 @@ impl Engine {
         let (store, key, id) = (self.store.clone(), scope.key.clone(), header.id.clone());
         let events = tokio::task::spawn_blocking(move || store.events(&key, &id))
             .await
-            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(|e| EngineError::internal(e.to_string()))?
             .map_err(crate::error::store_error)?;
         if let Some((from, to)) = seekclaw_agent::compaction_range(&events) {
             on_start(from, to);
         }
         compact_session(&runtime, &scope.key, &header.id, &events, cancel)
             .await
-            .map_err(|f| {
-                MethodError::new(crate::error::failure_code(f.kind), f.message)
-                    .with_session(Some(header.id.clone()))
-            })
+            .map_err(|f| EngineError::from_failure(f).with_session(Some(header.id.clone())))
     }
 }
 
@@ -75,9 +72,9 @@ impl Engine {
         text: String,
         from: u64,
         to: u64,
-    ) -> Result<AppendedSummary, MethodError> {
+    ) -> Result<AppendedSummary, EngineError> {
         if text.trim().is_empty() {
-            return Err(MethodError::invalid("the summary is empty"));
+            return Err(EngineError::invalid("the summary is empty"));
         }
         let _claim = self.hold_idle(session_id)?;
         let (store, key, id) = (
@@ -89,10 +86,10 @@ impl Engine {
             let events = store
                 .conversation(&key, &id)
                 .map_err(crate::error::store_error)?
-                .ok_or_else(|| MethodError::not_found(format!("Session {id} not found")))?
+                .ok_or_else(|| EngineError::not_found(format!("Session {id} not found")))?
                 .events;
             if let Some(why) = seekclaw_store::summary_range_error(&events, from, to) {
-                return Err(MethodError::invalid(why).with_session(Some(id)));
+                return Err(EngineError::invalid(why).with_session(Some(id)));
             }
             let summary = EventItem::Summary(Summary {
                 text,
@@ -105,6 +102,6 @@ impl Engine {
             Ok(AppendedSummary { seq })
         })
         .await
-        .map_err(|e| MethodError::internal(e.to_string()))?
+        .map_err(|e| EngineError::internal(e.to_string()))?
     }
 }

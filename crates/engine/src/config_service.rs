@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use crate::error::{EngineError, ErrorKind};
 use seekclaw_config::edits::ConfigLock;
 use seekclaw_config::{
     Config, ConfigError, Document, FieldWarning, FileProblem, Home, State, load_json_file,
     save_json_file,
 };
-use seekclaw_protocol::{ErrorCode, MethodError};
 use serde::Serialize;
 
 use crate::sync::Locked;
@@ -169,12 +169,12 @@ impl ConfigService {
 
     /// Turns need a configuration that was read: with an unreadable
     /// `config.json` and nothing read before it, they would run on defaults.
-    pub fn usable_for_turns(&self) -> Result<(), MethodError> {
+    pub fn usable_for_turns(&self) -> Result<(), EngineError> {
         self.load();
         let health = self.health.locked();
         match (&health.config.problem, &health.last_good) {
-            (Some(problem), None) => Err(MethodError::new(
-                ErrorCode::ConfigInvalid,
+            (Some(problem), None) => Err(EngineError::new(
+                ErrorKind::ConfigInvalid,
                 format!(
                     "The configuration cannot be read: {problem}. Fix the file and try again \
                      (seekclaw has not changed it)."
@@ -300,55 +300,64 @@ impl ConfigService {
 
     /// Takes the home's [`ConfigLock`] on a blocking thread (another process may
     /// hold it for the length of its edit).
-    async fn lock(&self) -> Result<ConfigLock, MethodError> {
+    async fn lock(&self) -> Result<ConfigLock, EngineError> {
         let home = self.home.clone();
         blocking(move || ConfigLock::acquire(&home))
             .await?
-            .map_err(|e| MethodError::internal(format!("Cannot lock the configuration: {e}")))
+            .map_err(|e| EngineError::internal(format!("Cannot lock the configuration: {e}")))
     }
 
     /// Read-modify-write of `config.json` under the daemon-wide config mutex and
     /// the home's lock. Only what `change` changed is written; a file that does
     /// not read is refused (`config_invalid`) and left alone. Returns once the
-    /// file is on disk.
-    pub async fn update<R>(
+    /// file is on disk. `change` fails in the caller's own error type (its
+    /// wire's), which `wire` maps the engine's own failures to.
+    pub async fn update<R, E>(
         &self,
-        change: impl FnOnce(&mut Config) -> Result<R, MethodError>,
-    ) -> Result<R, MethodError> {
+        wire: fn(EngineError) -> E,
+        change: impl FnOnce(&mut Config) -> Result<R, E>,
+    ) -> Result<R, E> {
         let _guard = self.write.lock().await;
-        let lock = self.lock().await?;
-        let mut doc = self.open::<Config>(&self.home.config_path())?;
+        let lock = self.lock().await.map_err(wire)?;
+        let mut doc = self
+            .open::<Config>(&self.home.config_path())
+            .map_err(wire)?;
         let out = change(&mut doc.value)?;
-        write_locked(lock, "Cannot save config.json", move || doc.save()).await?;
+        write_locked(lock, "Cannot save config.json", move || doc.save())
+            .await
+            .map_err(wire)?;
         Ok(out)
     }
 
     /// Read-modify-write of `state.json` under the same mutex and lock.
-    pub async fn update_state<R>(
+    pub async fn update_state<R, E>(
         &self,
-        change: impl FnOnce(&mut State) -> Result<R, MethodError>,
-    ) -> Result<R, MethodError> {
+        wire: fn(EngineError) -> E,
+        change: impl FnOnce(&mut State) -> Result<R, E>,
+    ) -> Result<R, E> {
         let _guard = self.write.lock().await;
-        let lock = self.lock().await?;
-        let mut doc = self.open::<State>(&self.home.state_path())?;
+        let lock = self.lock().await.map_err(wire)?;
+        let mut doc = self.open::<State>(&self.home.state_path()).map_err(wire)?;
         let out = change(&mut doc.value)?;
-        write_locked(lock, "Cannot save state.json", move || doc.save()).await?;
+        write_locked(lock, "Cannot save state.json", move || doc.save())
+            .await
+            .map_err(wire)?;
         Ok(out)
     }
 
     /// Opens a file for an edit; one that does not read refuses the edit.
-    fn open<T>(&self, path: &Path) -> Result<Document<T>, MethodError>
+    fn open<T>(&self, path: &Path) -> Result<Document<T>, EngineError>
     where
         T: serde::de::DeserializeOwned + Serialize + Default + seekclaw_config::UnknownFields,
     {
         Document::<T>::open(path).map_err(|e| match e {
             ConfigError::Invalid(problem) => refused(&problem),
-            other => MethodError::internal(format!("Cannot read {}: {other}", path.display())),
+            other => EngineError::internal(format!("Cannot read {}: {other}", path.display())),
         })
     }
 
     /// Replaces both files with defaults (factory reset).
-    pub async fn reset(&self) -> Result<(), MethodError> {
+    pub async fn reset(&self) -> Result<(), EngineError> {
         let _guard = self.write.lock().await;
         let lock = self.lock().await?;
         let home = self.home.clone();
@@ -370,9 +379,9 @@ impl ConfigService {
 }
 
 /// The refusal of a write over a file that does not read.
-fn refused(problem: &FileProblem) -> MethodError {
-    MethodError::new(
-        ErrorCode::ConfigInvalid,
+fn refused(problem: &FileProblem) -> EngineError {
+    EngineError::new(
+        ErrorKind::ConfigInvalid,
         format!(
             "Nothing was changed: {problem}. Fix the file first (seekclaw never writes over \
              a file it cannot read); until then the daemon keeps the configuration it last read."
@@ -400,13 +409,13 @@ async fn write_locked(
     lock: ConfigLock,
     context: &'static str,
     write: impl FnOnce() -> Result<(), ConfigError> + Send + 'static,
-) -> Result<(), MethodError> {
+) -> Result<(), EngineError> {
     blocking(move || {
         let _lock = lock;
         write()
     })
     .await?
-    .map_err(|e| MethodError::internal(format!("{context}: {e}")))
+    .map_err(|e| EngineError::internal(format!("{context}: {e}")))
 }
 
 /// Saves another JSON file the daemon edits (a workspace's `.seekclaw/config.json`
@@ -416,20 +425,20 @@ async fn write_locked(
 pub async fn save_file<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
     path: PathBuf,
     value: T,
-) -> Result<(), MethodError> {
+) -> Result<(), EngineError> {
     let shown = path.display().to_string();
     blocking(move || seekclaw_config::save_json_edit(&path, &value))
         .await?
-        .map_err(|e| MethodError::internal(format!("Cannot write {shown}: {e}")))
+        .map_err(|e| EngineError::internal(format!("Cannot write {shown}: {e}")))
 }
 
 /// Runs file I/O off the async workers.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, MethodError> {
+) -> Result<T, EngineError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| MethodError::internal(format!("config file task failed: {e}")))
+        .map_err(|e| EngineError::internal(format!("config file task failed: {e}")))
 }
 
 #[cfg(test)]
@@ -456,7 +465,7 @@ mod tests {
         let service = ConfigService::new(home.clone());
         assert_eq!(service.load(), Config::default());
         let refused = service.usable_for_turns().unwrap_err();
-        assert_eq!(refused.code, ErrorCode::ConfigInvalid);
+        assert_eq!(refused.kind, ErrorKind::ConfigInvalid);
         assert!(
             refused.message.contains("line 1, column"),
             "{}",
@@ -485,13 +494,13 @@ mod tests {
         assert!(service.usable_for_turns().is_ok());
         assert!(service.status().using_last_good);
         let err = service
-            .update(|c| {
+            .update(std::convert::identity, |c| {
                 c.agent.max_steps = 5;
                 Ok(())
             })
             .await
             .unwrap_err();
-        assert_eq!(err.code, ErrorCode::ConfigInvalid);
+        assert_eq!(err.kind, ErrorKind::ConfigInvalid);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             r#"{"agent": {"maxSteps": 22"#
@@ -513,13 +522,13 @@ mod tests {
         let service = ConfigService::new(home.clone());
         assert_eq!(service.load_state(), State::default());
         let err = service
-            .update_state(|s| {
+            .update_state(std::convert::identity, |s| {
                 s.round_robin_cursors.clear();
                 Ok(())
             })
             .await
             .unwrap_err();
-        assert_eq!(err.code, ErrorCode::ConfigInvalid);
+        assert_eq!(err.kind, ErrorKind::ConfigInvalid);
         assert!(
             err.message.contains("state.json: line 1"),
             "{}",

@@ -13,10 +13,10 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use crate::error::{EngineError, ErrorKind};
 use seekclaw_agent::{Steer, SteerKind, SteerQueue};
 use seekclaw_config::Home;
 use seekclaw_mcp::McpManager;
-use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_providers::Providers;
 use seekclaw_store::{EventItem, Store};
 use seekclaw_tools::{Registry, WriteLocks};
@@ -122,13 +122,13 @@ impl Engine {
     /// Opens the home (creating it) and its store, for a process that runs
     /// turns itself (`seekclaw run`, `serve`): its MCP servers and background
     /// jobs end with it ([`Engine::close`]).
-    pub async fn open(home: Home) -> Result<Engine, MethodError> {
+    pub async fn open(home: Home) -> Result<Engine, EngineError> {
         home.ensure()
-            .map_err(|e| MethodError::internal(e.to_string()))?;
+            .map_err(|e| EngineError::internal(e.to_string()))?;
         let path = home.db_path();
         let store = tokio::task::spawn_blocking(move || Store::open(&path))
             .await
-            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(|e| EngineError::internal(e.to_string()))?
             .map_err(crate::error::store_error)?;
         let config = ConfigService::one_shot(home.clone());
         Ok(Engine::new(home, store, config))
@@ -157,7 +157,7 @@ impl Engine {
         cancel: &CancellationToken,
         steer: &SteerQueue,
         approvals: &seekclaw_agent::Approvals,
-    ) -> Result<TurnGuard, MethodError> {
+    ) -> Result<TurnGuard, EngineError> {
         let mut guard = self
             .turns
             .start(ActiveTurn {
@@ -166,28 +166,19 @@ impl Engine {
                 steer: steer.clone(),
                 approvals: approvals.clone(),
             })
-            .ok_or_else(|| busy(session_id))?;
+            .ok_or_else(|| EngineError::busy(session_id))?;
         match try_hold(&self.home, session_id) {
             Ok(Some(lock)) => guard.hold(lock),
-            Ok(None) => return Err(busy_elsewhere(session_id)),
+            Ok(None) => return Err(EngineError::busy_elsewhere(session_id)),
             Err(e) => {
-                return Err(MethodError::new(
-                    ErrorCode::Storage,
+                return Err(EngineError::new(
+                    ErrorKind::Storage,
                     format!("Cannot lock session {session_id} for its turn: {e}"),
                 ));
             }
         }
         Ok(guard)
     }
-}
-
-/// The error of a turn on a session another process is running a turn on.
-fn busy_elsewhere(sid: &str) -> MethodError {
-    MethodError::new(
-        ErrorCode::Busy,
-        format!("Session {sid} is running a turn in another seekclaw process (a daemon, `seekclaw serve` or `seekclaw run`); wait for it to finish or cancel it there"),
-    )
-    .with_session(Some(sid.to_string()))
 }
 
 impl Engine {
@@ -209,7 +200,7 @@ impl Engine {
     /// Holds an idle session as a turn would (no turn runs meanwhile, here
     /// or in another process) for a write outside any turn; `busy` if one
     /// runs.
-    pub fn hold_idle(&self, session_id: &str) -> Result<TurnGuard, MethodError> {
+    pub fn hold_idle(&self, session_id: &str) -> Result<TurnGuard, EngineError> {
         self.claim(
             session_id,
             &CancellationToken::new(),
@@ -226,7 +217,7 @@ impl Engine {
         scope_key: &str,
         session_id: &str,
         item: EventItem,
-    ) -> Result<u64, MethodError> {
+    ) -> Result<u64, EngineError> {
         let _claim = self.hold_idle(session_id)?;
         let (store, key, id) = (
             self.store.clone(),
@@ -235,18 +226,9 @@ impl Engine {
         );
         tokio::task::spawn_blocking(move || store.append_event(&key, &id, None, &item))
             .await
-            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(|e| EngineError::internal(e.to_string()))?
             .map_err(crate::error::store_error)
     }
-}
-
-/// The error of a second turn on a busy session.
-fn busy(sid: &str) -> MethodError {
-    MethodError::new(
-        ErrorCode::Busy,
-        format!("Session {sid} is already running a turn; use agent.steer to add guidance or agent.cancel to stop it"),
-    )
-    .with_session(Some(sid.to_string()))
 }
 
 #[cfg(test)]

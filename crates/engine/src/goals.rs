@@ -11,10 +11,10 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::error::EngineError;
 use seekclaw_agent::{
     AUTO_TURNS, Approvals, CONTINUE_PROMPT, GoalMarker, StandingGoal, TurnOutcome, Unattended,
 };
-use seekclaw_protocol::MethodError;
 
 use crate::announce::Announcement;
 use crate::engine::Engine;
@@ -146,7 +146,7 @@ impl Engine {
         &self,
         scope_key: &str,
         sid: &str,
-    ) -> Result<StandingGoal, MethodError> {
+    ) -> Result<StandingGoal, EngineError> {
         let (key, id) = (scope_key.to_string(), sid.to_string());
         let events = self
             .db(move |s| {
@@ -156,7 +156,7 @@ impl Engine {
                 s.events(&key, &id).map(Some)
             })
             .await?
-            .ok_or_else(|| MethodError::not_found(format!("Session {sid} not found")))?;
+            .ok_or_else(|| EngineError::not_found(format!("Session {sid} not found")))?;
         Ok(StandingGoal::from_events(&events))
     }
 
@@ -170,7 +170,7 @@ impl Engine {
         sid: &str,
         text: Option<&str>,
         auto: bool,
-    ) -> Result<(), MethodError> {
+    ) -> Result<(), EngineError> {
         let marker = match text {
             Some(text) => GoalMarker::Set(text.to_string()),
             None => GoalMarker::Cleared,

@@ -1,8 +1,9 @@
 //! Image intake for `chat` and `agent.steer`: checked before any turn starts.
 
+use crate::error::{EngineError, ErrorKind};
 use base64::Engine;
 use seekclaw_agent::UserImage;
-use seekclaw_protocol::{ErrorCode, MethodError, Params};
+use seekclaw_protocol::Params;
 use serde_json::Value;
 
 pub const MAX_IMAGES: usize = 10;
@@ -10,8 +11,8 @@ pub const MAX_IMAGE_BYTES: u64 = 10 * 1024 * 1024;
 pub const MAX_TOTAL_BYTES: u64 = 40 * 1024 * 1024;
 const TYPES: &[&str] = &["image/png", "image/jpeg", "image/webp", "image/gif"];
 
-fn invalid(msg: impl Into<String>) -> MethodError {
-    MethodError::invalid_param("images", msg)
+fn invalid(msg: impl Into<String>) -> EngineError {
+    EngineError::invalid_param("images", msg)
 }
 
 /// The last path segment, without control characters, at most 180 characters.
@@ -33,15 +34,15 @@ fn decoded_len(b64: &str) -> u64 {
 
 /// Parses and checks `params.images`: at most 10, each ≤ 10 MB decoded, ≤ 40 MB in
 /// total, png/jpeg/webp/gif, `name` and base64 `data` (no data-URL prefix) required.
-pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, MethodError> {
+pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, EngineError> {
     let list = match p.raw("images") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(a)) => a,
         Some(_) => return Err(invalid("params.images must be an array")),
     };
     if list.len() > MAX_IMAGES {
-        return Err(MethodError::new(
-            ErrorCode::TooLarge,
+        return Err(EngineError::new(
+            ErrorKind::TooLarge,
             format!(
                 "Too many images: {} (at most {MAX_IMAGES} per turn)",
                 list.len()
@@ -87,15 +88,15 @@ pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, MethodError> {
         }
         let size = decoded_len(&data);
         if size > MAX_IMAGE_BYTES {
-            return Err(MethodError::new(
-                ErrorCode::TooLarge,
+            return Err(EngineError::new(
+                ErrorKind::TooLarge,
                 format!("Image {} is larger than 10 MB", clean_name(name)),
             ));
         }
         total += size;
         if total > MAX_TOTAL_BYTES {
-            return Err(MethodError::new(
-                ErrorCode::TooLarge,
+            return Err(EngineError::new(
+                ErrorKind::TooLarge,
                 "Images exceed 40 MB in total",
             ));
         }
@@ -117,7 +118,7 @@ pub fn parse_images(p: &Params) -> Result<Vec<UserImage>, MethodError> {
 }
 
 /// An image file given by path (`seekclaw run --image`), under the same rules.
-pub fn from_path(path: &std::path::Path) -> Result<UserImage, MethodError> {
+pub fn from_path(path: &std::path::Path) -> Result<UserImage, EngineError> {
     let shown = path.display();
     let media_type = match path
         .extension()
@@ -136,16 +137,16 @@ pub fn from_path(path: &std::path::Path) -> Result<UserImage, MethodError> {
         }
     };
     let size = std::fs::metadata(path)
-        .map_err(|e| MethodError::not_found(format!("Cannot read image {shown}: {e}")))?
+        .map_err(|e| EngineError::not_found(format!("Cannot read image {shown}: {e}")))?
         .len();
     if size > MAX_IMAGE_BYTES {
-        return Err(MethodError::new(
-            ErrorCode::TooLarge,
+        return Err(EngineError::new(
+            ErrorKind::TooLarge,
             format!("Image {shown} is larger than 10 MB"),
         ));
     }
     let bytes = std::fs::read(path)
-        .map_err(|e| MethodError::not_found(format!("Cannot read image {shown}: {e}")))?;
+        .map_err(|e| EngineError::not_found(format!("Cannot read image {shown}: {e}")))?;
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("image");
     let mut params = serde_json::Map::new();
@@ -155,7 +156,7 @@ pub fn from_path(path: &std::path::Path) -> Result<UserImage, MethodError> {
     );
     parse_images(&Params::new(params))?
         .pop()
-        .ok_or_else(|| MethodError::internal("image intake returned nothing"))
+        .ok_or_else(|| EngineError::internal("image intake returned nothing"))
 }
 
 #[cfg(test)]

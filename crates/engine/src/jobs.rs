@@ -172,7 +172,7 @@ impl Engine {
         &self,
         sid: &str,
         text: &str,
-    ) -> Result<NoticeDelivery, seekclaw_protocol::MethodError> {
+    ) -> Result<NoticeDelivery, crate::error::EngineError> {
         let id = sid.to_string();
         let scope = self
             .db(move |s| s.scopes_of_session(&id))
@@ -180,7 +180,7 @@ impl Engine {
             .into_iter()
             .next()
             .ok_or_else(|| {
-                seekclaw_protocol::MethodError::not_found(format!("Session {sid} not found"))
+                crate::error::EngineError::not_found(format!("Session {sid} not found"))
             })?;
         let mut tries = 0;
         loop {
@@ -219,11 +219,7 @@ impl Engine {
     }
 
     /// Writes a notice into an idle session's log (once: no waiting).
-    async fn log_notice(
-        &self,
-        sid: &str,
-        text: &str,
-    ) -> Result<u64, seekclaw_protocol::MethodError> {
+    async fn log_notice(&self, sid: &str, text: &str) -> Result<u64, crate::error::EngineError> {
         let id = sid.to_string();
         let Some(scope) = self
             .db(move |s| s.scopes_of_session(&id))

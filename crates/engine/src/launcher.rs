@@ -5,13 +5,13 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::error::EngineError;
 use futures::future::{MaybeDone, maybe_done};
 use seekclaw_agent::{
     AgentEvent, FailureKind, Steer, TurnFailure, TurnInput, TurnOutcome, UserImage, owner_id,
     run_turn,
 };
 use seekclaw_config::ReasoningLevel;
-use seekclaw_protocol::MethodError;
 use seekclaw_store::SessionHeader;
 use seekclaw_tools::WriteLocks;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
@@ -144,7 +144,7 @@ impl TurnOverrides {
     pub(crate) fn pinned_model(
         &self,
         config: &seekclaw_config::Config,
-    ) -> Result<Option<String>, MethodError> {
+    ) -> Result<Option<String>, EngineError> {
         let Some(reference) = self.model.as_deref() else {
             return Ok(None);
         };
@@ -233,7 +233,7 @@ impl Engine {
     /// while the session is found and claimed, and returns the handle to
     /// drive it. An error means no turn was started (nothing was written for
     /// it, and no session was made).
-    pub async fn start_turn(&self, mut request: TurnRequest) -> Result<TurnHandle, MethodError> {
+    pub async fn start_turn(&self, mut request: TurnRequest) -> Result<TurnHandle, EngineError> {
         crate::preflight::message(&request.message, &request.images)?;
         // An unreadable config.json with nothing read before: no turn on defaults.
         self.config.usable_for_turns()?;

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::EngineError;
 use seekclaw_agent::{Approvals, Unattended};
 use seekclaw_config::normalize_path;
-use seekclaw_protocol::MethodError;
 
 use crate::engine::Engine;
 use crate::launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
@@ -43,7 +43,7 @@ impl Engine {
         &self,
         opts: &RunOptions,
         mut controls: TurnControls,
-    ) -> Result<TurnHandle, MethodError> {
+    ) -> Result<TurnHandle, EngineError> {
         let scope = self.scope_of(opts.workspace.as_deref(), opts.global, &opts.cwd)?;
         let session = match (&opts.session, opts.continue_latest) {
             (Some(id), _) => SessionTarget::Id(id.clone()),
@@ -76,7 +76,7 @@ impl Engine {
     /// that cannot be read (with nothing read before) fails at once, naming
     /// its line and column, and so does `serve --model` that names no
     /// configured model (listing those there are).
-    pub fn check_overrides(&self, overrides: &TurnOverrides) -> Result<(), MethodError> {
+    pub fn check_overrides(&self, overrides: &TurnOverrides) -> Result<(), EngineError> {
         self.config.usable_for_turns()?;
         match overrides.model.as_deref() {
             Some(model) => crate::preflight::pin(&self.config.load(), model).map(|_| ()),
@@ -92,7 +92,7 @@ impl Engine {
         workspace: Option<&Path>,
         global: bool,
         cwd: &Path,
-    ) -> Result<Scope, MethodError> {
+    ) -> Result<Scope, EngineError> {
         let scope = Scope::local(&self.home, cwd, workspace, global)?;
         if let (None, Some(root)) = (workspace, &scope.workspace) {
             crate::scope::refuse_implicit(

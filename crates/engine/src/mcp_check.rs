@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
+use crate::error::EngineError;
 use seekclaw_config::Home;
 use seekclaw_mcp::{McpManager, ServerListing, ServerStatus, Timeouts};
-use seekclaw_protocol::MethodError;
 use serde::Serialize;
 
 use crate::config_service::ConfigService;
@@ -60,7 +60,7 @@ impl McpCheck {
 
 /// Validates and connects the servers of the scope `opts` names; each server
 /// gets its whole connect timeout (`mcp.connectTimeoutSeconds`).
-pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, MethodError> {
+pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, EngineError> {
     let root = if opts.global {
         None
     } else {
@@ -72,9 +72,9 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
     let cwd = mcp_cwd(home, root.as_deref());
     // Global servers run in the global scratch folder, which a fresh home lacks.
     home.ensure()
-        .map_err(|e| MethodError::internal(e.to_string()))?;
+        .map_err(|e| EngineError::internal(e.to_string()))?;
     std::fs::create_dir_all(&cwd)
-        .map_err(|e| MethodError::internal(format!("Cannot create {}: {e}", cwd.display())))?;
+        .map_err(|e| EngineError::internal(format!("Cannot create {}: {e}", cwd.display())))?;
     let manager = McpManager::new();
     manager.set_timeouts(Timeouts::from_settings(&config.mcp));
     let specs = merged.specs(&cwd);

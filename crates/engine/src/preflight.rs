@@ -2,16 +2,16 @@
 //! empty message, a model name that matches nothing, no model that can
 //! answer. A turn that fails here leaves nothing behind (no empty session).
 
+use crate::error::{EngineError, ErrorKind};
 use seekclaw_agent::{FailureKind, TurnRuntime, UserImage};
 use seekclaw_config::Config;
-use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_providers::ProviderError;
 use seekclaw_providers::routing::{RouteInput, candidates, resolve};
 
 /// Refuses a turn with nothing to say (blank text and no image).
-pub(crate) fn message(text: &str, images: &[UserImage]) -> Result<(), MethodError> {
+pub(crate) fn message(text: &str, images: &[UserImage]) -> Result<(), EngineError> {
     if text.trim().is_empty() && images.is_empty() {
-        return Err(MethodError::invalid_param(
+        return Err(EngineError::invalid_param(
             "message",
             "The prompt is empty: say what to do",
         ));
@@ -22,7 +22,7 @@ pub(crate) fn message(text: &str, images: &[UserImage]) -> Result<(), MethodErro
 /// `reference` (`provider/model`, an alias or a unique bare id) as the
 /// `provider/model` it names among the enabled providers; else an error that
 /// lists the configured models.
-pub fn pin(config: &Config, reference: &str) -> Result<String, MethodError> {
+pub fn pin(config: &Config, reference: &str) -> Result<String, EngineError> {
     if let Some(handle) = resolve(config, reference, false) {
         return Ok(handle.model_ref(config));
     }
@@ -42,7 +42,7 @@ pub fn pin(config: &Config, reference: &str) -> Result<String, MethodError> {
             known.join(", ")
         ));
     }
-    Err(MethodError::invalid_param("model", text))
+    Err(EngineError::invalid_param("model", text))
 }
 
 /// `provider/model` of every model of an enabled provider, in config order.
@@ -58,18 +58,17 @@ fn configured_models(config: &Config) -> Vec<String> {
 /// Whether any model can take the turn, as routing will see it (no model
 /// configured, none with vision for its images): the same error the turn
 /// would end with, before anything is written.
-pub(crate) fn route(runtime: &TurnRuntime, needs_vision: bool) -> Result<(), MethodError> {
+pub(crate) fn route(runtime: &TurnRuntime, needs_vision: bool) -> Result<(), EngineError> {
     let route = RouteInput {
         needs_vision,
         ..runtime.route_input()
     };
     match candidates(&runtime.config, &route, |_| false) {
         Ok(_) => Ok(()),
-        Err(e @ ProviderError::Config(_)) => Err(MethodError::new(
-            crate::error::failure_code(FailureKind::NoModel),
-            e.to_string(),
-        )),
-        Err(e) => Err(MethodError::new(ErrorCode::Provider, e.to_string())),
+        Err(e @ ProviderError::Config(_)) => {
+            Err(EngineError::new(FailureKind::NoModel.into(), e.to_string()))
+        }
+        Err(e) => Err(EngineError::new(ErrorKind::Provider, e.to_string())),
     }
 }
 

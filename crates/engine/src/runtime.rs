@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::error::EngineError;
 use seekclaw_agent::TurnRuntime;
 use seekclaw_config::{Config, WorkspaceConfig, read_json_lenient, workspace_config_path};
-use seekclaw_protocol::MethodError;
 
 use crate::engine::Engine;
 use crate::scope::Scope;
@@ -17,7 +17,7 @@ pub fn build_runtime(
     engine: &Engine,
     config: Config,
     scope: &Scope,
-) -> Result<TurnRuntime, MethodError> {
+) -> Result<TurnRuntime, EngineError> {
     let home = &engine.home;
     let (workspace, work_dir): (Option<WorkspaceConfig>, PathBuf) = match &scope.workspace {
         Some(root) => {
@@ -32,7 +32,7 @@ pub fn build_runtime(
         None => {
             let dir = home.global_dir();
             std::fs::create_dir_all(&dir).map_err(|e| {
-                MethodError::internal(format!("Cannot create {}: {e}", dir.display()))
+                EngineError::internal(format!("Cannot create {}: {e}", dir.display()))
             })?;
             (None, dir)
         }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::EngineError;
 use seekclaw_config::{GLOBAL_SCOPE, Home, detect_root, normalize_path, scope_key_workspace};
-use seekclaw_protocol::MethodError;
 
 /// Where sessions live.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ impl Scope {
         cwd: &Path,
         workspace: Option<&Path>,
         global: bool,
-    ) -> Result<Scope, MethodError> {
+    ) -> Result<Scope, EngineError> {
         if global {
             return Ok(Scope::global());
         }
@@ -55,13 +55,13 @@ impl Scope {
 /// Refuses `root` as a workspace nobody named (it came from a working
 /// directory): the filesystem root, the user's home or an ancestor of it
 /// would let the agent edit anything under it. `how` says how to name one.
-pub fn refuse_implicit(root: &Path, how: &str) -> Result<(), MethodError> {
+pub fn refuse_implicit(root: &Path, how: &str) -> Result<(), EngineError> {
     let Some(what) =
         seekclaw_config::too_broad_for_workspace(root, seekclaw_config::user_home().as_deref())
     else {
         return Ok(());
     };
-    Err(MethodError::invalid_param(
+    Err(EngineError::invalid_param(
         "workspace",
         format!(
             "Not using {} as the workspace: it is {what}, and the agent could change anything under it. {how}",
@@ -76,10 +76,10 @@ pub fn local_root(
     home: &Home,
     cwd: &Path,
     workspace: Option<&Path>,
-) -> Result<PathBuf, MethodError> {
+) -> Result<PathBuf, EngineError> {
     let start = normalize_path(workspace.unwrap_or(Path::new(".")), cwd);
     if !start.is_dir() {
-        return Err(MethodError::not_found(format!(
+        return Err(EngineError::not_found(format!(
             "Workspace directory not found: {}",
             start.display()
         )));

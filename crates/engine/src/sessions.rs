@@ -1,8 +1,8 @@
 //! Sessions as the engine makes and finds them: new ids, creation in a
 //! scope, the named or latest session of a scope.
 
+use crate::error::EngineError;
 use seekclaw_config::ReasoningLevel;
-use seekclaw_protocol::MethodError;
 use seekclaw_store::{NewSession, SessionHeader, StoreError};
 
 use crate::engine::Engine;
@@ -68,14 +68,14 @@ pub fn create_session_as(
 
 impl Engine {
     /// The scope's most recently updated session (`--continue`).
-    pub async fn latest(&self, scope: &Scope) -> Result<String, MethodError> {
+    pub async fn latest(&self, scope: &Scope) -> Result<String, EngineError> {
         let (store, key) = (self.store.clone(), scope.key.clone());
         tokio::task::spawn_blocking(move || store.latest_session(&key))
             .await
-            .map_err(|e| MethodError::internal(e.to_string()))?
+            .map_err(|e| EngineError::internal(e.to_string()))?
             .map_err(store_error)?
             .map(|h| h.id)
-            .ok_or_else(|| MethodError::not_found("No session to continue in this scope"))
+            .ok_or_else(|| EngineError::not_found("No session to continue in this scope"))
     }
 
     /// The named session of `scope`, or a new one (with `new_id` if given).
@@ -84,7 +84,7 @@ impl Engine {
         scope: &Scope,
         wanted: Option<String>,
         new_id: Option<String>,
-    ) -> Result<SessionHeader, MethodError> {
+    ) -> Result<SessionHeader, EngineError> {
         let level = self.config.load().agent.reasoning_level;
         let (store, scope) = (self.store.clone(), scope.clone());
         tokio::task::spawn_blocking(move || match (wanted, new_id) {
@@ -93,8 +93,8 @@ impl Engine {
             (None, None) => create_session(&store, &scope, None, level, true).map(Ok),
         })
         .await
-        .map_err(|e| MethodError::internal(e.to_string()))?
+        .map_err(|e| EngineError::internal(e.to_string()))?
         .map_err(store_error)?
-        .map_err(|id| MethodError::not_found(format!("Session {id} not found")))
+        .map_err(|id| EngineError::not_found(format!("Session {id} not found")))
     }
 }

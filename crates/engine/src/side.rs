@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::error::EngineError;
 use seekclaw_config::{Config, Provider};
 use seekclaw_protocol::api::ProbeResult;
-use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_providers::error::ProviderError;
 use seekclaw_providers::router::{Completion, Observer};
 use seekclaw_providers::routing::{ModelHandle, RouteInput};
@@ -20,17 +20,6 @@ use crate::engine::Engine;
 
 /// How long a provider probe may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// A provider failure on the wire, by the same kinds a turn's failure has
-/// (a timeout reads `timeout`, a config that names no model `no_model`,
-/// anything else `provider`); a cancelled request reads `cancelled`.
-pub fn provider_error(err: &ProviderError) -> MethodError {
-    if matches!(err, ProviderError::Cancelled) {
-        return MethodError::new(ErrorCode::Cancelled, err.to_string());
-    }
-    let failure = seekclaw_agent::TurnFailure::from_provider(err);
-    MethodError::new(crate::error::failure_code(failure.kind), failure.message)
-}
 
 /// Collects attempt records so they are written to the store afterwards.
 #[derive(Default)]
@@ -96,11 +85,11 @@ impl Engine {
         &self,
         provider: &Provider,
         url: &str,
-    ) -> Result<Vec<String>, MethodError> {
+    ) -> Result<Vec<String>, EngineError> {
         let timeout = Duration::from_secs(provider.timeout_seconds.clamp(5, 120));
         seekclaw_providers::models::list_models(&self.providers.pool, provider, Some(url), timeout)
             .await
-            .map_err(|e| provider_error(&e))
+            .map_err(|e| crate::error::provider_error(&e))
     }
 
     async fn save_usage(&self, records: Vec<UsageRecord>) {

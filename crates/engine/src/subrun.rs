@@ -9,8 +9,8 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use crate::error::EngineError;
 use seekclaw_agent::{AgentEvent, Approvals, Subrun, TurnOutcome, Unattended};
-use seekclaw_protocol::MethodError;
 use seekclaw_store::NewSession;
 use seekclaw_tools::{
     ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,
@@ -257,7 +257,7 @@ async fn drive(
     limits: Limits,
     parent: UnboundedSender<AgentEvent>,
     mut subrun: Subrun,
-) -> Result<Ended, MethodError> {
+) -> Result<Ended, EngineError> {
     let mut handle = engine.start_turn(turn).await?;
     let deadline = tokio::time::sleep(limits.deadline);
     tokio::pin!(deadline);
@@ -320,7 +320,7 @@ async fn drive(
 /// How a child's task ended, as its report: a child that could not start,
 /// panicked or was aborted is a failed child (never a failed parent).
 fn joined(
-    result: Result<Result<Ended, MethodError>, tokio::task::JoinError>,
+    result: Result<Result<Ended, EngineError>, tokio::task::JoinError>,
     subrun: &Subrun,
 ) -> Ended {
     match result {
@@ -333,10 +333,10 @@ fn joined(
 
 /// A spawned child that is aborted when its parent's call goes away (the
 /// parent's turn was dropped): no child outlives its parent.
-struct AbortOnDrop(tokio::task::JoinHandle<Result<Ended, MethodError>>);
+struct AbortOnDrop(tokio::task::JoinHandle<Result<Ended, EngineError>>);
 
 impl AbortOnDrop {
-    async fn join(&mut self) -> Result<Result<Ended, MethodError>, tokio::task::JoinError> {
+    async fn join(&mut self) -> Result<Result<Ended, EngineError>, tokio::task::JoinError> {
         (&mut self.0).await
     }
 }

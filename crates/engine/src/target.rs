@@ -2,9 +2,9 @@
 //! found or made, marked busy, given its reasoning level and read for the
 //! turn (every front end's turns come through here).
 
+use crate::error::EngineError;
 use seekclaw_agent::{Approvals, SteerQueue};
 use seekclaw_config::ReasoningLevel;
-use seekclaw_protocol::MethodError;
 use seekclaw_store::{SessionEvent, SessionHeader, SessionPatch, Store};
 use tokio_util::sync::CancellationToken;
 
@@ -98,10 +98,17 @@ impl Engine {
         target: SessionTarget,
         level: Option<ReasoningLevel>,
         controls: &TurnControls,
-    ) -> Result<SessionClaim, MethodError> {
+    ) -> Result<SessionClaim, EngineError> {
         let sid = match target {
             SessionTarget::Id(sid) => sid,
             other => {
+                // A new session's id known up front is claimed before its row
+                // is made: a refusal (busy in another process) leaves no
+                // empty session that would clash with the retry.
+                let early = match &other {
+                    SessionTarget::New { id: Some(id) } => Some(self.claim_controls(id, controls)?),
+                    _ => None,
+                };
                 let mut session = self.find_or_make(scope, other, level).await?;
                 let stored = self.stored_level(&session);
                 if let Some(patch) = level_patch(level, stored) {
@@ -110,7 +117,10 @@ impl Engine {
                         session = h;
                     }
                 }
-                let guard = self.claim_controls(&session.id, controls)?;
+                let guard = match early {
+                    Some(guard) => guard,
+                    None => self.claim_controls(&session.id, controls)?,
+                };
                 return Ok(SessionClaim {
                     session,
                     guard,
@@ -128,7 +138,7 @@ impl Engine {
             .map_err(|e| e.with_session(Some(sid.clone())))?
         else {
             return Err(
-                MethodError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
+                EngineError::not_found(format!("Session {sid} not found")).with_session(Some(sid))
             );
         };
         Ok(SessionClaim {
@@ -139,7 +149,7 @@ impl Engine {
         })
     }
 
-    fn claim_controls(&self, sid: &str, c: &TurnControls) -> Result<TurnGuard, MethodError> {
+    fn claim_controls(&self, sid: &str, c: &TurnControls) -> Result<TurnGuard, EngineError> {
         self.claim(sid, &c.cancel, &c.steer, &c.approvals)
     }
 
@@ -152,7 +162,7 @@ impl Engine {
         scope: &Scope,
         sid: &str,
         level: Option<ReasoningLevel>,
-    ) -> Result<Option<(SessionHeader, ReasoningLevel, Vec<SessionEvent>)>, MethodError> {
+    ) -> Result<Option<(SessionHeader, ReasoningLevel, Vec<SessionEvent>)>, EngineError> {
         let (k, s) = (scope.key.clone(), sid.to_string());
         let fallback = self.config.load().agent.reasoning_level;
         match self.store.try_conversation(&k, &s) {
@@ -187,7 +197,7 @@ impl Engine {
         scope: &Scope,
         target: SessionTarget,
         level: Option<ReasoningLevel>,
-    ) -> Result<SessionHeader, MethodError> {
+    ) -> Result<SessionHeader, EngineError> {
         let level = level.unwrap_or_else(|| self.config.load().agent.reasoning_level);
         let scope = scope.clone();
         self.db(move |st| match target {
@@ -223,7 +233,7 @@ impl Engine {
     }
 
     /// Runs a store call off the async threads and maps its error for the wire.
-    pub async fn db<T, F>(&self, f: F) -> Result<T, MethodError>
+    pub async fn db<T, F>(&self, f: F) -> Result<T, EngineError>
     where
         T: Send + 'static,
         F: FnOnce(&Store) -> seekclaw_store::Result<T> + Send + 'static,
@@ -231,7 +241,7 @@ impl Engine {
         let store = self.store.clone();
         tokio::task::spawn_blocking(move || f(&store))
             .await
-            .map_err(|e| MethodError::internal(format!("store task failed: {e}")))?
+            .map_err(|e| EngineError::internal(format!("store task failed: {e}")))?
             .map_err(store_error)
     }
 
@@ -243,7 +253,7 @@ impl Engine {
         &self,
         scope: &Scope,
         target: &SessionTarget,
-    ) -> Result<Option<String>, MethodError> {
+    ) -> Result<Option<String>, EngineError> {
         let (key, target) = (scope.key.clone(), target.clone());
         let named = target.named().map(str::to_string);
         let model = self

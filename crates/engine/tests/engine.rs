@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use seekclaw_agent::{AgentEvent, Approvals, TurnOutcome};
 use seekclaw_config::Home;
+use seekclaw_engine::ErrorKind;
 use seekclaw_engine::{
     Engine, Scope, SessionTarget, TurnControls, TurnHandle, TurnOrigin, TurnOverrides, TurnRequest,
     Watched,
 };
-use seekclaw_protocol::ErrorCode;
 use seekclaw_store::EventItem;
 use seekclaw_testkit::{ProviderServer, Reply};
 use serde_json::json;
@@ -208,7 +208,7 @@ async fn session_targets_find_make_and_refuse_sessions() {
         .await
         .err()
         .unwrap();
-    assert_eq!(clash.code, ErrorCode::Conflict);
+    assert_eq!(clash.kind, ErrorKind::Conflict);
     // Latest and Id continue it, with its history sent along.
     let turn = engine
         .start_turn(request(&scope, SessionTarget::Latest, "two"))
@@ -224,7 +224,7 @@ async fn session_targets_find_make_and_refuse_sessions() {
         .await
         .err()
         .unwrap();
-    assert_eq!(missing.code, ErrorCode::NotFound);
+    assert_eq!(missing.kind, ErrorKind::NotFound);
     assert_eq!(
         engine.store.list_sessions(&scope.key, true).unwrap().len(),
         1
@@ -257,7 +257,7 @@ async fn a_busy_session_refuses_a_second_turn_until_the_first_ends() {
         .await
         .err()
         .unwrap();
-    assert_eq!(busy.code, ErrorCode::Busy);
+    assert_eq!(busy.kind, ErrorKind::Busy);
     drain(first).await;
     let (_, second) = drain(
         engine

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use seekclaw_protocol::MethodError;
+use seekclaw_engine::EngineError;
 
 use crate::fleet::tasks::TaskError;
 
@@ -28,8 +28,8 @@ pub enum ExecError {
 }
 
 /// The engine's errors, mapped here once.
-impl From<MethodError> for ExecError {
-    fn from(e: MethodError) -> ExecError {
+impl From<EngineError> for ExecError {
+    fn from(e: EngineError) -> ExecError {
         ExecError::Engine(e.message)
     }
 }

@@ -12,10 +12,13 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+mod error;
 mod input;
 mod run_task;
 mod sessions;
 pub mod tools;
+
+pub use error::ToolError;
 
 use rmcp::ServiceExt;
 use rmcp::model::{
@@ -25,7 +28,6 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use seekclaw_engine::{Engine, TurnOverrides};
-use seekclaw_protocol::MethodError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -52,16 +54,6 @@ pub enum McpServeError {
     /// The MCP connection failed before it was established.
     #[error("MCP connection: {0}")]
     Connection(String),
-}
-
-/// A tool call that did not work, for the caller to read (`isError`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError(pub String);
-
-impl From<MethodError> for ToolError {
-    fn from(e: MethodError) -> ToolError {
-        ToolError(e.message)
-    }
 }
 
 /// The MCP server: the engine, the settings of its turns, and the tasks

@@ -9,7 +9,6 @@ use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use seekclaw_agent::{AgentEvent, Approvals, FailureKind, TurnFailure, TurnOutcome, Unattended};
 use seekclaw_engine::{SessionTarget, TurnControls, TurnOrigin, TurnRequest};
-use seekclaw_protocol::ErrorCode;
 use tokio::sync::mpsc;
 
 use crate::tools::{RunTaskArgs, RunTaskResult, TaskStatus};
@@ -69,21 +68,7 @@ pub async fn run(
         controls,
         origin: TurnOrigin::new("mcp"),
     };
-    let mut handle = match server.engine.start_turn(request).await {
-        Ok(handle) => handle,
-        // The engine's text names the daemon's methods; here the other
-        // turn is another `run_task` call of this server.
-        Err(e) if e.code == ErrorCode::Busy => match e.session_id {
-            Some(sid) if server.engine.turns.by_session(&sid).is_some() => {
-                return Err(ToolError(format!(
-                    "Session {sid} is already running a task (another run_task call); \
-                     wait for it to finish, or cancel that call"
-                )));
-            }
-            _ => return Err(e.into()),
-        },
-        Err(e) => return Err(e.into()),
-    };
+    let mut handle = server.engine.start_turn(request).await?;
     let session_id = handle.session().id.clone();
     let (tx, mut rx) = mpsc::unbounded_channel();
     server.tracker.spawn(async move {

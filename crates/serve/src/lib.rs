@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 mod command;
+mod error;
 mod goal;
 mod idle;
 mod mapper;
@@ -21,7 +22,6 @@ use std::path::PathBuf;
 use std::pin::Pin;
 
 use seekclaw_agent::{Approvals, Compacted, Decision, Steer, SteerKind, SteerQueue, TurnOutcome};
-use seekclaw_protocol::{ErrorCode, MethodError};
 use seekclaw_store::EventItem;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite};
 use tokio::sync::mpsc;
@@ -32,7 +32,7 @@ use goal::Goal;
 pub use mapper::TurnMapper;
 use seekclaw_engine::Scope;
 use seekclaw_engine::{Engine, SessionTarget, TurnControls, TurnOrigin, TurnRequest};
-use seekclaw_engine::{TurnHandle, TurnOverrides};
+use seekclaw_engine::{EngineError, TurnHandle, TurnOverrides};
 pub use wire::{WireEvent, WireLine};
 
 /// What `seekclaw serve` was asked.
@@ -72,7 +72,7 @@ enum Active<'e> {
         mapper: TurnMapper,
     },
     Compact {
-        job: Pin<Box<dyn Future<Output = Result<Compacted, MethodError>> + Send + 'e>>,
+        job: Pin<Box<dyn Future<Output = Result<Compacted, EngineError>> + Send + 'e>>,
         cancel: CancellationToken,
     },
 }
@@ -172,11 +172,12 @@ where
     let (scope, session) = match started {
         Ok(s) => s,
         Err(e) => {
+            let error = error::text(&e);
             events.emit(&WireEvent::AgentSetupFailed {
-                error: e.message.clone(),
+                error: error.clone(),
             });
             events.close().await;
-            return Err(ServeError(e.message));
+            return Err(ServeError(error));
         }
     };
     // The first event says where this serve works. A new session's id is
@@ -229,7 +230,7 @@ where
 async fn start(
     engine: &Engine,
     opts: &ServeOptions,
-) -> Result<(Scope, Option<String>), MethodError> {
+) -> Result<(Scope, Option<String>), EngineError> {
     engine.check_overrides(&opts.overrides)?;
     let scope = engine.scope_of(opts.workspace.as_deref(), opts.global, &opts.cwd)?;
     let session = match (&opts.session, opts.continue_latest) {
@@ -268,7 +269,7 @@ fn read_commands<R: AsyncBufRead + Unpin + Send + 'static>(input: R) -> mpsc::Re
 enum Progress {
     Event(seekclaw_agent::AgentEvent),
     TurnEnded(TurnOutcome),
-    Compacted(Result<Compacted, MethodError>),
+    Compacted(Result<Compacted, EngineError>),
 }
 
 async fn progress(active: &mut Active<'_>) -> Progress {
@@ -414,9 +415,9 @@ impl<'e> Serve<'e> {
                 })
             }
             Err(e) => {
-                let error = e.message;
+                let error = error::text(&e);
                 let submission_id = sub.submission_id;
-                self.events.emit(&if e.code == ErrorCode::Busy {
+                self.events.emit(&if error::fails_the_turn(&e) {
                     WireEvent::TurnFailed {
                         error,
                         submission_id,
@@ -547,7 +548,7 @@ impl<'e> Serve<'e> {
     /// at its next step; an idle session gets it in its log, and the front
     /// end a `background_notice`.
     /// Appends to the idle session, creating it first if there is none.
-    async fn append(&mut self, item: EventItem) -> Result<u64, MethodError> {
+    async fn append(&mut self, item: EventItem) -> Result<u64, EngineError> {
         let id = match &self.session {
             Some(id) => id.clone(),
             None => {
@@ -621,7 +622,9 @@ impl<'e> Serve<'e> {
                         to_sequence: c.to_seq,
                         summary: c.summary,
                     },
-                    Err(e) => WireEvent::CompactionFailed { error: e.message },
+                    Err(e) => WireEvent::CompactionFailed {
+                        error: error::text(&e),
+                    },
                 });
             }
         }

@@ -10,6 +10,7 @@ use super::{Reply, parse_reasoning_level};
 use crate::chats::{ChatEntry, ChatStart};
 use crate::connection::{Connection, LegacySession};
 use crate::ctx::Ctx;
+use crate::error::Wire;
 use crate::scope;
 use crate::wire::{event_envelope, terminal};
 use seekclaw_engine::parse_images;
@@ -25,7 +26,7 @@ fn guidance(
     p: &Params,
     message: &str,
 ) -> Result<(String, Vec<seekclaw_agent::UserImage>), MethodError> {
-    let images = parse_images(p)?;
+    let images = parse_images(p).wire()?;
     let message = message.to_string();
     if message.trim().is_empty() && images.is_empty() {
         return Err(MethodError::invalid_param(
@@ -78,7 +79,7 @@ pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: C
         controls: start.controls.clone(),
         origin: TurnOrigin::read_by("chat", conn.id),
     };
-    let mut turn = daemon.engine.start_turn(request).await?;
+    let mut turn = daemon.engine.start_turn(request).await.wire()?;
     let sid = turn.session().id.clone();
     start.claimed(&sid);
     daemon.session_owners.set(&sid, conn.outbox.clone());

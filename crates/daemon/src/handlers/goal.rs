@@ -5,6 +5,7 @@ use seekclaw_protocol::api::Scope as _;
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use crate::ctx::Ctx;
+use crate::error::Wire;
 use crate::goals;
 use crate::handlers::Reply;
 use crate::handlers::session::{SessionRef, target};
@@ -35,7 +36,8 @@ pub async fn set(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let auto = params.auto == Some(true);
     (daemon.engine)
         .write_goal(&scope.key, &r.id, Some(&text), auto)
-        .await?;
+        .await
+        .wire()?;
     goal.apply(&marker);
     goals::announce(daemon, &r.id, "set", Some(&text), None);
     Ok(Envelope::json_result(id, &goals::view(daemon, &r.id, goal)).with_session(Some(r.id)))
@@ -49,7 +51,8 @@ pub async fn clear(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     if goal.text.is_some() {
         (daemon.engine)
             .write_goal(&scope.key, &r.id, None, false)
-            .await?;
+            .await
+            .wire()?;
         goal.apply(&GoalMarker::Cleared);
         goals::announce(daemon, &r.id, "cleared", None, None);
     }

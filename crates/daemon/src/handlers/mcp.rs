@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::Reply;
 use crate::ctx::Ctx;
+use crate::error::Wire;
 use crate::extensions;
 use seekclaw_engine::config_service::save_file;
 use seekclaw_engine::{mcp_config, mcp_cwd, own_workspace, workspace_config};
@@ -118,7 +119,7 @@ pub async fn upsert(daemon: &Ctx, id: i64, p: &Params) -> Reply {
             daemon
                 .engine
                 .config
-                .update(|c| {
+                .update(crate::error::wire, |c| {
                     let merged = keep_hidden(c.mcp.servers.get(&name), server);
                     c.mcp.servers.insert(name.clone(), merged);
                     Ok(())
@@ -205,7 +206,9 @@ pub async fn remove(daemon: &Ctx, id: i64, p: &Params) -> Reply {
             daemon
                 .engine
                 .config
-                .update(|c| Ok(c.mcp.servers.remove(&name).is_some()))
+                .update(crate::error::wire, |c| {
+                    Ok(c.mcp.servers.remove(&name).is_some())
+                })
                 .await?
         }
         Target::Workspace => match root {
@@ -253,7 +256,7 @@ async fn edit_inline(
     if !change(&mut mcp.servers) {
         return Ok(false);
     }
-    save_file(path, ws).await?;
+    save_file(path, ws).await.wire()?;
     Ok(true)
 }
 
@@ -289,6 +292,6 @@ async fn edit_servers_file(
     if !change(servers) {
         return Ok(false);
     }
-    save_file(path, Value::Object(doc)).await?;
+    save_file(path, Value::Object(doc)).await.wire()?;
     Ok(true)
 }

@@ -87,7 +87,7 @@ pub async fn switch(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let model_ref = daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let h = resolve(cfg, &wanted, false)
                 .ok_or_else(|| MethodError::not_found(format!("Unknown model {wanted}")))?;
             let (pid, mid) = (h.provider(cfg).id.clone(), h.model(cfg).id.clone());
@@ -159,7 +159,7 @@ pub async fn update(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let out = daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let p = cfg
                 .providers
                 .iter_mut()
@@ -240,7 +240,7 @@ pub async fn prompt_optimize(daemon: &Ctx, id: i64, params: &Params) -> Reply {
         ..ChatRequest::default()
     };
     let (result, _) = daemon.engine.complete(&config, handle, req, true).await;
-    let completion = result.map_err(|e| seekclaw_engine::provider_error(&e))?;
+    let completion = result.map_err(|e| crate::error::provider_error(&e))?;
     let out = completion.text.trim();
     if out.is_empty() {
         return Err(MethodError::new(

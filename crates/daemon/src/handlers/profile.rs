@@ -72,7 +72,7 @@ pub async fn upsert(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let existing = cfg
                 .profiles
                 .keys()
@@ -97,7 +97,7 @@ pub async fn use_profile(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let chosen = daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let key = profile_key(cfg, &name)?;
             cfg.active_profile = key.clone();
             Ok(key)
@@ -111,7 +111,7 @@ pub async fn remove(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let removed = daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let key = profile_key(cfg, &name)?;
             if key.eq_ignore_ascii_case(&cfg.active_profile) {
                 return Err(MethodError::new(
@@ -149,7 +149,7 @@ pub async fn routing_set(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let config = daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             cfg.routing.failover_enabled = failover;
             if let Some(d) = deepseek {
                 cfg.routing.deep_seek_optimization_enabled = d;

@@ -7,6 +7,7 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
 use crate::ctx::Ctx;
+use crate::error::Wire;
 
 /// The `provider.list` row. Returns the stored key: the desktop edits it.
 pub fn view(config: &Config, p: &Provider) -> ProviderView {
@@ -148,7 +149,7 @@ pub async fn upsert(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let view = daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let provider = edits::upsert_provider(cfg, &edit).map_err(edit_error)?;
             Ok(view(cfg, &provider))
         })
@@ -161,7 +162,7 @@ pub async fn use_provider(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let chosen = daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let p = cfg
                 .providers
                 .iter()
@@ -188,7 +189,9 @@ pub async fn remove(daemon: &Ctx, id: i64, params: &Params) -> Reply {
     let removed = daemon
         .engine
         .config
-        .update(|cfg| edits::remove_provider(cfg, &pid).map_err(edit_error))
+        .update(crate::error::wire, |cfg| {
+            edits::remove_provider(cfg, &pid).map_err(edit_error)
+        })
         .await?;
     Ok(Envelope::result(id, removed.id))
 }
@@ -235,14 +238,14 @@ pub async fn models_fetch(daemon: &Ctx, id: i64, params: &Params) -> Reply {
             format!("Invalid model list URL: {url}"),
         ));
     }
-    let fetched = daemon.engine.fetch_models(&provider, &url).await?;
+    let fetched = daemon.engine.fetch_models(&provider, &url).await.wire()?;
     let ids = fetched.clone();
     // The fetch above ran without the admin gate (it may take its whole timeout).
     let _gate = daemon.admin_gate.lock().await;
     daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             let p = find_mut(cfg, &pid).ok_or_else(|| not_found(&pid))?;
             for mid in &ids {
                 if !p.models.iter().any(|m| &m.id == mid) {

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::{Reply, parse_reasoning_level};
 use crate::connection::{Connection, LegacySession};
 use crate::ctx::Ctx;
+use crate::error::Wire;
 use crate::scope::{self, Scope};
 
 fn validate_id(id: &str) -> Result<(), MethodError> {
@@ -353,7 +354,8 @@ pub async fn compact(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let done = daemon
         .engine
         .compact_session(&scope, &r.id, &Default::default(), &cancel, |_, _| {})
-        .await?;
+        .await
+        .wire()?;
     let result = seekclaw_protocol::api::SessionCompactResult {
         id: r.id.clone(),
         from_seq: done.from_seq,

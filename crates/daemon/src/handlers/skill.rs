@@ -8,6 +8,7 @@ use seekclaw_skills::{SkillEntry, SkillListing};
 
 use super::Reply;
 use crate::ctx::Ctx;
+use crate::error::Wire;
 use seekclaw_engine::config_service::save_file;
 use seekclaw_engine::{own_workspace, workspace_config};
 
@@ -64,7 +65,7 @@ pub async fn toggle(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     daemon
         .engine
         .config
-        .update_state(|state| {
+        .update_state(crate::error::wire, |state| {
             if enabled {
                 state.disabled_skills.remove(&name);
             } else {
@@ -80,7 +81,7 @@ pub async fn toggle(daemon: &Ctx, id: i64, p: &Params) -> Reply {
         && disabled.iter().any(|d| d == &name)
     {
         disabled.retain(|d| d != &name);
-        save_file(workspace_config_path(&root), ws).await?;
+        save_file(workspace_config_path(&root), ws).await.wire()?;
     }
     list_reply(daemon, id).await
 }

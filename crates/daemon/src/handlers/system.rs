@@ -8,6 +8,7 @@ use super::Reply;
 use crate::connection::Connection;
 use crate::ctx::Ctx;
 use crate::doctor::{self, Host};
+use crate::error::Wire;
 use seekclaw_engine::config_service::FileHealth;
 
 pub async fn doctor_text(daemon: &Ctx, id: i64, p: &Params) -> Reply {
@@ -74,7 +75,7 @@ pub fn lock_list(daemon: &Ctx, id: i64) -> Reply {
 
 pub async fn factory_reset(daemon: &Ctx, conn: &Connection, id: i64) -> Reply {
     stop_connection_turns(conn).await;
-    daemon.engine.config.reset().await?;
+    daemon.engine.config.reset().await.wire()?;
     daemon.db(|s| s.reset()).await?;
     let home = daemon.engine.home.clone();
     tokio::task::spawn_blocking(move || {

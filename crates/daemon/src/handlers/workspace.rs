@@ -12,6 +12,7 @@ use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use super::Reply;
 use crate::connection::Connection;
 use crate::ctx::Ctx;
+use crate::error::Wire;
 use crate::scope::resolve_workspace_path;
 use seekclaw_engine::config_service::save_file;
 
@@ -134,7 +135,7 @@ pub async fn mode_switch(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     daemon
         .engine
         .config
-        .update(|cfg| {
+        .update(crate::error::wire, |cfg| {
             cfg.agent.mode = mode;
             cfg.active_profile_mut().mode = Some(mode);
             Ok(())
@@ -157,7 +158,7 @@ pub async fn mode_switch(daemon: &Ctx, id: i64, p: &Params) -> Reply {
             }
         };
         ws.mode = Some(mode);
-        save_file(path, ws).await?;
+        save_file(path, ws).await.wire()?;
     }
     Ok(Envelope::result(id, mode.as_str()))
 }

@@ -3,6 +3,7 @@
 //! and line by line from Rust (`protocol.rs`).
 
 mod daemon;
+mod errors;
 mod mcp;
 mod protocol;
 mod session;

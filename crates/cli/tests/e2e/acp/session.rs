@@ -14,12 +14,12 @@ use crate::support::bin;
 use crate::support::serve::home_with;
 
 /// The driver's folder, with its `node_modules` (`.ci/run` installs them).
-fn js_dir() -> std::path::PathBuf {
+pub(super) fn js_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/acp/js")
 }
 
 /// Why the driver cannot run here, if it cannot.
-fn node_missing() -> Option<String> {
+pub(super) fn node_missing() -> Option<String> {
     if let Some(why) = seekclaw_testkit::program_missing("node") {
         return Some(why);
     }
