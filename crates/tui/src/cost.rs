@@ -129,18 +129,12 @@ mod tests {
     fn usage_events_that_carry_their_cost_are_summed_not_priced_again() {
         let mut app = App::default();
         app.start_turn(1, "hi");
-        let usage = |cost: Option<f64>| {
-            let mut details = json!({"inputTokens": 1000, "outputTokens": 10});
-            if let Some(c) = cost {
-                details["costUsd"] = json!(c);
-            }
-            crate::client::Envelope {
-                id: 1,
-                event: "usage".into(),
-                data: "a/m".into(),
-                session_id: Some("s".into()),
-                details,
-            }
+        let usage = |cost: Option<f64>| seekclaw_client::Event {
+            id: 1,
+            event: "usage".into(),
+            data: "a/m".into(),
+            session_id: Some("s".into()),
+            details: Some(crate::app::tests::usage(1000, 10, cost)),
         };
         app.on_envelope(usage(Some(0.25)));
         app.on_envelope(usage(Some(0.5)));
@@ -220,12 +214,12 @@ mod tests {
         app.set_catalog(&catalog);
         assert_eq!(app.usage_label(), "tokens ↑0 ↓0 cost unknown");
         app.start_turn(1, "hi");
-        app.on_envelope(crate::client::Envelope {
+        app.on_envelope(seekclaw_client::Event {
             id: 1,
             event: "usage".into(),
             data: "tk/m1".into(),
             session_id: Some("s".into()),
-            details: json!({"inputTokens": 10, "outputTokens": 2}),
+            details: Some(crate::app::tests::usage(10, 2, None)),
         });
         assert_eq!(app.usage_label(), "tokens ↑10 ↓2 cost unknown");
         // A session on a priced model starts at $0.0000.
