@@ -62,7 +62,7 @@ pub use seekclaw_protocol::{MethodType, TextWithDetails, TurnEnd, TurnOutcome};
 pub use typed::EventKind;
 #[cfg(all(unix, feature = "tokio"))]
 pub use upgrade::{Upgraded, upgrade};
-pub use wire::{Event, RequestIds, method_name, read_result, request_line};
+pub use wire::{Event, RequestIds, method_name, read_result, read_result_as, request_line};
 
 #[cfg(all(test, unix))]
 mod blocking_tests;

@@ -33,24 +33,6 @@ impl Connection {
         Ok((Connection(client), unclaimed))
     }
 
-    /// The `data` of a request's terminal envelope, or the daemon's error.
-    async fn data_within<P: serde::Serialize + ?Sized>(
-        &self,
-        method: &str,
-        params: &P,
-        limit: Duration,
-    ) -> Result<String, TuiError> {
-        let env = self
-            .0
-            .request_within(method, params, Some(limit))
-            .await
-            .map_err(|e| tui_error(method, e))?;
-        match env.as_error() {
-            Some(e) => Err(TuiError::Daemon(e.message)),
-            None => Ok(env.data),
-        }
-    }
-
     /// A typed call: `M`'s params in, its result out (the method table says
     /// both).
     pub async fn call<M: MethodType>(&self, params: &M::Params) -> Result<M::Result, TuiError> {
@@ -69,10 +51,16 @@ impl Connection {
             .map_err(|e| tui_error(seekclaw_client::method_name::<M>(), e))
     }
 
-    /// A typed call whose `data` is kept as sent (for readers of raw JSON).
-    pub async fn call_data<M: MethodType>(&self, params: &M::Params) -> Result<String, TuiError> {
-        self.data_within(seekclaw_client::method_name::<M>(), params, CALL_TIMEOUT)
+    /// A typed call whose JSON result is read as `T`, the UI's own lenient
+    /// view of it (a session's timeline skips entry kinds it does not draw).
+    pub async fn call_as<M: MethodType, T: serde::de::DeserializeOwned>(
+        &self,
+        params: &M::Params,
+    ) -> Result<T, TuiError> {
+        self.0
+            .call_as::<M, T>(params, Some(CALL_TIMEOUT))
             .await
+            .map_err(|e| tui_error(seekclaw_client::method_name::<M>(), e))
     }
 
     /// Sends a request of `M` whose envelopes go to the channel; returns its id.
