@@ -119,3 +119,77 @@ impl App {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::app::Entry;
+
+    fn env(event: &str, data: &str, details: Value) -> Event {
+        Event {
+            id: 9,
+            event: event.into(),
+            data: data.into(),
+            session_id: Some("s".into()),
+            details: Some(details).filter(|d| !d.is_null()),
+        }
+    }
+
+    fn watching() -> App {
+        let mut app = App::default();
+        app.watch = Some(Watching::new(9, "s".into()));
+        app
+    }
+
+    #[test]
+    fn another_clients_turn_shows_and_its_end_reads_as_its_terminal() {
+        let mut app = watching();
+        app.on_envelope(env("turn_start", "fix it", json!({"origin": "schedule"})));
+        assert_eq!(
+            app.hint.as_deref(),
+            Some("a turn started by schedule is running")
+        );
+        assert!(app.turn.as_ref().is_some_and(|t| t.foreign));
+        app.on_envelope(env("delta", "partial", Value::Null));
+        app.on_envelope(env(
+            "turn_end",
+            "provider down",
+            json!({"outcome": "error", "code": "provider"}),
+        ));
+        assert!(app.turn.is_none());
+        assert_eq!(
+            app.entries.last(),
+            Some(&Entry::Error("provider down".into()))
+        );
+
+        app.on_envelope(env("turn_start", "again", json!({"origin": "chat"})));
+        app.on_envelope(env("turn_end", "", json!({"outcome": "cancelled"})));
+        assert!(app.turn.is_none());
+        assert_eq!(
+            app.entries.last(),
+            Some(&Entry::Notice(crate::detail::CANCELLED.into()))
+        );
+    }
+
+    #[test]
+    fn our_own_turn_on_the_watch_is_skipped_and_an_error_ends_the_watch() {
+        let mut app = watching();
+        app.start_turn(3, "mine");
+        app.on_envelope(env("turn_start", "mine", json!({"origin": "chat"})));
+        app.on_envelope(env("delta", "twice?", Value::Null));
+        app.on_envelope(env("turn_end", "done", json!({"outcome": "done"})));
+        assert!(app.turn.as_ref().is_some_and(|t| t.request_id == 3));
+        assert!(
+            !app.entries
+                .iter()
+                .any(|e| matches!(e, Entry::Assistant { .. })),
+            "{:?}",
+            app.entries
+        );
+        app.on_envelope(env("error", "fell behind", json!({"code": "busy"})));
+        assert!(app.watch.is_none());
+        assert!(matches!(app.entries.last(), Some(Entry::Notice(n)) if n.contains("fell behind")));
+    }
+}
