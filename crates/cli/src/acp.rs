@@ -71,91 +71,61 @@ fn in_process() -> ExitCode {
 mod relay {
     use std::process::ExitCode;
 
-    use anyhow::Context;
+    use seekclaw_client::{ClientError, Upgraded};
     use seekclaw_config::Home;
-    use serde_json::Value;
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-    use tokio::net::UnixStream;
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
     const UPGRADE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-    const UPGRADE: &[u8] =
-        b"{\"id\":1,\"method\":\"connection.upgrade\",\"params\":{\"protocol\":\"acp\"}}\n";
 
     /// Relays stdin/stdout to a running daemon's ACP server: the exit code,
     /// or `None` when no daemon runs (or it cannot serve ACP) so this
     /// process serves instead.
     pub fn through_daemon() -> anyhow::Result<Option<ExitCode>> {
         let home = Home::from_env()?;
-        let Ok(stream) = std::os::unix::net::UnixStream::connect(home.socket_path()) else {
-            return Ok(None);
-        };
-        stream.set_nonblocking(true)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()?;
         let relayed = runtime.block_on(async move {
-            let stream = UnixStream::from_std(stream)?;
-            let (read_half, mut write_half) = stream.into_split();
-            let mut from_daemon = BufReader::new(read_half);
             // A daemon that accepts but never answers is wedged: say so
             // rather than leave the editor waiting on a silent agent.
-            let answered = tokio::time::timeout(
-                UPGRADE_TIMEOUT,
-                upgraded(&mut from_daemon, &mut write_half),
-            )
-            .await
-            .map_err(|_| {
-                anyhow::anyhow!(
-                    "the daemon did not answer within {} s (run `seekclaw acp --no-daemon`, or restart the daemon)",
-                    UPGRADE_TIMEOUT.as_secs()
-                )
-            })??;
-            if !answered {
-                return Ok(None);
+            let upgrade = seekclaw_client::upgrade(home.socket_path(), "acp");
+            let answered = tokio::time::timeout(UPGRADE_TIMEOUT, upgrade)
+                .await
+                .map_err(|_| {
+                    anyhow::anyhow!(
+                        "the daemon did not answer within {} s (run `seekclaw acp --no-daemon`, or restart the daemon)",
+                        UPGRADE_TIMEOUT.as_secs()
+                    )
+                })?;
+            match answered {
+                Ok(upgraded) => relay(upgraded).await.map(Some),
+                // No daemon runs.
+                Err(ClientError::Connect { .. }) => Ok(None),
+                Err(ClientError::Closed) => {
+                    anyhow::bail!("the daemon closed the connection before answering")
+                }
+                // An older daemon, or one built without ACP.
+                Err(e @ (ClientError::Daemon(_) | ClientError::BadResult { .. })) => {
+                    tracing::warn!(answer = %e, "the daemon cannot serve acp; serving in this process");
+                    Ok(None)
+                }
+                Err(e) => Err(e.into()),
             }
-            relay(from_daemon, write_half).await.map(Some)
         });
         // tokio's stdin reader is a blocking thread that may sit in read(2).
         runtime.shutdown_background();
         relayed
     }
 
-    /// Asks for the upgrade; false when the daemon does not serve ACP (an
-    /// older one), so this process serves instead.
-    async fn upgraded(
-        from_daemon: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
-        to_daemon: &mut tokio::net::unix::OwnedWriteHalf,
-    ) -> anyhow::Result<bool> {
-        to_daemon
-            .write_all(UPGRADE)
-            .await
-            .context("cannot write to the daemon")?;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if from_daemon.read_line(&mut line).await? == 0 {
-                anyhow::bail!("the daemon closed the connection before answering");
-            }
-            // A broadcast may come first; only our answer counts.
-            let answer: Value = serde_json::from_str(&line).unwrap_or_default();
-            if answer["id"] != 1 {
-                continue;
-            }
-            if answer["event"] == "result" {
-                return Ok(true);
-            }
-            tracing::warn!(answer = %line.trim(), "the daemon cannot serve acp; serving in this process");
-            return Ok(false);
-        }
-    }
-
     /// Copies stdin to the daemon and the daemon to stdout until the daemon
     /// closes (after stdin ended it finishes the editor's prompts first).
-    async fn relay(
-        mut from_daemon: BufReader<tokio::net::unix::OwnedReadHalf>,
-        mut to_daemon: tokio::net::unix::OwnedWriteHalf,
-    ) -> anyhow::Result<ExitCode> {
+    async fn relay(upgraded: Upgraded) -> anyhow::Result<ExitCode> {
+        let Upgraded {
+            reader: mut from_daemon,
+            writer: mut to_daemon,
+            ..
+        } = upgraded;
         let input_ended = tokio_util::sync::CancellationToken::new();
         let ended = input_ended.clone();
         tokio::spawn(async move {

@@ -37,7 +37,10 @@
 //! daemon restarts. [`Client`] is blocking; `AsyncClient` (feature
 //! `tokio`) shares one connection between tasks; the wire without I/O
 //! ([`Event`], [`read_result`], [`request_line`]) is public for other
-//! runtimes.
+//! runtimes. [`Event::kind`] reads an envelope as an [`EventKind`]: its
+//! event matched once, its details as the protocol's types.
+//! `upgrade` (feature `tokio`) switches a new connection to another
+//! protocol the daemon serves (`connection.upgrade`, for `seekclaw acp`).
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
@@ -46,6 +49,9 @@ mod error;
 #[cfg(all(unix, feature = "tokio"))]
 mod nonblocking;
 mod transport;
+mod typed;
+#[cfg(all(unix, feature = "tokio"))]
+mod upgrade;
 mod wire;
 
 pub use blocking::{Client, EventStream, LineHook};
@@ -53,7 +59,10 @@ pub use error::{ClientError, DaemonError};
 #[cfg(all(unix, feature = "tokio"))]
 pub use nonblocking::{AsyncClient, EventStream as AsyncEventStream};
 pub use seekclaw_protocol::{MethodType, TextWithDetails, TurnEnd, TurnOutcome};
-pub use wire::{Event, RequestIds, method_name, read_result, request_line};
+pub use typed::EventKind;
+#[cfg(all(unix, feature = "tokio"))]
+pub use upgrade::{Upgraded, upgrade};
+pub use wire::{Event, RequestIds, method_name, read_result, read_result_as, request_line};
 
 #[cfg(all(test, unix))]
 mod blocking_tests;

@@ -18,7 +18,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::ClientError;
-use crate::wire::{Event, RequestIds, method_name, read_result, request_line};
+use crate::wire::{Event, RequestIds, method_name, read_result, read_result_as, request_line};
 
 /// Where the reader sends a request's envelopes.
 enum Route {
@@ -126,6 +126,19 @@ impl AsyncClient {
             .request_within(method_name::<M>(), params, Some(limit))
             .await?;
         read_result::<M>(&env)
+    }
+
+    /// [`AsyncClient::call_within`] whose JSON result is read as `T`, the
+    /// caller's own view of it (see [`read_result_as`]).
+    pub async fn call_as<M: MethodType, T: serde::de::DeserializeOwned>(
+        &self,
+        params: &M::Params,
+        limit: Option<Duration>,
+    ) -> Result<T, ClientError> {
+        let env = self
+            .request_within(method_name::<M>(), params, limit)
+            .await?;
+        read_result_as::<M, T>(&env)
     }
 
     /// Sends a request by name and returns its terminal envelope as sent
@@ -352,6 +365,42 @@ mod tests {
         // The daemon hung up: a call fails as a disconnect.
         let err = client.call::<method::Ping>(&NoParams {}).await.unwrap_err();
         assert!(err.is_disconnect(), "{err}");
+    }
+
+    /// A typed request whose answer is read into the caller's own view.
+    #[tokio::test]
+    async fn call_as_reads_the_answer_into_the_callers_type() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Seen {
+            id: String,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("daemon.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let server = tokio::spawn(async move {
+            let (sock, _) = listener.accept().await.unwrap();
+            let (r, mut w) = sock.into_split();
+            let mut lines = BufReader::new(r).lines();
+            let request = lines.next_line().await.unwrap().unwrap();
+            let answer = r#"{"id":1,"event":"result","data":"{\"id\":\"s1\",\"entries\":[]}"}"#;
+            w.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
+            (request, lines, w)
+        });
+        let (client, _unclaimed) = AsyncClient::connect(&path).await.unwrap();
+        let params = seekclaw_protocol::api::SessionRefParams {
+            id: seekclaw_protocol::api::Required("s1".into()),
+            ..Default::default()
+        };
+        let seen: Seen = client
+            .call_as::<method::SessionTimeline, Seen>(&params, None)
+            .await
+            .unwrap();
+        assert_eq!(seen.id, "s1");
+        let (request, _lines, _w) = server.await.unwrap();
+        assert_eq!(
+            request,
+            r#"{"id":1,"method":"session.timeline","params":{"id":"s1"}}"#
+        );
     }
 
     /// A daemon that stops writing but keeps the socket open: requests fail

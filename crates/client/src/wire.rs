@@ -167,6 +167,28 @@ pub fn read_result<M: MethodType>(env: &Event) -> Result<M::Result, ClientError>
     }
 }
 
+/// Reads `M`'s terminal envelope as `T` instead of `M::Result`: for a
+/// method whose result is JSON in `data` (`session.timeline`, …), read into
+/// a client's own view of it (one that skips what it does not show, or
+/// tolerates an older daemon's shape). An `error` envelope is
+/// [`ClientError::Daemon`]; another event, or `data` that does not read as
+/// `T`, is [`ClientError::BadResult`].
+pub fn read_result_as<M: MethodType, T: DeserializeOwned>(env: &Event) -> Result<T, ClientError> {
+    if let Some(e) = env.as_error() {
+        return Err(ClientError::Daemon(Box::new(e)));
+    }
+    let bad = |source| ClientError::BadResult {
+        method: method_name::<M>(),
+        event: env.event.clone(),
+        data: env.data.clone(),
+        source,
+    };
+    if env.event != event::RESULT {
+        return Err(bad(serde::de::Error::custom("expected `result`")));
+    }
+    serde_json::from_str(&env.data).map_err(bad)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +243,27 @@ mod tests {
         let wrong = env(r#"{"id":5,"event":"pong","data":""}"#);
         assert!(matches!(
             read_result::<method::SessionNew>(&wrong),
+            Err(ClientError::BadResult { .. })
+        ));
+    }
+
+    #[test]
+    fn a_json_result_reads_as_the_callers_own_view() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Ids {
+            id: String,
+        }
+        let list = env(r#"{"id":1,"event":"result","data":"{\"id\":\"s1\",\"more\":1}"}"#);
+        let ids = read_result_as::<method::SessionTimeline, Ids>(&list).unwrap();
+        assert_eq!(ids.id, "s1");
+        let e = env(
+            r#"{"id":1,"event":"error","data":"Unknown method","details":{"code":"unknown_method"}}"#,
+        );
+        let err = read_result_as::<method::SessionTimeline, Ids>(&e).unwrap_err();
+        assert_eq!(err.code(), Some(ErrorCode::UnknownMethod));
+        let wrong = env(r#"{"id":1,"event":"result","data":"[]"}"#);
+        assert!(matches!(
+            read_result_as::<method::SessionTimeline, Ids>(&wrong),
             Err(ClientError::BadResult { .. })
         ));
     }

@@ -4,8 +4,9 @@
 use std::io::Write;
 
 use seekclaw_protocol::api::{
-    ApproveParams, CancelParams, ChatParams, DoctorParams, ModeSwitchParams, ModelParams, NoParams,
-    Required, SessionListParams, SessionUpdateParams, Skipped, SteerParams,
+    ApproveParams, CancelParams, CatalogEntry, ChatParams, DoctorParams, ModeSwitchParams,
+    ModelParams, NoParams, Required, SessionHeader, SessionListParams, SessionUpdateParams,
+    Skipped, SteerParams,
 };
 use seekclaw_protocol::method;
 
@@ -376,27 +377,21 @@ async fn list_sessions(
     scope: &Scope,
     global: bool,
     archived: bool,
-) -> Result<serde_json::Value, TuiError> {
+) -> Result<Vec<SessionHeader>, TuiError> {
     let (workspace, global) = scope_for(scope, global)?.fields();
     let params = SessionListParams {
         workspace,
         global,
         include_archived: Some(archived),
     };
-    // Kept as JSON: the picker reads it so.
-    let data = daemon
-        .conn
-        .call_data::<method::SessionList>(&params)
-        .await?;
-    serde_json::from_str(&data).map_err(|_| TuiError::BadResult("session.list".into()))
+    daemon.conn.call::<method::SessionList>(&params).await
 }
 
-/// `model.catalog` as JSON: the picker and the status bar read it so.
+/// `model.catalog`: the picker and the status bar read it.
 pub(crate) async fn catalog(
     conn: &crate::client::Connection,
-) -> Result<serde_json::Value, TuiError> {
-    let data = conn.call_data::<method::ModelCatalog>(&NoParams {}).await?;
-    serde_json::from_str(&data).map_err(|_| TuiError::BadResult("model.catalog".into()))
+) -> Result<Vec<CatalogEntry>, TuiError> {
+    conn.call::<method::ModelCatalog>(&NoParams {}).await
 }
 
 /// `agent.steer` params for the running turn: another client's turn is

@@ -3,9 +3,8 @@
 //! the event loop carries out against the daemon.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use serde_json::Value;
+use seekclaw_client::{Event, EventKind};
 
-use crate::client::Envelope;
 use crate::input::Editor;
 
 /// One row of the conversation.
@@ -334,35 +333,17 @@ impl App {
     }
 
     /// Applies one envelope that was not a call's answer.
-    pub fn on_envelope(&mut self, env: Envelope) {
-        let Some(env) = self.on_watch_envelope(env) else {
+    pub fn on_envelope(&mut self, env: Event) {
+        let kind = env.kind();
+        let Some((env, kind)) = self.on_watch_envelope(env, kind) else {
             return;
         };
         // A steer is taken in even after the turn's terminal (reference §10.3).
-        if env.event == "steer" {
-            if let Some(at) = self.shell_steers.iter().position(|s| *s == env.data) {
-                self.shell_steers.remove(at);
-                return;
-            }
-            let (blocks, rest) = crate::shell::split_context(&env.data);
-            if !blocks.is_empty() {
-                // Another client's `!cmd`: drawn as its block, as on reload.
-                for b in blocks {
-                    self.notice(b);
-                }
-                if !rest.is_empty() {
-                    self.entries.push(Entry::Steer(rest.to_string()));
-                }
-                return;
-            }
-            if !self.pending_steers.is_empty() {
-                let at = self.pending_steers.iter().position(|s| *s == env.data);
-                self.pending_steers.remove(at.unwrap_or(0));
-            }
-            self.entries.push(Entry::Steer(env.data));
+        if let EventKind::Steer = kind {
+            self.on_steer(env.data);
             return;
         }
-        if self.on_approval_envelope(&env) {
+        if self.on_approval_envelope(&env, &kind) {
             return;
         }
         let Some(turn) = self.turn.as_mut() else {
@@ -370,32 +351,31 @@ impl App {
         };
         if env.id != turn.request_id {
             // An `agent.steer`/`agent.cancel` answer: only a failure matters.
-            if env.event == "error" {
+            if let EventKind::Error(_) = kind {
                 self.error(env.data);
             }
             return;
         }
-        match env.event.as_str() {
-            "workflow" | "status" => {
-                if let Some(phase) = crate::phase::phase_of(&env) {
+        match kind {
+            EventKind::Workflow(_) | EventKind::Status => {
+                if let Some(phase) = crate::phase::phase_of(&env, &kind) {
                     turn.phase = phase;
                 }
             }
-            "model_start" => self.model = Some(env.data),
-            "thinking" => self.append(&env.data, true),
-            "delta" => {
+            EventKind::ModelStart(_) => self.model = Some(env.data),
+            EventKind::Thinking => self.append(&env.data, true),
+            EventKind::Delta => {
                 turn.streamed = true;
                 self.append(&env.data, false);
             }
-            "usage" => {
-                let input = env.details["inputTokens"].as_u64().unwrap_or(0);
-                let output = env.details["outputTokens"].as_u64().unwrap_or(0);
+            EventKind::Usage(usage) => {
+                let (input, output) = (usage.input_tokens, usage.output_tokens);
                 self.input_tokens += input;
                 self.output_tokens += output;
                 // The engine prices each attempt itself (cache prices
                 // included); only an unpriced one (or an older daemon's) is
                 // left to the catalog.
-                match env.details["costUsd"].as_f64() {
+                match usage.cost_usd {
                     Some(cost) => self.priced_cost += cost,
                     None => {
                         let by_model = self.model_tokens.entry(env.data).or_default();
@@ -404,63 +384,91 @@ impl App {
                     }
                 }
             }
-            "tool_start" => self.entries.push(Entry::Tool(ToolRow {
-                call_id: str_of(&env.details, "callId"),
+            EventKind::ToolStart(start) => self.entries.push(Entry::Tool(ToolRow {
+                call_id: start.call_id,
                 name: env.data,
-                summary: str_of(&env.details, "summary"),
+                summary: start.summary,
                 state: ToolState::Running,
                 duration_ms: None,
                 diff: None,
             })),
-            "tool_done" => {
-                if let Some(row) = self.tool_row(&str_of(&env.details, "callId")) {
-                    row.state = if env.details["success"].as_bool().unwrap_or(true) {
+            EventKind::ToolDone(done) => {
+                if let Some(row) = self.tool_row(&done.call_id) {
+                    row.state = if done.success {
                         ToolState::Done
                     } else {
                         ToolState::Failed
                     };
-                    row.duration_ms = env.details["durationMs"].as_f64();
+                    row.duration_ms = Some(done.duration_ms);
                     if !env.data.is_empty() {
                         row.summary = env.data;
                     }
                 }
             }
-            "subrun_started" => self
-                .entries
-                .push(Entry::Subrun(crate::subrun::SubrunRow::of(&env.details))),
-            "subrun_progress" | "subrun_finished" => {
-                let update = crate::subrun::SubrunRow::of(&env.details);
-                let row = self.entries.iter_mut().rev().find_map(|e| match e {
-                    Entry::Subrun(r) if r.id == update.id => Some(r),
-                    _ => None,
-                });
-                if let Some(row) = row {
-                    *row = update;
-                }
-            }
-            "file_diff" => {
-                if let Some(row) = self.tool_row(&str_of(&env.details, "callId")) {
-                    row.diff = env.details["diff"].as_str().map(str::to_string);
+            EventKind::SubrunStarted(started) => self.entries.push(Entry::Subrun(started.into())),
+            EventKind::SubrunProgress(progress) => self.update_subrun(progress.into()),
+            EventKind::SubrunFinished(finished) => self.update_subrun(finished.into()),
+            EventKind::FileDiff(diff) => {
+                if let Some(row) = self.tool_row(&diff.call_id) {
+                    row.diff = Some(diff.diff);
                 }
             }
             // An engine notice the turn took in, or one of an idle session.
-            "background_notice" | "notice" | "failover" => self.notice(env.data),
-            "retry" => turn.phase = env.data,
-            "done" => {
+            EventKind::BackgroundNotice(_) | EventKind::Notice | EventKind::Failover(_) => {
+                self.notice(env.data)
+            }
+            EventKind::Retry(_) => turn.phase = env.data,
+            EventKind::Done => {
                 if !turn.streamed && !env.data.is_empty() {
                     self.append(&env.data, false);
                 }
                 self.end_turn();
             }
-            "cancelled" => {
+            EventKind::Cancelled => {
                 self.end_turn();
                 self.notice(crate::detail::CANCELLED);
             }
-            "error" => {
+            EventKind::Error(_) => {
                 self.end_turn();
                 self.error(env.data);
             }
             _ => {}
+        }
+    }
+
+    /// A `steer` the turn took in: ours (a prompt or a `!cmd`'s output sent
+    /// as guidance) replaces its pending copy; another client's is shown.
+    fn on_steer(&mut self, data: String) {
+        if let Some(at) = self.shell_steers.iter().position(|s| *s == data) {
+            self.shell_steers.remove(at);
+            return;
+        }
+        let (blocks, rest) = crate::shell::split_context(&data);
+        if !blocks.is_empty() {
+            // Another client's `!cmd`: drawn as its block, as on reload.
+            for b in blocks {
+                self.notice(b);
+            }
+            if !rest.is_empty() {
+                self.entries.push(Entry::Steer(rest.to_string()));
+            }
+            return;
+        }
+        if !self.pending_steers.is_empty() {
+            let at = self.pending_steers.iter().position(|s| *s == data);
+            self.pending_steers.remove(at.unwrap_or(0));
+        }
+        self.entries.push(Entry::Steer(data));
+    }
+
+    /// A running subagent's new progress, on its row.
+    fn update_subrun(&mut self, update: crate::subrun::SubrunRow) {
+        let row = self.entries.iter_mut().rev().find_map(|e| match e {
+            Entry::Subrun(r) if r.id == update.id => Some(r),
+            _ => None,
+        });
+        if let Some(row) = row {
+            *row = update;
         }
     }
 
@@ -721,10 +729,6 @@ impl App {
     }
 }
 
-fn str_of(details: &Value, key: &str) -> String {
-    details[key].as_str().unwrap_or_default().to_string()
-}
-
 #[cfg(test)]
 #[path = "app_tests.rs"]
-mod tests;
+pub(crate) mod tests;

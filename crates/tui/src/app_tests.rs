@@ -1,16 +1,31 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 
-fn env(id: i64, event: &str, data: &str, details: Value) -> Envelope {
-    Envelope {
+fn env(id: i64, event: &str, data: &str, details: Value) -> Event {
+    Event {
         id,
         event: event.into(),
         data: data.into(),
         session_id: Some("s".into()),
-        details,
+        details: Some(details).filter(|d| !d.is_null()),
     }
+}
+
+/// A `usage` event's details, whole as the daemon sends them.
+pub(crate) fn usage(input: u64, output: u64, cost_usd: Option<f64>) -> Value {
+    serde_json::to_value(seekclaw_protocol::events::UsageDetails {
+        provider: "tk".into(),
+        model: "m1".into(),
+        input_tokens: input,
+        output_tokens: output,
+        total_input_tokens: input,
+        cached_input_tokens: 0,
+        elapsed_ms: 5,
+        cost_usd,
+    })
+    .unwrap()
 }
 
 fn key(code: KeyCode) -> KeyEvent {
@@ -31,7 +46,12 @@ fn type_text(app: &mut App, s: &str) {
 fn a_turn_streams_into_bubbles_split_by_tool_rows() {
     let mut app = App::default();
     app.start_turn(7, "hi");
-    app.on_envelope(env(7, "model_start", "tk/m1", json!({"step": 1})));
+    app.on_envelope(env(
+        7,
+        "model_start",
+        "tk/m1",
+        json!({"provider": "tk", "model": "m1", "step": 1}),
+    ));
     app.on_envelope(env(7, "thinking", "hmm", Value::Null));
     app.on_envelope(env(7, "delta", "Let me look", Value::Null));
     app.on_envelope(env(
@@ -53,12 +73,7 @@ fn a_turn_streams_into_bubbles_split_by_tool_rows() {
         json!({"callId": "c1", "success": true, "durationMs": 12.0}),
     ));
     app.on_envelope(env(7, "delta", "Done.", Value::Null));
-    app.on_envelope(env(
-        7,
-        "usage",
-        "",
-        json!({"inputTokens": 10, "outputTokens": 3}),
-    ));
+    app.on_envelope(env(7, "usage", "", usage(10, 3, None)));
     app.on_envelope(env(7, "done", "Done.", Value::Null));
     assert!(app.turn.is_none());
     assert_eq!(app.model.as_deref(), Some("tk/m1"));
@@ -213,7 +228,8 @@ fn a_turns_end_and_an_approval_prompt_are_drawn_without_waiting_for_the_frame() 
         7,
         "approval_request",
         "rm x",
-        json!({"approvalId": "ap", "tool": "bash", "summary": "rm x"}),
+        json!({"approvalId": "ap", "callId": "c2", "tool": "bash", "summary": "rm x",
+            "arguments": {"command": "rm x"}}),
     ));
     assert!(app.take_waited_frame());
     assert!(!app.take_waited_frame(), "taken once");

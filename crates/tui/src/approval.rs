@@ -15,8 +15,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use seekclaw_client::{Event, EventKind};
+use seekclaw_protocol::events::ApprovalRequestDetails;
+
 use crate::app::{Action, App};
-use crate::client::Envelope;
 
 /// Diff lines shown in a prompt.
 const PROMPT_DIFF_LINES: usize = 12;
@@ -37,17 +39,16 @@ pub struct PendingApproval {
 }
 
 impl PendingApproval {
-    fn from_envelope(env: &Envelope) -> PendingApproval {
-        let d = &env.details;
-        let text = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+    fn of(env: &Event, d: &ApprovalRequestDetails) -> PendingApproval {
         PendingApproval {
-            approval_id: text("approvalId"),
+            approval_id: d.approval_id.clone(),
             session_id: env.session_id.clone(),
-            tool: text("tool"),
-            summary: text("summary"),
-            body: d["diff"]
-                .as_str()
-                .or(d["arguments"]["command"].as_str())
+            tool: d.tool.clone(),
+            summary: d.summary.clone(),
+            body: d
+                .diff
+                .as_deref()
+                .or(d.arguments["command"].as_str())
                 .map(str::to_string),
         }
     }
@@ -101,20 +102,20 @@ pub struct Asking {
 impl App {
     /// `approval_request` / `approval_resolved` of the open session's turn;
     /// false for any other envelope.
-    pub(crate) fn on_approval_envelope(&mut self, env: &Envelope) -> bool {
-        match env.event.as_str() {
-            "approval_request" => {
+    pub(crate) fn on_approval_envelope(&mut self, env: &Event, kind: &EventKind) -> bool {
+        match kind {
+            EventKind::ApprovalRequest(request) => {
                 if self.approvals.is_empty() {
                     // The prompt appears now: its grace starts now.
                     self.asking = Asking::default();
                 }
-                self.approvals.push(PendingApproval::from_envelope(env));
+                self.approvals.push(PendingApproval::of(env, request));
                 self.mark_waited_frame();
                 self.scroll = 0;
                 true
             }
-            "approval_resolved" => {
-                let id = env.details["approvalId"].as_str().unwrap_or_default();
+            EventKind::ApprovalResolved(resolved) => {
+                let id = resolved.approval_id.as_str();
                 if self.approvals.first().is_some_and(|a| a.approval_id == id) {
                     self.close_asking();
                 }
@@ -368,19 +369,24 @@ mod tests {
     use serde_json::json;
     use std::time::Instant;
 
+    /// An envelope offered to the approval prompt, read as the UI reads it.
+    fn offer(app: &mut App, env: &Event) -> bool {
+        app.on_approval_envelope(env, &env.kind())
+    }
+
     /// The prompt has been on screen for a while: keys now are deliberate.
     fn seen(app: &mut App) {
         app.asking.guard = Deliberate::shown_at(Instant::now() - GRACE * 2);
     }
 
-    fn request(id: &str) -> Envelope {
-        Envelope {
+    fn request(id: &str) -> Event {
+        Event {
             id: 3,
             event: "approval_request".into(),
             data: "command: rm x".into(),
             session_id: Some("s1".into()),
-            details: json!({"approvalId": id, "callId": "c", "tool": "bash",
-                "summary": "command: rm x", "arguments": {"command": "rm x"}}),
+            details: Some(json!({"approvalId": id, "callId": "c", "tool": "bash",
+                "summary": "command: rm x", "arguments": {"command": "rm x"}})),
         }
     }
 
@@ -416,7 +422,7 @@ mod tests {
         ] {
             let mut app = App::default();
             app.editor.insert_str("a draft steer");
-            app.on_approval_envelope(&request("ap_1"));
+            offer(&mut app, &request("ap_1"));
             seen(&mut app);
             // The draft is given up for a reason by Tab.
             assert_eq!(app.on_key(key(KeyCode::Tab)), None);
@@ -434,7 +440,7 @@ mod tests {
     fn arrows_and_enter_or_digits_choose_and_esc_rejects() {
         let mut app = App::default();
         for id in ["ap_1", "ap_2", "ap_3", "ap_4", "ap_5"] {
-            app.on_approval_envelope(&request(id));
+            offer(&mut app, &request(id));
         }
         seen(&mut app);
         assert!(app.approval_lines()[0].to_string().contains("(+4 waiting)"));
@@ -495,20 +501,20 @@ mod tests {
     #[test]
     fn a_resolution_elsewhere_closes_the_prompt_and_gives_the_draft_back() {
         let mut app = App::default();
-        app.on_approval_envelope(&request("ap_1"));
+        offer(&mut app, &request("ap_1"));
         seen(&mut app);
         app.editor.insert_str("draft");
         app.on_key(key(KeyCode::Tab));
         app.on_key(key(KeyCode::Char('w')));
         assert_eq!(app.editor.text(), "w");
-        let resolved = Envelope {
+        let resolved = Event {
             id: 3,
             event: "approval_resolved".into(),
             data: "timeout".into(),
             session_id: Some("s1".into()),
-            details: json!({"approvalId": "ap_1", "callId": "c", "outcome": "timeout"}),
+            details: Some(json!({"approvalId": "ap_1", "callId": "c", "outcome": "timeout"})),
         };
-        assert!(app.on_approval_envelope(&resolved));
+        assert!(offer(&mut app, &resolved));
         assert!(app.approvals.is_empty() && !app.typing_reason());
         assert!(app.approval_lines().is_empty());
         assert_eq!(app.editor.text(), "draft");
@@ -522,7 +528,7 @@ mod tests {
         // Keys within the grace are the editor's: text, then Enter sends it.
         let mut app = App::default();
         turn(&mut app);
-        app.on_approval_envelope(&request("ap_1"));
+        offer(&mut app, &request("ap_1"));
         for c in "1yes".chars() {
             assert_eq!(app.on_key(key(KeyCode::Char(c))), None);
         }
@@ -548,7 +554,7 @@ mod tests {
         let mut app = App::default();
         turn(&mut app);
         app.editor.insert_str("also fix the tests");
-        app.on_approval_envelope(&request("ap_1"));
+        offer(&mut app, &request("ap_1"));
         seen(&mut app);
         assert_eq!(
             app.on_key(key(KeyCode::Char('2'))),

@@ -4,39 +4,30 @@
 //! (input price × input tokens + output price × output tokens) / 1e6 per
 //! model (reference §6.11).
 
-use serde_json::Value;
+use seekclaw_protocol::api::CatalogEntry;
 
 use crate::app::App;
 
 impl App {
     /// Takes the prices, the default model and whether any model is
     /// configured out of a `model.catalog` result.
-    pub fn set_catalog(&mut self, catalog: &Value) {
-        let models = catalog.as_array().map(Vec::as_slice).unwrap_or_default();
-        self.any_model = Some(
-            models
-                .iter()
-                .any(|m| m["providerEnabled"].as_bool() != Some(false)),
-        );
-        self.default_model = models
+    pub fn set_catalog(&mut self, catalog: &[CatalogEntry]) {
+        self.any_model = Some(catalog.iter().any(|m| m.provider_enabled));
+        self.default_model = catalog
             .iter()
-            .find(|m| m["active"].as_bool() == Some(true))
-            .and_then(|m| m["ref"].as_str())
-            .map(str::to_string);
+            .find(|m| m.active)
+            .map(|m| m.model_ref.clone());
         let prices = catalog
-            .as_array()
-            .into_iter()
-            .flatten()
+            .iter()
             .filter_map(|m| {
-                let r = m["ref"].as_str()?.to_string();
+                let r = m.model_ref.clone();
                 // A model without prices has an unknown cost, not a free one.
                 // (The catalog writes 0 for a price the config does not have.)
-                let input = m["inputPricePerMTok"].as_f64()?;
-                let output = m["outputPricePerMTok"].as_f64()?;
+                let (input, output) = (m.input_price_per_mtok, m.output_price_per_mtok);
                 if input <= 0.0 && output <= 0.0 {
                     return None;
                 }
-                if m["active"].as_bool().unwrap_or(false) {
+                if m.active {
                     // A loaded session's totals of no known model are priced
                     // as the active model (see `session_tokens`).
                     return Some(vec![(String::new(), (input, output)), (r, (input, output))]);
@@ -109,6 +100,8 @@ impl App {
 mod tests {
     use serde_json::json;
 
+    use crate::fixtures::catalog as models;
+
     use super::*;
 
     #[test]
@@ -117,10 +110,10 @@ mod tests {
         app.model_tokens.insert("a/m".into(), (1_000_000, 100_000));
         app.model_tokens.insert("b/n".into(), (500_000, 0));
         assert_eq!(app.cost(), None);
-        app.set_catalog(&json!([
+        app.set_catalog(&models(json!([
             {"ref": "a/m", "active": false, "inputPricePerMTok": 3.0, "outputPricePerMTok": 15.0},
             {"ref": "b/n", "active": true, "inputPricePerMTok": 1.0, "outputPricePerMTok": 2.0},
-        ]));
+        ])));
         let cost = app.cost().unwrap();
         assert!((cost - (3.0 + 1.5 + 0.5)).abs() < 1e-9, "{cost}");
     }
@@ -129,18 +122,12 @@ mod tests {
     fn usage_events_that_carry_their_cost_are_summed_not_priced_again() {
         let mut app = App::default();
         app.start_turn(1, "hi");
-        let usage = |cost: Option<f64>| {
-            let mut details = json!({"inputTokens": 1000, "outputTokens": 10});
-            if let Some(c) = cost {
-                details["costUsd"] = json!(c);
-            }
-            crate::client::Envelope {
-                id: 1,
-                event: "usage".into(),
-                data: "a/m".into(),
-                session_id: Some("s".into()),
-                details,
-            }
+        let usage = |cost: Option<f64>| seekclaw_client::Event {
+            id: 1,
+            event: "usage".into(),
+            data: "a/m".into(),
+            session_id: Some("s".into()),
+            details: Some(crate::app::tests::usage(1000, 10, cost)),
         };
         app.on_envelope(usage(Some(0.25)));
         app.on_envelope(usage(Some(0.5)));
@@ -149,9 +136,9 @@ mod tests {
         // One without a cost (an unpriced model) waits for the catalog again.
         app.on_envelope(usage(None));
         assert_eq!(app.cost(), None);
-        app.set_catalog(&json!([
+        app.set_catalog(&models(json!([
             {"ref": "a/m", "active": true, "inputPricePerMTok": 1000.0, "outputPricePerMTok": 0.0},
-        ]));
+        ])));
         let cost = app.cost().unwrap();
         assert!((cost - 1.75).abs() < 1e-9, "{cost}");
     }
@@ -162,9 +149,9 @@ mod tests {
         app.input_tokens = 10;
         app.model_tokens.insert("c/m".into(), (10, 5));
         assert_eq!(app.usage_label(), "tokens ↑10 ↓0");
-        app.set_catalog(&json!([
+        app.set_catalog(&models(json!([
             {"ref": "c/m", "active": true, "inputPricePerMTok": 0.0, "outputPricePerMTok": 0.0},
-        ]));
+        ])));
         assert_eq!(app.cost(), None);
         assert_eq!(app.usage_label(), "tokens ↑10 ↓0 cost unknown");
     }
@@ -179,9 +166,9 @@ mod tests {
             }))
             .unwrap(),
         );
-        app.set_catalog(&json!([
+        app.set_catalog(&models(json!([
             {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
-        ]));
+        ])));
         assert_eq!(app.cost(), Some(1.0));
     }
 
@@ -199,9 +186,9 @@ mod tests {
             .unwrap(),
         );
         assert_eq!(app.cost(), Some(0.125));
-        app.set_catalog(&json!([
+        app.set_catalog(&models(json!([
             {"ref": "a/m", "active": false, "inputPricePerMTok": 0.5, "outputPricePerMTok": 1.0},
-        ]));
+        ])));
         assert_eq!(app.cost(), Some(0.125));
         assert!(
             app.usage_label().ends_with("$0.1250"),
@@ -213,19 +200,19 @@ mod tests {
     #[test]
     fn an_unpriced_model_reads_cost_unknown_before_its_first_turn_as_after_it() {
         let mut app = App::default();
-        let catalog = json!([
+        let catalog = models(json!([
             {"ref": "tk/m1", "active": true, "providerEnabled": true},
             {"ref": "tk/p", "active": false, "inputPricePerMTok": 1.0, "outputPricePerMTok": 1.0},
-        ]);
+        ]));
         app.set_catalog(&catalog);
         assert_eq!(app.usage_label(), "tokens ↑0 ↓0 cost unknown");
         app.start_turn(1, "hi");
-        app.on_envelope(crate::client::Envelope {
+        app.on_envelope(seekclaw_client::Event {
             id: 1,
             event: "usage".into(),
             data: "tk/m1".into(),
             session_id: Some("s".into()),
-            details: json!({"inputTokens": 10, "outputTokens": 2}),
+            details: Some(crate::app::tests::usage(10, 2, None)),
         });
         assert_eq!(app.usage_label(), "tokens ↑10 ↓2 cost unknown");
         // A session on a priced model starts at $0.0000.
@@ -238,10 +225,10 @@ mod tests {
     #[test]
     fn no_tokens_cost_zero_and_a_model_without_prices_costs_unknown() {
         let mut app = App::default();
-        app.set_catalog(&json!([
+        app.set_catalog(&models(json!([
             {"ref": "a/m", "active": true, "inputPricePerMTok": 1.0, "outputPricePerMTok": 2.0},
             {"ref": "b/n", "active": false},
-        ]));
+        ])));
         assert_eq!(format!("{:.4}", app.cost().unwrap()), "0.0000");
         app.model_tokens.insert("a/m".into(), (1_000_000, 0));
         assert_eq!(app.cost(), Some(1.0));

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use seekclaw_client::EventKind;
 use seekclaw_protocol::api::{CancelParams, ChatParams};
 use seekclaw_protocol::method;
 use tokio::signal::unix::{SignalKind, signal};
@@ -70,28 +71,25 @@ async fn turn(daemon: &mut Daemon, opts: &ChatOptions, prompt: &str) -> Result<(
         if env.id != id {
             continue;
         }
-        match env.event.as_str() {
-            "delta" => {
+        match env.kind() {
+            EventKind::Delta => {
                 streamed = true;
                 let _ = out.write_all(env.data.as_bytes());
                 let _ = out.flush();
             }
-            "tool_start" => {
-                let summary = env.details["summary"].as_str().unwrap_or_default();
-                eprintln!("[{}] {summary}", env.data);
-            }
-            "done" | "cancelled" => {
+            EventKind::ToolStart(start) => eprintln!("[{}] {}", env.data, start.summary),
+            kind @ (EventKind::Done | EventKind::Cancelled) => {
                 if !streamed {
                     let _ = out.write_all(env.data.as_bytes());
                 }
                 let _ = writeln!(out);
-                return if env.event == "done" {
+                return if let EventKind::Done = kind {
                     Ok(())
                 } else {
                     Err(TuiError::Cancelled)
                 };
             }
-            "error" => return Err(TuiError::Daemon(env.data)),
+            EventKind::Error(_) => return Err(TuiError::Daemon(env.data)),
             _ => {}
         }
     }

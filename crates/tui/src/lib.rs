@@ -21,6 +21,8 @@ mod cost;
 mod deliberate;
 pub mod detail;
 mod event_loop;
+#[cfg(test)]
+mod fixtures;
 mod headless;
 pub mod highlight;
 pub mod input;
@@ -213,22 +215,20 @@ pub(crate) async fn open_session(
     // Read into the UI's own lenient shape (an entry kind from a newer
     // daemon is skipped, not an error).
     let timeline = conn
-        .call_data::<seekclaw_protocol::method::SessionTimeline>(&scope.session(&id))
-        .await
-        .and_then(|data| {
-            serde_json::from_str(&data)
-                .map_err(|_| TuiError::BadResult("session.timeline".to_string()))
-        });
+        .call_as::<seekclaw_protocol::method::SessionTimeline, detail::SessionDetail>(
+            &scope.session(&id),
+        )
+        .await;
     match timeline {
         Ok(detail) => Ok(Some(detail)),
         // A daemon still running an older seekclaw (say, one kept up by a
         // user unit across an upgrade) has only `session.get`.
         Err(TuiError::Daemon(message)) if message.starts_with("Unknown method") => {
-            let data = conn
-                .call_data::<seekclaw_protocol::method::SessionGet>(&scope.session(&id))
+            let old = conn
+                .call_as::<seekclaw_protocol::method::SessionGet, detail::OldSession>(
+                    &scope.session(&id),
+                )
                 .await?;
-            let old: detail::OldSession = serde_json::from_str(&data)
-                .map_err(|_| TuiError::BadResult("session.get".to_string()))?;
             Ok(Some(old.into()))
         }
         Err(e) => Err(e),

@@ -9,13 +9,14 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use seekclaw_client::Event;
 use seekclaw_config::Home;
 use seekclaw_protocol::api::NoParams;
 use seekclaw_protocol::method;
 use tokio::sync::mpsc;
 
 use crate::TuiError;
-use crate::client::{Connection, Envelope};
+use crate::client::Connection;
 
 /// Probes after a spawn: the first after 120 ms, then every 250 ms (about 6 s).
 const PROBES: u32 = 24;
@@ -32,7 +33,7 @@ pub struct Daemon {
     /// The connection every request goes over.
     pub conn: Connection,
     /// Envelopes not claimed by a call.
-    pub events: mpsc::UnboundedReceiver<Envelope>,
+    pub events: mpsc::UnboundedReceiver<Event>,
     started: Option<Child>,
 }
 
@@ -108,7 +109,7 @@ impl Daemon {
 }
 
 /// A connection whose `ping` is answered, or `None`.
-async fn probe(home: &Home) -> Option<(Connection, mpsc::UnboundedReceiver<Envelope>)> {
+async fn probe(home: &Home) -> Option<(Connection, mpsc::UnboundedReceiver<Event>)> {
     let (conn, events) = Connection::connect(&home.socket_path()).await.ok()?;
     conn.call_within::<method::Ping>(&NoParams {}, PING_TIMEOUT)
         .await

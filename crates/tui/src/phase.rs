@@ -2,14 +2,14 @@
 //! `workflow` labels are the desktop's (Chinese, e.g. `思考`), so they never
 //! reach this UI's screen.
 
-use crate::client::Envelope;
+use seekclaw_client::{Event, EventKind};
 
-/// What the turn is doing after `env` (a `workflow` or `status` event), in
-/// English; `None` to keep the current text.
-pub fn phase_of(env: &Envelope) -> Option<String> {
-    match env.event.as_str() {
-        "workflow" => {
-            let label = match env.details["kind"].as_str()? {
+/// What the turn is doing after `env` (a `workflow` or `status` event, read
+/// as `kind`), in English; `None` to keep the current text.
+pub fn phase_of(env: &Event, kind: &EventKind) -> Option<String> {
+    match kind {
+        EventKind::Workflow(node) => {
+            let label = match node.kind.as_str() {
                 "start" => "Starting",
                 "think" => "Thinking",
                 // A tool node is labelled with the tool's registry name.
@@ -26,7 +26,7 @@ pub fn phase_of(env: &Envelope) -> Option<String> {
             Some(label.to_string())
         }
         // The engine's status lines are English on the wire.
-        "status" => Some(env.data.clone()).filter(|s| !s.is_empty()),
+        EventKind::Status => Some(env.data.clone()).filter(|s| !s.is_empty()),
         _ => None,
     }
 }
@@ -37,41 +37,43 @@ mod tests {
 
     use super::*;
 
-    fn env(event: &str, data: &str, kind: &str) -> Envelope {
-        Envelope {
+    fn phase(event: &str, data: &str, kind: &str) -> Option<String> {
+        let env = Event {
             id: 1,
             event: event.into(),
             data: data.into(),
             session_id: None,
-            details: json!({"step": 1, "kind": kind, "label": data, "detail": null}),
-        }
+            details: (event == "workflow")
+                .then(|| json!({"step": 1, "kind": kind, "label": data, "detail": null})),
+        };
+        phase_of(&env, &env.kind())
     }
 
     #[test]
     fn workflow_labels_come_from_the_kind_not_the_wire_label() {
         assert_eq!(
-            phase_of(&env("workflow", "思考", "think")).as_deref(),
+            phase("workflow", "思考", "think").as_deref(),
             Some("Thinking")
         );
         assert_eq!(
-            phase_of(&env("workflow", "开始任务", "start")).as_deref(),
+            phase("workflow", "开始任务", "start").as_deref(),
             Some("Starting")
         );
         assert_eq!(
-            phase_of(&env("workflow", "任务完成", "done")).as_deref(),
+            phase("workflow", "任务完成", "done").as_deref(),
             Some("Finishing")
         );
         assert_eq!(
-            phase_of(&env("workflow", "压缩记忆", "compact")).as_deref(),
+            phase("workflow", "压缩记忆", "compact").as_deref(),
             Some("Compacting")
         );
         assert_eq!(
-            phase_of(&env("workflow", "read_file", "tool")).as_deref(),
+            phase("workflow", "read_file", "tool").as_deref(),
             Some("Tool read_file")
         );
-        assert_eq!(phase_of(&env("workflow", "新的", "someday")), None);
+        assert_eq!(phase("workflow", "新的", "someday"), None);
         assert_eq!(
-            phase_of(&env("status", "Preparing tool call", "")).as_deref(),
+            phase("status", "Preparing tool call", "").as_deref(),
             Some("Preparing tool call")
         );
     }

@@ -4,7 +4,7 @@
 //! switches to the model, Esc closes.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use serde_json::Value;
+use seekclaw_protocol::api::{CatalogEntry, SessionHeader};
 
 use crate::app::{Action, App};
 
@@ -49,15 +49,16 @@ pub struct Picker {
 impl Picker {
     /// The sessions `session.list` returned, each subagent's session right
     /// under its parent's (marked `└`), as `seekclaw sessions list` shows them.
-    pub fn sessions(list: &Value, global: bool, archived: bool) -> Picker {
-        let parents: Vec<Option<&str>> = rows(list).map(|s| s["parentId"].as_str()).collect();
-        let items: Vec<PickItem> = rows(list)
+    pub fn sessions(list: &[SessionHeader], global: bool, archived: bool) -> Picker {
+        let parents: Vec<Option<&str>> = list.iter().map(|s| s.parent_id.as_deref()).collect();
+        let items: Vec<PickItem> = list
+            .iter()
             .map(|s| {
-                let id = s["id"].as_str().unwrap_or_default().to_string();
-                let title = s["title"].as_str().filter(|t| !t.trim().is_empty());
-                let updated = s["updatedAt"].as_str().unwrap_or_default();
+                let id = s.id.clone();
+                let title = s.title.as_deref().filter(|t| !t.trim().is_empty());
+                let updated = s.updated_at.as_str();
                 let mut detail = format!("{id}  {}", updated.get(..16).unwrap_or(updated));
-                if s["archived"].as_bool().unwrap_or(false) {
+                if s.archived {
                     detail.push_str("  (archived)");
                 }
                 PickItem {
@@ -79,26 +80,27 @@ impl Picker {
 
     /// The models `model.catalog` returned; the session's own model (else
     /// the default, the catalog's active one) selected.
-    pub fn models(catalog: &Value, session_model: Option<&str>) -> Picker {
+    pub fn models(catalog: &[CatalogEntry], session_model: Option<&str>) -> Picker {
         let mut selected = None;
         let mut default = 0;
-        let items = rows(catalog)
+        let items = catalog
+            .iter()
             .enumerate()
             .map(|(i, m)| {
                 let mut detail = Vec::new();
-                let r = m["ref"].as_str().unwrap_or_default().to_string();
+                let r = m.model_ref.clone();
                 if session_model == Some(r.as_str()) {
                     selected = Some(i);
                     detail.push("this session".to_string());
                 }
-                if m["active"].as_bool().unwrap_or(false) {
+                if m.active {
                     default = i;
                     detail.push("default".to_string());
                 }
-                if let Some(alias) = m["alias"].as_str() {
+                if let Some(alias) = &m.alias {
                     detail.push(format!("alias {alias}"));
                 }
-                if !m["providerEnabled"].as_bool().unwrap_or(true) {
+                if !m.provider_enabled {
                     detail.push("provider disabled".to_string());
                 }
                 PickItem {
@@ -209,10 +211,6 @@ fn nested(items: Vec<PickItem>, parents: &[Option<&str>]) -> Vec<PickItem> {
     out
 }
 
-fn rows(list: &Value) -> impl Iterator<Item = &Value> {
-    list.as_array().into_iter().flatten()
-}
-
 impl App {
     /// A key while a picker is open.
     pub(crate) fn picker_key(&mut self, key: KeyEvent) -> Option<Action> {
@@ -285,6 +283,8 @@ mod tests {
     use crossterm::event::KeyEvent;
     use serde_json::json;
 
+    use crate::fixtures::{catalog as models, sessions};
+
     use super::*;
 
     fn key(code: KeyCode) -> KeyEvent {
@@ -294,11 +294,11 @@ mod tests {
     #[test]
     fn sessions_search_by_title_and_open_the_selected_one() {
         let mut app = App::default();
-        let list = json!([
+        let list = sessions(json!([
             {"id": "s1", "title": "Fix the parser", "updatedAt": "2026-01-02T10:00:00Z", "archived": false},
             {"id": "s2", "title": "Write docs", "updatedAt": "2026-01-01T10:00:00Z", "archived": false},
             {"id": "s3", "title": null, "updatedAt": "2026-01-01T09:00:00Z", "archived": true},
-        ]);
+        ]));
         app.picker = Some(Picker::sessions(&list, false, false));
         for c in "DOC".chars() {
             assert_eq!(app.on_key(key(KeyCode::Char(c))), None);
@@ -324,14 +324,14 @@ mod tests {
 
     #[test]
     fn child_sessions_sit_under_their_parent() {
-        let list = json!([
+        let list = sessions(json!([
             {"id": "c1", "title": "explore: where", "updatedAt": "2026-01-03T10:00:00Z", "parentId": "p1"},
             {"id": "p2", "title": "Other", "updatedAt": "2026-01-02T11:00:00Z"},
             {"id": "p1", "title": "Fix it", "updatedAt": "2026-01-02T10:00:00Z"},
             {"id": "c2", "title": "review: all", "updatedAt": "2026-01-01T10:00:00Z", "parentId": "p1"},
             {"id": "o1", "title": "orphan", "updatedAt": "2026-01-01T09:00:00Z", "parentId": "gone"},
             {"id": "g1", "title": "deeper", "updatedAt": "2026-01-01T08:00:00Z", "parentId": "c1"},
-        ]);
+        ]));
         let picker = Picker::sessions(&list, false, false);
         let rows: Vec<(&str, &str)> = picker
             .items
@@ -354,7 +354,7 @@ mod tests {
     #[test]
     fn tab_and_ctrl_a_ask_for_another_list_and_esc_closes() {
         let mut app = App::default();
-        app.picker = Some(Picker::sessions(&json!([]), false, false));
+        app.picker = Some(Picker::sessions(&[], false, false));
         assert_eq!(
             app.on_key(key(KeyCode::Tab)),
             Some(Action::PickSessions {
@@ -370,7 +370,7 @@ mod tests {
             })
         );
         app.on_key(key(KeyCode::Char('x')));
-        app.replace_picker(Picker::sessions(&json!([]), true, false));
+        app.replace_picker(Picker::sessions(&[], true, false));
         assert_eq!(app.picker.as_ref().unwrap().query, "x", "the search stays");
         app.on_key(key(KeyCode::Esc));
         assert!(app.picker.is_none());
@@ -379,10 +379,10 @@ mod tests {
     #[test]
     fn models_start_on_the_active_one_and_enter_switches() {
         let mut app = App::default();
-        let catalog = json!([
+        let catalog = models(json!([
             {"ref": "a/one", "active": false, "providerEnabled": true, "alias": null},
             {"ref": "b/two", "active": true, "providerEnabled": true, "alias": "t"},
-        ]);
+        ]));
         app.picker = Some(Picker::models(&catalog, None));
         assert_eq!(app.picker.as_ref().unwrap().selected, 1);
         app.on_key(key(KeyCode::Up));

@@ -110,12 +110,12 @@ mod tests {
     fn the_bar_shows_the_model_a_new_turn_uses() {
         let mut app = App::default();
         assert_eq!(app.model_label(), None, "not known yet");
-        app.set_catalog(&json!([]));
+        app.set_catalog(&[]);
         assert_eq!(app.model_label().as_deref(), Some("no model configured"));
-        app.set_catalog(&json!([
+        app.set_catalog(&crate::fixtures::catalog(json!([
             {"ref": "tk/m1", "active": true},
             {"ref": "tk/m2", "active": false},
-        ]));
+        ])));
         assert_eq!(app.model_label().as_deref(), Some("tk/m1"));
         app.session_model = Some("tk/m2".into());
         assert_eq!(app.model_label().as_deref(), Some("tk/m2"));

@@ -4,7 +4,9 @@
 
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use serde_json::Value;
+use seekclaw_protocol::events::{
+    SubrunFinishedDetails, SubrunProgressDetails, SubrunStartedDetails,
+};
 
 /// A subagent of the running turn, as its events report it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,20 +25,32 @@ pub struct SubrunRow {
     pub tokens: u64,
 }
 
-impl SubrunRow {
-    /// The row a `subrun_*` envelope describes.
-    pub fn of(details: &Value) -> SubrunRow {
-        let text = |k: &str| details[k].as_str().unwrap_or_default().to_string();
-        SubrunRow {
-            id: text("id"),
-            kind: text("kind"),
-            label: text("label"),
-            status: text("status"),
-            steps: details["steps"].as_u64().unwrap_or(0),
-            tokens: details["tokens"].as_u64().unwrap_or(0),
+/// The row each `subrun_*` event's details describe (the three carry the
+/// same fields, one type per event).
+macro_rules! row_of {
+    ($($details:ty),*) => {$(
+        impl From<$details> for SubrunRow {
+            fn from(d: $details) -> SubrunRow {
+                SubrunRow {
+                    id: d.id,
+                    kind: d.kind,
+                    label: d.label,
+                    status: d.status,
+                    steps: d.steps,
+                    tokens: d.tokens,
+                }
+            }
         }
-    }
+    )*};
+}
 
+row_of!(
+    SubrunStartedDetails,
+    SubrunProgressDetails,
+    SubrunFinishedDetails
+);
+
+impl SubrunRow {
     /// A turn that ended leaves no subagent running.
     pub fn ended_with_turn(&mut self) {
         if self.status == "running" {
@@ -100,10 +114,14 @@ mod tests {
 
     #[test]
     fn a_row_folds_to_one_line_of_progress_and_unfolds_to_its_session() {
-        let mut row = SubrunRow::of(&serde_json::json!({
-            "id": "p-sr-1", "kind": "explore", "label": "where is x?",
-            "status": "running", "steps": 2, "tokens": 12_345,
-        }));
+        let mut row = SubrunRow::from(SubrunStartedDetails::of(
+            "p-sr-1".into(),
+            "explore".into(),
+            "where is x?".into(),
+            "running".into(),
+            2,
+            12_345,
+        ));
         let mut out = Vec::new();
         lines(&mut out, &row, "⠋", false);
         assert_eq!(

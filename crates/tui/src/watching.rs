@@ -4,8 +4,10 @@
 //! watch also carries this client's own turns; those are skipped, since the
 //! `chat` request already brings them.
 
+use seekclaw_client::{DaemonError, Event, EventKind};
+use seekclaw_protocol::event;
+
 use crate::app::{App, Turn};
-use crate::client::Envelope;
 
 /// The watch of the open session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,22 +32,27 @@ impl Watching {
 }
 
 impl App {
-    /// Whether `env` belongs to the watch (and was handled here).
-    pub(crate) fn on_watch_envelope(&mut self, env: Envelope) -> Option<Envelope> {
+    /// `env` (read as `kind`) when it is not the watch's to handle here; a
+    /// watched turn's end comes back as the turn's own terminal would read.
+    pub(crate) fn on_watch_envelope(
+        &mut self,
+        env: Event,
+        kind: EventKind,
+    ) -> Option<(Event, EventKind)> {
         let Some(watch) = self.watch.as_mut() else {
-            return Some(env);
+            return Some((env, kind));
         };
         if env.id != watch.request_id {
-            return Some(env);
+            return Some((env, kind));
         }
-        match env.event.as_str() {
-            "turn_start" => {
+        match kind {
+            EventKind::TurnStart(start) => {
                 if self.turn.is_some() {
                     watch.skipping = true;
                     return None;
                 }
                 watch.skipping = false;
-                let origin = env.details["origin"].as_str().unwrap_or("another client");
+                let origin = start.origin;
                 self.hint = Some(format!("a turn started by {origin} is running"));
                 self.entries
                     .push(crate::app::Entry::User(env.data, Vec::new()));
@@ -60,24 +67,34 @@ impl App {
                 });
                 self.scroll = 0;
             }
-            "turn_end" => {
+            EventKind::TurnEnd(end) => {
                 if std::mem::take(&mut watch.skipping) {
                     return None;
                 }
                 // The end reads as the turn's own terminal would.
-                let event = match env.details["outcome"].as_str() {
-                    Some("cancelled") => "cancelled",
-                    Some("error") => "error",
-                    _ => "done",
+                let (name, kind) = match end.outcome.as_str() {
+                    "cancelled" => (event::CANCELLED, EventKind::Cancelled),
+                    "error" => {
+                        let error = DaemonError {
+                            message: env.data.clone(),
+                            code: end.code,
+                            param: None,
+                            session_id: env.session_id.clone(),
+                            details: None,
+                        };
+                        (event::ERROR, EventKind::Error(Box::new(error)))
+                    }
+                    _ => (event::DONE, EventKind::Done),
                 };
-                return Some(Envelope {
-                    event: event.to_string(),
+                let env = Event {
+                    event: name.to_string(),
                     ..env
-                });
+                };
+                return Some((env, kind));
             }
             // The watch itself ended: after `session.unwatch`, or it fell behind.
-            "result" | "error" => {
-                let fell_behind = env.event == "error";
+            kind @ (EventKind::Result | EventKind::Error(_)) => {
+                let fell_behind = matches!(kind, EventKind::Error(_));
                 self.watch = None;
                 if fell_behind {
                     self.notice(format!("Stopped watching the session: {}", env.data));
@@ -96,9 +113,83 @@ impl App {
                         foreign: true,
                     });
                 }
-                return Some(env);
+                return Some((env, kind));
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::app::Entry;
+
+    fn env(event: &str, data: &str, details: Value) -> Event {
+        Event {
+            id: 9,
+            event: event.into(),
+            data: data.into(),
+            session_id: Some("s".into()),
+            details: Some(details).filter(|d| !d.is_null()),
+        }
+    }
+
+    fn watching() -> App {
+        let mut app = App::default();
+        app.watch = Some(Watching::new(9, "s".into()));
+        app
+    }
+
+    #[test]
+    fn another_clients_turn_shows_and_its_end_reads_as_its_terminal() {
+        let mut app = watching();
+        app.on_envelope(env("turn_start", "fix it", json!({"origin": "schedule"})));
+        assert_eq!(
+            app.hint.as_deref(),
+            Some("a turn started by schedule is running")
+        );
+        assert!(app.turn.as_ref().is_some_and(|t| t.foreign));
+        app.on_envelope(env("delta", "partial", Value::Null));
+        app.on_envelope(env(
+            "turn_end",
+            "provider down",
+            json!({"outcome": "error", "code": "provider"}),
+        ));
+        assert!(app.turn.is_none());
+        assert_eq!(
+            app.entries.last(),
+            Some(&Entry::Error("provider down".into()))
+        );
+
+        app.on_envelope(env("turn_start", "again", json!({"origin": "chat"})));
+        app.on_envelope(env("turn_end", "", json!({"outcome": "cancelled"})));
+        assert!(app.turn.is_none());
+        assert_eq!(
+            app.entries.last(),
+            Some(&Entry::Notice(crate::detail::CANCELLED.into()))
+        );
+    }
+
+    #[test]
+    fn our_own_turn_on_the_watch_is_skipped_and_an_error_ends_the_watch() {
+        let mut app = watching();
+        app.start_turn(3, "mine");
+        app.on_envelope(env("turn_start", "mine", json!({"origin": "chat"})));
+        app.on_envelope(env("delta", "twice?", Value::Null));
+        app.on_envelope(env("turn_end", "done", json!({"outcome": "done"})));
+        assert!(app.turn.as_ref().is_some_and(|t| t.request_id == 3));
+        assert!(
+            !app.entries
+                .iter()
+                .any(|e| matches!(e, Entry::Assistant { .. })),
+            "{:?}",
+            app.entries
+        );
+        app.on_envelope(env("error", "fell behind", json!({"code": "busy"})));
+        assert!(app.watch.is_none());
+        assert!(matches!(app.entries.last(), Some(Entry::Notice(n)) if n.contains("fell behind")));
     }
 }

@@ -7,8 +7,49 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
+use seekclaw_protocol::api::{CatalogEntry, SessionHeader};
 use seekclaw_tui::app::{App, Entry, ToolRow, ToolState};
-use serde_json::json;
+use serde_json::{Value, json};
+
+/// Each object of `partial` over `base`, read as `T`s: a daemon result
+/// written as the fields a test cares about.
+fn read<T: serde::de::DeserializeOwned>(base: Value, partial: Value) -> Vec<T> {
+    let Value::Array(rows) = partial else {
+        panic!("fixtures are arrays: {partial}")
+    };
+    rows.into_iter()
+        .map(|row| {
+            let mut whole = base.clone();
+            if let (Value::Object(whole), Value::Object(row)) = (&mut whole, row) {
+                whole.extend(row);
+            }
+            serde_json::from_value(whole).unwrap()
+        })
+        .collect()
+}
+
+/// A `model.catalog` result.
+fn models(partial: Value) -> Vec<CatalogEntry> {
+    let base = json!({
+        "ref": "tk/m1", "active": false, "provider": "tk", "providerEnabled": true,
+        "id": "m1", "alias": null, "contextWindow": 128000, "maxOutput": 8192, "tags": [],
+        "inputPricePerMTok": 0.0, "outputPricePerMTok": 0.0,
+        "capabilities": {"streaming": true, "tools": true, "thinking": false, "vision": false,
+            "reasoning": false, "maxReasoningLevel": "none", "mcp": false},
+    });
+    read(base, partial)
+}
+
+/// A `session.list` result.
+fn sessions(partial: Value) -> Vec<SessionHeader> {
+    let base = json!({
+        "id": "s", "archived": false, "reasoningLevel": "medium", "networkEnabled": false,
+        "llmRounds": 0, "executionSteps": 0, "inputTokens": 0, "totalInputTokens": 0,
+        "cachedInputTokens": 0, "outputTokens": 0, "outputElapsedMs": 0,
+        "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z",
+    });
+    read(base, partial)
+}
 
 fn draw(app: &mut App, width: u16, height: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
@@ -41,10 +82,10 @@ fn has(rows: &[String], text: &str) -> bool {
 #[test]
 fn the_sessions_picker_lists_filters_and_highlights() {
     let mut app = App::default();
-    let list = json!([
+    let list = sessions(json!([
         {"id": "s1", "title": "Fix the parser", "updatedAt": "2026-01-02T10:00:00Z", "archived": false},
         {"id": "s2", "title": "Write docs", "updatedAt": "2026-01-01T10:00:00Z", "archived": true},
-    ]);
+    ]));
     app.picker = Some(seekclaw_tui::picker::Picker::sessions(&list, false, true));
     let shown = screen(&mut app, 100, 20);
     assert!(
@@ -69,10 +110,10 @@ fn the_sessions_picker_lists_filters_and_highlights() {
 #[test]
 fn the_model_picker_marks_the_active_model() {
     let mut app = App::default();
-    let catalog = json!([
+    let catalog = models(json!([
         {"ref": "a/one", "active": false, "providerEnabled": false, "alias": null},
         {"ref": "b/two", "active": true, "providerEnabled": true, "alias": "t"},
-    ]);
+    ]));
     app.picker = Some(seekclaw_tui::picker::Picker::models(&catalog, None));
     let shown = screen(&mut app, 80, 12);
     assert!(has(&shown, "  a/one  provider disabled"), "{shown:#?}");
@@ -210,9 +251,9 @@ fn the_status_bar_shows_the_cost_once_prices_are_known() {
     app.model_tokens.insert("p/m".into(), (1_000_000, 0));
     let shown = screen(&mut app, 100, 6);
     assert!(!shown[5].contains('$'), "{shown:#?}");
-    app.set_catalog(&json!([
+    app.set_catalog(&models(json!([
         {"ref": "p/m", "active": true, "inputPricePerMTok": 0.25, "outputPricePerMTok": 1.0}
-    ]));
+    ])));
     let shown = screen(&mut app, 100, 6);
     assert!(shown[5].contains("↑1000000 ↓0 $0.2500"), "{shown:#?}");
 }
