@@ -114,8 +114,8 @@ fn on_demand_warning(daemon: &Ctx, enabled: bool) -> Option<String> {
         "this daemon was started on demand and exits once no client has been connected \
          for {} s and nothing is due within a minute: the task runs only while a daemon is \
          up. To run schedules with no window open, keep one running: `seekclaw daemon` \
-         (e.g. the systemd user unit contrib/systemd/seekclaw.service; README: \
-         \"The daemon: on demand, or always on\")",
+         (e.g. the systemd user unit contrib/systemd/seekclaw.service; see docs/daemon.md, \
+         \"On demand, or always on\")",
         idle.as_secs()
     ))
 }
