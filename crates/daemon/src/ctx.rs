@@ -17,7 +17,7 @@ use seekclaw_store::Store;
 use tokio_util::sync::CancellationToken;
 
 use crate::connections::Connections;
-use crate::notices::Owners;
+use crate::owners::Owners;
 use crate::scheduler::state::Scheduler;
 
 /// The handlers' context. Cheap to clone: a task that outlives its request

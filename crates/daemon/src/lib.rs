@@ -21,6 +21,7 @@ mod handlers;
 mod idle_exit;
 mod notices;
 mod outbox;
+mod owners;
 mod presentation;
 mod scheduler;
 mod scope;

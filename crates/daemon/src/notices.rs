@@ -4,43 +4,14 @@
 //! the connection that last ran a turn on the session; a goal continuation
 //! and a spent `auto` budget are broadcast as `goal_updated`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use seekclaw_engine::sync::Locked;
 use seekclaw_engine::{Announce, AnnounceGuard, Announcement, Engine};
 use seekclaw_protocol::Envelope;
 use seekclaw_protocol::events::BackgroundNoticeDetails;
 
 use crate::connections::Connections;
-use crate::outbox::Outbox;
-
-/// The connection that owns each session's idle-time notices.
-#[derive(Default)]
-pub struct Owners {
-    by_session: Mutex<HashMap<String, Outbox>>,
-}
-
-impl Owners {
-    /// `outbox`'s connection ran a turn on `session_id`.
-    pub fn set(&self, session_id: &str, outbox: Outbox) {
-        self.by_session
-            .locked()
-            .insert(session_id.to_lowercase(), outbox);
-    }
-
-    fn get(&self, session_id: &str) -> Option<Outbox> {
-        self.by_session
-            .locked()
-            .get(&session_id.to_lowercase())
-            .cloned()
-    }
-
-    /// Forgets the session (deleted).
-    pub fn forget(&self, session_id: &str) {
-        self.by_session.locked().remove(&session_id.to_lowercase());
-    }
-}
+use crate::owners::Owners;
 
 /// Shows the engine's announcements until the guard is dropped.
 pub fn listen(

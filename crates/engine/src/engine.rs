@@ -109,7 +109,15 @@ impl Engine {
                 turns: Turns::default(),
                 mcp: McpManager::new(),
                 extras: ExtrasCache::default(),
-                jobs: SessionJobs::new(services.clone()),
+                jobs: SessionJobs::new({
+                    // Jobs end on the runtime's tasks; the handle also covers
+                    // a notice raised off it.
+                    let (services, runtime) =
+                        (services.clone(), tokio::runtime::Handle::try_current().ok());
+                    Arc::new(move |notice| {
+                        crate::notices::deliver_later(&services, runtime.as_ref(), notice)
+                    })
+                }),
                 roots: RootCache::default(),
                 goals: AutoGoals::default(),
                 bus: Arc::default(),

@@ -8,12 +8,10 @@
 //! its session's log as stopped unfinished.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use seekclaw_tools::{JobInfo, JobNotice, Jobs};
 
-use crate::announce::Announcement;
-use crate::engine::{Engine, Services};
 use crate::sync::Locked;
 
 /// A job of `session_id` ended on its own.
@@ -25,19 +23,21 @@ pub struct SessionNotice {
     pub notice: JobNotice,
 }
 
+/// Hands a notice to whoever delivers it (the engine's notice policy).
+pub(crate) type Deliver = Arc<dyn Fn(SessionNotice) + Send + Sync>;
+
 /// The job tables of an engine's sessions.
 pub struct SessionJobs {
     tables: Mutex<HashMap<String, Arc<Jobs>>>,
-    /// Whom a job's notice goes to (weak: the tables live in the services).
-    services: Weak<Services>,
+    deliver: Deliver,
 }
 
 impl SessionJobs {
-    /// The tables of the engine whose services `services` reaches.
-    pub(crate) fn new(services: Weak<Services>) -> SessionJobs {
+    /// Tables whose jobs' notices go to `deliver`.
+    pub(crate) fn new(deliver: Deliver) -> SessionJobs {
         SessionJobs {
             tables: Mutex::new(HashMap::new()),
-            services,
+            deliver,
         }
     }
 
@@ -48,16 +48,12 @@ impl SessionJobs {
         tables
             .entry(key)
             .or_insert_with(|| {
-                let (services, sid) = (self.services.clone(), session_id.to_string());
-                // Jobs end on the runtime's tasks; the handle also covers a
-                // notice raised off it.
-                let runtime = tokio::runtime::Handle::try_current().ok();
+                let (deliver, sid) = (self.deliver.clone(), session_id.to_string());
                 Arc::new(Jobs::with_notify(Arc::new(move |notice| {
-                    let notice = SessionNotice {
+                    deliver(SessionNotice {
                         session_id: sid.clone(),
                         notice,
-                    };
-                    deliver_later(&services, runtime.as_ref(), notice);
+                    })
                 })))
             })
             .clone()
@@ -69,7 +65,7 @@ impl SessionJobs {
     }
 
     /// Each session's background jobs still running.
-    fn running(&self) -> Vec<(String, Vec<JobInfo>)> {
+    pub(crate) fn running(&self) -> Vec<(String, Vec<JobInfo>)> {
         let tables: Vec<(String, Arc<Jobs>)> = self
             .tables
             .locked()
@@ -109,30 +105,6 @@ impl Drop for SessionJobs {
     }
 }
 
-/// Delivers `notice` on the engine's runtime (the engine is gone: nobody is
-/// left to read it).
-fn deliver_later(
-    services: &Weak<Services>,
-    runtime: Option<&tokio::runtime::Handle>,
-    notice: SessionNotice,
-) {
-    let Some(services) = services.upgrade() else {
-        return;
-    };
-    let Some(runtime) = tokio::runtime::Handle::try_current()
-        .ok()
-        .or(runtime.cloned())
-    else {
-        tracing::warn!(session = %notice.session_id, "background job notice raised with no runtime");
-        return;
-    };
-    runtime.spawn(async move {
-        Engine::from_services(services)
-            .deliver_and_announce(notice)
-            .await;
-    });
-}
-
 /// Where a background job's notice went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoticeDelivery {
@@ -141,98 +113,4 @@ pub enum NoticeDelivery {
     /// Into the idle session's log, for its next turn: the front end tells
     /// whoever owns the session.
     Logged,
-}
-
-/// How often, and how far apart, a notice waits for a finishing turn.
-const NOTICE_RETRIES: u32 = 300;
-const NOTICE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
-
-impl Engine {
-    /// Delivers a background job's notice and tells the front ends when it
-    /// went into the log.
-    async fn deliver_and_announce(&self, n: SessionNotice) {
-        match self.deliver_notice(&n.session_id, &n.notice.text).await {
-            Ok(NoticeDelivery::ToTurn) => {}
-            Ok(NoticeDelivery::Logged) => self.announcers.announce(Announcement::NoticeLogged {
-                session_id: n.session_id,
-                job_id: n.notice.job_id,
-                text: n.notice.text,
-            }),
-            Err(e) => {
-                tracing::warn!(session = %n.session_id, error = %e.message, "background job notice not recorded");
-            }
-        }
-    }
-
-    /// Delivers a notice: to the session's running turn, or into its log
-    /// when idle. A turn that is finishing takes no more guidance but still
-    /// holds the session: the notice waits for it (briefly, until the engine
-    /// stops) rather than be lost.
-    pub(crate) async fn deliver_notice(
-        &self,
-        sid: &str,
-        text: &str,
-    ) -> Result<NoticeDelivery, crate::error::EngineError> {
-        let id = sid.to_string();
-        let scope = self
-            .db(move |s| s.scopes_of_session(&id))
-            .await?
-            .into_iter()
-            .next()
-            .ok_or_else(|| {
-                crate::error::EngineError::not_found(format!("Session {sid} not found"))
-            })?;
-        let mut tries = 0;
-        loop {
-            if self.notify_running(sid, text) {
-                return Ok(NoticeDelivery::ToTurn);
-            }
-            let item = seekclaw_store::EventItem::Runtime(seekclaw_store::RuntimeNotice {
-                kind: "notice".into(),
-                text: text.to_string(),
-            });
-            match self.append_idle(&scope, sid, item).await {
-                Ok(_) => return Ok(NoticeDelivery::Logged),
-                Err(_) if tries < NOTICE_RETRIES && !self.stopping.is_cancelled() => {
-                    tries += 1;
-                    tokio::time::sleep(NOTICE_RETRY_DELAY).await;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    /// Kills every background job; one still running is recorded in its
-    /// session's log as stopped unfinished, so the next turn (here, or in
-    /// the process that continues the session) knows it is gone.
-    pub(crate) async fn stop_jobs(&self) {
-        let unfinished = self.jobs.running();
-        self.jobs.close_all();
-        for (sid, jobs) in unfinished {
-            for job in jobs {
-                let text = seekclaw_protocol::wording::job_stopped_at_exit(&job.id, &job.command);
-                if let Err(e) = self.log_notice(&sid, &text).await {
-                    tracing::warn!(session = %sid, error = %e.message, "stopped job not recorded");
-                }
-            }
-        }
-    }
-
-    /// Writes a notice into an idle session's log (once: no waiting).
-    async fn log_notice(&self, sid: &str, text: &str) -> Result<u64, crate::error::EngineError> {
-        let id = sid.to_string();
-        let Some(scope) = self
-            .db(move |s| s.scopes_of_session(&id))
-            .await?
-            .into_iter()
-            .next()
-        else {
-            return Ok(0);
-        };
-        let item = seekclaw_store::EventItem::Runtime(seekclaw_store::RuntimeNotice {
-            kind: "notice".into(),
-            text: text.to_string(),
-        });
-        self.append_idle(&scope, sid, item).await
-    }
 }
