@@ -54,7 +54,7 @@ pub struct Services {
     /// What turns read from disk besides the session, per scope.
     pub extras: ExtrasCache,
     /// Each session's shell jobs (background jobs outlive turns).
-    pub jobs: SessionJobs,
+    pub jobs: Arc<SessionJobs>,
     /// Project roots found for workspace paths.
     pub roots: RootCache,
     /// Sessions whose standing goal is `auto`, with their budgets.
@@ -103,7 +103,7 @@ impl Engine {
                 turns: Turns::default(),
                 mcp: McpManager::new(),
                 extras: ExtrasCache::default(),
-                jobs: SessionJobs::default(),
+                jobs: Arc::default(),
                 roots: RootCache::default(),
                 goals: AutoGoals::default(),
                 bus: Arc::default(),

@@ -321,6 +321,11 @@ pub async fn chat(
     }
     let outcome = turn.outcome().await;
     crate::goals::after_turn(daemon, &scope, &sid, &outcome);
+    // Notices come only from background jobs: a session the turn left
+    // without any needs no owner (kept, one per session, forever).
+    if !daemon.engine.jobs.holds(&sid) {
+        daemon.session_owners.forget(&sid);
+    }
     // Every event is written before the terminal.
     Ok(crate::outcome::terminal(id, Some(sid), outcome))
 }
