@@ -187,8 +187,10 @@ enum BenchCommand {
         /// Measured turns per variant.
         #[arg(long, default_value_t = 10_000)]
         turns: usize,
-        /// Turns before the first reading (caches, pools and arenas fill).
-        #[arg(long, default_value_t = 500)]
+        /// Turns before the first reading: bounded caches fill meanwhile
+        /// (the store writer's SQLite page cache reaches its 2 MB cap after
+        /// ~1,500 small turns).
+        #[arg(long, default_value_t = 2000)]
         warmup: usize,
         /// Deltas of each turn's answer.
         #[arg(long, default_value_t = 40)]
@@ -199,6 +201,9 @@ enum BenchCommand {
         /// Variants to run (default: both).
         #[arg(long, value_enum, value_delimiter = ',')]
         only: Vec<soak::Variant>,
+        /// Every turn on a new connection (as CLI runs are), not one shared.
+        #[arg(long)]
+        reconnect: bool,
     },
     /// Approvals: a one-tool turn answered `allow_once` at once vs the same
     /// turn under policy `never`, and the `agent.approve` round trip.
@@ -391,6 +396,7 @@ fn main() -> Result<()> {
             deltas,
             idle_secs,
             only,
+            reconnect,
         } => soak::run(&soak::SoakArgs {
             bin: &bin,
             json: cli.json,
@@ -399,6 +405,7 @@ fn main() -> Result<()> {
             deltas,
             idle_secs,
             variants: only,
+            reconnect,
         }),
         BenchCommand::Approvals { turns } => approvals::run(&approvals::ApprovalsArgs {
             bin: &bin,

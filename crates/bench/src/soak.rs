@@ -1,6 +1,7 @@
 //! `soak`: does the daemon keep memory per turn? N small turns (each one
 //! `read_file` call and then D streamed deltas) run one after another on one
-//! connection against the real daemon and the testkit provider, and the
+//! connection (or, with `--reconnect`, each on its own connection, as a
+//! CLI would) against the real daemon and the testkit provider, and the
 //! daemon's anonymous memory (`RssAnon`, what the heap and stacks hold, not
 //! the mapped binary) is read after a warm-up, after the N turns and after
 //! idling. Two variants, each on its own daemon: every turn on the same
@@ -54,6 +55,8 @@ pub struct SoakArgs<'a> {
     pub deltas: usize,
     pub idle_secs: u64,
     pub variants: Vec<Variant>,
+    /// Every turn on a new connection.
+    pub reconnect: bool,
 }
 
 /// One process's memory, in bytes, from `/proc/<pid>/status`.
@@ -149,6 +152,7 @@ fn soak(args: &SoakArgs<'_>, scratch: &Scratch, variant: Variant) -> Result<Vari
     let (daemon, mut c) = SectionDaemon::start(args.bin, scratch, name, &server, false)?;
     let (answer, _) = delta_reply(args.deltas, "d");
     let mut turns = Turns {
+        reconnect: args.reconnect.then(|| daemon.daemon.socket.clone()),
         server: &server,
         ids: Ids::default(),
         workspace: scratch.workspace(),
@@ -199,6 +203,8 @@ fn chunks(total: usize, size: usize) -> impl Iterator<Item = usize> {
 
 /// The turns of one variant on one connection.
 struct Turns<'a> {
+    /// The socket to connect to for every turn (else the shared connection).
+    reconnect: Option<std::path::PathBuf>,
     server: &'a ProviderServer,
     ids: Ids,
     workspace: &'a str,
@@ -210,8 +216,13 @@ struct Turns<'a> {
 }
 
 impl Turns<'_> {
-    fn run(&mut self, c: &mut JsonlClient, n: usize) -> Result<()> {
+    fn run(&mut self, shared: &mut JsonlClient, n: usize) -> Result<()> {
         for _ in 0..n {
+            let mut own = match &self.reconnect {
+                Some(socket) => Some(JsonlClient::connect(socket)?),
+                None => None,
+            };
+            let c = own.as_mut().unwrap_or(&mut *shared);
             let sid = self.session_for_next(c)?;
             self.turn(c, &sid)?;
             self.done += 1;
@@ -280,8 +291,14 @@ fn mib(bytes: u64) -> f64 {
 
 fn print(args: &SoakArgs<'_>, idle: Memory, figures: &[VariantFigures]) {
     println!(
-        "soak: turns of one read_file call + {} deltas, one connection, {} warm-up turns",
-        args.deltas, args.warmup
+        "soak: turns of one read_file call + {} deltas, {}, {} warm-up turns",
+        args.deltas,
+        if args.reconnect {
+            "a new connection per turn"
+        } else {
+            "one connection"
+        },
+        args.warmup
     );
     println!(
         "  idle daemon, {} s after its first pong, no client: VmRSS {:.2} MiB, RssAnon {:.2} MiB (target VmRSS <= 15 MiB)",
@@ -333,6 +350,7 @@ fn to_json(args: &SoakArgs<'_>, idle: Memory, figures: &[VariantFigures]) -> Val
         "deltas": args.deltas,
         "warmup": args.warmup,
         "idleSeconds": args.idle_secs,
+        "reconnect": args.reconnect,
         "idleDaemonRssBytes": idle.rss,
         "idleDaemonAnonBytes": idle.anon,
         "variants": variants,
