@@ -5,7 +5,8 @@
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
 //! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench search`,
 //! `seekclaw-bench inspect`, `seekclaw-bench export`,
-//! `seekclaw-bench turns`, `seekclaw-bench tui` or `seekclaw-bench fleet`.
+//! `seekclaw-bench turns`, `seekclaw-bench soak`, `seekclaw-bench tui` or
+//! `seekclaw-bench fleet`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod acp;
@@ -28,6 +29,7 @@ mod pty;
 mod sandbox;
 mod search;
 mod slow_reader;
+mod soak;
 mod startup;
 mod stats;
 mod subagents;
@@ -177,6 +179,31 @@ enum BenchCommand {
         /// Seconds the client stops reading.
         #[arg(long, default_value_t = 5)]
         pause: u64,
+    },
+    /// Memory kept per turn: N small turns (read_file + deltas) one after
+    /// another, RssAnon after a warm-up, after the turns and after idling,
+    /// same-session and new-session; plus the idle daemon's RSS.
+    Soak {
+        /// Measured turns per variant.
+        #[arg(long, default_value_t = 10_000)]
+        turns: usize,
+        /// Turns before the first reading: bounded caches fill meanwhile
+        /// (the store writer's SQLite page cache reaches its 2 MB cap after
+        /// ~1,500 small turns).
+        #[arg(long, default_value_t = 2000)]
+        warmup: usize,
+        /// Deltas of each turn's answer.
+        #[arg(long, default_value_t = 40)]
+        deltas: usize,
+        /// Seconds the daemon idles before the last reading.
+        #[arg(long, default_value_t = 5)]
+        idle_secs: u64,
+        /// Variants to run (default: both).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        only: Vec<soak::Variant>,
+        /// Every turn on a new connection (as CLI runs are), not one shared.
+        #[arg(long)]
+        reconnect: bool,
     },
     /// Approvals: a one-tool turn answered `allow_once` at once vs the same
     /// turn under policy `never`, and the `agent.approve` round trip.
@@ -363,6 +390,23 @@ fn main() -> Result<()> {
                 pause: Duration::from_secs(pause),
             })
         }
+        BenchCommand::Soak {
+            turns,
+            warmup,
+            deltas,
+            idle_secs,
+            only,
+            reconnect,
+        } => soak::run(&soak::SoakArgs {
+            bin: &bin,
+            json: cli.json,
+            turns,
+            warmup,
+            deltas,
+            idle_secs,
+            variants: only,
+            reconnect,
+        }),
         BenchCommand::Approvals { turns } => approvals::run(&approvals::ApprovalsArgs {
             bin: &bin,
             json: cli.json,

@@ -8,7 +8,7 @@ mod concurrent;
 mod direct;
 mod latency;
 mod procs;
-mod relay;
+pub(crate) mod relay;
 mod report;
 pub(crate) mod setup;
 pub(crate) mod wire;

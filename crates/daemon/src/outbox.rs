@@ -97,6 +97,11 @@ impl Outbox {
         )
     }
 
+    /// Whether the connection's writer is gone (nothing queued is sent).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
     /// Queues one envelope. A client whose queue stays full for the stall timeout is
     /// disconnected (its kill token fires) so it cannot hold anyone else up.
     /// Returns false when the line was not queued.

@@ -55,7 +55,7 @@ pub struct Services {
     /// What turns read from disk besides the session, per scope.
     pub extras: ExtrasCache,
     /// Each session's shell jobs (background jobs outlive turns).
-    pub jobs: SessionJobs,
+    pub jobs: Arc<SessionJobs>,
     /// Project roots found for workspace paths.
     pub roots: RootCache,
     /// Sessions whose standing goal is `auto`, with their budgets.
@@ -109,7 +109,7 @@ impl Engine {
                 turns: Turns::default(),
                 mcp: McpManager::new(),
                 extras: ExtrasCache::default(),
-                jobs: SessionJobs::new({
+                jobs: Arc::new(SessionJobs::new({
                     // Jobs end on the runtime's tasks; the handle also covers
                     // a notice raised off it.
                     let (services, runtime) =
@@ -117,7 +117,7 @@ impl Engine {
                     Arc::new(move |notice| {
                         crate::notices::deliver_later(&services, runtime.as_ref(), notice)
                     })
-                }),
+                })),
                 roots: RootCache::default(),
                 goals: AutoGoals::default(),
                 bus: Arc::default(),

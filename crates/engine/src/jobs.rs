@@ -59,6 +59,29 @@ impl SessionJobs {
             .clone()
     }
 
+    /// A turn on the session ended: its table is forgotten when it holds no
+    /// job and no other turn holds it, so a session that never starts a
+    /// background job keeps nothing between turns (a daemon sees thousands).
+    pub fn release(&self, session_id: &str) {
+        let key = session_id.to_lowercase();
+        let mut tables = self.tables.locked();
+        // Clones are only made under this lock (`of`): the count is exact.
+        if tables
+            .get(&key)
+            .is_some_and(|t| Arc::strong_count(t) == 1 && t.is_empty())
+        {
+            tables.remove(&key);
+        }
+    }
+
+    /// Whether the session has a job table (jobs that may still end and
+    /// send a notice, or a turn running).
+    pub fn holds(&self, session_id: &str) -> bool {
+        self.tables
+            .locked()
+            .contains_key(&session_id.to_lowercase())
+    }
+
     /// Background jobs still running, over every session.
     pub fn running_count(&self) -> usize {
         self.running().iter().map(|(_, jobs)| jobs.len()).sum()
@@ -113,4 +136,26 @@ pub enum NoticeDelivery {
     /// Into the idle session's log, for its next turn: the front end tells
     /// whoever owns the session.
     Logged,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_left_without_jobs_is_forgotten_when_its_turn_ends() {
+        let jobs = SessionJobs::new(Arc::new(|_| {}));
+        let table = jobs.of("Sess");
+        jobs.release("sess");
+        assert!(jobs.holds("SESS"), "kept while the turn holds it");
+        drop(table);
+        jobs.release("sess");
+        assert!(!jobs.holds("sess"));
+        assert!(jobs.tables.locked().is_empty());
+        // Another session's table is not touched.
+        let other = jobs.of("other");
+        jobs.release("sess");
+        assert!(jobs.holds("other"));
+        drop(other);
+    }
 }

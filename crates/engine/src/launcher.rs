@@ -18,6 +18,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver};
 
 use crate::bus::{TurnBus, Watched};
 use crate::engine::Engine;
+use crate::jobs::SessionJobs;
 use crate::scope::Scope;
 use crate::target::{SessionTarget, TurnControls};
 use crate::turns::TurnGuard;
@@ -183,6 +184,9 @@ pub struct TurnHandle {
     origin: TurnOrigin,
     /// The end was published (once every event was taken).
     published_end: bool,
+    /// After the turn (which holds the table) and before the session is
+    /// unclaimed (no other turn can take the table meanwhile).
+    _jobs: JobsRelease,
     _locks: LockRelease,
     _claim: TurnGuard,
     /// Last: the session policy runs once the session is free.
@@ -224,6 +228,18 @@ struct LockRelease {
 impl Drop for LockRelease {
     fn drop(&mut self) {
         self.locks.release_all(&self.owner);
+    }
+}
+
+/// Forgets the session's job table when the turn leaves it empty.
+struct JobsRelease {
+    jobs: Arc<SessionJobs>,
+    session_id: String,
+}
+
+impl Drop for JobsRelease {
+    fn drop(&mut self) {
+        self.jobs.release(&self.session_id);
     }
 }
 
@@ -310,6 +326,10 @@ impl Engine {
             };
             run_turn(&runtime, input, &turn_owner, &steer, &tx, &cancel, extras).await
         });
+        let jobs_release = JobsRelease {
+            jobs: self.jobs.clone(),
+            session_id: session.id.clone(),
+        };
         Ok(TurnHandle {
             session,
             owner: owner.clone(),
@@ -320,6 +340,7 @@ impl Engine {
             bus: self.bus.clone(),
             origin,
             published_end: false,
+            _jobs: jobs_release,
             _locks: LockRelease {
                 locks: self.locks.clone(),
                 owner,
@@ -487,6 +508,10 @@ mod tests {
             bus: Arc::default(),
             origin: TurnOrigin::new("test"),
             published_end: false,
+            _jobs: JobsRelease {
+                jobs: Arc::new(SessionJobs::new(Arc::new(|_| {}))),
+                session_id: "s".into(),
+            },
             _locks: LockRelease {
                 locks: Arc::new(WriteLocks::new()),
                 owner: "s/1".into(),
@@ -500,6 +525,20 @@ mod tests {
                 ended: None,
             },
         }
+    }
+
+    #[test]
+    fn a_dropped_turn_leaves_no_empty_job_table_behind() {
+        let jobs = Arc::new(SessionJobs::new(Arc::new(|_| {})));
+        let table = jobs.of("S1");
+        let release = JobsRelease {
+            jobs: jobs.clone(),
+            session_id: "s1".into(),
+        };
+        // Field order of a handle: the turn (holding the table) goes first.
+        drop(table);
+        drop(release);
+        assert!(!jobs.holds("S1"));
     }
 
     #[tokio::test]

@@ -241,6 +241,12 @@ impl ProviderServer {
         self.shared.lock().requests.clone()
     }
 
+    /// Forgets the requests recorded so far (long soaks would otherwise keep
+    /// every body); later requests are indexed from 0 again.
+    pub fn clear_requests(&self) {
+        self.shared.lock().requests.clear();
+    }
+
     /// Blocks until at least `n` requests were received; returns them all.
     /// (Blocking: from async code, call it in `spawn_blocking`.)
     pub fn wait_requests(&self, n: usize, timeout: Duration) -> Result<Vec<Recorded>> {

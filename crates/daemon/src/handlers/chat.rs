@@ -95,6 +95,11 @@ pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: C
         conn.outbox.send_line(lines).await;
     }
     let outcome = turn.outcome().await;
+    // Notices come only from background jobs: a session the turn left
+    // without any needs no owner (kept, one per session, forever).
+    if !daemon.engine.jobs.holds(&sid) {
+        daemon.session_owners.forget(&sid);
+    }
     // Every event is written before the terminal.
     Ok(terminal(id, Some(sid), outcome))
 }

@@ -457,3 +457,25 @@ async fn a_gigabyte_of_output_costs_bounded_memory() {
             || out.content.contains("[output truncated: ")
     );
 }
+
+#[tokio::test]
+async fn a_table_is_empty_once_its_turn_ends_without_a_background_job() {
+    let w = ws();
+    assert!(w.ctx.jobs.is_empty());
+    let bash = BashTool::new();
+    bash.execute(json!({"command": "true"}), &w.ctx).await;
+    assert!(!w.ctx.jobs.is_empty(), "a running turn's command is held");
+    w.ctx.jobs.end_turn();
+    assert!(
+        w.ctx.jobs.is_empty(),
+        "foreground commands go with their turn"
+    );
+    bash.execute(
+        json!({"command": "sleep 30", "run_in_background": true}),
+        &w.ctx,
+    )
+    .await;
+    w.ctx.jobs.end_turn();
+    assert!(!w.ctx.jobs.is_empty(), "a background job keeps the table");
+    assert_eq!(w.ctx.jobs.kill_all(), 1);
+}

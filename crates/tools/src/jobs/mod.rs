@@ -134,6 +134,13 @@ impl Jobs {
         running
     }
 
+    /// Whether the table holds no command at all (nothing running, no
+    /// background job to report or list).
+    pub fn is_empty(&self) -> bool {
+        let table = self.table();
+        table.all.is_empty() && table.background.is_empty()
+    }
+
     /// Background jobs, by id.
     pub fn list(&self) -> Vec<JobInfo> {
         self.table()
