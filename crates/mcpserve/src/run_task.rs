@@ -183,25 +183,9 @@ impl Progress {
                 self.answer_sent = None;
                 Some(format!("step {step}: asking {provider}/{model}"))
             }
-            AgentEvent::Failover {
-                failed, error, to, ..
-            } => Some(seekclaw_protocol::wording::failover_notice(
-                failed, error, to,
-            )),
-            AgentEvent::Retry {
-                model,
-                attempt,
-                max_attempts,
-                reason,
-                delay_ms,
-                ..
-            } => Some(seekclaw_protocol::wording::retry_notice(
-                model,
-                *attempt,
-                *max_attempts,
-                reason,
-                *delay_ms,
-            )),
+            AgentEvent::Failover { .. } | AgentEvent::Retry { .. } => {
+                seekclaw_engine::model_notice(ev)
+            }
             AgentEvent::ToolStart { name, summary, .. } => Some(format!("{name}: {summary}")),
             AgentEvent::ToolDone {
                 name,
