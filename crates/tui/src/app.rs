@@ -346,6 +346,12 @@ impl App {
         if self.on_approval_envelope(&env, &kind) {
             return;
         }
+        // A job of this chat's session ended while no turn ran: the engine
+        // logged it for the next turn; say so here too.
+        if let (EventKind::BackgroundNotice(_), 0) = (&kind, env.id) {
+            self.notice(env.data);
+            return;
+        }
         let Some(turn) = self.turn.as_mut() else {
             return;
         };

@@ -496,3 +496,25 @@ fn shell_commands_give_context_and_the_wheel_scrolls() {
     screen.submit("/quit");
     screen.wait_exit();
 }
+
+/// A background job that ends after its turn: the engine logs it for the
+/// next turn, and the chat that ran it says so.
+#[test]
+fn a_job_that_ends_after_the_turn_is_shown_in_the_chat() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::new().tool_call(
+        "b1",
+        "bash",
+        json!({"command": "sleep 1; echo bgdone", "run_in_background": true}).to_string(),
+    ));
+    server.enqueue(Reply::plain("started it"));
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.wait_for("Ask anything");
+    screen.submit("start a job");
+    screen.wait_for("started it");
+    screen.wait_for("background job bg-1 finished (exit=0)");
+    screen.wait_idle();
+    screen.submit("/quit");
+    screen.wait_exit();
+}
