@@ -188,7 +188,7 @@ impl Agent {
     fn new_session(&mut self, params: &Value) -> Result<Value, RpcError> {
         let cwd = session::cwd(params)?;
         let mcp = session::mcp_servers(params, &cwd)?;
-        let scope = self.engine.scope_of(Some(&cwd), false, &cwd)?;
+        let scope = self.engine.scope_of(Some(&cwd), false, &cwd, "")?;
         let mode = self.engine.config.load().agent.mode;
         let id = seekclaw_engine::new_session_id();
         let mut session = Session::new(id.clone(), scope, cwd, mode, false, mcp);
@@ -205,7 +205,7 @@ impl Agent {
             .as_str()
             .ok_or_else(|| RpcError::params("params.sessionId must be a string"))?
             .to_string();
-        let scope = self.engine.scope_of(Some(&cwd), false, &cwd)?;
+        let scope = self.engine.scope_of(Some(&cwd), false, &cwd, "")?;
         let (store, key, sid) = (self.engine.store.clone(), scope.key.clone(), id.clone());
         let events = tokio::task::spawn_blocking(move || {
             store

@@ -14,7 +14,7 @@ use clap::Args;
 use seekclaw_agent::{AgentEvent, TurnOutcome};
 use seekclaw_config::Home;
 use seekclaw_daemon::{event_envelope, terminal_envelope};
-use seekclaw_engine::RunOptions;
+use seekclaw_exec::RunOptions;
 use seekclaw_exec::run::plain::PlainOutput;
 use seekclaw_exec::run::{RunEnd, RunOutput, Started};
 use seekclaw_exec::{SessionArgs, TurnFlags};

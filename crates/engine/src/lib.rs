@@ -50,7 +50,6 @@ pub use images::{from_path as image_from_path, parse_images};
 pub use jobs::{NoticeDelivery, SessionJobs, SessionNotice};
 pub use launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 pub use line_writer::spawn_line_writer;
-pub use local::RunOptions;
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
 pub use notice_text::model_notice;
 pub use preflight::pin as pin_model;

@@ -25,7 +25,7 @@ pub fn workspace_scope(engine: &Engine, workspace: &str) -> Result<Scope, ToolEr
             "workspace must be an absolute directory path, got {workspace:?}"
         )));
     }
-    Ok(engine.scope_of(Some(path), false, path)?)
+    Ok(engine.scope_of(Some(path), false, path, "")?)
 }
 
 fn limit(value: Option<u32>, default: u32, max: u32, name: &str) -> Result<usize, ToolError> {

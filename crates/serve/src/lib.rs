@@ -108,6 +108,11 @@ impl Events {
     }
 }
 
+/// What `serve` says when the directory it was started in is too broad to
+/// be the workspace (its `--workspace`/`--global` flags).
+const IMPLICIT_WORKSPACE: &str =
+    "Run seekclaw in a project directory, name one with `--workspace DIR`, or use `--global`.";
+
 /// Shows what the engine's session policy did by itself as this serve's
 /// wire events.
 struct Announced {
@@ -232,7 +237,12 @@ async fn start(
     opts: &ServeOptions,
 ) -> Result<(Scope, Option<String>), EngineError> {
     engine.check_overrides(&opts.overrides)?;
-    let scope = engine.scope_of(opts.workspace.as_deref(), opts.global, &opts.cwd)?;
+    let scope = engine.scope_of(
+        opts.workspace.as_deref(),
+        opts.global,
+        &opts.cwd,
+        IMPLICIT_WORKSPACE,
+    )?;
     let session = match (&opts.session, opts.continue_latest) {
         (Some(id), _) => Some(engine.session(&scope, Some(id.clone()), None).await?.id),
         (None, true) => Some(engine.latest(&scope).await?),

@@ -79,7 +79,12 @@ async fn run_fleet(
 ) -> Result<FleetEnd, ExecError> {
     let home_root = std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().into());
     let engine = Engine::open(home).await?;
-    let scope = engine.scope_of(spec.workspace.as_deref(), false, &cwd)?;
+    let scope = engine.scope_of(
+        spec.workspace.as_deref(),
+        false,
+        &cwd,
+        crate::flags::IMPLICIT_WORKSPACE,
+    )?;
     let Some(root) = scope.workspace.as_deref() else {
         refuse!("the fleet needs a workspace");
     };

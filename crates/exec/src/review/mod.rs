@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 use seekclaw_agent::{AgentEvent, SubmitTool, TurnOutcome};
 use seekclaw_config::{AgentMode, ApprovalPolicy, Home};
-use seekclaw_engine::{Engine, RunOptions, TurnControls};
+use seekclaw_engine::{Engine, TurnControls};
+
+use crate::run::{RunOptions, start_run};
 
 use crate::TurnFlags;
 use crate::error::{ExecError, IoContext, refuse};
@@ -115,7 +117,7 @@ async fn run_review(
         images: Vec::new(),
         overrides,
     };
-    let mut turn = engine.start_run(&opts, controls).await?;
+    let mut turn = start_run(&engine, &opts, controls).await?;
     while let Some(ev) = turn.next_event().await {
         if let AgentEvent::ToolStart { name, summary, .. } = &ev
             && name != SUBMIT

@@ -6,12 +6,15 @@
 //! ([`crate::fleet`]).
 
 pub mod plain;
+mod start;
+
+pub use start::{RunOptions, start_run};
 
 use std::path::Path;
 
 use seekclaw_agent::{AgentEvent, TurnOutcome};
 use seekclaw_config::Home;
-use seekclaw_engine::{Engine, RunOptions, TurnControls};
+use seekclaw_engine::{Engine, TurnControls};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ExecError, IoContext};
@@ -80,7 +83,7 @@ async fn run_turn(
     let controls = TurnControls::default();
     let force = CancellationToken::new();
     watch_ctrl_c(controls.cancel.clone(), force.clone());
-    let mut turn = match engine.start_run(&opts, controls.clone()).await {
+    let mut turn = match start_run(&engine, &opts, controls.clone()).await {
         Ok(turn) => turn,
         Err(e) => {
             let e = ExecError::from(e);
