@@ -102,28 +102,12 @@ impl Engine {
         for (sid, jobs) in unfinished {
             for job in jobs {
                 let text = seekclaw_protocol::wording::job_stopped_at_exit(&job.id, &job.command);
-                if let Err(e) = self.log_notice(&sid, &text).await {
+                // The engine is stopping: no turn runs, and the write is
+                // not retried.
+                if let Err(e) = self.deliver_notice(&sid, &text).await {
                     tracing::warn!(session = %sid, error = %e.message, "stopped job not recorded");
                 }
             }
         }
-    }
-
-    /// Writes a notice into an idle session's log (once: no waiting).
-    async fn log_notice(&self, sid: &str, text: &str) -> Result<u64, crate::error::EngineError> {
-        let id = sid.to_string();
-        let Some(scope) = self
-            .db(move |s| s.scopes_of_session(&id))
-            .await?
-            .into_iter()
-            .next()
-        else {
-            return Ok(0);
-        };
-        let item = seekclaw_store::EventItem::Runtime(seekclaw_store::RuntimeNotice {
-            kind: "notice".into(),
-            text: text.to_string(),
-        });
-        self.append_idle(&scope, sid, item).await
     }
 }

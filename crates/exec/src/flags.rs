@@ -106,11 +106,6 @@ fn parse_mode(s: &str) -> Result<AgentMode, String> {
         .ok_or_else(|| format!("unknown mode {s:?} (expected plan, readonly, edit or auto)"))
 }
 
-/// What a command that takes `--workspace`/`--global` says when the
-/// directory it was started in is too broad to be the workspace.
-pub const IMPLICIT_WORKSPACE: &str =
-    "Run seekclaw in a project directory, name one with `--workspace DIR`, or use `--global`.";
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,6 +39,12 @@ pub fn unsaved_message(error: &str) -> String {
     format!("The turn could not be saved: {error}")
 }
 
+/// What a command that takes `--workspace`/`--global` (`run`, fleets,
+/// `serve`) says when the directory it was started in is too broad to be
+/// the workspace.
+pub const IMPLICIT_WORKSPACE: &str =
+    "Run seekclaw in a project directory, name one with `--workspace DIR`, or use `--global`.";
+
 /// What the next turn reads of a background job the process stopped
 /// unfinished (it exited: `seekclaw run`'s end, a daemon or `serve` stopping).
 pub fn job_stopped_at_exit(job_id: &str, command: &str) -> String {

@@ -1,23 +1,20 @@
 //! The standing goal of a `serve` session (reference §4.8): durable markers
 //! in the log (runtime notices whose first line is `[goal]` or `[goal
 //! cleared]`; the last one wins, so the goal survives compaction and
-//! restarts). The `auto` continuation policy (budget, blocked goals,
-//! announcements) is the engine's; `serve` only starts the continuation
-//! turns itself, in its queue, so its controller streams and steers them
-//! like any other turn.
+//! restarts). The `auto` continuation policy (whether the goal stands and is
+//! not blocked, the budget, the announcements) is the engine's; `serve`
+//! only starts the continuation turns itself, in its queue, so its
+//! controller streams and steers them like any other turn.
 
 use seekclaw_agent::{GoalMarker, GoalStatus};
 use seekclaw_engine::{Engine, GoalTurn, Scope};
 
 use super::command::Submission;
 
-/// What `serve` keeps of the goal between turns.
+/// Whether a continuation may follow the work that just ended.
 #[derive(Debug, Default)]
 pub struct Goal {
-    text: Option<String>,
-    /// Auto-continuation is paused while the model reports it blocked.
-    blocked: bool,
-    /// The last turn finished cleanly, so a continuation may follow.
+    /// The last turn finished cleanly on an armed goal.
     due: bool,
 }
 
@@ -30,38 +27,20 @@ pub fn marker(goal: Option<&str>) -> GoalMarker {
 }
 
 impl Goal {
-    /// The session's goal: its last marker (auto continuation is not
-    /// re-armed by a restart; a user sets it again).
-    pub async fn load(engine: &Engine, scope: &Scope, session_id: &str) -> Goal {
-        let standing = engine
-            .standing_goal(&scope.key, session_id)
-            .await
-            .unwrap_or_default();
-        Goal {
-            blocked: standing.blocked.is_some(),
-            text: standing.text,
-            due: false,
-        }
-    }
-
-    /// What the model reported in a turn (a met goal is cleared and
-    /// disarmed).
+    /// What the model reported in a turn: a met goal is disarmed (the log
+    /// has the rest).
     pub fn reported(&mut self, status: &GoalStatus, engine: &Engine, sid: Option<&str>) {
-        match status {
-            GoalStatus::Met => self.set(None, false, engine, sid),
-            GoalStatus::Blocked(_) => self.blocked = true,
-            GoalStatus::Unblocked => self.blocked = false,
+        if let GoalStatus::Met = status {
+            self.disarm(engine, sid);
         }
     }
 
-    /// The marker is durable: take the new goal and arm (or disarm) the
-    /// engine's `auto` continuation.
-    pub fn set(&mut self, text: Option<String>, auto: bool, engine: &Engine, sid: Option<&str>) {
+    /// The marker is durable: arm (or disarm) the engine's `auto`
+    /// continuation of the new goal.
+    pub fn set(&mut self, text: Option<&str>, auto: bool, engine: &Engine, sid: Option<&str>) {
         if let Some(sid) = sid {
             engine.goals.set(sid, auto && text.is_some());
         }
-        self.text = text;
-        self.blocked = false;
         self.due = false;
     }
 
@@ -80,13 +59,12 @@ impl Goal {
 
     /// A turn ended; a clean end with an armed goal makes a continuation due.
     pub fn turn_ended(&mut self, clean: bool, engine: &Engine, sid: Option<&str>) {
-        let armed = sid.is_some_and(|sid| engine.goals.armed(sid));
-        self.due = clean && armed && !self.blocked && self.text.is_some();
+        self.due = clean && sid.is_some_and(|sid| engine.goals.armed(sid));
     }
 
     /// The continuation prompt to start now, if one is due (the engine is
-    /// idle with nothing queued); the engine spends the budget and
-    /// announces it either way.
+    /// idle with nothing queued); the engine checks the goal, spends the
+    /// budget and announces it.
     pub async fn continuation(
         &mut self,
         engine: &Engine,

@@ -60,7 +60,7 @@ impl Serve<'_> {
                 // Armed only once the marker is durable.
                 Done::Goal(text, auto) => {
                     self.goal
-                        .set(text.clone(), auto, self.engine, self.session.as_deref());
+                        .set(text.as_deref(), auto, self.engine, self.session.as_deref());
                     self.events.emit(&WireEvent::GoalUpdated { goal: text });
                 }
             },

@@ -108,11 +108,6 @@ impl Events {
     }
 }
 
-/// What `serve` says when the directory it was started in is too broad to
-/// be the workspace (its `--workspace`/`--global` flags).
-const IMPLICIT_WORKSPACE: &str =
-    "Run seekclaw in a project directory, name one with `--workspace DIR`, or use `--global`.";
-
 /// Shows what the engine's session policy did by itself as this serve's
 /// wire events.
 struct Announced {
@@ -197,10 +192,6 @@ where
         session_root: engine.home.root().display().to_string(),
         workspace_root: scope.workspace_string(),
     });
-    let goal = match &session {
-        Some(id) => Goal::load(engine, &scope, id).await,
-        None => Goal::default(),
-    };
     let mut serve = Serve {
         engine,
         scope,
@@ -213,7 +204,7 @@ where
         pending: VecDeque::new(),
         next_steer: SteerQueue::new(),
         next_steer_ids: VecDeque::new(),
-        goal,
+        goal: Goal::default(),
         events: &events,
         deferred: Vec::new(),
         approvals: Approvals::attended(),
@@ -241,7 +232,7 @@ async fn start(
         opts.workspace.as_deref(),
         opts.global,
         &opts.cwd,
-        IMPLICIT_WORKSPACE,
+        seekclaw_protocol::wording::IMPLICIT_WORKSPACE,
     )?;
     let session = match (&opts.session, opts.continue_latest) {
         (Some(id), _) => Some(engine.session(&scope, Some(id.clone()), None).await?.id),
@@ -595,7 +586,7 @@ impl<'e> Serve<'e> {
             };
             if handle.steer(notice).is_ok() {
                 self.goal
-                    .set(text.clone(), auto, self.engine, self.session.as_deref());
+                    .set(text.as_deref(), auto, self.engine, self.session.as_deref());
                 self.events.emit(&WireEvent::GoalUpdated { goal: text });
                 return;
             }

@@ -83,7 +83,7 @@ async fn run_fleet(
         spec.workspace.as_deref(),
         false,
         &cwd,
-        crate::flags::IMPLICIT_WORKSPACE,
+        seekclaw_protocol::wording::IMPLICIT_WORKSPACE,
     )?;
     let Some(root) = scope.workspace.as_deref() else {
         refuse!("the fleet needs a workspace");

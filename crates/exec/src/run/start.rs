@@ -10,7 +10,7 @@ use seekclaw_engine::{
     TurnRequest,
 };
 
-use crate::flags::IMPLICIT_WORKSPACE;
+use seekclaw_protocol::wording::IMPLICIT_WORKSPACE;
 
 /// What `seekclaw run` (or `review`) was asked.
 #[derive(Debug, Clone)]
