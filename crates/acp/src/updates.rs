@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use seekclaw_agent::AgentEvent;
+use seekclaw_protocol::wording;
 use seekclaw_store::{EventItem, SessionEvent};
 use serde_json::{Value, json};
 
@@ -95,10 +96,26 @@ impl TurnUpdates {
             }
             // Front ends show a failover and a retry: another provider may
             // mean another price and data destination.
-            AgentEvent::Failover { .. } | AgentEvent::Retry { .. } => {
-                let line = seekclaw_engine::model_notice(ev).unwrap_or_default();
-                vec![chunk("agent_thought_chunk", &format!("\n{line}\n"))]
-            }
+            AgentEvent::Failover {
+                failed, error, to, ..
+            } => vec![chunk(
+                "agent_thought_chunk",
+                &format!("\n{}\n", wording::failover_notice(failed, error, to)),
+            )],
+            AgentEvent::Retry {
+                model,
+                attempt,
+                max_attempts,
+                reason,
+                delay_ms,
+                ..
+            } => vec![chunk(
+                "agent_thought_chunk",
+                &format!(
+                    "\n{}\n",
+                    wording::retry_notice(model, *attempt, *max_attempts, reason, *delay_ms)
+                ),
+            )],
             _ => Vec::new(),
         }
     }

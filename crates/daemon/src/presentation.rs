@@ -7,10 +7,34 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use seekclaw_agent::{TurnStatus, WorkflowNode};
+use seekclaw_agent::{AgentEvent, TurnStatus, WorkflowNode};
 use seekclaw_config::UiLanguage;
+use seekclaw_protocol::wording;
 
-pub use seekclaw_engine::model_notice;
+/// The line a front end shows for a failover or a retry (the protocol's
+/// wording); `None` for other events.
+pub fn model_notice(ev: &AgentEvent) -> Option<String> {
+    match ev {
+        AgentEvent::Failover {
+            failed, error, to, ..
+        } => Some(wording::failover_notice(failed, error, to)),
+        AgentEvent::Retry {
+            model,
+            attempt,
+            max_attempts,
+            reason,
+            delay_ms,
+            ..
+        } => Some(wording::retry_notice(
+            model,
+            *attempt,
+            *max_attempts,
+            reason,
+            *delay_ms,
+        )),
+        _ => None,
+    }
+}
 
 /// The `workflow` event's label (its `data` and `details.label`).
 pub fn workflow_label(node: &WorkflowNode, lang: UiLanguage) -> Cow<'_, str> {

@@ -183,9 +183,25 @@ impl Progress {
                 self.answer_sent = None;
                 Some(format!("step {step}: asking {provider}/{model}"))
             }
-            AgentEvent::Failover { .. } | AgentEvent::Retry { .. } => {
-                seekclaw_engine::model_notice(ev)
-            }
+            AgentEvent::Failover {
+                failed, error, to, ..
+            } => Some(seekclaw_protocol::wording::failover_notice(
+                failed, error, to,
+            )),
+            AgentEvent::Retry {
+                model,
+                attempt,
+                max_attempts,
+                reason,
+                delay_ms,
+                ..
+            } => Some(seekclaw_protocol::wording::retry_notice(
+                model,
+                *attempt,
+                *max_attempts,
+                reason,
+                *delay_ms,
+            )),
             AgentEvent::ToolStart { name, summary, .. } => Some(format!("{name}: {summary}")),
             AgentEvent::ToolDone {
                 name,

@@ -6,6 +6,7 @@
 use std::io::Write;
 
 use seekclaw_agent::{AgentEvent, TurnOutcome};
+use seekclaw_protocol::wording;
 
 use super::RunOutput;
 
@@ -46,7 +47,30 @@ impl<O: Write, E: Write> RunOutput for PlainOutput<O, E> {
     }
 }
 
-pub use seekclaw_engine::model_notice;
+/// The line a failover or a retry shows (another model, price and
+/// destination, or a wait), in the shared wording; `None` for other events.
+pub fn model_notice(ev: &AgentEvent) -> Option<String> {
+    match ev {
+        AgentEvent::Failover {
+            failed, error, to, ..
+        } => Some(wording::failover_notice(failed, error, to)),
+        AgentEvent::Retry {
+            model,
+            attempt,
+            max_attempts,
+            reason,
+            delay_ms,
+            ..
+        } => Some(wording::retry_notice(
+            model,
+            *attempt,
+            *max_attempts,
+            reason,
+            *delay_ms,
+        )),
+        _ => None,
+    }
+}
 
 /// The plain printer's memory between events.
 #[derive(Debug, Default)]
