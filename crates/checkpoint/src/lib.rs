@@ -162,7 +162,7 @@ impl Checkpointer {
     ) -> Result<Plan, CheckpointError> {
         let db = self.db();
         let empty = Tree::new();
-        let last = t.last.as_ref().unwrap_or(&empty);
+        let last: &Tree = t.last.as_deref().unwrap_or(&empty);
         restore::plan(
             &db,
             &t.session_id,
