@@ -473,6 +473,11 @@ fn a_rewind_while_a_turn_runs_is_busy_and_bad_requests_get_one_clear_error() {
         )
         .unwrap();
     assert_eq!(busy["details"]["code"], "busy", "{busy}");
+    let text = busy["data"].as_str().unwrap();
+    assert!(
+        text.contains("agent.cancel") && !text.contains("agent.steer"),
+        "{text}"
+    );
     c.ok("agent.cancel", json!({"requestId": turn})).unwrap();
     let end = c.collect(turn).unwrap();
     assert_eq!(end.last().unwrap()["event"], "cancelled", "{end:?}");
