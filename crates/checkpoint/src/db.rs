@@ -376,6 +376,19 @@ pub fn put_blob(tx: &Transaction<'_>, hash: &Hash, bytes: &[u8]) -> Result<(), C
     Ok(())
 }
 
+/// Detaches the session's checkpoints standing at or after `seq`.
+pub fn detach_from(
+    tx: &Transaction<'_>,
+    session_id: &str,
+    seq: u64,
+) -> Result<(), CheckpointError> {
+    tx.execute(
+        "UPDATE checkpoints SET seq = NULL WHERE session_id = ?1 AND seq >= ?2",
+        params![session_id, seq as i64],
+    )?;
+    Ok(())
+}
+
 /// Writes a checkpoint's header; returns its id.
 pub fn insert_row(tx: &Transaction<'_>, row: &NewRow<'_>) -> Result<u64, CheckpointError> {
     tx.execute(

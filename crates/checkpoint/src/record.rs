@@ -203,6 +203,11 @@ pub(crate) fn commit(
     let removed = files.iter().map(|f| f.removed).sum();
     let external = take.kind == Kind::Turn;
     let tx = db.write()?;
+    // A turn's first checkpoint stands at its user message: any standing
+    // at or after it are from before the log was cut back (truncated).
+    if take.kind == Kind::Turn {
+        db::detach_from(&tx, &t.session_id, take.seq)?;
+    }
     let id = db::insert_row(
         &tx,
         &NewRow {

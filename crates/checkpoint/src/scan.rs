@@ -149,7 +149,17 @@ pub fn rescan_paths(
 ) -> Result<Tree, CheckpointError> {
     let started = now_ns();
     let mut tree = base.clone();
+    // A removed folder takes what was under it along.
+    let mut all: Vec<String> = paths.to_vec();
     for rel in paths {
+        let under = format!("{}/", rel.trim_end_matches('/'));
+        all.extend(
+            base.range(under.clone()..)
+                .take_while(|(k, _)| k.starts_with(&under))
+                .map(|(k, _)| k.clone()),
+        );
+    }
+    for rel in &all {
         let full = root.join(rel);
         match read_entry(&full, base.get(rel), opts, started)? {
             Some(seen) => {
