@@ -312,6 +312,14 @@ impl Db {
         Ok(n)
     }
 
+    /// Deletes everything and gives the space back.
+    pub fn clear(&mut self) -> Result<(), CheckpointError> {
+        self.conn
+            .execute_batch("DELETE FROM entries; DELETE FROM checkpoints; DELETE FROM blobs;")?;
+        self.conn.execute_batch("VACUUM")?;
+        Ok(())
+    }
+
     /// Keeps the session's last `keep` checkpoints: the oldest kept one
     /// becomes a full tree, older ones go, and so do blobs nothing uses.
     pub fn prune(&mut self, session_id: &str, keep: usize) -> Result<usize, CheckpointError> {

@@ -206,6 +206,11 @@ impl Checkpointer {
         self.db().detach_after(session_id, seq)
     }
 
+    /// Forgets every checkpoint and blob (a factory reset).
+    pub fn clear(&self) -> Result<(), CheckpointError> {
+        self.db().clear()
+    }
+
     /// The store's size on disk.
     pub fn size_bytes(&self) -> Result<u64, CheckpointError> {
         self.db().size_bytes()
