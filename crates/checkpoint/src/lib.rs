@@ -14,6 +14,7 @@ mod record;
 mod restore;
 mod scan;
 mod tree;
+mod watch;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -79,7 +80,12 @@ impl Checkpointer {
     /// Reads the workspace and keeps new bytes, writing no checkpoint (a
     /// turn's start, so that its first checkpoint only rescans).
     pub fn prefetch(&self, t: &mut Tracker, settings: &Settings) -> Result<(), CheckpointError> {
+        // Watching first: a change during the scan is seen again, never lost.
+        t.watcher = watch::Watcher::start(&t.root);
         let scan = scan::scan(&t.root, &t.cache, &settings.scan)?;
+        if let Some(w) = t.watcher.as_mut() {
+            w.watch(scan.dirs.iter().cloned());
+        }
         record::prefetched(&mut self.db(), t, scan)
     }
 

@@ -96,6 +96,8 @@ pub struct Tracker {
     pub(crate) not_tracked: NotTracked,
     /// The id of the session's newest checkpoint.
     pub(crate) last_id: Option<u64>,
+    /// What changed since the last read, from the kernel (a turn's tracker).
+    pub(crate) watcher: Option<crate::watch::Watcher>,
 }
 
 impl Tracker {
@@ -132,6 +134,7 @@ pub(crate) fn load(db: &Db, session_id: &str, root: &Path) -> Result<Tracker, Ch
         cache,
         not_tracked: NotTracked::default(),
         last_id,
+        watcher: None,
     })
 }
 
@@ -154,19 +157,39 @@ pub(crate) fn prefetched(
     Ok(())
 }
 
-/// Reads what a checkpoint covers (no store lock held).
+/// Reads what a checkpoint covers (no store lock held): the paths a file
+/// tool names, else what the watcher saw change, else everything.
 pub(crate) fn scan_for(
-    t: &Tracker,
+    t: &mut Tracker,
     take: &Take,
     opts: &ScanOptions,
 ) -> Result<Scan, CheckpointError> {
-    match (&take.reach, &t.last) {
-        (Reach::Paths(paths), Some(last)) => Ok(Scan {
+    if let (Reach::Paths(paths), Some(last)) = (&take.reach, &t.last) {
+        return Ok(Scan {
             tree: scan::rescan_paths(&t.root, last, paths, opts)?,
-            not_tracked: NotTracked::default(),
-        }),
-        _ => scan::scan(&t.root, &t.cache, opts),
+            ..Scan::default()
+        });
     }
+    if let Some(dirty) = t.watcher.as_mut().and_then(|w| w.drain()) {
+        let (tree, dirs) = scan::rescan_dirty(&t.root, &t.cache, &dirty, opts)?;
+        if let Some(w) = t.watcher.as_mut() {
+            w.watch(dirs);
+        }
+        return Ok(Scan {
+            tree,
+            not_tracked: t.not_tracked.clone(),
+            dirs: Vec::new(),
+        });
+    }
+    // No watcher, or it lost track: everything, watched afresh.
+    if t.watcher.is_some() {
+        t.watcher = crate::watch::Watcher::start(&t.root);
+    }
+    let scan = scan::scan(&t.root, &t.cache, opts)?;
+    if let Some(w) = t.watcher.as_mut() {
+        w.watch(scan.dirs.iter().cloned());
+    }
+    Ok(scan)
 }
 
 /// Writes a checkpoint of `scanned`; `None` when nothing changed since the last one.

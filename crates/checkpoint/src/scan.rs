@@ -76,6 +76,8 @@ pub struct Scan {
     pub tree: Tree,
     /// What it left out.
     pub not_tracked: NotTracked,
+    /// The folders it walked (workspace-relative), for the watcher.
+    pub dirs: Vec<String>,
 }
 
 fn now_ns() -> i64 {
@@ -93,6 +95,7 @@ const RACY_NS: i64 = 20_000_000;
 #[derive(Default)]
 struct Found {
     entries: Vec<(String, Entry)>,
+    dirs: Vec<String>,
     top: Vec<String>,
     error: Option<CheckpointError>,
 }
@@ -112,16 +115,12 @@ impl Drop for Collect<'_> {
     }
 }
 
-/// Reads the whole workspace at `root`, reusing `cache`'s hashes for files
-/// whose stat fields are unchanged. The walk (and its stats) runs on a few
-/// threads: on a 10,000-file tree the stats are most of the time.
-pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, CheckpointError> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let started = now_ns();
+/// The walker every scan uses: `.gitignore` (with or without git), `.ignore`,
+/// `.seekclawignore`, git's excludes; hidden files in; symlinks not followed.
+fn walker(from: &Path, opts: &ScanOptions) -> WalkBuilder {
     let exclude = opts.exclude.clone();
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
-    let walker = WalkBuilder::new(root)
-        .hidden(false)
+    let mut b = WalkBuilder::new(from);
+    b.hidden(false)
         .parents(true)
         .git_ignore(true)
         .git_global(true)
@@ -130,9 +129,30 @@ pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, Check
         .ignore(true)
         .add_custom_ignore_filename(".seekclawignore")
         .follow_links(false)
-        .threads(threads)
-        .filter_entry(move |e| keep(e, &exclude))
-        .build_parallel();
+        .filter_entry(move |e| keep(e, &exclude));
+    b
+}
+
+/// Reads the whole workspace at `root`, reusing `cache`'s hashes for files
+/// whose stat fields are unchanged. The walk (and its stats) runs on a few
+/// threads: on a 10,000-file tree the stats are most of the time.
+pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, CheckpointError> {
+    scan_under(root, root, cache, opts)
+}
+
+/// Reads the folder `from` of the workspace at `root` (all of it when
+/// `from` is the root).
+fn scan_under(
+    root: &Path,
+    from: &Path,
+    cache: &Tree,
+    opts: &ScanOptions,
+) -> Result<Scan, CheckpointError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let started = now_ns();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+    let walker = walker(from, opts).threads(threads).build_parallel();
+    let whole = from == root;
     let all = std::sync::Mutex::new(Vec::new());
     let count = AtomicUsize::new(0);
     walker.run(|| {
@@ -151,20 +171,18 @@ pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, Check
                     return WalkState::Quit;
                 }
             };
-            if entry.depth() == 0 {
-                return WalkState::Continue;
-            }
-            if entry.depth() == 1 {
+            if whole && entry.depth() == 1 {
                 found
                     .top
                     .push(entry.file_name().to_string_lossy().into_owned());
             }
-            if entry.file_type().is_none_or(|k| k.is_dir()) {
-                return WalkState::Continue;
-            }
             let Some(rel) = relative(root, entry.path()) else {
                 return WalkState::Continue;
             };
+            if entry.file_type().is_none_or(|k| k.is_dir()) {
+                found.dirs.push(rel);
+                return WalkState::Continue;
+            }
             match read_entry(entry.path(), cache.get(&rel), opts, started) {
                 Ok(Some(seen)) => found.entries.push((rel, seen)),
                 Ok(None) => {}
@@ -187,6 +205,7 @@ pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, Check
             return Err(e);
         }
         top_seen.extend(found.top);
+        out.dirs.extend(found.dirs);
         for (rel, seen) in found.entries {
             if seen.content == Content::Oversize {
                 out.not_tracked.oversize.push(rel.clone());
@@ -195,8 +214,66 @@ pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, Check
         }
     }
     out.not_tracked.oversize.sort();
-    out.not_tracked.ignored = left_out_at_top(root, &top_seen);
+    if whole {
+        out.not_tracked.ignored = left_out_at_top(root, &top_seen);
+    }
     Ok(out)
+}
+
+/// Rereads what the watcher says changed over `base`: the paths (a new file
+/// only if the ignore rules track it) and every new folder whole.
+pub(crate) fn rescan_dirty(
+    root: &Path,
+    base: &Tree,
+    dirty: &crate::watch::Dirty,
+    opts: &ScanOptions,
+) -> Result<(Tree, Vec<String>), CheckpointError> {
+    let known: Vec<String> = dirty
+        .paths
+        .iter()
+        .filter(|p| base.contains_key(*p) || has_under(base, p) || !root.join(p).exists())
+        .cloned()
+        .collect();
+    let mut tree = rescan_paths(root, base, &known, opts)?;
+    let mut listed: std::collections::HashMap<PathBuf, BTreeSet<PathBuf>> = Default::default();
+    let started = now_ns();
+    for rel in dirty.paths.iter().filter(|p| !known.contains(*p)) {
+        let full = root.join(rel);
+        let Some(parent) = full.parent() else {
+            continue;
+        };
+        // One listing per folder, by the same rules as a whole scan.
+        let names = listed.entry(parent.to_path_buf()).or_insert_with(|| {
+            walker(parent, opts)
+                .max_depth(Some(1))
+                .build()
+                .flatten()
+                .map(|e| e.into_path())
+                .collect()
+        });
+        if names.contains(&full)
+            && let Some(seen) = read_entry(&full, None, opts, started)?
+        {
+            tree.insert(rel.clone(), seen);
+        }
+    }
+    let mut dirs = Vec::new();
+    for rel in &dirty.new_dirs {
+        let sub = scan_under(root, &root.join(rel), &Tree::new(), opts)?;
+        tree.extend(sub.tree);
+        dirs.extend(sub.dirs);
+    }
+    if tree.len() > opts.max_files {
+        return Err(CheckpointError::TooManyFiles(opts.max_files));
+    }
+    Ok((tree, dirs))
+}
+
+fn has_under(tree: &Tree, rel: &str) -> bool {
+    let under = format!("{rel}/");
+    tree.range(under.clone()..)
+        .next()
+        .is_some_and(|(k, _)| k.starts_with(&under))
 }
 
 /// Rereads only `paths` (what a file tool wrote) over `base`.

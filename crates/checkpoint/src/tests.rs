@@ -76,7 +76,7 @@ fn a_rewind_puts_back_bytes_modes_and_deletions_and_removes_created_files() {
         w.cp.record(&mut t, &take(3, Kind::Step), &w.settings, 2)
             .unwrap()
             .unwrap();
-    assert_eq!(step.files.len(), 4);
+    assert_eq!(step.files.len(), 4, "{:?}", step.files);
     assert_eq!((step.added, step.removed), (3, 2));
     // Nothing changed: no checkpoint.
     assert!(
