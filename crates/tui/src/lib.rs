@@ -35,6 +35,8 @@ mod print_live;
 pub mod quit;
 pub mod render;
 mod reports;
+pub mod rewind;
+mod rewind_act;
 pub mod setup;
 mod shell;
 pub mod status;
