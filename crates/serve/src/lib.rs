@@ -14,6 +14,7 @@ mod error;
 mod goal;
 mod idle;
 mod mapper;
+mod rewind;
 mod wire;
 
 use std::collections::VecDeque;
@@ -499,6 +500,13 @@ impl<'e> Serve<'e> {
                 self.goal_marker(Some(text), auto, active).await;
             }
             Command::GoalClear => self.goal_marker(None, false, active).await,
+            Command::Rewind(request) => {
+                let busy = active.is_some();
+                let session = self.session.clone();
+                for ev in rewind::run(self.engine, &self.scope, session, request, busy).await {
+                    self.events.emit(&ev);
+                }
+            }
             Command::Approval { id, allow } => {
                 let decision = if allow {
                     Decision::AllowOnce
