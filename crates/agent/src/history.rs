@@ -65,6 +65,11 @@ pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
                 is_error: !r.success,
                 images: Vec::new(),
             },
+            // A rewound range is not sent again.
+            EventItem::Rewind(r) => {
+                out.retain(|(seq, _)| *seq < r.from_seq);
+                continue;
+            }
             EventItem::Summary(s) => {
                 out.retain(|(seq, _)| *seq < s.from_seq || *seq > s.to_seq);
                 crate::context::summary_message(&s.text)

@@ -50,6 +50,16 @@ pub fn print_log(events: &[SessionEvent], out: &mut impl Write) -> anyhow::Resul
                     writeln!(out, "{diff}")?;
                 }
             }
+            EventItem::Rewind(r) => {
+                let what = if r.code { "conversation and code" } else { "conversation" };
+                writeln!(
+                    out,
+                    "── rewound ({what}) to before #{}: #{}–#{} are not sent again #{seq}",
+                    r.from_seq,
+                    r.from_seq,
+                    seq.saturating_sub(1)
+                )?;
+            }
             EventItem::Summary(s) => {
                 writeln!(
                     out,

@@ -37,6 +37,9 @@ pub struct Config {
     /// The wording of what the daemon writes for people (`ui.language`).
     #[serde(skip_serializing_if = "crate::UiSettings::is_empty")]
     pub ui: crate::UiSettings,
+    /// Checkpoints of the workspace's files, for rewinding what the agent did.
+    #[serde(skip_serializing_if = "CheckpointSettings::is_default")]
+    pub checkpoints: CheckpointSettings,
     /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -53,6 +56,7 @@ impl Default for Config {
             mcp: McpSettings::default(),
             daemon: DaemonSettings::default(),
             ui: crate::UiSettings::default(),
+            checkpoints: CheckpointSettings::default(),
             extra: Map::new(),
         }
     }
@@ -439,6 +443,42 @@ impl Default for McpServer {
             enabled: true,
             extra: Map::new(),
         }
+    }
+}
+
+/// `checkpoints`: what the engine keeps of a workspace's files so that a
+/// rewind can put back anything the agent changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CheckpointSettings {
+    /// Take checkpoints at all.
+    pub enabled: bool,
+    /// Files larger than this are not kept (they are listed as not tracked).
+    pub max_file_bytes: u64,
+    /// A workspace with more files to track than this is not checkpointed.
+    pub max_files: usize,
+    /// Checkpoints kept per session; older ones are folded away.
+    pub keep: usize,
+    /// Unknown keys, kept so a newer config round-trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Default for CheckpointSettings {
+    fn default() -> Self {
+        CheckpointSettings {
+            enabled: true,
+            max_file_bytes: 10 * 1024 * 1024,
+            max_files: 100_000,
+            keep: 100,
+            extra: Map::new(),
+        }
+    }
+}
+
+impl CheckpointSettings {
+    fn is_default(&self) -> bool {
+        *self == CheckpointSettings::default()
     }
 }
 

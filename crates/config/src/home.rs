@@ -116,6 +116,11 @@ impl Home {
         self.root.join("global")
     }
 
+    /// `checkpoints.db`: the shadow store of workspace files (never a `.git`).
+    pub fn checkpoints_path(&self) -> PathBuf {
+        self.root.join("checkpoints.db")
+    }
+
     /// `usage.jsonl`: the original's per-attempt usage log; `factory.reset` deletes it.
     pub fn usage_path(&self) -> PathBuf {
         self.root.join("usage.jsonl")

@@ -27,7 +27,7 @@ mod web_search;
 mod workspace;
 
 pub use config::{
-    AgentSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance, McpServer, McpSettings,
+    AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance, McpServer, McpSettings,
     Profile, Retry, Routing,
 };
 pub use document::{Document, save_json_edit};

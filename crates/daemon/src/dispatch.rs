@@ -9,8 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::ctx::Ctx;
 use crate::handlers::{
-    approve, chat, goal, mcp, model, profile, project, provider, schedule, search, session, skill,
-    system, watch, workspace,
+    approve, chat, checkpoint, goal, mcp, model, profile, project, provider, schedule, search,
+    session, skill, system, watch, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -112,6 +112,10 @@ pub async fn handle(
         Method::SessionNew => session::new_session(ctx, conn, id, p).await,
         Method::SessionTruncate => session::truncate(ctx, id, p).await,
         Method::SessionCompact => session::compact(ctx, id, p).await,
+        Method::SessionRewind => checkpoint::rewind(ctx, id, p).await,
+        Method::SessionFork => checkpoint::fork(ctx, id, p).await,
+        Method::CheckpointList => checkpoint::list(ctx, id, p).await,
+        Method::CheckpointDiff => checkpoint::diff(ctx, id, p).await,
         Method::SessionTimeline => session::timeline(ctx, id, p).await,
         Method::SessionSearch => search::search(ctx, id, p).await,
         Method::SessionWatch => watch::watch(ctx, conn, id, p).await,

@@ -62,6 +62,11 @@ pub fn timeline(events: Vec<SessionEvent>) -> Vec<TimelineEntry> {
                     model_ref: a.model_ref,
                 }
             }
+            // A rewound range is gone from the session's story.
+            EventItem::Rewind(r) => {
+                out.retain(|e: &TimelineEntry| e.seq() < r.from_seq);
+                continue;
+            }
             EventItem::ToolResult(t) if t.silent => continue,
             EventItem::ToolResult(t) => {
                 let args = arguments.remove(&t.tool_call_id);

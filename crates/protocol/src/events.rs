@@ -82,6 +82,11 @@ pub mod event {
     pub const SUBRUN_PROGRESS: &str = "subrun_progress";
     /// A subagent ended: `status` says how (ours, additive).
     pub const SUBRUN_FINISHED: &str = "subrun_finished";
+    /// The engine took a checkpoint of the session's workspace: in a turn
+    /// (before its first change, after a step that changed files), or
+    /// outside one (a background job ended, a rewind) to the session's
+    /// watchers (ours, additive). `data` is the note as JSON text.
+    pub const CHECKPOINT: &str = "checkpoint";
     /// Broadcast: a scheduled run ended.
     pub const SCHEDULE_UPDATED: &str = "schedule.updated";
     /// Broadcast: a scheduled run starts in about a minute.
@@ -499,6 +504,9 @@ pub struct EventSpec {
     pub data: &'static str,
     /// The `details` schema; `None`: the event has no `details`.
     pub details: Option<fn(&mut SchemaGenerator) -> Schema>,
+    /// The schema of the JSON value `data` holds as text; `None`: `data` is
+    /// plain text.
+    pub data_json: Option<fn(&mut SchemaGenerator) -> Schema>,
 }
 
 fn schema_of<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
@@ -518,6 +526,19 @@ const fn row(
         audience,
         data,
         details,
+        data_json: None,
+    }
+}
+
+/// A row whose `data` is the JSON text of `T` (no `details`).
+const fn json_row<T: JsonSchema>(name: &'static str, data: &'static str) -> EventSpec {
+    EventSpec {
+        name,
+        terminal: false,
+        audience: Audience::Turn,
+        data,
+        details: None,
+        data_json: Some(schema_of::<T>),
     }
 }
 
@@ -727,6 +748,13 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The subagent's label; `status` says how it ended.",
         Some(schema_of::<SubrunFinishedDetails>),
+    ),
+    json_row::<crate::api::CheckpointNote>(
+        event::CHECKPOINT,
+        "The checkpoint's note, as JSON text: the files changed since the one before, lines \
+         added and removed, files tracked, what is not tracked (a turn's first) or the error \
+         that kept it from being taken (the turn goes on). Also sent outside a turn (a \
+         background job ended, a rewind) to the session's watchers.",
     ),
     row(
         event::SCHEDULE_UPDATED,

@@ -85,6 +85,9 @@ pub enum Capability {
     /// `context-yield` (ours, additive): a turn that reaches the model's
     /// context ceiling checkpoints, sends `context_yield` and ends `done`.
     ContextYield,
+    /// `checkpoints` (ours, additive): `checkpoint.*`, `session.rewind`,
+    /// `session.fork` and the `checkpoint` event.
+    Checkpoints,
 }
 
 /// Every capability with its wire name, in the order clients expect.
@@ -116,6 +119,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::Approvals, "approvals"),
     (Capability::Goal, "goal"),
     (Capability::SessionWatch, "session-watch"),
+    (Capability::Checkpoints, "checkpoints"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -442,6 +446,14 @@ method_table! {
         (SessionTruncateParams => text_matching("The number of messages left.", "^[0-9]+$"));
     SessionCompact => "session.compact" [] Task [Session, GlobalSession]
         (SessionRefParams => json(SessionCompactResult));
+    SessionRewind => "session.rewind" [] Task [Checkpoints]
+        (SessionRewindParams => json(RewindOutcome));
+    SessionFork => "session.fork" [] Task [Checkpoints]
+        (SessionForkParams => json(ForkOutcome));
+    CheckpointList => "checkpoint.list" [] Task [Checkpoints]
+        (CheckpointListParams => json(Vec<CheckpointSummary>));
+    CheckpointDiff => "checkpoint.diff" [] Task [Checkpoints]
+        (CheckpointDiffParams => json(CheckpointDiffResult));
     SessionTimeline => "session.timeline" [] Task [Session, GlobalSession]
         (SessionRefParams => json(SessionTimeline));
     SessionSearch => "session.search" [] Task [Session, GlobalSession]
@@ -662,6 +674,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 71);
+        assert_eq!(info.methods.len(), 75);
     }
 }

@@ -186,10 +186,18 @@ fn audience_name(a: Audience) -> &'static str {
 fn event_entries(write: &mut SchemaGenerator) -> Value {
     let mut out = Map::new();
     for e in EVENTS {
+        let data = match e.data_json {
+            Some(content) => {
+                let mut data = json_data(content(write).to_value());
+                data["description"] = Value::from(e.data);
+                data
+            }
+            None => json!({"type": "string", "description": e.data}),
+        };
         let mut entry = json!({
             "terminal": e.terminal,
             "audience": audience_name(e.audience),
-            "data": {"type": "string", "description": e.data},
+            "data": data,
         });
         if let Some(details) = e.details {
             entry["details"] = details(write).to_value();

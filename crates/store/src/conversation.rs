@@ -63,7 +63,7 @@ fn header_and_pk(conn: &Connection, scope: &str, id: &str) -> Result<Option<(Ses
             ", pk FROM sessions WHERE scope = ?1 AND id = ?2"
         ))?
         .query_row(params![scope, id], |r| {
-            Ok((header_from_row(r)?, r.get(18)?))
+            Ok((header_from_row(r)?, r.get(20)?))
         })
         .optional()?)
 }

@@ -96,6 +96,12 @@ impl Store {
                 let seq: i64 = r.get(0)?;
                 let kind: String = r.get(1)?;
                 let payload: String = r.get(2)?;
+                if kind == "rewind" {
+                    let marker: crate::items::RewindMarker = serde_json::from_str(&payload)?;
+                    out.retain(|m: &Message| m.seq < marker.from_seq);
+                    after_answer = false;
+                    continue;
+                }
                 if kind == "terminal" {
                     // Its text, if shown, is its own (a terminal naming an
                     // answer follows that answer).
@@ -149,13 +155,18 @@ fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Opt
          CASE WHEN kind = 'terminal' THEN payload END, \
          CASE WHEN kind = 'terminal' THEN (SELECT p.kind = 'assistant' \
              OR (p.kind = 'tool_result' AND json_extract(p.payload, '$.toolName') = ?2) \
-             FROM session_events p WHERE p.session_pk = e.session_pk AND p.seq = e.seq - 1) END \
+             FROM session_events p WHERE p.session_pk = e.session_pk AND p.seq = e.seq - 1) END, \
+         CASE WHEN kind = 'rewind' THEN json_extract(payload, '$.fromSeq') END \
          FROM session_events e WHERE session_pk = ?1 ORDER BY seq",
     )?;
     let mut rows = stmt.query(params![pk, projection::FINISH_TOOL])?;
-    let mut count = 0usize;
-    let mut cut = (keep == 0).then_some(0i64);
+    // The seqs of the messages shown (a rewind takes back what it covers).
+    let mut shown: Vec<i64> = Vec::new();
     while let Some(r) = rows.next()? {
+        if let Some(from) = r.get::<_, Option<i64>>(5)? {
+            shown.retain(|seq| *seq < from);
+            continue;
+        }
         let kind: String = r.get(1)?;
         let runtime_kind: Option<String> = r.get(2)?;
         let terminal: Option<String> = r.get(3)?;
@@ -168,13 +179,14 @@ fn message_cut(tx: &Transaction<'_>, pk: i64, keep: usize) -> Result<(usize, Opt
             None => projection::is_message_row(&kind, runtime_kind.as_deref()),
         };
         if message {
-            count += 1;
-            if count == keep {
-                cut = Some(r.get(0)?);
-            }
+            shown.push(r.get(0)?);
         }
     }
-    Ok((count, cut))
+    let cut = match keep {
+        0 => Some(0),
+        k => shown.get(k - 1).copied(),
+    };
+    Ok((shown.len(), cut))
 }
 
 /// A terminal row, its text taken from the answer it refers to (read earlier).

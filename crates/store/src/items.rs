@@ -23,6 +23,10 @@ pub enum EventItem {
     Runtime(RuntimeNotice),
     /// The end of a turn.
     Terminal(TurnTerminal),
+    /// The conversation was rewound to before the user message at
+    /// `fromSeq`: neither the model nor `session.get` sees the events from
+    /// there to this marker (the log itself stays append-only).
+    Rewind(RewindMarker),
 }
 
 impl EventItem {
@@ -36,6 +40,7 @@ impl EventItem {
             EventItem::Summary(_) => "summary",
             EventItem::Runtime(_) => "runtime",
             EventItem::Terminal(_) => "terminal",
+            EventItem::Rewind(_) => "rewind",
         }
     }
 }
@@ -171,6 +176,17 @@ pub struct Summary {
     pub from_seq: u64,
     /// Last event sequence number it covers.
     pub to_seq: u64,
+}
+
+/// A conversation rewind (see [`EventItem::Rewind`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindMarker {
+    /// The first event rewound (the user message rewound to).
+    pub from_seq: u64,
+    /// The code was restored too.
+    #[serde(default)]
+    pub code: bool,
 }
 
 /// A note the runtime injected into a turn.

@@ -14,6 +14,7 @@ mod checkpointer;
 mod children;
 mod conversation;
 mod error;
+mod fork;
 mod event_log;
 mod items;
 mod model;
@@ -38,10 +39,11 @@ pub use approvals::{ApprovalRule, SessionApprovals};
 pub use conversation::Conversation;
 pub use error::{Result, StoreError};
 pub use items::{
-    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, SessionEvent, StepUsage, Summary,
+    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, SessionEvent,
+    StepUsage, Summary,
     TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
 };
-pub use model::{NewSession, Project, SessionHeader, SessionPatch, StoreStats};
+pub use model::{ForkedFrom, NewSession, Project, SessionHeader, SessionPatch, StoreStats};
 pub use projection::{
     CONTEXT_CEILING, Message, SUMMARY_PREFIX, ToolCallRef, closes_answer, project,
     replays_as_answer,

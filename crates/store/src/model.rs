@@ -63,12 +63,27 @@ pub struct SessionHeader {
     /// session); left out for a top-level session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// The session and user message this one was forked from; left out
+    /// for a session that is no fork.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkedFrom>,
     /// The scope key the session lives in (not part of the wire shape).
     #[serde(skip)]
     pub scope: String,
     /// Owner id of the turn running on this session, if any (not on the wire).
     #[serde(skip)]
     pub active_turn: Option<String>,
+}
+
+/// Where a forked session came from: `{sessionId, seq}`, the seq of the
+/// user message it was forked at (the fork holds the events before it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkedFrom {
+    /// The source session.
+    pub session_id: String,
+    /// The user message forked at.
+    pub seq: u64,
 }
 
 /// A partial update; `None` leaves a field unchanged. `title: Some(None)`

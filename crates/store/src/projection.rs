@@ -127,7 +127,7 @@ impl Message {
             EventItem::Runtime(r) if is_visible_runtime(&r.kind) => {
                 Some(Message::plain("user", r.text, seq))
             }
-            EventItem::Runtime(_) | EventItem::Terminal(_) => None,
+            EventItem::Runtime(_) | EventItem::Terminal(_) | EventItem::Rewind(_) => None,
         }
     }
 }
@@ -142,6 +142,8 @@ pub fn project(events: impl IntoIterator<Item = SessionEvent>) -> Vec<Message> {
             EventItem::Terminal(t) if replays_as_answer(&t, after_answer) => {
                 out.push(Message::answer(t.text, e.seq));
             }
+            // A rewound range is gone from what clients are shown.
+            EventItem::Rewind(r) => out.retain(|m: &Message| m.seq < r.from_seq),
             item => out.extend(Message::from_item(e.seq, item)),
         }
         after_answer = closes;

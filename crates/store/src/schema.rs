@@ -308,7 +308,13 @@ BEGIN
 END;
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
+/// V12: a forked session names the session and user message it came from.
+const V12: &str = r#"
+ALTER TABLE sessions ADD COLUMN forked_from TEXT NULL;
+ALTER TABLE sessions ADD COLUMN forked_at INTEGER NULL;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -42,7 +42,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::items::{
-    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, SessionEvent, Summary,
+    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, SessionEvent, Summary,
     TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
 };
 
@@ -197,6 +197,18 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
             }
             "runtime_notice"
         }
+        // OpenSeek has no rewind: a notice it shows, with our marker in
+        // keys other readers skip.
+        EventItem::Rewind(r) => {
+            let text = format!("[the conversation was rewound to before event {}]", r.from_seq);
+            p.insert("content".into(), text.into());
+            p.insert("notice_kind".into(), REWIND_KIND.into());
+            p.insert("rewind_from_sequence".into(), r.from_seq.into());
+            if r.code {
+                p.insert("rewind_code".into(), "true".into());
+            }
+            "runtime_notice"
+        }
         EventItem::Summary(s) => {
             p.insert("content".into(), s.text.clone().into());
             p.insert("from_sequence".into(), s.from_seq.into());
@@ -211,6 +223,9 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
     };
     (kind, Value::Object(p))
 }
+
+/// The `notice_kind` a rewind marker is written under.
+const REWIND_KIND: &str = "rewind";
 
 fn terminal_kind(s: TerminalStatus) -> &'static str {
     match s {
@@ -528,6 +543,14 @@ fn decode_item(kind: &str, mut p: Payload<'_>) -> Result<EventItem, String> {
             duration_ms: p.opt_u64("duration_ms")?,
             silent: p.bool("silent")?,
         }),
+        "runtime_notice"
+            if p.map.get("notice_kind").and_then(Value::as_str) == Some(REWIND_KIND) =>
+        {
+            EventItem::Rewind(RewindMarker {
+                from_seq: p.u64("rewind_from_sequence")?,
+                code: p.opt_string("rewind_code")?.as_deref() == Some("true"),
+            })
+        }
         "runtime_notice" => EventItem::Runtime(RuntimeNotice {
             text: p.string("content")?,
             kind: p

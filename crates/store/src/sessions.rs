@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::blobs;
 use crate::error::{Result, StoreError};
-use crate::model::{NewSession, SessionHeader, SessionPatch};
+use crate::model::{ForkedFrom, NewSession, SessionHeader, SessionPatch};
 use crate::store::Store;
 use crate::time::now_iso;
 
@@ -15,7 +15,7 @@ macro_rules! header_cols {
     () => {
         "id, title, workspace, archived, reasoning_level, network_enabled, llm_rounds, \
          execution_steps, input_tokens, total_input_tokens, cached_input_tokens, output_tokens, \
-         output_elapsed_ms, created_at, updated_at, scope, active_turn, parent_id"
+         output_elapsed_ms, created_at, updated_at, scope, active_turn, parent_id, forked_from, forked_at"
     };
 }
 pub(crate) use header_cols;
@@ -65,12 +65,25 @@ pub struct HeaderRow<'a> {
     /// See [`SessionHeader::parent_id`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<&'a str>,
+    /// See [`SessionHeader::forked_from`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkedFromRef<'a>>,
     /// See [`SessionHeader::scope`].
     #[serde(skip)]
     pub scope: &'a str,
     /// See [`SessionHeader::active_turn`].
     #[serde(skip)]
     pub active_turn: Option<&'a str>,
+}
+
+/// See [`ForkedFrom`], borrowed.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkedFromRef<'a> {
+    /// See [`ForkedFrom::session_id`].
+    pub session_id: &'a str,
+    /// See [`ForkedFrom::seq`].
+    pub seq: u64,
 }
 
 impl HeaderRow<'_> {
@@ -112,6 +125,13 @@ impl HeaderRow<'_> {
             scope: text(15)?,
             active_turn: opt_text(16)?,
             parent_id: opt_text(17)?,
+            forked_from: match (opt_text(18)?, r.get::<_, Option<i64>>(19)?) {
+                (Some(session_id), Some(seq)) => Some(ForkedFromRef {
+                    session_id,
+                    seq: seq as u64,
+                }),
+                _ => None,
+            },
         })
     }
 
@@ -134,6 +154,10 @@ impl HeaderRow<'_> {
             created_at: self.created_at.to_string(),
             updated_at: self.updated_at.to_string(),
             parent_id: self.parent_id.map(str::to_string),
+            forked_from: self.forked_from.as_ref().map(|f| ForkedFrom {
+                session_id: f.session_id.to_string(),
+                seq: f.seq,
+            }),
             scope: self.scope.to_string(),
             active_turn: self.active_turn.map(str::to_string),
         }
@@ -376,6 +400,7 @@ pub(crate) fn create_in(
         created_at: now.to_string(),
         updated_at: now.to_string(),
         parent_id: None,
+        forked_from: None,
         scope: s.scope.clone(),
         active_turn: None,
     })

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::blobs::{self, BlobCache};
 use crate::error::{Result, StoreError};
 use crate::items::{
-    AssistantMessage, EventItem, ImageAttachment, RuntimeNotice, Summary, TerminalStatus,
+    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, Summary, TerminalStatus,
     ToolResult, TurnTerminal, UserMessage,
 };
 
@@ -23,6 +23,7 @@ enum StoredRef<'a> {
     Summary(&'a Summary),
     Runtime(&'a RuntimeNotice),
     Terminal(StoredTerminalRef<'a>),
+    Rewind(&'a RewindMarker),
 }
 
 /// A terminal whose text is the turn's final answer stored right before it
@@ -106,6 +107,7 @@ pub(crate) fn encode(
         EventItem::ToolResult(t) => StoredRef::ToolResult(t),
         EventItem::Summary(s) => StoredRef::Summary(s),
         EventItem::Runtime(r) => StoredRef::Runtime(r),
+        EventItem::Rewind(r) => StoredRef::Rewind(r),
         EventItem::Terminal(t) => StoredRef::Terminal(match answer {
             Some((seq, text)) if !t.text.is_empty() && text == t.text => StoredTerminalRef {
                 status: t.status,
@@ -169,6 +171,7 @@ pub(crate) fn decode(
         "tool_result" => EventItem::ToolResult(serde_json::from_str(payload)?),
         "summary" => EventItem::Summary(serde_json::from_str(payload)?),
         "runtime" => EventItem::Runtime(serde_json::from_str(payload)?),
+        "rewind" => EventItem::Rewind(serde_json::from_str(payload)?),
         "terminal" => EventItem::Terminal(decode_terminal(payload)?.0),
         other => {
             return Err(StoreError::Corrupt(format!("unknown event kind {other:?}")));

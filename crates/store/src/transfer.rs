@@ -63,8 +63,8 @@ impl Store {
                 .query_map(params![scope, include_archived, limit], |r| {
                     Ok(ListedSession {
                         header: header_from_row(r)?,
-                        turns: r.get::<_, i64>(18)?.max(0) as u64,
-                        cost: r.get(19)?,
+                        turns: r.get::<_, i64>(20)?.max(0) as u64,
+                        cost: r.get(21)?,
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;

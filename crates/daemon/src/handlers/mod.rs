@@ -2,6 +2,7 @@
 
 pub mod approve;
 pub mod chat;
+pub mod checkpoint;
 pub mod goal;
 pub mod mcp;
 pub mod model;

@@ -9,6 +9,7 @@
 
 mod admin;
 mod chat;
+mod checkpoint;
 mod extensions;
 mod goal;
 mod session;
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::adapter::{FieldMessage, Required, Skipped, Strict};
 pub use admin::*;
 pub use chat::*;
+pub use checkpoint::*;
 pub use extensions::*;
 pub use goal::*;
 pub use session::*;

@@ -259,6 +259,10 @@ pub struct SessionHeader {
     /// (`explore`, `review`); absent for a top-level session (ours, additive).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// The session and user message it was forked from (`session.fork`);
+    /// absent for a session that is not a fork (ours, additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<super::ForkedFrom>,
     /// The session's own model, in `session.update`'s answer when it has one
     /// (ours, additive; `session.get` always carries it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -322,6 +326,10 @@ pub struct SessionDetail {
     /// absent for a top-level session (ours, additive).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// The session and user message it was forked from (`session.fork`);
+    /// absent for a session that is not a fork (ours, additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<super::ForkedFrom>,
     /// The approval policy the session's turns run with (its own, else the
     /// workspace's, else `agent.approvalPolicy`) (ours, additive).
     pub approval_policy: String,

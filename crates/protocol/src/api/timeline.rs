@@ -130,6 +130,22 @@ pub enum TimelineEntry {
     },
 }
 
+impl TimelineEntry {
+    /// The entry's log position.
+    pub fn seq(&self) -> u64 {
+        match self {
+            TimelineEntry::User { seq, .. }
+            | TimelineEntry::Steer { seq, .. }
+            | TimelineEntry::Assistant { seq, .. }
+            | TimelineEntry::Tool { seq, .. }
+            | TimelineEntry::Notice { seq, .. }
+            | TimelineEntry::Runtime { seq, .. }
+            | TimelineEntry::Summary { seq, .. }
+            | TimelineEntry::End { seq, .. } => *seq,
+        }
+    }
+}
+
 /// An image of a prompt, as its chip shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
