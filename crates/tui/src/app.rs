@@ -28,6 +28,8 @@ pub enum Entry {
     Subrun(crate::subrun::SubrunRow),
     /// Something the UI says (help, session lists, a cancelled turn).
     Notice(String),
+    /// A checkpoint of the workspace's files (dimmed, one line).
+    Checkpoint(String),
     /// A failure.
     Error(String),
 }
@@ -369,6 +371,10 @@ impl App {
             return;
         }
         if self.on_approval_envelope(&env, &kind) {
+            return;
+        }
+        if env.event == "checkpoint" {
+            self.on_checkpoint(&env);
             return;
         }
         // A job of this chat's session ended while no turn ran: the engine

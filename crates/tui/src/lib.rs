@@ -73,6 +73,10 @@ pub enum TuiError {
     /// The daemon answered with an error.
     #[error("{0}")]
     Daemon(String),
+    /// The daemon refused with `conflict` (a rewind would overwrite files
+    /// someone else changed).
+    #[error("{0}")]
+    Conflict(String),
     /// The terminal failed (raw mode, drawing, reading keys).
     #[error("terminal: {0}")]
     Terminal(std::io::Error),

@@ -485,6 +485,38 @@ impl App {
     }
 }
 
+impl App {
+    /// A `checkpoint` event (its `data` is the note as JSON): a dim line,
+    /// "checkpoint · 2 files +5 −1"; a failed one says why; one that changed
+    /// nothing is not shown. Another session's (a watch moved on) is skipped.
+    pub(crate) fn on_checkpoint(&mut self, env: &seekclaw_client::Event) {
+        if env.session_id.is_some() && env.session_id != self.session_id {
+            return;
+        }
+        let Ok(note) = serde_json::from_str::<seekclaw_protocol::api::CheckpointNote>(&env.data)
+        else {
+            return;
+        };
+        let line = match (&note.error, note.files.len()) {
+            (Some(e), _) => format!("checkpoint failed · {e} (the turn goes on)"),
+            (None, 0) => return,
+            (None, n) => format!(
+                "checkpoint · {n} file{} +{} −{}",
+                if n == 1 { "" } else { "s" },
+                note.added,
+                note.removed
+            ),
+        };
+        self.entries.push(crate::app::Entry::Checkpoint(line));
+        if let Some(nt) = note.not_tracked.filter(|n| !n.oversize.is_empty()) {
+            self.entries.push(crate::app::Entry::Checkpoint(format!(
+                "not checkpointed (over checkpoints.maxFileBytes): {}",
+                nt.oversize.join(", ")
+            )));
+        }
+    }
+}
+
 /// One `checkpoint.list` row as the list needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row<'a> {
