@@ -228,6 +228,8 @@ pub enum AgentEvent {
         /// `serve`'s `tool_result`).
         output: String,
     },
+    /// The engine checkpointed the workspace (or failed to: `error`).
+    Checkpoint(crate::checkpoints::CheckpointNote),
     /// A tool changed a file.
     FileDiff {
         /// The call that changed it.

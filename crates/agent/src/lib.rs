@@ -6,6 +6,7 @@
 mod approval;
 mod blocking;
 mod ceiling;
+mod checkpoints;
 mod closing;
 mod compaction;
 mod context;
@@ -30,6 +31,10 @@ mod verify;
 
 pub use approval::{
     ApprovalOutcome, Approvals, Decision, NotPending, Unattended, asks, effective_policy,
+};
+pub use checkpoints::{
+    CheckpointCause, CheckpointFile, CheckpointFuture, CheckpointNote, NotTrackedNote, Touched,
+    TurnCheckpoints,
 };
 pub use context::{estimate_text, estimate_tokens};
 pub use events::{

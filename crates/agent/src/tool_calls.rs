@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::approval::{AskCx, TurnApprovals};
+use crate::checkpoints::{Touched, TurnCheckpoints};
 use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 
 /// `key: value` for up to three scalar arguments (values cut at 60 chars).
@@ -65,6 +66,8 @@ pub(crate) struct Ran {
     pub duration_ms: f64,
     /// No row showed it (a call cancellation skipped).
     pub silent: bool,
+    /// A tool that may change files ran (it was not refused).
+    pub ran_mutating: bool,
 }
 
 impl Ran {
@@ -79,6 +82,7 @@ impl Ran {
             summary,
             duration_ms,
             silent: false,
+            ran_mutating: false,
         }
     }
 }
@@ -89,12 +93,16 @@ struct Prepared<'a> {
     parallel: bool,
 }
 
+/// The engine's checkpoints and the turn's user message, for calls that
+/// may change files.
+pub(crate) type Checkpoints<'a> = Option<(&'a dyn TurnCheckpoints, u64)>;
+
 async fn run_one(
     registry: &Registry,
     filter: &ToolFilter,
     (approvals, ask): (&TurnApprovals, &AskCx<'_>),
     p: &Prepared<'_>,
-    events: &UnboundedSender<AgentEvent>,
+    (events, checkpoints): (&UnboundedSender<AgentEvent>, Checkpoints<'_>),
 ) -> Ran {
     let ctx: &ToolContext = ask.ctx;
     let call = p.call;
@@ -136,6 +144,13 @@ async fn run_one(
     let _ = events.send(AgentEvent::Status(TurnStatus::Tool(
         tool.definition().status_label.clone(),
     )));
+    let mutating = tool.definition().flags.mutating;
+    // The workspace as the turn found it is kept before its first change.
+    if let (true, Some((cp, turn_seq))) = (mutating, checkpoints)
+        && let Some(note) = cp.before_change(turn_seq).await
+    {
+        let _ = events.send(AgentEvent::Checkpoint(note));
+    }
     let started = Instant::now();
     let out = tool.execute(args, ctx).await;
     // Arguments the tool refused count as not run, like a denied call.
@@ -165,7 +180,24 @@ async fn run_one(
         summary: out.summary.clone(),
         output: out.content.clone(),
     });
-    Ran::new(out, &summary, duration_ms)
+    Ran {
+        ran_mutating: mutating && !out.invalid_args,
+        ..Ran::new(out, &summary, duration_ms)
+    }
+}
+
+/// What a step's calls may have changed: the paths file tools wrote, or
+/// anything once another tool that may change files ran; `None`: nothing.
+pub(crate) fn touched(ran: &[Ran]) -> Option<Touched> {
+    let mut paths = Vec::new();
+    for r in ran.iter().filter(|r| r.ran_mutating) {
+        match (&r.out.file_path, r.out.mutated) {
+            (Some(path), true) => paths.push(path.clone()),
+            // A command (or a failed write) may have changed anything.
+            _ => return Some(Touched::Anything),
+        }
+    }
+    (!paths.is_empty()).then_some(Touched::Paths(paths))
 }
 
 /// Runs `calls` and returns their outputs in call order.
@@ -175,7 +207,7 @@ pub(crate) async fn run_calls(
     approvals: (&TurnApprovals, &AskCx<'_>),
     calls: &[ToolCall],
     step: u32,
-    events: &UnboundedSender<AgentEvent>,
+    (events, checkpoints): (&UnboundedSender<AgentEvent>, Checkpoints<'_>),
 ) -> Vec<Ran> {
     let prepared: Vec<Prepared<'_>> = calls
         .iter()
@@ -218,7 +250,7 @@ pub(crate) async fn run_calls(
         let results = join_all(
             group
                 .iter()
-                .map(|p| run_one(registry, filter, approvals, p, events)),
+                .map(|p| run_one(registry, filter, approvals, p, (events, checkpoints))),
         )
         .await;
         outputs.extend(results);

@@ -78,6 +78,8 @@ pub struct TurnInput {
     pub files: Option<Arc<dyn seekclaw_tools::FileAccess>>,
     /// Starts child turns (`explore`, `review` are offered only with it).
     pub children: Option<Arc<dyn seekclaw_tools::ChildTurns>>,
+    /// Checkpoints the workspace around changes (`None`: not at all).
+    pub checkpoints: Option<Arc<dyn crate::checkpoints::TurnCheckpoints>>,
     /// Tools this turn may not use, besides the workspace's `disabledTools`
     /// (a child turn's write tools).
     pub disabled_tools: Vec<String>,
@@ -228,6 +230,21 @@ impl TurnCtx<'_> {
     /// Sends an event (a front end that went away does not stop the turn).
     pub(crate) fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event);
+    }
+
+    /// Has the engine checkpoint what a step or the verify command may have
+    /// changed, and streams what it reports.
+    pub(crate) async fn checkpoint_after(
+        &self,
+        turn_seq: u64,
+        cause: crate::checkpoints::CheckpointCause,
+        touched: crate::checkpoints::Touched,
+    ) {
+        if let Some(cp) = &self.input.checkpoints
+            && let Some(note) = cp.after_change(turn_seq, cause, touched).await
+        {
+            self.emit(AgentEvent::Checkpoint(note));
+        }
     }
 
     /// Appends one item to the turn's log; returns its seq.

@@ -13,6 +13,7 @@ use seekclaw_store::{
 use seekclaw_tools::ToolFilter;
 
 use crate::ceiling::{self, Level, Window};
+use crate::checkpoints::{CheckpointCause, Touched};
 use crate::context;
 use crate::control::{self, Control};
 use crate::events::{AgentEvent, FailureKind, TurnFailure, TurnOutcome, TurnStatus, WorkflowNode};
@@ -452,10 +453,15 @@ async fn decide(
     }
     if st.mutated && st.repairs < agent.max_repair_attempts {
         st.mutated = false;
-        if let Some((command, output)) =
+        let verdict =
             crate::verify::verify_turn(cx.rt, &cx.tools.sandbox, cx.events, cx.cancel, st.step)
-                .await
-        {
+                .await;
+        if verdict.is_some() && cx.input.checkpoints.is_some() {
+            let turn_seq = transcript.opened().await?;
+            cx.checkpoint_after(turn_seq, CheckpointCause::Verify, Touched::Anything)
+                .await;
+        }
+        if let Some((command, output)) = verdict.and_then(|v| v.failed) {
             st.repairs += 1;
             let text = crate::verify::repair_message(&command, &output);
             cx.emit(AgentEvent::Workflow {
@@ -593,15 +599,21 @@ async fn run_tools(
         scope: &cx.input.scope,
         session_id: &cx.input.session_id,
     };
+    let turn_seq = match &cx.input.checkpoints {
+        Some(_) => transcript.opened().await?,
+        None => 0,
+    };
+    let checkpoints = cx.input.checkpoints.as_deref().map(|cp| (cp, turn_seq));
     let outputs = run_calls(
         &cx.ext.registry,
         filter,
         (cx.approvals, &ask),
         calls,
         st.step,
-        cx.events,
+        (cx.events, checkpoints),
     )
     .await;
+    let touched = crate::tool_calls::touched(&outputs);
     for (call, ran) in calls.iter().zip(outputs) {
         let out = ran.out;
         st.mutated |= out.mutated;
@@ -637,6 +649,10 @@ async fn run_tools(
                 .collect(),
         };
         transcript.push(message, seq);
+    }
+    if let Some(touched) = touched {
+        cx.checkpoint_after(turn_seq, CheckpointCause::Step, touched)
+            .await;
     }
     Ok(())
 }

@@ -167,16 +167,16 @@ pub fn repair_message(command: &str, output: &str) -> String {
     )
 }
 
-/// Runs the project's checks after file changes. Returns the command and its
-/// output when they failed (the turn then repairs), `None` when they passed or
-/// do not apply (global scope, read-only modes, autoVerify off, no command).
+/// Runs the project's checks after file changes. `None` when they do not
+/// apply (global scope, read-only modes, autoVerify off, no command); else
+/// whether they failed, with the command and its output (the turn repairs).
 pub(crate) async fn verify_turn(
     rt: &TurnRuntime,
     sandbox: &SandboxPolicy,
     events: &UnboundedSender<AgentEvent>,
     cancel: &CancellationToken,
     step: u32,
-) -> Option<(String, String)> {
+) -> Option<Verified> {
     let root = rt.workspace_root.as_deref()?;
     let ws = rt.workspace.as_ref();
     let auto = ws
@@ -193,10 +193,17 @@ pub(crate) async fn verify_turn(
         node: WorkflowNode::Verify,
         detail: command.clone(),
     });
-    match run_verification(root, &command, sandbox, cancel).await {
+    let failed = match run_verification(root, &command, sandbox, cancel).await {
         Verification::Failed { output } => Some((command, output)),
         Verification::Passed | Verification::Cancelled => None,
-    }
+    };
+    Some(Verified { failed })
+}
+
+/// The verify command ran (it may have changed files).
+pub(crate) struct Verified {
+    /// The command and its output, when it failed.
+    pub failed: Option<(String, String)>,
 }
 
 #[cfg(test)]

@@ -105,8 +105,16 @@ pub(crate) fn counts(
 /// A git-style unified diff of one file from `old` to `new` (`None`: absent).
 pub fn unified(path: &str, old: &Option<Vec<u8>>, new: &Option<Vec<u8>>) -> String {
     let (from, to) = (
-        if old.is_some() { format!("a/{path}") } else { "/dev/null".into() },
-        if new.is_some() { format!("b/{path}") } else { "/dev/null".into() },
+        if old.is_some() {
+            format!("a/{path}")
+        } else {
+            "/dev/null".into()
+        },
+        if new.is_some() {
+            format!("b/{path}")
+        } else {
+            "/dev/null".into()
+        },
     );
     match (text(old), text(new)) {
         (Some(a), Some(b)) => {

@@ -20,7 +20,9 @@ pub enum CheckpointError {
     #[error("reading the workspace: {0}")]
     Scan(String),
     /// The workspace has more files than `checkpoints.maxFiles`.
-    #[error("the workspace has more than {0} files to track; raise checkpoints.maxFiles or add a .gitignore")]
+    #[error(
+        "the workspace has more than {0} files to track; raise checkpoints.maxFiles or add a .gitignore"
+    )]
     TooManyFiles(usize),
     /// A kept blob is missing or damaged.
     #[error("checkpoint store: {0}")]

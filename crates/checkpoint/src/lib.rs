@@ -190,9 +190,13 @@ impl Checkpointer {
             .collect()
     }
 
-    /// Puts the plan's files back (conflicts only with `force`).
-    pub fn apply(&self, plan: &Plan, force: bool) -> Result<Vec<FileStat>, CheckpointError> {
-        restore::apply(&self.db(), plan, force)
+    /// Puts the plan's files back (conflicts only with `force`); returns
+    /// each with the diff from what was there to what is back.
+    pub fn apply(&self, plan: &Plan, force: bool) -> Result<Vec<FileDiff>, CheckpointError> {
+        Ok(restore::apply(&self.db(), plan, force)?
+            .into_iter()
+            .map(|(stat, diff)| FileDiff { stat, diff })
+            .collect())
     }
 
     /// Gives a fork the session's checkpoints up to `upto` (inclusive).

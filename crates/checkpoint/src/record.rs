@@ -133,7 +133,11 @@ pub(crate) fn load(db: &Db, session_id: &str, root: &Path) -> Result<Tracker, Ch
 
 /// Keeps the bytes a turn-start scan found that are not kept yet, writing
 /// no checkpoint: the turn's first checkpoint then only rescans.
-pub(crate) fn prefetched(db: &mut Db, t: &mut Tracker, mut scan: Scan) -> Result<(), CheckpointError> {
+pub(crate) fn prefetched(
+    db: &mut Db,
+    t: &mut Tracker,
+    mut scan: Scan,
+) -> Result<(), CheckpointError> {
     let fresh: Vec<String> = scan
         .tree
         .iter()
@@ -147,7 +151,11 @@ pub(crate) fn prefetched(db: &mut Db, t: &mut Tracker, mut scan: Scan) -> Result
 }
 
 /// Reads what a checkpoint covers (no store lock held).
-pub(crate) fn scan_for(t: &Tracker, take: &Take, opts: &ScanOptions) -> Result<Scan, CheckpointError> {
+pub(crate) fn scan_for(
+    t: &Tracker,
+    take: &Take,
+    opts: &ScanOptions,
+) -> Result<Scan, CheckpointError> {
     match (&take.reach, &t.last) {
         (Reach::Paths(paths), Some(last)) => Ok(Scan {
             tree: scan::rescan_paths(&t.root, last, paths, opts)?,

@@ -134,20 +134,28 @@ pub(crate) fn plan_diff(db: &Db, plan: &Plan, force: bool) -> Vec<(FileStat, Str
                 .and_then(|e| scan::read_content(&plan.root.join(&a.path), &e.content).ok());
             let new = bytes_of(db, a.to.as_ref());
             let status = FileStatus::of(a.now.as_ref(), a.to.as_ref());
-            (counts(&a.path, status, &old, &new), unified(&a.path, &old, &new))
+            (
+                counts(&a.path, status, &old, &new),
+                unified(&a.path, &old, &new),
+            )
         })
         .collect()
 }
 
-/// Applies a plan's actions (conflicts only with `force`); returns what changed.
-pub(crate) fn apply(db: &Db, plan: &Plan, force: bool) -> Result<Vec<FileStat>, CheckpointError> {
+/// Applies a plan's actions (conflicts only with `force`); returns what
+/// changed, with the diff from what was there to what is back.
+pub(crate) fn apply(
+    db: &Db,
+    plan: &Plan,
+    force: bool,
+) -> Result<Vec<(FileStat, String)>, CheckpointError> {
     let root = plan
         .root
         .canonicalize()
         .map_err(|e| CheckpointError::io(&plan.root, e))?;
     let mut done = Vec::new();
     let mut emptied = BTreeSet::new();
-    for (stat, _) in plan_diff(db, plan, force) {
+    for (stat, diff) in plan_diff(db, plan, force) {
         let Some(action) = plan.actions.iter().find(|a| a.path == stat.path) else {
             continue;
         };
@@ -161,7 +169,7 @@ pub(crate) fn apply(db: &Db, plan: &Plan, force: bool) -> Result<Vec<FileStat>, 
                 }
             }
         }
-        done.push(stat);
+        done.push((stat, diff));
     }
     // Folders the agent made and the rewind emptied go too.
     for dir in emptied.into_iter().rev() {

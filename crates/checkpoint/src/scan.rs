@@ -229,7 +229,8 @@ pub(crate) fn read_entry(
     if !kind.is_file() && !kind.is_symlink() {
         return Ok(None);
     }
-    if let Some(c) = cached.filter(|c| c.stat_matches(stat.size, stat.mtime_ns, stat.ino, stat.mode))
+    if let Some(c) =
+        cached.filter(|c| c.stat_matches(stat.size, stat.mtime_ns, stat.ino, stat.mode))
     {
         return Ok(Some(*c));
     }
@@ -316,9 +317,10 @@ fn hash_file(path: &Path) -> std::io::Result<Hash> {
 /// symlink's target.
 pub(crate) fn read_content(path: &Path, content: &Content) -> std::io::Result<Vec<u8>> {
     match content {
-        Content::Symlink(_) => {
-            Ok(std::fs::read_link(path)?.as_os_str().as_encoded_bytes().to_vec())
-        }
+        Content::Symlink(_) => Ok(std::fs::read_link(path)?
+            .as_os_str()
+            .as_encoded_bytes()
+            .to_vec()),
         _ => std::fs::read(path),
     }
 }

@@ -52,19 +52,36 @@ fn a_rewind_puts_back_bytes_modes_and_deletions_and_removes_created_files() {
     put(&w.root, "ignored/x.log", "log\n");
     let mut t = w.cp.tracker("s1", &w.root).unwrap();
     w.cp.prefetch(&mut t, &w.settings).unwrap();
-    let first = w.cp.record(&mut t, &take(1, Kind::Turn), &w.settings, 1).unwrap().unwrap();
+    let first =
+        w.cp.record(&mut t, &take(1, Kind::Turn), &w.settings, 1)
+            .unwrap()
+            .unwrap();
     assert_eq!(first.tracked, 4, "ignored files are not tracked");
-    assert_eq!(first.not_tracked.unwrap().ignored, vec!["ignored/".to_string()]);
+    assert_eq!(
+        first.not_tracked.unwrap().ignored,
+        vec!["ignored/".to_string()]
+    );
     // The agent edits, removes, creates and chmods.
     put(&w.root, "a.txt", "one\nTWO\nthree\n");
     std::fs::remove_file(w.root.join("gone.txt")).unwrap();
     put(&w.root, "new/dir/c.txt", "created\n");
-    std::fs::set_permissions(w.root.join("src/b.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let step = w.cp.record(&mut t, &take(3, Kind::Step), &w.settings, 2).unwrap().unwrap();
+    std::fs::set_permissions(
+        w.root.join("src/b.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let step =
+        w.cp.record(&mut t, &take(3, Kind::Step), &w.settings, 2)
+            .unwrap()
+            .unwrap();
     assert_eq!(step.files.len(), 4);
     assert_eq!((step.added, step.removed), (3, 2));
     // Nothing changed: no checkpoint.
-    assert!(w.cp.record(&mut t, &take(4, Kind::Step), &w.settings, 3).unwrap().is_none());
+    assert!(
+        w.cp.record(&mut t, &take(4, Kind::Step), &w.settings, 3)
+            .unwrap()
+            .is_none()
+    );
     let target = w.cp.target_of("s1", 1).unwrap().unwrap();
     let plan = w.cp.plan(&mut t, target.id, &w.settings).unwrap();
     assert!(plan.conflicts().is_empty(), "{:?}", plan.actions);
@@ -73,8 +90,14 @@ fn a_rewind_puts_back_bytes_modes_and_deletions_and_removes_created_files() {
     w.cp.apply(&plan, false).unwrap();
     assert_eq!(read(&w.root, "a.txt").unwrap(), "one\ntwo\n");
     assert_eq!(read(&w.root, "gone.txt").unwrap(), "keep me\n");
-    assert!(!w.root.join("new").exists(), "created files and their folders go");
-    let mode = std::fs::metadata(w.root.join("src/b.sh")).unwrap().permissions().mode();
+    assert!(
+        !w.root.join("new").exists(),
+        "created files and their folders go"
+    );
+    let mode = std::fs::metadata(w.root.join("src/b.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o111, 0);
     assert_eq!(read(&w.root, "ignored/x.log").unwrap(), "log\n");
 }
@@ -84,10 +107,13 @@ fn a_file_the_user_changed_is_a_conflict_unless_forced_and_user_files_are_kept()
     let w = world();
     put(&w.root, "a.txt", "orig\n");
     let mut t = w.cp.tracker("s1", &w.root).unwrap();
-    w.cp.record(&mut t, &take(1, Kind::Turn), &w.settings, 1).unwrap();
+    w.cp.record(&mut t, &take(1, Kind::Turn), &w.settings, 1)
+        .unwrap();
     put(&w.root, "a.txt", "agent\n");
     put(&w.root, "b.txt", "agent made\n");
-    w.cp.record(&mut t, &take(2, Kind::Step), &w.settings, 2).unwrap().unwrap();
+    w.cp.record(&mut t, &take(2, Kind::Step), &w.settings, 2)
+        .unwrap()
+        .unwrap();
     // Between turns the user edits a.txt and makes mine.txt.
     put(&w.root, "a.txt", "user\n");
     put(&w.root, "mine.txt", "mine\n");
@@ -113,11 +139,19 @@ fn oversize_files_are_seen_not_kept_and_forks_and_pruning_keep_rewinds_working()
     put(&w.root, "big.bin", "0123456789abcdef");
     put(&w.root, "a.txt", "v0\n");
     let mut t = w.cp.tracker("s1", &w.root).unwrap();
-    let first = w.cp.record(&mut t, &take(1, Kind::Turn), &w.settings, 1).unwrap().unwrap();
-    assert_eq!(first.not_tracked.unwrap().oversize, vec!["big.bin".to_string()]);
+    let first =
+        w.cp.record(&mut t, &take(1, Kind::Turn), &w.settings, 1)
+            .unwrap()
+            .unwrap();
+    assert_eq!(
+        first.not_tracked.unwrap().oversize,
+        vec!["big.bin".to_string()]
+    );
     for i in 1..=5 {
         put(&w.root, "a.txt", &format!("v{i}\n"));
-        w.cp.record(&mut t, &take(1 + i, Kind::Step), &w.settings, 1).unwrap().unwrap();
+        w.cp.record(&mut t, &take(1 + i, Kind::Step), &w.settings, 1)
+            .unwrap()
+            .unwrap();
     }
     let rows = w.cp.list("s1").unwrap();
     assert_eq!(rows.len(), 3, "the last `keep` stay");

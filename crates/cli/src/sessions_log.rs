@@ -51,7 +51,11 @@ pub fn print_log(events: &[SessionEvent], out: &mut impl Write) -> anyhow::Resul
                 }
             }
             EventItem::Rewind(r) => {
-                let what = if r.code { "conversation and code" } else { "conversation" };
+                let what = if r.code {
+                    "conversation and code"
+                } else {
+                    "conversation"
+                };
                 writeln!(
                     out,
                     "── rewound ({what}) to before #{}: #{}–#{} are not sent again #{seq}",

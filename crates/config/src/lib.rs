@@ -27,8 +27,8 @@ mod web_search;
 mod workspace;
 
 pub use config::{
-    AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance, McpServer, McpSettings,
-    Profile, Retry, Routing,
+    AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance,
+    McpServer, McpSettings, Profile, Retry, Routing,
 };
 pub use document::{Document, save_json_edit};
 pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};

@@ -33,6 +33,8 @@ struct DaemonAnnouncer {
 impl Announce for DaemonAnnouncer {
     fn announce(&self, what: &Announcement) {
         match what {
+            // Shown by the checkpoint surfaces (h-wire).
+            Announcement::Checkpoint { .. } => {}
             Announcement::NoticeLogged {
                 session_id,
                 job_id,

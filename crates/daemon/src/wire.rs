@@ -32,6 +32,8 @@ pub fn event_envelope(
     let env = match ev {
         // The desktop protocol has no stop reason; `done` says the turn ended.
         AgentEvent::AutoCompaction(_) | AgentEvent::AnswerFinish { .. } => return None,
+        // Mapped to the `checkpoint` event by the checkpoint surfaces (h-wire).
+        AgentEvent::Checkpoint(_) => return None,
         AgentEvent::Workflow { step, node, detail } => {
             let label = workflow_label(&node, lang).into_owned();
             let details = WorkflowDetails {

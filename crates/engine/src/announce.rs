@@ -32,6 +32,14 @@ pub enum Announcement {
         /// Continuations left after this one.
         remaining: u32,
     },
+    /// A checkpoint taken outside a turn: a background job ended, a rewind
+    /// restored files.
+    Checkpoint {
+        /// The session.
+        session_id: String,
+        /// What it recorded (or why it failed).
+        note: seekclaw_agent::CheckpointNote,
+    },
     /// The `auto` goal's budget of continuation turns is spent (said once):
     /// no more start until the goal is set again.
     GoalBudgetExhausted {
@@ -50,7 +58,8 @@ impl Announcement {
         match self {
             Announcement::NoticeLogged { session_id, .. }
             | Announcement::GoalContinues { session_id, .. }
-            | Announcement::GoalBudgetExhausted { session_id, .. } => session_id,
+            | Announcement::GoalBudgetExhausted { session_id, .. }
+            | Announcement::Checkpoint { session_id, .. } => session_id,
         }
     }
 }

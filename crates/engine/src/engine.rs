@@ -64,6 +64,8 @@ pub struct Services {
     pub bus: Arc<TurnBus>,
     /// The front ends shown what the session policy does by itself.
     pub announcers: Announcers,
+    /// The shadow store of workspace files (`checkpoints.db`), opened on first use.
+    pub checkpoints: crate::checkpoints::CheckpointStore,
     /// Fired when the engine stops: no goal continuation starts after it,
     /// and notices stop waiting for finishing turns.
     pub stopping: CancellationToken,
@@ -122,6 +124,7 @@ impl Engine {
                 goals: AutoGoals::default(),
                 bus: Arc::default(),
                 announcers: Announcers::default(),
+                checkpoints: Default::default(),
                 stopping: CancellationToken::new(),
             }),
         }

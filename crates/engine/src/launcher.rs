@@ -289,6 +289,8 @@ impl Engine {
         let (tx, events) = mpsc::unbounded_channel();
         let children =
             crate::subrun::for_turn(self, &request.scope, &session.id, &request.overrides, &tx);
+        let checkpoints =
+            self.turn_checkpoints(&runtime, &request.scope, &session.id, &request.overrides);
         let input = TurnInput {
             scope: request.scope.key.clone(),
             session_id: session.id.clone(),
@@ -305,6 +307,7 @@ impl Engine {
             approval_policy: request.overrides.approval_policy,
             files: request.overrides.files.clone(),
             children,
+            checkpoints,
             disabled_tools: request.overrides.disabled_tools,
         };
         let after = AfterTurn {

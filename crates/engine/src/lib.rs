@@ -8,6 +8,7 @@
 mod announce;
 mod balance;
 mod bus;
+mod checkpoints;
 mod compact;
 pub mod config_service;
 mod engine;
@@ -37,6 +38,10 @@ mod turns;
 
 pub use announce::{Announce, AnnounceGuard, Announcement, Announcers};
 pub use bus::{TurnBus, WatchGuard, Watched};
+pub use checkpoints::{
+    CheckpointStore, CheckpointSummary, FileDiff, ForkOutcome, ForkRequest, Restore, RewindOutcome,
+    RewindRequest, RewoundPrompt,
+};
 pub use compact::AppendedSummary;
 pub use config_service::{ConfigService, ConfigStatus, FileHealth};
 pub use engine::{Engine, Services};

@@ -42,6 +42,8 @@ impl Engine {
     /// Delivers a background job's notice and tells the front ends when it
     /// went into the log.
     async fn deliver_and_announce(&self, n: SessionNotice) {
+        // What the job changed is kept before anyone reads that it ended.
+        self.checkpoint_job_end(&n.session_id).await;
         match self.deliver_notice(&n.session_id, &n.notice.text).await {
             Ok(NoticeDelivery::ToTurn) => {}
             Ok(NoticeDelivery::Logged) => self.announcers.announce(Announcement::NoticeLogged {

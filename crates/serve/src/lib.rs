@@ -128,6 +128,8 @@ impl seekclaw_engine::Announce for Announced {
             A::GoalBudgetExhausted { turns, .. } => {
                 WireEvent::GoalBudgetExhausted { turns: *turns }
             }
+            // Mapped by the checkpoint surfaces (h-tui).
+            A::Checkpoint { .. } => return,
         };
         let _ = self.tx.send(ev.to_line());
     }

@@ -52,6 +52,8 @@ impl TurnMapper {
             }
             // OpenSeek's `turn_finished` carries no stop reason.
             AgentEvent::AnswerFinish { .. } => {}
+            // Mapped by the checkpoint surfaces (h-tui).
+            AgentEvent::Checkpoint(_) => {}
             // A failover: the next model answers the step afresh.
             AgentEvent::ModelStart { .. } => {
                 self.text.clear();

@@ -27,7 +27,13 @@ impl Store {
     /// Makes session `to` from the events of `from` before its user message
     /// at `seq`, with `forkedFrom {from, seq}`. The caller checked that
     /// `seq` is a user message.
-    pub fn fork_session(&self, scope: &str, from: &str, seq: u64, to: &str) -> Result<SessionHeader> {
+    pub fn fork_session(
+        &self,
+        scope: &str,
+        from: &str,
+        seq: u64,
+        to: &str,
+    ) -> Result<SessionHeader> {
         self.write(|tx| {
             let source: Option<(i64, Option<String>, Option<String>, String, bool)> = tx
                 .prepare_cached(
@@ -123,6 +129,10 @@ mod tests {
         let events = store.events("g", "b").unwrap();
         assert_eq!(events.len(), 1);
         let listed = store.list_sessions("g", false).unwrap();
-        assert!(listed.iter().any(|s| s.id == "b" && s.forked_from.is_some()));
+        assert!(
+            listed
+                .iter()
+                .any(|s| s.id == "b" && s.forked_from.is_some())
+        );
     }
 }

@@ -14,8 +14,8 @@ mod checkpointer;
 mod children;
 mod conversation;
 mod error;
-mod fork;
 mod event_log;
+mod fork;
 mod items;
 mod model;
 mod projection;
@@ -40,8 +40,8 @@ pub use conversation::Conversation;
 pub use error::{Result, StoreError};
 pub use items::{
     AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, SessionEvent,
-    StepUsage, Summary,
-    TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
+    StepUsage, Summary, TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage,
+    ViewedImage,
 };
 pub use model::{ForkedFrom, NewSession, Project, SessionHeader, SessionPatch, StoreStats};
 pub use projection::{

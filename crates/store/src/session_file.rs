@@ -42,8 +42,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::items::{
-    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, SessionEvent, Summary,
-    TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
+    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, SessionEvent,
+    Summary, TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage, ViewedImage,
 };
 
 /// The only header version there is.
@@ -200,7 +200,10 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
         // OpenSeek has no rewind: a notice it shows, with our marker in
         // keys other readers skip.
         EventItem::Rewind(r) => {
-            let text = format!("[the conversation was rewound to before event {}]", r.from_seq);
+            let text = format!(
+                "[the conversation was rewound to before event {}]",
+                r.from_seq
+            );
             p.insert("content".into(), text.into());
             p.insert("notice_kind".into(), REWIND_KIND.into());
             p.insert("rewind_from_sequence".into(), r.from_seq.into());

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::blobs::{self, BlobCache};
 use crate::error::{Result, StoreError};
 use crate::items::{
-    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, Summary, TerminalStatus,
-    ToolResult, TurnTerminal, UserMessage,
+    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, Summary,
+    TerminalStatus, ToolResult, TurnTerminal, UserMessage,
 };
 
 #[derive(Serialize)]
