@@ -61,14 +61,14 @@ fn rewind_restores_the_file_and_the_conversation_and_refuses_conflicts_and_busy(
     assert_eq!(refused["conflicts"], json!(["notes.txt"]), "{refused}");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine now\n");
 
-    // A dry run says what would change and changes nothing.
-    let dry = json!({"command": "rewind", "seq": seq2, "restore": "both", "dry_run": true});
+    // A dry run (of a forced rewind) says what would change and changes nothing.
+    let dry = json!({"command": "rewind", "seq": seq2, "restore": "both", "dry_run": true, "force": true});
     serve.send(&dry.to_string());
     let would = serve.until("rewind_finished");
     let would = would.last().unwrap();
     assert_eq!(would["dry_run"], true, "{would}");
     assert_eq!(would["conflicts"], json!(["notes.txt"]), "{would}");
-    assert!(would["files"][0]["diff"].as_str().unwrap().contains("+first"), "{would}");
+    assert!(would["files"][0]["diff"].as_str().is_some_and(|d| d.contains("+first")), "{would}");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine now\n");
 
     // Forced, both: the file as before the turn, the prompt back.
