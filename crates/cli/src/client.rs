@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Result, anyhow};
 use seekclaw_client::{Client, ClientError, MethodType};
 use seekclaw_config::Home;
+use seekclaw_protocol::ErrorCode;
 
 /// Admin calls answer quickly; a daemon silent this long is stuck.
 const READ_TIMEOUT: Duration = Duration::from_secs(60);
@@ -31,6 +32,17 @@ impl DaemonClient {
     /// becomes an error with the daemon's message.
     pub fn call<M: MethodType>(&mut self, params: &M::Params) -> Result<M::Result> {
         self.0.call::<M>(params).map_err(described::<M>)
+    }
+
+    /// [`Self::call`], with the error's code when the daemon sent one (a
+    /// `conflict` gets its own hint).
+    pub fn call_coded<M: MethodType>(
+        &mut self,
+        params: &M::Params,
+    ) -> std::result::Result<M::Result, (Option<ErrorCode>, anyhow::Error)> {
+        self.0
+            .call::<M>(params)
+            .map_err(|e| (e.code(), described::<M>(e)))
     }
 
     /// A call whose `data` is kept as sent (`--json` output prints it

@@ -26,6 +26,7 @@ mod serve;
 mod sessions;
 mod sessions_file;
 mod sessions_log;
+mod sessions_rewind;
 mod sessions_search;
 mod table;
 

@@ -2,7 +2,8 @@
 //! straight from the home's SQLite store (no daemon needed; WAL makes that
 //! safe beside a running one). Only `import` and `compact` write (`compact`
 //! through the engine, holding the session as a turn would). Export and
-//! import live in `sessions_file.rs`, search in `sessions_search.rs`.
+//! import live in `sessions_file.rs`, search in `sessions_search.rs`,
+//! `checkpoints`, `rewind` and `fork` in `sessions_rewind.rs`.
 //!
 //! Scope as in `seekclaw run`: `--global`, `--workspace DIR` (its project
 //! root), else the current directory's project root. `show`, `export` and
@@ -107,6 +108,9 @@ pub enum SessionsCommand {
         #[arg(long, requires = "file")]
         to: Option<u64>,
     },
+    /// `checkpoints`, `rewind`, `fork` (in `sessions_rewind.rs`).
+    #[command(flatten)]
+    Checkpoint(crate::sessions_rewind::CheckpointCommand),
     /// Read an OpenSeek session file into a new session of the scope; prints
     /// its id. Given a directory (a `.openseek/sessions` folder, a
     /// `.openseek` folder or a project holding one), imports every session
@@ -275,6 +279,10 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
                 )?;
             }
         }
+        SessionsCommand::Checkpoint(cmd) => {
+            drop(store);
+            crate::sessions_rewind::run(home, cmd, &mut out)?;
+        }
         SessionsCommand::Import { file, scope, id } => {
             let scope = scope.resolve(home)?;
             if file.is_dir() {
@@ -317,7 +325,7 @@ fn compact(home: &Home, scope: &Scope, id: &str) -> anyhow::Result<seekclaw_agen
 /// The scope key and the full id of the session `given` names: its id, or
 /// a unique start of it (or end: the id's random tail), as `schedule` takes
 /// task ids. Looked for in the scope, then (no scope named) in every scope.
-fn find(
+pub(crate) fn find(
     store: &Store,
     home: &Home,
     args: &ScopeArgs,
@@ -419,6 +427,10 @@ struct ListRow<'a> {
     /// absent for a top-level session.
     #[serde(skip_serializing_if = "Option::is_none")]
     parent_id: Option<&'a str>,
+    /// The session and user message it was forked from (`sessions fork`);
+    /// absent for a session that is not a fork.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    forked_from: Option<&'a seekclaw_store::ForkedFrom>,
 }
 
 impl ListRow<'_> {
@@ -438,12 +450,14 @@ impl ListRow<'_> {
             created_at: &h.created_at,
             archived: h.archived,
             parent_id: h.parent_id.as_deref(),
+            forked_from: h.forked_from.as_ref(),
         }
     }
 }
 
-/// The list with each subagent session right under its parent (when the
-/// parent is listed), flagged as a child; the order is otherwise kept.
+/// The list with each subagent session and each fork right under the
+/// session it came from (when that is listed), flagged as nested; the order
+/// is otherwise kept.
 fn nested(listed: &[ListedSession]) -> Vec<(&ListedSession, bool)> {
     let ids: std::collections::HashSet<&str> =
         listed.iter().map(|l| l.header.id.as_str()).collect();
@@ -451,10 +465,11 @@ fn nested(listed: &[ListedSession]) -> Vec<(&ListedSession, bool)> {
         l: &'l ListedSession,
         ids: &std::collections::HashSet<&str>,
     ) -> Option<&'l str> {
-        l.header
-            .parent_id
+        let h = &l.header;
+        h.parent_id
             .as_deref()
-            .filter(|p| ids.contains(p) && *p != l.header.id)
+            .or(h.forked_from.as_ref().map(|f| f.session_id.as_str()))
+            .filter(|p| ids.contains(p) && *p != h.id)
     }
     let under = |l| parent_in(l, &ids);
     let mut rows = Vec::with_capacity(listed.len());
@@ -477,7 +492,7 @@ fn nested(listed: &[ListedSession]) -> Vec<(&ListedSession, bool)> {
 }
 
 /// `2026-07-31T12:00:00.1234567+00:00` as `2026-07-31 12:00`.
-fn short_time(iso: &str) -> String {
+pub(crate) fn short_time(iso: &str) -> String {
     match (iso.get(..10), iso.get(11..16)) {
         (Some(day), Some(time)) => format!("{day} {time}"),
         _ => iso.to_string(),
@@ -495,7 +510,10 @@ fn print_table(listed: &[ListedSession], out: &mut impl Write) -> anyhow::Result
         .map(|(l, child)| {
             let r = ListRow::of(l);
             [
-                if child {
+                if child && r.forked_from.is_some() {
+                    // A fork, not a subagent: `⑂` as a branch.
+                    format!("  ⑂ {}", r.id)
+                } else if child {
                     format!("  └ {}", r.id)
                 } else {
                     r.id.to_string()

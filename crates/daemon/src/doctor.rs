@@ -108,7 +108,47 @@ pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
             ),
         )),
     }
+    checks.push(checkpoint_check(daemon, &config).await);
     checks
+}
+
+/// The checkpoint store: on or off, and its size (retention and deleted
+/// sessions keep it in bounds; a user wondering where the disk went looks
+/// here).
+async fn checkpoint_check(daemon: &Ctx, config: &Config) -> Check {
+    let path = daemon.engine.home.checkpoints_path();
+    let bytes = match daemon.engine.checkpoint_store_bytes().await {
+        Ok(bytes) => bytes,
+        // The engine could not open it: the files' own size says as much.
+        Err(_) => ["", "-wal", "-shm"]
+            .iter()
+            .filter_map(|end| {
+                let mut p = path.clone().into_os_string();
+                p.push(end);
+                std::fs::metadata(p).ok().map(|m| m.len())
+            })
+            .sum(),
+    };
+    let settings = &config.checkpoints;
+    let state = if settings.enabled {
+        format!("on, the last {} per session kept", settings.keep)
+    } else {
+        "off (checkpoints.enabled is false)".to_string()
+    };
+    ok(
+        "Checkpoints",
+        format!("{state}; store {} ({})", size(bytes), path.display()),
+    )
+}
+
+/// `12.3 MB`, `4.0 kB`, `512 B`.
+fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    match bytes {
+        n if n >= 1 << 20 => format!("{:.1} MB", b / f64::from(1 << 20)),
+        n if n >= 1 << 10 => format!("{:.1} kB", b / f64::from(1 << 10)),
+        n => format!("{n} B"),
+    }
 }
 
 /// Local checks plus a probe of every enabled provider.

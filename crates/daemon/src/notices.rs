@@ -2,7 +2,8 @@
 //! engine's [`seekclaw_engine::Announce`] seam): a background-job notice
 //! that went into an idle session's log is sent, as `background_notice`, to
 //! the connection that last ran a turn on the session; a goal continuation
-//! and a spent `auto` budget are broadcast as `goal_updated`.
+//! and a spent `auto` budget are broadcast as `goal_updated`; a checkpoint
+//! taken outside a turn goes to the session's watchers as `checkpoint`.
 
 use std::sync::Arc;
 
@@ -22,19 +23,25 @@ pub fn listen(
     engine.announcers.listen(Arc::new(DaemonAnnouncer {
         connections: connections.clone(),
         owners: owners.clone(),
+        bus: engine.bus.clone(),
     }))
 }
 
 struct DaemonAnnouncer {
     connections: Arc<Connections>,
     owners: Arc<Owners>,
+    bus: Arc<seekclaw_engine::TurnBus>,
 }
 
 impl Announce for DaemonAnnouncer {
     fn announce(&self, what: &Announcement) {
         match what {
-            // Shown by the checkpoint surfaces (h-wire).
-            Announcement::Checkpoint { .. } => {}
+            // Outside a turn (a job's end, a rewind): to the session's
+            // watchers, as a turn's own checkpoints reach them.
+            Announcement::Checkpoint { session_id, note } => {
+                let ev = seekclaw_agent::AgentEvent::Checkpoint(note.clone());
+                self.bus.event(session_id, None, &ev);
+            }
             Announcement::NoticeLogged {
                 session_id,
                 job_id,

@@ -32,8 +32,11 @@ pub fn event_envelope(
     let env = match ev {
         // The desktop protocol has no stop reason; `done` says the turn ended.
         AgentEvent::AutoCompaction(_) | AgentEvent::AnswerFinish { .. } => return None,
-        // Mapped to the `checkpoint` event by the checkpoint surfaces (h-wire).
-        AgentEvent::Checkpoint(_) => return None,
+        // `data` is the note as JSON text (the protocol's `CheckpointNote`).
+        AgentEvent::Checkpoint(note) => {
+            let json = serde_json::to_string(&note).unwrap_or_default();
+            Envelope::new(id, event::CHECKPOINT, json)
+        }
         AgentEvent::Workflow { step, node, detail } => {
             let label = workflow_label(&node, lang).into_owned();
             let details = WorkflowDetails {

@@ -1,31 +1,88 @@
 //! `checkpoint.list`, `checkpoint.diff`, `session.rewind`, `session.fork`:
-//! the engine's checkpoints of a session's workspace, read and used.
+//! the engine's checkpoints of a session's workspace, read and used. The
+//! engine holds the policy (busy, conflicts, what a rewind restores); this
+//! reads the params, names the scope and words the answer.
 
-use seekclaw_protocol::{MethodError, Params, method};
+use seekclaw_engine::{ForkRequest, Restore, RewindRequest};
+use seekclaw_protocol::api::{CheckpointDiffResult, RestoreMode, Scope as _};
+use seekclaw_protocol::{Envelope, Params, method};
 
 use super::Reply;
+use super::session::{SessionRef, target};
 use crate::ctx::Ctx;
+use crate::error::Wire;
 
-fn not_wired() -> MethodError {
-    MethodError::internal("checkpoints are not wired to the engine yet")
+fn restore(mode: RestoreMode) -> Restore {
+    match mode {
+        RestoreMode::Code => Restore::Code,
+        RestoreMode::Conversation => Restore::Conversation,
+        RestoreMode::Both => Restore::Both,
+    }
 }
 
-pub async fn list(_daemon: &Ctx, _id: i64, p: &Params) -> Reply {
-    p.read::<method::CheckpointList>()?;
-    Err(not_wired())
+pub async fn list(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::CheckpointList>()?;
+    let r = SessionRef {
+        id: params.session_id.trimmed(),
+        scope: params.scope(),
+    };
+    let scope = target(daemon, &r)?;
+    let list = daemon.engine.checkpoints(&scope, &r.id).await.wire()?;
+    Ok(Envelope::json_result(id, &list).with_session(Some(r.id)))
 }
 
-pub async fn diff(_daemon: &Ctx, _id: i64, p: &Params) -> Reply {
-    p.read::<method::CheckpointDiff>()?;
-    Err(not_wired())
+pub async fn diff(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::CheckpointDiff>()?;
+    let seq = params.seq.clone().into_inner();
+    let r = SessionRef {
+        id: params.session_id.trimmed(),
+        scope: params.scope(),
+    };
+    let scope = target(daemon, &r)?;
+    let files = daemon
+        .engine
+        .checkpoint_diff(&scope, &r.id, seq)
+        .await
+        .wire()?;
+    // The engine's rows are the protocol's `CheckpointFileDiff` field for field.
+    let files = serde_json::to_value(files)
+        .and_then(serde_json::from_value)
+        .map_err(|e| seekclaw_protocol::MethodError::internal(e.to_string()))?;
+    let result = CheckpointDiffResult { seq, files };
+    Ok(Envelope::json_result(id, &result).with_session(Some(r.id)))
 }
 
-pub async fn rewind(_daemon: &Ctx, _id: i64, p: &Params) -> Reply {
-    p.read::<method::SessionRewind>()?;
-    Err(not_wired())
+pub async fn rewind(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::SessionRewind>()?;
+    let r = SessionRef {
+        id: params.id.trimmed(),
+        scope: params.scope(),
+    };
+    let scope = target(daemon, &r)?;
+    let request = RewindRequest {
+        session_id: r.id.clone(),
+        seq: params.seq.clone().into_inner(),
+        restore: restore(params.restore()),
+        dry_run: params.dry_run.unwrap_or(false),
+        force: params.force.unwrap_or(false),
+    };
+    let outcome = daemon.engine.rewind(&scope, request).await.wire()?;
+    Ok(Envelope::json_result(id, &outcome).with_session(Some(r.id)))
 }
 
-pub async fn fork(_daemon: &Ctx, _id: i64, p: &Params) -> Reply {
-    p.read::<method::SessionFork>()?;
-    Err(not_wired())
+pub async fn fork(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::SessionFork>()?;
+    let r = SessionRef {
+        id: params.id.trimmed(),
+        scope: params.scope(),
+    };
+    let scope = target(daemon, &r)?;
+    let request = ForkRequest {
+        session_id: r.id.clone(),
+        seq: params.seq.clone().into_inner(),
+        restore_code: params.restore_code.unwrap_or(false),
+        force: params.force.unwrap_or(false),
+    };
+    let outcome = daemon.engine.fork(&scope, request).await.wire()?;
+    Ok(Envelope::json_result(id, &outcome).with_session(Some(r.id)))
 }

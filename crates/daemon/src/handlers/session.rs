@@ -95,9 +95,18 @@ struct SessionView {
     approval_policy: &'static str,
     approval_rules: Vec<seekclaw_store::ApprovalRule>,
     model: Option<String>,
-    messages: Vec<Message>,
+    messages: Vec<SeqMessage>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     children: Vec<String>,
+}
+
+/// A message with the log seq it comes from (ours, additive): what
+/// `session.rewind` and `session.fork` take for a user message.
+#[derive(Serialize)]
+struct SeqMessage {
+    #[serde(flatten)]
+    message: Message,
+    seq: u64,
 }
 
 /// `session.update`'s answer: the header, and the session's own model when
@@ -126,7 +135,13 @@ impl SessionView {
             approval_policy: approvals.0.as_str(),
             approval_rules: approvals.1,
             model,
-            messages,
+            messages: messages
+                .into_iter()
+                .map(|message| SeqMessage {
+                    seq: message.seq,
+                    message,
+                })
+                .collect(),
             children: Vec::new(),
         }
     }
@@ -315,6 +330,11 @@ pub async fn delete(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Rep
     }
     // The session is closed: its background jobs end with it.
     daemon.engine.jobs.close(&r.id);
+    // Its checkpoints go too; the session is gone either way, so a store
+    // that cannot be cleaned now is only logged (a later prune frees it).
+    if let Err(e) = daemon.engine.forget_checkpoints(&r.id).await {
+        tracing::warn!(session = %r.id, error = %e.message, "cannot delete the session's checkpoints");
+    }
     daemon.session_owners.forget(&r.id);
     daemon.engine.goals.set(&r.id, false);
     conn.clear_legacy_if(&r.id);

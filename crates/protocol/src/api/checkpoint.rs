@@ -319,11 +319,17 @@ pub struct RewindOutcome {
     pub kept: Vec<String>,
     /// Files that were over `checkpoints.maxFileBytes` at that point.
     pub unrestorable: Vec<String>,
-    /// The rewound message, for the editor (conversation rewinds).
+    /// The rewound message, for the editor (conversation rewinds); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<RewoundPrompt>,
-    /// The rewind marker appended to the log (conversation rewinds).
+    /// The rewind marker appended to the log (conversation rewinds that are
+    /// not dry runs); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marker_seq: Option<u64>,
-    /// The checkpoint the rewind took of what it replaced (code rewinds).
+    /// The checkpoint of the restored files (code rewinds that changed
+    /// files); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<CheckpointNote>,
 }
 
@@ -336,7 +342,8 @@ pub struct ForkOutcome {
     pub session: SessionHeader,
     /// The message forked at, for the editor.
     pub prompt: Option<RewoundPrompt>,
-    /// With `restoreCode`: the code rewind.
+    /// With `restoreCode`: the code rewind; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<RewindOutcome>,
 }
 

@@ -390,6 +390,9 @@ pub struct SessionMessage {
     /// An assistant message: the `provider/model` that actually answered (after
     /// any failover); null otherwise.
     pub model_ref: Option<String>,
+    /// The session-log event the message comes from: a user message's is
+    /// what `session.rewind` and `session.fork` take (ours, additive).
+    pub seq: u64,
 }
 
 /// An image of a user message; `data` is base64.

@@ -15,3 +15,4 @@ mod schedules;
 mod sessions;
 mod sessions_files;
 mod sessions_prefix;
+mod sessions_rewind;

@@ -5,6 +5,7 @@ mod backpressure;
 mod balance;
 mod ceiling;
 mod chat;
+mod checkpoints;
 mod client_crate;
 mod config;
 mod detach;
