@@ -33,7 +33,10 @@ fn two_turns(server: &ProviderServer, screen: &Screen, dir: &Path) {
     screen.submit("change it please");
     screen.wait_for("Changed it.");
     screen.wait_idle();
-    assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "second\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "second\n"
+    );
 }
 
 /// Esc, then Esc again once the first one was taken.
@@ -60,25 +63,40 @@ fn esc_esc_rewinds_code_and_conversation_and_the_prompt_comes_back_to_resend() {
     two_turns(&server, &screen, &dir);
 
     esc_esc(&screen);
-    // A digit typed right behind the gesture chooses nothing.
-    screen.keys(&["1"]);
     let list = screen.wait_for("Rewind to before which prompt?");
+    // Keys right behind the list appearing choose nothing.
+    screen.keys(&["Up", "Enter"]);
+    // Below the transcript: the list, newest last and selected.
+    let listed = list.split("Rewind to before which prompt?").nth(1).unwrap();
     assert!(
-        row(&list, "change it please").contains("+1 −1 in 1 file"),
+        row(listed, "write first").contains("+1 −1 in 1 file"),
         "{list}"
     );
-    assert!(row(&list, "change it please").contains('›'), "newest selected: {list}");
+    let newest = row(listed, "change it please");
+    assert!(newest.contains("+1 −1 in 1 file"), "{list}");
+    assert!(newest.starts_with('›'), "newest selected: {list}");
     screen.seen();
+    assert!(screen.capture().contains("Rewind to before which prompt?"));
     screen.keys(&["Enter"]);
-    let ask = screen.wait_for("Rewind to before «change it please»:");
-    assert!(ask.contains("1. Restore the code and the conversation"), "{ask}");
-    assert!(ask.contains("4. Cancel"), "{ask}");
+    let ask = screen.wait("the question, whole", |s| {
+        s.contains("Rewind to before «change it please»:") && s.contains("4. Cancel")
+    });
+    assert!(
+        ask.contains("1. Restore the code and the conversation"),
+        "{ask}"
+    );
     screen.seen();
     screen.keys(&["1"]);
     let done = screen.wait_for("⟲ Rewound the code and the conversation");
-    assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "first\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "first\n"
+    );
     assert!(done.contains("Restored 1 file"), "{done}");
-    assert!(!done.contains("Changed it."), "the rewound turn is gone: {done}");
+    assert!(
+        !done.contains("Changed it."),
+        "the rewound turn is gone: {done}"
+    );
     assert!(done.contains("Wrote it."), "the turn before stays: {done}");
     let editor = screen.settled(editor_line);
     assert!(editor.contains("› change it please"), "{editor}");
@@ -110,7 +128,7 @@ fn a_file_the_user_changed_is_listed_and_only_overwritten_when_chosen() {
     screen.wait_for("Rewind to before which prompt?");
     screen.seen();
     screen.keys(&["Enter"]);
-    screen.wait_for("Rewind to before «change it please»:");
+    screen.wait_for("4. Cancel");
     screen.seen();
     screen.keys(&["3"]); // the code only
     let asked = screen.wait_for("1. Overwrite them");
@@ -140,7 +158,7 @@ fn a_file_the_user_changed_is_listed_and_only_overwritten_when_chosen() {
     screen.wait_for("Rewind to before which prompt?");
     screen.seen();
     screen.keys(&["Enter"]);
-    screen.wait_for("Rewind to before «change it please»:");
+    screen.wait_for("4. Cancel");
     screen.seen();
     screen.keys(&["3"]);
     screen.wait_for("1. Overwrite them");
@@ -148,8 +166,14 @@ fn a_file_the_user_changed_is_listed_and_only_overwritten_when_chosen() {
     screen.keys(&["1"]);
     let done = screen.wait_for("⟲ Rewound the code");
     assert!(done.contains("Overwrote"), "{done}");
-    assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "first\n");
-    assert!(done.contains("Changed it."), "the conversation stays: {done}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "first\n"
+    );
+    assert!(
+        done.contains("Changed it."),
+        "the conversation stays: {done}"
+    );
     screen.submit("/quit");
     screen.wait_exit();
 }
@@ -169,7 +193,9 @@ fn fork_opens_a_new_session_at_the_chosen_prompt_and_says_so() {
     screen.wait_for("Fork to before which prompt?");
     screen.seen();
     screen.keys(&["Enter"]); // the newest: the default
-    let ask = screen.wait_for("Fork to before «change it please»:");
+    let ask = screen.wait("the question, whole", |s| {
+        s.contains("Fork to before «change it please»:") && s.contains("3. Cancel")
+    });
     assert!(ask.contains("2. Fork and restore the code"), "{ask}");
     screen.seen();
     screen.keys(&["1"]);
@@ -186,9 +212,7 @@ fn fork_opens_a_new_session_at_the_chosen_prompt_and_says_so() {
         "a conversation fork leaves the files"
     );
     let mut c = d.connect().unwrap();
-    let list = c
-        .ok_json("session.list", json!({"global": true}))
-        .unwrap();
+    let list = c.ok_json("session.list", json!({"global": true})).unwrap();
     let header = list
         .as_array()
         .unwrap()
@@ -196,7 +220,13 @@ fn fork_opens_a_new_session_at_the_chosen_prompt_and_says_so() {
         .find(|s| s["id"] == fork.as_str())
         .unwrap()
         .clone();
-    assert_eq!(header["forkedFrom"]["sessionId"], source.as_str(), "{header}");
+    assert_eq!(
+        header["forkedFrom"]["sessionId"],
+        source.as_str(),
+        "{header}"
+    );
+    // Ctrl-C empties the editor (the prompt put back) before quitting.
+    screen.keys(&["C-c"]);
     screen.submit("/quit");
     screen.wait_exit();
 }
