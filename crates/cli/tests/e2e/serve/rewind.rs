@@ -47,9 +47,14 @@ fn rewind_restores_the_file_and_the_conversation_and_refuses_conflicts_and_busy(
         .unwrap_or_else(|| panic!("no step checkpoint in {second:?}"));
     assert_eq!(step["files"][0]["path"], "notes.txt", "{step}");
     assert_eq!(step["files"][0]["status"], "modified", "{step}");
-    assert_eq!((step["added"].as_u64(), step["removed"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (step["added"].as_u64(), step["removed"].as_u64()),
+        (Some(1), Some(1))
+    );
     let seq2 = step["turn_sequence"].as_u64().unwrap();
-    let seq1 = named(&first, "checkpoint")[0]["turn_sequence"].as_u64().unwrap();
+    let seq1 = named(&first, "checkpoint")[0]["turn_sequence"]
+        .as_u64()
+        .unwrap();
     assert!(seq1 < seq2);
 
     // The user edits the file: a code rewind is a conflict, nothing changes.
@@ -68,7 +73,12 @@ fn rewind_restores_the_file_and_the_conversation_and_refuses_conflicts_and_busy(
     let would = would.last().unwrap();
     assert_eq!(would["dry_run"], true, "{would}");
     assert_eq!(would["conflicts"], json!(["notes.txt"]), "{would}");
-    assert!(would["files"][0]["diff"].as_str().is_some_and(|d| d.contains("+first")), "{would}");
+    assert!(
+        would["files"][0]["diff"]
+            .as_str()
+            .is_some_and(|d| d.contains("+first")),
+        "{would}"
+    );
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine now\n");
 
     // Forced, both: the file as before the turn, the prompt back.
@@ -81,7 +91,9 @@ fn rewind_restores_the_file_and_the_conversation_and_refuses_conflicts_and_busy(
     assert_eq!(finished["restore"], "both", "{finished}");
     assert!(finished["marker_sequence"].as_u64().is_some(), "{finished}");
     assert!(
-        named(&done, "checkpoint").iter().any(|c| c["kind"] == "rewind"),
+        named(&done, "checkpoint")
+            .iter()
+            .any(|c| c["kind"] == "rewind"),
         "the rewind's own checkpoint: {done:?}"
     );
 
