@@ -413,7 +413,7 @@ impl App {
                     out.push(Line::styled(format!("  … {first} earlier"), dim));
                 }
                 for (i, t) in flow.targets.iter().enumerate().take(end).skip(first) {
-                    let text = format!("{}", t.short(60));
+                    let text = t.short(60);
                     let detail = format!("  {}", t.changes.label());
                     if i == *selected {
                         out.push(Line::from(vec![
