@@ -19,6 +19,31 @@ fn the_official_client_forks_a_session_with_its_whole_conversation() {
     }
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_with(&server);
+    forks(&server, &home);
+}
+
+/// The same through a running daemon (the connection is upgraded to it).
+#[test]
+fn the_official_client_forks_a_session_through_the_daemon() {
+    if capability_missing("node", node_missing()) {
+        return;
+    }
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let config = std::fs::read_to_string(home.join("config.json")).unwrap();
+    let d = crate::support::start_with(seekclaw_testkit::StartOptions {
+        config: Some(serde_json::from_str(&config).unwrap()),
+        ..Default::default()
+    });
+    forks(&server, &d.home);
+    assert!(
+        d.stderr().contains("connection upgraded protocol=\"acp\""),
+        "{}",
+        d.stderr()
+    );
+}
+
+fn forks(server: &ProviderServer, home: &std::path::Path) {
     let ws = tempfile::tempdir().unwrap();
     let ws_path = ws.path().canonicalize().unwrap();
     server.enqueue(Reply::plain("Noted: plover."));
@@ -26,7 +51,7 @@ fn the_official_client_forks_a_session_with_its_whole_conversation() {
     let out = Command::new("node")
         .arg(js_dir().join("fork.mjs"))
         .arg(bin())
-        .arg(&home)
+        .arg(home)
         .arg(&ws_path)
         .current_dir(js_dir())
         .output()
@@ -55,7 +80,7 @@ fn the_official_client_forks_a_session_with_its_whole_conversation() {
     let listed = Command::new(bin())
         .args(["sessions", "list", "--json", "--workspace"])
         .arg(&ws_path)
-        .env("SEEKCLAW_HOME", &home)
+        .env("SEEKCLAW_HOME", home)
         .output()
         .unwrap();
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();

@@ -62,6 +62,13 @@ fn esc_esc_rewinds_code_and_conversation_and_the_prompt_comes_back_to_resend() {
     let screen = Screen::chat(&d.home, &["--global"]);
     two_turns(&server, &screen, &dir);
 
+    // Each turn's checkpoint showed as a dim line under its tool row.
+    let turns = screen.capture();
+    assert_eq!(
+        turns.matches("checkpoint · 1 file +1 −1").count(),
+        2,
+        "{turns}"
+    );
     esc_esc(&screen);
     let list = screen.wait_for("Rewind to before which prompt?");
     // Keys right behind the list appearing choose nothing.

@@ -100,4 +100,33 @@ fn checkpoints_are_marked_on_the_timeline_and_open_to_their_diffs() {
         "diff text is never markup"
     );
     browser.screenshot(&shots_dir().join("checkpoints.png"));
+
+    // A later turn's checkpoint is marked live, without a reload.
+    let (_again, url) = inspect(&home);
+    browser.goto(&format!("{url}&session={id}"));
+    let steps = "return [...document.querySelectorAll('#view .event .checkpoint summary')]\
+         .filter((s) => s.textContent.includes('step')).length";
+    browser.wait_for(
+        &format!("{steps} === 1 && document.getElementById('live').textContent.includes('live')"),
+        Duration::from_secs(20),
+    );
+    server.enqueue(Reply::new().tool_call(
+        "c2",
+        "write_file",
+        json!({"path": "more.txt", "content": "one\ntwo\n"}).to_string(),
+    ));
+    server.enqueue(Reply::plain("More."));
+    seekclaw(&ws, &home, &["run", "write more", "--session", &id]);
+    browser.wait_for(&format!("{steps} === 2"), Duration::from_secs(10));
+    let marks = browser.eval(
+        "return [...document.querySelectorAll('#view .event .checkpoint summary')]\
+         .map((s) => s.textContent).join('\\n')",
+    );
+    assert!(
+        marks
+            .as_str()
+            .unwrap()
+            .contains("◆ checkpoint · step · 1 file +2 −0"),
+        "{marks}"
+    );
 }
