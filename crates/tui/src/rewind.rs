@@ -497,11 +497,16 @@ impl App {
         else {
             return;
         };
+        // A turn's own steps need no label; a job's end or a rewind's does.
+        let kind = match note.kind.as_str() {
+            "turn" | "step" => String::new(),
+            other => format!(" ({other})"),
+        };
         let line = match (&note.error, note.files.len()) {
             (Some(e), _) => format!("checkpoint failed · {e} (the turn goes on)"),
             (None, 0) => return,
             (None, n) => format!(
-                "checkpoint · {n} file{} +{} −{}",
+                "checkpoint{kind} · {n} file{} +{} −{}",
                 if n == 1 { "" } else { "s" },
                 note.added,
                 note.removed

@@ -220,3 +220,48 @@ fn fork_asks_whether_to_restore_the_code_too() {
         })
     );
 }
+
+#[test]
+fn checkpoint_events_are_dim_lines_of_this_session_only() {
+    let mut app = App::default();
+    app.session_id = Some("s1".into());
+    let env = |sid: &str, data: serde_json::Value| seekclaw_client::Event {
+        id: 0,
+        event: "checkpoint".into(),
+        data: data.to_string(),
+        session_id: Some(sid.into()),
+        details: None,
+    };
+    let note = |kind: &str, files: usize, error: Option<&str>| {
+        let files: Vec<_> = (0..files)
+            .map(|i| serde_json::json!({"path": format!("f{i}"), "status": "modified", "added": 1, "removed": 0}))
+            .collect();
+        let mut n = serde_json::json!({"id": 1, "seq": 4, "turnSeq": 1, "kind": kind,
+            "files": files, "added": 5, "removed": 1, "tracked": 9});
+        if let Some(e) = error {
+            n["error"] = e.into();
+        }
+        n
+    };
+    app.on_envelope(env("s1", note("step", 2, None)));
+    app.on_envelope(env("s1", note("step", 0, None)));
+    app.on_envelope(env("other", note("step", 1, None)));
+    app.on_envelope(env("s1", note("rewind", 1, None)));
+    app.on_envelope(env("s1", note("turn", 0, Some("disk full"))));
+    let lines: Vec<&str> = app
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            crate::app::Entry::Checkpoint(l) => Some(l.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "checkpoint · 2 files +5 −1",
+            "checkpoint (rewind) · 1 file +5 −1",
+            "checkpoint failed · disk full (the turn goes on)",
+        ]
+    );
+}
