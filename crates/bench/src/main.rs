@@ -12,6 +12,7 @@
 mod acp;
 mod approvals;
 mod canned;
+mod checkpoints;
 mod cpu;
 mod daemon;
 mod echo;
@@ -73,6 +74,20 @@ enum BenchCommand {
         /// `@zed-industries/codex-acp`; `BIN` is the agent).
         #[arg(long)]
         codex_acp: Option<PathBuf>,
+    },
+    /// Checkpoints on a generated workspace (in process): the first, after a
+    /// one-file change, after a `bash` call that changed nothing, a rewind of
+    /// 100 files, the store's growth over 50 one-line edits.
+    Checkpoints {
+        /// Files in the generated workspace.
+        #[arg(long, default_value_t = 10_000)]
+        files: usize,
+        /// Bytes per file (10,000 x 10 KB = 100 MB).
+        #[arg(long, default_value_t = 10_000)]
+        file_bytes: usize,
+        /// Timed checkpoints per shape.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
     },
     /// Ping throughput and latency: daemon vs an in-process JSONL echo server.
     Ping {
@@ -313,6 +328,19 @@ fn main() -> Result<()> {
             .context("locate the bench executable")?
             .with_file_name("seekclaw"),
     };
+    if let BenchCommand::Checkpoints {
+        files,
+        file_bytes,
+        runs,
+    } = cli.command
+    {
+        return checkpoints::run(&checkpoints::CheckpointArgs {
+            files,
+            file_bytes,
+            runs,
+            json: cli.json,
+        });
+    }
     if let BenchCommand::Sandbox { runs, network } = cli.command {
         return sandbox::run(&sandbox::SandboxArgs {
             runs,
@@ -490,7 +518,7 @@ fn main() -> Result<()> {
             idle_secs,
             messages,
         }),
-        BenchCommand::Sandbox { .. } => Ok(()),
+        BenchCommand::Sandbox { .. } | BenchCommand::Checkpoints { .. } => Ok(()),
         BenchCommand::Turns {
             only,
             relay_runs,

@@ -322,6 +322,14 @@ impl Db {
         Ok(n)
     }
 
+    /// Deletes everything and gives the space back.
+    pub fn clear(&mut self) -> Result<(), CheckpointError> {
+        self.conn
+            .execute_batch("DELETE FROM entries; DELETE FROM checkpoints; DELETE FROM blobs;")?;
+        self.conn.execute_batch("VACUUM")?;
+        Ok(())
+    }
+
     /// Keeps the session's last `keep` checkpoints: the oldest kept one
     /// becomes a full tree, older ones go, and so do blobs nothing uses.
     pub fn prune(&mut self, session_id: &str, keep: usize) -> Result<usize, CheckpointError> {
@@ -383,6 +391,19 @@ pub fn put_blob(tx: &Transaction<'_>, hash: &Hash, bytes: &[u8]) -> Result<(), C
         "INSERT OR IGNORE INTO blobs (hash, size, deflated, data) VALUES (?1, ?2, ?3, ?4)",
     )?;
     stmt.execute(params![&hash[..], bytes.len() as i64, deflated, data])?;
+    Ok(())
+}
+
+/// Detaches the session's checkpoints standing at or after `seq`.
+pub fn detach_from(
+    tx: &Transaction<'_>,
+    session_id: &str,
+    seq: u64,
+) -> Result<(), CheckpointError> {
+    tx.execute(
+        "UPDATE checkpoints SET seq = NULL WHERE session_id = ?1 AND seq >= ?2",
+        params![session_id, seq as i64],
+    )?;
     Ok(())
 }
 

@@ -170,7 +170,7 @@ impl Checkpointer {
     ) -> Result<Plan, CheckpointError> {
         let db = self.db();
         let empty = Tree::new();
-        let last = t.last.as_ref().unwrap_or(&empty);
+        let last: &Tree = t.last.as_deref().unwrap_or(&empty);
         restore::plan(
             &db,
             &t.session_id,
@@ -212,6 +212,11 @@ impl Checkpointer {
     /// The log was truncated after `seq`: later checkpoints stand nowhere.
     pub fn detach_after(&self, session_id: &str, seq: u64) -> Result<(), CheckpointError> {
         self.db().detach_after(session_id, seq)
+    }
+
+    /// Forgets every checkpoint and blob (a factory reset).
+    pub fn clear(&self) -> Result<(), CheckpointError> {
+        self.db().clear()
     }
 
     /// The store's size on disk.

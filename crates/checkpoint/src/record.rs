@@ -2,6 +2,7 @@
 //! new bytes and the changed paths in one transaction.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::db::{self, Db, NewRow};
 use crate::diff::{FileStat, line_counts};
@@ -88,9 +89,9 @@ pub struct Tracker {
     pub(crate) session_id: String,
     pub(crate) root: PathBuf,
     /// The state of the last checkpoint (`None`: the session has none yet).
-    pub(crate) last: Option<Tree>,
+    pub(crate) last: Option<Arc<Tree>>,
     /// The newest scan's tree: reused hashes.
-    pub(crate) cache: Tree,
+    pub(crate) cache: Arc<Tree>,
     /// What the newest whole scan left out.
     pub(crate) not_tracked: NotTracked,
     /// The id of the session's newest checkpoint.
@@ -114,12 +115,15 @@ impl Tracker {
 pub(crate) fn load(db: &Db, session_id: &str, root: &Path) -> Result<Tracker, CheckpointError> {
     let rows = db.rows(session_id)?;
     let (last, last_id) = match rows.last() {
-        Some(row) => (Some(db.tree_at(session_id, row.id)?), Some(row.id)),
+        Some(row) => (
+            Some(Arc::new(db.tree_at(session_id, row.id)?)),
+            Some(row.id),
+        ),
         None => (None, None),
     };
     let cache = match &last {
         Some(t) => t.clone(),
-        None => db.newest_tree_of_root(&root.to_string_lossy())?,
+        None => Arc::new(db.newest_tree_of_root(&root.to_string_lossy())?),
     };
     Ok(Tracker {
         session_id: session_id.to_string(),
@@ -145,7 +149,7 @@ pub(crate) fn prefetched(
         .map(|(p, _)| p.clone())
         .collect();
     keep_blobs(db, &t.root, &mut scan.tree, &fresh)?;
-    t.cache = scan.tree;
+    t.cache = Arc::new(scan.tree);
     t.not_tracked = scan.not_tracked;
     Ok(())
 }
@@ -180,7 +184,7 @@ pub(crate) fn commit(
     let mut tree = scanned.tree;
     let full = t.last.is_none();
     let empty = Tree::new();
-    let before = t.last.as_ref().unwrap_or(&empty);
+    let before: &Tree = t.last.as_deref().unwrap_or(&empty);
     // Bytes earlier checkpoints use are kept; only the changed ones are checked.
     let fresh: Vec<String> = changes(before, &tree)
         .into_iter()
@@ -189,6 +193,7 @@ pub(crate) fn commit(
         .collect();
     keep_blobs(db, &t.root, &mut tree, &fresh)?;
     let diff = changes(before, &tree);
+    let tree = Arc::new(tree);
     t.cache = tree.clone();
     if !full && diff.is_empty() {
         t.last = Some(tree);
@@ -203,6 +208,11 @@ pub(crate) fn commit(
     let removed = files.iter().map(|f| f.removed).sum();
     let external = take.kind == Kind::Turn;
     let tx = db.write()?;
+    // A turn's first checkpoint stands at its user message: any standing
+    // at or after it are from before the log was cut back (truncated).
+    if take.kind == Kind::Turn {
+        db::detach_from(&tx, &t.session_id, take.seq)?;
+    }
     let id = db::insert_row(
         &tx,
         &NewRow {
@@ -219,7 +229,7 @@ pub(crate) fn commit(
         },
     )?;
     if full {
-        for (path, entry) in &tree {
+        for (path, entry) in tree.iter() {
             db::insert_entry(&tx, id, path, Some(entry), external)?;
         }
     } else {

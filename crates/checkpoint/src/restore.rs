@@ -246,8 +246,9 @@ fn put_back(db: &Db, path: &Path, entry: &Entry) -> Result<(), CheckpointError> 
         }
         _ => {
             let mut f = std::fs::File::create(&tmp).map_err(io)?;
+            // No fsync per file (git does none either): the rename keeps
+            // a crash from leaving a half-written file in its place.
             f.write_all(&bytes).map_err(io)?;
-            f.sync_all().map_err(io)?;
             set_mode(&tmp, entry.mode).map_err(io)?;
         }
     }

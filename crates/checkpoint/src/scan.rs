@@ -89,13 +89,37 @@ fn now_ns() -> i64 {
 /// timestamp tick: their mtime is not trusted next time.
 const RACY_NS: i64 = 20_000_000;
 
+/// What one walker thread found.
+#[derive(Default)]
+struct Found {
+    entries: Vec<(String, Entry)>,
+    top: Vec<String>,
+    error: Option<CheckpointError>,
+}
+
+/// Hands a walker thread's finds over when the thread is done with them.
+struct Collect<'a> {
+    found: Found,
+    into: &'a std::sync::Mutex<Vec<Found>>,
+}
+
+impl Drop for Collect<'_> {
+    fn drop(&mut self) {
+        let found = std::mem::take(&mut self.found);
+        if let Ok(mut all) = self.into.lock() {
+            all.push(found);
+        }
+    }
+}
+
 /// Reads the whole workspace at `root`, reusing `cache`'s hashes for files
-/// whose stat fields are unchanged.
+/// whose stat fields are unchanged. The walk (and its stats) runs on a few
+/// threads: on a 10,000-file tree the stats are most of the time.
 pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, CheckpointError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let started = now_ns();
-    let mut out = Scan::default();
-    let mut top_seen = BTreeSet::new();
     let exclude = opts.exclude.clone();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
     let walker = WalkBuilder::new(root)
         .hidden(false)
         .parents(true)
@@ -106,36 +130,71 @@ pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, Check
         .ignore(true)
         .add_custom_ignore_filename(".seekclawignore")
         .follow_links(false)
+        .threads(threads)
         .filter_entry(move |e| keep(e, &exclude))
-        .build();
-    for item in walker {
-        let entry = item.map_err(|e| CheckpointError::Scan(e.to_string()))?;
-        if entry.depth() == 0 {
-            continue;
-        }
-        if entry.depth() == 1 {
-            top_seen.insert(entry.file_name().to_string_lossy().into_owned());
-        }
-        let Some(kind) = entry.file_type() else {
-            continue;
+        .build_parallel();
+    let all = std::sync::Mutex::new(Vec::new());
+    let count = AtomicUsize::new(0);
+    walker.run(|| {
+        let mut collect = Collect {
+            found: Found::default(),
+            into: &all,
         };
-        if kind.is_dir() {
-            continue;
+        let count = &count;
+        Box::new(move |item| {
+            use ignore::WalkState;
+            let found = &mut collect.found;
+            let entry = match item {
+                Ok(e) => e,
+                Err(e) => {
+                    found.error = Some(CheckpointError::Scan(e.to_string()));
+                    return WalkState::Quit;
+                }
+            };
+            if entry.depth() == 0 {
+                return WalkState::Continue;
+            }
+            if entry.depth() == 1 {
+                found
+                    .top
+                    .push(entry.file_name().to_string_lossy().into_owned());
+            }
+            if entry.file_type().is_none_or(|k| k.is_dir()) {
+                return WalkState::Continue;
+            }
+            let Some(rel) = relative(root, entry.path()) else {
+                return WalkState::Continue;
+            };
+            match read_entry(entry.path(), cache.get(&rel), opts, started) {
+                Ok(Some(seen)) => found.entries.push((rel, seen)),
+                Ok(None) => {}
+                Err(e) => {
+                    found.error = Some(e);
+                    return WalkState::Quit;
+                }
+            }
+            if count.fetch_add(1, Ordering::Relaxed) >= opts.max_files {
+                found.error = Some(CheckpointError::TooManyFiles(opts.max_files));
+                return WalkState::Quit;
+            }
+            WalkState::Continue
+        })
+    });
+    let mut out = Scan::default();
+    let mut top_seen = BTreeSet::new();
+    for found in all.into_inner().unwrap_or_default() {
+        if let Some(e) = found.error {
+            return Err(e);
         }
-        let Some(rel) = relative(root, entry.path()) else {
-            continue;
-        };
-        let Some(seen) = read_entry(entry.path(), cache.get(&rel), opts, started)? else {
-            continue;
-        };
-        if seen.content == Content::Oversize {
-            out.not_tracked.oversize.push(rel.clone());
-        }
-        out.tree.insert(rel, seen);
-        if out.tree.len() > opts.max_files {
-            return Err(CheckpointError::TooManyFiles(opts.max_files));
+        top_seen.extend(found.top);
+        for (rel, seen) in found.entries {
+            if seen.content == Content::Oversize {
+                out.not_tracked.oversize.push(rel.clone());
+            }
+            out.tree.insert(rel, seen);
         }
     }
+    out.not_tracked.oversize.sort();
     out.not_tracked.ignored = left_out_at_top(root, &top_seen);
     Ok(out)
 }
@@ -149,7 +208,17 @@ pub fn rescan_paths(
 ) -> Result<Tree, CheckpointError> {
     let started = now_ns();
     let mut tree = base.clone();
+    // A removed folder takes what was under it along.
+    let mut all: Vec<String> = paths.to_vec();
     for rel in paths {
+        let under = format!("{}/", rel.trim_end_matches('/'));
+        all.extend(
+            base.range(under.clone()..)
+                .take_while(|(k, _)| k.starts_with(&under))
+                .map(|(k, _)| k.clone()),
+        );
+    }
+    for rel in &all {
         let full = root.join(rel);
         match read_entry(&full, base.get(rel), opts, started)? {
             Some(seen) => {

@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -168,4 +170,34 @@ fn oversize_files_are_seen_not_kept_and_forks_and_pruning_keep_rewinds_working()
     w.cp.delete_session("s2").unwrap();
     assert!(w.cp.list("s1").unwrap().is_empty());
     assert!(w.cp.size_bytes().unwrap() <= before);
+}
+
+#[test]
+fn a_removed_folder_named_by_a_file_tool_takes_its_files_and_a_cut_log_detaches_later_checkpoints()
+{
+    let w = world();
+    put(&w.root, "dir/a.txt", "a\n");
+    put(&w.root, "dir/sub/b.txt", "b\n");
+    let mut t = w.cp.tracker("s1", &w.root).unwrap();
+    w.cp.record(&mut t, &take(1, Kind::Turn), &w.settings, 1)
+        .unwrap();
+    std::fs::remove_dir_all(w.root.join("dir")).unwrap();
+    let step = Take {
+        reach: Reach::Paths(vec!["dir".into()]),
+        ..take(3, Kind::Step)
+    };
+    let taken = w.cp.record(&mut t, &step, &w.settings, 2).unwrap().unwrap();
+    assert_eq!(taken.files.len(), 2, "{:?}", taken.files);
+    // The log was cut back to seq 2: the next turn's message is seq 3.
+    put(&w.root, "x.txt", "x\n");
+    w.cp.record(&mut t, &take(3, Kind::Turn), &w.settings, 3)
+        .unwrap()
+        .unwrap();
+    let rows = w.cp.list("s1").unwrap();
+    assert_eq!(
+        rows[1].seq, None,
+        "the step of the cut range stands nowhere"
+    );
+    assert_eq!(rows[2].seq, Some(3));
+    assert_eq!(w.cp.target_of("s1", 3).unwrap().unwrap().id, rows[2].id);
 }

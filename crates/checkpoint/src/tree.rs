@@ -79,29 +79,51 @@ pub struct Change {
     pub after: Option<Entry>,
 }
 
-/// The paths whose content differs between `old` and `new`.
+/// The paths whose content differs between `old` and `new` (one pass over
+/// both, in path order).
 pub fn changes(old: &Tree, new: &Tree) -> Vec<Change> {
+    use std::cmp::Ordering;
     let mut out = Vec::new();
-    for (path, after) in new {
-        match old.get(path) {
-            Some(before) if before.same_as(after) => {}
-            before => out.push(Change {
-                path: path.clone(),
-                before: before.copied(),
-                after: Some(*after),
-            }),
+    let (mut a, mut b) = (old.iter().peekable(), new.iter().peekable());
+    loop {
+        let order = match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((pa, _)), Some((pb, _))) => pa.cmp(pb),
+        };
+        match order {
+            Ordering::Less => {
+                if let Some((path, before)) = a.next() {
+                    out.push(Change {
+                        path: path.clone(),
+                        before: Some(*before),
+                        after: None,
+                    });
+                }
+            }
+            Ordering::Greater => {
+                if let Some((path, after)) = b.next() {
+                    out.push(Change {
+                        path: path.clone(),
+                        before: None,
+                        after: Some(*after),
+                    });
+                }
+            }
+            Ordering::Equal => {
+                if let (Some((path, before)), Some((_, after))) = (a.next(), b.next())
+                    && !before.same_as(after)
+                {
+                    out.push(Change {
+                        path: path.clone(),
+                        before: Some(*before),
+                        after: Some(*after),
+                    });
+                }
+            }
         }
     }
-    for (path, before) in old {
-        if !new.contains_key(path) {
-            out.push(Change {
-                path: path.clone(),
-                before: Some(*before),
-                after: None,
-            });
-        }
-    }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }
 

@@ -10,6 +10,10 @@ use crate::sessions::{create_in, header_cols, header_from_row, not_found};
 use crate::store::Store;
 use crate::time::now_iso;
 
+/// The source session's row key and what a fork takes over from it:
+/// workspace, title, reasoning level, network.
+type Source = (i64, Option<String>, Option<String>, String, bool);
+
 impl Store {
     /// The user message at `seq` of a session (`None`: no event there, or
     /// not a user message).
@@ -35,7 +39,7 @@ impl Store {
         to: &str,
     ) -> Result<SessionHeader> {
         self.write(|tx| {
-            let source: Option<(i64, Option<String>, Option<String>, String, bool)> = tx
+            let source: Option<Source> = tx
                 .prepare_cached(
                     "SELECT pk, workspace, title, reasoning_level, network_enabled \
                      FROM sessions WHERE scope = ?1 AND id = ?2",

@@ -3,14 +3,32 @@
 //! engine holds the policy (busy, conflicts, what a rewind restores); this
 //! reads the params, names the scope and words the answer.
 
-use seekclaw_engine::{ForkRequest, Restore, RewindRequest};
+use seekclaw_engine::{EngineError, ErrorKind, ForkRequest, Restore, RewindRequest};
 use seekclaw_protocol::api::{CheckpointDiffResult, RestoreMode, Scope as _};
-use seekclaw_protocol::{Envelope, Params, method};
+use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
 use super::session::{SessionRef, target};
 use crate::ctx::Ctx;
 use crate::error::Wire;
+
+/// A rewind's or fork's failure: `busy` says what to do about the turn (the
+/// general wording's `agent.steer` hint does not apply here).
+fn refused(e: EngineError) -> MethodError {
+    match e.kind {
+        ErrorKind::Busy => {
+            let message = format!(
+                "{}; wait for it to end, or stop it with agent.cancel, then try again",
+                e.message
+            );
+            MethodError {
+                message,
+                ..crate::error::wire(e)
+            }
+        }
+        _ => crate::error::wire(e),
+    }
+}
 
 fn restore(mode: RestoreMode) -> Restore {
     match mode {
@@ -47,7 +65,7 @@ pub async fn diff(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     // The engine's rows are the protocol's `CheckpointFileDiff` field for field.
     let files = serde_json::to_value(files)
         .and_then(serde_json::from_value)
-        .map_err(|e| seekclaw_protocol::MethodError::internal(e.to_string()))?;
+        .map_err(|e| MethodError::internal(e.to_string()))?;
     let result = CheckpointDiffResult { seq, files };
     Ok(Envelope::json_result(id, &result).with_session(Some(r.id)))
 }
@@ -66,7 +84,11 @@ pub async fn rewind(daemon: &Ctx, id: i64, p: &Params) -> Reply {
         dry_run: params.dry_run.unwrap_or(false),
         force: params.force.unwrap_or(false),
     };
-    let outcome = daemon.engine.rewind(&scope, request).await.wire()?;
+    let outcome = daemon
+        .engine
+        .rewind(&scope, request)
+        .await
+        .map_err(refused)?;
     Ok(Envelope::json_result(id, &outcome).with_session(Some(r.id)))
 }
 
@@ -83,6 +105,6 @@ pub async fn fork(daemon: &Ctx, id: i64, p: &Params) -> Reply {
         restore_code: params.restore_code.unwrap_or(false),
         force: params.force.unwrap_or(false),
     };
-    let outcome = daemon.engine.fork(&scope, request).await.wire()?;
+    let outcome = daemon.engine.fork(&scope, request).await.map_err(refused)?;
     Ok(Envelope::json_result(id, &outcome).with_session(Some(r.id)))
 }

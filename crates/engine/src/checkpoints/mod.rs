@@ -296,6 +296,14 @@ impl Engine {
             .await
     }
 
+    /// Forgets every session's checkpoints (a factory reset).
+    pub async fn forget_all_checkpoints(&self) -> Result<(), EngineError> {
+        if !self.home.checkpoints_path().exists() {
+            return Ok(());
+        }
+        self.on_checkpoints(|cp| cp.clear()).await
+    }
+
     /// A session of the scope, or `not_found`.
     pub(crate) async fn session_of(
         &self,

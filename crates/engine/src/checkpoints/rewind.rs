@@ -92,7 +92,8 @@ pub struct RewindOutcome {
     pub restore: Restore,
     /// Nothing was changed.
     pub dry_run: bool,
-    /// Files restored (would be, on a dry run), with their diffs.
+    /// Files restored (would be, on a dry run, conflicts included), with
+    /// their diffs.
     pub files: Vec<FileDiff>,
     /// Files the user changed after that point (restored only with force).
     pub conflicts: Vec<String>,
@@ -331,9 +332,10 @@ impl Engine {
                     unrestorable: plan.unrestorable.clone(),
                     ..nothing
                 };
+                // A dry run shows conflicts too: what forcing would overwrite.
                 if dry_run {
                     code.files = cp
-                        .plan_diff(&plan, force)
+                        .plan_diff(&plan, true)
                         .into_iter()
                         .map(Into::into)
                         .collect();

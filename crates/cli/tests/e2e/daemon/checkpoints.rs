@@ -235,6 +235,21 @@ fn a_file_the_user_changed_after_the_turn_is_a_conflict_unless_forced() {
     assert_eq!(forced["conflicts"], json!(["a.txt"]), "{forced}");
     assert_eq!(read(&ws, "a.txt"), "one\ntwo\nthree\n");
     assert_eq!(read(&ws, "b.txt"), "alpha\nbeta\n");
+
+    // Deleting the session deletes its checkpoints.
+    let stored = || -> i64 {
+        let db = rusqlite::Connection::open(d.home.join("checkpoints.db")).unwrap();
+        db.query_row(
+            "SELECT COUNT(*) FROM checkpoints WHERE session_id = ?1",
+            [&sid],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert!(stored() > 0);
+    c.ok("session.delete", json!({"id": sid, "workspace": w}))
+        .unwrap();
+    assert_eq!(stored(), 0);
 }
 
 #[test]
@@ -458,6 +473,11 @@ fn a_rewind_while_a_turn_runs_is_busy_and_bad_requests_get_one_clear_error() {
         )
         .unwrap();
     assert_eq!(busy["details"]["code"], "busy", "{busy}");
+    let text = busy["data"].as_str().unwrap();
+    assert!(
+        text.contains("agent.cancel") && !text.contains("agent.steer"),
+        "{text}"
+    );
     c.ok("agent.cancel", json!({"requestId": turn})).unwrap();
     let end = c.collect(turn).unwrap();
     assert_eq!(end.last().unwrap()["event"], "cancelled", "{end:?}");
