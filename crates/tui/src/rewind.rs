@@ -39,15 +39,6 @@ pub enum Restore {
 }
 
 impl Restore {
-    /// The wire word.
-    pub fn wire(self) -> &'static str {
-        match self {
-            Restore::Both => "both",
-            Restore::Conversation => "conversation",
-            Restore::Code => "code",
-        }
-    }
-
     /// Whether the files are restored.
     pub fn code(self) -> bool {
         matches!(self, Restore::Both | Restore::Code)
