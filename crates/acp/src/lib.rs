@@ -14,6 +14,7 @@
 
 mod content;
 mod error;
+mod fork;
 mod fs;
 mod prompt;
 pub mod rpc;
@@ -112,7 +113,9 @@ impl Agent {
                 let result = self.request(&method, &params).await;
                 // The commands are announced once the client knows the session.
                 let announce = match (&result, method.as_str()) {
-                    (Ok(r), "session/new") => r["sessionId"].as_str().map(str::to_string),
+                    (Ok(r), "session/new" | "session/fork") => {
+                        r["sessionId"].as_str().map(str::to_string)
+                    }
                     (Ok(_), "session/load") => params["sessionId"].as_str().map(str::to_string),
                     _ => None,
                 };
@@ -137,6 +140,7 @@ impl Agent {
             "authenticate" => Ok(json!({})),
             "session/new" => self.new_session(params),
             "session/load" => self.load_session(params).await,
+            "session/fork" => self.fork_session(params).await,
             "session/set_mode" => {
                 let session = self.session(params)?;
                 let mode = params["modeId"]
@@ -195,6 +199,15 @@ impl Agent {
         session.files = self.files_for(&id);
         self.sessions.insert(id.clone(), Arc::new(session));
         Ok(json!({"sessionId": id, "modes": session::modes(mode)}))
+    }
+
+    /// `session/fork`: see [`fork`].
+    async fn fork_session(&mut self, params: &Value) -> Result<Value, RpcError> {
+        let mut forked = fork::fork(&self.engine, params).await?;
+        forked.session.files = self.files_for(&forked.session.id);
+        let id = forked.session.id.clone();
+        self.sessions.insert(id, Arc::new(forked.session));
+        Ok(forked.answer)
     }
 
     /// Replays the stored conversation as `session/update`s, then answers.
@@ -265,6 +278,8 @@ fn initialize(_params: &Value) -> Value {
             "loadSession": true,
             "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
             "mcpCapabilities": {"http": true, "sse": true},
+            // `session/fork` (unstable in ACP v1: the SDK's `/unstable`).
+            "sessionCapabilities": {"fork": {}},
         },
         "authMethods": [],
         "agentInfo": {"name": "seekclaw", "title": "SeekClaw", "version": env!("CARGO_PKG_VERSION")},

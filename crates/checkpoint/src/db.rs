@@ -123,6 +123,16 @@ pub struct Db {
 const BUSY: Duration = Duration::from_secs(10);
 
 impl Db {
+    /// Opens an existing store at `path` for reading only: no schema, no
+    /// pragma that writes; a writer's WAL is read as it stands.
+    pub fn open_read_only(path: &Path) -> Result<Db, CheckpointError> {
+        let flags =
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)?;
+        conn.busy_timeout(BUSY)?;
+        Ok(Db { conn })
+    }
+
     /// Opens (creating) the store at `path`.
     pub fn open(path: &Path) -> Result<Db, CheckpointError> {
         if let Some(dir) = path.parent() {

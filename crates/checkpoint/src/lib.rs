@@ -67,6 +67,14 @@ impl Checkpointer {
         })
     }
 
+    /// Opens an existing store at `path` read-only (the inspector): listing
+    /// and diffs work, every write fails.
+    pub fn open_read_only(path: &Path) -> Result<Checkpointer, CheckpointError> {
+        Ok(Checkpointer {
+            db: Mutex::new(db::Db::open_read_only(path)?),
+        })
+    }
+
     fn db(&self) -> MutexGuard<'_, db::Db> {
         // A panic mid-write rolled its transaction back: the data is whole.
         self.db.lock().unwrap_or_else(|p| p.into_inner())

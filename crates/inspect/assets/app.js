@@ -9,7 +9,7 @@
   // An export carries its data; the served page asks the server.
   const baked = blobEl ? JSON.parse(blobEl.textContent) : null;
   const state = { sessions: [], current: null, events: [], log: null, view: params.get('view') || 'raw',
-    step: Number(params.get('seq')) || 0, tail: null };
+    step: Number(params.get('seq')) || 0, tail: null, checkpoints: new Map(), marked: new Set() };
 
   // el('div', {class: 'x'}, 'text', node, ...): strings become text nodes.
   function el(tag, attrs, ...kids) {
@@ -162,6 +162,8 @@
     state.current = s;
     state.events = [];
     state.log = null;
+    state.checkpoints = new Map();
+    state.marked = new Set();
     $('title').textContent = s.title || s.id;
     renderSidebar();
     if (baked) {
@@ -175,6 +177,7 @@
         if (!page.more || !page.events.length) break;
         after = page.events[page.events.length - 1].seq;
       }
+      await loadCheckpoints(s).catch(() => {});
       if (params.get('tail') !== '0') startTail(s);
     }
     render();
@@ -192,6 +195,8 @@
       const page = JSON.parse(m.data);
       state.events.push(...page.events);
       if (state.view === 'raw') appendRaw(page.events); else render();
+      // A step's checkpoint is taken as its result is logged.
+      loadCheckpoints(s).then(markNew).catch(() => {});
     });
     src.onopen = () => { $('live').textContent = '● live'; };
     src.onerror = () => { $('live').textContent = ''; };
@@ -353,7 +358,49 @@
       default:
         row.appendChild(el('pre', {}, e.error || JSON.stringify(it, null, 2)));
     }
+    for (const c of state.checkpoints.get(e.seq) || []) row.appendChild(checkpointMark(c));
     return row;
+  }
+
+  // ---- checkpoints (the shadow store's, read-only) ----
+  // Each checkpoint is marked on the row of the log event it stands at;
+  // opening the marker fetches what changed there, as unified diffs.
+  async function loadCheckpoints(s) {
+    if (baked || s.file) return;
+    const rows = await api(base(s) + '/checkpoints?' + q(s));
+    if (state.current !== s) return;
+    const bySeq = new Map();
+    for (const c of rows) if (c.seq != null) bySeq.set(c.seq, [...(bySeq.get(c.seq) || []), c]);
+    state.checkpoints = bySeq;
+  }
+  // Markers for checkpoints whose event row is drawn but unmarked (live).
+  function markNew() {
+    for (const [seq, rows] of state.checkpoints) {
+      const row = document.querySelector('#view .event[data-seq="' + seq + '"]');
+      if (!row) continue;
+      for (const c of rows) if (!state.marked.has(c.id)) row.appendChild(checkpointMark(c));
+    }
+  }
+  function checkpointMark(c) {
+    state.marked.add(c.id);
+    const what = c.full ? 'the workspace as first found' : c.files + ' file' + (c.files === 1 ? '' : 's') + ' +' + c.added + ' −' + c.removed;
+    const box = el('details', { class: 'checkpoint', 'data-checkpoint': c.id },
+      el('summary', {}, '◆ checkpoint · ' + c.kind + ' · ' + what));
+    box.addEventListener('toggle', async () => {
+      if (!box.open || box.dataset.loaded) return;
+      box.dataset.loaded = '1';
+      const s = state.current;
+      try {
+        const files = await api(base(s) + '/checkpoints/' + c.seq + '?' + q(s));
+        if (!files.length) box.appendChild(el('p', { class: 'empty' }, c.full ? 'The session\'s first checkpoint: the whole workspace, no diff.' : 'No file changed.'));
+        for (const f of files) {
+          box.appendChild(el('div', { class: 'cpfile' }, el('span', { class: 'badge' }, f.status), ' ', el('span', { class: 'name' }, f.path), ' +' + f.added + ' −' + f.removed));
+          if (f.binary) box.appendChild(el('p', { class: 'empty' }, 'binary file'));
+          else if (f.diff) box.appendChild(diffView(f.diff));
+        }
+      } catch (err) { box.appendChild(el('p', { class: 'k-error' }, 'Error: ' + err.message)); }
+    });
+    return box;
   }
 
   function pretty(raw) {

@@ -19,6 +19,9 @@ pub const PAGE: usize = 5_000;
 #[derive(Clone, Debug)]
 pub struct Data {
     store: Store,
+    /// The shadow store of workspace files beside it (`checkpoints.db`),
+    /// opened read-only per request: it may appear after the page opened.
+    pub(crate) checkpoints: std::path::PathBuf,
 }
 
 impl Data {
@@ -26,6 +29,7 @@ impl Data {
     pub fn open(db: &Path) -> Result<Data, InspectError> {
         Ok(Data {
             store: Store::open_read_only(db)?,
+            checkpoints: db.with_file_name("checkpoints.db"),
         })
     }
 

@@ -8,6 +8,7 @@
 //! file that renders from `file://`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+mod checkpoints;
 mod data;
 mod export;
 mod security;
@@ -32,6 +33,9 @@ pub enum InspectError {
     /// Binding or serving failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The checkpoint store could not be read.
+    #[error(transparent)]
+    Checkpoint(#[from] seekclaw_checkpoint::CheckpointError),
     /// A blocking store task did not finish.
     #[error("internal: {0}")]
     Internal(String),

@@ -86,6 +86,8 @@ fn router(data: Data, guard: Guard) -> Router {
         .route("/api/sessions/{id}/model", get(model))
         .route("/api/sessions/{id}/usage", get(usage))
         .route("/api/sessions/{id}/tail", get(tail))
+        .route("/api/sessions/{id}/checkpoints", get(checkpoints))
+        .route("/api/sessions/{id}/checkpoints/{seq}", get(checkpoint_diff))
         .with_state(data)
         .layer(axum::middleware::from_fn_with_state(guard, security::guard))
 }
@@ -232,6 +234,36 @@ async fn usage(
         blocking(move || {
             let scope = data.scope_of(&id, q.scope.as_deref())?;
             data.usage(&scope, &id).map(serialized)
+        })
+        .await,
+    )
+}
+
+/// The session's checkpoints (see [`Data::checkpoints`]).
+async fn checkpoints(
+    State(data): State<Data>,
+    Path(id): Path<String>,
+    Query(q): Query<SessionQuery>,
+) -> Response {
+    json(
+        blocking(move || {
+            data.scope_of(&id, q.scope.as_deref())?;
+            data.checkpoints(&id).map(serialized)
+        })
+        .await,
+    )
+}
+
+/// What the checkpoints at log seq `seq` changed, as unified diffs.
+async fn checkpoint_diff(
+    State(data): State<Data>,
+    Path((id, seq)): Path<(String, u64)>,
+    Query(q): Query<SessionQuery>,
+) -> Response {
+    json(
+        blocking(move || {
+            data.scope_of(&id, q.scope.as_deref())?;
+            data.checkpoint_diff(&id, seq).map(serialized)
         })
         .await,
     )

@@ -48,6 +48,9 @@ pub enum Command {
         /// Run the call (once) or not.
         allow: bool,
     },
+    /// Rewind the session to before a user message (files, conversation or
+    /// both); refused while a turn runs.
+    Rewind(openseek::Rewind),
 }
 
 /// Decodes one JSON value (the line already parsed as JSON).
@@ -78,6 +81,7 @@ pub fn parse(value: Value) -> Result<Command, String> {
         openseek::Command::Goal(Goal::Set { text, auto }) => Command::GoalSet { text, auto },
         openseek::Command::Goal(Goal::Clear) => Command::GoalClear,
         openseek::Command::Approval { id, allow } => Command::Approval { id, allow },
+        openseek::Command::Rewind(rewind) => Command::Rewind(rewind),
     })
 }
 
@@ -163,6 +167,35 @@ mod tests {
             err(json!({"command": "goal", "action": "win", "text": "x"})),
             goal
         );
+    }
+
+    #[test]
+    fn rewind_reads_its_fields_and_refuses_a_wrong_type() {
+        let Command::Rewind(r) = parse(json!({"command": "rewind", "seq": 4})).unwrap() else {
+            panic!("not a rewind");
+        };
+        assert_eq!(
+            (r.seq, r.restore, r.dry_run, r.force),
+            (4, openseek::RewindRestore::Both, false, false)
+        );
+        let v = json!({"command": "rewind", "seq": 4, "restore": "code", "dryRun": true, "force": true});
+        let Command::Rewind(r) = parse(v).unwrap() else {
+            panic!("not a rewind");
+        };
+        assert_eq!(
+            (r.restore, r.dry_run, r.force),
+            (openseek::RewindRestore::Code, true, true)
+        );
+        let shape = "expected {\"command\": \"rewind\", \"seq\": integer, \
+             \"restore\"?: \"code\"|\"conversation\"|\"both\", \"dry_run\"?: bool, \"force\"?: bool}";
+        for bad in [
+            json!({"command": "rewind"}),
+            json!({"command": "rewind", "seq": -1}),
+            json!({"command": "rewind", "seq": 1, "restore": "all"}),
+            json!({"command": "rewind", "seq": 1, "force": "yes"}),
+        ] {
+            assert_eq!(err(bad), shape);
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod error;
 mod goal;
 mod idle;
 mod mapper;
+mod rewind;
 mod wire;
 
 use std::collections::VecDeque;
@@ -127,8 +128,8 @@ impl seekclaw_engine::Announce for Announced {
             A::GoalBudgetExhausted { turns, .. } => {
                 WireEvent::GoalBudgetExhausted { turns: *turns }
             }
-            // Mapped by the checkpoint surfaces (h-tui).
-            A::Checkpoint { .. } => return,
+            // Outside a turn: a job's end, a rewind's own checkpoint.
+            A::Checkpoint { note, .. } => rewind::checkpoint_event(note),
         };
         let _ = self.tx.send(ev.to_line());
     }
@@ -501,6 +502,15 @@ impl<'e> Serve<'e> {
                 self.goal_marker(Some(text), auto, active).await;
             }
             Command::GoalClear => self.goal_marker(None, false, active).await,
+            Command::Rewind(request) => {
+                // Queued work keeps its wire order: a rewind behind it is
+                // refused as during a turn, never run ahead of it.
+                let busy = active.is_some() || !self.pending.is_empty();
+                let session = self.session.clone();
+                for ev in rewind::run(self.engine, &self.scope, session, request, busy).await {
+                    self.events.emit(&ev);
+                }
+            }
             Command::Approval { id, allow } => {
                 let decision = if allow {
                     Decision::AllowOnce

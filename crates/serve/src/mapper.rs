@@ -52,8 +52,7 @@ impl TurnMapper {
             }
             // OpenSeek's `turn_finished` carries no stop reason.
             AgentEvent::AnswerFinish { .. } => {}
-            // Mapped by the checkpoint surfaces (h-tui).
-            AgentEvent::Checkpoint(_) => {}
+            AgentEvent::Checkpoint(note) => out.push(crate::rewind::checkpoint_event(&note)),
             // A failover: the next model answers the step afresh.
             AgentEvent::ModelStart { .. } => {
                 self.text.clear();

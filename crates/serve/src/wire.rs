@@ -214,6 +214,49 @@ mod tests {
             CommandError {
                 error: s("unknown command: dance"),
             },
+            Checkpoint {
+                id: 7,
+                sequence: 12,
+                turn_sequence: 9,
+                kind: s("step"),
+                files: vec![seekclaw_protocol::openseek::CheckpointFile {
+                    path: s("a.txt"),
+                    status: s("modified"),
+                    added: 2,
+                    removed: 1,
+                }],
+                added: 2,
+                removed: 1,
+                not_tracked: Some(seekclaw_protocol::openseek::NotTracked {
+                    ignored: vec![s("target")],
+                    oversize: vec![],
+                }),
+                error: None,
+            },
+            RewindFinished {
+                sequence: 9,
+                restore: s("both"),
+                dry_run: false,
+                files: vec![seekclaw_protocol::openseek::RewoundFile {
+                    path: s("a.txt"),
+                    status: s("modified"),
+                    added: 1,
+                    removed: 2,
+                    binary: false,
+                    diff: s("--- a/a.txt\n+++ b/a.txt\n"),
+                }],
+                conflicts: vec![],
+                kept: vec![s("mine.txt")],
+                unrestorable: vec![],
+                prompt: Some(s("fix it")),
+                marker_sequence: Some(20),
+            },
+            RewindFailed {
+                sequence: 9,
+                reason: s("conflict"),
+                error: s("b.txt changed after that point"),
+                conflicts: vec![s("b.txt")],
+            },
         ]
     }
 

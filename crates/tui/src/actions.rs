@@ -181,6 +181,17 @@ async fn try_act(
             conn.send::<method::AgentApprove>(&params).await?;
         }
         Action::Shell(command) => run_shell(conn, scope, app, command).await?,
+        Action::OpenRewind(goal) => crate::rewind_act::open(daemon, scope, app, goal).await?,
+        Action::Rewind {
+            seq,
+            restore,
+            force,
+        } => crate::rewind_act::rewind(daemon, scope, app, seq, restore, force).await?,
+        Action::Fork {
+            seq,
+            restore_code,
+            force,
+        } => crate::rewind_act::fork(daemon, scope, app, seq, restore_code, force).await?,
         Action::Quit | Action::CancelAndQuit(_) => {}
     }
     Ok(())

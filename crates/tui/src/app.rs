@@ -28,6 +28,8 @@ pub enum Entry {
     Subrun(crate::subrun::SubrunRow),
     /// Something the UI says (help, session lists, a cancelled turn).
     Notice(String),
+    /// A checkpoint of the workspace's files (dimmed, one line).
+    Checkpoint(String),
     /// A failure.
     Error(String),
 }
@@ -146,6 +148,27 @@ pub enum Action {
         /// With `reject`: what the model reads.
         message: Option<String>,
     },
+    /// `/rewind`, `/fork` or Esc Esc: load the session's prompts and their
+    /// changes, then show the list.
+    OpenRewind(crate::rewind::Goal),
+    /// Rewind the session to before the prompt at `seq`.
+    Rewind {
+        /// The user message's seq.
+        seq: u64,
+        /// What to restore.
+        restore: crate::rewind::Restore,
+        /// Overwrite files someone else changed since.
+        force: bool,
+    },
+    /// Fork the session at the prompt at `seq` and switch to the fork.
+    Fork {
+        /// The user message's seq.
+        seq: u64,
+        /// Restore the code to that point too.
+        restore_code: bool,
+        /// Overwrite files someone else changed since.
+        force: bool,
+    },
     /// Leave.
     Quit,
 }
@@ -167,7 +190,7 @@ its output goes to the model\n\
 Approval prompts: ↑↓ + Enter or 1-4 choose · Esc rejects · typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
-          /compact  /copy\n\
+          /compact  /copy  /rewind (or Esc Esc on an empty prompt)  /fork\n\
           /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
 
 /// The whole UI state.
@@ -235,6 +258,10 @@ pub struct App {
     pub approvals: Vec<crate::approval::PendingApproval>,
     /// The first prompt's choice and reason step.
     pub asking: crate::approval::Asking,
+    /// The open rewind or fork list and its questions.
+    pub rewind: Option<crate::rewind::Flow>,
+    /// One Esc on the empty prompt: a second opens the rewind list.
+    pub(crate) esc_armed: bool,
     /// The open `/sessions` or `/model` picker.
     pub picker: Option<crate::picker::Picker>,
     /// The open `@path` completion popup.
@@ -344,6 +371,10 @@ impl App {
             return;
         }
         if self.on_approval_envelope(&env, &kind) {
+            return;
+        }
+        if env.event == "checkpoint" {
+            self.on_checkpoint(&env);
             return;
         }
         // A job of this chat's session ended while no turn ran: the engine
@@ -560,6 +591,9 @@ impl App {
         if self.picker.is_some() {
             return self.picker_key(key);
         }
+        if let Some(decided) = self.rewind_key(key) {
+            return decided;
+        }
         if let Some(decided) = self.quit_key(key) {
             return decided;
         }
@@ -585,7 +619,11 @@ impl App {
             self.cancel_armed = false;
             self.hint = None;
         }
+        if key.code != KeyCode::Esc {
+            self.esc_armed = false;
+        }
         match key.code {
+            KeyCode::Esc => return self.esc_key(),
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
             KeyCode::Char('d') if ctrl && self.editor.is_empty() => return self.request_quit(),
             KeyCode::Char('j') if ctrl => self.editor.insert('\n'),
@@ -722,6 +760,8 @@ impl App {
             ("goal", "clear") => Some(Action::Goal(Some(None))),
             ("goal", text) => Some(Action::Goal(Some(Some(text.to_string())))),
             ("sessions", _) => Some(Action::ListSessions),
+            ("rewind", _) => self.open_rewind(crate::rewind::Goal::Rewind),
+            ("fork", _) => self.open_rewind(crate::rewind::Goal::Fork),
             ("resume", "") => {
                 self.error("usage: /resume ID (ids from /sessions)");
                 None

@@ -75,6 +75,9 @@ impl Connection {
 /// The UI's words for a client failure.
 fn tui_error(method: &str, e: ClientError) -> TuiError {
     match e {
+        ClientError::Daemon(d) if d.code == Some(seekclaw_protocol::ErrorCode::Conflict) => {
+            TuiError::Conflict(d.message)
+        }
         ClientError::Daemon(d) => TuiError::Daemon(d.message),
         ClientError::Timeout { .. } => TuiError::Timeout(method.to_string()),
         ClientError::BadResult { .. }

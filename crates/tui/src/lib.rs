@@ -35,6 +35,8 @@ mod print_live;
 pub mod quit;
 pub mod render;
 mod reports;
+pub mod rewind;
+mod rewind_act;
 pub mod setup;
 mod shell;
 pub mod status;
@@ -71,6 +73,10 @@ pub enum TuiError {
     /// The daemon answered with an error.
     #[error("{0}")]
     Daemon(String),
+    /// The daemon refused with `conflict` (a rewind would overwrite files
+    /// someone else changed).
+    #[error("{0}")]
+    Conflict(String),
     /// The terminal failed (raw mode, drawing, reading keys).
     #[error("terminal: {0}")]
     Terminal(std::io::Error),

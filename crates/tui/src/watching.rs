@@ -45,6 +45,11 @@ impl App {
         if env.id != watch.request_id {
             return Some((env, kind));
         }
+        // A checkpoint outside a turn (a rewind's, a job's end) starts none.
+        if env.event == "checkpoint" && self.turn.is_none() {
+            self.on_checkpoint(&env);
+            return None;
+        }
         match kind {
             EventKind::TurnStart(start) => {
                 if self.turn.is_some() {

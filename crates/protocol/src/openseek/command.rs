@@ -34,6 +34,50 @@ pub enum Command {
         /// Run the call (once) or not.
         allow: bool,
     },
+    /// Rewind the session to before one of its user messages (ours,
+    /// additive): the files, the conversation, or both.
+    Rewind(Rewind),
+}
+
+/// A `rewind` command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Rewind {
+    /// The user message's log seq (`sequence` is read too).
+    #[serde(alias = "sequence")]
+    pub seq: u64,
+    /// What to restore (default: both).
+    #[serde(default)]
+    pub restore: RewindRestore,
+    /// Only say what would change (`dryRun` is read too).
+    #[serde(default, alias = "dryRun")]
+    pub dry_run: bool,
+    /// Overwrite files someone other than the agent changed after that point.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// What a `rewind` restores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RewindRestore {
+    /// The workspace's files only.
+    Code,
+    /// The conversation only.
+    Conversation,
+    /// Both.
+    #[default]
+    Both,
+}
+
+impl RewindRestore {
+    /// The wire word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RewindRestore::Code => "code",
+            RewindRestore::Conversation => "conversation",
+            RewindRestore::Both => "both",
+        }
+    }
 }
 
 /// What a user sends: `content` parts, or the legacy `text` (+ `images`),
@@ -173,6 +217,8 @@ const EXPECTED_GOAL: &str =
     "expected {\"action\": \"set\", \"text\": ...} or {\"action\": \"clear\"}";
 const EXPECTED_APPROVAL: &str =
     "expected {\"command\": \"approval\", \"id\": string, \"allow\": bool}";
+const EXPECTED_REWIND: &str = "expected {\"command\": \"rewind\", \"seq\": integer, \
+     \"restore\"?: \"code\"|\"conversation\"|\"both\", \"dry_run\"?: bool, \"force\"?: bool}";
 
 /// The reader's check of a submission's images (the engine's type, size and
 /// count rules), run where the hand decoder always ran it: after the images
@@ -228,9 +274,38 @@ impl Command {
                     _ => Err(EXPECTED_GOAL.into()),
                 }
             }
+            "rewind" => rewind(&obj).map(Command::Rewind),
             other => Err(format!("unknown command: {other}")),
         }
     }
+}
+
+/// A `rewind`'s fields; a field of the wrong type is refused, not ignored
+/// (a rewind changes files).
+fn rewind(obj: &Map<String, Value>) -> Result<Rewind, String> {
+    let flag = |keys: &[&str]| match keys.iter().find_map(|k| obj.get(*k)) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(EXPECTED_REWIND.to_string()),
+    };
+    let seq = obj
+        .get("seq")
+        .or_else(|| obj.get("sequence"))
+        .and_then(Value::as_u64)
+        .ok_or_else(|| EXPECTED_REWIND.to_string())?;
+    let restore = match obj.get("restore") {
+        None | Some(Value::Null) => RewindRestore::Both,
+        Some(Value::String(r)) if r == "code" => RewindRestore::Code,
+        Some(Value::String(r)) if r == "conversation" => RewindRestore::Conversation,
+        Some(Value::String(r)) if r == "both" => RewindRestore::Both,
+        Some(_) => return Err(EXPECTED_REWIND.into()),
+    };
+    Ok(Rewind {
+        seq,
+        restore,
+        dry_run: flag(&["dry_run", "dryRun"])?,
+        force: flag(&["force"])?,
+    })
 }
 
 /// `content` parts (text and images) or the legacy `text` (+ `images`).

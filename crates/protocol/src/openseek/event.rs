@@ -48,6 +48,46 @@ pub enum ApprovalOutcome {
     Cancelled,
 }
 
+/// One file a checkpoint recorded as changed since the one before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckpointFile {
+    /// Relative to the workspace root.
+    pub path: String,
+    /// `added`, `modified` or `deleted`.
+    pub status: String,
+    /// Lines added.
+    pub added: u32,
+    /// Lines removed.
+    pub removed: u32,
+}
+
+/// What a turn's first checkpoint did not track (said once).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NotTracked {
+    /// Files the ignore rules exclude (a sample).
+    pub ignored: Vec<String>,
+    /// Files over `checkpoints.maxFileBytes`.
+    pub oversize: Vec<String>,
+}
+
+/// One file a rewind restored (or, a dry run, would restore).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RewoundFile {
+    /// Relative to the workspace root.
+    pub path: String,
+    /// What the rewind does to it: `added` (recreated), `modified` or
+    /// `deleted` (the agent created it after that point).
+    pub status: String,
+    /// Lines added.
+    pub added: u32,
+    /// Lines removed.
+    pub removed: u32,
+    /// Not text: no line diff.
+    pub binary: bool,
+    /// The unified diff (git style) of the change.
+    pub diff: String,
+}
+
 /// `level` of a line: a property of its event's kind, not of the call site
 /// (reference §2.1). No decoder reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -223,6 +263,45 @@ pub enum Event {
     SessionError { error: String },
     /// A command line could not be used.
     CommandError { error: String },
+    /// A checkpoint of the workspace's files was recorded (ours, additive):
+    /// before a turn's first change, after each step that changed files, at
+    /// a background job's end and before a rewind. `error` says checkpointing
+    /// failed (the turn goes on).
+    Checkpoint {
+        id: u64,
+        sequence: u64,
+        turn_sequence: u64,
+        kind: String,
+        files: Vec<CheckpointFile>,
+        added: u32,
+        removed: u32,
+        not_tracked: Option<NotTracked>,
+        error: Option<String>,
+    },
+    /// A `rewind` was applied (or, `dry_run`, what it would do). `prompt` is
+    /// the rewound user message's text, for the front end's editor, when the
+    /// conversation was rewound; `marker_sequence` the rewind marker's seq.
+    RewindFinished {
+        sequence: u64,
+        restore: String,
+        dry_run: bool,
+        files: Vec<RewoundFile>,
+        conflicts: Vec<String>,
+        kept: Vec<String>,
+        unrestorable: Vec<String>,
+        prompt: Option<String>,
+        marker_sequence: Option<u64>,
+    },
+    /// A `rewind` changed nothing: `reason` is `busy` (a turn runs),
+    /// `conflict` (`conflicts` lists the files someone else changed after
+    /// that point: send it again with `force` to overwrite them),
+    /// `not_found` (no such user message) or `failed`.
+    RewindFailed {
+        sequence: u64,
+        reason: String,
+        error: String,
+        conflicts: Vec<String>,
+    },
 }
 
 /// One line of the stream, read back: the envelope, then the event.
@@ -296,6 +375,9 @@ impl Event {
             SubrunFinished { .. } => "subrun_finished",
             SessionError { .. } => "session_error",
             CommandError { .. } => "command_error",
+            Checkpoint { .. } => "checkpoint",
+            RewindFinished { .. } => "rewind_finished",
+            RewindFailed { .. } => "rewind_failed",
         }
     }
 
@@ -327,7 +409,8 @@ impl Level {
             | "goal_budget_exhausted"
             | "auto_compaction_failed"
             | "model_failover"
-            | "model_retry" => Level::Warn,
+            | "model_retry"
+            | "rewind_failed" => Level::Warn,
             _ => Level::Info,
         }
     }

@@ -7,9 +7,13 @@ mod command;
 mod event;
 
 pub use command::{
-    Command, Content, ContentPart, Goal, ImageCheck, ImagePart, Steer, SteerKind, Submission,
+    Command, Content, ContentPart, Goal, ImageCheck, ImagePart, Rewind, RewindRestore, Steer,
+    SteerKind, Submission,
 };
-pub use event::{AppliedSteerKind, ApprovalOutcome, Event, EventLine, Level, Usage};
+pub use event::{
+    AppliedSteerKind, ApprovalOutcome, CheckpointFile, Event, EventLine, Level, NotTracked,
+    RewoundFile, Usage,
+};
 
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};

@@ -65,6 +65,12 @@ pub fn entry_lines(app: &App, entry: &Entry) -> Vec<Line<'static>> {
             }
             out.push(Line::default());
         }
+        Entry::Checkpoint(text) => {
+            out.push(Line::styled(
+                text.clone(),
+                Style::new().fg(Color::DarkGray).add_modifier(Modifier::DIM),
+            ));
+        }
         Entry::Error(text) => {
             prefixed(&mut out, text, "✗ ", Style::new().fg(Color::Red));
             out.push(Line::default());

@@ -30,6 +30,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
             let tail = lines.len().saturating_sub(1);
             (lines, tail)
         }
+        None if app.rewind.is_some() => app.rewind_lines(),
         None => (app.approval_lines(), app.approval_tail()),
     };
     let mut asking = wrap::wrap(asking, width);
@@ -161,6 +162,8 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
             "why the agent should not do this (it reads it)"
         } else if app.quitting.is_some() {
             "choose above: a digit, or ↑↓ Enter · Esc stays"
+        } else if app.rewind.is_some() {
+            "choose above: ↑↓ Enter · Esc closes"
         } else if !app.approvals.is_empty() {
             "choose above: ↑↓ Enter · 1-4 · Esc rejects"
         } else {
@@ -183,6 +186,7 @@ fn status_line(app: &App, width: u16) -> Line<'static> {
     let state = match (&app.turn, app.disconnected) {
         (_, true) => "disconnected".to_string(),
         _ if app.quitting.is_some() => "quit? choose above".to_string(),
+        _ if app.rewind.is_some() => "rewind: choose above".to_string(),
         _ if !app.approvals.is_empty() => "waiting for your approval".to_string(),
         (Some(t), _) if t.cancelling => "cancelling…".to_string(),
         (Some(t), _) if !t.phase.is_empty() => format!("running: {}", t.phase),

@@ -4,6 +4,7 @@
 
 mod daemon;
 mod errors;
+mod fork;
 mod mcp;
 mod protocol;
 mod session;

@@ -28,7 +28,7 @@ fn bad_lines_get_errors_and_the_connection_goes_on() {
     let lines = [
         "this is not json".to_string(),
         "[1, 2]".to_string(),
-        r#"{"jsonrpc":"2.0","id":1,"method":"session/fork","params":{}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"session/archive","params":{}}"#.to_string(),
         r#"{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"relative/dir"}}"#.to_string(),
         r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"nope","prompt":[]}}"#.to_string(),
         r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"nope"}}"#.to_string(),
@@ -65,7 +65,7 @@ fn bad_lines_get_errors_and_the_connection_goes_on() {
         out[2]["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("session/fork")
+            .contains("session/archive")
     );
     assert_eq!(error(3), (json!(2), -32602), "{}", out[3]);
     assert!(

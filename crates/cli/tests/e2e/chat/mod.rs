@@ -12,6 +12,7 @@ mod pickers;
 mod provider_add;
 mod quit;
 mod resume;
+mod rewind;
 mod terminal;
 mod totals;
 mod trust;

@@ -9,6 +9,7 @@ mod config_safety;
 mod deploy;
 mod doctor;
 mod inspect;
+mod inspect_checkpoints;
 mod inspect_export;
 mod providers;
 mod schedules;

@@ -1,3 +1,4 @@
 //! `seekclaw serve`: the OpenSeek stream over stdin/stdout.
 
+mod rewind;
 mod stream;

@@ -256,7 +256,9 @@ await makeClient().connectWith(one.stream, async (ctx) => {
     prompt(sessionA, [{ type: "audio", data: "", mimeType: "audio/wav" }]),
     (e) => e.code === -32602 && /audio/.test(e.message),
   );
-  await assert.rejects(ctx.request("session/fork", { sessionId: sessionA }), (e) => e.code === -32601);
+  await assert.rejects(ctx.request("session/archive", { sessionId: sessionA }), (e) => e.code === -32601);
+  // session/fork exists (unstable in ACP v1): a missing cwd is a bad param.
+  await assert.rejects(ctx.request("session/fork", { sessionId: sessionA }), (e) => e.code === -32602);
 });
 one.child.stdin.end();
 await new Promise((r) => one.child.on("exit", r));
