@@ -7,6 +7,8 @@
 //! reads, keeps and restores the files. Every call blocks: run it off the
 //! async threads.
 
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
 mod db;
 mod diff;
 mod error;
