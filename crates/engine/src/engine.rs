@@ -178,7 +178,7 @@ impl Engine {
                 approvals: approvals.clone(),
             })
             .ok_or_else(|| EngineError::busy(session_id))?;
-        match try_hold(&self.home, session_id) {
+        match hold_lock(&self.home, session_id) {
             Ok(Some(lock)) => guard.hold(lock),
             Ok(None) => return Err(EngineError::busy_elsewhere(session_id)),
             Err(e) => {
@@ -190,6 +190,19 @@ impl Engine {
         }
         Ok(guard)
     }
+}
+
+/// Tries the session's lock a few times over a few milliseconds: a child
+/// this process is forking (a tool's command, between fork and exec) holds
+/// a copy of every descriptor, the lock of a turn that just ended included.
+fn hold_lock(home: &Home, session_id: &str) -> std::io::Result<Option<crate::SessionLock>> {
+    for _ in 0..10 {
+        if let Some(lock) = try_hold(home, session_id)? {
+            return Ok(Some(lock));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    try_hold(home, session_id)
 }
 
 impl Engine {

@@ -68,6 +68,12 @@ pub struct ForkRequest {
     pub force: bool,
 }
 
+impl ForkRequest {
+    /// `seq` for a fork of the whole log (ACP's `session/fork`): no
+    /// message is taken back.
+    pub const WHOLE: u64 = u64::MAX;
+}
+
 /// The user message a rewind or fork took back, for the editor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -209,7 +215,13 @@ impl Engine {
         request: ForkRequest,
     ) -> Result<ForkOutcome, EngineError> {
         let header = self.session_of(scope, &request.session_id).await?;
-        let prompt = self.prompt_at(scope, &header.id, request.seq).await?;
+        let (seq, prompt) = if request.seq == ForkRequest::WHOLE {
+            let (key, id) = (scope.key.clone(), header.id.clone());
+            (self.db(move |s| s.last_seq(&key, &id)).await? + 1, None)
+        } else {
+            let prompt = self.prompt_at(scope, &header.id, request.seq).await?;
+            (request.seq, Some(prompt))
+        };
         let code = if request.restore_code {
             let _claim = self.claim(
                 &header.id,
@@ -218,19 +230,14 @@ impl Engine {
                 &Default::default(),
             )?;
             Some(
-                self.rewind_code(scope, &header.id, request.seq, false, request.force)
+                self.rewind_code(scope, &header.id, seq, false, request.force)
                     .await?,
             )
         } else {
             None
         };
         let new_id = crate::sessions::new_session_id();
-        let (key, from, to, seq) = (
-            scope.key.clone(),
-            header.id.clone(),
-            new_id.clone(),
-            request.seq,
-        );
+        let (key, from, to) = (scope.key.clone(), header.id.clone(), new_id.clone());
         let session = self
             .db(move |s| s.fork_session(&key, &from, seq, &to))
             .await?;
@@ -246,7 +253,7 @@ impl Engine {
         let code = code.map(|c| {
             let mut out = RewindOutcome {
                 session_id: header.id.clone(),
-                seq: request.seq,
+                seq,
                 restore: Restore::Code,
                 dry_run: false,
                 files: Vec::new(),
@@ -262,7 +269,7 @@ impl Engine {
         });
         Ok(ForkOutcome {
             session,
-            prompt: Some(prompt),
+            prompt,
             code,
         })
     }
