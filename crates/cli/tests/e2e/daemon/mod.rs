@@ -5,6 +5,7 @@ mod backpressure;
 mod balance;
 mod ceiling;
 mod chat;
+mod checkpoint_restore;
 mod checkpoints;
 mod client_crate;
 mod config;
