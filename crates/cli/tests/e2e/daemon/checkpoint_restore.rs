@@ -98,12 +98,12 @@ fn script_every_change(server: &ProviderServer) {
         r#"{"path":"a.txt","old_string":"beta","new_string":"BETA"}"#,
     ));
     let script = "sed -i 's/x/y/' b.txt && cat > c.txt <<'EOF'\nmade by a heredoc\nEOF\nrm d.txt && chmod +x e.sh && mkdir -p new/deep && echo n > new/deep/n.txt";
-    server.enqueue(Reply::new().tool_call("b1", "bash", &json!({"command": script}).to_string()));
+    server.enqueue(Reply::new().tool_call("b1", "bash", json!({"command": script}).to_string()));
     server.enqueue(
         Reply::new().tool_call(
             "b2",
             "bash",
-            &json!({"command": "sleep 0.3; echo later > job.txt", "run_in_background": true})
+            json!({"command": "sleep 0.3; echo later > job.txt", "run_in_background": true})
                 .to_string(),
         ),
     );
