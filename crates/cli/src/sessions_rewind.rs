@@ -348,7 +348,7 @@ fn rewind(
         Ok(outcome) => outcome,
         Err(f) if f.conflict => {
             return Err(anyhow!(
-                "{:#}; nothing was changed: `--dry-run` shows what the rewind would do, `--force` overwrites those files",
+                "{:#}\n  `--dry-run` shows what the rewind would do; `--force` overwrites those files.",
                 f.error
             ));
         }
@@ -528,7 +528,7 @@ fn fork(
         Ok(o) => o,
         Err(f) if f.conflict => {
             return Err(anyhow!(
-                "{:#}; nothing was changed and no session was made: `--force` overwrites those files",
+                "{:#}\n  No session was made; `--force` overwrites those files.",
                 f.error
             ));
         }

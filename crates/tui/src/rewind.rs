@@ -361,6 +361,10 @@ impl App {
         self.hint = None;
         let flow = self.rewind.take()?;
         match (choice, &flow.step) {
+            (Choice::Cancel, Step::Conflicts { .. }) => {
+                self.notice("Rewind cancelled: nothing was restored.".to_string());
+                None
+            }
             (Choice::Cancel, _) => None,
             (Choice::Overwrite, Step::Conflicts { choice, .. }) => {
                 let action = flow.action(*choice, true);
@@ -443,7 +447,7 @@ impl App {
                     out.push(Line::raw(format!("  {f}")));
                 }
                 out.push(Line::styled(
-                    "Restoring the code overwrites them with the agent's earlier version.",
+                    "Restoring the code overwrites them with how they were before that prompt.",
                     dim,
                 ));
             }
@@ -488,9 +492,11 @@ impl App {
         else {
             return;
         };
-        // A turn's own steps need no label; a job's end or a rewind's does.
+        // A turn's own steps need no label; a job's end or a rewind's does,
+        // and a turn's first names what changed outside the agent since.
         let kind = match note.kind.as_str() {
-            "turn" | "step" => String::new(),
+            "step" => String::new(),
+            "turn" => " (changed outside the agent before this turn)".to_string(),
             other => format!(" ({other})"),
         };
         let line = match (&note.error, note.files.len()) {

@@ -248,6 +248,7 @@ fn checkpoint_events_are_dim_lines_of_this_session_only() {
     app.on_envelope(env("other", note("step", 1, None)));
     app.on_envelope(env("s1", note("rewind", 1, None)));
     app.on_envelope(env("s1", note("turn", 0, Some("disk full"))));
+    app.on_envelope(env("s1", note("turn", 1, None)));
     let lines: Vec<&str> = app
         .entries
         .iter()
@@ -262,6 +263,7 @@ fn checkpoint_events_are_dim_lines_of_this_session_only() {
             "checkpoint · 2 files +5 −1",
             "checkpoint (rewind) · 1 file +5 −1",
             "checkpoint failed · disk full (the turn goes on)",
+            "checkpoint (changed outside the agent before this turn) · 1 file +5 −1",
         ]
     );
 }

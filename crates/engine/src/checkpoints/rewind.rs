@@ -282,15 +282,40 @@ impl Engine {
         seq: u64,
     ) -> Result<RewoundPrompt, EngineError> {
         let (key, id) = (scope.key.clone(), session_id.to_string());
-        let message = self
-            .db(move |s| s.user_message_at(&key, &id, seq))
-            .await?
-            .ok_or_else(|| {
-                EngineError::invalid_param(
+        let found = self
+            .db(move |s| {
+                let events = s.events(&key, &id)?;
+                let users: Vec<u64> = events
+                    .iter()
+                    .filter(|e| matches!(e.item, EventItem::User(_)))
+                    .map(|e| e.seq)
+                    .collect();
+                let at = events.into_iter().find(|e| e.seq == seq);
+                Ok((at.map(|e| e.item), users))
+            })
+            .await?;
+        let message = match found {
+            (Some(EventItem::User(m)), _) => m,
+            (_, users) => {
+                let known = match users.len() {
+                    0 => "it has none yet".to_string(),
+                    _ => format!(
+                        "its user messages are at seq {}",
+                        users
+                            .iter()
+                            .map(u64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                return Err(EngineError::invalid_param(
                     "seq",
-                    format!("{seq} is not the seq of a user message of session {session_id}"),
-                )
-            })?;
+                    format!(
+                        "{seq} is not the seq of a user message of session {session_id} ({known})"
+                    ),
+                ));
+            }
+        };
         Ok(RewoundPrompt {
             seq,
             text: message.text,
@@ -388,20 +413,25 @@ fn fill(out: &mut RewindOutcome, code: CodeRewind) {
 /// The user changed files after the point: nothing was restored.
 fn conflict(session_id: &str, paths: &[String]) -> EngineError {
     let shown: Vec<&str> = paths.iter().take(10).map(String::as_str).collect();
-    let more = paths.len().saturating_sub(shown.len());
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
+    let more = match paths.len().saturating_sub(shown.len()) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
     };
-    EngineError {
-        kind: ErrorKind::Conflict,
-        message: format!(
-            "{} file(s) were changed after that point by someone other than the agent: {}{more}. \
-             Nothing was restored; rewinding with force overwrites them.",
+    let message = match paths {
+        [one] => format!(
+            "{one} was changed after that point by someone other than the agent; \
+             nothing was restored (forcing the rewind overwrites it)"
+        ),
+        _ => format!(
+            "{} files were changed after that point by someone other than the agent: {}{more}; \
+             nothing was restored (forcing the rewind overwrites them)",
             paths.len(),
             shown.join(", ")
         ),
+    };
+    EngineError {
+        kind: ErrorKind::Conflict,
+        message,
         param: None,
         session_id: Some(session_id.to_string()),
     }
