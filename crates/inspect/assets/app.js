@@ -55,6 +55,8 @@
   const SIDEBAR_ROWS = 300;
   let sidebarRows = SIDEBAR_ROWS;
   function nested(list) {
+    // A fork sits under the session it came from, as a subagent's does.
+    list = list.map((s) => (s.parentId || !s.forkedFrom) ? s : Object.assign({}, s, { parentId: s.forkedFrom }));
     const kids = new Map();
     const ids = new Set(list.map((s) => s.scope + '\n' + s.id));
     for (const s of list) if (s.parentId && ids.has(s.scope + '\n' + s.parentId)) {
@@ -81,7 +83,7 @@
       box.appendChild(el('button', {
         type: 'button', class: 'session' + (cur ? ' current' : '') + (s.archived ? ' archived' : '') + (depth ? ' child' : ''),
         'data-id': s.id, onclick: () => openSession(s),
-      }, el('span', { class: 'stitle' }, s.title || s.id),
+      }, el('span', { class: 'stitle' }, (s.forkedFrom ? '⑂ ' : '') + (s.title || s.id)),
       el('span', { class: 'meta' }, (s.updatedAt || '').replace('T', ' ').slice(0, 16) + ' · ' + num(s.turns) + ' turns · ' + num(tokens) + ' tokens' + (s.running ? ' · running' : ''))));
     }
     if (shown.length > sidebarRows) {

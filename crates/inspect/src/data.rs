@@ -160,6 +160,9 @@ pub struct SidebarRow {
     /// nests it under its parent. Absent for a top-level session.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// The session it was forked from: the sidebar nests and marks it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
 }
 
 impl From<ListedSession> for SidebarRow {
@@ -182,6 +185,7 @@ impl From<ListedSession> for SidebarRow {
             output_tokens: h.output_tokens,
             cost: l.cost,
             parent_id: h.parent_id,
+            forked_from: h.forked_from.map(|f| f.session_id),
         }
     }
 }

@@ -50,7 +50,15 @@ impl Picker {
     /// The sessions `session.list` returned, each subagent's session right
     /// under its parent's (marked `└`), as `seekclaw sessions list` shows them.
     pub fn sessions(list: &[SessionHeader], global: bool, archived: bool) -> Picker {
-        let parents: Vec<Option<&str>> = list.iter().map(|s| s.parent_id.as_deref()).collect();
+        // A fork sits under the session it came from, as a subagent's does.
+        let parents: Vec<Option<&str>> = list
+            .iter()
+            .map(|s| {
+                s.parent_id
+                    .as_deref()
+                    .or(s.forked_from.as_ref().map(|f| f.session_id.as_str()))
+            })
+            .collect();
         let items: Vec<PickItem> = list
             .iter()
             .map(|s| {
@@ -61,10 +69,14 @@ impl Picker {
                 if s.archived {
                     detail.push_str("  (archived)");
                 }
+                let label = title
+                    .map(|t| seekclaw_config::english_title(t).into_owned())
+                    .unwrap_or_else(|| "(untitled)".to_string());
                 PickItem {
-                    label: title
-                        .map(|t| seekclaw_config::english_title(t).into_owned())
-                        .unwrap_or_else(|| "(untitled)".to_string()),
+                    label: match &s.forked_from {
+                        Some(_) => format!("⑂ {label}"),
+                        None => label,
+                    },
                     key: id,
                     detail,
                 }
@@ -349,6 +361,22 @@ mod tests {
                 ("o1", "orphan"),
             ]
         );
+    }
+
+    #[test]
+    fn a_fork_sits_under_its_source_marked() {
+        let list = sessions(json!([
+            {"id": "f1", "title": "Fix it (fork)", "updatedAt": "2026-01-03T10:00:00Z",
+             "forkedFrom": {"sessionId": "p1", "seq": 3}},
+            {"id": "p1", "title": "Fix it", "updatedAt": "2026-01-02T10:00:00Z"},
+        ]));
+        let picker = Picker::sessions(&list, false, false);
+        let rows: Vec<(&str, &str)> = picker
+            .items
+            .iter()
+            .map(|i| (i.key.as_str(), i.label.as_str()))
+            .collect();
+        assert_eq!(rows, [("p1", "Fix it"), ("f1", "└ ⑂ Fix it (fork)")]);
     }
 
     #[test]
