@@ -63,17 +63,26 @@ pub async fn remove(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let project = params.id.trimmed();
     let pid = project.clone();
     let keep = params.keep_sessions.unwrap_or(false);
-    let removed = daemon
+    let (removed, deleted) = daemon
         .db(move |s| {
             let Some(project) = s.project(&pid)? else {
-                return Ok(false);
+                return Ok((false, Vec::new()));
             };
+            let mut deleted = Vec::new();
             if !keep {
-                s.delete_scope(&scope_key_workspace(Path::new(&project.path)))?;
+                let scope = scope_key_workspace(Path::new(&project.path));
+                deleted = s.list_sessions(&scope, true)?;
+                s.delete_scope(&scope)?;
             }
-            s.remove_project(&pid)
+            Ok((s.remove_project(&pid)?, deleted))
         })
         .await?;
+    // The deleted sessions' checkpoints go too (their bytes with them).
+    for session in deleted {
+        if let Err(e) = daemon.engine.forget_checkpoints(&session.id).await {
+            tracing::warn!(session = %session.id, error = %e.message, "checkpoints not forgotten");
+        }
+    }
     if !removed {
         return Err(MethodError::not_found(format!(
             "Project not found: {project}"
