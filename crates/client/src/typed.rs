@@ -89,6 +89,9 @@ pub enum EventKind {
     ScheduleUpdated(ScheduleUpdatedDetails),
     /// `schedule.upcoming` (broadcast).
     ScheduleUpcoming(ScheduleUpcomingDetails),
+    /// `checkpoint`: the engine checkpointed the workspace; the note is the
+    /// JSON in `data` (boxed: it lists files).
+    Checkpoint(Box<seekclaw_protocol::api::CheckpointNote>),
     /// An event this client does not know, or details that do not read.
     Other,
 }
@@ -131,6 +134,9 @@ impl Event {
             event::SUBRUN_FINISHED => self.read(K::SubrunFinished),
             event::SCHEDULE_UPDATED => self.read(K::ScheduleUpdated),
             event::SCHEDULE_UPCOMING => self.read(K::ScheduleUpcoming),
+            event::CHECKPOINT => serde_json::from_str(&self.data)
+                .ok()
+                .map(|n| K::Checkpoint(Box::new(n))),
             _ => None,
         };
         kind.unwrap_or(K::Other)
@@ -231,10 +237,17 @@ mod tests {
     #[test]
     fn every_event_without_details_is_known() {
         for spec in EVENTS.iter().filter(|s| s.details.is_none()) {
+            // A checkpoint's note is its data.
+            let data = match spec.name {
+                event::CHECKPOINT => {
+                    r#"{"id":1,"seq":3,"turnSeq":1,"kind":"step","files":[],"added":0,"removed":0,"tracked":2}"#
+                }
+                _ => "",
+            };
             let e = Event {
                 id: 1,
                 event: spec.name.to_string(),
-                data: String::new(),
+                data: data.to_string(),
                 session_id: None,
                 details: None,
             };

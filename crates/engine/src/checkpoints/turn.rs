@@ -162,6 +162,33 @@ impl TurnCheckpointer {
     }
 }
 
+/// Closing a watcher's inotify descriptor waits for the kernel (an SRCU
+/// grace period, ~15 ms): never on the turn's thread, whose end (and the
+/// client's `done`) would wait for it.
+impl Drop for TurnCheckpointer {
+    fn drop(&mut self) {
+        let state = self.state.get_mut();
+        let (tracker, reading) = (state.tracker.take(), state.reading.take());
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if let Some(tracker) = tracker {
+            runtime.spawn_blocking(move || drop(tracker));
+        }
+        if let Some(reading) = reading {
+            // Still reading: the read's own thread drops it when done.
+            if !reading.is_finished() {
+                return;
+            }
+            runtime.spawn(async move {
+                if let Ok(read) = reading.await {
+                    let _ = tokio::task::spawn_blocking(move || drop(read)).await;
+                }
+            });
+        }
+    }
+}
+
 impl TurnCheckpoints for TurnCheckpointer {
     fn before_change(&self, turn_seq: u64) -> CheckpointFuture<'_> {
         Box::pin(async move {
