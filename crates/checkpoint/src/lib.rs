@@ -36,6 +36,9 @@ pub struct Settings {
     pub scan: ScanOptions,
     /// Checkpoints kept per session (older ones are folded away).
     pub keep: usize,
+    /// Tracked files (as the last scan of the root found them) from which a
+    /// turn watches its workspace instead of rescanning it after each step.
+    pub watch_from: usize,
 }
 
 impl Default for Settings {
@@ -43,6 +46,7 @@ impl Default for Settings {
         Settings {
             scan: ScanOptions::default(),
             keep: 100,
+            watch_from: 4_000,
         }
     }
 }
@@ -91,7 +95,11 @@ impl Checkpointer {
     /// turn's start, so that its first checkpoint only rescans).
     pub fn prefetch(&self, t: &mut Tracker, settings: &Settings) -> Result<(), CheckpointError> {
         // Watching first: a change during the scan is seen again, never lost.
-        t.watcher = watch::Watcher::start(&t.root);
+        // A small workspace is scanned whole in a few ms, less than a
+        // watcher costs to set up and close (the kernel's ~15 ms).
+        if t.cache.len() >= settings.watch_from {
+            t.watcher = watch::Watcher::start(&t.root);
+        }
         let scan = scan::scan(&t.root, &t.cache, &settings.scan)?;
         if let Some(w) = t.watcher.as_mut() {
             w.watch(scan.dirs.iter().cloned());

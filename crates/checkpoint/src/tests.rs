@@ -44,7 +44,17 @@ fn world() -> World {
 
 #[test]
 fn a_rewind_puts_back_bytes_modes_and_deletions_and_removes_created_files() {
-    let w = world();
+    rewind_puts_back(4_000);
+}
+
+#[test]
+fn a_watched_workspace_is_put_back_the_same() {
+    rewind_puts_back(0);
+}
+
+fn rewind_puts_back(watch_from: usize) {
+    let mut w = world();
+    w.settings.watch_from = watch_from;
     put(&w.root, "a.txt", "one\ntwo\n");
     put(&w.root, "src/b.sh", "echo b\n");
     put(&w.root, "gone.txt", "keep me\n");

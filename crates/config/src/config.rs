@@ -459,6 +459,9 @@ pub struct CheckpointSettings {
     pub max_files: usize,
     /// Checkpoints kept per session; older ones are folded away.
     pub keep: usize,
+    /// Tracked files from which a turn watches its workspace (inotify)
+    /// instead of rescanning it after each step; 0: always.
+    pub watch_files: usize,
     /// Unknown keys, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -471,6 +474,7 @@ impl Default for CheckpointSettings {
             max_file_bytes: 10 * 1024 * 1024,
             max_files: 100_000,
             keep: 100,
+            watch_files: 4_000,
             extra: Map::new(),
         }
     }

@@ -33,7 +33,8 @@ async fn world(server: &ProviderServer, git: bool) -> World {
             "models": [{"id": "m1", "contextWindow": 128000, "maxOutput": 4096}]
         }],
         "agent": {"autoVerify": false},
-        "checkpoints": {"maxFileBytes": 4096}
+        // The repository variant watches (inotify), the plain folder rescans.
+        "checkpoints": {"maxFileBytes": 4096, "watchFiles": if git { 0 } else { 4000 }}
     });
     std::fs::write(home.config_path(), config.to_string()).unwrap();
     let work = dir.path().join("work");

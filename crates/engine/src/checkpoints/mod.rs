@@ -181,6 +181,7 @@ pub(crate) fn store_settings(
     settings.scan.max_file_bytes = c.max_file_bytes;
     settings.scan.max_files = c.max_files.max(1);
     settings.keep = c.keep.max(1);
+    settings.watch_from = c.watch_files;
     // A home inside the workspace is ours, not the user's work.
     if home.starts_with(root) && home != root {
         settings.scan.exclude.push(home.to_path_buf());
