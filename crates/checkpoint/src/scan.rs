@@ -140,6 +140,64 @@ pub fn scan(root: &Path, cache: &Tree, opts: &ScanOptions) -> Result<Scan, Check
     scan_under(root, root, cache, opts)
 }
 
+/// Known files from which a scan walks on several threads.
+const PARALLEL_FROM: usize = 2_000;
+
+/// What a scan does with each entry the walker yields.
+struct Visit<'a> {
+    root: &'a Path,
+    cache: &'a Tree,
+    opts: &'a ScanOptions,
+    started: i64,
+    whole: bool,
+    count: &'a std::sync::atomic::AtomicUsize,
+}
+
+impl Visit<'_> {
+    fn entry(
+        &self,
+        item: Result<ignore::DirEntry, ignore::Error>,
+        found: &mut Found,
+    ) -> ignore::WalkState {
+        use ignore::WalkState;
+        let entry = match item {
+            Ok(e) => e,
+            Err(e) => {
+                found.error = Some(CheckpointError::Scan(e.to_string()));
+                return WalkState::Quit;
+            }
+        };
+        if self.whole && entry.depth() == 1 {
+            found
+                .top
+                .push(entry.file_name().to_string_lossy().into_owned());
+        }
+        let Some(rel) = relative(self.root, entry.path()) else {
+            return WalkState::Continue;
+        };
+        if entry.file_type().is_none_or(|k| k.is_dir()) {
+            found.dirs.push(rel);
+            return WalkState::Continue;
+        }
+        match read_entry(entry.path(), self.cache.get(&rel), self.opts, self.started) {
+            Ok(Some(seen)) => found.entries.push((rel, seen)),
+            Ok(None) => {}
+            Err(e) => {
+                found.error = Some(e);
+                return WalkState::Quit;
+            }
+        }
+        let seen = self
+            .count
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if seen >= self.opts.max_files {
+            found.error = Some(CheckpointError::TooManyFiles(self.opts.max_files));
+            return WalkState::Quit;
+        }
+        WalkState::Continue
+    }
+}
+
 /// Reads the folder `from` of the workspace at `root` (all of it when
 /// `from` is the root).
 fn scan_under(
@@ -148,59 +206,47 @@ fn scan_under(
     cache: &Tree,
     opts: &ScanOptions,
 ) -> Result<Scan, CheckpointError> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
     let started = now_ns();
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
-    let walker = walker(from, opts).threads(threads).build_parallel();
     let whole = from == root;
-    let all = std::sync::Mutex::new(Vec::new());
     let count = AtomicUsize::new(0);
-    walker.run(|| {
-        let mut collect = Collect {
-            found: Found::default(),
-            into: &all,
-        };
-        let count = &count;
-        Box::new(move |item| {
-            use ignore::WalkState;
-            let found = &mut collect.found;
-            let entry = match item {
-                Ok(e) => e,
-                Err(e) => {
-                    found.error = Some(CheckpointError::Scan(e.to_string()));
-                    return WalkState::Quit;
-                }
-            };
-            if whole && entry.depth() == 1 {
-                found
-                    .top
-                    .push(entry.file_name().to_string_lossy().into_owned());
+    let visit = Visit {
+        root,
+        cache,
+        opts,
+        started,
+        whole,
+        count: &count,
+    };
+    // Threads pay off from a few thousand files; a small tree is read in
+    // the time it takes to start them.
+    let all = if cache.len() < PARALLEL_FROM {
+        let mut found = Found::default();
+        for item in walker(from, opts).build() {
+            if visit.entry(item, &mut found) == ignore::WalkState::Quit {
+                break;
             }
-            let Some(rel) = relative(root, entry.path()) else {
-                return WalkState::Continue;
-            };
-            if entry.file_type().is_none_or(|k| k.is_dir()) {
-                found.dirs.push(rel);
-                return WalkState::Continue;
-            }
-            match read_entry(entry.path(), cache.get(&rel), opts, started) {
-                Ok(Some(seen)) => found.entries.push((rel, seen)),
-                Ok(None) => {}
-                Err(e) => {
-                    found.error = Some(e);
-                    return WalkState::Quit;
-                }
-            }
-            if count.fetch_add(1, Ordering::Relaxed) >= opts.max_files {
-                found.error = Some(CheckpointError::TooManyFiles(opts.max_files));
-                return WalkState::Quit;
-            }
-            WalkState::Continue
-        })
-    });
+        }
+        vec![found]
+    } else {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+        let all = std::sync::Mutex::new(Vec::new());
+        walker(from, opts)
+            .threads(threads)
+            .build_parallel()
+            .run(|| {
+                let mut collect = Collect {
+                    found: Found::default(),
+                    into: &all,
+                };
+                let visit = &visit;
+                Box::new(move |item| visit.entry(item, &mut collect.found))
+            });
+        all.into_inner().unwrap_or_default()
+    };
     let mut out = Scan::default();
     let mut top_seen = BTreeSet::new();
-    for found in all.into_inner().unwrap_or_default() {
+    for found in all {
         if let Some(e) = found.error {
             return Err(e);
         }
