@@ -118,6 +118,25 @@ pub struct RewindOutcome {
     pub checkpoint: Option<CheckpointNote>,
 }
 
+impl RewindOutcome {
+    /// A rewind that changed nothing (yet).
+    fn nothing(session_id: &str, seq: u64, restore: Restore, dry_run: bool) -> RewindOutcome {
+        RewindOutcome {
+            session_id: session_id.to_string(),
+            seq,
+            restore,
+            dry_run,
+            files: Vec::new(),
+            conflicts: Vec::new(),
+            kept: Vec::new(),
+            unrestorable: Vec::new(),
+            prompt: None,
+            marker_seq: None,
+            checkpoint: None,
+        }
+    }
+}
+
 /// What a fork made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -158,19 +177,8 @@ impl Engine {
             &Default::default(),
         )?;
         let prompt = self.prompt_at(scope, &header.id, request.seq).await?;
-        let mut out = RewindOutcome {
-            session_id: header.id.clone(),
-            seq: request.seq,
-            restore: request.restore,
-            dry_run: request.dry_run,
-            files: Vec::new(),
-            conflicts: Vec::new(),
-            kept: Vec::new(),
-            unrestorable: Vec::new(),
-            prompt: None,
-            marker_seq: None,
-            checkpoint: None,
-        };
+        let mut out =
+            RewindOutcome::nothing(&header.id, request.seq, request.restore, request.dry_run);
         if request.restore.code() {
             let code = self
                 .rewind_code(
@@ -251,19 +259,7 @@ impl Engine {
             .await?;
         }
         let code = code.map(|c| {
-            let mut out = RewindOutcome {
-                session_id: header.id.clone(),
-                seq,
-                restore: Restore::Code,
-                dry_run: false,
-                files: Vec::new(),
-                conflicts: Vec::new(),
-                kept: Vec::new(),
-                unrestorable: Vec::new(),
-                prompt: None,
-                marker_seq: None,
-                checkpoint: None,
-            };
+            let mut out = RewindOutcome::nothing(&header.id, seq, Restore::Code, false);
             fill(&mut out, c);
             out
         });
