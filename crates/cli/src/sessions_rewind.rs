@@ -336,7 +336,7 @@ fn rewind(
     let request = seekclaw_engine::RewindRequest {
         session_id: target.id.clone(),
         seq: r.to,
-        restore: engine_restore(r.restore),
+        restore: r.restore,
         dry_run: r.dry_run,
         force: r.force,
     };
@@ -360,14 +360,6 @@ fn rewind(
         return Ok(());
     }
     print_rewind(&outcome, &target, out)
-}
-
-fn engine_restore(r: RestoreMode) -> seekclaw_engine::Restore {
-    match r {
-        RestoreMode::Code => seekclaw_engine::Restore::Code,
-        RestoreMode::Conversation => seekclaw_engine::Restore::Conversation,
-        RestoreMode::Both => seekclaw_engine::Restore::Both,
-    }
 }
 
 fn print_rewind(o: &RewindOutcome, target: &Target, out: &mut impl Write) -> anyhow::Result<()> {

@@ -4,7 +4,6 @@
 use rusqlite::{OptionalExtension, params};
 
 use crate::error::{Result, StoreError};
-use crate::items::{EventItem, UserMessage};
 use crate::model::{NewSession, SessionHeader};
 use crate::sessions::{create_in, header_cols, header_from_row, not_found};
 use crate::store::Store;
@@ -15,19 +14,6 @@ use crate::time::now_iso;
 type Source = (i64, Option<String>, Option<String>, String, bool);
 
 impl Store {
-    /// The user message at `seq` of a session (`None`: no event there, or
-    /// not a user message).
-    pub fn user_message_at(&self, scope: &str, id: &str, seq: u64) -> Result<Option<UserMessage>> {
-        let events = self.events(scope, id)?;
-        Ok(events
-            .into_iter()
-            .find(|e| e.seq == seq)
-            .and_then(|e| match e.item {
-                EventItem::User(m) => Some(m),
-                _ => None,
-            }))
-    }
-
     /// Makes session `to` from the events of `from` before its user message
     /// at `seq`, with `forkedFrom {from, seq}`. The caller checked that
     /// `seq` is a user message.
@@ -102,7 +88,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::items::UserMessage;
+    use crate::items::{EventItem, UserMessage};
 
     #[test]
     fn a_fork_holds_the_events_before_the_message_and_names_its_source() {
@@ -125,7 +111,6 @@ mod tests {
             });
             store.append_event("g", "a", None, &item).unwrap();
         }
-        assert!(store.user_message_at("g", "a", 2).unwrap().is_some());
         let fork = store.fork_session("g", "a", 2, "b").unwrap();
         let from = fork.forked_from.unwrap();
         assert_eq!((from.session_id.as_str(), from.seq), ("a", 2));

@@ -3,8 +3,8 @@
 //! engine holds the policy (busy, conflicts, what a rewind restores); this
 //! reads the params, names the scope and words the answer.
 
-use seekclaw_engine::{EngineError, ErrorKind, ForkRequest, Restore, RewindRequest};
-use seekclaw_protocol::api::{CheckpointDiffResult, RestoreMode, Scope as _};
+use seekclaw_engine::{EngineError, ErrorKind, ForkRequest, RewindRequest};
+use seekclaw_protocol::api::{CheckpointDiffResult, Scope as _};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 
 use super::Reply;
@@ -27,14 +27,6 @@ fn refused(e: EngineError) -> MethodError {
             }
         }
         _ => crate::error::wire(e),
-    }
-}
-
-fn restore(mode: RestoreMode) -> Restore {
-    match mode {
-        RestoreMode::Code => Restore::Code,
-        RestoreMode::Conversation => Restore::Conversation,
-        RestoreMode::Both => Restore::Both,
     }
 }
 
@@ -62,10 +54,6 @@ pub async fn diff(daemon: &Ctx, id: i64, p: &Params) -> Reply {
         .checkpoint_diff(&scope, &r.id, seq)
         .await
         .wire()?;
-    // The engine's rows are the protocol's `CheckpointFileDiff` field for field.
-    let files = serde_json::to_value(files)
-        .and_then(serde_json::from_value)
-        .map_err(|e| MethodError::internal(e.to_string()))?;
     let result = CheckpointDiffResult { seq, files };
     Ok(Envelope::json_result(id, &result).with_session(Some(r.id)))
 }
@@ -80,7 +68,7 @@ pub async fn rewind(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let request = RewindRequest {
         session_id: r.id.clone(),
         seq: params.seq.clone().into_inner(),
-        restore: restore(params.restore()),
+        restore: params.restore(),
         dry_run: params.dry_run.unwrap_or(false),
         force: params.force.unwrap_or(false),
     };

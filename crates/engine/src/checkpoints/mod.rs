@@ -12,7 +12,6 @@ use std::sync::{Arc, OnceLock};
 
 use seekclaw_agent::{CheckpointFile, CheckpointNote, NotTrackedNote};
 use seekclaw_checkpoint::{CheckpointError, Checkpointer, Row, Settings, Taken};
-use serde::Serialize;
 
 use crate::announce::Announcement;
 use crate::engine::Engine;
@@ -29,50 +28,13 @@ pub struct CheckpointStore {
     opened: OnceLock<Arc<Checkpointer>>,
 }
 
-/// One row of `checkpoint.list`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckpointSummary {
-    /// Store order.
-    pub id: u64,
-    /// The log position it stands at (`None`: the log was cut before it).
-    pub seq: Option<u64>,
-    /// Its turn's user message (0 between turns).
-    pub turn_seq: u64,
-    /// `turn`, `step`, `job`, `verify` or `rewind`.
-    pub kind: String,
-    /// When (RFC 3339, UTC).
-    pub created_at: String,
-    /// Files it changed.
-    pub files_changed: u32,
-    /// Lines added.
-    pub added: u32,
-    /// Lines removed.
-    pub removed: u32,
-    /// The session's first: the whole workspace as found, no diff.
-    pub full: bool,
-}
+/// One row of `checkpoint.list` and one file of a checkpoint's or a
+/// rewind's diff: the daemon protocol's shapes, defined once there.
+pub use seekclaw_protocol::api::{CheckpointFileDiff as FileDiff, CheckpointSummary};
 
-/// One file of a checkpoint's or a rewind's diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileDiff {
-    /// Workspace-relative path.
-    pub path: String,
-    /// `added`, `modified` or `deleted`.
-    pub status: String,
-    /// Lines added.
-    pub added: u32,
-    /// Lines removed.
-    pub removed: u32,
-    /// Not text (no line diff).
-    pub binary: bool,
-    /// A unified diff, git style.
-    pub diff: String,
-}
-
-impl From<seekclaw_checkpoint::FileDiff> for FileDiff {
-    fn from(d: seekclaw_checkpoint::FileDiff) -> FileDiff {
+/// A file of the store's diff as the protocol shows it.
+pub(crate) fn file_diff(d: seekclaw_checkpoint::FileDiff) -> FileDiff {
+    {
         FileDiff {
             path: d.stat.path,
             status: status_name(d.stat.status).to_string(),
@@ -92,8 +54,9 @@ fn status_name(s: seekclaw_checkpoint::FileStatus) -> &'static str {
     }
 }
 
-impl From<&Row> for CheckpointSummary {
-    fn from(r: &Row) -> CheckpointSummary {
+/// A stored checkpoint's row as `checkpoint.list` shows it.
+fn summary(r: &Row) -> CheckpointSummary {
+    {
         CheckpointSummary {
             id: r.id,
             seq: r.seq,
@@ -259,7 +222,7 @@ impl Engine {
     ) -> Result<Vec<CheckpointSummary>, EngineError> {
         let header = self.session_of(scope, session_id).await?;
         let rows = self.on_checkpoints(move |cp| cp.list(&header.id)).await?;
-        Ok(rows.iter().map(CheckpointSummary::from).collect())
+        Ok(rows.iter().map(summary).collect())
     }
 
     /// What the session's checkpoints standing at log position `seq`
@@ -274,7 +237,7 @@ impl Engine {
         let diffs = self
             .on_checkpoints(move |cp| cp.diff_at(&header.id, seq))
             .await?;
-        Ok(diffs.into_iter().map(FileDiff::from).collect())
+        Ok(diffs.into_iter().map(file_diff).collect())
     }
 
     /// The checkpoint store's size on disk (`doctor`).

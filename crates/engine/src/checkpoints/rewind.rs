@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use seekclaw_agent::{CheckpointNote, SteerQueue};
 use seekclaw_checkpoint::{Kind, Reach, Take};
 use seekclaw_store::{EventItem, ImageAttachment, RewindMarker, SessionHeader};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::{FileDiff, note_of, store_settings};
@@ -16,27 +16,17 @@ use crate::engine::Engine;
 use crate::error::{EngineError, ErrorKind};
 use crate::scope::Scope;
 
-/// What a rewind puts back.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Restore {
-    /// The workspace's files only.
-    Code,
-    /// The conversation only.
-    Conversation,
-    /// Both.
-    #[default]
-    Both,
+/// What a rewind puts back: the daemon protocol's `restore`, one definition.
+pub use seekclaw_protocol::api::RestoreMode as Restore;
+
+/// Whether `restore` puts the files back.
+fn restores_code(restore: Restore) -> bool {
+    matches!(restore, Restore::Code | Restore::Both)
 }
 
-impl Restore {
-    fn code(self) -> bool {
-        matches!(self, Restore::Code | Restore::Both)
-    }
-
-    fn conversation(self) -> bool {
-        matches!(self, Restore::Conversation | Restore::Both)
-    }
+/// Whether `restore` takes the conversation back.
+fn restores_conversation(restore: Restore) -> bool {
+    matches!(restore, Restore::Conversation | Restore::Both)
 }
 
 /// A rewind of a session to one of its user messages.
@@ -179,7 +169,7 @@ impl Engine {
         let prompt = self.prompt_at(scope, &header.id, request.seq).await?;
         let mut out =
             RewindOutcome::nothing(&header.id, request.seq, request.restore, request.dry_run);
-        if request.restore.code() {
+        if restores_code(request.restore) {
             let code = self
                 .rewind_code(
                     scope,
@@ -191,11 +181,11 @@ impl Engine {
                 .await?;
             fill(&mut out, code);
         }
-        if request.restore.conversation() {
+        if restores_conversation(request.restore) {
             if !request.dry_run {
                 let marker = EventItem::Rewind(RewindMarker {
                     from_seq: request.seq,
-                    code: request.restore.code(),
+                    code: restores_code(request.restore),
                 });
                 let (key, id) = (scope.key.clone(), header.id.clone());
                 out.marker_seq = Some(
@@ -365,7 +355,7 @@ impl Engine {
                     code.files = cp
                         .plan_diff(&plan, true)
                         .into_iter()
-                        .map(Into::into)
+                        .map(super::file_diff)
                         .collect();
                     return Ok(code);
                 }
@@ -375,7 +365,7 @@ impl Engine {
                 code.files = cp
                     .apply(&plan, force)?
                     .into_iter()
-                    .map(Into::into)
+                    .map(super::file_diff)
                     .collect();
                 code.applied = true;
                 let take = Take {

@@ -172,7 +172,7 @@ scoped!(
 );
 
 /// One checkpoint of `checkpoint.list`, oldest first.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
 pub struct CheckpointSummary {
@@ -198,7 +198,7 @@ pub struct CheckpointSummary {
 }
 
 /// One file's change: of a checkpoint, or restored by a rewind.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
 pub struct CheckpointFileDiff {
