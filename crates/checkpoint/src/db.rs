@@ -273,16 +273,6 @@ impl Db {
         Ok(rows)
     }
 
-    /// Detaches the session's checkpoints after log position `seq` (the log
-    /// was truncated there): they stay in the chain but stand at no message.
-    pub fn detach_after(&mut self, session_id: &str, seq: u64) -> Result<(), CheckpointError> {
-        self.conn.execute(
-            "UPDATE checkpoints SET seq = NULL WHERE session_id = ?1 AND seq > ?2",
-            params![session_id, seq as i64],
-        )?;
-        Ok(())
-    }
-
     /// Copies the session's checkpoints up to `upto` (inclusive) to a fork.
     pub fn copy_session(&mut self, from: &str, to: &str, upto: u64) -> Result<(), CheckpointError> {
         let tx = self.write()?;

@@ -1,7 +1,5 @@
 //! How a checkpoint's files changed, in lines, and as unified diffs.
 
-use std::path::Path;
-
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
@@ -67,7 +65,7 @@ fn text(bytes: &Option<Vec<u8>>) -> Option<&str> {
 }
 
 /// Line counts of one change, from the kept bytes.
-pub(crate) fn line_counts(db: &Db, _root: &Path, change: &Change) -> FileStat {
+pub(crate) fn line_counts(db: &Db, change: &Change) -> FileStat {
     let old = bytes_of(db, change.before.as_ref());
     let new = bytes_of(db, change.after.as_ref());
     let status = FileStatus::of(change.before.as_ref(), change.after.as_ref());

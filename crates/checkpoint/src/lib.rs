@@ -225,11 +225,6 @@ impl Checkpointer {
         self.db().delete_session(session_id)
     }
 
-    /// The log was truncated after `seq`: later checkpoints stand nowhere.
-    pub fn detach_after(&self, session_id: &str, seq: u64) -> Result<(), CheckpointError> {
-        self.db().detach_after(session_id, seq)
-    }
-
     /// Forgets every checkpoint and blob (a factory reset).
     pub fn clear(&self) -> Result<(), CheckpointError> {
         self.db().clear()

@@ -94,34 +94,17 @@ pub struct Tracker {
     pub(crate) cache: Arc<Tree>,
     /// What the newest whole scan left out.
     pub(crate) not_tracked: NotTracked,
-    /// The id of the session's newest checkpoint.
-    pub(crate) last_id: Option<u64>,
     /// What changed since the last read, from the kernel (a turn's tracker).
     pub(crate) watcher: Option<crate::watch::Watcher>,
-}
-
-impl Tracker {
-    /// The workspace it tracks.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// The session.
-    pub fn session_id(&self) -> &str {
-        &self.session_id
-    }
 }
 
 /// Loads the session's tracker: its last checkpoint's tree, or the newest
 /// tree of another session of the same workspace as a stat cache.
 pub(crate) fn load(db: &Db, session_id: &str, root: &Path) -> Result<Tracker, CheckpointError> {
     let rows = db.rows(session_id)?;
-    let (last, last_id) = match rows.last() {
-        Some(row) => (
-            Some(Arc::new(db.tree_at(session_id, row.id)?)),
-            Some(row.id),
-        ),
-        None => (None, None),
+    let last = match rows.last() {
+        Some(row) => Some(Arc::new(db.tree_at(session_id, row.id)?)),
+        None => None,
     };
     let cache = match &last {
         Some(t) => t.clone(),
@@ -133,7 +116,6 @@ pub(crate) fn load(db: &Db, session_id: &str, root: &Path) -> Result<Tracker, Ch
         last,
         cache,
         not_tracked: NotTracked::default(),
-        last_id,
         watcher: None,
     })
 }
@@ -225,7 +207,7 @@ pub(crate) fn commit(
     let files: Vec<FileStat> = if full {
         Vec::new()
     } else {
-        diff.iter().map(|c| line_counts(db, &t.root, c)).collect()
+        diff.iter().map(|c| line_counts(db, c)).collect()
     };
     let added = files.iter().map(|f| f.added).sum();
     let removed = files.iter().map(|f| f.removed).sum();
@@ -263,7 +245,6 @@ pub(crate) fn commit(
     tx.commit()?;
     let tracked = tree.len();
     t.last = Some(tree);
-    t.last_id = Some(id);
     let not_tracked = whole.then(|| t.not_tracked.clone());
     Ok(Some(Taken {
         id,
