@@ -34,6 +34,15 @@ pub struct TurnPolicy {
     /// The workspace root, where `allow_always` rules go and redirections
     /// may write; `None` for a global turn.
     pub workspace: Option<PathBuf>,
+    /// Brings the file at `transcript_path` up to date (before the hooks
+    /// that read it: a prompt, a stop, a compaction).
+    pub transcript: Option<Arc<dyn TranscriptWriter>>,
+}
+
+/// Writes a session's transcript (JSON lines) for hook scripts to read.
+pub trait TranscriptWriter: Send + Sync + std::fmt::Debug {
+    /// Writes it as the log holds it now; a failure only leaves it stale.
+    fn write(&self) -> futures::future::BoxFuture<'_, ()>;
 }
 
 /// One hook run, as the stream announces it.
@@ -104,6 +113,19 @@ impl TurnPolicy {
         let hooks = self.policy.hooks.matching(event, subjects);
         if hooks.is_empty() {
             return Verdicts::default();
+        }
+        // Scripts read the transcript at these points; on every tool call
+        // a rewrite of the whole log would cost more than the hook.
+        if matches!(
+            event,
+            HookEvent::UserPromptSubmit
+                | HookEvent::Stop
+                | HookEvent::SubagentStop
+                | HookEvent::PreCompact
+                | HookEvent::SessionStart
+        ) && let Some(t) = &self.transcript
+        {
+            t.write().await;
         }
         let mut input = self.hooks.input(event);
         input.extend(fields);

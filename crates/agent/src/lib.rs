@@ -48,7 +48,7 @@ pub use events::{
 pub use extras::TurnExtras;
 pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};
 pub use history::{conversation, model_messages};
-pub use hooks::{HookFinish, HookRun, TurnPolicy};
+pub use hooks::{HookFinish, HookRun, TranscriptWriter, TurnPolicy};
 pub use prompt::PromptFiles;
 pub use safe_command::is_safe_command;
 pub use sandbox::effective_mode as effective_sandbox_mode;

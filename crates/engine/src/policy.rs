@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use seekclaw_agent::{TurnPolicy, TurnRuntime};
+use seekclaw_agent::{TranscriptWriter, TurnPolicy, TurnRuntime};
 use seekclaw_config::{AgentMode, ApprovalPolicy};
 use seekclaw_policy::{
     Explained, HookCommand, HookContext, HookEvent, Policy, Probe, Problem, Rule, Verdicts,
@@ -150,6 +150,12 @@ impl Engine {
             notice,
             home: self.home.clone(),
             workspace: scope.workspace.clone(),
+            transcript: Some(Arc::new(SessionTranscript {
+                store: self.store.clone(),
+                scope_key: scope.key.clone(),
+                session_id: session_id.to_string(),
+                path: self.transcript_path(session_id),
+            })),
         }))
     }
 
@@ -280,6 +286,14 @@ impl Engine {
             project_dir: cwd,
             permission_mode: "default".into(),
         };
+        SessionTranscript {
+            store: self.store.clone(),
+            scope_key: scope.key.clone(),
+            session_id: session_id.to_string(),
+            path: self.transcript_path(session_id),
+        }
+        .write()
+        .await;
         let mut input = cx.input(event);
         input.extend(fields.iter().map(|(k, v)| (k.to_string(), v.clone())));
         let input = Value::Object(input);
@@ -313,6 +327,60 @@ impl Engine {
         }
         all
     }
+}
+
+/// A session's log as the transcript file hook scripts read
+/// (`transcript_path`): OpenSeek's session JSON lines, 0600 in the home.
+#[derive(Debug)]
+struct SessionTranscript {
+    store: seekclaw_store::Store,
+    scope_key: String,
+    session_id: String,
+    path: PathBuf,
+}
+
+impl TranscriptWriter for SessionTranscript {
+    fn write(&self) -> futures::future::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let (store, key, id, path) = (
+                self.store.clone(),
+                self.scope_key.clone(),
+                self.session_id.clone(),
+                self.path.clone(),
+            );
+            let written = tokio::task::spawn_blocking(move || -> Result<(), String> {
+                let events = store.events(&key, &id).map_err(|e| e.to_string())?;
+                let text = seekclaw_store::encode_session_file(&id, "", &events);
+                write_private(&path, text.as_bytes())
+            })
+            .await;
+            if !matches!(written, Ok(Ok(()))) {
+                tracing::warn!(session = %self.session_id, "hook transcript not written");
+            }
+        })
+    }
+}
+
+/// Writes `bytes` to `path` (0600, its folder 0700) through a temp file.
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let dir = path.parent().ok_or("no folder")?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| e.to_string())?;
+    let tmp = path.with_extension("jsonl.tmp");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(|e| e.to_string())?;
+    f.write_all(bytes).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, path).map_err(|e| e.to_string())
 }
 
 /// What a session is told once when its workspace's hooks do not run.

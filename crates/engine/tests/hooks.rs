@@ -225,7 +225,11 @@ async fn each_event_fires_once_with_claude_codes_fields_and_exit_2_blocks_a_call
     assert_eq!(pre["tool_use_id"], "c2");
     let post = named(&log, "PostToolUse")[0];
     assert_eq!(post["tool_response"]["success"], true);
-    assert_eq!(named(&log, "Stop")[0]["stop_hook_active"], false);
+    let stop = named(&log, "Stop")[0];
+    assert_eq!(stop["stop_hook_active"], false);
+    // The transcript a Stop hook reads holds the turn so far.
+    let transcript = std::fs::read_to_string(stop["transcript_path"].as_str().unwrap()).unwrap();
+    assert!(transcript.contains("tidy up") && transcript.contains("echo hi > out.txt"));
 
     // Announced on the stream and kept in the log, one record per run.
     let runs = finished(&events);
