@@ -19,6 +19,7 @@ mod echo;
 mod engine;
 mod export;
 mod fleet;
+mod hooks;
 mod http;
 mod inspect;
 mod inspect_page;
@@ -88,6 +89,14 @@ enum BenchCommand {
         /// Timed checkpoints per shape.
         #[arg(long, default_value_t = 20)]
         runs: usize,
+    },
+    /// The user's hooks and rules (in process): the overhead of a `PreToolUse`
+    /// hook per tool call against the same turn without hooks, deciding a
+    /// compound command against 100 rules, reading the policy files.
+    Hooks {
+        /// Measured turns per side.
+        #[arg(long, default_value_t = 30)]
+        turns: usize,
     },
     /// Ping throughput and latency: daemon vs an in-process JSONL echo server.
     Ping {
@@ -341,6 +350,12 @@ fn main() -> Result<()> {
             json: cli.json,
         });
     }
+    if let BenchCommand::Hooks { turns } = cli.command {
+        return hooks::run(&hooks::HooksArgs {
+            turns,
+            json: cli.json,
+        });
+    }
     if let BenchCommand::Sandbox { runs, network } = cli.command {
         return sandbox::run(&sandbox::SandboxArgs {
             runs,
@@ -518,7 +533,9 @@ fn main() -> Result<()> {
             idle_secs,
             messages,
         }),
-        BenchCommand::Sandbox { .. } | BenchCommand::Checkpoints { .. } => Ok(()),
+        BenchCommand::Sandbox { .. }
+        | BenchCommand::Checkpoints { .. }
+        | BenchCommand::Hooks { .. } => Ok(()),
         BenchCommand::Turns {
             only,
             relay_runs,

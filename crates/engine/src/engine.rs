@@ -68,6 +68,8 @@ pub struct Services {
     pub checkpoints: crate::checkpoints::CheckpointStore,
     /// Sessions whose `SessionEnd` hooks are due.
     pub hook_sessions: crate::policy::HookSessions,
+    /// The user's rules and hooks as last read, per workspace.
+    pub policies: crate::policy::PolicyCache,
     /// Fired when the engine stops: no goal continuation starts after it,
     /// and notices stop waiting for finishing turns.
     pub stopping: CancellationToken,
@@ -128,6 +130,7 @@ impl Engine {
                 announcers: Announcers::default(),
                 checkpoints: Default::default(),
                 hook_sessions: Default::default(),
+                policies: Default::default(),
                 stopping: CancellationToken::new(),
             }),
         }

@@ -56,7 +56,7 @@ pub use jobs::{NoticeDelivery, SessionJobs, SessionNotice};
 pub use launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 pub use line_writer::spawn_line_writer;
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
-pub use policy::{HookSessions, PolicyView};
+pub use policy::{HookSessions, PolicyCache, PolicyView};
 pub use preflight::pin as pin_model;
 pub use roots::RootCache;
 pub use scope::{Scope, local_root, refuse_implicit};

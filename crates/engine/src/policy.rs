@@ -53,27 +53,77 @@ struct OpenSession {
     notified: bool,
 }
 
+impl PolicyCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PolicyKey, Cached>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 impl HookSessions {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, OpenSession>> {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
+/// Policies read, by where they were read for, with the state of every
+/// file they came from: a turn reuses one while none of its files changed
+/// (rules are compiled once, not per turn).
+#[derive(Default)]
+pub struct PolicyCache {
+    entries: Mutex<HashMap<PolicyKey, Cached>>,
+}
+
+type PolicyKey = (Option<PathBuf>, PathBuf, bool);
+
+/// A policy and the state of its files when it was read.
+type Cached = (Vec<Stamp>, Arc<Policy>);
+
+/// A file's identity and version (`None`: it does not exist).
+type Stamp = Option<(std::time::SystemTime, u64, u64)>;
+
+fn stamps(files: &[PathBuf]) -> Vec<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    files
+        .iter()
+        .map(|f| {
+            std::fs::metadata(f).ok().map(|m| {
+                (
+                    m.modified().unwrap_or(std::time::UNIX_EPOCH),
+                    m.len(),
+                    m.ino(),
+                )
+            })
+        })
+        .collect()
+}
+
 impl Engine {
-    /// Reads the policy a turn runs under (off the async workers).
-    async fn load_policy(&self, workspace: Option<PathBuf>, cwd: PathBuf) -> Policy {
+    /// Reads the policy a turn runs under (off the async workers), or the
+    /// one read before when none of its files changed.
+    async fn load_policy(&self, workspace: Option<PathBuf>, cwd: PathBuf) -> Arc<Policy> {
         let trusted = match &workspace {
             Some(root) => self.trusted(root).await,
             None => true,
         };
-        let home = self.home.clone();
+        let (home, services) = (self.home.clone(), self.clone());
         tokio::task::spawn_blocking(move || {
-            Policy::load(&seekclaw_policy::Scope {
+            let scope = seekclaw_policy::Scope {
                 home: &home,
                 workspace: workspace.as_deref(),
                 cwd: &cwd,
                 trusted,
-            })
+            };
+            let now = stamps(&seekclaw_policy::source_files(&scope));
+            let key = (workspace.clone(), cwd.clone(), trusted);
+            let cache = &services.policies;
+            if let Some((then, p)) = cache.lock().get(&key)
+                && *then == now
+            {
+                return p.clone();
+            }
+            let p = Arc::new(Policy::load(&scope));
+            cache.lock().insert(key, (now, p.clone()));
+            p
         })
         .await
         .unwrap_or_default()
@@ -132,7 +182,7 @@ impl Engine {
             .approval_policy
             .unwrap_or(runtime.config.agent.approval_policy);
         Some(Arc::new(TurnPolicy {
-            policy: Arc::new(policy),
+            policy,
             hooks: HookContext {
                 session_id: session_id.to_string(),
                 transcript_path: self.transcript_path(session_id),
@@ -174,9 +224,9 @@ impl Engine {
         Ok(PolicyView {
             rules: p.rules.all().to_vec(),
             hooks: p.hooks.all().to_vec(),
-            problems: p.problems,
+            problems: p.problems.clone(),
             trusted: p.trusted,
-            hooks_hash: p.hooks_hash,
+            hooks_hash: p.hooks_hash.clone(),
             hooks_approved: p.hooks_approved,
         })
     }

@@ -20,7 +20,7 @@ pub mod shell;
 use std::path::{Path, PathBuf};
 
 pub use hooks::{DEFAULT_TIMEOUT_SECONDS, HookCommand, HookEvent, HookSet};
-pub use load::{MANAGED_ENV, Policy, Scope, approve, approved_hash};
+pub use load::{MANAGED_ENV, Policy, Scope, approve, approved_hash, source_files};
 pub use outcome::{RunReading, Verdicts, read_run};
 pub use probe::{Explained, Probe};
 pub use rules::{Call, Rule, RuleMatch, Rules};

@@ -130,6 +130,25 @@ impl Policy {
     }
 }
 
+/// Every file [`Policy::load`] may read for `scope` (whether or not it
+/// exists): a cache of the policy is good while none of them changed.
+pub fn source_files(scope: &Scope<'_>) -> Vec<PathBuf> {
+    let mut files = vec![
+        managed_path(),
+        scope.home.config_path(),
+        approved_path(scope.home),
+    ];
+    if let Some(h) = seekclaw_config::user_home() {
+        files.push(h.join(".claude").join("settings.json"));
+    }
+    if let Some(ws) = scope.workspace {
+        files.push(seekclaw_config::workspace_config_path(ws));
+        files.push(ws.join(".claude").join("settings.json"));
+        files.push(ws.join(".claude").join("settings.local.json"));
+    }
+    files
+}
+
 fn managed_path() -> PathBuf {
     std::env::var_os(MANAGED_ENV)
         .filter(|v| !v.is_empty())

@@ -27,11 +27,46 @@ enum Spec {
     /// The whole tool.
     Any,
     /// A shell command pattern as words; `*` matches any words.
-    Command(Vec<String>),
+    Command(Vec<Pat>),
     /// Path globs (absolute), the path or anything under it.
     Path(Vec<GlobMatcher>),
     /// A host and its subdomains.
     Domain(String),
+}
+
+/// One word of a command pattern, compiled once.
+#[derive(Debug, Clone)]
+enum Pat {
+    /// `*`: any number of words (none too).
+    Any,
+    /// This word exactly.
+    Word(String),
+    /// One literal word matching a glob (`test:*`, `*.log`).
+    Glob(GlobMatcher),
+}
+
+impl Pat {
+    fn of(word: &str) -> Result<Pat, String> {
+        if word == "*" {
+            return Ok(Pat::Any);
+        }
+        if !word.contains('*') {
+            return Ok(Pat::Word(word.to_string()));
+        }
+        GlobBuilder::new(word)
+            .literal_separator(false)
+            .build()
+            .map(|g| Pat::Glob(g.compile_matcher()))
+            .map_err(|e| format!("`{word}`: {e}"))
+    }
+
+    /// The fixed text of a pattern word (none for `*` and globs).
+    fn fixed(&self) -> Option<&str> {
+        match self {
+            Pat::Word(w) => Some(w),
+            _ => None,
+        }
+    }
 }
 
 /// One rule, compiled against a workspace.
@@ -154,7 +189,8 @@ fn spec_of(name: &str, arg: &str, bases: &Bases) -> Result<Spec, String> {
             if words.is_empty() {
                 return Err(format!("`Bash({arg})` names no command"));
             }
-            Ok(Spec::Command(words))
+            let pats = words.iter().map(|w| Pat::of(w)).collect::<Result<_, _>>()?;
+            Ok(Spec::Command(pats))
         }
         "web_fetch" => match arg.strip_prefix("domain:") {
             Some(host) if !host.trim().is_empty() => Ok(Spec::Domain(host.trim().to_lowercase())),
@@ -273,92 +309,152 @@ impl Rules {
         let shell = (call.tool == "bash")
             .then(|| call.args["command"].as_str().map(shell::parse))
             .flatten();
-        for verdict in [Verdict::Deny, Verdict::Ask, Verdict::Allow] {
+        let target = Target::of(call, shell.as_ref());
+        for verdict in [Verdict::Deny, Verdict::Ask] {
             let found = self
                 .rules
                 .iter()
                 .filter(|r| r.active && r.verdict == verdict)
-                .find(|r| self.matches(r, call, shell.as_ref()));
+                .find(|r| restricts(r, call, shell.as_ref(), &target));
             if let Some(rule) = found {
                 return Some(RuleMatch { verdict, rule });
             }
         }
-        None
+        let mut allow = self
+            .rules
+            .iter()
+            .filter(|r| r.active && r.verdict == Verdict::Allow);
+        let rule = match &shell {
+            Some(sh) => self.allows_line(sh, call)?,
+            None => allow.find(|r| {
+                r.covers(call.tool)
+                    && match &r.spec {
+                        Spec::Any => true,
+                        Spec::Path(globs) => target.path_matches(globs),
+                        Spec::Domain(host) => target.host_matches(host),
+                        Spec::Command(_) => false,
+                    }
+            })?,
+        };
+        Some(RuleMatch {
+            verdict: Verdict::Allow,
+            rule,
+        })
     }
 
-    fn matches(&self, rule: &Rule, call: &Call<'_>, shell: Option<&ShellCommand>) -> bool {
-        // A shell redirection writing a file is an edit of it.
-        if let (Some(sh), Spec::Path(globs)) = (shell, &rule.spec)
-            && rule.covers("write_file")
-            && rule.verdict != Verdict::Allow
-        {
-            let written = sh.commands.iter().flat_map(|c| &c.writes);
-            if written
-                .filter(|w| w.literal)
-                .any(|w| path_matches(globs, &absolute(call.cwd, &expand_home(&w.text))))
-            {
-                return true;
+    /// An allow rule passes a command line only if every command in it is
+    /// allowed (by one allow rule or another) and nothing in it is beyond
+    /// reading: no opaque part, no risky environment, no write outside the
+    /// workspace. A bare `Bash` rule allows every line. Returns the rule of
+    /// the line's first command.
+    fn allows_line<'r>(&'r self, sh: &ShellCommand, call: &Call<'_>) -> Option<&'r Rule> {
+        let allow: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|r| r.active && r.verdict == Verdict::Allow && r.covers("bash"))
+            .collect();
+        if let Some(all) = allow.iter().find(|r| matches!(r.spec, Spec::Any)) {
+            return Some(all);
+        }
+        if sh.opaque.is_some() || sh.commands.is_empty() {
+            return None;
+        }
+        let mut first = None;
+        for c in &sh.commands {
+            if !writes_inside(c, call) || c.env.iter().any(|e| risky_env(e)) {
+                return None;
             }
+            if c.words.is_empty() {
+                continue;
+            }
+            let rule = allow.iter().find(|r| match &r.spec {
+                Spec::Command(p) => words_match(p, c.program_words()),
+                _ => false,
+            })?;
+            first.get_or_insert(*rule);
         }
-        if !rule.covers(call.tool) {
-            return false;
-        }
-        match &rule.spec {
-            Spec::Any => true,
-            Spec::Command(pattern) => match shell {
-                Some(sh) if rule.verdict == Verdict::Allow => allows_all(pattern, sh, call, self),
-                Some(sh) => {
-                    sh.commands.iter().any(|c| {
-                        words_match(pattern, &c.words) || words_match(pattern, c.program_words())
-                    }) || (sh.opaque.is_some()
-                        && raw_match(pattern, call.args["command"].as_str().unwrap_or_default()))
-                }
-                None => false,
-            },
-            Spec::Path(globs) => call_path(call).is_some_and(|p| path_matches(globs, &p)),
-            Spec::Domain(host) => call.args["url"]
-                .as_str()
-                .and_then(host_of)
-                .is_some_and(|h| h == *host || h.ends_with(&format!(".{host}"))),
-        }
+        first
     }
 }
 
-/// An allow rule passes a command line only if every command in it is
-/// allowed (by this rule or another allow rule) and nothing in it is
-/// beyond reading: no opaque part, no risky environment, no write outside
-/// the workspace.
-fn allows_all(pattern: &[String], sh: &ShellCommand, call: &Call<'_>, rules: &Rules) -> bool {
-    if sh.opaque.is_some() || sh.commands.is_empty() {
+/// What a call is about, worked out once for all rules: its file (and,
+/// lazily, where a symlink leads), its host, the files a command writes.
+struct Target {
+    path: Option<String>,
+    real: std::cell::OnceCell<Option<String>>,
+    host: Option<String>,
+    writes: Vec<String>,
+}
+
+impl Target {
+    fn of(call: &Call<'_>, shell: Option<&ShellCommand>) -> Target {
+        Target {
+            path: call_path(call),
+            real: std::cell::OnceCell::new(),
+            host: call.args["url"].as_str().and_then(host_of),
+            writes: shell
+                .map(|sh| {
+                    sh.commands
+                        .iter()
+                        .flat_map(|c| &c.writes)
+                        .filter(|w| w.literal)
+                        .map(|w| absolute(call.cwd, &expand_home(&w.text)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    fn path_matches(&self, globs: &[GlobMatcher]) -> bool {
+        let Some(path) = &self.path else {
+            return false;
+        };
+        if globs.iter().any(|g| g.is_match(path)) {
+            return true;
+        }
+        // Through a symlink to the same file (resolved once per call).
+        let real = self.real.get_or_init(|| {
+            std::fs::canonicalize(path)
+                .ok()
+                .map(|p| p.display().to_string())
+                .filter(|r| r != path)
+        });
+        real.as_ref()
+            .is_some_and(|r| globs.iter().any(|g| g.is_match(r)))
+    }
+
+    fn host_matches(&self, host: &str) -> bool {
+        self.host
+            .as_deref()
+            .is_some_and(|h| h == host || h.strip_suffix(host).is_some_and(|p| p.ends_with('.')))
+    }
+}
+
+/// Whether a deny or ask rule covers the call.
+fn restricts(rule: &Rule, call: &Call<'_>, shell: Option<&ShellCommand>, t: &Target) -> bool {
+    // A shell redirection writing a file is an edit of it.
+    if let Spec::Path(globs) = &rule.spec
+        && !t.writes.is_empty()
+        && rule.covers("write_file")
+        && t.writes.iter().any(|w| globs.iter().any(|g| g.is_match(w)))
+    {
+        return true;
+    }
+    if !rule.covers(call.tool) {
         return false;
     }
-    let mut this_rule_used = false;
-    for c in &sh.commands {
-        if !writes_inside(c, call) || c.env.iter().any(|e| risky_env(e)) {
-            return false;
-        }
-        if c.words.is_empty() {
-            continue;
-        }
-        if words_match(pattern, c.program_words()) {
-            this_rule_used = true;
-            continue;
-        }
-        let other = rules.rules.iter().any(|r| {
-            r.active
-                && r.verdict == Verdict::Allow
-                && r.covers("bash")
-                && match &r.spec {
-                    Spec::Any => true,
-                    Spec::Command(p) => words_match(p, c.program_words()),
-                    _ => false,
-                }
-        });
-        if !other {
-            return false;
-        }
+    match &rule.spec {
+        Spec::Any => true,
+        Spec::Command(pattern) => shell.is_some_and(|sh| {
+            sh.commands
+                .iter()
+                .any(|c| words_match(pattern, &c.words) || words_match(pattern, c.program_words()))
+                || (sh.opaque.is_some()
+                    && raw_match(pattern, call.args["command"].as_str().unwrap_or_default()))
+        }),
+        Spec::Path(globs) => t.path_matches(globs),
+        Spec::Domain(host) => t.host_matches(host),
     }
-    this_rule_used
 }
 
 fn risky_env(name: &str) -> bool {
@@ -389,12 +485,12 @@ fn expand_home(p: &str) -> String {
 /// Rule words against command words: `*` matches any words (none too), a
 /// word with `*` matches one literal word by glob, others exactly. The
 /// program matches by its base name (`/bin/rm` is `rm`).
-fn words_match(pattern: &[String], words: &[Word]) -> bool {
-    fn go(p: &[String], w: &[Word], first: bool) -> bool {
+fn words_match(pattern: &[Pat], words: &[Word]) -> bool {
+    fn go(p: &[Pat], w: &[Word], first: bool) -> bool {
         let Some((head, rest)) = p.split_first() else {
             return w.is_empty();
         };
-        if head == "*" {
+        if let Pat::Any = head {
             return (0..=w.len()).any(|skip| go(rest, &w[skip..], false));
         }
         let Some((word, more)) = w.split_first() else {
@@ -403,36 +499,21 @@ fn words_match(pattern: &[String], words: &[Word]) -> bool {
         if !word.literal {
             return false;
         }
-        let text = if first && !head.contains('/') {
-            shell::basename(&word.text)
-        } else {
-            word.text.as_str()
-        };
-        let one = if head.contains('*') {
-            glob_word(head, text)
-        } else {
-            head == text
+        let one = match head {
+            Pat::Word(h) if first && !h.contains('/') => h == shell::basename(&word.text),
+            Pat::Word(h) => *h == word.text,
+            Pat::Glob(g) => g.is_match(&word.text),
+            Pat::Any => true,
         };
         one && go(rest, more, false)
     }
     go(pattern, words, true)
 }
 
-fn glob_word(pattern: &str, text: &str) -> bool {
-    GlobBuilder::new(pattern)
-        .literal_separator(false)
-        .build()
-        .is_ok_and(|g| g.compile_matcher().is_match(text))
-}
-
 /// For a line that could not be read: the rule's fixed words appear in it
 /// as words (errs toward matching; only deny and ask use it).
-fn raw_match(pattern: &[String], raw: &str) -> bool {
-    let fixed: Vec<&str> = pattern
-        .iter()
-        .take_while(|w| !w.contains('*'))
-        .map(String::as_str)
-        .collect();
+fn raw_match(pattern: &[Pat], raw: &str) -> bool {
+    let fixed: Vec<&str> = pattern.iter().map_while(Pat::fixed).collect();
     if fixed.is_empty() {
         return true;
     }
@@ -453,16 +534,6 @@ fn call_path(call: &Call<'_>) -> Option<String> {
         None => return None,
     };
     Some(absolute(call.cwd, p))
-}
-
-fn path_matches(globs: &[GlobMatcher], path: &str) -> bool {
-    if globs.iter().any(|g| g.is_match(path)) {
-        return true;
-    }
-    // Through a symlink to the same file.
-    std::fs::canonicalize(path)
-        .ok()
-        .is_some_and(|real| globs.iter().any(|g| g.is_match(&real)))
 }
 
 fn host_of(url: &str) -> Option<String> {
