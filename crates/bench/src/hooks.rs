@@ -121,7 +121,7 @@ async fn engine(root: &Path, name: &str, server: &ProviderServer, hooks: Value) 
 async fn turn(engine: &Engine, server: &ProviderServer) -> Result<Duration> {
     for i in 0..CALLS {
         server.enqueue(Reply::new().tool_call(
-            &format!("c{i}"),
+            format!("c{i}"),
             "read_file",
             json!({"path": "a.txt"}).to_string(),
         ));
