@@ -10,6 +10,7 @@ mod chat;
 mod cli;
 mod daemon;
 mod mcp_serve;
+mod policy;
 mod review;
 mod run;
 mod serve;
