@@ -322,7 +322,7 @@ impl Engine {
             children,
             checkpoints,
             disabled_tools: request.overrides.disabled_tools,
-            policy,
+            policy: Some(policy),
         };
         let after = AfterTurn {
             engine: self.downgrade(),

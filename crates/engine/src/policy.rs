@@ -141,7 +141,8 @@ impl Engine {
     }
 
     /// The policy of a turn about to start on `session_id` (`fresh`: the
-    /// session has no events yet); `None` when no rule or hook exists.
+    /// session has no events yet). Built even when no rule or hook exists:
+    /// it is where an "always allow" answer saves its first rule.
     pub(crate) async fn turn_policy(
         &self,
         runtime: &TurnRuntime,
@@ -149,13 +150,10 @@ impl Engine {
         session_id: &str,
         fresh: bool,
         overrides: &TurnOverrides,
-    ) -> Option<Arc<TurnPolicy>> {
+    ) -> Arc<TurnPolicy> {
         let policy = self
             .load_policy(scope.workspace.clone(), runtime.work_dir.clone())
             .await;
-        if policy.rules.all().is_empty() && policy.hooks.all().is_empty() {
-            return None;
-        }
         let mut session_start = None;
         let mut notice = None;
         if !overrides.child {
@@ -181,7 +179,7 @@ impl Engine {
         let approval = overrides
             .approval_policy
             .unwrap_or(runtime.config.agent.approval_policy);
-        Some(Arc::new(TurnPolicy {
+        Arc::new(TurnPolicy {
             policy,
             hooks: HookContext {
                 session_id: session_id.to_string(),
@@ -206,7 +204,7 @@ impl Engine {
                 session_id: session_id.to_string(),
                 path: self.transcript_path(session_id),
             })),
-        }))
+        })
     }
 
     fn transcript_path(&self, session_id: &str) -> PathBuf {
@@ -250,7 +248,31 @@ impl Engine {
         let root = self.view_root(workspace).await?;
         let cwd = root.clone().unwrap_or_else(|| self.home.global_dir());
         let p = self.load_policy(root.clone(), cwd.clone()).await;
-        Ok(p.explain(probe, &cwd, root.as_deref()))
+        let mut explained = p.explain(probe, &cwd, root.as_deref());
+        if explained.verdict.is_none() {
+            let config = self.config.load();
+            let ws = root.as_deref().and_then(|r| {
+                seekclaw_config::read_json_lenient(&seekclaw_config::workspace_config_path(r))
+                    .ok()
+                    .flatten()
+            });
+            let policy = seekclaw_agent::effective_policy(&config, ws.as_ref(), None);
+            let asks = self
+                .tools
+                .get(&probe.tool)
+                .map(|t| seekclaw_agent::asks(policy, t.as_ref(), &probe.input));
+            let what = match asks {
+                Some(true) => " (it asks before this call)",
+                Some(false) => " (it runs this call without asking)",
+                None => "",
+            };
+            explained.reason = explained.reason.replacen(
+                "the approval policy does",
+                &format!("the approval policy `{}` does{what}", policy.as_str()),
+                1,
+            );
+        }
+        Ok(explained)
     }
 
     /// The user approved `workspace`'s hook set `hash` (as `policy_view`

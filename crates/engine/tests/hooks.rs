@@ -33,7 +33,7 @@ with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "hooks.log"), "a") as f
 
 /// Claude Code's "block dangerous commands" example, in shell with jq.
 const GUARD: &str = r#"#!/bin/bash
-command=$(jq -r '.tool_input.command // empty')
+command=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["tool_input"].get("command", ""))')
 if echo "$command" | grep -q 'rm -rf'; then
   echo "rm -rf is not allowed here; delete files one by one" >&2
   exit 2
@@ -580,4 +580,73 @@ async fn deny_rules_are_explained_and_always_allow_saves_a_rule_the_next_call_ob
             .any(|e| matches!(e, AgentEvent::ApprovalRequested { .. }))
     );
     let _ = id;
+}
+
+#[tokio::test]
+async fn with_no_rules_at_all_always_allow_is_offered_and_saved_to_the_users_config() {
+    let server = ProviderServer::start().unwrap();
+    let w = world(&server, json!({}), json!({})).await;
+    server.enqueue(Reply::new().tool_call(
+        "c1",
+        "bash",
+        json!({"command": "cargo build --release"}).to_string(),
+    ));
+    server.enqueue(Reply::plain("built"));
+    let approvals = Approvals::attended();
+    let answerer = approvals.clone();
+    let mut turn = w
+        .engine
+        .start_turn(request(
+            &w,
+            SessionTarget::New { id: None },
+            "build",
+            approvals,
+        ))
+        .await
+        .unwrap();
+    let mut offered = None;
+    while let Some(ev) = turn.next_event().await {
+        if let AgentEvent::ApprovalRequested {
+            approval_id,
+            always_rule,
+            always_target,
+            ..
+        } = &ev
+        {
+            offered = Some((always_rule.clone(), always_target.clone()));
+            answerer.answer(approval_id, Decision::AllowAlways).unwrap();
+        }
+    }
+    drop(turn);
+    // An untrusted folder: the rule goes to the user's own config.
+    assert_eq!(
+        offered,
+        Some((Some("Bash(cargo build:*)".into()), Some("user".into())))
+    );
+    let config = std::fs::read_to_string(w.home.config_path()).unwrap();
+    assert!(config.contains("Bash(cargo build:*)"), "{config}");
+    let explained = w
+        .engine
+        .permission_check(
+            Some(&w.work),
+            &seekclaw_policy::Probe::parse(&["cargo build --release".into()]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(explained.rule.as_deref(), Some("Bash(cargo build:*)"));
+    let other = w
+        .engine
+        .permission_check(
+            Some(&w.work),
+            &seekclaw_policy::Probe::parse(&["make".into()]),
+        )
+        .await
+        .unwrap();
+    assert!(
+        other
+            .reason
+            .contains("approval policy `on-request` does (it asks"),
+        "{}",
+        other.reason
+    );
 }
