@@ -101,12 +101,12 @@ impl Engine {
     /// Reads the policy a turn runs under (off the async workers), or the
     /// one read before when none of its files changed.
     async fn load_policy(&self, workspace: Option<PathBuf>, cwd: PathBuf) -> Arc<Policy> {
-        let trusted = match &workspace {
-            Some(root) => self.trusted(root).await,
-            None => true,
-        };
         let (home, services) = (self.home.clone(), self.clone());
+        // One trip off the async workers: trust (the store) and the files.
         tokio::task::spawn_blocking(move || {
+            let trusted = workspace
+                .as_deref()
+                .is_none_or(|root| trusted(&services.store, root));
             let scope = seekclaw_policy::Scope {
                 home: &home,
                 workspace: workspace.as_deref(),
@@ -127,17 +127,6 @@ impl Engine {
         })
         .await
         .unwrap_or_default()
-    }
-
-    /// Whether `root` is (inside) a registered project: the trust the
-    /// terminal UI asks for and a daemon client gives with `project.upsert`.
-    async fn trusted(&self, root: &Path) -> bool {
-        let store = self.store.clone();
-        let projects = tokio::task::spawn_blocking(move || store.list_projects()).await;
-        match projects {
-            Ok(Ok(list)) => list.iter().any(|p| root.starts_with(&p.path)),
-            _ => false,
-        }
     }
 
     /// The policy of a turn about to start on `session_id` (`fresh`: the
@@ -453,6 +442,14 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     f.write_all(bytes).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+}
+
+/// Whether `root` is (inside) a registered project: the trust the terminal
+/// UI asks for and a daemon client gives with `project.upsert`. Blocking.
+fn trusted(store: &seekclaw_store::Store, root: &Path) -> bool {
+    store
+        .list_projects()
+        .is_ok_and(|list| list.iter().any(|p| root.starts_with(&p.path)))
 }
 
 /// What a session is told once when its workspace's hooks do not run.
