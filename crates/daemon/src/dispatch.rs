@@ -99,7 +99,7 @@ pub async fn handle(
         Method::UsageGet => model::usage_get(ctx, id, p).await,
         Method::DoctorText => system::doctor_text(ctx, id, p).await,
         Method::DoctorRun => system::doctor_run(ctx, id, p).await,
-        Method::ConfigStatus => system::config_status(ctx, id),
+        Method::ConfigStatus => system::config_status(ctx, id).await,
         Method::ProjectList => project::list(ctx, id).await,
         Method::ProjectUpsert => project::upsert(ctx, id, p).await,
         Method::ProjectRemove => project::remove(ctx, id, p).await,
