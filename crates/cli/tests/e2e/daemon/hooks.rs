@@ -219,7 +219,7 @@ fn allow_always_saves_a_rule_keeping_the_comments_and_is_not_asked_again() {
         Reply::new().tool_call(
             "w1",
             "write_file",
-            &json!({"path": "a.txt", "content": content}).to_string(),
+            json!({"path": "a.txt", "content": content}).to_string(),
         )
     };
     server.enqueue(write("two\n"));
