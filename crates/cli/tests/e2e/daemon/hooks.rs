@@ -3,7 +3,8 @@
 //! `hook_finished` reach the chat stream, `session.watch`, the timeline and
 //! `sessions show`; `allow_always` saves a rule (keeping the file's
 //! comments) and the next identical call is not asked; `config.status` and
-//! `doctor` report a skipped entry and a hook that cannot run.
+//! `doctor` report a skipped entry and a hook that cannot run; a closing
+//! connection ends the sessions it ran (`SessionEnd`), not a detached one.
 
 use std::path::Path;
 use std::process::Command;
@@ -339,4 +340,97 @@ fn config_status_and_doctor_report_a_skipped_entry_and_a_hook_that_cannot_run() 
     assert!(text.contains("1 rule(s): 1 allow, 0 ask, 0 deny"), "{text}");
     assert!(text.contains("Policy entry skipped"), "{text}");
     assert!(text.contains("guard.sh is not executable"), "{text}");
+}
+
+/// Polls until `path` exists (the hook runs off the closing connection's task).
+fn wait_file(path: &Path) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && !text.is_empty()
+        {
+            return text;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{} never written",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_closing_connection_ends_the_sessions_it_ran_but_not_a_detached_one() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    workspace_config(
+        &ws,
+        r#"{"hooks": {
+            "SessionStart": [{"hooks": [{"type": "command", "command": "cat > \"$CLAUDE_PROJECT_DIR/start-$(date +%s%N).json\""}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "cat > \"$CLAUDE_PROJECT_DIR/end-$(date +%s%N).json\""}]}]
+        }}"#,
+    );
+    let d = setup(&server, StartOptions::default());
+    let mut admin = d.connect().unwrap();
+    trust_and_approve(&mut admin, &ws);
+    let w = ws.display().to_string();
+    let ends = |ws: &Path| -> Vec<Value> {
+        let mut all: Vec<_> = std::fs::read_dir(ws)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("end-"))
+            .map(|e| serde_json::from_str(&wait_file(&e.path())).unwrap())
+            .collect();
+        all.sort_by_key(|v: &Value| v["session_id"].as_str().unwrap_or_default().to_string());
+        all
+    };
+
+    // A detached turn's connection leaves: its session stays open.
+    let mut detached = d.connect().unwrap();
+    server.enqueue(Reply::plain("kept"));
+    let kept = chat(
+        &mut detached,
+        json!({"message": "hi", "workspace": w, "detach": true}),
+    );
+    let kept_sid = kept.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    drop(detached);
+
+    let mut c = d.connect().unwrap();
+    // A session of its own (a chat naming none would resume the newest: the detached one's).
+    let sid = c.ok("session.new", json!({"workspace": w})).unwrap();
+    assert_ne!(sid, kept_sid);
+    server.enqueue(Reply::plain("hello"));
+    let all = chat(
+        &mut c,
+        json!({"message": "hi", "workspace": w, "sessionId": sid}),
+    );
+    assert_eq!(all.last().unwrap()["event"], "done", "{all:?}");
+    assert!(ends(&ws).is_empty(), "nobody left yet");
+    drop(c);
+    let start = std::time::Instant::now();
+    let end = loop {
+        let found = ends(&ws);
+        if let Some(end) = found.into_iter().find(|e| e["session_id"] == sid.as_str()) {
+            break end;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no SessionEnd for {sid}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(end["hook_event_name"], "SessionEnd", "{end}");
+    assert_eq!(end["reason"], "other", "{end}");
+    // The detached connection left first: its session's end would be here by now.
+    assert!(
+        ends(&ws)
+            .iter()
+            .all(|e| e["session_id"] != kept_sid.as_str()),
+        "a detached session is not ended when its client leaves"
+    );
 }
