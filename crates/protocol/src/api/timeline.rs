@@ -119,6 +119,15 @@ pub enum TimelineEntry {
         /// Last event it covers.
         to_seq: u64,
     },
+    /// How a turn ended.
+    End {
+        /// Log position.
+        seq: u64,
+        /// `done`, `cancelled`, `interrupted` (the daemon stopped first) or `failed`.
+        status: String,
+        /// The answer (`done`, `cancelled`) or what went wrong.
+        text: String,
+    },
     /// A lifecycle hook that ran (ours, additive; issue 39): what its
     /// `hook_finished` showed.
     Hook {
@@ -142,15 +151,6 @@ pub enum TimelineEntry {
         decision: String,
         /// The reason or stderr shown to the user; null when none.
         message: Option<String>,
-    },
-    /// How a turn ended.
-    End {
-        /// Log position.
-        seq: u64,
-        /// `done`, `cancelled`, `interrupted` (the daemon stopped first) or `failed`.
-        status: String,
-        /// The answer (`done`, `cancelled`) or what went wrong.
-        text: String,
     },
 }
 
