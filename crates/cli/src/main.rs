@@ -17,6 +17,7 @@ mod logging;
 mod mcp;
 mod mcp_serve;
 mod pipes;
+mod policy;
 mod provider_add;
 mod review;
 mod run;
@@ -96,6 +97,14 @@ enum Command {
     /// List, show, export and import sessions (the store directly; no daemon needed).
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
+    /// Permission rules: the decision for a tool call or command and the
+    /// rule that made it (`check -- git push`), or every rule by layer (`list`).
+    #[command(subcommand)]
+    Permissions(policy::PermissionsCommand),
+    /// Lifecycle hooks (Claude Code's format): list them by layer, approve
+    /// a workspace's hook set.
+    #[command(subcommand)]
+    Hooks(policy::HooksCommand),
     /// Check the setup (home, config, providers, workspace, sandbox, MCP,
     /// database): through the running daemon, or in this process when none
     /// runs. Exits 1 when a check fails.
@@ -213,6 +222,8 @@ fn main() -> ExitCode {
             | Command::Model(_)
             | Command::Schedule(_)
             | Command::Sessions(_)
+            | Command::Permissions(_)
+            | Command::Hooks(_)
             | Command::Protocol(_)
     ) {
         pipes::end_quietly_on_closed_stdout();
@@ -255,6 +266,16 @@ fn main() -> ExitCode {
             Home::from_env()
                 .map_err(Into::into)
                 .and_then(|h| sessions::sessions(&h, cmd)),
+        ),
+        Command::Permissions(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| policy::permissions(&h, cmd)),
+        ),
+        Command::Hooks(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| policy::hooks(&h, cmd)),
         ),
         Command::Doctor(args) => match Home::from_env()
             .map_err(Into::into)

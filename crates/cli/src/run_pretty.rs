@@ -70,6 +70,10 @@ mod terminal {
                     summary,
                     ..
                 } => p.tool_done(&call_id, &name, success, duration_ms, &summary),
+                AgentEvent::HookFinished(run) => match seekclaw_exec::hook_line(&run) {
+                    Some(line) => p.notice(&line),
+                    None => Ok(()),
+                },
                 ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
                     p.notice(&seekclaw_exec::model_notice(&ev).unwrap_or_default())
                 }

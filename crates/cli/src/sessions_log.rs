@@ -16,8 +16,6 @@ pub fn print_log(events: &[SessionEvent], out: &mut impl Write) -> anyhow::Resul
         }
         let seq = ev.seq;
         match &ev.item {
-            // Hook rows are printed with the CLI's hook display.
-            EventItem::Hook(_) => {}
             EventItem::User(m) => prompt(out, "user", seq, m)?,
             EventItem::Steer(m) => prompt(out, "steer", seq, m)?,
             EventItem::Assistant(a) => {
@@ -77,6 +75,26 @@ pub fn print_log(events: &[SessionEvent], out: &mut impl Write) -> anyhow::Resul
             EventItem::Runtime(r) => {
                 writeln!(out, "── runtime {} #{seq}", r.kind)?;
                 writeln!(out, "{}", r.text)?;
+            }
+            EventItem::Hook(h) => {
+                let about = match (&h.tool, &h.call_id) {
+                    (Some(tool), Some(call)) => format!(" {tool} [{call}]"),
+                    (Some(tool), None) => format!(" {tool}"),
+                    (None, Some(call)) => format!(" [{call}]"),
+                    (None, None) => String::new(),
+                };
+                let exit = h
+                    .exit_code
+                    .map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
+                writeln!(
+                    out,
+                    "── hook {}{about} {} · {exit} · {:.0} ms · {} #{seq}",
+                    h.event, h.decision, h.duration_ms, h.source
+                )?;
+                writeln!(out, "$ {}", h.command)?;
+                if let Some(m) = h.message.as_deref().filter(|m| !m.trim().is_empty()) {
+                    writeln!(out, "{}", m.trim_end())?;
+                }
             }
             EventItem::Terminal(t) => {
                 let status = seekclaw_daemon::end_status(t.status);

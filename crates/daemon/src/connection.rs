@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::chats::Chats;
 use crate::outbox::Outbox;
+use crate::scope::Scope;
 use seekclaw_engine::sync::Locked;
 
 /// The session a connection last created or resumed; used by chats without `sessionId`.
@@ -30,6 +31,9 @@ pub struct Connection {
     pub chats: Arc<Chats>,
     /// Its `session.watch`es: session id (lower case) and what ends the watch.
     pub watching: Mutex<Vec<(String, CancellationToken)>>,
+    /// The sessions it ran turns on (not detached ones): when it closes, its
+    /// user has left them, and their `SessionEnd` hooks run.
+    pub ran: Mutex<Vec<(Scope, String)>>,
 }
 
 impl Connection {
@@ -43,6 +47,15 @@ impl Connection {
             closing,
             chats: Arc::default(),
             watching: Mutex::new(Vec::new()),
+            ran: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Records that this connection ran a turn on session `id` in `scope`.
+    pub fn ran_on(&self, scope: &Scope, id: &str) {
+        let mut ran = self.ran.locked();
+        if !ran.iter().any(|(_, s)| s == id) {
+            ran.push((scope.clone(), id.to_string()));
         }
     }
 

@@ -67,6 +67,7 @@ pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
         checks.push(failover_check(daemon, &config, root));
     }
     checks.push(memory_check(root));
+    checks.extend(crate::doctor_policy::checks(daemon, root).await);
     for (name, health) in [
         ("config.json", &status.config),
         ("state.json", &status.state),

@@ -22,6 +22,7 @@ use crate::framing::{Frame, LineReader, write_all_or_stall};
 use crate::outbox::{Outbox, Queued};
 use crate::state::Daemon;
 use crate::upgrade::UpgradeServer;
+use seekclaw_engine::sync::Locked;
 
 /// Requests of one connection in flight at once; beyond this the reader stops reading
 /// (back-pressure instead of unbounded task growth).
@@ -225,6 +226,7 @@ where
     // Whatever still runs for this connection is told to stop (its turns as
     // `leave` decides).
     leave(&daemon.ctx, &conn);
+    end_sessions(&daemon.ctx, &conn);
     daemon.ctx.connections.remove(id);
     tracing::debug!(conn = id, "connection closed");
 }
@@ -275,6 +277,27 @@ fn leave(daemon: &Ctx, conn: &Connection) {
             chat.cancel.cancel();
         }
     }
+}
+
+/// The connection's user has left the sessions it ran turns on: their
+/// `SessionEnd` hooks run (reason `other`), off this task. A session whose
+/// turn still runs (another client watches it) is left to the engine's
+/// close.
+fn end_sessions(daemon: &Ctx, conn: &Connection) {
+    let ran = std::mem::take(&mut *conn.ran.locked());
+    let idle: Vec<_> = ran
+        .into_iter()
+        .filter(|(_, sid)| daemon.engine.turns.by_session(sid).is_none())
+        .collect();
+    if idle.is_empty() {
+        return;
+    }
+    let engine = daemon.engine.clone();
+    tokio::spawn(async move {
+        for (scope, sid) in idle {
+            engine.end_session(&scope, &sid, "other").await;
+        }
+    });
 }
 
 /// The peer left or the daemon is stopping: no more requests are read; running

@@ -41,7 +41,6 @@ pub fn timeline(events: Vec<SessionEvent>) -> Vec<TimelineEntry> {
     let mut out = Vec::with_capacity(events.len());
     for SessionEvent { seq, item, .. } in events {
         let entry = match item {
-            EventItem::Hook(_) => continue,
             EventItem::User(m) => TimelineEntry::User {
                 seq,
                 text: m.text,
@@ -86,6 +85,18 @@ pub fn timeline(events: Vec<SessionEvent>) -> Vec<TimelineEntry> {
                 seq,
                 note: r.kind,
                 text: r.text,
+            },
+            EventItem::Hook(h) => TimelineEntry::Hook {
+                seq,
+                event: h.event,
+                command: h.command,
+                source: h.source,
+                call_id: h.call_id,
+                tool: h.tool,
+                exit_code: h.exit_code,
+                duration_ms: h.duration_ms,
+                decision: h.decision,
+                message: h.message,
             },
             EventItem::Terminal(t) => TimelineEntry::End {
                 seq,

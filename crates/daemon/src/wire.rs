@@ -8,10 +8,10 @@ use seekclaw_config::UiLanguage;
 use seekclaw_engine::Watched;
 use seekclaw_protocol::events::{
     ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, ErrorCause, ErrorDetails,
-    FailoverDetails, FileDiffDetails, GoalUpdatedDetails, ImageViewDetails, ModelStartDetails,
-    ReminderDetails, RetryDetails, SubrunFinishedDetails, SubrunProgressDetails,
-    SubrunStartedDetails, ToolDoneDetails, ToolStartDetails, TurnEndDetails, TurnStartDetails,
-    UsageDetails, WorkflowDetails,
+    FailoverDetails, FileDiffDetails, GoalUpdatedDetails, HookFinishedDetails, HookStartedDetails,
+    ImageViewDetails, ModelStartDetails, ReminderDetails, RetryDetails, SubrunFinishedDetails,
+    SubrunProgressDetails, SubrunStartedDetails, ToolDoneDetails, ToolStartDetails, TurnEndDetails,
+    TurnStartDetails, UsageDetails, WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event, wording};
 
@@ -32,8 +32,6 @@ pub fn event_envelope(
     let env = match ev {
         // The desktop protocol has no stop reason; `done` says the turn ended.
         AgentEvent::AutoCompaction(_) | AgentEvent::AnswerFinish { .. } => return None,
-        // Hook runs: `hook_started` / `hook_finished` (wired by the protocol change).
-        AgentEvent::HookStarted(_) | AgentEvent::HookFinished(_) => return None,
         // `data` is the note as JSON text (the protocol's `CheckpointNote`).
         AgentEvent::Checkpoint(note) => {
             let json = serde_json::to_string(&note).unwrap_or_default();
@@ -146,7 +144,8 @@ pub fn event_envelope(
             summary,
             arguments,
             diff,
-            ..
+            always_rule,
+            always_target,
         } => Envelope::event(
             id,
             summary.clone(),
@@ -157,8 +156,23 @@ pub fn event_envelope(
                 summary,
                 arguments,
                 diff,
+                always_rule,
+                always_target,
             },
         ),
+        AgentEvent::HookStarted(run) => Envelope::event(
+            id,
+            run.event.clone(),
+            &HookStartedDetails {
+                run_id: run.run_id,
+                event: run.event,
+                command: run.command,
+                source: run.source,
+                call_id: run.call_id,
+                tool: run.tool,
+            },
+        ),
+        AgentEvent::HookFinished(run) => hook_finished(id, run),
         AgentEvent::ApprovalResolved {
             approval_id,
             call_id,
@@ -200,6 +214,33 @@ pub fn event_envelope(
         }
     };
     Some(env.with_session(Some(session.to_string())))
+}
+
+/// `hook_finished`: `data` is the decision (a run without its end, which
+/// the agent never sends, reads as an error).
+fn hook_finished(id: i64, run: seekclaw_agent::HookRun) -> Envelope {
+    let end = run.finished.unwrap_or(seekclaw_agent::HookFinish {
+        exit_code: None,
+        duration_ms: 0.0,
+        decision: "error".into(),
+        message: None,
+    });
+    Envelope::event(
+        id,
+        end.decision.clone(),
+        &HookFinishedDetails {
+            run_id: run.run_id,
+            event: run.event,
+            command: run.command,
+            source: run.source,
+            call_id: run.call_id,
+            tool: run.tool,
+            exit_code: end.exit_code,
+            duration_ms: end.duration_ms,
+            decision: end.decision,
+            message: end.message,
+        },
+    )
 }
 
 /// A failover's or a retry's envelope: `data` is the line a front end shows.

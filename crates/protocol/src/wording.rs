@@ -53,6 +53,28 @@ pub fn job_stopped_at_exit(job_id: &str, command: &str) -> String {
     )
 }
 
+/// One finished hook run as a front end prints it: "hook PreToolUse
+/// `./guard.sh`: deny (exit 2, 12 ms): no pushes on Fridays"; "killed"
+/// stands for the exit code of a hook stopped at its timeout or never started.
+pub fn hook_line(
+    event: &str,
+    command: &str,
+    decision: &str,
+    exit_code: Option<i32>,
+    duration_ms: f64,
+    message: Option<&str>,
+) -> String {
+    let exit = exit_code.map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
+    let mut line = format!("hook {event} `{command}`: {decision} ({exit}, {duration_ms:.0} ms)");
+    if let Some(m) = message.map(str::trim).filter(|m| !m.is_empty()) {
+        // One line: a hook's stderr may run long; the log keeps it whole.
+        let first = m.lines().next().unwrap_or_default();
+        line.push_str(": ");
+        line.push_str(first);
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +90,24 @@ mod tests {
             "local/m1 failed: refused — answered by cloud/c1 (another provider)"
         );
         assert!(!crosses_provider("TK/m1", "tk/m2"));
+    }
+
+    #[test]
+    fn a_hook_line_names_the_event_command_and_outcome() {
+        assert_eq!(
+            hook_line(
+                "PreToolUse",
+                "./guard.sh",
+                "deny",
+                Some(2),
+                12.4,
+                Some("no\nmore")
+            ),
+            "hook PreToolUse `./guard.sh`: deny (exit 2, 12 ms): no"
+        );
+        assert_eq!(
+            hook_line("Stop", "sleep 9", "timeout", None, 1000.0, None),
+            "hook Stop `sleep 9`: timeout (killed, 1000 ms)"
+        );
     }
 }

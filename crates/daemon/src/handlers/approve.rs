@@ -28,7 +28,7 @@ pub async fn approve(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Re
         .ok_or_else(|| {
             MethodError::invalid_param(
                 "decision",
-                "params.decision must be allow_once, allow_session or reject",
+                "params.decision must be allow_once, allow_session, allow_always or reject",
             )
         })?;
     let turn: Option<(Option<String>, Approvals)> = match (params.request_id, session_id) {

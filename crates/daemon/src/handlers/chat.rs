@@ -82,6 +82,11 @@ pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: C
     let mut turn = daemon.engine.start_turn(request).await.wire()?;
     let sid = turn.session().id.clone();
     start.claimed(&sid);
+    // A detached turn's user may come back for it: leaving this connection
+    // does not end that session.
+    if params.detach != Some(true) {
+        conn.ran_on(&scope, &sid);
+    }
     daemon.session_owners.set(&sid, conn.outbox.clone());
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),

@@ -32,8 +32,25 @@ fn doctor_root(daemon: &Ctx, p: &Params) -> Result<std::path::PathBuf, MethodErr
     }
 }
 
-/// How `config.json` and `state.json` read (a front end shows a problem line).
-pub fn config_status(daemon: &Ctx, id: i64) -> Reply {
+/// How `config.json` and `state.json` read (a front end shows a problem
+/// line), and the hook and rule entries skipped in the policy files of the
+/// current workspace (those of `config.json` are among its warnings too, so
+/// a client that knows only `files` still shows them).
+pub async fn config_status(daemon: &Ctx, id: i64) -> Reply {
+    let root = daemon.current_workspace();
+    // A policy that cannot be read at all leaves the files' own status as is.
+    let problems: Vec<_> = match daemon.engine.policy_view(Some(&root)).await {
+        Ok(view) => view
+            .problems
+            .iter()
+            .map(crate::policy::problem_view)
+            .collect(),
+        Err(e) => {
+            tracing::warn!("config.status: the policy could not be read: {}", e.message);
+            Vec::new()
+        }
+    };
+    let config_path = daemon.engine.home.config_path().display().to_string();
     let status = daemon.engine.config.status();
     let view = |name: &str, health: &FileHealth| ConfigFileView {
         name: name.to_string(),
@@ -51,10 +68,14 @@ pub fn config_status(daemon: &Ctx, id: i64) -> Reply {
             .map(|c| c as u64),
         warnings: health.warnings.iter().map(ToString::to_string).collect(),
     };
-    let files = vec![
-        view("config.json", &status.config),
-        view("state.json", &status.state),
-    ];
+    let mut config = view("config.json", &status.config);
+    config.warnings.extend(
+        problems
+            .iter()
+            .filter(|p| p.file == config_path)
+            .map(|p| format!("{}: {}", p.path, p.message)),
+    );
+    let files = vec![config, view("state.json", &status.state)];
     let ok = files
         .iter()
         .all(|f| f.error.is_none() && f.warnings.is_empty());
@@ -64,6 +85,7 @@ pub fn config_status(daemon: &Ctx, id: i64) -> Reply {
             ok,
             using_last_good: status.using_last_good,
             files,
+            policy_problems: problems,
         },
     ))
 }

@@ -72,6 +72,19 @@ pub fn model_notice(ev: &AgentEvent) -> Option<String> {
     }
 }
 
+/// A finished hook run's line, in the shared wording.
+pub fn hook_line(run: &seekclaw_agent::HookRun) -> Option<String> {
+    let end = run.finished.as_ref()?;
+    Some(wording::hook_line(
+        &run.event,
+        &run.command,
+        &end.decision,
+        end.exit_code,
+        end.duration_ms,
+        end.message.as_deref(),
+    ))
+}
+
 /// The plain printer's memory between events.
 #[derive(Debug, Default)]
 pub struct Plain {
@@ -133,6 +146,11 @@ impl Plain {
                     "failed"
                 };
                 let _ = writeln!(err, "[{name}] {how}: {summary}");
+            }
+            AgentEvent::HookFinished(run) => {
+                if let Some(line) = hook_line(&run) {
+                    let _ = writeln!(err, "{}[{line}]", self.fresh_line());
+                }
             }
             ev => {
                 if let Some(notice) = model_notice(&ev) {

@@ -128,6 +128,30 @@ pub enum TimelineEntry {
         /// The answer (`done`, `cancelled`) or what went wrong.
         text: String,
     },
+    /// A lifecycle hook that ran (ours, additive; issue 39): what its
+    /// `hook_finished` showed.
+    Hook {
+        /// Log position.
+        seq: u64,
+        /// The hook event (`PreToolUse`, `Stop`, …).
+        event: String,
+        /// The shell command.
+        command: String,
+        /// `managed`, `user` or `workspace`.
+        source: String,
+        /// The tool call it was about; null for other events.
+        call_id: Option<String>,
+        /// That call's tool, by Claude Code's name; null for other events.
+        tool: Option<String>,
+        /// Its exit code; null: killed at its timeout, or it could not start.
+        exit_code: Option<i32>,
+        /// Wall time, in milliseconds.
+        duration_ms: f64,
+        /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+        decision: String,
+        /// The reason or stderr shown to the user; null when none.
+        message: Option<String>,
+    },
 }
 
 impl TimelineEntry {
@@ -141,6 +165,7 @@ impl TimelineEntry {
             | TimelineEntry::Notice { seq, .. }
             | TimelineEntry::Runtime { seq, .. }
             | TimelineEntry::Summary { seq, .. }
+            | TimelineEntry::Hook { seq, .. }
             | TimelineEntry::End { seq, .. } => *seq,
         }
     }

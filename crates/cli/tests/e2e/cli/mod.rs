@@ -11,6 +11,7 @@ mod doctor;
 mod inspect;
 mod inspect_checkpoints;
 mod inspect_export;
+mod policy;
 mod providers;
 mod schedules;
 mod sessions;

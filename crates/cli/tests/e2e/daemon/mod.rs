@@ -16,6 +16,7 @@ mod failures;
 mod full_disk;
 mod goals;
 mod hardening;
+mod hooks;
 mod hygiene;
 mod jobs;
 mod lifecycle;
