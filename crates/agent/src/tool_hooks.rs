@@ -29,16 +29,7 @@ pub(crate) async fn before(
             &ask.sink(),
             HookEvent::PreToolUse,
             &[claude, &call.name],
-            fields([
-                ("tool_name", Value::from(claude)),
-                (
-                    "tool_input",
-                    claude_input(&call.name, args, &ask.ctx.workspace_root),
-                ),
-                ("tool_use_id", Value::from(call.id.as_str())),
-                ("seekclaw_tool_name", Value::from(call.name.as_str())),
-                ("seekclaw_tool_input", args.clone()),
-            ]),
+            call_fields(ask, call, args, None),
             About {
                 call_id: Some(&call.id),
                 tool: Some(claude),
@@ -66,6 +57,30 @@ pub(crate) async fn before(
         *args = our_input(&call.name, args, updated);
     }
     Ok(v.permission.map(|(verdict, _)| verdict))
+}
+
+/// A tool event's input: the call under Claude Code's names and ours, and
+/// what it returned (`PostToolUse`) or how it failed.
+fn call_fields(
+    ask: &AskCx<'_>,
+    call: &ToolCall,
+    args: &Value,
+    outcome: Option<(&str, Value)>,
+) -> serde_json::Map<String, Value> {
+    let mut f = fields([
+        ("tool_name", Value::from(claude_name(&call.name))),
+        (
+            "tool_input",
+            claude_input(&call.name, args, &ask.ctx.workspace_root),
+        ),
+        ("tool_use_id", Value::from(call.id.as_str())),
+        ("seekclaw_tool_name", Value::from(call.name.as_str())),
+        ("seekclaw_tool_input", args.clone()),
+    ]);
+    if let Some((k, v)) = outcome {
+        f.insert(k.to_string(), v);
+    }
+    f
 }
 
 /// Runs the `PostToolUse` (or, for a failed call, `PostToolUseFailure`)
@@ -97,16 +112,7 @@ pub(crate) async fn after(ask: &AskCx<'_>, call: &ToolCall, args: &Value, out: &
             &ask.sink(),
             event,
             &[claude, &call.name],
-            fields([
-                ("tool_name", Value::from(claude)),
-                (
-                    "tool_input",
-                    claude_input(&call.name, args, &ask.ctx.workspace_root),
-                ),
-                ("tool_use_id", Value::from(call.id.as_str())),
-                ("seekclaw_tool_name", Value::from(call.name.as_str())),
-                outcome,
-            ]),
+            call_fields(ask, call, args, Some(outcome)),
             About {
                 call_id: Some(&call.id),
                 tool: Some(claude),

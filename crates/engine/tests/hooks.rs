@@ -132,6 +132,27 @@ fn finished(events: &[AgentEvent]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Answers every approval of the turn `allow_always`; what each offered.
+async fn always_allow_all(
+    turn: &mut TurnHandle,
+    answerer: &Approvals,
+) -> Vec<(Option<String>, Option<String>)> {
+    let mut offered = Vec::new();
+    while let Some(ev) = turn.next_event().await {
+        if let AgentEvent::ApprovalRequested {
+            approval_id,
+            always_rule,
+            always_target,
+            ..
+        } = &ev
+        {
+            offered.push((always_rule.clone(), always_target.clone()));
+            answerer.answer(approval_id, Decision::AllowAlways).unwrap();
+        }
+    }
+    offered
+}
+
 fn sent_text(server: &ProviderServer, index: usize) -> String {
     server.requests()[index].body["messages"].to_string()
 }
@@ -526,19 +547,7 @@ async fn deny_rules_are_explained_and_always_allow_saves_a_rule_the_next_call_ob
         ))
         .await
         .unwrap();
-    let mut asked = Vec::new();
-    while let Some(ev) = turn.next_event().await {
-        if let AgentEvent::ApprovalRequested {
-            approval_id,
-            always_rule,
-            always_target,
-            ..
-        } = &ev
-        {
-            asked.push((always_rule.clone(), always_target.clone()));
-            answerer.answer(approval_id, Decision::AllowAlways).unwrap();
-        }
-    }
+    let asked = always_allow_all(&mut turn, &answerer).await;
     let id = turn.session().id.clone();
     drop(turn);
     assert_eq!(
@@ -604,19 +613,7 @@ async fn with_no_rules_at_all_always_allow_is_offered_and_saved_to_the_users_con
         ))
         .await
         .unwrap();
-    let mut offered = None;
-    while let Some(ev) = turn.next_event().await {
-        if let AgentEvent::ApprovalRequested {
-            approval_id,
-            always_rule,
-            always_target,
-            ..
-        } = &ev
-        {
-            offered = Some((always_rule.clone(), always_target.clone()));
-            answerer.answer(approval_id, Decision::AllowAlways).unwrap();
-        }
-    }
+    let offered = always_allow_all(&mut turn, &answerer).await.pop();
     drop(turn);
     // An untrusted folder: the rule goes to the user's own config.
     assert_eq!(

@@ -562,6 +562,15 @@ impl Lexer<'_> {
         None
     }
 
+    /// At `` ` ``: the substituted script is read as commands.
+    fn backtick_substitution(&mut self) {
+        self.i += 1;
+        match self.backtick() {
+            Some(inner) => parse_into(&inner, self.depth + 1, self.out),
+            None => self.out.opaque("an unterminated backtick"),
+        }
+    }
+
     /// After `` ` ``: the substituted script, `\`` unescaped.
     fn backtick(&mut self) -> Option<String> {
         let mut inner = String::new();
@@ -685,12 +694,8 @@ impl Lexer<'_> {
                     }
                 }
                 '`' => {
-                    self.i += 1;
                     literal = false;
-                    match self.backtick() {
-                        Some(inner) => parse_into(&inner, self.depth + 1, self.out),
-                        None => self.out.opaque("an unterminated backtick"),
-                    }
+                    self.backtick_substitution();
                 }
                 '$' => {
                     literal = false;
@@ -744,12 +749,8 @@ impl Lexer<'_> {
                     }
                 }
                 '`' => {
-                    self.i += 1;
                     literal = false;
-                    match self.backtick() {
-                        Some(inner) => parse_into(&inner, self.depth + 1, self.out),
-                        None => self.out.opaque("an unterminated backtick"),
-                    }
+                    self.backtick_substitution();
                 }
                 '$' => {
                     let from = self.i;
