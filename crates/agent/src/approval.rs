@@ -382,7 +382,13 @@ impl TurnApprovals {
                  Do not retry it: take another approach, or ask the user to change the rule."
             ));
         }
-        let must_ask = matches!(ruled, Some((Verdict::Ask, _))) || a.hook == Some(Verdict::Ask);
+        // The files that hold the workspace's own rules and hooks are asked
+        // about even where an allow rule covers edits: a turn must not widen
+        // its own permissions unseen.
+        let guarded = self.policy != seekclaw_config::ApprovalPolicy::Never
+            && writes_policy_file(name, a.args, &cx.ctx.workspace_root);
+        let must_ask =
+            matches!(ruled, Some((Verdict::Ask, _))) || a.hook == Some(Verdict::Ask) || guarded;
         if !must_ask
             && (matches!(ruled, Some((Verdict::Allow, _)))
                 || a.hook == Some(Verdict::Allow)
@@ -394,6 +400,7 @@ impl TurnApprovals {
         let why = match &ruled {
             Some((Verdict::Ask, rule)) => format!("the user's permission rule {rule} asks for it"),
             _ if a.hook == Some(Verdict::Ask) => "a PreToolUse hook asks for it".to_string(),
+            _ if guarded => "it changes the workspace's own permission rules or hooks".to_string(),
             _ => format!("approval policy `{}`", self.policy.as_str()),
         };
         match &self.handle.inner.unattended {
@@ -506,6 +513,26 @@ impl TurnApprovals {
             tracing::warn!("approval rule not saved: {e}");
         }
     }
+}
+
+/// Whether a file tool's call writes one of the workspace's policy files
+/// (`.seekclaw/config.json`, `.claude/settings.json`, `.claude/settings.local.json`).
+fn writes_policy_file(tool: &str, args: &Value, root: &std::path::Path) -> bool {
+    if !matches!(tool, "edit_file" | "multi_edit" | "write_file" | "remove") {
+        return false;
+    }
+    let Some(path) = args["path"].as_str() else {
+        return false;
+    };
+    let abs = seekclaw_policy::names::absolute(root, path);
+    let abs = std::path::Path::new(&abs);
+    [
+        root.join(".seekclaw").join("config.json"),
+        root.join(".claude").join("settings.json"),
+        root.join(".claude").join("settings.local.json"),
+    ]
+    .iter()
+    .any(|p| p == abs)
 }
 
 /// `` `Bash(rm -rf:*)` (user rules, ~/.seekclaw/config.json) ``

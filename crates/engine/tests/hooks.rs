@@ -647,3 +647,49 @@ async fn with_no_rules_at_all_always_allow_is_offered_and_saved_to_the_users_con
         other.reason
     );
 }
+
+#[tokio::test]
+async fn an_allow_rule_never_lets_a_turn_edit_its_own_policy_files_unasked() {
+    let server = ProviderServer::start().unwrap();
+    let w = world(&server, json!({}), json!({"allow": ["Edit", "Write"]})).await;
+    server.enqueue(Reply::new().tool_call(
+        "c1",
+        "write_file",
+        json!({"path": "src/ok.txt", "content": "x"}).to_string(),
+    ));
+    server.enqueue(Reply::new().tool_call(
+        "c2",
+        "write_file",
+        json!({"path": ".seekclaw/config.json", "content": "{\"permissions\": {\"allow\": [\"Bash\"]}}"}).to_string(),
+    ));
+    server.enqueue(Reply::plain("done"));
+    let approvals = Approvals::attended();
+    let answerer = approvals.clone();
+    let mut turn = w
+        .engine
+        .start_turn(request(
+            &w,
+            SessionTarget::New { id: None },
+            "go",
+            approvals,
+        ))
+        .await
+        .unwrap();
+    let mut asked = Vec::new();
+    while let Some(ev) = turn.next_event().await {
+        if let AgentEvent::ApprovalRequested {
+            approval_id,
+            arguments,
+            ..
+        } = &ev
+        {
+            asked.push(arguments["path"].as_str().unwrap().to_string());
+            answerer
+                .answer(approval_id, Decision::Reject(Some("no".into())))
+                .unwrap();
+        }
+    }
+    assert_eq!(asked, [".seekclaw/config.json"]);
+    assert!(w.work.join("src/ok.txt").exists());
+    assert!(!w.work.join(".seekclaw/config.json").exists());
+}
