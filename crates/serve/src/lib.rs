@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 
 use seekclaw_agent::{Approvals, Compacted, Decision, Steer, SteerKind, SteerQueue, TurnOutcome};
+use seekclaw_protocol::openseek::ApprovalDecision;
 use seekclaw_store::EventItem;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite};
 use tokio::sync::mpsc;
@@ -511,11 +512,13 @@ impl<'e> Serve<'e> {
                     self.events.emit(&ev);
                 }
             }
-            Command::Approval { id, allow } => {
-                let decision = if allow {
-                    Decision::AllowOnce
-                } else {
-                    Decision::Reject(None)
+            Command::Approval { id, decision } => {
+                let decision = match decision {
+                    ApprovalDecision::AllowOnce => Decision::AllowOnce,
+                    ApprovalDecision::AllowSession => Decision::AllowSession,
+                    // TODO(issue 39): Decision::AllowAlways once the core lands.
+                    ApprovalDecision::AllowAlways => Decision::AllowSession,
+                    ApprovalDecision::Reject => Decision::Reject(None),
                 };
                 if let Err(e) = self.approvals.answer(&id, decision) {
                     self.events.emit(&WireEvent::CommandError {

@@ -150,6 +150,8 @@ impl TurnMapper {
                 detail: summary,
                 // What a person judges: the edit's diff, else the command.
                 body: diff.or_else(|| arguments["command"].as_str().map(str::to_string)),
+                always_rule: None,
+                always_target: None,
             }),
             AgentEvent::ApprovalResolved {
                 approval_id,

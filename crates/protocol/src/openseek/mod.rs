@@ -7,7 +7,7 @@ mod command;
 mod event;
 
 pub use command::{
-    Command, Content, ContentPart, Goal, ImageCheck, ImagePart, Rewind, RewindRestore, Steer,
+    ApprovalDecision, Command, Content, ContentPart, Goal, ImageCheck, ImagePart, Rewind, RewindRestore, Steer,
     SteerKind, Submission,
 };
 pub use event::{
