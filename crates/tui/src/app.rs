@@ -30,6 +30,8 @@ pub enum Entry {
     Notice(String),
     /// A checkpoint of the workspace's files (dimmed, one line).
     Checkpoint(String),
+    /// A hook run (dimmed, one line; highlighted when it stopped something).
+    Hook(crate::hooks::HookRow),
     /// A failure.
     Error(String),
 }
@@ -375,6 +377,9 @@ impl App {
         }
         if env.event == "checkpoint" {
             self.on_checkpoint(&env);
+            return;
+        }
+        if self.on_hook_envelope(&env) {
             return;
         }
         // A job of this chat's session ended while no turn ran: the engine
