@@ -5,10 +5,11 @@
 use seekclaw_protocol::event;
 use seekclaw_protocol::events::{
     ApprovalRequestDetails, ApprovalResolvedDetails, BackgroundNoticeDetails, ContextYieldDetails,
-    FailoverDetails, FileDiffDetails, GoalUpdatedDetails, ImageViewDetails, ModelStartDetails,
-    ReminderDetails, RetryDetails, ScheduleUpcomingDetails, ScheduleUpdatedDetails,
-    SubrunFinishedDetails, SubrunProgressDetails, SubrunStartedDetails, ToolDoneDetails,
-    ToolStartDetails, TurnEndDetails, TurnStartDetails, UsageDetails, WorkflowDetails,
+    FailoverDetails, FileDiffDetails, GoalUpdatedDetails, HookFinishedDetails, HookStartedDetails,
+    ImageViewDetails, ModelStartDetails, ReminderDetails, RetryDetails, ScheduleUpcomingDetails,
+    ScheduleUpdatedDetails, SubrunFinishedDetails, SubrunProgressDetails, SubrunStartedDetails,
+    ToolDoneDetails, ToolStartDetails, TurnEndDetails, TurnStartDetails, UsageDetails,
+    WorkflowDetails,
 };
 use serde::de::DeserializeOwned;
 
@@ -79,6 +80,10 @@ pub enum EventKind {
     ApprovalRequest(Box<ApprovalRequestDetails>),
     /// `approval_resolved`: the outcome in `data`.
     ApprovalResolved(ApprovalResolvedDetails),
+    /// `hook_started`: a hook command started; its event name in `data`.
+    HookStarted(HookStartedDetails),
+    /// `hook_finished`: a hook command ended; its decision in `data`.
+    HookFinished(HookFinishedDetails),
     /// `subrun_started`.
     SubrunStarted(SubrunStartedDetails),
     /// `subrun_progress`.
@@ -129,6 +134,8 @@ impl Event {
             event::REMINDER => self.read(K::Reminder),
             event::APPROVAL_REQUEST => self.read(|d| K::ApprovalRequest(Box::new(d))),
             event::APPROVAL_RESOLVED => self.read(K::ApprovalResolved),
+            event::HOOK_STARTED => self.read(K::HookStarted),
+            event::HOOK_FINISHED => self.read(K::HookFinished),
             event::SUBRUN_STARTED => self.read(K::SubrunStarted),
             event::SUBRUN_PROGRESS => self.read(K::SubrunProgress),
             event::SUBRUN_FINISHED => self.read(K::SubrunFinished),
@@ -200,6 +207,30 @@ mod tests {
             env(r#"{"id":3,"event":"done","data":"hello"}"#).kind(),
             EventKind::Done
         ));
+    }
+
+    #[test]
+    fn hook_events_read_with_their_details_typed() {
+        let start = env(
+            r#"{"id":3,"event":"hook_started","data":"PreToolUse","sessionId":"s","details":{"runId":"hk_1","event":"PreToolUse","command":"./guard.sh","source":"workspace","callId":"c1","tool":"Bash"}}"#,
+        );
+        let EventKind::HookStarted(d) = start.kind() else {
+            panic!("{:?}", start.kind())
+        };
+        assert_eq!(
+            (d.run_id.as_str(), d.tool.as_deref()),
+            ("hk_1", Some("Bash"))
+        );
+        let end = env(
+            r#"{"id":3,"event":"hook_finished","data":"timeout","sessionId":"s","details":{"runId":"hk_1","event":"Stop","command":"sleep 9","source":"user","exitCode":null,"durationMs":1000.5,"decision":"timeout"}}"#,
+        );
+        let EventKind::HookFinished(d) = end.kind() else {
+            panic!("{:?}", end.kind())
+        };
+        assert_eq!(
+            (d.exit_code, d.decision.as_str(), d.call_id),
+            (None, "timeout", None)
+        );
     }
 
     #[test]

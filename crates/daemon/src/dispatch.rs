@@ -9,8 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::ctx::Ctx;
 use crate::handlers::{
-    approve, chat, checkpoint, goal, mcp, model, profile, project, provider, schedule, search,
-    session, skill, system, watch, workspace,
+    approve, chat, checkpoint, goal, mcp, model, policy, profile, project, provider, schedule,
+    search, session, skill, system, watch, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -123,6 +123,9 @@ pub async fn handle(
         Method::GoalGet => goal::get(ctx, id, p).await,
         Method::GoalSet => goal::set(ctx, id, p).await,
         Method::GoalClear => goal::clear(ctx, id, p).await,
+        Method::HooksList => policy::hooks_list(ctx, id, p).await,
+        Method::HooksApprove => policy::hooks_approve(ctx, id, p).await,
+        Method::PermissionsCheck => policy::permissions_check(ctx, id, p).await,
         Method::LockList => system::lock_list(ctx, id),
         Method::FactoryReset => system::factory_reset(ctx, conn, id).await,
         Method::Shutdown => system::shutdown(ctx, conn, id).await,

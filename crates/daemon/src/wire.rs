@@ -154,6 +154,8 @@ pub fn event_envelope(
                 summary,
                 arguments,
                 diff,
+                always_rule: None,
+                always_target: None,
             },
         ),
         AgentEvent::ApprovalResolved {

@@ -87,6 +87,10 @@ pub mod event {
     /// outside one (a background job ended, a rewind) to the session's
     /// watchers (ours, additive). `data` is the note as JSON text.
     pub const CHECKPOINT: &str = "checkpoint";
+    /// A lifecycle hook (the user's command) started (ours, additive).
+    pub const HOOK_STARTED: &str = "hook_started";
+    /// A lifecycle hook ended: its exit code, duration and decision (ours, additive).
+    pub const HOOK_FINISHED: &str = "hook_finished";
     /// Broadcast: a scheduled run ended.
     pub const SCHEDULE_UPDATED: &str = "schedule.updated";
     /// Broadcast: a scheduled run starts in about a minute.
@@ -257,7 +261,7 @@ pub struct TurnEndDetails {
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
 pub struct ReminderDetails {
-    /// `goal`, `goal_check` or `plan`.
+    /// `goal`, `goal_check`, `plan` or `hooks` (the workspace's hooks are off).
     pub kind: String,
 }
 
@@ -315,6 +319,13 @@ pub struct ApprovalRequestDetails {
     /// For a file edit: the unified diff it would make.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// The allow rule that `allow_always` saves (`Bash(npm test:*)`);
+    /// absent: `allow_always` is not offered for this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub always_rule: Option<String>,
+    /// Where `allow_always` saves it: `workspace` or `user`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub always_target: Option<String>,
 }
 
 /// `approval_resolved`. `data` is the outcome.
@@ -326,8 +337,61 @@ pub struct ApprovalResolvedDetails {
     pub approval_id: String,
     /// The call.
     pub call_id: String,
-    /// `allow_once`, `allow_session`, `reject`, `timeout` or `cancelled`.
+    /// `allow_once`, `allow_session`, `allow_always`, `reject`, `timeout` or `cancelled`.
     pub outcome: String,
+}
+
+/// `hook_started`: a hook command starts. `data` is its event name (`PreToolUse`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct HookStartedDetails {
+    /// Pairs it with its `hook_finished` (`hk_…`).
+    pub run_id: String,
+    /// The hook event: `SessionStart`, `UserPromptSubmit`, `PreToolUse`,
+    /// `PermissionRequest`, `PostToolUse`, `PostToolUseFailure`,
+    /// `Notification`, `Stop`, `SubagentStart`, `SubagentStop` or `PreCompact`.
+    pub event: String,
+    /// The shell command.
+    pub command: String,
+    /// Where it is configured: `managed`, `user` or `workspace`.
+    pub source: String,
+    /// The tool call it is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// That call's tool, by Claude Code's name (`Bash`, `Edit`, `mcp__srv__tool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+}
+
+/// `hook_finished`: a hook command ended. `data` is its decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct HookFinishedDetails {
+    /// The `runId` of its `hook_started`.
+    pub run_id: String,
+    /// The hook event.
+    pub event: String,
+    /// The shell command.
+    pub command: String,
+    /// `managed`, `user` or `workspace`.
+    pub source: String,
+    /// The tool call it is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// That call's tool, by Claude Code's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Its exit code; null: killed at its timeout, or it could not start.
+    pub exit_code: Option<i32>,
+    /// Wall time, in milliseconds.
+    pub duration_ms: f64,
+    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+    pub decision: String,
+    /// The reason or stderr shown to the user (at most 2000 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// `file_diff`: after a write that changed a file. `data` is its workspace-relative path.
@@ -469,6 +533,8 @@ details_for!(
     RetryDetails => RETRY,
     ApprovalRequestDetails => APPROVAL_REQUEST,
     ApprovalResolvedDetails => APPROVAL_RESOLVED,
+    HookStartedDetails => HOOK_STARTED,
+    HookFinishedDetails => HOOK_FINISHED,
     BackgroundNoticeDetails => BACKGROUND_NOTICE,
     TurnStartDetails => TURN_START,
     SubrunStartedDetails => SUBRUN_STARTED,
@@ -725,7 +791,7 @@ pub const EVENTS: &[EventSpec] = &[
         event::APPROVAL_RESOLVED,
         false,
         Audience::Turn,
-        "The outcome: allow_once, allow_session, reject, timeout or cancelled.",
+        "The outcome: allow_once, allow_session, allow_always, reject, timeout or cancelled.",
         Some(schema_of::<ApprovalResolvedDetails>),
     ),
     row(
@@ -769,5 +835,19 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Broadcast,
         "The task's display name.",
         Some(schema_of::<ScheduleUpcomingDetails>),
+    ),
+    row(
+        event::HOOK_STARTED,
+        false,
+        Audience::Turn,
+        "The hook event (`PreToolUse`, `Stop`, …).",
+        Some(schema_of::<HookStartedDetails>),
+    ),
+    row(
+        event::HOOK_FINISHED,
+        false,
+        Audience::Turn,
+        "The decision: ok, allow, ask, deny, block, stop, error or timeout.",
+        Some(schema_of::<HookFinishedDetails>),
     ),
 ];

@@ -88,6 +88,12 @@ pub enum Capability {
     /// `checkpoints` (ours, additive): `checkpoint.*`, `session.rewind`,
     /// `session.fork` and the `checkpoint` event.
     Checkpoints,
+    /// `hooks` (ours, additive): `hooks.list`, `hooks.approve` and the
+    /// `hook_started` / `hook_finished` events.
+    Hooks,
+    /// `permissions` (ours, additive): `permissions.check`, and the
+    /// `allow_always` decision of `agent.approve`.
+    Permissions,
 }
 
 /// Every capability with its wire name, in the order clients expect.
@@ -120,6 +126,8 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::Goal, "goal"),
     (Capability::SessionWatch, "session-watch"),
     (Capability::Checkpoints, "checkpoints"),
+    (Capability::Hooks, "hooks"),
+    (Capability::Permissions, "permissions"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -476,6 +484,12 @@ method_table! {
         (NoParams => empty(event::BYE));
     ConnectionUpgrade => "connection.upgrade" [] Inline []
         (UpgradeParams => text_matching("`upgraded to <protocol>`: the connection's next lines speak that protocol (`acp`: `seekclaw acp` through the daemon). Only as a connection's first request.", "^upgraded to .+$"));
+    HooksList => "hooks.list" [] Task [Hooks]
+        (HooksListParams => json(PolicyView));
+    HooksApprove => "hooks.approve" [] Exclusive [Hooks]
+        (HooksApproveParams => json(PolicyView));
+    PermissionsCheck => "permissions.check" [] Task [Permissions]
+        (PermissionsCheckParams => json(PermissionCheckView));
 }
 
 /// The `protocol.info` document.
@@ -674,6 +688,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 75);
+        assert_eq!(info.methods.len(), 78);
     }
 }

@@ -64,6 +64,7 @@ pub fn config_status(daemon: &Ctx, id: i64) -> Reply {
             ok,
             using_last_good: status.using_last_good,
             files,
+            policy_problems: Vec::new(),
         },
     ))
 }

@@ -120,7 +120,8 @@ pub struct ApproveParams {
     /// The `approvalId` of the `approval_request`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval_id: Option<String>,
-    /// `allow_once`, `allow_session` or `reject`.
+    /// `allow_once`, `allow_session`, `allow_always` (saves the request's
+    /// `alwaysRule` to its `alwaysTarget` config) or `reject`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
     /// With `reject`: what the model reads as the call's result.

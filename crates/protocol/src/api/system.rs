@@ -291,6 +291,12 @@ pub struct ConfigStatusView {
     pub using_last_good: bool,
     /// `config.json`, then `state.json`.
     pub files: Vec<ConfigFileView>,
+    /// Hook and permission-rule entries skipped, by file and path (ours,
+    /// additive; absent when none): the user's config, the current
+    /// workspace's, Claude Code's settings files and the managed file. The
+    /// rest of each file still applies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policy_problems: Vec<super::PolicyProblemView>,
 }
 
 /// One file of [`ConfigStatusView`].
