@@ -145,7 +145,7 @@ pub enum Action {
         approval_id: String,
         /// The turn's session.
         session_id: Option<String>,
-        /// `allow_once`, `allow_session` or `reject`.
+        /// `allow_once`, `allow_session`, `allow_always` or `reject`.
         decision: &'static str,
         /// With `reject`: what the model reads.
         message: Option<String>,
@@ -189,7 +189,8 @@ Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs and subagents · 
 its output goes to the model\n\
 @PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
 @IMAGE.png attaches the image · a long paste is one block\n\
-Approval prompts: ↑↓ + Enter or 1-4 choose · Esc rejects · typing starts a reason (Enter rejects with it, Esc goes back)\n\
+Approval prompts: ↑↓ + Enter or 1-4 choose (5: always allow, when offered: saves the rule) · Esc rejects · \
+typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
           /compact  /copy  /rewind (or Esc Esc on an empty prompt)  /fork\n\
@@ -379,7 +380,7 @@ impl App {
             self.on_checkpoint(&env);
             return;
         }
-        if self.on_hook_envelope(&env) {
+        if self.on_hook_envelope(&kind) {
             return;
         }
         // A job of this chat's session ended while no turn ran: the engine

@@ -6,9 +6,8 @@
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use serde::Deserialize;
 
-use seekclaw_client::Event;
+use seekclaw_client::EventKind;
 
 use crate::app::{App, Entry};
 
@@ -53,86 +52,37 @@ impl HookEnd {
     }
 }
 
-/// `hook_started` / `hook_finished` details as the UI reads them: lenient
-/// (a field a newer daemon adds or drops is no error), and the end read
-/// either flat or under `finished`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct Wire {
-    run_id: String,
-    event: Option<String>,
-    #[serde(alias = "hookEvent")]
-    hook_event_name: Option<String>,
-    command: String,
-    #[serde(flatten)]
-    end: WireEnd,
-    finished: Option<WireEnd>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct WireEnd {
-    exit_code: Option<i32>,
-    duration_ms: Option<f64>,
-    decision: Option<String>,
-    message: Option<String>,
-}
-
-impl WireEnd {
-    fn end(self) -> Option<HookEnd> {
-        Some(HookEnd {
-            exit_code: self.exit_code,
-            duration_ms: self.duration_ms.unwrap_or_default(),
-            decision: self.decision?,
-            message: self.message.filter(|m| !m.trim().is_empty()),
-        })
-    }
-}
-
 /// The row of a `hook_started` / `hook_finished` envelope (`None`: another
-/// event, or details that are not a hook run).
-pub fn row_of(env: &Event) -> Option<HookRow> {
-    let finished = match env.event.as_str() {
-        "hook_started" => false,
-        "hook_finished" => true,
-        _ => return None,
-    };
-    let wire: Wire = serde_json::from_value(env.details.clone()?).ok()?;
-    let event = wire
-        .hook_event_name
-        .or(wire.event)
-        .filter(|e| !e.is_empty())
-        .unwrap_or_else(|| env.data.clone());
-    let end = match wire.finished {
-        Some(nested) => nested.end(),
-        None => wire.end.end(),
-    };
-    Some(HookRow {
-        run_id: wire.run_id,
-        event,
-        command: wire.command,
-        finished: if finished {
-            end.or(Some(HookEnd {
-                exit_code: None,
-                duration_ms: 0.0,
-                decision: "ok".into(),
-                message: None,
-            }))
-        } else {
-            None
+/// event).
+pub fn row_of(kind: &EventKind) -> Option<HookRow> {
+    Some(match kind {
+        EventKind::HookStarted(d) => HookRow {
+            run_id: d.run_id.clone(),
+            event: d.event.clone(),
+            command: d.command.clone(),
+            finished: None,
         },
+        EventKind::HookFinished(d) => HookRow {
+            run_id: d.run_id.clone(),
+            event: d.event.clone(),
+            command: d.command.clone(),
+            finished: Some(HookEnd {
+                exit_code: d.exit_code,
+                duration_ms: d.duration_ms,
+                decision: d.decision.clone(),
+                message: d.message.clone().filter(|m| !m.trim().is_empty()),
+            }),
+        },
+        _ => return None,
     })
 }
 
 impl App {
     /// A hook run's envelope: its row added, or finished; false for any
     /// other envelope.
-    pub(crate) fn on_hook_envelope(&mut self, env: &Event) -> bool {
-        if !env.event.starts_with("hook_") {
+    pub(crate) fn on_hook_envelope(&mut self, kind: &EventKind) -> bool {
+        let Some(row) = row_of(kind) else {
             return false;
-        }
-        let Some(row) = row_of(env) else {
-            return true;
         };
         let open = self.entries.iter_mut().rev().find_map(|e| match e {
             Entry::Hook(r) if r.run_id == row.run_id && r.finished.is_none() => Some(r),
@@ -207,7 +157,12 @@ fn short(command: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seekclaw_client::Event;
     use serde_json::json;
+
+    fn kind(event: &str, details: serde_json::Value) -> EventKind {
+        env(event, details).kind()
+    }
 
     fn env(event: &str, details: serde_json::Value) -> Event {
         Event {
@@ -234,26 +189,25 @@ mod tests {
         let mut app = App::default();
         let started = json!({"runId": "hk_1", "event": "PreToolUse", "command": "./fmt.sh",
             "source": "workspace", "callId": "c1", "tool": "Bash"});
-        assert!(app.on_hook_envelope(&env("hook_started", started)));
+        assert!(app.on_hook_envelope(&kind("hook_started", started)));
         assert_eq!(shown(&app), ["hook PreToolUse · ./fmt.sh · running"]);
         let finished = json!({"runId": "hk_1", "event": "PreToolUse", "command": "./fmt.sh",
             "source": "workspace", "exitCode": 0, "durationMs": 12.4, "decision": "ok"});
-        assert!(app.on_hook_envelope(&env("hook_finished", finished)));
+        assert!(app.on_hook_envelope(&kind("hook_finished", finished)));
         assert_eq!(shown(&app), ["hook PreToolUse · ./fmt.sh · exit 0 · 12 ms"]);
-        assert!(!app.on_hook_envelope(&env("tool_start", json!({}))));
+        assert!(!app.on_hook_envelope(&kind("tool_start", json!({}))));
     }
 
     #[test]
     fn a_block_or_a_timeout_stands_out_with_its_message() {
         let mut app = App::default();
-        // Nested under `finished`, as the engine's HookRun carries it.
         let blocked = json!({"runId": "hk_2", "event": "PreToolUse", "command": "guard.py",
-            "finished": {"exitCode": 2, "durationMs": 30.0, "decision": "block",
-                "message": "no pushes on Friday"}});
-        app.on_hook_envelope(&env("hook_finished", blocked));
+            "source": "user", "exitCode": 2, "durationMs": 30.0, "decision": "block",
+            "message": "no pushes on Friday"});
+        app.on_hook_envelope(&kind("hook_finished", blocked));
         let timed_out = json!({"runId": "hk_3", "event": "Stop", "command": "sleep 99",
-            "exitCode": null, "durationMs": 1000.0, "decision": "timeout"});
-        app.on_hook_envelope(&env("hook_finished", timed_out));
+            "source": "user", "exitCode": null, "durationMs": 1000.0, "decision": "timeout"});
+        app.on_hook_envelope(&kind("hook_finished", timed_out));
         assert_eq!(
             shown(&app),
             [
