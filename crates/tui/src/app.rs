@@ -286,6 +286,9 @@ pub struct App {
     pub model_tokens: std::collections::BTreeMap<String, (u64, u64)>,
     /// What the usage events that carried their cost (`costUsd`) add up to.
     pub priced_cost: f64,
+    /// The engine's "hooks of this workspace are off" reminder was shown
+    /// (once a chat: every turn carries it).
+    pub(crate) hooks_off_said: bool,
 }
 
 impl App {
@@ -461,6 +464,10 @@ impl App {
                 self.notice(env.data)
             }
             EventKind::Retry(_) => turn.phase = env.data,
+            EventKind::Reminder(r) if r.kind == "hooks" && !self.hooks_off_said => {
+                self.hooks_off_said = true;
+                self.notice(env.data);
+            }
             EventKind::Done => {
                 if !turn.streamed && !env.data.is_empty() {
                     self.append(&env.data, false);

@@ -583,10 +583,15 @@ mod tests {
         let mut app = App::default();
         offer(&mut app, &request_with_rule("ap_1"));
         offer(&mut app, &request("ap_2"));
-        let lines: Vec<String> = app.approval_lines().iter().map(ToString::to_string).collect();
+        let lines: Vec<String> = app
+            .approval_lines()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert!(
             lines.contains(
-                &"  5. Yes, and always allow `Bash(rm x)` (saved in the workspace config)".to_string()
+                &"  5. Yes, and always allow `Bash(rm x)` (saved in the workspace config)"
+                    .to_string()
             ),
             "{lines:?}"
         );
@@ -601,7 +606,11 @@ mod tests {
         );
         // Without a rule there is no fifth choice: 5 starts a reason.
         seen(&mut app);
-        assert!(!app.approval_lines().iter().any(|l| l.to_string().contains("5.")));
+        assert!(
+            !app.approval_lines()
+                .iter()
+                .any(|l| l.to_string().contains("5."))
+        );
         assert_eq!(app.on_key(key(KeyCode::Char('5'))), None);
         assert!(app.typing_reason());
         // Up from nothing selected on a rule request reaches the rule.

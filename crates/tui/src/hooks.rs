@@ -99,9 +99,7 @@ impl App {
 
 /// A hook run's lines: one dim row, or a highlighted one and its message.
 pub fn lines(out: &mut Vec<Line<'static>>, row: &HookRow) {
-    let dim = Style::new()
-        .fg(Color::DarkGray)
-        .add_modifier(Modifier::DIM);
+    let dim = Style::new().fg(Color::DarkGray).add_modifier(Modifier::DIM);
     let mut text = format!("hook {} · {}", row.event, short(&row.command));
     let Some(end) = &row.finished else {
         text.push_str(" · running");
