@@ -123,6 +123,7 @@ fn ask_permission(peer: &Peer, session: &Arc<Session>, ev: &AgentEvent) {
         summary,
         arguments,
         diff,
+        ..
     } = ev
     else {
         return;

@@ -13,6 +13,8 @@ use seekclaw_tools::{Tool, ToolContext};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use seekclaw_policy::{Call, HookEvent, Verdict};
+
 use crate::events::AgentEvent;
 use crate::safe_command::is_safe_command;
 
@@ -23,6 +25,9 @@ pub enum Decision {
     AllowOnce,
     /// Run this call and, for the rest of the session, calls like it.
     AllowSession,
+    /// Run this call and save an allow rule for calls like it (the
+    /// workspace's config, or the user's for a global turn).
+    AllowAlways,
     /// Do not run it; the message (if any) is what the model reads.
     Reject(Option<String>),
 }
@@ -33,6 +38,7 @@ impl Decision {
         match decision.trim().to_ascii_lowercase().as_str() {
             "allow_once" => Some(Decision::AllowOnce),
             "allow_session" => Some(Decision::AllowSession),
+            "allow_always" => Some(Decision::AllowAlways),
             "reject" => Some(Decision::Reject(message.filter(|m| !m.trim().is_empty()))),
             _ => None,
         }
@@ -46,6 +52,8 @@ pub enum ApprovalOutcome {
     AllowOnce,
     /// Allowed for the session.
     AllowSession,
+    /// Allowed, and an allow rule saved.
+    AllowAlways,
     /// Rejected by the person.
     Reject,
     /// Nobody answered in time (counts as a rejection).
@@ -60,6 +68,7 @@ impl ApprovalOutcome {
         match self {
             ApprovalOutcome::AllowOnce => "allow_once",
             ApprovalOutcome::AllowSession => "allow_session",
+            ApprovalOutcome::AllowAlways => "allow_always",
             ApprovalOutcome::Reject => "reject",
             ApprovalOutcome::Timeout => "timeout",
             ApprovalOutcome::Cancelled => "cancelled",
@@ -294,6 +303,40 @@ pub(crate) struct AskCx<'a> {
     pub(crate) store: &'a seekclaw_store::Store,
     pub(crate) scope: &'a str,
     pub(crate) session_id: &'a str,
+    /// The turn's owner id (its hook records' owner).
+    pub(crate) owner: &'a str,
+    /// The user's rules and hooks (`None`: none apply).
+    pub(crate) policy: Option<&'a crate::hooks::TurnPolicy>,
+    /// Set by a hook that said `continue: false`: the turn ends after the step.
+    pub(crate) stop: &'a Mutex<Option<String>>,
+}
+
+impl AskCx<'_> {
+    pub(crate) fn sink(&self) -> crate::hooks::Sink<'_> {
+        crate::hooks::Sink {
+            events: self.events,
+            store: self.store,
+            scope: self.scope,
+            session_id: self.session_id,
+            owner: self.owner,
+        }
+    }
+
+    /// A hook asked the turn to stop.
+    pub(crate) fn request_stop(&self, why: String) {
+        let mut stop = self.stop.lock().unwrap_or_else(PoisonError::into_inner);
+        stop.get_or_insert(why);
+    }
+}
+
+/// One call put to the approval check.
+pub(crate) struct Asked<'a> {
+    pub(crate) call_id: &'a str,
+    pub(crate) tool: &'a dyn Tool,
+    pub(crate) args: &'a Value,
+    pub(crate) summary: &'a str,
+    /// What a `PreToolUse` hook decided (allow or ask); deny never gets here.
+    pub(crate) hook: Option<seekclaw_policy::Verdict>,
 }
 
 impl TurnApprovals {
@@ -315,78 +358,120 @@ impl TurnApprovals {
         self.rules.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Asks when the policy says so; `Err` is the result the model reads
-    /// for a call that must not run.
-    pub(crate) async fn check(
-        &self,
-        cx: &AskCx<'_>,
-        call_id: &str,
-        tool: &dyn Tool,
-        args: &Value,
-        summary: &str,
-    ) -> Result<(), String> {
-        let name = tool.definition().name.as_str();
-        if !asks(self.policy, tool, args) || self.rules().iter().any(|r| rule_allows(r, name, args))
+    /// Decides a call: the user's rules first (deny, ask, allow), then a
+    /// `PreToolUse` hook's allow or ask, then the approval policy; a call
+    /// that must be asked goes to the `PermissionRequest` hooks, then to a
+    /// person. `Err` is the result the model reads for a call that must not run.
+    pub(crate) async fn check(&self, cx: &AskCx<'_>, a: &Asked<'_>) -> Result<(), String> {
+        let name = a.tool.definition().name.as_str();
+        let ruled = cx.policy.and_then(|p| {
+            let call = Call {
+                tool: name,
+                args: a.args,
+                cwd: &cx.ctx.workspace_root,
+                workspace: p.workspace.as_deref(),
+            };
+            p.policy
+                .rules
+                .decide(&call)
+                .map(|m| (m.verdict, rule_label(m.rule)))
+        });
+        if let Some((Verdict::Deny, rule)) = &ruled {
+            return Err(format!(
+                "This call is denied by the user's permission rule {rule}; it was not run. \
+                 Do not retry it: take another approach, or ask the user to change the rule."
+            ));
+        }
+        let must_ask = matches!(ruled, Some((Verdict::Ask, _))) || a.hook == Some(Verdict::Ask);
+        if !must_ask
+            && (matches!(ruled, Some((Verdict::Allow, _)))
+                || a.hook == Some(Verdict::Allow)
+                || !asks(self.policy, a.tool, a.args)
+                || self.rules().iter().any(|r| rule_allows(r, name, a.args)))
         {
             return Ok(());
         }
-        let policy = self.policy.as_str();
+        let why = match &ruled {
+            Some((Verdict::Ask, rule)) => format!("the user's permission rule {rule} asks for it"),
+            _ if a.hook == Some(Verdict::Ask) => "a PreToolUse hook asks for it".to_string(),
+            _ => format!("approval policy `{}`", self.policy.as_str()),
+        };
         match &self.handle.inner.unattended {
-            Some(Unattended::Allow) => return Ok(()),
-            Some(Unattended::Reject(why)) => {
+            Some(Unattended::Allow) if !must_ask => return Ok(()),
+            Some(Unattended::Allow) => {
                 return Err(format!(
-                    "This call needs approval (approval policy `{policy}`) and was not run: {why}."
+                    "This call needs a person's approval ({why}), and this run has nobody to ask; it was not run."
+                ));
+            }
+            Some(Unattended::Reject(nobody)) => {
+                return Err(format!(
+                    "This call needs approval ({why}) and was not run: {nobody}."
                 ));
             }
             None => {}
         }
-        if let Some(why) = self.handle.closed() {
+        if let Some(closed) = self.handle.closed() {
             return Err(format!(
-                "This call needs a person's approval (approval policy `{policy}`), and nobody can answer ({why}); it was not run."
+                "This call needs a person's approval ({why}), and nobody can answer ({closed}); it was not run."
             ));
         }
+        if let Some(decided) = permission_hooks(cx, a).await {
+            return decided;
+        }
+        self.ask_person(cx, a).await
+    }
+
+    async fn ask_person(&self, cx: &AskCx<'_>, a: &Asked<'_>) -> Result<(), String> {
+        let name = a.tool.definition().name.as_str();
+        let always = cx
+            .policy
+            .and_then(|p| crate::always::rules_for(p, name, a.args, &cx.ctx.workspace_root));
         let approval_id = format!("ap_{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
         let (rx, _withdraw) = self.handle.open(&approval_id);
         let _ = cx.events.send(AgentEvent::ApprovalRequested {
             approval_id: approval_id.clone(),
-            call_id: call_id.to_string(),
+            call_id: a.call_id.to_string(),
             tool: name.to_string(),
-            summary: summary.to_string(),
-            arguments: args.clone(),
-            diff: tool.preview(args, cx.ctx),
+            summary: a.summary.to_string(),
+            arguments: a.args.clone(),
+            diff: a.tool.preview(a.args, cx.ctx),
+            always_rule: always.as_ref().map(|al| al.rules.join(", ")),
+            always_target: always.as_ref().map(|al| al.target.to_string()),
         });
+        crate::always::notify(cx, a);
         let decided = tokio::select! {
             d = rx => d.ok(),
             _ = cx.ctx.cancel.cancelled() => None,
             _ = tokio::time::sleep(self.timeout) => None,
         };
+        // Without a rule to save, "always" is this session's allowance.
+        let decided = match (decided, &always) {
+            (Some(Decision::AllowAlways), None) => Some(Decision::AllowSession),
+            (d, _) => d,
+        };
         let outcome = match &decided {
             Some(Decision::AllowOnce) => ApprovalOutcome::AllowOnce,
             Some(Decision::AllowSession) => ApprovalOutcome::AllowSession,
+            Some(Decision::AllowAlways) => ApprovalOutcome::AllowAlways,
             Some(Decision::Reject(_)) => ApprovalOutcome::Reject,
             None if cx.ctx.cancel.is_cancelled() => ApprovalOutcome::Cancelled,
             None => ApprovalOutcome::Timeout,
         };
         let _ = cx.events.send(AgentEvent::ApprovalResolved {
             approval_id,
-            call_id: call_id.to_string(),
+            call_id: a.call_id.to_string(),
             outcome,
         });
         match decided {
             Some(Decision::AllowOnce) => Ok(()),
             Some(Decision::AllowSession) => {
-                let rule = rule_for(name, args);
-                self.rules().push(rule.clone());
-                let store = cx.store.clone();
-                let (scope, id) = (cx.scope.to_string(), cx.session_id.to_string());
-                // The call runs either way; a rule that could not be kept
-                // only means the next such call asks again.
-                let kept = crate::blocking::run_now(move || {
-                    store.add_session_approval_rule(&scope, &id, &rule)
-                })
-                .await;
-                if let Ok(Err(e)) = kept {
-                    tracing::warn!("approval rule not saved: {e}");
+                self.allow_for_session(cx, name, a.args).await;
+                Ok(())
+            }
+            Some(Decision::AllowAlways) => {
+                self.allow_for_session(cx, name, a.args).await;
+                if let (Some(p), Some(al)) = (cx.policy, always) {
+                    crate::always::save(p, al).await;
                 }
                 Ok(())
             }
@@ -404,6 +489,76 @@ impl TurnApprovals {
                 self.timeout.as_secs()
             )),
         }
+    }
+
+    /// Remembers (and keeps with the session) that calls like this one run.
+    async fn allow_for_session(&self, cx: &AskCx<'_>, name: &str, args: &Value) {
+        let rule = rule_for(name, args);
+        self.rules().push(rule.clone());
+        let store = cx.store.clone();
+        let (scope, id) = (cx.scope.to_string(), cx.session_id.to_string());
+        // The call runs either way; a rule that could not be kept
+        // only means the next such call asks again.
+        let kept =
+            crate::blocking::run_now(move || store.add_session_approval_rule(&scope, &id, &rule))
+                .await;
+        if let Ok(Err(e)) = kept {
+            tracing::warn!("approval rule not saved: {e}");
+        }
+    }
+}
+
+/// `` `Bash(rm -rf:*)` (user rules, ~/.seekclaw/config.json) ``
+fn rule_label(rule: &seekclaw_policy::Rule) -> String {
+    format!(
+        "`{}` ({} rules, {})",
+        rule.text,
+        rule.layer.as_str(),
+        rule.file.display()
+    )
+}
+
+/// The `PermissionRequest` hooks' decision, if they made one.
+async fn permission_hooks(cx: &AskCx<'_>, a: &Asked<'_>) -> Option<Result<(), String>> {
+    let p = cx.policy?;
+    if !p.wants(HookEvent::PermissionRequest) {
+        return None;
+    }
+    let name = a.tool.definition().name.as_str();
+    let claude = seekclaw_policy::names::claude_name(name);
+    let input = seekclaw_policy::names::claude_input(name, a.args, &cx.ctx.workspace_root);
+    let v = p
+        .fire(
+            &cx.sink(),
+            HookEvent::PermissionRequest,
+            &[claude, name],
+            crate::hooks::fields([
+                ("tool_name", Value::from(claude)),
+                ("tool_input", input),
+                ("tool_use_id", Value::from(a.call_id)),
+                ("seekclaw_tool_name", Value::from(name)),
+            ]),
+            crate::hooks::About {
+                call_id: Some(a.call_id),
+                tool: Some(claude),
+            },
+        )
+        .await;
+    if let Some(why) = v.stop {
+        cx.request_stop(why);
+    }
+    if let Some(reason) = v.block {
+        return Some(Err(format!(
+            "A PermissionRequest hook refused this call; it was not run: {reason}"
+        )));
+    }
+    match v.permission {
+        Some((Verdict::Allow, _)) => Some(Ok(())),
+        Some((Verdict::Deny, why)) => Some(Err(format!(
+            "A PermissionRequest hook refused this call; it was not run{}",
+            why.map(|w| format!(": {w}")).unwrap_or_default()
+        ))),
+        _ => None,
     }
 }
 

@@ -129,6 +129,7 @@ struct Fixture {
     store: seekclaw_store::Store,
     ctx: ToolContext,
     tx: tokio::sync::mpsc::UnboundedSender<AgentEvent>,
+    stop: std::sync::Mutex<Option<String>>,
 }
 
 type Events = tokio::sync::mpsc::UnboundedReceiver<AgentEvent>;
@@ -154,6 +155,7 @@ fn fixture() -> (Fixture, Events) {
             store,
             ctx,
             tx,
+            stop: std::sync::Mutex::new(None),
         },
         rx,
     )
@@ -167,7 +169,20 @@ impl Fixture {
             store: &self.store,
             scope: "ws",
             session_id: "s1",
+            owner: "s1/t",
+            policy: None,
+            stop: &self.stop,
         }
+    }
+}
+
+fn asked<'a>(call_id: &'a str, tool: &'a dyn Tool, args: &'a Value, summary: &'a str) -> Asked<'a> {
+    Asked {
+        call_id,
+        tool,
+        args,
+        summary,
+        hook: None,
     }
 }
 
@@ -183,7 +198,8 @@ async fn ask_and_answer(
     let bash = registry.get("bash").unwrap();
     let args = json!({"command": command});
     let cx = f.cx();
-    let check = turn.check(&cx, "c1", bash.as_ref(), &args, command);
+    let call = asked("c1", bash.as_ref(), &args, command);
+    let check = turn.check(&cx, &call);
     let respond = async {
         // Skip the resolutions of earlier requests.
         let (approval_id, tool) = loop {
@@ -260,10 +276,7 @@ async fn allow_once_session_reject_and_timeout() {
     let cx = f.cx();
     turn.check(
         &cx,
-        "c2",
-        bash.as_ref(),
-        &json!({"command": "make"}),
-        "make",
+        &asked("c2", bash.as_ref(), &json!({"command": "make"}), "make"),
     )
     .await
     .unwrap();
@@ -288,7 +301,8 @@ async fn cancel_resolves_a_pending_request_and_unattended_never_waits() {
     let bash = registry.get("bash").unwrap();
     let args = json!({"command": "rm x"});
     let cx = f.cx();
-    let check = turn.check(&cx, "c1", bash.as_ref(), &args, "rm x");
+    let call = asked("c1", bash.as_ref(), &args, "rm x");
+    let check = turn.check(&cx, &call);
     let (result, ()) = tokio::join!(check, async {
         let _ = rx.recv().await;
         cancel.cancel();
@@ -309,7 +323,7 @@ async fn cancel_resolves_a_pending_request_and_unattended_never_waits() {
         Vec::new(),
     );
     let refused = turn
-        .check(&f.cx(), "c1", bash.as_ref(), &args, "rm x")
+        .check(&f.cx(), &asked("c1", bash.as_ref(), &args, "rm x"))
         .await
         .unwrap_err();
     assert!(refused.contains("cannot ask for approvals"), "{refused}");
@@ -320,7 +334,7 @@ async fn cancel_resolves_a_pending_request_and_unattended_never_waits() {
         Vec::new(),
     );
     allow
-        .check(&f.cx(), "c1", bash.as_ref(), &args, "rm x")
+        .check(&f.cx(), &asked("c1", bash.as_ref(), &args, "rm x"))
         .await
         .unwrap();
 }

@@ -21,6 +21,7 @@ pub(crate) async fn compact(
     counters: &mut Counters,
 ) -> Result<Option<(u64, u64)>, TurnFailure> {
     let rt = cx.rt;
+    crate::turn_hooks::pre_compact(cx, "auto").await;
     cx.emit(AgentEvent::Status(TurnStatus::CompactingContext));
     cx.emit(AgentEvent::Workflow {
         step,

@@ -273,6 +273,11 @@ pub enum AgentEvent {
         arguments: serde_json::Value,
         /// For a file edit: the diff it would make.
         diff: Option<String>,
+        /// The allow rules `allow_always` would save (`Bash(npm test:*)`,
+        /// joined by `, `); `None`: that answer is not offered.
+        always_rule: Option<String>,
+        /// Where they would go: `workspace` or `user`.
+        always_target: Option<String>,
     },
     /// A pending approval ended.
     ApprovalResolved {
@@ -283,6 +288,10 @@ pub enum AgentEvent {
         /// How it ended.
         outcome: crate::approval::ApprovalOutcome,
     },
+    /// A hook command started (one of the user's hooks).
+    HookStarted(crate::hooks::HookRun),
+    /// A hook command ended (`finished` is set); it is in the log too.
+    HookFinished(crate::hooks::HookRun),
     /// A subagent (child turn) started from a tool call of this turn.
     SubrunStarted(Subrun),
     /// A running subagent made progress (a model request, tokens).
@@ -344,6 +353,9 @@ pub enum ReminderKind {
     GoalCheck,
     /// The plan, after many requests without an update.
     Plan,
+    /// For the user, not the model: the workspace's hooks are off (not
+    /// trusted, or their set changed and was not approved).
+    Hooks,
 }
 
 /// How a turn ended.
@@ -430,6 +442,8 @@ pub enum FailureKind {
     Storage,
     /// A fault of the engine itself.
     Internal,
+    /// One of the user's hooks refused the turn (its prompt was not sent).
+    Blocked,
 }
 
 impl FailureKind {
@@ -442,6 +456,7 @@ impl FailureKind {
             FailureKind::StepLimit => "step_limit",
             FailureKind::Storage => "storage",
             FailureKind::Internal => "internal",
+            FailureKind::Blocked => "blocked",
         }
     }
 }

@@ -23,6 +23,10 @@ pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
     let mut out: Vec<(u64, ChatMessage)> = Vec::new();
     let mut after_answer = false;
     for ev in events {
+        // Hook runs are the user's record, not the conversation.
+        if matches!(ev.item, EventItem::Hook(_)) {
+            continue;
+        }
         let closes = seekclaw_store::closes_answer(&ev.item);
         let previous = std::mem::replace(&mut after_answer, closes);
         let msg = match &ev.item {
@@ -77,7 +81,7 @@ pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
             EventItem::Runtime(n)
                 if matches!(
                     n.kind.as_str(),
-                    "repair" | "continuation" | "goal" | "notice" | "reminder"
+                    "repair" | "continuation" | "goal" | "notice" | "reminder" | "hook"
                 ) =>
             {
                 ChatMessage::User {
@@ -85,7 +89,7 @@ pub fn conversation(events: &[SessionEvent]) -> Vec<(u64, ChatMessage)> {
                     images: Vec::new(),
                 }
             }
-            EventItem::Runtime(_) | EventItem::Terminal(_) => continue,
+            EventItem::Runtime(_) | EventItem::Terminal(_) | EventItem::Hook(_) => continue,
         };
         out.push((ev.seq, msg));
     }

@@ -3,6 +3,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+mod always;
 mod approval;
 mod blocking;
 mod ceiling;
@@ -15,6 +16,7 @@ mod events;
 mod extras;
 mod goal;
 mod history;
+mod hooks;
 mod observer;
 mod opening;
 mod prompt;
@@ -24,8 +26,10 @@ mod session_compaction;
 mod steer;
 mod submit;
 mod tool_calls;
+mod tool_hooks;
 mod transcript;
 mod turn;
+mod turn_hooks;
 mod turn_loop;
 mod verify;
 
@@ -44,6 +48,7 @@ pub use events::{
 pub use extras::TurnExtras;
 pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};
 pub use history::{conversation, model_messages};
+pub use hooks::{HookFinish, HookRun, TurnPolicy};
 pub use prompt::PromptFiles;
 pub use safe_command::is_safe_command;
 pub use sandbox::effective_mode as effective_sandbox_mode;

@@ -11,7 +11,7 @@ use seekclaw_tools::{Registry, ToolContext, ToolFilter, ToolOutput};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::approval::{AskCx, TurnApprovals};
+use crate::approval::{AskCx, Asked, TurnApprovals};
 use crate::checkpoints::{Touched, TurnCheckpoints};
 use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 
@@ -130,15 +130,23 @@ async fn run_one(
     if let Some(denied) = registry.denial(tool.definition(), filter) {
         return refused(denied);
     }
-    let args = match &p.args {
+    let mut args = match &p.args {
         Ok(a) => a.clone(),
         Err(e) => return refused(e.clone()),
     };
+    let hook = match crate::tool_hooks::before(ask, call, &mut args).await {
+        Ok(verdict) => verdict,
+        Err(refusal) => return refused(refusal),
+    };
     // Asked before the tool runs: a pending approval holds no write lock.
-    if let Err(refusal) = approvals
-        .check(ask, &call.id, tool.as_ref(), &args, &summary)
-        .await
-    {
+    let asked = Asked {
+        call_id: &call.id,
+        tool: tool.as_ref(),
+        args: &args,
+        summary: &summary,
+        hook,
+    };
+    if let Err(refusal) = approvals.check(ask, &asked).await {
         return refused(refusal);
     }
     let _ = events.send(AgentEvent::Status(TurnStatus::Tool(
@@ -152,7 +160,7 @@ async fn run_one(
         let _ = events.send(AgentEvent::Checkpoint(note));
     }
     let started = Instant::now();
-    let out = tool.execute(args, ctx).await;
+    let mut out = tool.execute(args.clone(), ctx).await;
     // Arguments the tool refused count as not run, like a denied call.
     let duration_ms = if out.invalid_args {
         0.0
@@ -171,6 +179,9 @@ async fn run_one(
     }
     if let Some(status) = &out.status {
         let _ = events.send(AgentEvent::Status(TurnStatus::Tool(status.clone())));
+    }
+    if !out.invalid_args {
+        crate::tool_hooks::after(ask, call, &args, &mut out).await;
     }
     let _ = events.send(AgentEvent::ToolDone {
         call_id: call.id.clone(),

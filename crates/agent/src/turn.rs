@@ -83,6 +83,8 @@ pub struct TurnInput {
     /// Tools this turn may not use, besides the workspace's `disabledTools`
     /// (a child turn's write tools).
     pub disabled_tools: Vec<String>,
+    /// The user's permission rules and hooks (`None`: none apply).
+    pub policy: Option<Arc<crate::hooks::TurnPolicy>>,
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -224,9 +226,30 @@ pub(crate) struct TurnCtx<'t> {
     pub(crate) tools: &'t ToolContext,
     /// The policy and rules read at the turn's start.
     pub(crate) approvals: &'t crate::approval::TurnApprovals,
+    /// Set by a hook that said `continue: false`.
+    pub(crate) stop: &'t std::sync::Mutex<Option<String>>,
 }
 
 impl TurnCtx<'_> {
+    /// Where this turn's hook runs are announced and kept.
+    pub(crate) fn sink(&self) -> crate::hooks::Sink<'_> {
+        crate::hooks::Sink {
+            events: self.events,
+            store: &self.rt.store,
+            scope: &self.input.scope,
+            session_id: &self.input.session_id,
+            owner: self.owner,
+        }
+    }
+
+    /// Why a hook stopped the turn, once one did.
+    pub(crate) fn stop_requested(&self) -> Option<String> {
+        self.stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// Sends an event (a front end that went away does not stop the turn).
     pub(crate) fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event);
@@ -472,6 +495,14 @@ pub async fn run_turn(
             extras = extras => extras,
         }
     };
+    // A prompt a hook refuses is never recorded (nor sent).
+    let context = match crate::turn_hooks::turn_start(rt, &input, owner, events).await {
+        Ok(context) => context,
+        Err(blocked) => {
+            error_node(events, 0, &blocked.message);
+            return TurnOutcome::Failed(blocked);
+        }
+    };
     let read = input.history.take();
     let (extras, (past, opening)) = tokio::join!(extras, open_turn(rt, &input, owner, read));
     let ext = Resolved::new(&rt.registry, extras);
@@ -492,6 +523,7 @@ pub async fn run_turn(
     }
     tools.readable_files = ext.extras.readable_files.clone().into();
     let approvals = turn_approvals(rt, &input).await;
+    let stop = std::sync::Mutex::new(None);
     let cx = TurnCtx {
         rt,
         ext: &ext,
@@ -502,15 +534,19 @@ pub async fn run_turn(
         cancel,
         tools: &tools,
         approvals: &approvals,
+        stop: &stop,
     };
     let (mut transcript, outcome) = match past {
         Ok(past) => {
             let mut transcript = Transcript::open(&past, &input.message, &input.images, opening);
             let goal = crate::goal::StandingGoal::from_events(&past);
             drop(past);
-            let outcome = crate::turn_loop::turn_loop(&cx, &mut transcript, &mut counters, goal)
-                .await
-                .unwrap_or_else(TurnOutcome::Failed);
+            let outcome = match hook_context(&cx, &mut transcript, context).await {
+                Ok(()) => crate::turn_loop::turn_loop(&cx, &mut transcript, &mut counters, goal)
+                    .await
+                    .unwrap_or_else(TurnOutcome::Failed),
+                Err(failure) => TurnOutcome::Failed(failure),
+            };
             (transcript, outcome)
         }
         Err(failure) => (Transcript::unopened(opening), TurnOutcome::Failed(failure)),
@@ -520,6 +556,23 @@ pub async fn run_turn(
     tools.cancel.cancel();
     tools.jobs.end_turn();
     finish(&cx, &mut transcript, outcome, &mut counters).await
+}
+
+/// What `SessionStart` and `UserPromptSubmit` hooks added, for the model
+/// to read after the user's message (and kept in the log after it).
+async fn hook_context(
+    cx: &TurnCtx<'_>,
+    transcript: &mut Transcript,
+    context: Vec<String>,
+) -> Result<(), TurnFailure> {
+    if context.is_empty() {
+        return Ok(());
+    }
+    transcript.settle().await?;
+    let text = format!("[context from the user's hooks]\n{}", context.join("\n\n"));
+    let seq = cx.notice("hook", &text).await?;
+    transcript.push(crate::transcript::user_message(text, &[]), seq);
+    Ok(())
 }
 
 /// The turn's approval policy (the session's, else the workspace's, else

@@ -40,6 +40,11 @@ struct LoopState<'t> {
     window: Window,
     /// Control tools, the standing goal and reminders.
     control: Control,
+    /// Times a `Stop` hook made this turn go on.
+    stop_continued: u32,
+    /// A `Stop` hook's feedback entered the transcript this step: the turn
+    /// goes on to the next request.
+    stop_pending: bool,
 }
 
 /// A step's request, and the tool filter its calls are checked against.
@@ -100,6 +105,8 @@ pub(crate) async fn turn_loop(
         compacted: false,
         window: Window::default(),
         control: Control::new(cx.input.finish_tool, cx.input.submit.clone(), goal),
+        stop_continued: 0,
+        stop_pending: false,
     };
     loop {
         if cx.cancel.is_cancelled() {
@@ -391,7 +398,12 @@ async fn record(
         || st.control.submit_pending()
         || truncated(st, agent, completion)
         || (st.mutated && st.repairs < agent.max_repair_attempts);
-    let answered = !goes_on;
+    // The user's `Stop` hooks may make an answer that would end the turn go on.
+    let feedback = match !goes_on && !cx.steer.has_pending() {
+        true => crate::turn_hooks::stop(cx, st.stop_continued, &completion.text).await,
+        false => None,
+    };
+    let answered = !goes_on && feedback.is_none();
     // No steer can queue once the queue is closed.
     if answered && cx.steer.close_if_empty() {
         // Finishing in the soft band still checkpoints (the answer follows
@@ -416,7 +428,25 @@ async fn record(
         },
         seq,
     );
+    if let Some(feedback) = feedback {
+        stop_feedback(cx, st, transcript, &feedback).await?;
+    }
     Ok(Next::Continue)
+}
+
+/// A `Stop` hook's reason, as the guidance the model reads next.
+async fn stop_feedback(
+    cx: &TurnCtx<'_>,
+    st: &mut LoopState<'_>,
+    transcript: &mut Transcript,
+    feedback: &str,
+) -> Result<(), TurnFailure> {
+    st.stop_continued += 1;
+    st.stop_pending = true;
+    let text = format!("[a Stop hook asks you to go on] {feedback}");
+    let seq = cx.notice("hook", &text).await?;
+    transcript.push(user_message(text, &[]), seq);
+    Ok(())
 }
 
 /// Whether the answer hit the output cap and may be continued.
@@ -437,6 +467,9 @@ async fn decide(
     let agent = &cx.rt.config.agent;
     if !completion.tool_calls.is_empty() {
         return run_batch(cx, st, transcript, counters, &completion.tool_calls, filter).await;
+    }
+    if std::mem::take(&mut st.stop_pending) {
+        return Ok(Next::Continue);
     }
     if cx.steer.has_pending() {
         return Ok(Next::Continue);
@@ -509,6 +542,14 @@ async fn finish_with(
         transcript.push(user_message(text, &[]), seq);
         return Ok(Next::Continue);
     }
+    if !cx.steer.has_pending()
+        && let Some(feedback) = crate::turn_hooks::stop(cx, st.stop_continued, &answer).await
+    {
+        st.last_text = answer;
+        stop_feedback(cx, st, transcript, &feedback).await?;
+        st.stop_pending = false;
+        return Ok(Next::Continue);
+    }
     if !cx.steer.close_if_empty() {
         st.last_text = answer;
         return Ok(Next::Continue);
@@ -574,6 +615,11 @@ async fn run_batch(
         i = end;
     }
     control::flush_markers(cx, &mut st.control, transcript).await?;
+    if let Some(why) = cx.stop_requested() {
+        return Ok(Next::End(TurnOutcome::Done(format!(
+            "Stopped by one of the user's hooks: {why}"
+        ))));
+    }
     if let Some(answer) = finished {
         return finish_with(cx, st, transcript, counters, (answer, true)).await;
     }
@@ -598,6 +644,9 @@ async fn run_tools(
         store: &cx.rt.store,
         scope: &cx.input.scope,
         session_id: &cx.input.session_id,
+        owner: cx.owner,
+        policy: cx.input.policy.as_deref(),
+        stop: cx.stop,
     };
     let turn_seq = match &cx.input.checkpoints {
         Some(_) => transcript.opened().await?,

@@ -16,6 +16,8 @@ pub fn print_log(events: &[SessionEvent], out: &mut impl Write) -> anyhow::Resul
         }
         let seq = ev.seq;
         match &ev.item {
+            // Hook rows are printed with the CLI's hook display.
+            EventItem::Hook(_) => {}
             EventItem::User(m) => prompt(out, "user", seq, m)?,
             EventItem::Steer(m) => prompt(out, "steer", seq, m)?,
             EventItem::Assistant(a) => {

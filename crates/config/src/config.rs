@@ -40,6 +40,13 @@ pub struct Config {
     /// Checkpoints of the workspace's files, for rewinding what the agent did.
     #[serde(skip_serializing_if = "CheckpointSettings::is_default")]
     pub checkpoints: CheckpointSettings,
+    /// Lifecycle hooks in Claude Code's shape (read and checked by the
+    /// policy crate; kept here as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hooks: Option<Value>,
+    /// Permission rules: `{allow: [], ask: [], deny: []}` (read by the policy crate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Value>,
     /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -57,6 +64,8 @@ impl Default for Config {
             daemon: DaemonSettings::default(),
             ui: crate::UiSettings::default(),
             checkpoints: CheckpointSettings::default(),
+            hooks: None,
+            permissions: None,
             extra: Map::new(),
         }
     }

@@ -74,6 +74,13 @@ pub struct WorkspaceConfig {
     /// may write this file, so it must not be able to loosen its own sandbox).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxMode>,
+    /// Lifecycle hooks in Claude Code's shape (read and checked by the
+    /// policy crate; kept here as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hooks: Option<Value>,
+    /// Permission rules: `{allow: [], ask: [], deny: []}` (read by the policy crate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Value>,
     /// Unknown keys, kept so the user's file round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

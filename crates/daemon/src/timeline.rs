@@ -41,6 +41,7 @@ pub fn timeline(events: Vec<SessionEvent>) -> Vec<TimelineEntry> {
     let mut out = Vec::with_capacity(events.len());
     for SessionEvent { seq, item, .. } in events {
         let entry = match item {
+            EventItem::Hook(_) => continue,
             EventItem::User(m) => TimelineEntry::User {
                 seq,
                 text: m.text,

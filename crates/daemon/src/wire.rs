@@ -32,6 +32,8 @@ pub fn event_envelope(
     let env = match ev {
         // The desktop protocol has no stop reason; `done` says the turn ended.
         AgentEvent::AutoCompaction(_) | AgentEvent::AnswerFinish { .. } => return None,
+        // Hook runs: `hook_started` / `hook_finished` (wired by the protocol change).
+        AgentEvent::HookStarted(_) | AgentEvent::HookFinished(_) => return None,
         // `data` is the note as JSON text (the protocol's `CheckpointNote`).
         AgentEvent::Checkpoint(note) => {
             let json = serde_json::to_string(&note).unwrap_or_default();
@@ -144,6 +146,7 @@ pub fn event_envelope(
             summary,
             arguments,
             diff,
+            ..
         } => Envelope::event(
             id,
             summary.clone(),
@@ -193,6 +196,7 @@ pub fn event_envelope(
                 ReminderKind::Goal => "goal",
                 ReminderKind::GoalCheck => "goal_check",
                 ReminderKind::Plan => "plan",
+                ReminderKind::Hooks => "hooks",
             };
             Envelope::event(id, text, &ReminderDetails { kind: kind.into() })
         }

@@ -43,6 +43,17 @@ impl Engine {
             .map_err(|e| EngineError::internal(e.to_string()))?
             .map_err(crate::error::store_error)?;
         if let Some((from, to)) = seekclaw_agent::compaction_range(&events) {
+            self.fire_idle(
+                scope,
+                &header.id,
+                seekclaw_policy::HookEvent::PreCompact,
+                &["manual"],
+                &[
+                    ("trigger", serde_json::Value::from("manual")),
+                    ("custom_instructions", serde_json::Value::from("")),
+                ],
+            )
+            .await;
             on_start(from, to);
         }
         compact_session(&runtime, &scope.key, &header.id, &events, cancel)

@@ -66,6 +66,8 @@ pub struct Services {
     pub announcers: Announcers,
     /// The shadow store of workspace files (`checkpoints.db`), opened on first use.
     pub checkpoints: crate::checkpoints::CheckpointStore,
+    /// Sessions whose `SessionEnd` hooks are due.
+    pub hook_sessions: crate::policy::HookSessions,
     /// Fired when the engine stops: no goal continuation starts after it,
     /// and notices stop waiting for finishing turns.
     pub stopping: CancellationToken,
@@ -125,6 +127,7 @@ impl Engine {
                 bus: Arc::default(),
                 announcers: Announcers::default(),
                 checkpoints: Default::default(),
+                hook_sessions: Default::default(),
                 stopping: CancellationToken::new(),
             }),
         }
@@ -150,6 +153,7 @@ impl Engine {
     /// their sessions' logs), stops the MCP servers and checkpoints the store.
     pub async fn close(&self) {
         self.stopping.cancel();
+        self.end_open_sessions().await;
         self.stop_jobs().await;
         self.mcp.shutdown().await;
         let store = self.store.clone();

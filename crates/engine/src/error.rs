@@ -53,6 +53,8 @@ impl From<FailureKind> for ErrorKind {
             FailureKind::StepLimit => ErrorKind::StepLimit,
             FailureKind::Storage => ErrorKind::Storage,
             FailureKind::Internal => ErrorKind::Internal,
+            // The user's own hook refused the prompt.
+            FailureKind::Blocked => ErrorKind::Invalid,
         }
     }
 }
@@ -97,6 +99,11 @@ impl EngineError {
     }
 
     /// Something named does not exist.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        EngineError::new(ErrorKind::Conflict, message)
+    }
+
+    /// Something that does not exist.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotFound, message)
     }

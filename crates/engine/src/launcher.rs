@@ -109,6 +109,9 @@ pub struct TurnOverrides {
     /// The reasoning level when the request names none (`--reasoning`):
     /// run at and stored with the session like the request's own.
     pub reasoning: Option<seekclaw_config::ReasoningLevel>,
+    /// A child turn's kind (`explore`, `review`): its hooks are the
+    /// subagent's (`SubagentStart`, `SubagentStop`).
+    pub subagent_type: Option<String>,
 }
 
 impl TurnOverrides {
@@ -291,6 +294,16 @@ impl Engine {
             crate::subrun::for_turn(self, &request.scope, &session.id, &request.overrides, &tx);
         let checkpoints =
             self.turn_checkpoints(&runtime, &request.scope, &session.id, &request.overrides);
+        let fresh = session.llm_rounds == 0 && claim.past.as_ref().is_none_or(Vec::is_empty);
+        let policy = self
+            .turn_policy(
+                &runtime,
+                &request.scope,
+                &session.id,
+                fresh,
+                &request.overrides,
+            )
+            .await;
         let input = TurnInput {
             scope: request.scope.key.clone(),
             session_id: session.id.clone(),
@@ -309,6 +322,7 @@ impl Engine {
             children,
             checkpoints,
             disabled_tools: request.overrides.disabled_tools,
+            policy,
         };
         let after = AfterTurn {
             engine: self.downgrade(),

@@ -155,11 +155,14 @@ impl ChildTurns for Children {
                 message: request.message,
                 images: Vec::new(),
                 reasoning: None,
-                overrides: child_overrides(
-                    self.model.clone(),
-                    limits.max_steps,
-                    child_denied(&engine.tools),
-                ),
+                overrides: TurnOverrides {
+                    subagent_type: Some(request.kind.as_str().to_string()),
+                    ..child_overrides(
+                        self.model.clone(),
+                        limits.max_steps,
+                        child_denied(&engine.tools),
+                    )
+                },
                 controls: TurnControls {
                     cancel: cancel.child_token(),
                     ..TurnControls::new(Approvals::unattended(Unattended::Reject(
@@ -291,6 +294,10 @@ async fn drive(
                 // The child's usage is the parent turn's usage too.
                 let _ = parent.send(usage);
                 let _ = parent.send(AgentEvent::SubrunProgress(subrun.clone()));
+            }
+            // The subagent's hook runs are the parent turn's to show.
+            hook @ (AgentEvent::HookStarted(_) | AgentEvent::HookFinished(_)) => {
+                let _ = parent.send(hook);
             }
             _ => {}
         }

@@ -53,6 +53,8 @@ impl TurnMapper {
             // OpenSeek's `turn_finished` carries no stop reason.
             AgentEvent::AnswerFinish { .. } => {}
             AgentEvent::Checkpoint(note) => out.push(crate::rewind::checkpoint_event(&note)),
+            // Hook runs: wired to serve's stream with the protocol change.
+            AgentEvent::HookStarted(_) | AgentEvent::HookFinished(_) => {}
             // A failover: the next model answers the step afresh.
             AgentEvent::ModelStart { .. } => {
                 self.text.clear();
@@ -160,9 +162,9 @@ impl TurnMapper {
             } => out.push(WireEvent::ApprovalResolved {
                 id: approval_id,
                 outcome: match outcome {
-                    ApprovalOutcome::AllowOnce | ApprovalOutcome::AllowSession => {
-                        WireOutcome::AllowedOnce
-                    }
+                    ApprovalOutcome::AllowOnce
+                    | ApprovalOutcome::AllowSession
+                    | ApprovalOutcome::AllowAlways => WireOutcome::AllowedOnce,
                     ApprovalOutcome::Reject | ApprovalOutcome::Timeout => WireOutcome::Rejected,
                     ApprovalOutcome::Cancelled => WireOutcome::Cancelled,
                 },
@@ -192,6 +194,7 @@ impl TurnMapper {
                 ReminderKind::Goal => WireEvent::GoalReminder { content: text },
                 ReminderKind::GoalCheck => WireEvent::GoalCheck { content: text },
                 ReminderKind::Plan => WireEvent::PlanReminder { content: text },
+                ReminderKind::Hooks => WireEvent::BackgroundNotice { content: text },
             }),
             AgentEvent::Failover {
                 ref failed,

@@ -27,6 +27,8 @@ pub enum EventItem {
     /// `fromSeq`: neither the model nor `session.get` sees the events from
     /// there to this marker (the log itself stays append-only).
     Rewind(RewindMarker),
+    /// A hook command ran (its event, exit and decision); no model reads it.
+    Hook(HookRecord),
 }
 
 impl EventItem {
@@ -41,6 +43,7 @@ impl EventItem {
             EventItem::Runtime(_) => "runtime",
             EventItem::Terminal(_) => "terminal",
             EventItem::Rewind(_) => "rewind",
+            EventItem::Hook(_) => "hook",
         }
     }
 }
@@ -188,6 +191,37 @@ pub struct RewindMarker {
     #[serde(default)]
     pub code: bool,
 }
+
+/// One hook run (see [`EventItem::Hook`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookRecord {
+    /// The event (`PreToolUse`).
+    pub event: String,
+    /// The command.
+    pub command: String,
+    /// Its layer: `managed`, `user` or `workspace`.
+    pub source: String,
+    /// The tool call it was about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// That call's tool, as Claude Code names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Its exit code; `None`: killed at its timeout or never started.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// Wall time.
+    #[serde(default)]
+    pub duration_ms: f64,
+    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+    pub decision: String,
+    /// What it said to the user (a reason, its stderr).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Eq for HookRecord {}
 
 /// A note the runtime injected into a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -39,9 +39,9 @@ pub use approvals::{ApprovalRule, SessionApprovals};
 pub use conversation::Conversation;
 pub use error::{Result, StoreError};
 pub use items::{
-    AssistantMessage, EventItem, ImageAttachment, RewindMarker, RuntimeNotice, SessionEvent,
-    StepUsage, Summary, TerminalStatus, ToolCall, ToolResult, TurnTerminal, UserMessage,
-    ViewedImage,
+    AssistantMessage, EventItem, HookRecord, ImageAttachment, RewindMarker, RuntimeNotice,
+    SessionEvent, StepUsage, Summary, TerminalStatus, ToolCall, ToolResult, TurnTerminal,
+    UserMessage, ViewedImage,
 };
 pub use model::{ForkedFrom, NewSession, Project, SessionHeader, SessionPatch, StoreStats};
 pub use projection::{

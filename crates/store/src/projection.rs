@@ -127,7 +127,10 @@ impl Message {
             EventItem::Runtime(r) if is_visible_runtime(&r.kind) => {
                 Some(Message::plain("user", r.text, seq))
             }
-            EventItem::Runtime(_) | EventItem::Terminal(_) | EventItem::Rewind(_) => None,
+            EventItem::Runtime(_)
+            | EventItem::Terminal(_)
+            | EventItem::Rewind(_)
+            | EventItem::Hook(_) => None,
         }
     }
 }
@@ -137,6 +140,11 @@ pub fn project(events: impl IntoIterator<Item = SessionEvent>) -> Vec<Message> {
     let mut out = Vec::new();
     let mut after_answer = false;
     for e in events {
+        // Hook runs are not part of the conversation (nor of whether a
+        // terminal repeats the answer before it).
+        if matches!(e.item, EventItem::Hook(_)) {
+            continue;
+        }
         let closes = closes_answer(&e.item);
         match e.item {
             EventItem::Terminal(t) if replays_as_answer(&t, after_answer) => {

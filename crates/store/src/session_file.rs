@@ -212,6 +212,17 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
             }
             "runtime_notice"
         }
+        // OpenSeek has no hooks either: a notice, the record kept whole.
+        EventItem::Hook(h) => {
+            let text = format!("[hook {} `{}`: {}]", h.event, h.command, h.decision);
+            p.insert("content".into(), text.into());
+            p.insert("notice_kind".into(), HOOK_KIND.into());
+            p.insert(
+                "hook_record".into(),
+                serde_json::to_string(h).unwrap_or_default().into(),
+            );
+            "runtime_notice"
+        }
         EventItem::Summary(s) => {
             p.insert("content".into(), s.text.clone().into());
             p.insert("from_sequence".into(), s.from_seq.into());
@@ -226,6 +237,9 @@ fn encode_item(item: &EventItem) -> (&'static str, Value) {
     };
     (kind, Value::Object(p))
 }
+
+/// The `notice_kind` a hook run is written under.
+const HOOK_KIND: &str = "hook";
 
 /// The `notice_kind` a rewind marker is written under.
 const REWIND_KIND: &str = "rewind";
@@ -553,6 +567,10 @@ fn decode_item(kind: &str, mut p: Payload<'_>) -> Result<EventItem, String> {
                 from_seq: p.u64("rewind_from_sequence")?,
                 code: p.opt_string("rewind_code")?.as_deref() == Some("true"),
             })
+        }
+        "runtime_notice" if p.map.get("notice_kind").and_then(Value::as_str) == Some(HOOK_KIND) => {
+            let record = p.string("hook_record")?;
+            EventItem::Hook(serde_json::from_str(&record).map_err(|e| format!("hook_record: {e}"))?)
         }
         "runtime_notice" => EventItem::Runtime(RuntimeNotice {
             text: p.string("content")?,

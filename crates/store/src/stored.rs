@@ -24,6 +24,7 @@ enum StoredRef<'a> {
     Runtime(&'a RuntimeNotice),
     Terminal(StoredTerminalRef<'a>),
     Rewind(&'a RewindMarker),
+    Hook(&'a crate::items::HookRecord),
 }
 
 /// A terminal whose text is the turn's final answer stored right before it
@@ -108,6 +109,7 @@ pub(crate) fn encode(
         EventItem::Summary(s) => StoredRef::Summary(s),
         EventItem::Runtime(r) => StoredRef::Runtime(r),
         EventItem::Rewind(r) => StoredRef::Rewind(r),
+        EventItem::Hook(h) => StoredRef::Hook(h),
         EventItem::Terminal(t) => StoredRef::Terminal(match answer {
             Some((seq, text)) if !t.text.is_empty() && text == t.text => StoredTerminalRef {
                 status: t.status,
@@ -172,6 +174,7 @@ pub(crate) fn decode(
         "summary" => EventItem::Summary(serde_json::from_str(payload)?),
         "runtime" => EventItem::Runtime(serde_json::from_str(payload)?),
         "rewind" => EventItem::Rewind(serde_json::from_str(payload)?),
+        "hook" => EventItem::Hook(serde_json::from_str(payload)?),
         "terminal" => EventItem::Terminal(decode_terminal(payload)?.0),
         other => {
             return Err(StoreError::Corrupt(format!("unknown event kind {other:?}")));

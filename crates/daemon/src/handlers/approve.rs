@@ -56,7 +56,7 @@ pub async fn approve(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Re
     };
     let text = match decision {
         Decision::Reject(_) => "rejected",
-        Decision::AllowOnce | Decision::AllowSession => "approved",
+        Decision::AllowOnce | Decision::AllowSession | Decision::AllowAlways => "approved",
     };
     approvals.answer(approval_id, decision).map_err(|e| {
         MethodError::not_found(format!("No pending approval {}", e.0)).with_session(session.clone())
