@@ -220,6 +220,11 @@ where
         tx: events.tx.clone(),
     }));
     serve.run(&mut commands, &stop).await;
+    // The controller is gone: the session's `SessionEnd` hooks run (once;
+    // `Engine::close` would too, this says when).
+    if let Some(id) = serve.session.as_deref() {
+        engine.end_session(&serve.scope, id, "other").await;
+    }
     // Its sender must go before the output can close.
     drop(announced);
     events.close().await;
@@ -516,8 +521,7 @@ impl<'e> Serve<'e> {
                 let decision = match decision {
                     ApprovalDecision::AllowOnce => Decision::AllowOnce,
                     ApprovalDecision::AllowSession => Decision::AllowSession,
-                    // TODO(issue 39): Decision::AllowAlways once the core lands.
-                    ApprovalDecision::AllowAlways => Decision::AllowSession,
+                    ApprovalDecision::AllowAlways => Decision::AllowAlways,
                     ApprovalDecision::Reject => Decision::Reject(None),
                 };
                 if let Err(e) = self.approvals.answer(&id, decision) {

@@ -306,6 +306,9 @@ mod tests {
                 decision: s("timeout"),
                 message: None,
             },
+            HooksOff {
+                content: s("hooks of this workspace are off"),
+            },
         ]
     }
 

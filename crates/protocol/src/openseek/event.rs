@@ -198,6 +198,9 @@ pub enum Event {
     GoalReminder { content: String },
     /// A plan reminder.
     PlanReminder { content: String },
+    /// The workspace's hooks are off this turn (not trusted, or its hook
+    /// set not approved): what the turn was told (ours, additive).
+    HooksOff { content: String },
     /// The engine starts a turn toward the `auto` goal; this many remain.
     GoalContinue { remaining: u32 },
     /// The `auto` goal used its budget of turns.
@@ -396,6 +399,7 @@ impl Event {
             GoalCheck { .. } => "goal_check",
             GoalReminder { .. } => "goal_reminder",
             PlanReminder { .. } => "plan_reminder",
+            HooksOff { .. } => "hooks_off",
             GoalContinue { .. } => "goal_continue",
             GoalBudgetExhausted { .. } => "goal_budget_exhausted",
             CompactionStarted { .. } => "compaction_started",
