@@ -43,7 +43,10 @@ fn always_allow_saves_the_rule_and_the_next_identical_call_is_not_asked() {
     let d = setup(
         &server,
         StartOptions {
-            config: Some(json!({"agent": {"approvalPolicy": "on-request"}})),
+            // A user with a rule already (see asks39: with none, the engine
+            // offers no rule to save yet).
+            config: Some(json!({"agent": {"approvalPolicy": "on-request"},
+                "permissions": {"deny": ["Bash(rm -rf /:*)"]}})),
             ..StartOptions::default()
         },
     );
