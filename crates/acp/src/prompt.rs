@@ -241,8 +241,14 @@ mod tests {
     fn answers_become_decisions() {
         let selected = |id: &str| Ok(json!({"outcome": {"outcome": "selected", "optionId": id}}));
         assert_eq!(decision(selected("allow_once"), false), Decision::AllowOnce);
-        assert_eq!(decision(selected("allow_always"), false), Decision::AllowSession);
-        assert_eq!(decision(selected("allow_always"), true), Decision::AllowAlways);
+        assert_eq!(
+            decision(selected("allow_always"), false),
+            Decision::AllowSession
+        );
+        assert_eq!(
+            decision(selected("allow_always"), true),
+            Decision::AllowAlways
+        );
         assert_eq!(
             decision(selected("reject_once"), true),
             Decision::Reject(Some(REJECTED.into()))

@@ -115,11 +115,13 @@ fn the_hook_set_is_asked_about_typed_ahead_keys_do_not_answer_and_approving_runs
     screen.keys(&["Enter"]);
     let done = screen.wait_for("Hooked.");
     let hook = row(&done, "hook PreToolUse");
-    assert!(hook.contains("hook-input.json") && hook.contains("exit 0"), "{hook}");
-    let input: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.join("hook-input.json")).unwrap(),
-    )
-    .unwrap();
+    assert!(
+        hook.contains("hook-input.json") && hook.contains("exit 0"),
+        "{hook}"
+    );
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join("hook-input.json")).unwrap())
+            .unwrap();
     assert_eq!(input["hook_event_name"], "PreToolUse");
     assert_eq!(input["tool_input"]["command"], "echo ran > ran.txt");
     screen.wait_idle();

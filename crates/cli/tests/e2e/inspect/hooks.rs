@@ -107,16 +107,27 @@ fn hook_rows_show_in_the_timeline_and_the_live_tail() {
     let browser = Browser::start(&dir.path().join("webdriver-profile"));
     browser.goto(&format!("{url}&session={id}"));
     let hooks = "document.querySelectorAll('#view .event.k-hook')";
-    browser.wait_for(&format!("return {hooks}.length === 2"), Duration::from_secs(20));
-    let rows = browser.eval(&format!("return Array.from({hooks}).map((r) => r.textContent)"));
+    browser.wait_for(
+        &format!("return {hooks}.length === 2"),
+        Duration::from_secs(20),
+    );
+    let rows = browser.eval(&format!(
+        "return Array.from({hooks}).map((r) => r.textContent)"
+    ));
     let rows: Vec<String> = serde_json::from_value(rows).unwrap();
     assert!(
         rows[0].contains("PreToolUse") && rows[0].contains("exit 0") && rows[0].contains("ok"),
         "{rows:?}"
     );
     assert!(rows[0].contains("touch"), "the command: {rows:?}");
-    assert!(rows[1].contains("PostToolUse") && rows[1].contains("true"), "{rows:?}");
-    assert!(rows.iter().all(|r| r.contains(" ms")), "durations: {rows:?}");
+    assert!(
+        rows[1].contains("PostToolUse") && rows[1].contains("true"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().all(|r| r.contains(" ms")),
+        "durations: {rows:?}"
+    );
     assert_eq!(
         browser.eval("return document.querySelectorAll('#view .event.k-hook.stopped').length"),
         json!(0)
@@ -125,9 +136,16 @@ fn hook_rows_show_in_the_timeline_and_the_live_tail() {
     // A turn appended while the page is open: its blocked hook shows, with
     // its message, highlighted.
     shell_turn(&server, "c2", "Blocked, then.");
-    seekclaw(&ws, &home, &["run", "again", "--session", &id, "--workspace", ws_arg]);
+    seekclaw(
+        &ws,
+        &home,
+        &["run", "again", "--session", &id, "--workspace", ws_arg],
+    );
     let stopped = "document.querySelectorAll('#view .event.k-hook.stopped')";
-    browser.wait_for(&format!("return {stopped}.length === 1"), Duration::from_secs(10));
+    browser.wait_for(
+        &format!("return {stopped}.length === 1"),
+        Duration::from_secs(10),
+    );
     let text = browser.eval(&format!("return {stopped}[0].textContent"));
     let text = text.as_str().unwrap();
     assert!(

@@ -93,16 +93,27 @@ fn allow_always_saves_the_rule_and_the_next_identical_call_is_not_asked() {
     let (_tmp, home) = home_with(&server);
     // A user with a rule already (see asks39: with none, the engine offers
     // no rule to save yet).
-    configure(&home, json!({}), json!({"permissions": {"deny": ["Bash(rm -rf /:*)"]}}));
+    configure(
+        &home,
+        json!({}),
+        json!({"permissions": {"deny": ["Bash(rm -rf /:*)"]}}),
+    );
     let ws = tempfile::tempdir().unwrap();
     shell_call(&server, "c1", "First.");
     shell_call(&server, "c2", "Second.");
-    let args = ["--workspace", ws.path().to_str().unwrap(), "--approval", "on-request"];
+    let args = [
+        "--workspace",
+        ws.path().to_str().unwrap(),
+        "--approval",
+        "on-request",
+    ];
     let mut serve = Serve::start(&home, &args);
     serve.send(r#"{"command":"prompt","text":"write it"}"#);
     let asked = serve.until("approval_requested");
     let request = asked.last().unwrap();
-    let rule = request["always_rule"].as_str().unwrap_or_else(|| panic!("{request}"));
+    let rule = request["always_rule"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{request}"));
     assert!(rule.starts_with("Bash("), "{rule}");
     let target = request["always_target"].as_str().unwrap();
     assert!(["workspace", "user"].contains(&target), "{target}");
@@ -117,13 +128,19 @@ fn allow_always_saves_the_rule_and_the_next_identical_call_is_not_asked() {
         _ => home.join("config.json"),
     };
     let config: Value = serde_json::from_str(&std::fs::read_to_string(config).unwrap()).unwrap();
-    let allow = config["permissions"]["allow"].as_array().cloned().unwrap_or_default();
+    let allow = config["permissions"]["allow"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(allow.iter().any(|r| r == rule), "{config}");
 
     std::fs::remove_file(ws.path().join("ran.txt")).unwrap();
     serve.send(r#"{"command":"prompt","text":"write it again"}"#);
     let events = serve.until("agent_finished");
-    assert!(named(&events, "approval_requested").is_empty(), "{events:#?}");
+    assert!(
+        named(&events, "approval_requested").is_empty(),
+        "{events:#?}"
+    );
     assert!(ws.path().join("ran.txt").exists());
     let (_, code) = serve.finish();
     assert_eq!(code, Some(0));
