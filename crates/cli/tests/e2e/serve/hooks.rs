@@ -145,3 +145,33 @@ fn allow_always_saves_the_rule_and_the_next_identical_call_is_not_asked() {
     let (_, code) = serve.finish();
     assert_eq!(code, Some(0));
 }
+
+/// A folder that is not a trusted project: its hooks stay off, serve says so
+/// once (`hooks_off`), and none of them runs.
+#[test]
+fn an_untrusted_workspaces_hooks_stay_off_and_serve_says_so() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_with(&server);
+    let ws = tempfile::tempdir().unwrap();
+    let ran = ws.path().join("hook-ran");
+    std::fs::create_dir_all(ws.path().join(".seekclaw")).unwrap();
+    let hooks =
+        json!({"hooks": {"PreToolUse": command_hook(format!("touch '{}'", ran.display()))}});
+    std::fs::write(ws.path().join(".seekclaw/config.json"), hooks.to_string()).unwrap();
+    shell_call(&server, "c1", "Done.");
+    let mut serve = Serve::start(&home, &["--workspace", ws.path().to_str().unwrap()]);
+    serve.send(r#"{"command":"prompt","text":"go"}"#);
+    let events = serve.until("agent_finished");
+    let off = named(&events, "hooks_off");
+    assert_eq!(off.len(), 1, "{events:#?}");
+    let said = off[0]["content"].as_str().unwrap();
+    assert!(
+        said.contains("not a trusted project") && said.contains("touch"),
+        "{said}"
+    );
+    assert!(named(&events, "hook_started").is_empty(), "{events:#?}");
+    assert!(ws.path().join("ran.txt").exists(), "the call ran");
+    assert!(!ran.exists(), "the hook did not");
+    let (_, code) = serve.finish();
+    assert_eq!(code, Some(0));
+}
