@@ -134,6 +134,8 @@ pub enum Action {
     Usage,
     /// `/mcp`: the MCP servers and their state.
     Mcp,
+    /// `/hooks`: the hooks and their state; `/hooks approve` (true) approves the workspace's set.
+    Hooks(bool),
     /// `/goal` shows the session's goal; `/goal clear` clears it
     /// (`Some(None)`); `/goal TEXT` sets it.
     Goal(Option<Option<String>>),
@@ -194,7 +196,7 @@ typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
           /compact  /copy  /rewind (or Esc Esc on an empty prompt)  /fork\n\
-          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
+          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /hooks [approve]  /usage  /doctor  /help  /quit";
 
 /// The whole UI state.
 #[derive(Debug, Default)]
@@ -769,6 +771,7 @@ impl App {
             ("doctor", _) => Some(Action::Doctor),
             ("usage", _) => Some(Action::Usage),
             ("mcp", _) => Some(Action::Mcp),
+            ("hooks", arg) => Some(Action::Hooks(arg == "approve")),
             ("goal", "") => Some(Action::Goal(None)),
             ("goal", "clear") => Some(Action::Goal(Some(None))),
             ("goal", text) => Some(Action::Goal(Some(Some(text.to_string())))),

@@ -19,8 +19,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 use seekclaw_protocol::api::{HookView, HooksApproveParams, HooksListParams, Required};
 use seekclaw_protocol::method;
 
-use crate::TuiError;
 use crate::client::Connection;
+use crate::{Scope, TuiError};
 
 /// What the user chose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +87,64 @@ pub async fn approve(conn: &Connection, set: &HookSet) -> Result<(), TuiError> {
     };
     conn.call::<method::HooksApprove>(&params).await?;
     Ok(())
+}
+
+/// `/hooks`: every hook the chat's turns see, by layer, and whether it runs;
+/// `approving`, the workspace's waiting set is approved (and listed, so
+/// what was approved is on screen).
+pub async fn report(conn: &Connection, scope: &Scope, approving: bool) -> Result<String, TuiError> {
+    let (workspace, _) = scope.fields();
+    let view = conn
+        .call::<method::HooksList>(&HooksListParams { workspace })
+        .await?;
+    let mut out = vec![if view.hooks.is_empty() {
+        "No hooks configured.".to_string()
+    } else {
+        "Hooks:".to_string()
+    }];
+    for h in &view.hooks {
+        let state = if h.active { "on" } else { "off" };
+        out.push(format!(
+            "  {}{} · {} · {state} · {}  ({})",
+            h.event,
+            matcher(h.matcher.as_deref()),
+            h.layer,
+            h.command,
+            h.file
+        ));
+    }
+    let pending = view.hooks_hash.clone().filter(|_| !view.hooks_approved);
+    let root = view.workspace.clone();
+    out.push(match (pending, root, view.trusted, approving) {
+        (None, _, _, true) => {
+            "Nothing to approve: the workspace's hooks are approved, or it has none.".into()
+        }
+        (None, _, _, false) => return Ok(out.join("\n")),
+        (Some(_), _, false, _) => {
+            "This folder is not a trusted project: its hooks stay off.".into()
+        }
+        (Some(hash), Some(workspace), true, true) => {
+            let set = HookSet {
+                workspace,
+                hash,
+                hooks: Vec::new(),
+            };
+            approve(conn, &set).await?;
+            "Approved: the workspace's hooks run from the next turn.".into()
+        }
+        (Some(_), _, true, _) => {
+            "The workspace's hooks are new or changed and off: `/hooks approve` runs them.".into()
+        }
+    });
+    Ok(out.join("\n"))
+}
+
+/// ` [Bash]`, or nothing for a hook on every tool.
+fn matcher(m: Option<&str>) -> String {
+    match m {
+        Some(m) if !m.is_empty() && m != "*" => format!(" [{m}]"),
+        _ => String::new(),
+    }
 }
 
 /// The question on screen, its selection moved by keys.
@@ -170,10 +228,7 @@ impl HookPrompt {
             Line::raw(""),
         ];
         for h in &self.set.hooks {
-            let matcher = match h.matcher.as_deref() {
-                Some(m) if !m.is_empty() && m != "*" => format!(" [{m}]"),
-                _ => String::new(),
-            };
+            let matcher = matcher(h.matcher.as_deref());
             out.push(Line::from(vec![
                 Span::styled(format!("  {}{matcher}", h.event), bold),
                 Span::raw("  "),

@@ -137,9 +137,10 @@ fn the_hook_set_is_asked_about_typed_ahead_keys_do_not_answer_and_approving_runs
 }
 
 #[test]
-fn declining_the_hook_set_keeps_the_hooks_off_and_asks_again_next_time() {
+fn declining_the_hook_set_keeps_the_hooks_off_and_asks_again_until_approved_with_slash_hooks() {
     let server = ProviderServer::start().unwrap();
     shell_turn(&server, "c1", "Unhooked.");
+    shell_turn(&server, "c2", "Hooked now.");
     let d = setup(&server, StartOptions::default());
     let (_tmp, project) = known_project(&d, "declined");
     write_hooks(&project);
@@ -160,9 +161,25 @@ fn declining_the_hook_set_keeps_the_hooks_off_and_asks_again_next_time() {
     screen.submit("/quit");
     screen.wait_exit();
 
+    // Asked again; declined again, then approved from the chat.
     let again = Screen::start(&d.home, Some(&project), &["chat"]);
     again.wait_for(QUESTION);
     again.seen();
-    again.keys(&["3"]);
+    again.keys(&["2"]);
+    again.wait_for("hooks are off for this chat");
+    again.submit("/hooks");
+    let listed = again.wait_for("`/hooks approve` runs them");
+    assert!(
+        row(&listed, "PreToolUse [Bash]").contains("PreToolUse [Bash] · workspace · off · cat"),
+        "{listed}"
+    );
+    again.submit("/hooks approve");
+    again.wait_for("Approved: the workspace's hooks run from the next turn.");
+    again.submit("go again");
+    let done = again.wait_for("Hooked now.");
+    assert!(row(&done, "hook PreToolUse").contains("exit 0"), "{done}");
+    assert!(project.join("hook-input.json").exists(), "the hook ran");
+    again.wait_idle();
+    again.submit("/quit");
     again.wait_exit();
 }
