@@ -123,7 +123,8 @@ fn ask_permission(peer: &Peer, session: &Arc<Session>, ev: &AgentEvent) {
         summary,
         arguments,
         diff,
-        ..
+        always_rule,
+        always_target,
     } = ev
     else {
         return;
@@ -146,23 +147,38 @@ fn ask_permission(peer: &Peer, session: &Arc<Session>, ev: &AgentEvent) {
         },
         "options": [
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "allow_always", "name": "Always allow in this session", "kind": "allow_always"},
+            {"optionId": "allow_always", "name": always_name(always_rule.as_deref(), always_target.as_deref()), "kind": "allow_always"},
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
         ],
     });
     let (peer, approvals, approval_id) =
         (peer.clone(), session.approvals.clone(), approval_id.clone());
+    let saves = always_rule.is_some();
     tokio::spawn(async move {
         let answer = peer.request("session/request_permission", params).await;
-        let decision = decision(answer);
+        let decision = decision(answer, saves);
         // Not pending any more: the turn was cancelled or timed out meanwhile.
         let _ = approvals.answer(&approval_id, decision);
     });
 }
 
-/// The engine's decision for the client's answer. A reason the client gives
-/// in `_meta.reason` is what the model reads; a failed request rejects.
-fn decision(answer: Result<Value, RpcError>) -> Decision {
+/// What "always allow" does, in its option's name: save the engine's rule
+/// (ACP's `allow_always` is "remember this"), or, when the engine offers
+/// none for this call, allow its like for the rest of the session.
+fn always_name(rule: Option<&str>, target: Option<&str>) -> String {
+    match rule {
+        Some(rule) => format!(
+            "Always allow `{rule}` (saved in the {} config)",
+            target.unwrap_or("user")
+        ),
+        None => "Always allow in this session".into(),
+    }
+}
+
+/// The engine's decision for the client's answer (`saves`: "always allow"
+/// saves the request's rule). A reason the client gives in `_meta.reason`
+/// is what the model reads; a failed request rejects.
+fn decision(answer: Result<Value, RpcError>, saves: bool) -> Decision {
     let answer = match answer {
         Ok(a) => a,
         Err(e) => {
@@ -179,6 +195,7 @@ fn decision(answer: Result<Value, RpcError>) -> Decision {
         .map(|r| format!("The user rejected this tool call: {r}"));
     match (outcome["outcome"].as_str(), outcome["optionId"].as_str()) {
         (Some("selected"), Some("allow_once")) => Decision::AllowOnce,
+        (Some("selected"), Some("allow_always")) if saves => Decision::AllowAlways,
         (Some("selected"), Some("allow_always")) => Decision::AllowSession,
         (Some("cancelled"), _) => Decision::Reject(Some("The prompt was cancelled.".into())),
         _ => Decision::Reject(Some(reason.unwrap_or_else(|| REJECTED.to_string()))),
@@ -212,23 +229,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_always_option_names_the_rule_it_saves() {
+        assert_eq!(
+            always_name(Some("Bash(npm test:*)"), Some("workspace")),
+            "Always allow `Bash(npm test:*)` (saved in the workspace config)"
+        );
+        assert_eq!(always_name(None, None), "Always allow in this session");
+    }
+
+    #[test]
     fn answers_become_decisions() {
         let selected = |id: &str| Ok(json!({"outcome": {"outcome": "selected", "optionId": id}}));
-        assert_eq!(decision(selected("allow_once")), Decision::AllowOnce);
-        assert_eq!(decision(selected("allow_always")), Decision::AllowSession);
+        assert_eq!(decision(selected("allow_once"), false), Decision::AllowOnce);
         assert_eq!(
-            decision(selected("reject_once")),
+            decision(selected("allow_always"), false),
+            Decision::AllowSession
+        );
+        assert_eq!(
+            decision(selected("allow_always"), true),
+            Decision::AllowAlways
+        );
+        assert_eq!(
+            decision(selected("reject_once"), true),
             Decision::Reject(Some(REJECTED.into()))
         );
         let with_reason = Ok(
             json!({"outcome": {"outcome": "selected", "optionId": "reject_once"}, "_meta": {"reason": "use git mv"}}),
         );
         assert_eq!(
-            decision(with_reason),
+            decision(with_reason, false),
             Decision::Reject(Some("The user rejected this tool call: use git mv".into()))
         );
         assert!(matches!(
-            decision(Err(RpcError::internal("gone"))),
+            decision(Err(RpcError::internal("gone")), true),
             Decision::Reject(Some(m)) if m.contains("gone")
         ));
     }

@@ -116,9 +116,57 @@ impl TurnUpdates {
                     wording::retry_notice(model, *attempt, *max_attempts, reason, *delay_ms)
                 ),
             )],
+            // ACP has no hook event: a finished run is a line of the
+            // turn's thoughts (progress every client shows, never a tool
+            // card of a call the model did not make).
+            AgentEvent::HookFinished(run) => match &run.finished {
+                Some(end) => vec![chunk(
+                    "agent_thought_chunk",
+                    &format!(
+                        "\n{}\n",
+                        hook_line(
+                            &run.event,
+                            &run.command,
+                            &end.decision,
+                            end.exit_code,
+                            end.duration_ms,
+                            end.message.as_deref()
+                        )
+                    ),
+                )],
+                None => Vec::new(),
+            },
+            AgentEvent::Reminder {
+                kind: seekclaw_agent::ReminderKind::Hooks,
+                text,
+            } => vec![chunk("agent_thought_chunk", &format!("\n{text}\n"))],
             _ => Vec::new(),
         }
     }
+}
+
+/// One finished hook run in a line: "hook PreToolUse `./guard.sh`: deny
+/// (exit 2, 12 ms): not on main" ("killed": no exit code, stopped at its
+/// timeout or never started; the message's first line only).
+fn hook_line(
+    event: &str,
+    command: &str,
+    decision: &str,
+    exit_code: Option<i32>,
+    duration_ms: f64,
+    message: Option<&str>,
+) -> String {
+    let exit = exit_code.map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
+    let mut line = format!("hook {event} `{command}`: {decision} ({exit}, {duration_ms:.0} ms)");
+    if let Some(first) = message
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .and_then(|m| m.lines().next())
+    {
+        line.push_str(": ");
+        line.push_str(first);
+    }
+    line
 }
 
 fn chunk(kind: &str, text: &str) -> Value {
@@ -173,6 +221,20 @@ pub fn replay(events: &[SessionEvent], cwd: &Path) -> Vec<Value> {
                     }));
                 }
             }
+            EventItem::Hook(h) => out.push(chunk(
+                "agent_thought_chunk",
+                &format!(
+                    "\n{}\n",
+                    hook_line(
+                        &h.event,
+                        &h.command,
+                        &h.decision,
+                        h.exit_code,
+                        h.duration_ms,
+                        h.message.as_deref()
+                    )
+                ),
+            )),
             EventItem::ToolResult(r) if !r.silent => {
                 // A result whose call was summarized away has no card.
                 if !names.contains_key(&r.tool_call_id) {

@@ -327,7 +327,8 @@
   function eventRow(e) {
     const it = e.item || {};
     const kind = it.type || 'error';
-    const extra = kind === 'terminal' ? ' ' + it.status : kind === 'tool_result' && !it.success ? ' failed' : '';
+    const extra = kind === 'terminal' ? ' ' + it.status : kind === 'tool_result' && !it.success ? ' failed'
+      : kind === 'hook' && hookStopped(it) ? ' stopped' : '';
     const row = el('div', { class: 'event k-' + kind + extra, 'data-seq': e.seq },
       el('div', { class: 'ehead' }, el('span', {}, '#' + e.seq), el('span', {}, time(e.unixMs)), el('span', { class: 'kind' }, kind)));
     switch (kind) {
@@ -348,6 +349,10 @@
         if (it.diff) row.appendChild(diffView(it.diff));
         row.appendChild(folded('output', it.output || ''));
         break;
+      case 'hook':
+        row.appendChild(hookLine(it));
+        if (it.message) row.appendChild(el('pre', {}, it.message));
+        break;
       case 'summary':
         row.append(el('div', {}, 'Summary of events #' + it.fromSeq + '–#' + it.toSeq), folded('summary', it.text || ''));
         break;
@@ -362,6 +367,18 @@
     }
     for (const c of state.checkpoints.get(e.seq) || []) row.appendChild(checkpointMark(c));
     return row;
+  }
+
+  // A hook run (issue 39): the user's command on a lifecycle event. One
+  // line: event, command, exit, duration, decision; the tool it was about.
+  // A run that blocked, denied, stopped, failed or timed out is highlighted.
+  function hookStopped(it) { return ['block', 'deny', 'stop', 'error', 'timeout'].includes(it.decision); }
+  function hookLine(it) {
+    const exit = it.exitCode == null ? (it.decision === 'timeout' ? 'timed out' : 'no exit') : 'exit ' + it.exitCode;
+    return el('div', { class: 'hook' }, el('span', { class: 'name' }, it.event || 'hook'), ' · ',
+      el('code', {}, it.command || ''), ' · ' + exit + ' · ' + (it.durationMs != null ? Math.round(it.durationMs) + ' ms' : '—') + ' · ',
+      el('span', { class: 'badge ' + (hookStopped(it) ? 'err' : 'ok') }, it.decision || '?'),
+      it.tool ? ' ' + it.tool : '', it.source ? el('span', { class: 'badge' }, it.source) : null);
   }
 
   // ---- checkpoints (the shadow store's, read-only) ----
@@ -588,6 +605,7 @@
         if (it.type === 'user' || it.type === 'steer') add('user', it.type + ': ' + (it.text || '').slice(0, 60));
         else if (it.type === 'assistant') { step += 1; add('step', 'step ' + step + ((it.toolCalls || []).length ? ': ' + it.toolCalls.map((c) => c.name).join(', ') : ': answer')); }
         else if (it.type === 'tool_result') add('tool' + (it.success ? '' : ' failed'), it.toolName + (it.success ? '' : ' ✗'));
+        else if (it.type === 'hook') add('hook' + (hookStopped(it) ? ' failed' : ''), 'hook ' + it.event + (hookStopped(it) ? ': ' + it.decision : ''));
         else if (it.type === 'summary') add('step', 'summary #' + it.fromSeq + '–#' + it.toSeq);
         else if (it.type === 'terminal') add('end' + (it.status === 'finished' ? '' : ' bad'), it.status);
       }

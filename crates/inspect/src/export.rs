@@ -127,6 +127,7 @@ fn refer_to_event(message: &mut Value, item: &EventItem) {
         EventItem::Summary(s) => (s.text.as_str(), None),
         EventItem::Runtime(n) => (n.text.as_str(), None),
         EventItem::Terminal(t) => (t.text.as_str(), None),
+        // The model is never sent either.
         EventItem::Rewind(_) | EventItem::Hook(_) => ("", None),
     };
     let Some(fields) = message.as_object_mut() else {

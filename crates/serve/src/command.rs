@@ -45,8 +45,9 @@ pub enum Command {
     Approval {
         /// The request's id.
         id: String,
-        /// Run the call (once) or not.
-        allow: bool,
+        /// What to do: `allow: true` is `allow_once`, `false` `reject`;
+        /// a `decision` says it in full.
+        decision: openseek::ApprovalDecision,
     },
     /// Rewind the session to before a user message (files, conversation or
     /// both); refused while a turn runs.
@@ -80,7 +81,18 @@ pub fn parse(value: Value) -> Result<Command, String> {
         openseek::Command::Cancel => Command::Cancel,
         openseek::Command::Goal(Goal::Set { text, auto }) => Command::GoalSet { text, auto },
         openseek::Command::Goal(Goal::Clear) => Command::GoalClear,
-        openseek::Command::Approval { id, allow } => Command::Approval { id, allow },
+        openseek::Command::Approval {
+            id,
+            allow,
+            decision,
+        } => Command::Approval {
+            id,
+            decision: decision.unwrap_or(if allow {
+                openseek::ApprovalDecision::AllowOnce
+            } else {
+                openseek::ApprovalDecision::Reject
+            }),
+        },
         openseek::Command::Rewind(rewind) => Command::Rewind(rewind),
     })
 }
@@ -304,8 +316,24 @@ mod tests {
             parse(json!({"command": "approval", "id": "a", "allow": false, "x": 1})).unwrap(),
             Command::Approval {
                 id: "a".into(),
-                allow: false
+                decision: openseek::ApprovalDecision::Reject
             }
+        );
+        // Ours: the decision in full, `allow` then implied.
+        assert_eq!(
+            parse(json!({"command": "approval", "id": "a", "decision": "allow_always"})).unwrap(),
+            Command::Approval {
+                id: "a".into(),
+                decision: openseek::ApprovalDecision::AllowAlways
+            }
+        );
+        assert_eq!(
+            err(json!({"command": "approval", "id": "a", "decision": "maybe"})),
+            "unknown approval decision: maybe"
+        );
+        assert_eq!(
+            err(json!({"command": "approval", "id": "a", "decision": 1})),
+            "expected {\"command\": \"approval\", \"id\": string, \"allow\": bool}"
         );
     }
 

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 
 use seekclaw_agent::{Approvals, Compacted, Decision, Steer, SteerKind, SteerQueue, TurnOutcome};
+use seekclaw_protocol::openseek::ApprovalDecision;
 use seekclaw_store::EventItem;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite};
 use tokio::sync::mpsc;
@@ -219,6 +220,11 @@ where
         tx: events.tx.clone(),
     }));
     serve.run(&mut commands, &stop).await;
+    // The controller is gone: the session's `SessionEnd` hooks run (once;
+    // `Engine::close` would too, this says when).
+    if let Some(id) = serve.session.as_deref() {
+        engine.end_session(&serve.scope, id, "other").await;
+    }
     // Its sender must go before the output can close.
     drop(announced);
     events.close().await;
@@ -511,11 +517,12 @@ impl<'e> Serve<'e> {
                     self.events.emit(&ev);
                 }
             }
-            Command::Approval { id, allow } => {
-                let decision = if allow {
-                    Decision::AllowOnce
-                } else {
-                    Decision::Reject(None)
+            Command::Approval { id, decision } => {
+                let decision = match decision {
+                    ApprovalDecision::AllowOnce => Decision::AllowOnce,
+                    ApprovalDecision::AllowSession => Decision::AllowSession,
+                    ApprovalDecision::AllowAlways => Decision::AllowAlways,
+                    ApprovalDecision::Reject => Decision::Reject(None),
                 };
                 if let Err(e) = self.approvals.answer(&id, decision) {
                     self.events.emit(&WireEvent::CommandError {

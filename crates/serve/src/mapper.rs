@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 
 use seekclaw_agent::{
-    AgentEvent, ApprovalOutcome, AutoCompaction, FailureKind, GoalStatus, ReminderKind, SteerKind,
-    TurnOutcome, WorkflowNode,
+    AgentEvent, ApprovalOutcome, AutoCompaction, FailureKind, GoalStatus, HookFinish, HookRun,
+    ReminderKind, SteerKind, TurnOutcome, WorkflowNode,
 };
 
 use super::wire::{AppliedSteerKind, ApprovalOutcome as WireOutcome, WireEvent, WireUsage};
@@ -53,8 +53,6 @@ impl TurnMapper {
             // OpenSeek's `turn_finished` carries no stop reason.
             AgentEvent::AnswerFinish { .. } => {}
             AgentEvent::Checkpoint(note) => out.push(crate::rewind::checkpoint_event(&note)),
-            // Hook runs: wired to serve's stream with the protocol change.
-            AgentEvent::HookStarted(_) | AgentEvent::HookFinished(_) => {}
             // A failover: the next model answers the step afresh.
             AgentEvent::ModelStart { .. } => {
                 self.text.clear();
@@ -145,6 +143,8 @@ impl TurnMapper {
                 summary,
                 arguments,
                 diff,
+                always_rule,
+                always_target,
                 ..
             } => out.push(WireEvent::ApprovalRequested {
                 id: approval_id,
@@ -152,6 +152,8 @@ impl TurnMapper {
                 detail: summary,
                 // What a person judges: the edit's diff, else the command.
                 body: diff.or_else(|| arguments["command"].as_str().map(str::to_string)),
+                always_target: always_target.filter(|_| always_rule.is_some()),
+                always_rule,
             }),
             AgentEvent::ApprovalResolved {
                 approval_id,
@@ -160,9 +162,10 @@ impl TurnMapper {
             } => out.push(WireEvent::ApprovalResolved {
                 id: approval_id,
                 outcome: match outcome {
-                    ApprovalOutcome::AllowOnce
-                    | ApprovalOutcome::AllowSession
-                    | ApprovalOutcome::AllowAlways => WireOutcome::AllowedOnce,
+                    ApprovalOutcome::AllowOnce | ApprovalOutcome::AllowSession => {
+                        WireOutcome::AllowedOnce
+                    }
+                    ApprovalOutcome::AllowAlways => WireOutcome::AllowedAlways,
                     ApprovalOutcome::Reject | ApprovalOutcome::Timeout => WireOutcome::Rejected,
                     ApprovalOutcome::Cancelled => WireOutcome::Cancelled,
                 },
@@ -192,8 +195,24 @@ impl TurnMapper {
                 ReminderKind::Goal => WireEvent::GoalReminder { content: text },
                 ReminderKind::GoalCheck => WireEvent::GoalCheck { content: text },
                 ReminderKind::Plan => WireEvent::PlanReminder { content: text },
-                ReminderKind::Hooks => WireEvent::BackgroundNotice { content: text },
+                ReminderKind::Hooks => WireEvent::HooksOff { content: text },
             }),
+            // Hooks run between steps: the step's text is complete by then.
+            AgentEvent::HookStarted(run) => {
+                self.flush(out);
+                out.push(WireEvent::HookStarted {
+                    run_id: run.run_id,
+                    hook_event_name: run.event,
+                    command: run.command,
+                    source: run.source,
+                    tool_call_id: run.call_id,
+                    tool_name: run.tool,
+                });
+            }
+            AgentEvent::HookFinished(run) => {
+                self.flush(out);
+                out.push(hook_finished(run));
+            }
             AgentEvent::Failover {
                 ref failed,
                 ref error,
@@ -274,6 +293,29 @@ impl TurnMapper {
                 content: std::mem::take(&mut self.text),
             });
         }
+    }
+}
+
+/// `hook_finished` of a run the engine reports ended (a run without its
+/// end reads as one that never started: no exit code, `error`).
+fn hook_finished(run: HookRun) -> WireEvent {
+    let end = run.finished.unwrap_or(HookFinish {
+        exit_code: None,
+        duration_ms: 0.0,
+        decision: "error".into(),
+        message: None,
+    });
+    WireEvent::HookFinished {
+        run_id: run.run_id,
+        hook_event_name: run.event,
+        command: run.command,
+        source: run.source,
+        tool_call_id: run.call_id,
+        tool_name: run.tool,
+        exit_code: end.exit_code,
+        duration_ms: end.duration_ms,
+        decision: end.decision,
+        message: end.message,
     }
 }
 

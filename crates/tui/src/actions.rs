@@ -160,6 +160,7 @@ async fn try_act(
         }
         Action::Usage => app.notice(crate::reports::usage(conn).await?),
         Action::Mcp => app.notice(crate::reports::mcp(conn).await?),
+        Action::Hooks(approve) => app.notice(crate::hook_set::report(conn, scope, approve).await?),
         Action::Goal(change) => {
             let id = ensure_session(daemon, scope, app).await?;
             app.notice(crate::reports::goal(conn, scope, id, change).await?);

@@ -30,6 +30,8 @@ pub enum Entry {
     Notice(String),
     /// A checkpoint of the workspace's files (dimmed, one line).
     Checkpoint(String),
+    /// A hook run (dimmed, one line; highlighted when it stopped something).
+    Hook(crate::hooks::HookRow),
     /// A failure.
     Error(String),
 }
@@ -132,6 +134,8 @@ pub enum Action {
     Usage,
     /// `/mcp`: the MCP servers and their state.
     Mcp,
+    /// `/hooks`: the hooks and their state; `/hooks approve` (true) approves the workspace's set.
+    Hooks(bool),
     /// `/goal` shows the session's goal; `/goal clear` clears it
     /// (`Some(None)`); `/goal TEXT` sets it.
     Goal(Option<Option<String>>),
@@ -143,7 +147,7 @@ pub enum Action {
         approval_id: String,
         /// The turn's session.
         session_id: Option<String>,
-        /// `allow_once`, `allow_session` or `reject`.
+        /// `allow_once`, `allow_session`, `allow_always` or `reject`.
         decision: &'static str,
         /// With `reject`: what the model reads.
         message: Option<String>,
@@ -187,11 +191,12 @@ Ctrl-T: show or hide reasoning · Ctrl-O: expand or fold diffs and subagents · 
 its output goes to the model\n\
 @PATH then Tab completes a file (Tab/Up/Down cycle, Enter keeps, Esc undoes); \
 @IMAGE.png attaches the image · a long paste is one block\n\
-Approval prompts: ↑↓ + Enter or 1-4 choose · Esc rejects · typing starts a reason (Enter rejects with it, Esc goes back)\n\
+Approval prompts: ↑↓ + Enter or 1-4 choose (5: always allow, when offered: saves the rule) · Esc rejects · \
+typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
           /compact  /copy  /rewind (or Esc Esc on an empty prompt)  /fork\n\
-          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /usage  /doctor  /help  /quit";
+          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /hooks [approve]  /usage  /doctor  /help  /quit";
 
 /// The whole UI state.
 #[derive(Debug, Default)]
@@ -283,6 +288,9 @@ pub struct App {
     pub model_tokens: std::collections::BTreeMap<String, (u64, u64)>,
     /// What the usage events that carried their cost (`costUsd`) add up to.
     pub priced_cost: f64,
+    /// The engine's "hooks of this workspace are off" reminder was shown
+    /// (once a chat: every turn carries it).
+    pub(crate) hooks_off_said: bool,
 }
 
 impl App {
@@ -377,6 +385,9 @@ impl App {
             self.on_checkpoint(&env);
             return;
         }
+        if self.on_hook_envelope(&kind) {
+            return;
+        }
         // A job of this chat's session ended while no turn ran: the engine
         // logged it for the next turn; say so here too.
         if let (EventKind::BackgroundNotice(_), 0) = (&kind, env.id) {
@@ -455,6 +466,10 @@ impl App {
                 self.notice(env.data)
             }
             EventKind::Retry(_) => turn.phase = env.data,
+            EventKind::Reminder(r) if r.kind == "hooks" && !self.hooks_off_said => {
+                self.hooks_off_said = true;
+                self.notice(env.data);
+            }
             EventKind::Done => {
                 if !turn.streamed && !env.data.is_empty() {
                     self.append(&env.data, false);
@@ -756,6 +771,7 @@ impl App {
             ("doctor", _) => Some(Action::Doctor),
             ("usage", _) => Some(Action::Usage),
             ("mcp", _) => Some(Action::Mcp),
+            ("hooks", arg) => Some(Action::Hooks(arg == "approve")),
             ("goal", "") => Some(Action::Goal(None)),
             ("goal", "clear") => Some(Action::Goal(Some(None))),
             ("goal", text) => Some(Action::Goal(Some(Some(text.to_string())))),

@@ -36,6 +36,9 @@ pub struct PendingApproval {
     pub summary: String,
     /// A file edit's diff, or the shell command.
     pub body: Option<String>,
+    /// The allow rule "always" saves (`Bash(npm test:*)`) and the config it
+    /// goes to (`workspace` or `user`); `None`: not offered for this call.
+    pub always: Option<(String, String)>,
 }
 
 impl PendingApproval {
@@ -50,6 +53,10 @@ impl PendingApproval {
                 .as_deref()
                 .or(d.arguments["command"].as_str())
                 .map(str::to_string),
+            always: d.always_rule.clone().map(|rule| {
+                let target = d.always_target.clone().unwrap_or_else(|| "user".into());
+                (rule, target)
+            }),
         }
     }
 }
@@ -65,9 +72,11 @@ pub enum Choice {
     Reject,
     /// Do not run it, and say why (the model reads it).
     RejectWithReason,
+    /// Run it, and save the request's allow rule so its like is never asked.
+    AllowAlways,
 }
 
-/// Every choice, top to bottom.
+/// Every choice, top to bottom, when no rule is offered.
 pub const CHOICES: [Choice; 4] = [
     Choice::AllowOnce,
     Choice::AllowSession,
@@ -75,13 +84,34 @@ pub const CHOICES: [Choice; 4] = [
     Choice::RejectWithReason,
 ];
 
+/// The choices when the request offers an always rule: the same four, the
+/// digits unchanged (3 still rejects whatever the call), then the rule.
+pub const CHOICES_ALWAYS: [Choice; 5] = [
+    Choice::AllowOnce,
+    Choice::AllowSession,
+    Choice::Reject,
+    Choice::RejectWithReason,
+    Choice::AllowAlways,
+];
+
+/// Where the reason step goes back to.
+const REASON_AT: usize = 3;
+
 impl Choice {
-    fn label(self) -> &'static str {
+    fn label(self, always: Option<&(String, String)>) -> String {
         match self {
-            Choice::AllowOnce => "Allow once",
-            Choice::AllowSession => "Allow for this session",
-            Choice::Reject => "Reject",
-            Choice::RejectWithReason => "Reject and tell the agent why (or just start typing)",
+            Choice::AllowOnce => "Allow once".into(),
+            Choice::AllowSession => "Allow for this session".into(),
+            Choice::Reject => "Reject".into(),
+            Choice::RejectWithReason => {
+                "Reject and tell the agent why (or just start typing)".into()
+            }
+            Choice::AllowAlways => match always {
+                Some((rule, target)) => {
+                    format!("Yes, and always allow `{rule}` (saved in the {target} config)")
+                }
+                None => "Yes, and always allow".into(),
+            },
         }
     }
 }
@@ -160,6 +190,14 @@ impl App {
         }
     }
 
+    /// The first prompt's choices (the always rule only when it offers one).
+    pub(crate) fn choices(&self) -> &'static [Choice] {
+        match self.approvals.first() {
+            Some(p) if p.always.is_some() => &CHOICES_ALWAYS,
+            _ => &CHOICES,
+        }
+    }
+
     /// A key while a prompt is open; `None` when the key is the editor's.
     pub(crate) fn approval_key(&mut self, key: KeyEvent) -> Option<Option<Action>> {
         self.approvals.first()?;
@@ -175,7 +213,9 @@ impl App {
         if self.asking.guard.typed_ahead() {
             return self.typed_ahead_key(key);
         }
-        let count = CHOICES.len();
+        let choices = self.choices();
+        let count = choices.len();
+        let last_digit = char::from(b'0' + count as u8);
         let drafting = !self.editor.is_empty();
         match key.code {
             KeyCode::Up | KeyCode::BackTab => {
@@ -189,24 +229,24 @@ impl App {
                 self.asking.guard.pick();
             }
             KeyCode::Enter if !alt && self.asking.guard.enter_confirms() => {
-                return Some(self.choose(CHOICES[self.asking.selected]));
+                return Some(self.choose(choices[self.asking.selected.min(count - 1)]));
             }
             // Not a choice made here: the draft typed ahead is sent as the
             // user meant (guidance for the running turn); nothing is answered.
             KeyCode::Enter if drafting => return None,
             KeyCode::Enter => {
-                self.hint = Some("choose first: ↑↓ then Enter, or 1-4".into());
+                self.hint = Some(format!("choose first: ↑↓ then Enter, or 1-{last_digit}"));
             }
             // A draft in progress goes on: its digits and letters are text.
             KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete if drafting => return None,
             KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End if drafting => {
                 return None;
             }
-            KeyCode::Char(c @ '1'..='4') if !alt => {
+            KeyCode::Char(c @ '1'..='9') if !alt && c <= last_digit => {
                 let at = usize::from(c as u8 - b'1');
                 self.asking.selected = at;
                 self.asking.guard.pick();
-                return Some(self.choose(CHOICES[at]));
+                return Some(self.choose(choices[at]));
             }
             KeyCode::Esc => return Some(self.choose(Choice::Reject)),
             KeyCode::Tab => self.open_reason(),
@@ -256,7 +296,7 @@ impl App {
                 self.close_asking();
                 self.asking.guard = guard;
                 self.asking.guard.pick();
-                self.asking.selected = CHOICES.len() - 1;
+                self.asking.selected = REASON_AT;
                 Some(None)
             }
             // The history holds prompts, not reasons.
@@ -269,6 +309,7 @@ impl App {
         match choice {
             Choice::AllowOnce => self.decide("allow_once", None),
             Choice::AllowSession => self.decide("allow_session", None),
+            Choice::AllowAlways => self.decide("allow_always", None),
             Choice::Reject => self.decide("reject", None),
             Choice::RejectWithReason => {
                 self.open_reason();
@@ -333,11 +374,13 @@ impl App {
                 keys,
             )];
         }
-        let mut out: Vec<Line<'static>> = CHOICES
+        let always = self.approvals.first().and_then(|p| p.always.as_ref());
+        let choices = self.choices();
+        let mut out: Vec<Line<'static>> = choices
             .iter()
             .enumerate()
             .map(|(i, choice)| {
-                let text = format!("{}. {}", i + 1, choice.label());
+                let text = format!("{}. {}", i + 1, choice.label(always));
                 if self.asking.guard.picked() && i == self.asking.selected {
                     Line::from(vec![
                         Span::styled("› ", keys.add_modifier(Modifier::BOLD)),
@@ -350,11 +393,17 @@ impl App {
             .collect();
         out.push(Line::styled(
             if self.asking.guard.picked() {
-                "↑↓ select · Enter confirms · 1-4 pick · Esc rejects · typing starts a reason"
+                format!(
+                    "↑↓ select · Enter confirms · 1-{} pick · Esc rejects · typing starts a reason",
+                    choices.len()
+                )
             } else if self.editor.is_empty() {
-                "↑↓ then Enter, or 1-4, to choose · Esc rejects · typing starts a reason"
+                format!(
+                    "↑↓ then Enter, or 1-{}, to choose · Esc rejects · typing starts a reason",
+                    choices.len()
+                )
             } else {
-                "↑↓ then Enter to choose · Enter sends your draft as guidance · Esc rejects"
+                "↑↓ then Enter to choose · Enter sends your draft as guidance · Esc rejects".into()
             },
             keys,
         ));
@@ -518,6 +567,61 @@ mod tests {
         assert!(app.approvals.is_empty() && !app.typing_reason());
         assert!(app.approval_lines().is_empty());
         assert_eq!(app.editor.text(), "draft");
+    }
+
+    fn request_with_rule(id: &str) -> Event {
+        let mut env = request(id);
+        if let Some(d) = env.details.as_mut() {
+            d["alwaysRule"] = json!("Bash(rm x)");
+            d["alwaysTarget"] = json!("workspace");
+        }
+        env
+    }
+
+    #[test]
+    fn an_offered_rule_is_choice_five_and_the_other_digits_keep_their_meaning() {
+        let mut app = App::default();
+        offer(&mut app, &request_with_rule("ap_1"));
+        offer(&mut app, &request("ap_2"));
+        let lines: Vec<String> = app
+            .approval_lines()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            lines.contains(
+                &"  5. Yes, and always allow `Bash(rm x)` (saved in the workspace config)"
+                    .to_string()
+            ),
+            "{lines:?}"
+        );
+        // Typed ahead, 5 is the editor's, as every key.
+        assert_eq!(app.on_key(key(KeyCode::Char('5'))), None);
+        assert_eq!(app.editor.text(), "5");
+        app.editor.clear();
+        seen(&mut app);
+        assert_eq!(
+            app.on_key(key(KeyCode::Char('5'))),
+            approve("ap_1", "allow_always", None)
+        );
+        // Without a rule there is no fifth choice: 5 starts a reason.
+        seen(&mut app);
+        assert!(
+            !app.approval_lines()
+                .iter()
+                .any(|l| l.to_string().contains("5."))
+        );
+        assert_eq!(app.on_key(key(KeyCode::Char('5'))), None);
+        assert!(app.typing_reason());
+        // Up from nothing selected on a rule request reaches the rule.
+        let mut app = App::default();
+        offer(&mut app, &request_with_rule("ap_3"));
+        seen(&mut app);
+        app.on_key(key(KeyCode::Up));
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter)),
+            approve("ap_3", "allow_always", None)
+        );
     }
 
     /// Regression (issue 36, item 1): text typed while the turn streamed

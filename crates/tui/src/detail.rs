@@ -117,6 +117,27 @@ pub enum LogEntry {
         #[serde(default)]
         text: String,
     },
+    /// A hook run (issue 39), as its `hook_finished` showed.
+    Hook {
+        /// The hook event.
+        #[serde(default)]
+        event: String,
+        /// The command.
+        #[serde(default)]
+        command: String,
+        /// Its exit code (none: killed, or it never started).
+        #[serde(default)]
+        exit_code: Option<i32>,
+        /// How long it ran.
+        #[serde(default)]
+        duration_ms: f64,
+        /// What it decided.
+        #[serde(default)]
+        decision: String,
+        /// The message shown to the user.
+        #[serde(default)]
+        message: Option<String>,
+    },
     /// Anything else (runtime notes the live view does not show either).
     #[serde(other)]
     Other,
@@ -297,6 +318,24 @@ impl App {
                     .push(Entry::Error(format!("interrupted: {text}"))),
                 _ => {}
             },
+            LogEntry::Hook {
+                event,
+                command,
+                exit_code,
+                duration_ms,
+                decision,
+                message,
+            } => self.entries.push(Entry::Hook(crate::hooks::HookRow {
+                run_id: String::new(),
+                event,
+                command,
+                finished: Some(crate::hooks::HookEnd {
+                    exit_code,
+                    duration_ms,
+                    decision,
+                    message,
+                }),
+            })),
             LogEntry::Other => {}
         }
     }
@@ -305,6 +344,31 @@ impl App {
 #[cfg(test)]
 mod old_daemon_tests {
     use super::*;
+
+    #[test]
+    fn a_stored_hook_run_reads_as_its_row() {
+        let detail: SessionDetail = serde_json::from_value(serde_json::json!({
+            "id": "s1", "entries": [{"kind": "hook", "seq": 4, "event": "PreToolUse",
+                "command": "./guard.sh", "source": "workspace", "callId": "c1", "tool": "Bash",
+                "exitCode": 2, "durationMs": 15.2, "decision": "deny", "message": "not on main"}]
+        }))
+        .unwrap();
+        let mut app = App::default();
+        app.load_session(detail);
+        let mut lines = Vec::new();
+        let Some(Entry::Hook(row)) = app.entries.first() else {
+            panic!("{:?}", app.entries)
+        };
+        crate::hooks::lines(&mut lines, row);
+        let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "⚑ hook PreToolUse · ./guard.sh · exit 2 · 15 ms · deny",
+                "  not on main"
+            ]
+        );
+    }
 
     #[test]
     fn an_older_daemons_session_get_reads_as_timeline_rows() {

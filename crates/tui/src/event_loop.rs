@@ -24,6 +24,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use crate::actions::{act, before_quit, watch_session};
 use crate::app::{Action, App};
+use crate::hook_set::{HookChoice, HookPrompt, HookSet};
 use crate::lifecycle::Daemon;
 use crate::setup::Outcome;
 use crate::trust::{self, FolderCheck, TrustChoice};
@@ -101,6 +102,12 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
             TrustChoice::Quit => return Ok(crate::ChatEnd::default()),
         }
     }
+    // A trusted workspace's hook set that is new or changed is shown first.
+    let hooks_said =
+        match hooks_step(&daemon.conn, &mut terminal, &mut keys, &scope, &mut draft).await? {
+            HooksStep::Quit => return Ok(crate::ChatEnd::default()),
+            HooksStep::Say(said) => said,
+        };
     // A first run: no provider yet, so the welcome adds one in place.
     let mut welcome = None;
     if first_run {
@@ -128,6 +135,11 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
     }
     if let Some(text) = welcome {
         app.notice(text);
+    }
+    match hooks_said {
+        Some(Ok(text)) => app.notice(text),
+        Some(Err(text)) => app.error(text),
+        None => {}
     }
     // A turn already running on the session (a desktop's, a scheduled run)
     // shows as it goes.
@@ -266,6 +278,88 @@ async fn ask_trust(
             Some(Err(e)) => return Err(TuiError::Terminal(e)),
             None => return Ok((TrustChoice::Quit, prompt.draft)),
         }
+    }
+}
+
+/// What the hook question left for the chat to say.
+enum HooksStep {
+    /// A notice (`Ok`) or an error (`Err`), or nothing.
+    Say(Option<Result<String, String>>),
+    /// The user chose to leave.
+    Quit,
+}
+
+/// Asks about the workspace's hook set when it waits for approval, and
+/// approves it if the user says so.
+async fn hooks_step(
+    conn: &crate::client::Connection,
+    terminal: &mut Terminal<CrosstermBackend<Stdout>>,
+    keys: &mut EventStream,
+    scope: &Scope,
+    draft: &mut String,
+) -> Result<HooksStep, TuiError> {
+    let Scope::Workspace(dir) = scope else {
+        return Ok(HooksStep::Say(None));
+    };
+    let set = match crate::hook_set::pending(conn, dir).await {
+        Ok(Some(set)) => set,
+        Ok(None) => return Ok(HooksStep::Say(None)),
+        // An older daemon has no hooks to ask about.
+        Err(TuiError::Daemon(m)) if m.starts_with("Unknown method") => {
+            return Ok(HooksStep::Say(None));
+        }
+        Err(e) => {
+            let said = format!("cannot read the workspace's hooks: {e}");
+            return Ok(HooksStep::Say(Some(Err(said))));
+        }
+    };
+    let (choice, typed) = ask_hooks(terminal, keys, set.clone(), std::mem::take(draft)).await?;
+    *draft = typed;
+    Ok(HooksStep::Say(Some(match choice {
+        HookChoice::Run => match crate::hook_set::approve(conn, &set).await {
+            Ok(()) => Ok(format!("Hooks approved: {} will run.", hooks_count(&set))),
+            Err(e) => Err(format!("cannot approve the hooks: {e}")),
+        },
+        HookChoice::Off => {
+            Ok("The workspace's hooks are off for this chat (asked again next time).".into())
+        }
+        HookChoice::Quit => return Ok(HooksStep::Quit),
+    })))
+}
+
+/// Shows the workspace's hooks and asks whether to run them until a choice
+/// is made; the choice, and the text typed meanwhile (kept for the chat).
+async fn ask_hooks(
+    terminal: &mut Terminal<CrosstermBackend<Stdout>>,
+    keys: &mut EventStream,
+    set: HookSet,
+    draft: String,
+) -> Result<(HookChoice, String), TuiError> {
+    let mut prompt = HookPrompt::new(set, draft);
+    loop {
+        terminal
+            .draw(|f| crate::hook_set::draw(f, &prompt))
+            .map_err(TuiError::Terminal)?;
+        match keys.next().await {
+            Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => {
+                if let Some(choice) = prompt.key(k) {
+                    terminal.clear().map_err(TuiError::Terminal)?;
+                    return Ok((choice, prompt.draft));
+                }
+            }
+            Some(Ok(Event::Paste(text))) => prompt.draft.push_str(&text),
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(TuiError::Terminal(e)),
+            None => return Ok((HookChoice::Quit, prompt.draft)),
+        }
+    }
+}
+
+/// "1 hook" / "3 hooks".
+fn hooks_count(set: &HookSet) -> String {
+    match set.hooks.len() {
+        1 => "1 hook".into(),
+        n => format!("{n} hooks"),
     }
 }
 

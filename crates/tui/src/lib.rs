@@ -25,6 +25,8 @@ mod event_loop;
 mod fixtures;
 mod headless;
 pub mod highlight;
+pub mod hook_set;
+pub mod hooks;
 pub mod input;
 pub mod lifecycle;
 pub mod markdown;

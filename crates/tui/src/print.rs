@@ -227,6 +227,17 @@ impl<W: Write> Printer<W> {
         self.show_running()
     }
 
+    /// A hook run ended: the chat's row for it (dim; a block, deny, stop,
+    /// error or timeout highlighted with its message). Only finished runs
+    /// are printed: a started one would be a line replaced a moment later.
+    pub fn hook(&mut self, row: &crate::hooks::HookRow) -> io::Result<()> {
+        self.end_text()?;
+        let mut lines = Vec::new();
+        crate::hooks::lines(&mut lines, row);
+        self.emit(lines)?;
+        self.show_running()
+    }
+
     /// A tool changed a file (printed under its row when it ends).
     pub fn file_diff(&mut self, call_id: &str, diff: &str) {
         self.diffs.insert(call_id.into(), diff.into());

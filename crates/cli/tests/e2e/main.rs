@@ -9,6 +9,7 @@ mod acp;
 mod chat;
 mod cli;
 mod daemon;
+mod inspect;
 mod mcp_serve;
 mod policy;
 mod review;

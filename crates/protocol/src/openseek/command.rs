@@ -31,12 +31,44 @@ pub enum Command {
     Approval {
         /// The request's id.
         id: String,
-        /// Run the call (once) or not.
+        /// Run the call (once) or not. Implied by `decision` when that is
+        /// given (then it may be left out).
         allow: bool,
+        /// Ours, additive: the decision in full (`allow_always` saves the
+        /// request's `always_rule`); wins over `allow`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<ApprovalDecision>,
     },
     /// Rewind the session to before one of its user messages (ours,
     /// additive): the files, the conversation, or both.
     Rewind(Rewind),
+}
+
+/// An `approval`'s `decision`, as the daemon's `agent.approve` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call and its like for the rest of the session.
+    AllowSession,
+    /// Run this call and save the request's `always_rule` as an allow rule.
+    AllowAlways,
+    /// Do not run it.
+    Reject,
+}
+
+impl ApprovalDecision {
+    /// The decision named `word`.
+    pub fn parse(word: &str) -> Option<ApprovalDecision> {
+        Some(match word {
+            "allow_once" => ApprovalDecision::AllowOnce,
+            "allow_session" => ApprovalDecision::AllowSession,
+            "allow_always" => ApprovalDecision::AllowAlways,
+            "reject" => ApprovalDecision::Reject,
+            _ => return None,
+        })
+    }
 }
 
 /// A `rewind` command.
@@ -256,12 +288,7 @@ impl Command {
                 Ok(Command::Steer(Steer { submission, kind }))
             }
             "compact" => Ok(Command::Compact),
-            "approval" => match (obj.remove("id"), obj.get("allow")) {
-                (Some(Value::String(id)), Some(Value::Bool(allow))) => {
-                    Ok(Command::Approval { id, allow: *allow })
-                }
-                _ => Err(EXPECTED_APPROVAL.into()),
-            },
+            "approval" => approval(&mut obj),
             "cancel" => Ok(Command::Cancel),
             "goal" => {
                 let text = obj.remove("text");
@@ -277,6 +304,31 @@ impl Command {
             "rewind" => rewind(&obj).map(Command::Rewind),
             other => Err(format!("unknown command: {other}")),
         }
+    }
+}
+
+/// An `approval` command's fields: `id`, and `allow` or `decision`.
+fn approval(obj: &mut Map<String, Value>) -> Result<Command, String> {
+    let decision = match obj.get("decision") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(word)) => match ApprovalDecision::parse(word) {
+            Some(d) => Some(d),
+            None => return Err(format!("unknown approval decision: {word}")),
+        },
+        Some(_) => return Err(EXPECTED_APPROVAL.into()),
+    };
+    let allow = match (obj.get("allow"), decision) {
+        (Some(Value::Bool(allow)), _) => *allow,
+        (None, Some(d)) => d != ApprovalDecision::Reject,
+        _ => return Err(EXPECTED_APPROVAL.into()),
+    };
+    match obj.remove("id") {
+        Some(Value::String(id)) => Ok(Command::Approval {
+            id,
+            allow,
+            decision,
+        }),
+        _ => Err(EXPECTED_APPROVAL.into()),
     }
 }
 

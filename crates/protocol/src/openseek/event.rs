@@ -42,6 +42,8 @@ pub enum AppliedSteerKind {
 pub enum ApprovalOutcome {
     /// The call ran (once).
     AllowedOnce,
+    /// The call ran, and its allow rule was saved (ours, additive).
+    AllowedAlways,
     /// The call was refused (or nobody answered in time).
     Rejected,
     /// The turn ended first.
@@ -166,11 +168,18 @@ pub enum Event {
     /// A background job ended while the engine was idle.
     BackgroundNotice { content: String },
     /// A tool call waits for the controller's `approval` command.
+    /// `always_rule` (ours, additive, absent when not offered): the allow
+    /// rule an `approval` with `decision: "allow_always"` saves, in the
+    /// `always_target` config (`workspace` or `user`).
     ApprovalRequested {
         id: String,
         tool_name: String,
         detail: String,
         body: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        always_rule: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        always_target: Option<String>,
     },
     /// A pending approval ended.
     ApprovalResolved {
@@ -189,6 +198,9 @@ pub enum Event {
     GoalReminder { content: String },
     /// A plan reminder.
     PlanReminder { content: String },
+    /// The workspace's hooks are off this turn (not trusted, or its hook
+    /// set not approved): what the turn was told (ours, additive).
+    HooksOff { content: String },
     /// The engine starts a turn toward the `auto` goal; this many remain.
     GoalContinue { remaining: u32 },
     /// The `auto` goal used its budget of turns.
@@ -236,6 +248,33 @@ pub enum Event {
         error: String,
         delay_ms: u64,
         content: String,
+    },
+    /// A hook (the user's command on a lifecycle event) started (ours,
+    /// additive). `hook_event_name` is Claude Code's event name
+    /// (`PreToolUse`); `source` the config layer it came from (`user`,
+    /// `workspace`, `managed`); the tool fields name the call it is about.
+    HookStarted {
+        run_id: String,
+        hook_event_name: String,
+        command: String,
+        source: String,
+        tool_call_id: Option<String>,
+        tool_name: Option<String>,
+    },
+    /// A hook ended: `exit_code` (null: killed at its timeout or could not
+    /// start), `decision` (`ok`, `allow`, `ask`, `deny`, `block`, `stop`,
+    /// `error` or `timeout`) and the message shown to the user.
+    HookFinished {
+        run_id: String,
+        hook_event_name: String,
+        command: String,
+        source: String,
+        tool_call_id: Option<String>,
+        tool_name: Option<String>,
+        exit_code: Option<i32>,
+        duration_ms: f64,
+        decision: String,
+        message: Option<String>,
     },
     /// `run` or `serve` started (or continued) this session (`serve`: its
     /// first event; a new session is made by its first turn).
@@ -360,6 +399,7 @@ impl Event {
             GoalCheck { .. } => "goal_check",
             GoalReminder { .. } => "goal_reminder",
             PlanReminder { .. } => "plan_reminder",
+            HooksOff { .. } => "hooks_off",
             GoalContinue { .. } => "goal_continue",
             GoalBudgetExhausted { .. } => "goal_budget_exhausted",
             CompactionStarted { .. } => "compaction_started",
@@ -370,6 +410,8 @@ impl Event {
             AutoCompactionFailed { .. } => "auto_compaction_failed",
             ModelFailover { .. } => "model_failover",
             ModelRetry { .. } => "model_retry",
+            HookStarted { .. } => "hook_started",
+            HookFinished { .. } => "hook_finished",
             SessionStarted { .. } => "session_started",
             SubrunStarted { .. } => "subrun_started",
             SubrunFinished { .. } => "subrun_finished",

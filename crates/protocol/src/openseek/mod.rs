@@ -7,8 +7,8 @@ mod command;
 mod event;
 
 pub use command::{
-    Command, Content, ContentPart, Goal, ImageCheck, ImagePart, Rewind, RewindRestore, Steer,
-    SteerKind, Submission,
+    ApprovalDecision, Command, Content, ContentPart, Goal, ImageCheck, ImagePart, Rewind,
+    RewindRestore, Steer, SteerKind, Submission,
 };
 pub use event::{
     AppliedSteerKind, ApprovalOutcome, CheckpointFile, Event, EventLine, Level, NotTracked,

@@ -151,6 +151,7 @@ fn commands() -> Vec<Value> {
         json!({"command": "goal", "action": "set", "text": "g"}),
         json!({"command": "goal", "action": "clear"}),
         json!({"command": "approval", "id": "a1", "allow": true}),
+        json!({"command": "approval", "id": "a2", "allow": true, "decision": "allow_always"}),
     ]
 }
 

@@ -71,6 +71,7 @@ pub fn entry_lines(app: &App, entry: &Entry) -> Vec<Line<'static>> {
                 Style::new().fg(Color::DarkGray).add_modifier(Modifier::DIM),
             ));
         }
+        Entry::Hook(row) => crate::hooks::lines(&mut out, row),
         Entry::Error(text) => {
             prefixed(&mut out, text, "✗ ", Style::new().fg(Color::Red));
             out.push(Line::default());

@@ -165,7 +165,11 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
         } else if app.rewind.is_some() {
             "choose above: ↑↓ Enter · Esc closes"
         } else if !app.approvals.is_empty() {
-            "choose above: ↑↓ Enter · 1-4 · Esc rejects"
+            if app.choices().len() > 4 {
+                "choose above: ↑↓ Enter · 1-5 · Esc rejects"
+            } else {
+                "choose above: ↑↓ Enter · 1-4 · Esc rejects"
+            }
         } else {
             "Ask anything · /help"
         };

@@ -6,5 +6,6 @@ mod daemon;
 mod errors;
 mod fork;
 mod mcp;
+mod permissions;
 mod protocol;
 mod session;

@@ -5,6 +5,7 @@ mod bare;
 mod broken_config;
 mod config_notice;
 mod first_run;
+mod hooks;
 mod labels;
 mod models;
 mod on_demand;

@@ -1,4 +1,5 @@
 //! `seekclaw serve`: the OpenSeek stream over stdin/stdout.
 
+mod hooks;
 mod rewind;
 mod stream;
