@@ -124,7 +124,7 @@ impl TurnUpdates {
                     "agent_thought_chunk",
                     &format!(
                         "\n{}\n",
-                        hook_line(
+                        wording::hook_line(
                             &run.event,
                             &run.command,
                             &end.decision,
@@ -143,30 +143,6 @@ impl TurnUpdates {
             _ => Vec::new(),
         }
     }
-}
-
-/// One finished hook run in a line: "hook PreToolUse `./guard.sh`: deny
-/// (exit 2, 12 ms): not on main" ("killed": no exit code, stopped at its
-/// timeout or never started; the message's first line only).
-fn hook_line(
-    event: &str,
-    command: &str,
-    decision: &str,
-    exit_code: Option<i32>,
-    duration_ms: f64,
-    message: Option<&str>,
-) -> String {
-    let exit = exit_code.map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
-    let mut line = format!("hook {event} `{command}`: {decision} ({exit}, {duration_ms:.0} ms)");
-    if let Some(first) = message
-        .map(str::trim)
-        .filter(|m| !m.is_empty())
-        .and_then(|m| m.lines().next())
-    {
-        line.push_str(": ");
-        line.push_str(first);
-    }
-    line
 }
 
 fn chunk(kind: &str, text: &str) -> Value {
@@ -225,7 +201,7 @@ pub fn replay(events: &[SessionEvent], cwd: &Path) -> Vec<Value> {
                 "agent_thought_chunk",
                 &format!(
                     "\n{}\n",
-                    hook_line(
+                    wording::hook_line(
                         &h.event,
                         &h.command,
                         &h.decision,

@@ -70,10 +70,7 @@ mod terminal {
                     summary,
                     ..
                 } => p.tool_done(&call_id, &name, success, duration_ms, &summary),
-                AgentEvent::HookFinished(run) => match seekclaw_exec::hook_line(&run) {
-                    Some(line) => p.notice(&line),
-                    None => Ok(()),
-                },
+                AgentEvent::HookFinished(run) => p.hook(&super::hook_row(&run)),
                 ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
                     p.notice(&seekclaw_exec::model_notice(&ev).unwrap_or_default())
                 }
@@ -131,4 +128,19 @@ impl seekclaw_exec::run::RunOutput for Pretty {
     fn finish(&mut self, _session: &str, _outcome: seekclaw_agent::TurnOutcome) {}
 
     fn stopped(&mut self) {}
+}
+
+/// A finished hook run as the chat's hook row (dim, or highlighted with its message).
+fn hook_row(run: &seekclaw_agent::HookRun) -> seekclaw_tui::hooks::HookRow {
+    seekclaw_tui::hooks::HookRow {
+        run_id: run.run_id.clone(),
+        event: run.event.clone(),
+        command: run.command.clone(),
+        finished: run.finished.as_ref().map(|f| seekclaw_tui::hooks::HookEnd {
+            exit_code: f.exit_code,
+            duration_ms: f.duration_ms,
+            decision: f.decision.clone(),
+            message: f.message.clone(),
+        }),
+    }
 }
