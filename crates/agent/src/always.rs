@@ -26,7 +26,20 @@ pub(crate) fn rules_for(p: &TurnPolicy, tool: &str, args: &Value, cwd: &Path) ->
     let claude = seekclaw_policy::names::claude_name(tool);
     let root = p.workspace.as_deref().unwrap_or(cwd);
     let rules = match tool {
-        "bash" => command_rules(args["command"].as_str()?)?,
+        "bash" => {
+            // A line no allow rule could pass is not offered one.
+            let call = seekclaw_policy::Call {
+                tool,
+                args,
+                cwd,
+                workspace: p.workspace.as_deref(),
+            };
+            let command = args["command"].as_str()?;
+            if !seekclaw_policy::allowable(&shell::parse(command), &call) {
+                return None;
+            }
+            command_rules(command)?
+        }
         "edit_file" | "multi_edit" | "write_file" | "remove" => {
             vec![format!(
                 "Edit({})",

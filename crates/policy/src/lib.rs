@@ -23,7 +23,7 @@ pub use hooks::{DEFAULT_TIMEOUT_SECONDS, HookCommand, HookEvent, HookSet};
 pub use load::{MANAGED_ENV, Policy, Scope, approve, approved_hash, source_files};
 pub use outcome::{RunReading, Verdicts, read_run};
 pub use probe::{Explained, Probe};
-pub use rules::{Call, Rule, RuleMatch, Rules};
+pub use rules::{Call, Rule, RuleMatch, Rules, allowable};
 pub use run::{HookContext, HookResult, run_hook};
 pub use save::save_allow_rules;
 

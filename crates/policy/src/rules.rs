@@ -356,14 +356,11 @@ impl Rules {
         if let Some(all) = allow.iter().find(|r| matches!(r.spec, Spec::Any)) {
             return Some(all);
         }
-        if sh.opaque.is_some() || sh.commands.is_empty() {
+        if !allowable(sh, call) {
             return None;
         }
         let mut first = None;
         for c in &sh.commands {
-            if !writes_inside(c, call) || c.env.iter().any(|e| risky_env(e)) {
-                return None;
-            }
             if c.words.is_empty() {
                 continue;
             }
@@ -455,6 +452,17 @@ fn restricts(rule: &Rule, call: &Call<'_>, shell: Option<&ShellCommand>, t: &Tar
         Spec::Path(globs) => t.path_matches(globs),
         Spec::Domain(host) => t.host_matches(host),
     }
+}
+
+/// Whether any allow rule could pass the line: it was read with certainty,
+/// sets no risky environment and writes nothing outside the workspace.
+pub fn allowable(sh: &ShellCommand, call: &Call<'_>) -> bool {
+    sh.opaque.is_none()
+        && !sh.commands.is_empty()
+        && sh
+            .commands
+            .iter()
+            .all(|c| writes_inside(c, call) && !c.env.iter().any(|e| risky_env(e)))
 }
 
 fn risky_env(name: &str) -> bool {

@@ -82,11 +82,9 @@ pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: C
     let mut turn = daemon.engine.start_turn(request).await.wire()?;
     let sid = turn.session().id.clone();
     start.claimed(&sid);
-    // A detached turn's user may come back for it: leaving this connection
-    // does not end that session.
-    if params.detach != Some(true) {
-        conn.ran_on(&scope, &sid);
-    }
+    // Leaving this connection ends the session's use (`SessionEnd`) unless
+    // its turn still runs then (a detached turn that outlives it).
+    conn.ran_on(&scope, &sid);
     daemon.session_owners.set(&sid, conn.outbox.clone());
     conn.set_legacy(Some(LegacySession {
         scope: scope.key.clone(),
