@@ -254,6 +254,8 @@ async fn execute(
             TurnOutcome::Cancelled(String::new())
         }
     };
+    // A scheduled run is the session's whole use: its `SessionEnd` runs now.
+    daemon.engine.end_session(&scope, &sid, "other").await;
     let why = || {
         if timed_out {
             CancelReason::Timeout(settings.turn_timeout)

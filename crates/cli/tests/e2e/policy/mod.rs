@@ -122,7 +122,11 @@ fn a_scheduled_turn_runs_the_users_hooks() {
     let log = tmp.path().join("hooks.log");
     let mut opts = crate::support::schedule::options(&server, json!({}), Vec::new());
     if let Some(config) = opts.config.as_mut() {
-        config["hooks"] = logging_hooks(tmp.path(), &log, &["UserPromptSubmit", "Stop"]);
+        config["hooks"] = logging_hooks(
+            tmp.path(),
+            &log,
+            &["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"],
+        );
     }
     let d = crate::support::start_with(opts);
     let mut c = d.connect().unwrap();
