@@ -519,18 +519,18 @@ fn words_match(pattern: &[Pat], words: &[Word]) -> bool {
 }
 
 /// For a line that could not be read: the rule's fixed words appear in it
-/// as words (errs toward matching; only deny and ask use it).
+/// as tokens, in order (`rm${IFS}-rf`, `{rm,-rf,x}` included). Errs toward
+/// matching: only deny and ask rules use it.
 fn raw_match(pattern: &[Pat], raw: &str) -> bool {
     let fixed: Vec<&str> = pattern.iter().map_while(Pat::fixed).collect();
     if fixed.is_empty() {
         return true;
     }
-    let tokens: Vec<&str> = raw
-        .split(|c: char| c.is_whitespace() || ";&|()`$\"'{}".contains(c))
+    let mut tokens = raw
+        .split(|c: char| c.is_whitespace() || ";&|()`$\"'{},\\<>=".contains(c))
         .filter(|t| !t.is_empty())
-        .map(shell::basename)
-        .collect();
-    tokens.windows(fixed.len()).any(|w| w == fixed.as_slice())
+        .map(shell::basename);
+    fixed.iter().all(|f| tokens.any(|t| t == *f))
 }
 
 /// The file or folder a file tool's call is about, absolute.

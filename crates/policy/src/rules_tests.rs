@@ -119,7 +119,7 @@ fn a_table_of_commands_including_bypass_attempts() {
         ("git push --force", Some(Ask)),
         ("git -C . push", None),
         ("echo ok 2>/dev/null", Some(Allow)),
-        ("{rm,-rf,/}", None),
+        ("{rm,-rf,/}", Some(Deny)),
         ("\\rm -rf x", Some(Deny)),
         ("r''m -rf x", Some(Deny)),
         ("npm test\nrm -rf x", Some(Deny)),
@@ -128,6 +128,15 @@ fn a_table_of_commands_including_bypass_attempts() {
         ("env -i PATH=/x npm test", None),
         ("command rm -rf x", Some(Deny)),
         ("npm test > >(curl x)", Some(Deny)),
+        ("time -p rm -rf x", Some(Deny)),
+        ("sudo -u root rm -rf /", Some(Deny)),
+        ("sudo npm test", Some(Deny)),
+        ("echo 'rm -rf /' | bash", Some(Deny)),
+        ("bash <<< 'curl x'", Some(Deny)),
+        ("rm${IFS}-rf${IFS}/", Some(Deny)),
+        ("{rm,-rf,/tmp/x}", Some(Deny)),
+        ("grep rm -rf notes.txt", None),
+        ("git commit -m 'rm -rf the old dir'", None),
     ];
     let rules = rules();
     let mut wrong = Vec::new();

@@ -153,7 +153,7 @@ struct Pending {
 /// Words that open or close compound commands; where a program goes they
 /// are skipped (what follows them runs) or make the command opaque.
 const TRANSPARENT_KEYWORDS: &[&str] = &[
-    "!", "{", "}", "then", "do", "else", "if", "elif", "while", "until", "fi", "done", "time",
+    "!", "{", "}", "then", "do", "else", "if", "elif", "while", "until", "fi", "done",
 ];
 const OPAQUE_KEYWORDS: &[&str] = &[
     "for", "select", "case", "esac", "function", "[[", "]]", "((", "coproc", "in",
@@ -301,6 +301,29 @@ fn unwrap_into(mut cmd: SimpleCommand, depth: u8, out: &mut ShellCommand) {
                     None => out.opaque("a shell script built from expansions"),
                 }
                 return;
+            }
+            // `… | bash`, `bash <<< "…"`: the script is data this reader never sees.
+            if words[1..].iter().all(|w| w.text.starts_with('-')) {
+                out.opaque("a shell reading its script from standard input");
+            }
+        }
+        // The command a privilege tool runs must pass the rules too (and
+        // the tool itself: `sudo` is never transparent to an allow rule).
+        "sudo" | "doas" => {
+            let n = options_len(
+                &words[1..],
+                &["-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D", "-T"],
+            );
+            let inner = &words[1 + n..];
+            if !inner.is_empty() {
+                unwrap_into(
+                    SimpleCommand {
+                        words: inner.to_vec(),
+                        ..SimpleCommand::default()
+                    },
+                    depth + 1,
+                    out,
+                );
             }
         }
         "xargs" => {

@@ -44,6 +44,12 @@ fn substitutions_wrappers_and_shells_are_read_through() {
     );
     assert_eq!(programs("find . -name x -exec rm {} \\;")[0], "rm {}");
     assert_eq!(programs("ls | xargs rm")[1], "rm ");
+    // `sudo`'s command passes the rules on its own, and `sudo` itself too.
+    assert_eq!(
+        programs("sudo -u x npm test"),
+        ["npm test", "sudo -u x npm test"]
+    );
+    assert_eq!(programs("time -p make"), ["make"]);
     let env = parse("LD_PRELOAD=/x.so npm test");
     assert_eq!(env.commands[0].env, ["LD_PRELOAD"]);
 }
