@@ -280,7 +280,11 @@ impl Engine {
             request.reasoning.or(request.overrides.reasoning),
             &controls,
         );
-        let claim = driving(claiming, extras.as_mut()).await?;
+        // The user's policy is read while the session is claimed: neither
+        // waits for the other before the turn starts.
+        let policy = self.load_policy(request.scope.workspace.clone(), runtime.work_dir.clone());
+        let (claim, policy) = tokio::join!(driving(claiming, extras.as_mut()), policy);
+        let claim = claim?;
         let session = claim.session;
         let origin = request.origin;
         self.bus
@@ -295,15 +299,13 @@ impl Engine {
         let checkpoints =
             self.turn_checkpoints(&runtime, &request.scope, &session.id, &request.overrides);
         let fresh = session.llm_rounds == 0 && claim.past.as_ref().is_none_or(Vec::is_empty);
-        let policy = self
-            .turn_policy(
-                &runtime,
-                &request.scope,
-                &session.id,
-                fresh,
-                &request.overrides,
-            )
-            .await;
+        let policy = self.turn_policy(
+            (&runtime, policy),
+            &request.scope,
+            &session.id,
+            fresh,
+            &request.overrides,
+        );
         let input = TurnInput {
             scope: request.scope.key.clone(),
             session_id: session.id.clone(),

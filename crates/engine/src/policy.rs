@@ -100,7 +100,11 @@ fn stamps(files: &[PathBuf]) -> Vec<Stamp> {
 impl Engine {
     /// Reads the policy a turn runs under (off the async workers), or the
     /// one read before when none of its files changed.
-    async fn load_policy(&self, workspace: Option<PathBuf>, cwd: PathBuf) -> Arc<Policy> {
+    pub(crate) async fn load_policy(
+        &self,
+        workspace: Option<PathBuf>,
+        cwd: PathBuf,
+    ) -> Arc<Policy> {
         let (home, services) = (self.home.clone(), self.clone());
         // One trip off the async workers: trust (the store) and the files.
         tokio::task::spawn_blocking(move || {
@@ -132,17 +136,14 @@ impl Engine {
     /// The policy of a turn about to start on `session_id` (`fresh`: the
     /// session has no events yet). Built even when no rule or hook exists:
     /// it is where an "always allow" answer saves its first rule.
-    pub(crate) async fn turn_policy(
+    pub(crate) fn turn_policy(
         &self,
-        runtime: &TurnRuntime,
+        (runtime, policy): (&TurnRuntime, Arc<Policy>),
         scope: &Scope,
         session_id: &str,
         fresh: bool,
         overrides: &TurnOverrides,
     ) -> Arc<TurnPolicy> {
-        let policy = self
-            .load_policy(scope.workspace.clone(), runtime.work_dir.clone())
-            .await;
         let mut session_start = None;
         let mut notice = None;
         if !overrides.child {
