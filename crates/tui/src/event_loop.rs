@@ -70,7 +70,22 @@ pub async fn run(opts: ChatOptions) -> Result<crate::ChatEnd, TuiError> {
     outcome
 }
 
-async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, TuiError> {
+/// What the questions before the chat leave it: the scope (trust may turn
+/// it global), the terminal they were asked on, text typed at them (the
+/// first draft) and what to say once the chat opens.
+struct Opened {
+    scope: Scope,
+    guard: TerminalGuard,
+    terminal: Terminal<CrosstermBackend<Stdout>>,
+    keys: EventStream,
+    draft: String,
+    /// Notices (`Ok`) and errors (`Err`) for the chat's first screen.
+    said: Vec<Result<String, String>>,
+}
+
+/// Asks what the chat needs before it opens: trust in the folder, the
+/// workspace's hooks, a first provider. `None`: the user quit.
+async fn open_chat(daemon: &mut Daemon, opts: &ChatOptions) -> Result<Option<Opened>, TuiError> {
     // The `/sessions` picker may move the chat to the other scope.
     let mut scope = opts.scope.clone();
     let ask = match (&scope, opts.ask_trust) {
@@ -99,29 +114,52 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
         match choice {
             TrustChoice::Trust => trust::trust(&daemon.conn, &root).await?,
             TrustChoice::Global => scope = Scope::Global,
-            TrustChoice::Quit => return Ok(crate::ChatEnd::default()),
+            TrustChoice::Quit => return Ok(None),
         }
     }
     // A trusted workspace's hook set that is new or changed is shown first.
     let hooks_said =
         match hooks_step(&daemon.conn, &mut terminal, &mut keys, &scope, &mut draft).await? {
-            HooksStep::Quit => return Ok(crate::ChatEnd::default()),
+            HooksStep::Quit => return Ok(None),
             HooksStep::Say(said) => said,
         };
+    let mut said = Vec::new();
     // A first run: no provider yet, so the welcome adds one in place.
-    let mut welcome = None;
     if first_run {
-        welcome = Some(
+        said.push(Ok(
             match crate::setup::run(&mut terminal, &mut keys, &daemon.conn).await? {
                 Outcome::Added(done) => done,
                 Outcome::Skipped => "No provider yet: nothing can answer until one is added \
                                  (`seekclaw provider add --help`)."
                     .to_string(),
-                Outcome::Quit => return Ok(crate::ChatEnd::default()),
+                Outcome::Quit => return Ok(None),
             },
-        );
+        ));
         terminal.clear().map_err(TuiError::Terminal)?;
     }
+    said.extend(hooks_said);
+    Ok(Some(Opened {
+        scope,
+        guard,
+        terminal,
+        keys,
+        draft,
+        said,
+    }))
+}
+
+async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, TuiError> {
+    let Some(opened) = open_chat(daemon, opts).await? else {
+        return Ok(crate::ChatEnd::default());
+    };
+    let Opened {
+        mut scope,
+        guard,
+        mut terminal,
+        mut keys,
+        draft,
+        said,
+    } = opened;
     let mut app = App::default();
     app.root = crate::completion::root_of(&scope);
     app.editor.insert_str(&draft);
@@ -133,13 +171,11 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
     if daemon.started_here() {
         app.hint = Some("started a daemon for this chat".into());
     }
-    if let Some(text) = welcome {
-        app.notice(text);
-    }
-    match hooks_said {
-        Some(Ok(text)) => app.notice(text),
-        Some(Err(text)) => app.error(text),
-        None => {}
+    for text in said {
+        match text {
+            Ok(text) => app.notice(text),
+            Err(text) => app.error(text),
+        }
     }
     // A turn already running on the session (a desktop's, a scheduled run)
     // shows as it goes.
