@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures::StreamExt;
 use seekclaw_agent::{TranscriptWriter, TurnPolicy, TurnRuntime};
 use seekclaw_config::{AgentMode, ApprovalPolicy};
 use seekclaw_policy::{
@@ -22,6 +23,11 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::launcher::TurnOverrides;
 use crate::scope::Scope;
+
+/// `SessionEnd` hooks run side by side at shutdown, at most this many.
+const SESSION_ENDS_AT_ONCE: usize = 8;
+/// How long shutdown waits for the `SessionEnd` hooks of open sessions.
+const SESSION_ENDS_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Rules and hooks as a turn in a workspace sees them (`hooks.list`,
 /// `permissions list`, `doctor`).
@@ -314,10 +320,24 @@ impl Engine {
             .drain()
             .map(|(id, s)| (id, s.scope))
             .collect();
-        for (id, scope) in open {
-            let fields = [("reason", Value::from("other"))];
-            self.fire_idle(&scope, &id, HookEvent::SessionEnd, &["other"], &fields)
-                .await;
+        if open.is_empty() {
+            return;
+        }
+        // A few at a time, and never holding the shutdown up for long: a
+        // daemon may have many sessions open, each hook its own timeout.
+        let ends = futures::stream::iter(open)
+            .map(|(id, scope)| async move {
+                let fields = [("reason", Value::from("other"))];
+                self.fire_idle(&scope, &id, HookEvent::SessionEnd, &["other"], &fields)
+                    .await;
+            })
+            .buffer_unordered(SESSION_ENDS_AT_ONCE)
+            .collect::<Vec<()>>();
+        if tokio::time::timeout(SESSION_ENDS_DEADLINE, ends)
+            .await
+            .is_err()
+        {
+            tracing::warn!("SessionEnd hooks still running at shutdown were stopped");
         }
     }
 
