@@ -125,6 +125,7 @@ pub async fn handle(
         Method::GoalClear => goal::clear(ctx, id, p).await,
         Method::HooksList => policy::hooks_list(ctx, id, p).await,
         Method::HooksApprove => policy::hooks_approve(ctx, id, p).await,
+        Method::SessionEnd => policy::session_end(ctx, id, p).await,
         Method::PermissionsCheck => policy::permissions_check(ctx, id, p).await,
         Method::LockList => system::lock_list(ctx, id),
         Method::FactoryReset => system::factory_reset(ctx, conn, id).await,

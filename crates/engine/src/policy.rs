@@ -302,11 +302,23 @@ impl Engine {
     /// A front end is done with `session_id` (its user left): `SessionEnd`
     /// fires once if `SessionStart` fired in this process. `reason`:
     /// `prompt_input_exit`, `clear`, `logout` or `other`.
-    pub async fn end_session(&self, scope: &Scope, session_id: &str, reason: &str) {
-        let open = self.hook_sessions.lock().remove(session_id);
-        if open.is_none() {
-            return;
+    /// Returns whether it was open (its hooks ran).
+    pub async fn end_session(&self, scope: &Scope, session_id: &str, reason: &str) -> bool {
+        if !self.close_session(session_id) {
+            return false;
         }
+        self.fire_end(scope, session_id, reason).await;
+        true
+    }
+
+    /// Marks `session_id` ended; whether it was open (its `SessionEnd` is
+    /// then the caller's to fire, with [`Engine::fire_end`]).
+    pub fn close_session(&self, session_id: &str) -> bool {
+        self.hook_sessions.lock().remove(session_id).is_some()
+    }
+
+    /// Runs `SessionEnd` for a session [`Engine::close_session`] closed.
+    pub async fn fire_end(&self, scope: &Scope, session_id: &str, reason: &str) {
         let fields = [("reason", Value::from(reason))];
         self.fire_idle(scope, session_id, HookEvent::SessionEnd, &[reason], &fields)
             .await;

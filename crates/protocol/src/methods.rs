@@ -490,6 +490,8 @@ method_table! {
         (HooksApproveParams => json(PolicyView));
     PermissionsCheck => "permissions.check" [] Task [Permissions]
         (PermissionsCheckParams => json(PermissionCheckView));
+    SessionEnd => "session.end" [] Task [Hooks]
+        (SessionEndParams => text_matching("`ended`: its `SessionEnd` hooks run now; `not open`: no turn of it ran since the daemon started (or it ended already).", "^(ended|not open)$"));
 }
 
 /// The `protocol.info` document.
@@ -688,6 +690,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 78);
+        assert_eq!(info.methods.len(), 79);
     }
 }

@@ -85,6 +85,7 @@ async fn try_act(
             conn.send::<method::AgentCancel>(&params).await?;
         }
         Action::NewSession => {
+            end_session(daemon, scope, app, "clear").await;
             let sid = conn
                 .call::<method::SessionNew>(&scope.new_session())
                 .await?;
@@ -209,6 +210,24 @@ pub async fn before_quit(daemon: &Daemon, action: &Action) {
         };
         let _ = daemon.conn.call::<method::AgentCancel>(&params).await;
     }
+}
+
+/// The user is done with the chat's session (quit, or `/new`): its
+/// `SessionEnd` hooks run in the daemon with Claude Code's `reason`. A turn
+/// the user left running keeps its session open (the daemon ends it later).
+pub async fn end_session(daemon: &Daemon, scope: &Scope, app: &App, reason: &str) {
+    let (Some(id), None) = (&app.session_id, &app.turn) else {
+        return;
+    };
+    let (workspace, global) = scope.fields();
+    let params = seekclaw_protocol::api::SessionEndParams {
+        id: seekclaw_protocol::api::Required(id.clone()),
+        workspace,
+        global,
+        reason: Some(reason.to_string()),
+    };
+    // Best effort: a daemon that cannot answer ends it when we disconnect.
+    let _ = daemon.conn.call::<method::SessionEnd>(&params).await;
 }
 
 /// Sends the user's message (with `!cmd` context and `@image` attachments)

@@ -234,6 +234,8 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                     if let Some(action) = app.on_key(k) {
                         if action.quits() {
                             before_quit(daemon, &action).await;
+                            crate::actions::end_session(daemon, &scope, &app, "prompt_input_exit")
+                                .await;
                             // Said on the restored terminal, where it stays.
                             drop((guard, terminal));
                             if let Some(farewell) = app.farewell(&scope) {

@@ -55,3 +55,42 @@ pub async fn permissions_check(daemon: &Ctx, id: i64, p: &Params) -> Reply {
         .wire()?;
     Ok(Envelope::json_result(id, &view))
 }
+
+/// Claude Code's `SessionEnd` reasons a client may give.
+const END_REASONS: [&str; 4] = ["prompt_input_exit", "clear", "logout", "other"];
+
+/// `session.end`: the client's user is done with a session; its
+/// `SessionEnd` hooks run after the answer (a quitting window never waits
+/// for them).
+pub async fn session_end(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::SessionEnd>()?;
+    let reason = params
+        .reason
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .unwrap_or("prompt_input_exit")
+        .to_string();
+    if !END_REASONS.contains(&reason.as_str()) {
+        return Err(MethodError::invalid_param(
+            "reason",
+            format!(
+                "params.reason must be one of {}, not {reason:?}",
+                END_REASONS.join(", ")
+            ),
+        ));
+    }
+    let r = crate::handlers::session::SessionRef::from(&seekclaw_protocol::api::SessionRefParams {
+        id: params.id.clone(),
+        workspace: params.workspace.clone(),
+        global: params.global,
+    });
+    let scope = crate::handlers::session::target(daemon, &r)?;
+    let open = daemon.engine.close_session(&r.id);
+    if open {
+        let (engine, sid) = (daemon.engine.clone(), r.id.clone());
+        tokio::spawn(async move { engine.fire_end(&scope, &sid, &reason).await });
+    }
+    let text = if open { "ended" } else { "not open" };
+    Ok(Envelope::result(id, text).with_session(Some(r.id)))
+}

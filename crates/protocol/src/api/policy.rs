@@ -30,6 +30,27 @@ pub struct HooksApproveParams {
     pub hash: Required,
 }
 
+/// `session.end`: the user is done with a session (a chat window quit, or
+/// left it for a new one): its `SessionEnd` hooks run with `reason`, once,
+/// after the answer. A client that says nothing gets `other` when its
+/// connection closes.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionEndParams {
+    /// The session id.
+    pub id: Required,
+    /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global: Option<bool>,
+    /// Claude Code's reasons: `prompt_input_exit` (the default: the user
+    /// quit), `clear` (a new session replaced it), `logout` or `other`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
 /// `permissions.check`: the decision for one tool call or command.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -183,3 +183,56 @@ fn declining_the_hook_set_keeps_the_hooks_off_and_asks_again_until_approved_with
     again.submit("/quit");
     again.wait_exit();
 }
+
+#[test]
+fn a_new_session_ends_the_last_with_clear_and_quitting_with_prompt_input_exit() {
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("Noted."));
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("ends.jsonl");
+    // Claude Code's SessionEnd logger: one JSON line per ended session.
+    let logger = format!("(cat; echo) >> {}", log.display());
+    let d = setup(
+        &server,
+        StartOptions {
+            config: Some(
+                json!({"hooks": {"importClaude": false, "SessionEnd": [{"hooks": [
+                    {"type": "command", "command": logger}
+                ]}]}}),
+            ),
+            ..StartOptions::default()
+        },
+    );
+    let (_tmp, project) = known_project(&d, "ends");
+    let screen = Screen::start(&d.home, Some(&project), &["chat"]);
+    screen.wait_for("Ask anything");
+    screen.submit("first");
+    screen.wait_for("Noted.");
+    screen.wait_idle();
+    screen.submit("/new");
+    screen.wait_for("New session");
+    screen.submit("second");
+    screen.wait_idle();
+    screen.submit("/quit");
+    screen.wait_exit();
+    let ends = || -> Vec<Value> {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    seekclaw_testkit::wait_until(
+        "two SessionEnd runs",
+        std::time::Duration::from_secs(20),
+        || ends().len() >= 2,
+    );
+    let reasons: Vec<String> = ends()
+        .iter()
+        .map(|e| e["reason"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(reasons, ["clear", "prompt_input_exit"], "{:?}", ends());
+    let ids: Vec<Value> = ends().iter().map(|e| e["session_id"].clone()).collect();
+    assert_ne!(ids[0], ids[1], "each session ends once");
+}

@@ -442,3 +442,56 @@ fn a_closing_connection_ends_the_sessions_it_ran_a_detached_chat_too_once_its_tu
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn session_end_runs_the_hooks_once_with_the_clients_reason() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let log = tmp.path().join("end.json");
+    let config = json!({"hooks": {"importClaude": false, "SessionEnd": [{"hooks": [
+        {"type": "command", "command": format!("cat >> {}", log.display())}
+    ]}]}});
+    let d = setup(
+        &server,
+        StartOptions {
+            config: Some(config),
+            ..StartOptions::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    server.enqueue(Reply::plain("hello"));
+    let all = chat(&mut c, json!({"message": "hi", "workspace": w}));
+    let sid = all.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bad = c
+        .err(
+            "session.end",
+            json!({"id": sid, "workspace": w, "reason": "bored"}),
+        )
+        .unwrap();
+    assert!(bad.to_string().contains("prompt_input_exit"), "{bad}");
+    let first = c
+        .ok(
+            "session.end",
+            json!({"id": sid, "workspace": w, "reason": "clear"}),
+        )
+        .unwrap();
+    assert_eq!(first, "ended");
+    let again = c
+        .ok("session.end", json!({"id": sid, "workspace": w}))
+        .unwrap();
+    assert_eq!(again, "not open");
+    let ended: Value = serde_json::from_str(wait_file(&log).trim()).unwrap();
+    assert_eq!(
+        (ended["reason"].as_str(), ended["session_id"].as_str()),
+        (Some("clear"), Some(sid.as_str()))
+    );
+    // The connection closing later does not end it a second time.
+    drop(c);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
+}
