@@ -172,6 +172,7 @@ pub(crate) fn notify(cx: &AskCx<'_>, a: &Asked<'_>) {
             scope: &scope,
             session_id: &session,
             owner: &owner,
+            cancel: None,
         };
         let _ = policy
             .fire(

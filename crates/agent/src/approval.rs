@@ -319,6 +319,7 @@ impl AskCx<'_> {
             scope: self.scope,
             session_id: self.session_id,
             owner: self.owner,
+            cancel: Some(&self.ctx.cancel),
         }
     }
 

@@ -71,7 +71,7 @@ pub struct HookFinish {
     pub exit_code: Option<i32>,
     /// Wall time.
     pub duration_ms: f64,
-    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error`, `timeout` or `cancelled` (stopped with its turn).
     pub decision: String,
     /// What it said to the user.
     pub message: Option<String>,
@@ -85,6 +85,9 @@ pub(crate) struct Sink<'a> {
     pub(crate) session_id: &'a str,
     /// The turn's owner id (its log entries' owner).
     pub(crate) owner: &'a str,
+    /// The turn's cancellation: its hooks stop with it (`None`: they run
+    /// to their end, as a notification beside a wait does).
+    pub(crate) cancel: Option<&'a tokio_util::sync::CancellationToken>,
 }
 
 /// The tool call an occurrence is about.
@@ -144,11 +147,28 @@ impl TurnPolicy {
                 };
                 let _ = sink.events.send(AgentEvent::HookStarted(run.clone()));
                 let started = Instant::now();
-                let result = run_hook(hook, input, &self.hooks).await;
+                // A cancelled turn stops waiting: the hook's process group
+                // is killed with its dropped run.
+                let result = match sink.cancel {
+                    Some(cancel) => tokio::select! {
+                        r = run_hook(hook, input, &self.hooks) => Some(r),
+                        _ = cancel.cancelled() => None,
+                    },
+                    None => Some(run_hook(hook, input, &self.hooks).await),
+                };
                 let mut verdicts = Verdicts::default();
-                let reading = read_run(event, &result, &mut verdicts);
+                let (exit_code, reading) = match &result {
+                    Some(r) => (r.exit_code, read_run(event, r, &mut verdicts)),
+                    None => (
+                        None,
+                        seekclaw_policy::RunReading {
+                            decision: "cancelled",
+                            message: Some("stopped with the turn".into()),
+                        },
+                    ),
+                };
                 run.finished = Some(HookFinish {
-                    exit_code: result.exit_code,
+                    exit_code,
                     duration_ms: started.elapsed().as_secs_f64() * 1000.0,
                     decision: reading.decision.to_string(),
                     message: reading.message,

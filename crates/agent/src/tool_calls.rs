@@ -135,6 +135,9 @@ async fn run_one(
         Err(e) => return refused(e.clone()),
     };
     let hook = match crate::tool_hooks::before(ask, call, &mut args).await {
+        Ok(_) if ctx.cancel.is_cancelled() => {
+            return refused("Cancelled before this tool ran.".into());
+        }
         Ok(verdict) => verdict,
         Err(refusal) => return refused(refusal),
     };

@@ -239,6 +239,7 @@ impl TurnCtx<'_> {
             scope: &self.input.scope,
             session_id: &self.input.session_id,
             owner: self.owner,
+            cancel: Some(self.cancel),
         }
     }
 
@@ -496,7 +497,7 @@ pub async fn run_turn(
         }
     };
     // A prompt a hook refuses is never recorded (nor sent).
-    let context = match crate::turn_hooks::turn_start(rt, &input, owner, events).await {
+    let context = match crate::turn_hooks::turn_start(rt, &input, owner, (events, cancel)).await {
         Ok(context) => context,
         Err(blocked) => {
             error_node(events, 0, &blocked.message);

@@ -22,7 +22,10 @@ pub(crate) async fn turn_start(
     rt: &TurnRuntime,
     input: &TurnInput,
     owner: &str,
-    events: &UnboundedSender<AgentEvent>,
+    (events, cancel): (
+        &UnboundedSender<AgentEvent>,
+        &tokio_util::sync::CancellationToken,
+    ),
 ) -> Result<Vec<String>, TurnFailure> {
     let Some(p) = input.policy.as_deref() else {
         return Ok(Vec::new());
@@ -42,6 +45,7 @@ pub(crate) async fn turn_start(
         scope: &input.scope,
         session_id: &input.session_id,
         owner,
+        cancel: Some(cancel),
     };
     let mut context = Vec::new();
     let first = match (&p.subagent, p.session_start) {

@@ -693,3 +693,68 @@ async fn an_allow_rule_never_lets_a_turn_edit_its_own_policy_files_unasked() {
     assert!(w.work.join("src/ok.txt").exists());
     assert!(!w.work.join(".seekclaw/config.json").exists());
 }
+
+#[tokio::test]
+async fn cancelling_a_turn_stops_a_running_hook_and_its_processes() {
+    let server = ProviderServer::start().unwrap();
+    let w = world(
+        &server,
+        json!({"PreToolUse": hook("sleep 30; touch late.txt")}),
+        json!({}),
+    )
+    .await;
+    server.enqueue(Reply::new().tool_call(
+        "c1",
+        "bash",
+        json!({"command": "echo ran > ran.txt"}).to_string(),
+    ));
+    server.enqueue(Reply::plain("done"));
+    let mut turn = w
+        .engine
+        .start_turn(request(
+            &w,
+            SessionTarget::New { id: None },
+            "go",
+            Approvals::unattended(seekclaw_agent::Unattended::Allow),
+        ))
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut finished = None;
+    while let Some(ev) = turn.next_event().await {
+        match ev {
+            AgentEvent::HookStarted(_) => turn.cancel(),
+            AgentEvent::HookFinished(run) => finished = run.finished,
+            _ => {}
+        }
+    }
+    let outcome = turn.take_outcome().unwrap();
+    assert!(matches!(outcome, TurnOutcome::Cancelled(_)), "{outcome:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(finished.unwrap().decision, "cancelled");
+    assert!(!w.work.join("ran.txt").exists(), "the call did not run");
+    // The hook's shell was killed with its group: nothing it started runs
+    // on in the workspace (no process has it as its directory any more).
+    let in_workspace = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+            })
+            .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|d| d == w.work))
+            .count()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while in_workspace() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the hook's processes still run"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(!w.work.join("late.txt").exists());
+}

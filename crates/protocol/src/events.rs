@@ -387,7 +387,7 @@ pub struct HookFinishedDetails {
     pub exit_code: Option<i32>,
     /// Wall time, in milliseconds.
     pub duration_ms: f64,
-    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error`, `timeout` or `cancelled` (stopped with its turn).
     pub decision: String,
     /// The reason or stderr shown to the user (at most 2000 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -847,7 +847,7 @@ pub const EVENTS: &[EventSpec] = &[
         event::HOOK_FINISHED,
         false,
         Audience::Turn,
-        "The decision: ok, allow, ask, deny, block, stop, error or timeout.",
+        "The decision: ok, allow, ask, deny, block, stop, error, timeout or cancelled.",
         Some(schema_of::<HookFinishedDetails>),
     ),
 ];

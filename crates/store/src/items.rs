@@ -214,7 +214,7 @@ pub struct HookRecord {
     /// Wall time.
     #[serde(default)]
     pub duration_ms: f64,
-    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error`, `timeout` or `cancelled` (stopped with its turn).
     pub decision: String,
     /// What it said to the user (a reason, its stderr).
     #[serde(default, skip_serializing_if = "Option::is_none")]

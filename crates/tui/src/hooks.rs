@@ -36,7 +36,7 @@ pub struct HookEnd {
     pub exit_code: Option<i32>,
     /// How long it ran.
     pub duration_ms: f64,
-    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error`, `timeout` or `cancelled` (stopped with its turn).
     pub decision: String,
     /// The reason or stderr shown to the user.
     pub message: Option<String>,

@@ -147,7 +147,7 @@ pub enum TimelineEntry {
         exit_code: Option<i32>,
         /// Wall time, in milliseconds.
         duration_ms: f64,
-        /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error` or `timeout`.
+        /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error`, `timeout` or `cancelled` (stopped with its turn).
         decision: String,
         /// The reason or stderr shown to the user; null when none.
         message: Option<String>,
