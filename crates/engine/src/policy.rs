@@ -495,9 +495,9 @@ fn hooks_off_notice(p: &Policy) -> String {
         .map(|h| h.command.as_str())
         .collect();
     let why = if !p.trusted {
-        "this folder is not a trusted project (trust it by opening `seekclaw` here, or `project.upsert`)"
+        "this folder is not a trusted project (open `seekclaw` in it once and choose to trust it; an app trusts a folder by adding it as a project)"
     } else {
-        "this workspace's hook set is new or changed and was not approved (approve it in `seekclaw`, or with `seekclaw hooks approve`)"
+        "this workspace's hook set is new or changed and was not approved (review and approve it in `seekclaw`, or with `seekclaw hooks list` then `seekclaw hooks approve`)"
     };
     format!(
         "The workspace's hooks are off: {why}. They would run: {}",
