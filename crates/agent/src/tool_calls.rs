@@ -68,6 +68,8 @@ pub(crate) struct Ran {
     pub silent: bool,
     /// A tool that may change files ran (it was not refused).
     pub ran_mutating: bool,
+    /// Hooks ran after it (they may have changed any file).
+    pub hooks_ran: bool,
 }
 
 impl Ran {
@@ -83,6 +85,7 @@ impl Ran {
             duration_ms,
             silent: false,
             ran_mutating: false,
+            hooks_ran: false,
         }
     }
 }
@@ -156,8 +159,10 @@ async fn run_one(
         tool.definition().status_label.clone(),
     )));
     let mutating = tool.definition().flags.mutating;
-    // The workspace as the turn found it is kept before its first change.
-    if let (true, Some((cp, turn_seq))) = (mutating, checkpoints)
+    // The workspace as the turn found it is kept before its first change
+    // (hooks after a call may change it too).
+    let changes = mutating || crate::tool_hooks::will_run_after(ask, call);
+    if let (true, Some((cp, turn_seq))) = (changes, checkpoints)
         && let Some(note) = cp.before_change(turn_seq).await
     {
         let _ = events.send(AgentEvent::Checkpoint(note));
@@ -183,9 +188,7 @@ async fn run_one(
     if let Some(status) = &out.status {
         let _ = events.send(AgentEvent::Status(TurnStatus::Tool(status.clone())));
     }
-    if !out.invalid_args {
-        crate::tool_hooks::after(ask, call, &args, &mut out).await;
-    }
+    let hooks_ran = !out.invalid_args && crate::tool_hooks::after(ask, call, &args, &mut out).await;
     let _ = events.send(AgentEvent::ToolDone {
         call_id: call.id.clone(),
         name: call.name.clone(),
@@ -196,6 +199,7 @@ async fn run_one(
     });
     Ran {
         ran_mutating: mutating && !out.invalid_args,
+        hooks_ran,
         ..Ran::new(out, &summary, duration_ms)
     }
 }
@@ -203,6 +207,10 @@ async fn run_one(
 /// What a step's calls may have changed: the paths file tools wrote, or
 /// anything once another tool that may change files ran; `None`: nothing.
 pub(crate) fn touched(ran: &[Ran]) -> Option<Touched> {
+    // A hook after a call (a formatter, a code generator) may change anything.
+    if ran.iter().any(|r| r.hooks_ran) {
+        return Some(Touched::Anything);
+    }
     let mut paths = Vec::new();
     for r in ran.iter().filter(|r| r.ran_mutating) {
         match (&r.out.file_path, r.out.mutated) {

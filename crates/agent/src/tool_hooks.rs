@@ -83,18 +83,43 @@ fn call_fields(
     f
 }
 
+/// Whether hooks will run after `call` (it then counts as a change for the
+/// workspace's checkpoints: a formatter may rewrite any file).
+pub(crate) fn will_run_after(ask: &AskCx<'_>, call: &ToolCall) -> bool {
+    let Some(p) = ask.policy else {
+        return false;
+    };
+    let names = [claude_name(&call.name), call.name.as_str()];
+    [HookEvent::PostToolUse, HookEvent::PostToolUseFailure]
+        .into_iter()
+        .any(|e| !p.policy.hooks.matching(e, &names).is_empty())
+}
+
 /// Runs the `PostToolUse` (or, for a failed call, `PostToolUseFailure`)
-/// hooks; their feedback and context are added to the result the model reads.
-pub(crate) async fn after(ask: &AskCx<'_>, call: &ToolCall, args: &Value, out: &mut ToolOutput) {
+/// hooks; their feedback and context are added to the result the model
+/// reads. Returns whether any ran (a formatter may have changed any file).
+pub(crate) async fn after(
+    ask: &AskCx<'_>,
+    call: &ToolCall,
+    args: &Value,
+    out: &mut ToolOutput,
+) -> bool {
     let event = if out.success {
         HookEvent::PostToolUse
     } else {
         HookEvent::PostToolUseFailure
     };
     let Some(p) = ask.policy.filter(|p| p.wants(event)) else {
-        return;
+        return false;
     };
     let claude = claude_name(&call.name);
+    if p.policy
+        .hooks
+        .matching(event, &[claude, &call.name])
+        .is_empty()
+    {
+        return false;
+    }
     let outcome = if out.success {
         (
             "tool_response",
@@ -129,4 +154,5 @@ pub(crate) async fn after(ask: &AskCx<'_>, call: &ToolCall, args: &Value, out: &
     if let Some(why) = v.stop {
         ask.request_stop(why);
     }
+    true
 }

@@ -758,3 +758,64 @@ async fn cancelling_a_turn_stops_a_running_hook_and_its_processes() {
     }
     assert!(!w.work.join("late.txt").exists());
 }
+
+#[tokio::test]
+async fn what_a_hook_changes_after_a_call_is_checkpointed_and_rewound() {
+    let server = ProviderServer::start().unwrap();
+    // A "code generator" after every read: it writes a file the call never named.
+    let w = world(
+        &server,
+        json!({"PostToolUse": hook("echo generated > gen.txt")}),
+        json!({}),
+    )
+    .await;
+    std::fs::write(w.work.join("src/a.txt"), "alpha\n").unwrap();
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(w.home.config_path()).unwrap()).unwrap();
+    config["checkpoints"] = json!({"enabled": true});
+    std::fs::write(w.home.config_path(), config.to_string()).unwrap();
+    let engine = Engine::open(w.home.clone()).await.unwrap();
+    server.enqueue(Reply::new().tool_call(
+        "c1",
+        "read_file",
+        json!({"path": "src/a.txt"}).to_string(),
+    ));
+    server.enqueue(Reply::plain("read it"));
+    let turn = engine
+        .start_turn(request(
+            &w,
+            SessionTarget::New { id: None },
+            "read",
+            Approvals::default(),
+        ))
+        .await
+        .unwrap();
+    let (events, _, sid) = drain(turn).await;
+    assert_eq!(
+        std::fs::read_to_string(w.work.join("gen.txt")).unwrap(),
+        "generated\n"
+    );
+    assert!(
+        events.iter().any(|e| matches!(e, AgentEvent::Checkpoint(n) if n.files.iter().any(|f| f.path == "gen.txt"))),
+        "the hook's file is in the step's checkpoint"
+    );
+    let list = engine.checkpoints(&w.scope, &sid).await.unwrap();
+    let turn_seq = list[0].turn_seq;
+    engine
+        .rewind(
+            &w.scope,
+            seekclaw_engine::RewindRequest {
+                session_id: sid.clone(),
+                seq: turn_seq,
+                restore: seekclaw_engine::Restore::Code,
+                dry_run: false,
+                force: false,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(
+        !w.work.join("gen.txt").exists(),
+        "rewinding removes what the hook made"
+    );
+}
