@@ -362,8 +362,13 @@ impl TurnApprovals {
     /// Decides a call: the user's rules first (deny, ask, allow), then a
     /// `PreToolUse` hook's allow or ask, then the approval policy; a call
     /// that must be asked goes to the `PermissionRequest` hooks, then to a
-    /// person. `Err` is the result the model reads for a call that must not run.
-    pub(crate) async fn check(&self, cx: &AskCx<'_>, a: &Asked<'_>) -> Result<(), String> {
+    /// person. `Err` is the result the model reads for a call that must not
+    /// run; `Ok(Some(args))`: it runs with the arguments a hook gave it.
+    pub(crate) async fn check(
+        &self,
+        cx: &AskCx<'_>,
+        a: &Asked<'_>,
+    ) -> Result<Option<Value>, String> {
         let name = a.tool.definition().name.as_str();
         let ruled = cx.policy.and_then(|p| {
             let call = Call {
@@ -396,7 +401,7 @@ impl TurnApprovals {
                 || !asks(self.policy, a.tool, a.args)
                 || self.rules().iter().any(|r| rule_allows(r, name, a.args)))
         {
-            return Ok(());
+            return Ok(None);
         }
         let why = match &ruled {
             Some((Verdict::Ask, rule)) => format!("the user's permission rule {rule} asks for it"),
@@ -405,7 +410,7 @@ impl TurnApprovals {
             _ => format!("approval policy `{}`", self.policy.as_str()),
         };
         match &self.handle.inner.unattended {
-            Some(Unattended::Allow) if !must_ask => return Ok(()),
+            Some(Unattended::Allow) if !must_ask => return Ok(None),
             Some(Unattended::Allow) => {
                 return Err(format!(
                     "This call needs a person's approval ({why}), and this run has nobody to ask; it was not run."
@@ -426,7 +431,7 @@ impl TurnApprovals {
         if let Some(decided) = permission_hooks(cx, a).await {
             return decided;
         }
-        self.ask_person(cx, a).await
+        self.ask_person(cx, a).await.map(|()| None)
     }
 
     async fn ask_person(&self, cx: &AskCx<'_>, a: &Asked<'_>) -> Result<(), String> {
@@ -547,7 +552,7 @@ fn rule_label(rule: &seekclaw_policy::Rule) -> String {
 }
 
 /// The `PermissionRequest` hooks' decision, if they made one.
-async fn permission_hooks(cx: &AskCx<'_>, a: &Asked<'_>) -> Option<Result<(), String>> {
+async fn permission_hooks(cx: &AskCx<'_>, a: &Asked<'_>) -> Option<Result<Option<Value>, String>> {
     let p = cx.policy?;
     if !p.wants(HookEvent::PermissionRequest) {
         return None;
@@ -581,7 +586,9 @@ async fn permission_hooks(cx: &AskCx<'_>, a: &Asked<'_>) -> Option<Result<(), St
         )));
     }
     match v.permission {
-        Some((Verdict::Allow, _)) => Some(Ok(())),
+        Some((Verdict::Allow, _)) => Some(Ok(v
+            .updated_input
+            .map(|u| seekclaw_policy::names::our_input(name, a.args, &u)))),
         Some((Verdict::Deny, why)) => Some(Err(format!(
             "A PermissionRequest hook refused this call; it was not run{}",
             why.map(|w| format!(": {w}")).unwrap_or_default()

@@ -152,8 +152,11 @@ async fn run_one(
         summary: &summary,
         hook,
     };
-    if let Err(refusal) = approvals.check(ask, &asked).await {
-        return refused(refusal);
+    match approvals.check(ask, &asked).await {
+        Err(refusal) => return refused(refusal),
+        // A `PermissionRequest` hook allowed it with other arguments.
+        Ok(Some(updated)) => args = updated,
+        Ok(None) => {}
     }
     let _ = events.send(AgentEvent::Status(TurnStatus::Tool(
         tool.definition().status_label.clone(),

@@ -819,3 +819,58 @@ async fn what_a_hook_changes_after_a_call_is_checkpointed_and_rewound() {
         "rewinding removes what the hook made"
     );
 }
+
+#[tokio::test]
+async fn a_permission_request_hook_decides_instead_of_the_person() {
+    let server = ProviderServer::start().unwrap();
+    let decide = r#"python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cmd = d["tool_input"]["command"]
+if "curl" in cmd:
+    out = {"behavior": "deny", "message": "no network from here"}
+else:
+    out = {"behavior": "allow", "updatedInput": {"command": "echo safer > p.txt"}}
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}))
+'"#;
+    let w = world(
+        &server,
+        json!({"PermissionRequest": hook(decide)}),
+        json!({}),
+    )
+    .await;
+    server.enqueue(Reply::new().tool_call(
+        "c1",
+        "bash",
+        json!({"command": "echo raw > p.txt"}).to_string(),
+    ));
+    server.enqueue(Reply::new().tool_call(
+        "c2",
+        "bash",
+        json!({"command": "curl https://x"}).to_string(),
+    ));
+    server.enqueue(Reply::plain("done"));
+    let turn = w
+        .engine
+        .start_turn(request(
+            &w,
+            SessionTarget::New { id: None },
+            "go",
+            Approvals::attended(),
+        ))
+        .await
+        .unwrap();
+    let (events, outcome, _) = drain(turn).await;
+    assert!(matches!(outcome, TurnOutcome::Done(_)), "{outcome:?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::ApprovalRequested { .. })),
+        "nobody was asked"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.work.join("p.txt")).unwrap(),
+        "safer\n"
+    );
+    assert!(sent_text(&server, 2).contains("no network from here"));
+}
