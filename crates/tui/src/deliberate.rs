@@ -61,6 +61,71 @@ impl Deliberate {
     }
 }
 
+/// What a key did in a numbered question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// The choice at this index.
+    Pick(usize),
+    /// Esc.
+    Esc,
+    /// Ctrl-C or Ctrl-D.
+    Quit,
+}
+
+/// A numbered question's state that keys move.
+pub struct Choosing<'a> {
+    /// The highlighted choice.
+    pub selected: &'a mut usize,
+    /// When it appeared and whether the user picked in it.
+    pub guard: &'a mut Deliberate,
+    /// Text typed at it (the chat's first draft, never an answer).
+    pub draft: &'a mut String,
+    /// Set by an Enter that chose nothing (the question says how to choose).
+    pub hint: &'a mut bool,
+}
+
+impl Choosing<'_> {
+    /// A key of a question with `count` (at most 9) choices: ↑↓ then Enter,
+    /// a digit, Esc, Ctrl-C. Keys typed ahead answer nothing; other text
+    /// goes to the draft.
+    pub fn key(self, key: crossterm::event::KeyEvent, count: usize) -> Option<Answer> {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let ahead = self.guard.typed_ahead();
+        let digit = |c: char| {
+            c.to_digit(10)
+                .and_then(|d| usize::try_from(d).ok())
+                .filter(|d| (1..=count).contains(d))
+        };
+        match key.code {
+            KeyCode::Char('c' | 'd') if ctrl => return Some(Answer::Quit),
+            KeyCode::Char(c) if !ctrl && (ahead || digit(c).is_none()) => self.draft.push(c),
+            KeyCode::Backspace => {
+                self.draft.pop();
+            }
+            _ if ahead => {}
+            KeyCode::Esc => return Some(Answer::Esc),
+            KeyCode::Up => {
+                *self.selected = (*self.selected + count - 1) % count;
+                self.guard.pick();
+            }
+            KeyCode::Down | KeyCode::Tab => {
+                if self.guard.picked() {
+                    *self.selected = (*self.selected + 1) % count;
+                }
+                self.guard.pick();
+            }
+            KeyCode::Enter if self.guard.enter_confirms() => {
+                return Some(Answer::Pick(*self.selected));
+            }
+            KeyCode::Enter => *self.hint = true,
+            KeyCode::Char(c) => return digit(c).map(|d| Answer::Pick(d - 1)),
+            _ => {}
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -178,34 +178,17 @@ impl HookPrompt {
     /// hooks off, Ctrl-C quits). Keys typed ahead of the question answer
     /// nothing.
     pub fn key(&mut self, key: KeyEvent) -> Option<HookChoice> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let ahead = self.guard.typed_ahead();
-        match key.code {
-            KeyCode::Char('c' | 'd') if ctrl => return Some(HookChoice::Quit),
-            KeyCode::Char(c) if !ctrl && (ahead || !matches!(c, '1'..='3')) => self.draft.push(c),
-            KeyCode::Backspace => {
-                self.draft.pop();
-            }
-            _ if ahead => {}
-            KeyCode::Esc => return Some(HookChoice::Off),
-            KeyCode::Up => {
-                self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
-                self.guard.pick();
-            }
-            KeyCode::Down | KeyCode::Tab => {
-                if self.guard.picked() {
-                    self.selected = (self.selected + 1) % CHOICES.len();
-                }
-                self.guard.pick();
-            }
-            KeyCode::Enter if self.guard.enter_confirms() => return Some(CHOICES[self.selected].0),
-            KeyCode::Enter => self.hint = true,
-            KeyCode::Char(c @ '1'..='3') => {
-                return Some(CHOICES[usize::from(c as u8 - b'1')].0);
-            }
-            _ => {}
-        }
-        None
+        let choosing = crate::deliberate::Choosing {
+            selected: &mut self.selected,
+            guard: &mut self.guard,
+            draft: &mut self.draft,
+            hint: &mut self.hint,
+        };
+        Some(match choosing.key(key, CHOICES.len())? {
+            crate::deliberate::Answer::Pick(i) => CHOICES[i].0,
+            crate::deliberate::Answer::Esc => HookChoice::Off,
+            crate::deliberate::Answer::Quit => HookChoice::Quit,
+        })
     }
 
     /// The screen's lines.
@@ -285,6 +268,7 @@ pub fn draw(frame: &mut Frame<'_>, prompt: &HookPrompt) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -124,34 +124,17 @@ impl TrustPrompt {
     /// A key: the choice it makes, if any (↑↓ + Enter, 1-3, Esc or Ctrl-C
     /// quit). Keys typed ahead of the question answer nothing.
     pub fn key(&mut self, key: KeyEvent) -> Option<TrustChoice> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let ahead = self.guard.typed_ahead();
-        match key.code {
-            KeyCode::Char('c' | 'd') if ctrl => return Some(TrustChoice::Quit),
-            KeyCode::Char(c) if !ctrl && (ahead || !matches!(c, '1'..='3')) => self.draft.push(c),
-            KeyCode::Backspace => {
-                self.draft.pop();
-            }
-            _ if ahead => {}
-            KeyCode::Esc => return Some(TrustChoice::Quit),
-            KeyCode::Up => {
-                self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
-                self.guard.pick();
-            }
-            KeyCode::Down | KeyCode::Tab => {
-                if self.guard.picked() {
-                    self.selected = (self.selected + 1) % CHOICES.len();
-                }
-                self.guard.pick();
-            }
-            KeyCode::Enter if self.guard.enter_confirms() => return Some(CHOICES[self.selected].0),
-            KeyCode::Enter => self.hint = true,
-            KeyCode::Char(c @ '1'..='3') => {
-                return Some(CHOICES[usize::from(c as u8 - b'1')].0);
-            }
-            _ => {}
-        }
-        None
+        let choosing = crate::deliberate::Choosing {
+            selected: &mut self.selected,
+            guard: &mut self.guard,
+            draft: &mut self.draft,
+            hint: &mut self.hint,
+        };
+        Some(match choosing.key(key, CHOICES.len())? {
+            crate::deliberate::Answer::Pick(i) => CHOICES[i].0,
+            crate::deliberate::Answer::Esc => TrustChoice::Quit,
+            crate::deliberate::Answer::Quit => TrustChoice::Quit,
+        })
     }
 
     /// The screen's lines.
@@ -221,6 +204,7 @@ pub fn draw(frame: &mut Frame<'_>, prompt: &TrustPrompt) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
