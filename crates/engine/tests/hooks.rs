@@ -96,6 +96,19 @@ fn request(w: &World, session: SessionTarget, message: &str, approvals: Approval
     }
 }
 
+/// Starts a turn on a new session of the world's workspace.
+async fn start(w: &World, message: &str, approvals: Approvals) -> TurnHandle {
+    w.engine
+        .start_turn(request(
+            w,
+            SessionTarget::New { id: None },
+            message,
+            approvals,
+        ))
+        .await
+        .unwrap()
+}
+
 async fn drain(mut turn: TurnHandle) -> (Vec<AgentEvent>, TurnOutcome, String) {
     let id = turn.session().id.clone();
     let mut events = Vec::new();
@@ -188,16 +201,12 @@ async fn each_event_fires_once_with_claude_codes_fields_and_exit_2_blocks_a_call
         json!({"command": "echo hi > out.txt"}).to_string(),
     ));
     server.enqueue(Reply::plain("done"));
-    let turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "tidy up",
-            Approvals::unattended(seekclaw_agent::Unattended::Allow),
-        ))
-        .await
-        .unwrap();
+    let turn = start(
+        &w,
+        "tidy up",
+        Approvals::unattended(seekclaw_agent::Unattended::Allow),
+    )
+    .await;
     let (events, outcome, id) = drain(turn).await;
     assert!(matches!(outcome, TurnOutcome::Done(_)), "{outcome:?}");
     // The guard's reason reached the model; the blocked command never ran.
@@ -322,16 +331,12 @@ async fn updated_input_changes_a_command_and_a_formatter_edits_what_the_next_rea
         json!({"path": "src/a.txt"}).to_string(),
     ));
     server.enqueue(Reply::plain("done"));
-    let turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "go",
-            Approvals::unattended(seekclaw_agent::Unattended::Allow),
-        ))
-        .await
-        .unwrap();
+    let turn = start(
+        &w,
+        "go",
+        Approvals::unattended(seekclaw_agent::Unattended::Allow),
+    )
+    .await;
     let (_, outcome, _) = drain(turn).await;
     assert!(matches!(outcome, TurnOutcome::Done(_)), "{outcome:?}");
     assert_eq!(
@@ -357,16 +362,7 @@ async fn a_stop_hook_makes_the_turn_go_on_once_and_one_that_always_blocks_is_bou
     let w = world(&server, json!({"Stop": hook(once)}), json!({})).await;
     server.enqueue(Reply::plain("finished early"));
     server.enqueue(Reply::plain("tests pass now"));
-    let turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "work",
-            Approvals::default(),
-        ))
-        .await
-        .unwrap();
+    let turn = start(&w, "work", Approvals::default()).await;
     let (_, outcome, _) = drain(turn).await;
     assert_eq!(outcome, TurnOutcome::Done("tests pass now".into()));
     assert_eq!(server.requests().len(), 2);
@@ -380,16 +376,7 @@ async fn a_stop_hook_makes_the_turn_go_on_once_and_one_that_always_blocks_is_bou
     )
     .await;
     server.set_default(Reply::plain("answer"));
-    let turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "work",
-            Approvals::default(),
-        ))
-        .await
-        .unwrap();
+    let turn = start(&w, "work", Approvals::default()).await;
     let (events, outcome, _) = drain(turn).await;
     assert!(matches!(outcome, TurnOutcome::Done(_)), "{outcome:?}");
     assert_eq!(
@@ -429,16 +416,12 @@ async fn hooks_that_hang_fail_or_print_garbage_never_fail_the_turn() {
     ));
     server.enqueue(Reply::plain("done"));
     let started = std::time::Instant::now();
-    let turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "go",
-            Approvals::unattended(seekclaw_agent::Unattended::Allow),
-        ))
-        .await
-        .unwrap();
+    let turn = start(
+        &w,
+        "go",
+        Approvals::unattended(seekclaw_agent::Unattended::Allow),
+    )
+    .await;
     let (events, outcome, _) = drain(turn).await;
     assert!(matches!(outcome, TurnOutcome::Done(_)), "{outcome:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
@@ -537,16 +520,7 @@ async fn deny_rules_are_explained_and_always_allow_saves_a_rule_the_next_call_ob
     server.enqueue(Reply::plain("done"));
     let approvals = Approvals::attended();
     let answerer = approvals.clone();
-    let mut turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "go",
-            approvals,
-        ))
-        .await
-        .unwrap();
+    let mut turn = start(&w, "go", approvals).await;
     let asked = always_allow_all(&mut turn, &answerer).await;
     let id = turn.session().id.clone();
     drop(turn);
@@ -572,16 +546,7 @@ async fn deny_rules_are_explained_and_always_allow_saves_a_rule_the_next_call_ob
     ));
     server.enqueue(Reply::plain("done"));
     let approvals = Approvals::attended();
-    let turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "again",
-            approvals,
-        ))
-        .await
-        .unwrap();
+    let turn = start(&w, "again", approvals).await;
     let (events, _, _) = drain(turn).await;
     assert!(
         !events
@@ -603,16 +568,7 @@ async fn with_no_rules_at_all_always_allow_is_offered_and_saved_to_the_users_con
     server.enqueue(Reply::plain("built"));
     let approvals = Approvals::attended();
     let answerer = approvals.clone();
-    let mut turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "build",
-            approvals,
-        ))
-        .await
-        .unwrap();
+    let mut turn = start(&w, "build", approvals).await;
     let offered = always_allow_all(&mut turn, &answerer).await.pop();
     drop(turn);
     // An untrusted folder: the rule goes to the user's own config.
@@ -665,16 +621,7 @@ async fn an_allow_rule_never_lets_a_turn_edit_its_own_policy_files_unasked() {
     server.enqueue(Reply::plain("done"));
     let approvals = Approvals::attended();
     let answerer = approvals.clone();
-    let mut turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "go",
-            approvals,
-        ))
-        .await
-        .unwrap();
+    let mut turn = start(&w, "go", approvals).await;
     let mut asked = Vec::new();
     while let Some(ev) = turn.next_event().await {
         if let AgentEvent::ApprovalRequested {
@@ -709,16 +656,12 @@ async fn cancelling_a_turn_stops_a_running_hook_and_its_processes() {
         json!({"command": "echo ran > ran.txt"}).to_string(),
     ));
     server.enqueue(Reply::plain("done"));
-    let mut turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "go",
-            Approvals::unattended(seekclaw_agent::Unattended::Allow),
-        ))
-        .await
-        .unwrap();
+    let mut turn = start(
+        &w,
+        "go",
+        Approvals::unattended(seekclaw_agent::Unattended::Allow),
+    )
+    .await;
     let started = std::time::Instant::now();
     let mut finished = None;
     while let Some(ev) = turn.next_event().await {
@@ -850,16 +793,7 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "
         json!({"command": "curl https://x"}).to_string(),
     ));
     server.enqueue(Reply::plain("done"));
-    let turn = w
-        .engine
-        .start_turn(request(
-            &w,
-            SessionTarget::New { id: None },
-            "go",
-            Approvals::attended(),
-        ))
-        .await
-        .unwrap();
+    let turn = start(&w, "go", Approvals::attended()).await;
     let (events, outcome, _) = drain(turn).await;
     assert!(matches!(outcome, TurnOutcome::Done(_)), "{outcome:?}");
     assert!(
