@@ -210,6 +210,25 @@ impl Engine {
             .join(format!("{session_id}.jsonl"))
     }
 
+    /// A deleted session's hook transcript (a copy of its log) goes with it,
+    /// and its `SessionEnd` is no longer due.
+    pub async fn forget_hook_files(&self, session_id: &str) {
+        self.close_session(session_id);
+        let path = self.transcript_path(session_id);
+        let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(path)).await;
+    }
+
+    /// A factory reset: every hook transcript and every approved hook set.
+    pub async fn forget_all_hook_files(&self) {
+        self.hook_sessions.lock().clear();
+        let root = self.home.root().to_path_buf();
+        let _ = tokio::task::spawn_blocking(move || {
+            let _ = std::fs::remove_dir_all(root.join("transcripts"));
+            let _ = std::fs::remove_file(root.join("hooks-approved.json"));
+        })
+        .await;
+    }
+
     /// Rules and hooks as a turn in `workspace` would see them.
     pub async fn policy_view(&self, workspace: Option<&Path>) -> Result<PolicyView, EngineError> {
         let root = self.view_root(workspace).await?;

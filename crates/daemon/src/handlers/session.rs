@@ -335,6 +335,7 @@ pub async fn delete(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Rep
     if let Err(e) = daemon.engine.forget_checkpoints(&r.id).await {
         tracing::warn!(session = %r.id, error = %e.message, "cannot delete the session's checkpoints");
     }
+    daemon.engine.forget_hook_files(&r.id).await;
     daemon.session_owners.forget(&r.id);
     daemon.engine.goals.set(&r.id, false);
     conn.clear_legacy_if(&r.id);

@@ -100,6 +100,7 @@ pub async fn factory_reset(daemon: &Ctx, conn: &Connection, id: i64) -> Reply {
     daemon.engine.config.reset().await.wire()?;
     daemon.db(|s| s.reset()).await?;
     daemon.engine.forget_all_checkpoints().await.wire()?;
+    daemon.engine.forget_all_hook_files().await;
     let home = daemon.engine.home.clone();
     tokio::task::spawn_blocking(move || {
         let _ = std::fs::remove_file(home.usage_path());

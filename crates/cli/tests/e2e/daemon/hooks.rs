@@ -495,3 +495,44 @@ fn session_end_runs_the_hooks_once_with_the_clients_reason() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
 }
+
+#[test]
+fn a_sessions_hook_transcript_goes_with_it_and_a_factory_reset_forgets_every_hook_file() {
+    let server = ProviderServer::start().unwrap();
+    server.set_default(Reply::plain("ok"));
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let config = json!({"hooks": {"importClaude": false,
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "true"}]}]}});
+    let d = setup(
+        &server,
+        StartOptions {
+            config: Some(config),
+            ..StartOptions::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    let transcript = |sid: &str| d.home.join("transcripts").join(format!("{sid}.jsonl"));
+    let all = chat(&mut c, json!({"message": "first", "workspace": w}));
+    let first = all.last().unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Written before the prompt hook ran (the session's log so far).
+    assert!(transcript(&first).exists());
+    c.ok("session.delete", json!({"id": first, "workspace": w}))
+        .unwrap();
+    assert!(!transcript(&first).exists(), "deleted with its session");
+
+    let sid = c.ok("session.new", json!({"workspace": w})).unwrap();
+    chat(
+        &mut c,
+        json!({"message": "second", "workspace": w, "sessionId": sid}),
+    );
+    assert!(transcript(&sid).exists());
+    std::fs::write(d.home.join("hooks-approved.json"), "{}").unwrap();
+    c.ok_json("factory.reset", json!({})).unwrap();
+    assert!(!d.home.join("transcripts").exists());
+    assert!(!d.home.join("hooks-approved.json").exists());
+}
