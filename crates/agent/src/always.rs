@@ -8,7 +8,7 @@ use seekclaw_policy::HookEvent;
 use seekclaw_policy::shell::{self, Word};
 use serde_json::Value;
 
-use crate::approval::{AskCx, Asked};
+use crate::ask::{AskCx, Asked};
 use crate::hooks::TurnPolicy;
 
 /// Rules to save and where.

@@ -289,9 +289,9 @@ pub enum AgentEvent {
         outcome: crate::approval::ApprovalOutcome,
     },
     /// A hook command started (one of the user's hooks).
-    HookStarted(crate::hooks::HookRun),
+    HookStarted(HookRun),
     /// A hook command ended (`finished` is set); it is in the log too.
-    HookFinished(crate::hooks::HookRun),
+    HookFinished(HookRun),
     /// A subagent (child turn) started from a tool call of this turn.
     SubrunStarted(Subrun),
     /// A running subagent made progress (a model request, tokens).
@@ -356,6 +356,38 @@ pub enum ReminderKind {
     /// For the user, not the model: the workspace's hooks are off (not
     /// trusted, or their set changed and was not approved).
     Hooks,
+}
+
+/// One hook run, as the stream announces it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookRun {
+    /// Pairs the started and finished events (`hk_…`).
+    pub run_id: String,
+    /// The event (`PreToolUse`).
+    pub event: String,
+    /// The command.
+    pub command: String,
+    /// Its layer: `managed`, `user` or `workspace`.
+    pub source: String,
+    /// The tool call it is about.
+    pub call_id: Option<String>,
+    /// That call's tool, as Claude Code names it.
+    pub tool: Option<String>,
+    /// Set once it ended.
+    pub finished: Option<HookFinish>,
+}
+
+/// How a hook run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookFinish {
+    /// `None`: killed at its timeout or never started.
+    pub exit_code: Option<i32>,
+    /// Wall time.
+    pub duration_ms: f64,
+    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error`, `timeout` or `cancelled` (stopped with its turn).
+    pub decision: String,
+    /// What it said to the user.
+    pub message: Option<String>,
 }
 
 /// How a turn ended.

@@ -13,7 +13,7 @@ use seekclaw_store::{EventItem, HookRecord, Store};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::events::AgentEvent;
+use crate::events::{AgentEvent, HookFinish, HookRun};
 
 /// The user's policy for one turn, read by the engine at its start.
 #[derive(Debug, Clone)]
@@ -43,38 +43,6 @@ pub struct TurnPolicy {
 pub trait TranscriptWriter: Send + Sync + std::fmt::Debug {
     /// Writes it as the log holds it now; a failure only leaves it stale.
     fn write(&self) -> futures::future::BoxFuture<'_, ()>;
-}
-
-/// One hook run, as the stream announces it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HookRun {
-    /// Pairs the started and finished events (`hk_…`).
-    pub run_id: String,
-    /// The event (`PreToolUse`).
-    pub event: String,
-    /// The command.
-    pub command: String,
-    /// Its layer: `managed`, `user` or `workspace`.
-    pub source: String,
-    /// The tool call it is about.
-    pub call_id: Option<String>,
-    /// That call's tool, as Claude Code names it.
-    pub tool: Option<String>,
-    /// Set once it ended.
-    pub finished: Option<HookFinish>,
-}
-
-/// How a hook run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HookFinish {
-    /// `None`: killed at its timeout or never started.
-    pub exit_code: Option<i32>,
-    /// Wall time.
-    pub duration_ms: f64,
-    /// `ok`, `allow`, `ask`, `deny`, `block`, `stop`, `error`, `timeout` or `cancelled` (stopped with its turn).
-    pub decision: String,
-    /// What it said to the user.
-    pub message: Option<String>,
 }
 
 /// Where a turn's hook runs are announced and kept.

@@ -5,6 +5,7 @@
 
 mod always;
 mod approval;
+mod ask;
 mod blocking;
 mod ceiling;
 mod checkpoints;
@@ -42,13 +43,13 @@ pub use checkpoints::{
 };
 pub use context::{estimate_text, estimate_tokens};
 pub use events::{
-    AgentEvent, AutoCompaction, FailureKind, GoalStatus, ReminderKind, Subrun, TurnFailure,
-    TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
+    AgentEvent, AutoCompaction, FailureKind, GoalStatus, HookFinish, HookRun, ReminderKind, Subrun,
+    TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
 pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};
 pub use history::{conversation, model_messages};
-pub use hooks::{HookFinish, HookRun, TranscriptWriter, TurnPolicy};
+pub use hooks::{TranscriptWriter, TurnPolicy};
 pub use prompt::PromptFiles;
 pub use safe_command::is_safe_command;
 pub use sandbox::effective_mode as effective_sandbox_mode;

@@ -11,7 +11,8 @@ use seekclaw_tools::{Registry, ToolContext, ToolFilter, ToolOutput};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::approval::{AskCx, Asked, TurnApprovals};
+use crate::approval::TurnApprovals;
+use crate::ask::{AskCx, Asked};
 use crate::checkpoints::{Touched, TurnCheckpoints};
 use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 

@@ -9,7 +9,7 @@ use seekclaw_providers::types::ToolCall;
 use seekclaw_tools::ToolOutput;
 use serde_json::{Value, json};
 
-use crate::approval::AskCx;
+use crate::ask::AskCx;
 use crate::hooks::{About, fields};
 
 /// Runs the `PreToolUse` hooks; `Ok` carries a hook's allow or ask (the

@@ -638,7 +638,7 @@ async fn run_tools(
     calls: &[seekclaw_providers::ToolCall],
     filter: &ToolFilter,
 ) -> Result<(), TurnFailure> {
-    let ask = crate::approval::AskCx {
+    let ask = crate::ask::AskCx {
         events: cx.events,
         ctx: cx.tools,
         store: &cx.rt.store,
