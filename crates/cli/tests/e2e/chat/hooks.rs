@@ -212,6 +212,12 @@ fn a_new_session_ends_the_last_with_clear_and_quitting_with_prompt_input_exit() 
     screen.submit("/new");
     screen.wait_for("New session");
     screen.submit("second");
+    // Its answer is on screen (the turn ended) before the chat quits.
+    screen.wait("the second answer", |s| {
+        s.split("› second")
+            .nth(1)
+            .is_some_and(|after| after.contains("Noted."))
+    });
     screen.wait_idle();
     screen.submit("/quit");
     screen.wait_exit();
