@@ -513,15 +513,7 @@ fn hooks_off_notice(p: &Policy) -> String {
         .filter(|h| h.layer == seekclaw_policy::Layer::Workspace)
         .map(|h| h.command.as_str())
         .collect();
-    let why = if !p.trusted {
-        "this folder is not a trusted project (open `seekclaw` in it once and choose to trust it; an app trusts a folder by adding it as a project)"
-    } else {
-        "this workspace's hook set is new or changed and was not approved (review and approve it in `seekclaw`, or with `seekclaw hooks list` then `seekclaw hooks approve`)"
-    };
-    format!(
-        "The workspace's hooks are off: {why}. They would run: {}",
-        commands.join("; ")
-    )
+    seekclaw_protocol::wording::hooks_off(p.trusted, &commands)
 }
 
 /// Claude Code's `permission_mode` for the turn's mode and approval policy.

@@ -15,5 +15,5 @@ pub mod run;
 
 pub use error::ExecError;
 pub use flags::{SessionArgs, TurnFlags, WorkspaceArg};
-pub use run::plain::{hook_line, model_notice};
+pub use run::plain::model_notice;
 pub use run::{RunOptions, start_run};

@@ -75,6 +75,21 @@ pub fn hook_line(
     line
 }
 
+/// Said once to a session whose workspace's hooks do not run: why (the
+/// folder is not trusted, or its hook set was not approved), how to change
+/// that, and what they would run.
+pub fn hooks_off(trusted: bool, commands: &[&str]) -> String {
+    let why = if !trusted {
+        "this folder is not a trusted project (open `seekclaw` in it once and choose to trust it; an app trusts a folder by adding it as a project)"
+    } else {
+        "this workspace's hook set is new or changed and was not approved (review and approve it in `seekclaw`, or with `seekclaw hooks list` then `seekclaw hooks approve`)"
+    };
+    format!(
+        "The workspace's hooks are off: {why}. They would run: {}",
+        commands.join("; ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -73,7 +73,7 @@ pub fn model_notice(ev: &AgentEvent) -> Option<String> {
 }
 
 /// A finished hook run's line, in the shared wording.
-pub fn hook_line(run: &seekclaw_agent::HookRun) -> Option<String> {
+fn hook_line(run: &seekclaw_agent::HookRun) -> Option<String> {
     let end = run.finished.as_ref()?;
     Some(wording::hook_line(
         &run.event,
