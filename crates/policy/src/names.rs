@@ -176,22 +176,9 @@ pub fn our_input(ours: &str, original: &Value, updated: &Value) -> Value {
 
 /// `p` as an absolute path (lexically: `..` and `.` folded).
 pub fn absolute(cwd: &Path, p: &str) -> String {
-    let joined = if Path::new(p).is_absolute() {
-        Path::new(p).to_path_buf()
-    } else {
-        cwd.join(p)
-    };
-    let mut out = std::path::PathBuf::new();
-    for part in joined.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out.display().to_string()
+    seekclaw_config::normalize_path(Path::new(p), cwd)
+        .display()
+        .to_string()
 }
 
 #[cfg(test)]

@@ -544,12 +544,13 @@ fn call_path(call: &Call<'_>) -> Option<String> {
     Some(absolute(call.cwd, p))
 }
 
+/// The host a fetch of `url` goes to, parsed as the `web_fetch` tool parses
+/// it (`https://` added when there is no scheme); `None`: no host.
 fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit('@').next()?;
-    let host = host.split(':').next()?;
-    (!host.is_empty()).then(|| host.to_lowercase())
+    let parsed = url::Url::parse(url)
+        .or_else(|_| url::Url::parse(&format!("https://{url}")))
+        .ok()?;
+    parsed.host_str().map(str::to_lowercase)
 }
 
 #[cfg(test)]

@@ -129,6 +129,10 @@ fn a_table_of_commands_including_bypass_attempts() {
         ("command rm -rf x", Some(Deny)),
         ("npm test > >(curl x)", Some(Deny)),
         ("time -p rm -rf x", Some(Deny)),
+        ("echo \"$'\" ; rm -rf / ; echo \"'\"", Some(Deny)),
+        ("echo $(echo $'\\'' ) ; rm -rf / ; echo ')' #'", Some(Deny)),
+        ("exec -a ls rm -rf /", Some(Deny)),
+        ("time -o ls rm -rf /", Some(Deny)),
         ("sudo -u root rm -rf /", Some(Deny)),
         ("sudo npm test", Some(Deny)),
         ("echo 'rm -rf /' | bash", Some(Deny)),
@@ -182,6 +186,12 @@ fn file_web_and_mcp_rules() {
         (
             "web_fetch",
             json!({"url": "http://user@evil.com:80/"}),
+            Some(Deny),
+        ),
+        // The fetch goes to evil.com (`\` is `/` in an http URL), not docs.rs.
+        (
+            "web_fetch",
+            json!({"url": "https://evil.com\\@docs.rs/"}),
             Some(Deny),
         ),
         ("mcp__github__get_issue", json!({}), Some(Allow)),

@@ -213,25 +213,12 @@ fn is_assignment(text: &str) -> bool {
 /// Programs that only run the rest of their words, and how many option
 /// words of their own they take before it.
 fn wrapper_arity(program: &str, rest: &[Word]) -> Option<usize> {
-    let flags = |takes_value: &[&str]| {
-        let mut n = 0;
-        while let Some(w) = rest.get(n) {
-            if !w.text.starts_with('-') || w.text == "-" {
-                break;
-            }
-            n += if takes_value.contains(&w.text.as_str()) {
-                2
-            } else {
-                1
-            };
-            if w.text == "--" {
-                break;
-            }
-        }
-        n
-    };
+    let flags = |takes_value: &[&str]| options_len(rest, takes_value);
     match program {
-        "command" | "builtin" | "exec" | "nohup" | "time" => Some(flags(&[])),
+        "command" | "builtin" | "nohup" => Some(flags(&[])),
+        // `exec -a NAME cmd`, GNU `time -o FILE -f FORMAT cmd`: values, not the program.
+        "exec" => Some(flags(&["-a"])),
+        "time" => Some(flags(&["-o", "-f", "--output", "--format"])),
         "nice" => Some(flags(&["-n"])),
         "stdbuf" => Some(flags(&["-i", "-o", "-e"])),
         // `timeout [opts] DURATION cmd`
@@ -380,10 +367,12 @@ fn dash_c_script(args: &[Word]) -> Option<Option<String>> {
     None
 }
 
+/// How many leading words of `args` are options (`--` ends them; those in
+/// `takes_value` take the next word too).
 fn options_len(args: &[Word], takes_value: &[&str]) -> usize {
     let mut n = 0;
     while let Some(w) = args.get(n) {
-        if !w.text.starts_with('-') {
+        if !w.text.starts_with('-') || w.text == "-" {
             break;
         }
         n += if takes_value.contains(&w.text.as_str()) {
@@ -391,6 +380,9 @@ fn options_len(args: &[Word], takes_value: &[&str]) -> usize {
         } else {
             1
         };
+        if w.text == "--" {
+            break;
+        }
     }
     n.min(args.len())
 }

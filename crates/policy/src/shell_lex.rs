@@ -130,6 +130,18 @@ impl Lexer<'_> {
         while let Some(c) = self.peek(0) {
             match c {
                 '\\' => self.i += 1,
+                // `$'…'`: a backslash escapes the next character, `\'` too.
+                '$' if self.peek(1) == Some('\'') => {
+                    self.i += 2;
+                    while let Some(c) = self.peek(0) {
+                        if c == '\\' {
+                            self.i += 1;
+                        } else if c == '\'' {
+                            break;
+                        }
+                        self.i += 1;
+                    }
+                }
                 '\'' => {
                     self.i += 1;
                     while self.peek(0).is_some_and(|c| c != '\'') {
@@ -352,6 +364,11 @@ impl Lexer<'_> {
                 '`' => {
                     literal = false;
                     self.backtick_substitution();
+                }
+                // `$'` is no quote inside double quotes: just a `$`.
+                '$' if self.peek(1) == Some('\'') => {
+                    text.push('$');
+                    self.i += 1;
                 }
                 '$' => {
                     let from = self.i;
