@@ -280,25 +280,41 @@ fn leave(daemon: &Ctx, conn: &Connection) {
 }
 
 /// The connection's user has left the sessions it ran turns on: their
-/// `SessionEnd` hooks run (reason `other`), off this task. A session whose
-/// turn still runs (another client watches it) is left to the engine's
-/// close.
+/// `SessionEnd` hooks run (reason `other`), off this task, once a turn the
+/// leaving cancelled has wound down. A session whose turn outlives the
+/// connection (detached, or watched by another client) is left to the
+/// engine's close.
 fn end_sessions(daemon: &Ctx, conn: &Connection) {
     let ran = std::mem::take(&mut *conn.ran.locked());
-    let idle: Vec<_> = ran
-        .into_iter()
-        .filter(|(_, sid)| daemon.engine.turns.by_session(sid).is_none())
-        .collect();
-    if idle.is_empty() {
+    if ran.is_empty() {
         return;
     }
     let engine = daemon.engine.clone();
     tokio::spawn(async move {
-        for (scope, sid) in idle {
-            engine.end_session(&scope, &sid, "other").await;
+        for (scope, sid) in ran {
+            let mut waits = 0;
+            loop {
+                match engine.turns.by_session(&sid) {
+                    None => {
+                        engine.end_session(&scope, &sid, "other").await;
+                        break;
+                    }
+                    // Cancelled by the leaving: it ends in a moment.
+                    Some(t) if t.cancel.is_cancelled() && waits < END_WAITS => {
+                        waits += 1;
+                        tokio::time::sleep(END_WAIT).await;
+                    }
+                    Some(_) => break,
+                }
+            }
         }
     });
 }
+
+/// How long a cancelled turn is waited for before its session's end is
+/// left to the engine's close: `END_WAITS` × `END_WAIT` (10 s).
+const END_WAITS: u32 = 200;
+const END_WAIT: Duration = Duration::from_millis(50);
 
 /// The peer left or the daemon is stopping: no more requests are read; running
 /// ones get a grace period to answer.

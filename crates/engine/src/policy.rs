@@ -210,16 +210,33 @@ impl Engine {
             .join(format!("{session_id}.jsonl"))
     }
 
+    /// What a deleted session leaves besides its log goes with it: its
+    /// checkpoints (a store that cannot be cleaned now is only logged: a
+    /// later prune frees it) and its hook files.
+    pub async fn forget_session(&self, session_id: &str) {
+        if let Err(e) = self.forget_checkpoints(session_id).await {
+            tracing::warn!(session = session_id, error = %e.message, "cannot delete the session's checkpoints");
+        }
+        self.forget_hook_files(session_id).await;
+    }
+
+    /// A factory reset: every session's checkpoints and hook files.
+    pub async fn forget_everything(&self) -> Result<(), EngineError> {
+        self.forget_all_checkpoints().await?;
+        self.forget_all_hook_files().await;
+        Ok(())
+    }
+
     /// A deleted session's hook transcript (a copy of its log) goes with it,
     /// and its `SessionEnd` is no longer due.
-    pub async fn forget_hook_files(&self, session_id: &str) {
+    async fn forget_hook_files(&self, session_id: &str) {
         self.close_session(session_id);
         let path = self.transcript_path(session_id);
         let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(path)).await;
     }
 
     /// A factory reset: every hook transcript and every approved hook set.
-    pub async fn forget_all_hook_files(&self) {
+    async fn forget_all_hook_files(&self) {
         self.hook_sessions.lock().clear();
         let root = self.home.root().to_path_buf();
         let _ = tokio::task::spawn_blocking(move || {

@@ -79,10 +79,7 @@ pub async fn remove(daemon: &Ctx, id: i64, p: &Params) -> Reply {
         .await?;
     // The deleted sessions' checkpoints go too (their bytes with them).
     for session in deleted {
-        if let Err(e) = daemon.engine.forget_checkpoints(&session.id).await {
-            tracing::warn!(session = %session.id, error = %e.message, "checkpoints not forgotten");
-        }
-        daemon.engine.forget_hook_files(&session.id).await;
+        daemon.engine.forget_session(&session.id).await;
     }
     if !removed {
         return Err(MethodError::not_found(format!(

@@ -330,12 +330,8 @@ pub async fn delete(daemon: &Ctx, conn: &Connection, id: i64, p: &Params) -> Rep
     }
     // The session is closed: its background jobs end with it.
     daemon.engine.jobs.close(&r.id);
-    // Its checkpoints go too; the session is gone either way, so a store
-    // that cannot be cleaned now is only logged (a later prune frees it).
-    if let Err(e) = daemon.engine.forget_checkpoints(&r.id).await {
-        tracing::warn!(session = %r.id, error = %e.message, "cannot delete the session's checkpoints");
-    }
-    daemon.engine.forget_hook_files(&r.id).await;
+    // Its checkpoints and hook files go too.
+    daemon.engine.forget_session(&r.id).await;
     daemon.session_owners.forget(&r.id);
     daemon.engine.goals.set(&r.id, false);
     conn.clear_legacy_if(&r.id);

@@ -99,8 +99,7 @@ pub async fn factory_reset(daemon: &Ctx, conn: &Connection, id: i64) -> Reply {
     stop_connection_turns(conn).await;
     daemon.engine.config.reset().await.wire()?;
     daemon.db(|s| s.reset()).await?;
-    daemon.engine.forget_all_checkpoints().await.wire()?;
-    daemon.engine.forget_all_hook_files().await;
+    daemon.engine.forget_everything().await.wire()?;
     let home = daemon.engine.home.clone();
     tokio::task::spawn_blocking(move || {
         let _ = std::fs::remove_file(home.usage_path());

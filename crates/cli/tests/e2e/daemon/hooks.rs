@@ -536,3 +536,35 @@ fn a_sessions_hook_transcript_goes_with_it_and_a_factory_reset_forgets_every_hoo
     assert!(!d.home.join("transcripts").exists());
     assert!(!d.home.join("hooks-approved.json").exists());
 }
+
+#[test]
+fn a_client_that_leaves_mid_turn_ends_its_session_once_the_cancelled_turn_is_over() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let log = tmp.path().join("end.json");
+    let config = json!({"hooks": {"importClaude": false, "SessionEnd": [{"hooks": [
+        {"type": "command", "command": format!("cat >> {}", log.display())}
+    ]}]}});
+    let d = setup(
+        &server,
+        StartOptions {
+            config: Some(config),
+            ..StartOptions::default()
+        },
+    );
+    // An answer that streams for a long while: the client leaves in the middle.
+    server.enqueue(Reply::plain("a b c d e f g h").chunk_delay(Duration::from_secs(2)));
+    let mut c = d.connect().unwrap();
+    let w = ws.display().to_string();
+    c.send("chat", json!({"message": "hi", "workspace": w}))
+        .unwrap();
+    let first = c.next_envelope().unwrap();
+    let sid = first["sessionId"].as_str().unwrap().to_string();
+    drop(c);
+    let ended: Value = serde_json::from_str(wait_file(&log).trim()).unwrap();
+    assert_eq!(
+        (ended["reason"].as_str(), ended["session_id"].as_str()),
+        (Some("other"), Some(sid.as_str()))
+    );
+}
