@@ -10,6 +10,8 @@ pub mod budget;
 mod builtin;
 mod children;
 mod confine;
+mod diagnostics;
+mod edit_match;
 mod error;
 mod files;
 mod fsio;
@@ -26,6 +28,7 @@ pub use children::{
     MAX_SUBRUNS_PER_TURN, SUBAGENT_TOOLS, SubrunKind,
 };
 pub use confine::{ConfinedPath, PathError, confine, confine_to};
+pub use diagnostics::{Diagnostics, DiagnosticsFuture};
 pub use error::ToolError;
 pub use files::{FileAccess, FileFuture};
 pub use jobs::{JobInfo, JobNotice, Jobs, Notify};

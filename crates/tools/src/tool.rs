@@ -153,6 +153,9 @@ pub struct ToolContext {
     /// Subagent calls this turn made so far (at most
     /// [`crate::children::MAX_SUBRUNS_PER_TURN`] run).
     pub subruns: Arc<std::sync::atomic::AtomicU32>,
+    /// Reports the errors an edit introduced (the engine's language
+    /// servers); `None`: no diagnostics.
+    pub diagnostics: Option<Arc<dyn crate::diagnostics::Diagnostics>>,
 }
 
 /// The largest image a model takes without scaling it down itself.
@@ -231,6 +234,7 @@ impl ToolContext {
             files: None,
             children: None,
             subruns: Arc::default(),
+            diagnostics: None,
         }
     }
 }

@@ -1,14 +1,13 @@
 //! `edit_file` and `multi_edit`: exact-text replacements, under the file's write
 //! lock, re-reading the file inside it so an edit never applies to stale text.
 
-use std::borrow::Cow;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{MUTATES, blocking, definition, impl_tool};
 use crate::args::lenient_bool;
 use crate::confine::{ConfinedPath, confine};
+use crate::edit_match;
 use crate::error::ToolError;
 use crate::fsio::{FileLock, read_text_for_edit, unified_diff, write_atomic};
 use crate::tool::{ToolContext, ToolDefinition, ToolOutput};
@@ -55,7 +54,12 @@ pub(crate) struct MultiEditArgs {
 
 /// Applies one replacement to `text`: the new text and how many places changed.
 fn apply(text: &str, spec: &EditSpec, rel: &str) -> Result<(String, usize), String> {
-    let replace_all = spec.replace_all.unwrap_or(false);
+    let done = apply_matched(text, spec, rel)?;
+    Ok((done.text, done.count))
+}
+
+/// Applies one replacement through the matcher.
+fn apply_matched(text: &str, spec: &EditSpec, rel: &str) -> Result<edit_match::Replaced, String> {
     if spec.old_string.is_empty() {
         return Err(
             "old_string is empty. Give the exact text to replace (use write_file to create or overwrite a whole file)."
@@ -67,48 +71,9 @@ fn apply(text: &str, spec: &EditSpec, rel: &str) -> Result<(String, usize), Stri
             "old_string and new_string are identical; the edit would change nothing.".to_string(),
         );
     }
-    let (old, new) = line_ending_form(text, &spec.old_string, &spec.new_string);
-    let count = text.matches(old.as_ref()).count();
-    if count == 0 {
-        return Err(format!(
-            "old_string not found in {rel}. Read the file again and retry with text copied exactly."
-        ));
-    }
-    if count > 1 && !replace_all {
-        return Err(format!(
-            "old_string matches {count} places in {rel}. Add more surrounding context to make it unique, or set replace_all to true to replace every occurrence."
-        ));
-    }
-    let out = if replace_all {
-        text.replace(old.as_ref(), &new)
-    } else {
-        text.replacen(old.as_ref(), &new, 1)
-    };
-    Ok((out, count))
-}
-
-/// Models write `\n`; a CRLF file needs `\r\n`. Used only when the text as given
-/// does not match and the CRLF form does, so exact matches always win.
-fn line_ending_form<'a>(text: &str, old: &'a str, new: &'a str) -> (Cow<'a, str>, Cow<'a, str>) {
-    if old.contains('\n') && !old.contains('\r') && text.contains("\r\n") && !text.contains(old) {
-        let crlf = old.replace('\n', "\r\n");
-        if text.contains(&crlf) {
-            let new = new.replace("\r\n", "\n").replace('\n', "\r\n");
-            return (Cow::Owned(crlf), Cow::Owned(new));
-        }
-    }
-    (Cow::Borrowed(old), Cow::Borrowed(new))
-}
-
-/// Writes the edited text and describes the change.
-fn finish(
-    path: &ConfinedPath,
-    before: &str,
-    after: &str,
-    message: String,
-) -> Result<ToolOutput, ToolError> {
-    write_atomic(path, after.as_bytes())?;
-    Ok(described(path, before, after, message))
+    let replace_all = spec.replace_all.unwrap_or(false);
+    edit_match::replace(text, &spec.old_string, &spec.new_string, replace_all, rel)
+        .map_err(|refusal| refusal.0)
 }
 
 /// The output of an edit from `before` to `after`.
@@ -147,25 +112,15 @@ impl EditFileTool {
             new_string: args.new_string,
             replace_all: args.replace_all,
         };
-        let lock = FileLock::acquire(ctx, &path.abs).await?;
-        if let Some(files) = &ctx.files {
-            let _lock = lock;
-            let before = crate::files::read(files.as_ref(), &path).await?;
-            let (after, count) = apply(&before, &spec, &path.rel).map_err(ToolError::Failed)?;
-            crate::files::write(files.as_ref(), &path, &after).await?;
-            let message = format!("Edited {}: replaced {}", path.rel, occurrences(count));
-            return Ok(described(&path, &before, &after, message));
-        }
-        // Big files take a while to read, edit, diff and write: off the async
-        // workers, with the lock held until the work is done.
-        blocking(move || {
-            let _lock = lock;
-            let before = read_text_for_edit(&path)?;
-            let (after, count) = apply(&before, &spec, &path.rel).map_err(ToolError::Failed)?;
-            let message = format!("Edited {}: replaced {}", path.rel, occurrences(count));
-            finish(&path, &before, &after, message)
-        })
-        .await
+        let edit = move |before: &str, rel: &str| {
+            let done = apply_matched(before, &spec, rel).map_err(ToolError::Failed)?;
+            let mut message = format!("Edited {rel}: replaced {}", occurrences(done.count));
+            if let Some(how) = done.how {
+                message.push_str(&format!(" (matched after normalizing {})", how.describe()));
+            }
+            Ok((done.text, message))
+        };
+        edited(ctx, path, edit).await
     }
 }
 
@@ -201,20 +156,42 @@ impl MultiEditTool {
         if args.edits.is_empty() {
             return Err(ToolError::InvalidArgs("edits is empty".to_string()));
         }
-        let lock = FileLock::acquire(ctx, &path.abs).await?;
-        if let Some(files) = &ctx.files {
-            let _lock = lock;
-            let before = crate::files::read(files.as_ref(), &path).await?;
-            let (after, message) = apply_all(&before, &args.edits, &path.rel)?;
-            crate::files::write(files.as_ref(), &path, &after).await?;
-            return Ok(described(&path, &before, &after, message));
-        }
+        let edit = move |before: &str, rel: &str| apply_all(before, &args.edits, rel);
+        edited(ctx, path, edit).await
+    }
+}
+
+/// Runs `edit` on the file under its write lock (re-read inside the lock),
+/// writes the result, describes it and appends the diagnostics it introduced.
+pub(crate) async fn edited(
+    ctx: &ToolContext,
+    path: ConfinedPath,
+    edit: impl FnOnce(&str, &str) -> Result<(String, String), ToolError> + Send + 'static,
+) -> Result<ToolOutput, ToolError> {
+    let lock = FileLock::acquire(ctx, &path.abs).await?;
+    let (before, after, mut output) = if let Some(files) = &ctx.files {
+        let _lock = lock;
+        let before = crate::files::read(files.as_ref(), &path).await?;
+        let (after, message) = edit(&before, &path.rel)?;
+        crate::files::write(files.as_ref(), &path, &after).await?;
+        let output = described(&path, &before, &after, message);
+        (before, after, output)
+    } else {
+        // Big files take a while to read, edit, diff and write: off the async
+        // workers, with the lock held until the work is done.
+        let path = path.clone();
         blocking(move || {
             let _lock = lock;
-            multi_edit(&path, &args.edits)
+            let before = read_text_for_edit(&path)?;
+            let (after, message) = edit(&before, &path.rel)?;
+            write_atomic(&path, after.as_bytes())?;
+            let output = described(&path, &before, &after, message);
+            Ok((before, after, output))
         })
-        .await
-    }
+        .await?
+    };
+    crate::diagnostics::append(ctx, &path.abs, &before, &after, &mut output).await;
+    Ok(output)
 }
 
 impl MultiEditTool {
@@ -230,13 +207,6 @@ impl MultiEditTool {
 }
 
 impl_tool!(MultiEditTool, MultiEditArgs, preview);
-
-/// Applies `edits` in order, all or nothing, and writes the result.
-fn multi_edit(path: &ConfinedPath, edits: &[EditSpec]) -> Result<ToolOutput, ToolError> {
-    let before = read_text_for_edit(path)?;
-    let (text, message) = apply_all(&before, edits, &path.rel)?;
-    finish(path, &before, &text, message)
-}
 
 /// `edits` applied to `before` in order, all or nothing, and the message.
 fn apply_all(before: &str, edits: &[EditSpec], rel: &str) -> Result<(String, String), ToolError> {
