@@ -1,5 +1,6 @@
-//! `edit_file` and `multi_edit`: exact-text replacements, under the file's write
-//! lock, re-reading the file inside it so an edit never applies to stale text.
+//! `edit_file` and `multi_edit`: replacements through the edit matcher (exact
+//! text first, unambiguous near misses recovered), under the file's write lock,
+//! re-reading the file inside it so an edit never applies to stale text.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -52,14 +53,9 @@ pub(crate) struct MultiEditArgs {
     edits: Vec<EditSpec>,
 }
 
-/// Applies one replacement to `text`: the new text and how many places changed.
-fn apply(text: &str, spec: &EditSpec, rel: &str) -> Result<(String, usize), String> {
-    let done = apply_matched(text, spec, rel)?;
-    Ok((done.text, done.count))
-}
-
-/// Applies one replacement through the matcher.
-fn apply_matched(text: &str, spec: &EditSpec, rel: &str) -> Result<edit_match::Replaced, String> {
+/// Applies one replacement to `text` through the matcher (the previews use
+/// it too, so the diff a person approves is the change written).
+fn apply(text: &str, spec: &EditSpec, rel: &str) -> Result<edit_match::Replaced, String> {
     if spec.old_string.is_empty() {
         return Err(
             "old_string is empty. Give the exact text to replace (use write_file to create or overwrite a whole file)."
@@ -113,7 +109,7 @@ impl EditFileTool {
             replace_all: args.replace_all,
         };
         let edit = move |before: &str, rel: &str| {
-            let done = apply_matched(before, &spec, rel).map_err(ToolError::Failed)?;
+            let done = apply(before, &spec, rel).map_err(ToolError::Failed)?;
             let mut message = format!("Edited {rel}: replaced {}", occurrences(done.count));
             if let Some(how) = done.how {
                 message.push_str(&format!(" (matched after normalizing {})", how.describe()));
@@ -133,7 +129,7 @@ impl EditFileTool {
             replace_all: args.replace_all,
         };
         let before = read_text_for_edit(&path).ok()?;
-        let (after, _) = apply(&before, &spec, &path.rel).ok()?;
+        let after = apply(&before, &spec, &path.rel).ok()?.text;
         Some(unified_diff(&path.rel, &before, &after))
     }
 }
@@ -200,7 +196,7 @@ impl MultiEditTool {
         let before = read_text_for_edit(&path).ok()?;
         let mut text = before.clone();
         for spec in &args.edits {
-            text = apply(&text, spec, &path.rel).ok()?.0;
+            text = apply(&text, spec, &path.rel).ok()?.text;
         }
         Some(unified_diff(&path.rel, &before, &text))
     }
@@ -213,21 +209,32 @@ fn apply_all(before: &str, edits: &[EditSpec], rel: &str) -> Result<(String, Str
     let total = edits.len();
     let mut text = before.to_string();
     let mut replaced = 0;
+    let mut recovered = Vec::new();
     for (i, spec) in edits.iter().enumerate() {
-        let (next, count) = apply(&text, spec, rel).map_err(|e| {
+        let done = apply(&text, spec, rel).map_err(|e| {
             ToolError::failed(format!(
                 "Edit {} of {total} failed: {e} No changes were written.",
                 i + 1
             ))
         })?;
-        text = next;
-        replaced += count;
+        if let Some(how) = done.how {
+            recovered.push(format!(
+                "edit {} after normalizing {}",
+                i + 1,
+                how.describe()
+            ));
+        }
+        text = done.text;
+        replaced += done.count;
     }
-    let message = format!(
+    let mut message = format!(
         "Edited {rel}: applied {total} edit{} ({} replaced)",
         if total == 1 { "" } else { "s" },
         occurrences(replaced)
     );
+    if !recovered.is_empty() {
+        message.push_str(&format!("; matched {}", recovered.join(", ")));
+    }
     Ok((text, message))
 }
 
@@ -274,7 +281,7 @@ mod tests {
         let out = w.call(&tool, call("x", "q", false)).await;
         assert_eq!(
             out.content,
-            "old_string matches 2 places in a.txt. Add more surrounding context to make it unique, or set replace_all to true to replace every occurrence."
+            "old_string matches 2 places in a.txt (lines 1, 2). Add more surrounding context to make it unique, or set replace_all to true to replace every occurrence."
         );
         let out = w.call(&tool, call("", "q", false)).await;
         assert!(out.content.starts_with("old_string is empty."));

@@ -43,14 +43,20 @@ impl WriteFileTool {
                 false => None,
             };
             crate::files::write(files.as_ref(), &path, &args.content).await?;
-            return Ok(described(&path, old.as_deref(), &args.content));
+            let mut output = described(&path, old.as_deref(), &args.content);
+            let before = old.unwrap_or_default();
+            crate::diagnostics::append(ctx, &path.abs, &before, &args.content, &mut output).await;
+            return Ok(output);
         }
         // Off the async workers, the lock held until the write is done.
-        blocking(move || {
+        let (abs, content) = (path.abs.clone(), args.content.clone());
+        let (mut output, before) = blocking(move || {
             let _lock = lock;
             write(&path, &args.content)
         })
-        .await
+        .await?;
+        crate::diagnostics::append(ctx, &abs, &before, &content, &mut output).await;
+        Ok(output)
     }
 }
 
@@ -68,11 +74,14 @@ impl WriteFileTool {
 
 impl_tool!(WriteFileTool, WriteFileArgs, preview);
 
-fn write(path: &ConfinedPath, content: &str) -> Result<ToolOutput, ToolError> {
+/// Writes `content` and describes it; also the text it replaced (empty for a
+/// new file), for the diagnostics of the change.
+fn write(path: &ConfinedPath, content: &str) -> Result<(ToolOutput, String), ToolError> {
     let old = read_if_exists(path)?;
     write_atomic(path, content.as_bytes())?;
     let old_text = old.as_deref().map(String::from_utf8_lossy);
-    Ok(described(path, old_text.as_deref(), content))
+    let output = described(path, old_text.as_deref(), content);
+    Ok((output, old_text.map(|t| t.into_owned()).unwrap_or_default()))
 }
 
 /// The output of a write that replaced `old` (`None`: a new file).

@@ -1,23 +1,91 @@
 //! The edit matcher shared by `edit_file`, `multi_edit` and `apply_patch`:
 //! the exact text first, then near-miss recoveries that each normalize the
-//! file and the model's strings one well-defined way and must find exactly one
-//! match; anything else is refused with the closest candidate named.
+//! file and the model's strings one well-defined way (cumulatively, in a fixed
+//! order) and must find exactly one match; anything else is refused with the
+//! closest candidate named. Nothing is ever matched by similarity.
 
+mod folds;
+mod indent;
+mod lines;
+mod rebuild;
+mod refuse;
+mod search;
+
+use std::borrow::Cow;
 use std::fmt;
 
-/// A recovery that made the model's text match; reported to the model so it
-/// learns (`None` in [`Found::how`] means the text matched as given).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use folds::{Folds, fold, has_typographic, is_nfc, looks_escaped, unescape};
+use lines::{Line, Model, file_lines};
+use search::{Hit, Rules, search};
+
+/// A recovery that made the model's text match, in the order they are tried;
+/// reported to the model so it learns (`None` in [`Found::how`]: the text
+/// matched as given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Normalization {
     /// `\n` versus `\r\n`.
     LineEndings,
+    /// Blank lines at the start or end of `old_string`.
+    BlankEnds,
+    /// A final line break the file's last line lacks.
+    FinalNewline,
+    /// Spaces and tabs at line ends.
+    TrailingWhitespace,
+    /// Every line shifted by the same indentation.
+    Indentation,
+    /// Tabs written as spaces or the reverse.
+    Tabs,
+    /// Typographic quotes, dashes, ellipses and odd spaces.
+    Typographic,
+    /// Unicode composed versus decomposed forms.
+    Unicode,
+    /// `read_file`'s `N<TAB>` line-number prefixes copied along.
+    ReadPrefix,
+    /// `\n` and `\"` sent as literal escapes.
+    Escapes,
 }
+
+const STAGES: [Normalization; 10] = [
+    Normalization::LineEndings,
+    Normalization::BlankEnds,
+    Normalization::FinalNewline,
+    Normalization::TrailingWhitespace,
+    Normalization::Indentation,
+    Normalization::Tabs,
+    Normalization::Typographic,
+    Normalization::Unicode,
+    Normalization::ReadPrefix,
+    Normalization::Escapes,
+];
 
 impl Normalization {
     /// How the tool result names it.
     pub(crate) fn describe(self) -> &'static str {
         match self {
             Normalization::LineEndings => "line endings",
+            Normalization::BlankEnds => "blank lines at the ends",
+            Normalization::FinalNewline => "final newline",
+            Normalization::TrailingWhitespace => "trailing whitespace",
+            Normalization::Indentation => "indentation",
+            Normalization::Tabs => "tabs and spaces",
+            Normalization::Typographic => "typographic characters",
+            Normalization::Unicode => "unicode normalization",
+            Normalization::ReadPrefix => "read_file line numbers",
+            Normalization::Escapes => "escapes",
+        }
+    }
+
+    /// What matching tolerates from this stage on (the stages accumulate).
+    fn rules(self) -> Rules {
+        Rules {
+            folds: Folds {
+                trailing_ws: self >= Normalization::TrailingWhitespace,
+                typographic: self >= Normalization::Typographic,
+                nfc: self >= Normalization::Unicode,
+            },
+            indent: self >= Normalization::Indentation,
+            tabs: self >= Normalization::Tabs,
+            final_newline: self >= Normalization::FinalNewline,
         }
     }
 }
@@ -50,6 +118,8 @@ pub(crate) struct Replaced {
     pub how: Option<Normalization>,
 }
 
+const BOM: &str = "\u{feff}";
+
 /// The one place in `text[from..]` that `old` means, and what `new` becomes
 /// there. `rel` names the file in refusals.
 pub(crate) fn find(
@@ -59,40 +129,37 @@ pub(crate) fn find(
     from: usize,
     rel: &str,
 ) -> Result<Found, Refusal> {
-    let hay = text.get(from..).unwrap_or_default();
-    if line_ending(text) == "\r\n"
-        && old.contains('\n')
-        && !old.contains('\r')
-        && !hay.contains(old)
-    {
-        let crlf = old.replace('\n', "\r\n");
-        if hay.contains(&crlf) {
-            let new = new.replace("\r\n", "\n").replace('\n', "\r\n");
-            let mut found = find(text, &crlf, &new, from, rel)?;
-            found.how = Some(Normalization::LineEndings);
-            return Ok(found);
-        }
+    if old.is_empty() {
+        return Err(Refusal(
+            "old_string is empty: give the exact text to replace.".to_string(),
+        ));
     }
-    let mut hits = hay.match_indices(old);
-    match (hits.next(), hits.next()) {
-        (Some((at, _)), None) => Ok(Found {
-            start: from + at,
-            end: from + at + old.len(),
-            replacement: new.to_string(),
+    // A byte-order mark is never part of a match (nor lost by one).
+    let from = if from == 0 && text.starts_with(BOM) {
+        BOM.len()
+    } else {
+        from.min(text.len())
+    };
+    let python = rel.ends_with(".py") || rel.ends_with(".pyi");
+    refuse::elisions(old, new, python, rel)?;
+    let exact: Vec<usize> = text[from..]
+        .match_indices(old)
+        .map(|(at, _)| from + at)
+        .collect();
+    match exact.as_slice() {
+        [] => recover(text, old, new, from, rel, python),
+        [start] => Ok(Found {
+            start: *start,
+            end: start + old.len(),
+            replacement: with_eol(new, eol_near(text, *start)),
             how: None,
         }),
-        (None, _) => Err(Refusal(format!(
-            "old_string not found in {rel}. Read the file again and retry with text copied exactly."
-        ))),
-        (Some(_), Some(_)) => Err(Refusal(format!(
-            "old_string matches {} places in {rel}. Add more surrounding context to make it unique, or set replace_all to true to replace every occurrence.",
-            hay.matches(old).count()
-        ))),
+        several => Err(refuse::ambiguous(text, several, rel, None)),
     }
 }
 
-/// `text` with `old` replaced by `new`: the one match, or every exact
-/// occurrence with `replace_all`.
+/// `text` with `old` replaced by `new`: the one match, or with `replace_all`
+/// every exact occurrence (a near miss is recovered only when it is unique).
 pub(crate) fn replace(
     text: &str,
     old: &str,
@@ -100,18 +167,18 @@ pub(crate) fn replace(
     replace_all: bool,
     rel: &str,
 ) -> Result<Replaced, Refusal> {
-    if replace_all {
+    if replace_all && !old.is_empty() {
         let count = text.matches(old).count();
-        if count == 0 {
-            return Err(Refusal(format!(
-                "old_string not found in {rel}. Read the file again and retry with text copied exactly."
-            )));
+        if count > 0 {
+            let python = rel.ends_with(".py") || rel.ends_with(".pyi");
+            refuse::elisions(old, new, python, rel)?;
+            let new = with_eol(new, line_ending(text));
+            return Ok(Replaced {
+                text: text.replace(old, &new),
+                count,
+                how: None,
+            });
         }
-        return Ok(Replaced {
-            text: text.replace(old, new),
-            count,
-            how: None,
-        });
     }
     let found = find(text, old, new, 0, rel)?;
     Ok(Replaced {
@@ -137,3 +204,162 @@ pub(crate) fn line_ending(text: &str) -> &'static str {
         _ => "\n",
     }
 }
+
+/// The line ending at or around byte `at`: the next one, else the file's.
+fn eol_near(text: &str, at: usize) -> &'static str {
+    match text[at..].find('\n') {
+        Some(i) if at + i > 0 && text.as_bytes()[at + i - 1] == b'\r' => "\r\n",
+        Some(_) => "\n",
+        None => line_ending(text),
+    }
+}
+
+/// `s` with every line break written as `eol`.
+fn with_eol(s: &str, eol: &str) -> String {
+    let lf = if s.contains('\r') {
+        s.replace("\r\n", "\n")
+    } else {
+        s.to_string()
+    };
+    if eol == "\n" {
+        lf
+    } else {
+        lf.replace('\n', eol)
+    }
+}
+
+/// The fallbacks, in order; the first that finds anything decides.
+fn recover(
+    text: &str,
+    old: &str,
+    new: &str,
+    from: usize,
+    rel: &str,
+    python: bool,
+) -> Result<Found, Refusal> {
+    let lines = file_lines(text, from);
+    let last_has_ending = lines.last().is_none_or(Line::has_ending);
+    let mut folded: (Option<Folds>, Vec<Cow<str>>) = (None, Vec::new());
+    for stage in STAGES {
+        let Some((o, n)) = prepare(old, new, stage, last_has_ending) else {
+            continue;
+        };
+        let rules = stage.rules();
+        if folded.0 != Some(rules.folds) {
+            folded = (
+                Some(rules.folds),
+                lines
+                    .iter()
+                    .map(|l| fold(&text[l.start..l.end], rules.folds))
+                    .collect(),
+            );
+        }
+        let hits = search(text, &lines, &folded.1, &o, &rules, 16);
+        match hits.as_slice() {
+            [] => continue,
+            [hit] => return Ok(build(text, &lines, hit, &o, &n, stage)),
+            several => {
+                let starts: Vec<usize> = several.iter().map(|h| h.start).collect();
+                return Err(refuse::ambiguous(
+                    text,
+                    &starts,
+                    rel,
+                    Some(stage.describe()),
+                ));
+            }
+        }
+    }
+    let all = Normalization::Unicode.rules().folds;
+    let folded: Vec<Cow<str>> = lines
+        .iter()
+        .map(|l| fold(&text[l.start..l.end], all))
+        .collect();
+    let (o, _) = prepare(old, new, Normalization::ReadPrefix, last_has_ending)
+        .or_else(|| prepare(old, new, Normalization::Unicode, last_has_ending))
+        .unwrap_or((Model::new(old), Model::new(new)));
+    Err(refuse::not_found(text, &lines, &folded, &o, rel, python))
+}
+
+/// The model's strings as `stage` reads them; `None` when the stage's repair
+/// does not apply (it would find nothing the previous stage did not).
+fn prepare(
+    old: &str,
+    new: &str,
+    stage: Normalization,
+    last_has_ending: bool,
+) -> Option<(Model, Model)> {
+    use Normalization as N;
+    let escaped = looks_escaped(old);
+    if stage == N::Escapes && !escaped {
+        return None;
+    }
+    let (old, new): (Cow<str>, Cow<str>) = if stage == N::Escapes {
+        (Cow::Owned(unescape(old)), Cow::Owned(unescape(new)))
+    } else {
+        (Cow::Borrowed(old), Cow::Borrowed(new))
+    };
+    let mut o = Model::new(&old);
+    let mut n = Model::new(&new);
+    if stage >= N::ReadPrefix {
+        match folds::strip_read_prefixes(&o.lines) {
+            Some(stripped) => {
+                o.lines = stripped;
+                n.lines = folds::strip_read_prefixes_where_present(&n.lines);
+            }
+            None if stage == N::ReadPrefix => return None,
+            None => {}
+        }
+    }
+    if stage >= N::BlankEnds {
+        let (lead, trail) = o.trim_blank_ends();
+        if stage == N::BlankEnds && lead + trail == 0 {
+            return None;
+        }
+        n.trim_blank_ends_up_to(lead, trail);
+    }
+    if stage == N::FinalNewline && (!o.newline_end || last_has_ending) {
+        return None;
+    }
+    Some((o, n))
+}
+
+/// The found match of stage `stage` and its replacement.
+fn build(
+    text: &str,
+    lines: &[Line],
+    hit: &Hit,
+    o: &Model,
+    n: &Model,
+    stage: Normalization,
+) -> Found {
+    let first = lines[hit.first];
+    let eol = if first.has_ending() {
+        if first.next - first.end == 2 {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    } else {
+        line_ending(text)
+    };
+    let region = &text[hit.start..hit.end];
+    let style = rebuild::Style {
+        folds: stage.rules().folds,
+        eol,
+        ascii: stage >= Normalization::Typographic
+            && o.lines.iter().any(|l| has_typographic(l))
+            && !has_typographic(region),
+        nfc: stage >= Normalization::Unicode
+            && !o.lines.iter().all(|l| is_nfc(l))
+            && is_nfc(region),
+    };
+    Found {
+        start: hit.start,
+        end: hit.end,
+        replacement: rebuild::replacement(text, lines, hit, o, n, &style),
+        how: Some(stage),
+    }
+}
+
+#[cfg(test)]
+mod tests;

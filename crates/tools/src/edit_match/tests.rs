@@ -1,0 +1,186 @@
+use super::*;
+
+/// The edited text and the normalization reported, or the refusal.
+fn edit(text: &str, old: &str, new: &str) -> Result<(String, Option<&'static str>), String> {
+    replace(text, old, new, false, "f.rs")
+        .map(|r| (r.text, r.how.map(Normalization::describe)))
+        .map_err(|r| r.0)
+}
+
+fn ok(text: &str, old: &str, new: &str) -> (String, Option<&'static str>) {
+    match edit(text, old, new) {
+        Ok(done) => done,
+        Err(refusal) => panic!("refused: {refusal}"),
+    }
+}
+
+fn refused(text: &str, old: &str, new: &str) -> String {
+    match edit(text, old, new) {
+        Ok((after, how)) => panic!("applied ({how:?}): {after:?}"),
+        Err(refusal) => refusal,
+    }
+}
+
+#[test]
+fn exact_matches_win_and_new_text_takes_the_file_line_ending() {
+    assert_eq!(ok("a\nb\n", "b", "c"), ("a\nc\n".into(), None));
+    assert_eq!(
+        ok("one\r\ntwo\r\n", "one", "one\nextra"),
+        ("one\r\nextra\r\ntwo\r\n".into(), None)
+    );
+    assert_eq!(
+        ok("one\r\ntwo\r\nthree\r\n", "one\ntwo", "one\n2\nextra"),
+        (
+            "one\r\n2\r\nextra\r\nthree\r\n".into(),
+            Some("line endings")
+        )
+    );
+}
+
+#[test]
+fn trailing_whitespace_keeps_the_file_bytes_on_shared_lines() {
+    let file = "fn a() {  \n    let x = 1;\t\n    x\n}\n";
+    let (after, how) = ok(
+        file,
+        "fn a() {\n    let x = 1;\n    x",
+        "fn a() {\n    let x = 1;\n    x + 1",
+    );
+    assert_eq!(after, "fn a() {  \n    let x = 1;\t\n    x + 1\n}\n");
+    assert_eq!(how, Some("trailing whitespace"));
+}
+
+#[test]
+fn a_shifted_block_is_reindented() {
+    let file = "impl A {\n    fn f() {\n        one();\n    }\n}\n";
+    let (after, how) = ok(
+        file,
+        "fn f() {\n    one();\n}",
+        "fn f() {\n    one();\n    two();\n}",
+    );
+    assert_eq!(
+        after,
+        "impl A {\n    fn f() {\n        one();\n        two();\n    }\n}\n"
+    );
+    assert_eq!(how, Some("indentation"));
+}
+
+#[test]
+fn tabs_sent_as_spaces_are_written_as_tabs() {
+    let file = "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n";
+    let (after, how) = ok(
+        file,
+        "    if x {\n        y()\n    }",
+        "    if x {\n        y()\n        z()\n    }",
+    );
+    assert_eq!(after, "func f() {\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n");
+    assert_eq!(how, Some("tabs and spaces"));
+}
+
+#[test]
+fn typographic_characters_fold_both_ways() {
+    let file = "print(\"it's done\")  # ok - fine\n";
+    let (after, how) = ok(file, "print(“it’s done”)", "print(“it’s finished”)");
+    assert_eq!(after, "print(\"it's finished\")  # ok - fine\n");
+    assert_eq!(how, Some("typographic characters"));
+}
+
+#[test]
+fn unicode_forms_read_prefixes_and_escapes() {
+    let file = "name = \"caf\u{e9}\"\nx = 1\n";
+    let (after, how) = ok(file, "name = \"cafe\u{301}\"", "name = \"cafe\u{301}s\"");
+    assert_eq!(after, "name = \"caf\u{e9}s\"\nx = 1\n");
+    assert_eq!(how, Some("unicode normalization"));
+
+    let file = "fn main() {\n    go();\n}\n";
+    let (after, how) = ok(
+        file,
+        "2\t    go();\n3\t}",
+        "2\t    go();\n3\t    stop();\n4\t}",
+    );
+    assert_eq!(after, "fn main() {\n    go();\n    stop();\n}\n");
+    assert_eq!(how, Some("read_file line numbers"));
+
+    let file = "let s = \"a\";\nlet t = 2;\n";
+    let (after, how) = ok(
+        file,
+        r#"let s = \"a\";\nlet t = 2;"#,
+        r#"let s = \"b\";\nlet t = 2;"#,
+    );
+    assert_eq!(after, "let s = \"b\";\nlet t = 2;\n");
+    assert_eq!(how, Some("escapes"));
+}
+
+#[test]
+fn blank_ends_and_a_missing_final_newline() {
+    let file = "a\nb\nc";
+    let (after, how) = ok(file, "\nb\nc\n", "\nb\nC\n");
+    assert_eq!(after, "a\nb\nC");
+    assert!(how.is_some());
+    let (after, how) = ok("x\ny", "x\ny\n", "x\nz\n");
+    assert_eq!(after, "x\nz");
+    assert_eq!(how, Some("final newline"));
+}
+
+#[test]
+fn lookalikes_elisions_and_stale_lines_are_refused() {
+    let file = "if a {\n    run();  \n}\nif b {\n    run(); \n}\n";
+    let refusal = refused(file, "    run();\n}", "    walk();\n}");
+    assert!(
+        refusal.contains(
+            "matches 2 places in f.rs after normalizing trailing whitespace (lines 2, 5)"
+        ),
+        "{refusal}"
+    );
+
+    let file = "fn a() {\n    one();\n    two();\n}\n";
+    let refusal = refused(
+        file,
+        "fn a() {\n    one();\n    two();\n}",
+        "fn a() {\n    // ... existing code ...\n    three();\n}",
+    );
+    assert!(refusal.contains("omitted code"), "{refusal}");
+    let refusal = refused(file, "fn a() {\n    ...\n}", "fn a() {}");
+    assert!(refusal.contains("omitted text"), "{refusal}");
+    let refusal = refused(file, "fn a() {\n    one();\n    TWO();\n}", "fn a() {}\n");
+    assert!(
+        refusal.contains("lines 1–4 (3 of 4 lines agree)")
+            && refusal.contains(
+                "line 3, column 5: the file has \"two();\" where old_string has \"TWO();\""
+            ),
+        "{refusal}"
+    );
+    refused(file, "fn a() {\n}", "fn b() {\n}");
+}
+
+#[test]
+fn byte_order_marks_and_conventions_survive() {
+    let file = "\u{feff}first\r\nsecond\r\n";
+    let (after, _) = ok(file, "first\nsecond\n", "first\nsecond\nthird\n");
+    assert_eq!(after, "\u{feff}first\r\nsecond\r\nthird\r\n");
+}
+
+#[test]
+fn find_starts_where_asked() {
+    let text = "x\ny\nx\ny\n";
+    let found = find(text, "x\ny\n", "z\n", 2, "f").unwrap();
+    assert_eq!(found.start, 4);
+    assert!(find(text, "x\ny\n", "z\n", 0, "f").is_err());
+}
+
+#[test]
+fn a_big_file_with_a_miss_stays_fast_and_clear() {
+    let mut file = String::new();
+    for i in 0..10_000 {
+        file.push_str(&format!("    let value_{i} = compute({i}); // “note”\n"));
+    }
+    let refusal = refused(
+        &file,
+        "    let value_5000 = compute(5001); // “note”\n    let value_5001 = compute(5001); // “note”",
+        "x",
+    );
+    assert!(
+        refusal.contains("lines 5001–5002 (1 of 2 lines agree)")
+            && refusal.contains("line 5001, column 33"),
+        "{refusal}"
+    );
+}
