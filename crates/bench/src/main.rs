@@ -16,6 +16,7 @@ mod checkpoints;
 mod cpu;
 mod daemon;
 mod echo;
+mod edits;
 mod engine;
 mod export;
 mod fleet;
@@ -93,6 +94,14 @@ enum BenchCommand {
     /// The user's hooks and rules (in process): the overhead of a `PreToolUse`
     /// hook per tool call against the same turn without hooks, deciding a
     /// compound command against 100 rules, reading the policy files.
+    /// The near-miss edit corpus through the real binary: applied, refused
+    /// and corrupted shares for edit_file and apply_patch (with --vs, the
+    /// previous release side by side), and matching cost on a 10,000-line file.
+    Edits {
+        /// The previous release's `seekclaw`, run on the same cases.
+        #[arg(long)]
+        vs: Option<PathBuf>,
+    },
     Hooks {
         /// Measured turns per side.
         #[arg(long, default_value_t = 30)]
@@ -350,6 +359,13 @@ fn main() -> Result<()> {
             json: cli.json,
         });
     }
+    if let BenchCommand::Edits { vs } = &cli.command {
+        return edits::run(&edits::EditsArgs {
+            bin: bin.clone(),
+            vs: vs.as_deref().map(std::path::absolute).transpose()?,
+            json: cli.json,
+        });
+    }
     if let BenchCommand::Hooks { turns } = cli.command {
         return hooks::run(&hooks::HooksArgs {
             turns,
@@ -535,7 +551,8 @@ fn main() -> Result<()> {
         }),
         BenchCommand::Sandbox { .. }
         | BenchCommand::Checkpoints { .. }
-        | BenchCommand::Hooks { .. } => Ok(()),
+        | BenchCommand::Hooks { .. }
+        | BenchCommand::Edits { .. } => Ok(()),
         BenchCommand::Turns {
             only,
             relay_runs,

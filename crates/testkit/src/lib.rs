@@ -6,6 +6,7 @@
 mod chromium;
 mod client;
 mod daemon;
+pub mod edit_corpus;
 mod fake_web;
 mod provider_server;
 mod require;

@@ -168,16 +168,25 @@ pub(crate) fn replace(
     rel: &str,
 ) -> Result<Replaced, Refusal> {
     if replace_all && !old.is_empty() {
-        let count = text.matches(old).count();
-        if count > 0 {
-            let python = rel.ends_with(".py") || rel.ends_with(".pyi");
-            refuse::elisions(old, new, python, rel)?;
-            let new = with_eol(new, line_ending(text));
-            return Ok(Replaced {
-                text: text.replace(old, &new),
-                count,
-                how: None,
-            });
+        let eol = line_ending(text);
+        // Every exact occurrence; else, in a CRLF file, every occurrence of
+        // the model's LF text in the file's line endings.
+        let crlf = with_eol(old, eol);
+        let candidates = [
+            (old, None),
+            (crlf.as_str(), Some(Normalization::LineEndings)),
+        ];
+        for (old, how) in candidates {
+            let count = text.matches(old).count();
+            if count > 0 {
+                let python = rel.ends_with(".py") || rel.ends_with(".pyi");
+                refuse::elisions(old, new, python, rel)?;
+                return Ok(Replaced {
+                    text: text.replace(old, &with_eol(new, eol)),
+                    count,
+                    how,
+                });
+            }
         }
     }
     let found = find(text, old, new, 0, rel)?;

@@ -83,7 +83,9 @@ fn same(file: &str, model: &str, rules: &Rules) -> bool {
     }
 }
 
-/// A single line with no line break: every occurrence inside any line.
+/// A single line with no line break: every occurrence inside any line. Under
+/// the indentation rules a fragment that starts with indentation matches only
+/// at the start of a line (never inside a word), re-indented.
 fn fragments(
     text: &str,
     lines: &[Line],
@@ -92,10 +94,12 @@ fn fragments(
     rules: &Rules,
     limit: usize,
 ) -> Vec<Hit> {
-    let key = if rules.indent { trim_indent(key) } else { key };
     let mut hits = Vec::new();
     if key.trim().is_empty() {
         return hits;
+    }
+    if rules.indent && !leading(key).is_empty() {
+        return indented_fragments(text, lines, folded, key, rules, limit);
     }
     for (i, line) in lines.iter().enumerate() {
         for (at, _) in folded[i].match_indices(key) {
@@ -116,6 +120,49 @@ fn fragments(
             if hits.len() >= limit {
                 return hits;
             }
+        }
+    }
+    hits
+}
+
+/// An indented fragment re-indented: the start of a line whose text after
+/// its indentation begins with the fragment's.
+fn indented_fragments(
+    text: &str,
+    lines: &[Line],
+    folded: &[Cow<str>],
+    key: &str,
+    rules: &Rules,
+    limit: usize,
+) -> Vec<Hit> {
+    let body = trim_indent(key);
+    let model_lead = leading(key);
+    let mut hits = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let content = &folded[i];
+        let lead = content.len() - trim_indent(content).len();
+        if !content[lead..].starts_with(body) {
+            continue;
+        }
+        let raw = &text[line.start..line.end];
+        let Some(indent) = relate(&[(leading(raw), model_lead)], rules.tabs) else {
+            continue;
+        };
+        let Some(end) = Mapped::new(raw, rules.folds).original(lead + body.len()) else {
+            continue;
+        };
+        hits.push(Hit {
+            first: i,
+            count: 1,
+            start: line.start,
+            end: line.start + end,
+            first_partial: false,
+            last_partial: true,
+            consumed_ending: false,
+            indent,
+        });
+        if hits.len() >= limit {
+            break;
         }
     }
     hits

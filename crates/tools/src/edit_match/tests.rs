@@ -184,3 +184,53 @@ fn a_big_file_with_a_miss_stays_fast_and_clear() {
         "{refusal}"
     );
 }
+
+/// The corpus the e2e suite runs through the binary, here straight through
+/// the matcher (fast feedback; the e2e run is the proof).
+#[test]
+fn the_corpus_through_the_matcher() {
+    use seekclaw_testkit::edit_corpus::{self, Case};
+    fn apply(case: &Case) -> Result<String, String> {
+        let (path, edits) = case.edits.as_ref().ok_or("no edit form")?;
+        let mut text = case.before[path].clone();
+        for e in edits {
+            let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+            let all = e["replace_all"].as_bool().unwrap_or(false);
+            if s("old_string") == s("new_string") {
+                return Err("identical (edit_file refuses it)".into());
+            }
+            let done =
+                replace(&text, &s("old_string"), &s("new_string"), all, path).map_err(|r| r.0)?;
+            text = done.text;
+        }
+        Ok(text)
+    }
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for case in edit_corpus::load().unwrap() {
+        let Some((path, _)) = &case.edits else {
+            continue;
+        };
+        checked += 1;
+        let got = apply(&case);
+        let want = case
+            .after
+            .as_ref()
+            .map(|a| a[path].clone().unwrap_or_default());
+        match (&got, &want) {
+            (Ok(g), Some(w)) if g == w => {}
+            (Err(_), None) => {}
+            _ => wrong.push(format!(
+                "{} ({}): got {got:?}\n  want {want:?}",
+                case.name, case.class
+            )),
+        }
+    }
+    eprintln!("corpus cases with an edit form: {checked}");
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

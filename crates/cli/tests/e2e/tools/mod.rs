@@ -1,6 +1,7 @@
-//! The tools that reach past the workspace, driven through the daemon:
-//! `web_search` against a local fake engine (never the internet) and
-//! `capture_screen` on an Xvfb display.
+//! The tools, driven through the real binary: the edit corpus through
+//! `edit_file`, `web_search` against a local fake engine (never the internet)
+//! and `capture_screen` on an Xvfb display.
 
 mod capture_screen;
+mod edit_corpus;
 mod web_search;
