@@ -79,25 +79,14 @@ impl Model {
         Model { lines, newline_end }
     }
 
-    /// Drops blank lines at both ends: how many went from the start and the end.
-    pub(super) fn trim_blank_ends(&mut self) -> (usize, usize) {
-        let lead = self
-            .lines
-            .iter()
-            .take_while(|l| l.trim().is_empty())
-            .count();
+    /// How many blank lines open and close the text (none when it is all blank).
+    pub(super) fn blank_ends(&self) -> (usize, usize) {
+        let blank = |l: &&String| l.trim().is_empty();
+        let lead = self.lines.iter().take_while(blank).count();
         if lead == self.lines.len() {
             return (0, 0);
         }
-        let trail = self
-            .lines
-            .iter()
-            .rev()
-            .take_while(|l| l.trim().is_empty())
-            .count();
-        self.lines.drain(..lead);
-        self.lines.truncate(self.lines.len() - trail);
-        (lead, trail)
+        (lead, self.lines.iter().rev().take_while(blank).count())
     }
 
     /// Drops up to `lead`/`trail` blank lines from the ends.
@@ -143,8 +132,10 @@ mod tests {
         assert!(m.newline_end);
         assert_eq!(Model::new("\n").lines, [""]);
         let mut m = Model::new("\n\nx\ny\n\n");
-        assert_eq!(m.trim_blank_ends(), (2, 1));
+        assert_eq!(m.blank_ends(), (2, 1));
+        m.trim_blank_ends_up_to(2, 1);
         assert_eq!(m.lines, ["x", "y"]);
+        assert_eq!(Model::new("\n \n").blank_ends(), (0, 0));
         let mut n = Model::new("\nz\n");
         n.trim_blank_ends_up_to(2, 1);
         assert_eq!(n.lines, ["z"]);

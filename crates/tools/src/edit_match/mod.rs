@@ -142,20 +142,36 @@ pub(crate) fn find(
     };
     let python = rel.ends_with(".py") || rel.ends_with(".pyi");
     refuse::elisions(old, new, python, rel)?;
-    let exact: Vec<usize> = text[from..]
-        .match_indices(old)
-        .map(|(at, _)| from + at)
+    let exact: Vec<usize> = occurrences(&text[from..], old)
+        .map(|at| from + at)
         .collect();
     match exact.as_slice() {
         [] => recover(text, old, new, from, rel, python),
         [start] => Ok(Found {
-            start: *start,
+            // A match never splits a `\r\n`: the line break it starts
+            // with is the file's whole line ending.
+            start: if old.starts_with('\n') && text[..*start].ends_with('\r') {
+                start - 1
+            } else {
+                *start
+            },
             end: start + old.len(),
             replacement: with_eol(new, eol_near(text, *start)),
             how: None,
         }),
         several => Err(refuse::ambiguous(text, several, rel, None)),
     }
+}
+
+/// Where `needle` occurs in `hay`, overlapping occurrences included (two
+/// lookalike lines sent as one block can match twice, one line apart).
+pub(super) fn occurrences<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + hay.get(from..)?.find(needle)?;
+        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
+        Some(at)
+    })
 }
 
 /// `text` with `old` replaced by `new`: the one match, or with `replace_all`
@@ -320,7 +336,11 @@ fn prepare(
         }
     }
     if stage >= N::BlankEnds {
-        let (lead, trail) = o.trim_blank_ends();
+        // Only blank lines both strings open or close with are context the
+        // model added; a blank line the new text drops is part of the edit.
+        let ((ol, ot), (nl, nt)) = (o.blank_ends(), n.blank_ends());
+        let (lead, trail) = (ol.min(nl), ot.min(nt));
+        o.trim_blank_ends_up_to(lead, trail);
         if stage == N::BlankEnds && lead + trail == 0 {
             return None;
         }
@@ -330,6 +350,11 @@ fn prepare(
         return None;
     }
     Some((o, n))
+}
+
+/// The spaces and tabs that end `line`.
+fn trailing(line: &str) -> &str {
+    &line[line.trim_end_matches([' ', '\t']).len()..]
 }
 
 /// The found match of stage `stage` and its replacement.
@@ -361,6 +386,14 @@ fn build(
         nfc: stage >= Normalization::Unicode
             && !o.lines.iter().all(|l| is_nfc(l))
             && is_nfc(region),
+        trim_trailing: stage >= Normalization::TrailingWhitespace
+            && o.lines
+                .iter()
+                .zip(&lines[hit.first..])
+                .any(|(model, file)| {
+                    let file = &text[file.start..file.end];
+                    trailing(model) != trailing(file)
+                }),
     };
     Found {
         start: hit.start,
@@ -372,3 +405,6 @@ fn build(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod proptests;

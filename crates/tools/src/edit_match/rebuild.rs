@@ -22,6 +22,9 @@ pub(super) struct Style {
     pub ascii: bool,
     /// Write new lines in NFC.
     pub nfc: bool,
+    /// Drop trailing whitespace from new lines (the model added it where the
+    /// file has none).
+    pub trim_trailing: bool,
 }
 
 /// The text that replaces `hit` (`old` matched there; `new` replaces it).
@@ -110,6 +113,9 @@ fn new_line(line: &str, continues: bool, hit: &Hit, style: &Style) -> String {
     }
     if style.nfc && !is_nfc(&out) {
         out = out.nfc().collect();
+    }
+    if style.trim_trailing {
+        out.truncate(out.trim_end_matches([' ', '\t']).len());
     }
     out
 }

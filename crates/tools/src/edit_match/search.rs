@@ -55,7 +55,9 @@ pub(super) fn search(
         return Vec::new();
     }
     if keys.len() == 1 && !model.newline_end {
-        return fragments(text, lines, folded, &keys[0], rules, limit);
+        // Trailing whitespace the fold dropped pins a fragment to a line's end.
+        let at_end = rules.folds.trailing_ws && ends_with_space(&model.lines[0]);
+        return fragments(text, lines, folded, &keys[0], at_end, rules, limit);
     }
     let mut hits = Vec::new();
     let m = keys.len();
@@ -68,6 +70,10 @@ pub(super) fn search(
         }
     }
     hits
+}
+
+fn ends_with_space(s: &str) -> bool {
+    s.ends_with([' ', '\t'])
 }
 
 fn trim_indent(s: &str) -> &str {
@@ -91,6 +97,7 @@ fn fragments(
     lines: &[Line],
     folded: &[Cow<str>],
     key: &str,
+    at_end: bool,
     rules: &Rules,
     limit: usize,
 ) -> Vec<Hit> {
@@ -99,14 +106,23 @@ fn fragments(
         return hits;
     }
     if rules.indent && !leading(key).is_empty() {
-        return indented_fragments(text, lines, folded, key, rules, limit);
+        return indented_fragments(text, lines, folded, key, at_end, rules, limit);
     }
     for (i, line) in lines.iter().enumerate() {
-        for (at, _) in folded[i].match_indices(key) {
+        for at in super::occurrences(&folded[i], key) {
+            if at_end && at + key.len() != folded[i].len() {
+                continue;
+            }
             let mapped = Mapped::new(&text[line.start..line.end], rules.folds);
-            let (Some(s), Some(e)) = (mapped.original(at), mapped.original(at + key.len())) else {
+            let (Some(s), Some(mut e)) = (mapped.original(at), mapped.original(at + key.len()))
+            else {
                 continue;
             };
+            // Reaching the folded line's end means reaching the line's end:
+            // its trailing whitespace goes with the match.
+            if rules.folds.trailing_ws && at + key.len() == folded[i].len() {
+                e = line.end - line.start;
+            }
             hits.push(Hit {
                 first: i,
                 count: 1,
@@ -132,6 +148,7 @@ fn indented_fragments(
     lines: &[Line],
     folded: &[Cow<str>],
     key: &str,
+    at_end: bool,
     rules: &Rules,
     limit: usize,
 ) -> Vec<Hit> {
@@ -141,7 +158,7 @@ fn indented_fragments(
     for (i, line) in lines.iter().enumerate() {
         let content = &folded[i];
         let lead = content.len() - trim_indent(content).len();
-        if !content[lead..].starts_with(body) {
+        if !content[lead..].starts_with(body) || (at_end && content[lead..] != *body) {
             continue;
         }
         let raw = &text[line.start..line.end];
@@ -204,7 +221,9 @@ fn window(
     // The last line: whole, or (without a final line break) the file line's start.
     let mut last_partial_at = None;
     if m >= 2 && !same(&folded[last], &keys[m - 1], rules) {
-        if model.newline_end {
+        // A last line that ends in whitespace the fold dropped is whole.
+        let pinned = rules.folds.trailing_ws && ends_with_space(&model.lines[m - 1]);
+        if model.newline_end || pinned {
             return None;
         }
         let tail = &folded[last];
