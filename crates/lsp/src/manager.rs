@@ -159,6 +159,8 @@ impl LspManager {
         }
         let settings = (self.inner.source)();
         if settings.servers.is_empty() {
+            // Off: stop what an earlier config started.
+            self.retire(&[]);
             return None;
         }
         let deadline = Instant::now() + Duration::from_millis(settings.wait_ms());
@@ -228,6 +230,9 @@ impl LspManager {
     fn retire(&self, specs: &[ServerSpec]) {
         let stale: Vec<Arc<Slot>> = {
             let mut slots = locked(&self.inner.slots);
+            if slots.is_empty() {
+                return;
+            }
             let keys: Vec<(PathBuf, String)> = slots
                 .iter()
                 .filter(|(_, slot)| !specs.contains(&slot.spec))
