@@ -11,6 +11,7 @@ mod daemon;
 mod dispatch;
 mod doctor;
 mod doctor_policy;
+mod doctor_lsp;
 mod doctor_tools;
 mod endpoint;
 mod error;
