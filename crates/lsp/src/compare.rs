@@ -70,7 +70,14 @@ pub(crate) fn format(server: &str, rel: &str, after: &str, errors: &[&Diagnostic
             .map_or(d.range.start.character as usize, |l| {
                 utf16_to_chars(l, d.range.start.character as usize)
             });
-        let mut message: String = d.message.split('\n').collect::<Vec<_>>().join("\n    ");
+        // Continuation lines (pyright indents them with no-break spaces) get ours.
+        let mut message: String = d
+            .message
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n    ");
         if message.chars().count() > MAX_MESSAGE {
             message = message.chars().take(MAX_MESSAGE).collect::<String>() + "…";
         }
