@@ -241,3 +241,104 @@ fn without_lsp_config_an_edit_reports_as_before() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("LSP"));
 }
+
+/// The daemon keeps one pyright per workspace for every session on it,
+/// `doctor` shows it running, and it ends with the daemon.
+#[test]
+fn sessions_on_one_workspace_share_one_server_that_ends_with_the_daemon() {
+    use crate::support::turns::{chat, setup};
+    let Some(pyright) = pyright_bin() else { return };
+    let server = ProviderServer::start().unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![pyright];
+    dirs.extend(std::env::split_paths(&path));
+    let mut d = setup(
+        &server,
+        seekclaw_testkit::StartOptions {
+            config: Some(json!({"lsp": {"servers": {"pyright": {}}, "waitMilliseconds": 60000}})),
+            env: vec![(
+                "PATH".into(),
+                std::env::join_paths(dirs)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            )],
+            ..Default::default()
+        },
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("proj");
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::fs::write(ws.join("app.py"), APP).unwrap();
+    let w = ws.display().to_string();
+    let mut c = d.connect().unwrap();
+    let lsp_row = |c: &mut seekclaw_testkit::Client| {
+        let checks = c.ok_json("doctor.run", json!({"workspace": w})).unwrap();
+        checks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "LSP pyright")
+            .cloned()
+            .unwrap_or_else(|| panic!("{checks:#}"))
+    };
+    assert!(
+        lsp_row(&mut c)["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("not started"),
+        "{}",
+        lsp_row(&mut c)
+    );
+    let mut pids = Vec::new();
+    for (i, (old, new)) in [
+        ("count: int = 1", "count: int = \"one\""),
+        ("greet(name: str) -> str", "greet(name: str) -> int"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        server.clear_requests();
+        server.enqueue(Reply::new().tool_call(
+            format!("e{i}"),
+            "edit_file",
+            json!({"path": "app.py", "old_string": old, "new_string": new}).to_string(),
+        ));
+        server.enqueue(Reply::plain("done"));
+        // A new session each time: the server is the workspace's, not the session's.
+        let all = chat(&mut c, json!({"message": "edit", "workspace": w}));
+        assert_eq!(all.last().unwrap()["event"], "done", "{all:?}");
+        let requests = server.requests();
+        let result = requests[1].body["messages"].as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            result.contains("Diagnostics after this edit (pyright):"),
+            "{result}"
+        );
+        let row = lsp_row(&mut c);
+        assert_eq!(row["level"], "ok", "{row}");
+        let detail = row["detail"].as_str().unwrap().to_string();
+        assert!(detail.starts_with(&format!("running for {w} (pid ")), "{detail}");
+        let pid: u32 = detail
+            .rsplit("(pid ")
+            .next()
+            .unwrap()
+            .trim_end_matches(')')
+            .parse()
+            .unwrap();
+        pids.push(pid);
+    }
+    assert_eq!(pids[0], pids[1], "one server for both sessions");
+    d.signal(libc::SIGTERM).unwrap();
+    d.wait_exit(Duration::from_secs(30)).unwrap();
+    let gone = (0..100).any(|_| {
+        let alive = seekclaw_testkit::process_alive(pids[0]);
+        if alive {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        !alive
+    });
+    assert!(gone, "pyright outlived the daemon");
+}
