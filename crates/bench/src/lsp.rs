@@ -51,7 +51,13 @@ struct Side {
     workspace: String,
 }
 
-fn start(bin: &Path, scratch: &Scratch, name: &str, server: &ProviderServer, lsp: Option<Value>) -> Result<Side> {
+fn start(
+    bin: &Path,
+    scratch: &Scratch,
+    name: &str,
+    server: &ProviderServer,
+    lsp: Option<Value>,
+) -> Result<Side> {
     let home = scratch.dir().join(format!("home-{name}"));
     let work = scratch.dir().join(format!("work-{name}"));
     std::fs::create_dir_all(&home)?;
@@ -196,7 +202,9 @@ pub fn run(args: &LspArgs<'_>) -> Result<()> {
         println!("{report}");
         return Ok(());
     }
-    println!("Diagnostics after an edit (pyright, {edits} edits per turn, every other one introduces an error)");
+    println!(
+        "Diagnostics after an edit (pyright, {edits} edits per turn, every other one introduces an error)"
+    );
     println!(
         "  edit, no lsp          p50 {:.3} ms  p99 {:.3} ms  (n={})",
         ms(base.p50),
@@ -219,7 +227,10 @@ pub fn run(args: &LspArgs<'_>) -> Result<()> {
         );
     }
     if let Some(d) = first.first() {
-        println!("  first edit (pyright cold: start + first analysis) {:.0} ms", ms(*d));
+        println!(
+            "  first edit (pyright cold: start + first analysis) {:.0} ms",
+            ms(*d)
+        );
     }
     Ok(())
 }

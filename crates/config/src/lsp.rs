@@ -171,7 +171,12 @@ mod tests {
             serde_json::from_str(r#"{"servers":{"x":{"command":["a","--b"]}}}"#).unwrap();
         assert_eq!(parsed.wait_ms(), DEFAULT_LSP_WAIT_MS);
         assert_eq!(
-            parsed.servers["x"].command.as_ref().unwrap().argv().unwrap(),
+            parsed.servers["x"]
+                .command
+                .as_ref()
+                .unwrap()
+                .argv()
+                .unwrap(),
             ["a", "--b"]
         );
         assert!(LspSettings::default().is_empty());

@@ -2,7 +2,7 @@
 //! it configures none): each server's state per workspace, and the entries
 //! that cannot be used.
 
-use seekclaw_lsp::{ServerState, ServerStatus};
+use seekclaw_engine::{LspServerState as ServerState, LspServerStatus as ServerStatus};
 use seekclaw_protocol::api::{CheckLevel, DoctorCheck as Check};
 
 use crate::ctx::Ctx;
@@ -43,7 +43,7 @@ pub(crate) fn checks(daemon: &Ctx) -> Vec<Check> {
             Some(format!(
                 "correct {} in config.json (presets: {})",
                 problem.path,
-                seekclaw_lsp::preset_names().join(", ")
+                seekclaw_engine::lsp_presets().join(", ")
             )),
         ));
     }

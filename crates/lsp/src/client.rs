@@ -120,10 +120,11 @@ impl Server {
             _ => StartError::Failed(format!("cannot start {}: {e}", spec.program())),
         })?;
         let pid = child.id().unwrap_or(0);
-        let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-            (Some(i), Some(o), Some(e)) => (i, o, e),
-            _ => return Err(StartError::Failed("no pipes to the server".into())),
-        };
+        let (stdin, stdout, stderr) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(i), Some(o), Some(e)) => (i, o, e),
+                _ => return Err(StartError::Failed("no pipes to the server".into())),
+            };
         let (outbox, queue) = mpsc::unbounded_channel();
         let inner = Arc::new(Inner {
             outbox,
@@ -173,7 +174,7 @@ impl Server {
     async fn initialize(&self, spec: &ServerSpec, root_uri: Url) -> Result<Option<bool>, String> {
         let name = root_uri
             .path_segments()
-            .and_then(|s| s.filter(|p| !p.is_empty()).next_back())
+            .and_then(|mut s| s.rfind(|p| !p.is_empty()))
             .unwrap_or("workspace")
             .to_string();
         let mut params = json!({
@@ -296,9 +297,11 @@ impl Server {
             sent_seq: shared.seq,
         };
         shared.docs.insert(uri.clone(), doc);
-        self.inner.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-            "textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}
-        }}));
+        self.inner.send(
+            &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+                "textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}
+            }}),
+        );
     }
 
     fn change(&self, uri: &Url, text: &str) {
@@ -313,14 +316,20 @@ impl Server {
         doc.sent_seq = seq;
         let version = doc.version;
         // Whole text, no range: valid whatever sync kind the server asked for.
-        self.inner.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-            "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"text": text}]
-        }}));
+        self.inner.send(
+            &json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": text}]
+            }}),
+        );
     }
 
     /// The diagnostics published for the text last sent of `uri`.
-    async fn wait_current(&self, uri: &Url, deadline: Instant) -> Result<Vec<Diagnostic>, Exchange> {
+    async fn wait_current(
+        &self,
+        uri: &Url,
+        deadline: Instant,
+    ) -> Result<Vec<Diagnostic>, Exchange> {
         let mut changed = self.inner.changed.subscribe();
         loop {
             {
@@ -349,7 +358,11 @@ impl Server {
     /// Asks it to shut down, then ends its process group.
     pub(crate) async fn stop(&self) {
         if !self.is_dead() {
-            let _ = timeout(Duration::from_millis(500), self.request("shutdown", Value::Null)).await;
+            let _ = timeout(
+                Duration::from_millis(500),
+                self.request("shutdown", Value::Null),
+            )
+            .await;
             self.notify("exit", Value::Null);
             let _ = timeout(Duration::from_millis(300), async {
                 let mut changed = self.inner.changed.subscribe();

@@ -81,7 +81,11 @@ pub(crate) fn format(server: &str, rel: &str, after: &str, errors: &[&Diagnostic
         if message.chars().count() > MAX_MESSAGE {
             message = message.chars().take(MAX_MESSAGE).collect::<String>() + "…";
         }
-        out.push_str(&format!("\n {rel}:{}:{} error: {message}", line + 1, column + 1));
+        out.push_str(&format!(
+            "\n {rel}:{}:{} error: {message}",
+            line + 1,
+            column + 1
+        ));
         if let Some(code) = &d.code {
             match code {
                 NumberOrString::Number(n) => out.push_str(&format!(" [{n}]")),

@@ -172,11 +172,7 @@ impl LspManager {
             return None;
         }
         let uri = Url::from_file_path(abs).ok()?;
-        let rel = abs
-            .strip_prefix(root)
-            .unwrap_or(abs)
-            .display()
-            .to_string();
+        let rel = abs.strip_prefix(root).unwrap_or(abs).display().to_string();
         let language = spec::language_id(&extension);
         let parts = join_all(covering.into_iter().map(|spec| {
             let slot = self.slot(root, spec);
@@ -365,10 +361,12 @@ impl LspManager {
         let slots: Vec<Arc<Slot>> = locked(&self.inner.slots).drain().map(|(_, s)| s).collect();
         let servers: Vec<Arc<Server>> = slots
             .iter()
-            .filter_map(|slot| match std::mem::take(&mut locked(&slot.state).phase) {
-                Phase::Running(server) => Some(server),
-                _ => None,
-            })
+            .filter_map(
+                |slot| match std::mem::take(&mut locked(&slot.state).phase) {
+                    Phase::Running(server) => Some(server),
+                    _ => None,
+                },
+            )
             .collect();
         join_all(servers.iter().map(|s| s.stop())).await;
     }
@@ -412,9 +410,9 @@ impl SlotState {
             },
             Phase::Starting => ServerState::Starting,
             Phase::Missing(_) => ServerState::Missing,
-            Phase::GaveUp(until) => {
-                crashed(Some(until.saturating_duration_since(std::time::Instant::now())))
-            }
+            Phase::GaveUp(until) => crashed(Some(
+                until.saturating_duration_since(std::time::Instant::now()),
+            )),
             Phase::Idle if self.total_crashes > 0 => crashed(None),
             Phase::Idle => ServerState::NotStarted,
         }

@@ -90,10 +90,20 @@ async fn only_the_errors_an_edit_introduced_are_reported_and_a_fix_reports_none(
     // The file is open now: its last diagnostics are the next baseline.
     assert_eq!(s.edit(after, "x\na\n").await, None);
     // Changed behind the server's back: the text before this edit is the baseline.
-    assert_eq!(s.edit("ERROR b\n", "ERROR b\nERROR c\n").await.unwrap().lines().count(), 2);
+    assert_eq!(
+        s.edit("ERROR b\n", "ERROR b\nERROR c\n")
+            .await
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
     // Files the server does not cover are not sent.
     let other = s.root.join("b.txt");
-    assert_eq!(s.manager.after_edit(&s.root, &other, "", "ERROR").await, None);
+    assert_eq!(
+        s.manager.after_edit(&s.root, &other, "", "ERROR").await,
+        None
+    );
     s.manager.shutdown().await;
     for _ in 0..100 {
         if !alive(pid) {
@@ -122,7 +132,11 @@ async fn a_hung_or_slow_server_costs_at_most_the_bound() {
             let started = Instant::now();
             assert_eq!(s.edit("", "ERROR\n").await, None);
             // Generous: the bound is 300 ms; the hang is for ever, the slow one 5 s.
-            assert!(started.elapsed() < Duration::from_secs(3), "{mode}: {:?}", started.elapsed());
+            assert!(
+                started.elapsed() < Duration::from_secs(3),
+                "{mode}: {:?}",
+                started.elapsed()
+            );
         }
         s.manager.shutdown().await;
     }
@@ -136,7 +150,9 @@ async fn a_crashing_server_is_restarted_then_left_alone_for_a_while() {
         assert_eq!(s.edit("", "ERROR\n").await, None, "round {round}");
         match s.state() {
             ServerState::Running { pid, .. } => pids.push(pid),
-            ServerState::Crashed { times, last_error, .. } => {
+            ServerState::Crashed {
+                times, last_error, ..
+            } => {
                 assert!(times >= 1);
                 assert!(!last_error.is_empty());
             }
@@ -144,27 +160,48 @@ async fn a_crashing_server_is_restarted_then_left_alone_for_a_while() {
         }
     }
     match s.state() {
-        ServerState::Crashed { times: 3, retry_in: Some(_), last_error } => {
-            assert!(last_error.contains("crashing on purpose") || last_error.contains("exit"), "{last_error}");
+        ServerState::Crashed {
+            times: 3,
+            retry_in: Some(_),
+            last_error,
+        } => {
+            assert!(
+                last_error.contains("crashing on purpose") || last_error.contains("exit"),
+                "{last_error}"
+            );
         }
         // The third crash is counted when it is next looked at.
         ServerState::Running { .. } | ServerState::Crashed { .. } => {
             assert_eq!(s.edit("", "ERROR\n").await, None);
-            assert!(matches!(s.state(), ServerState::Crashed { retry_in: Some(_), .. }), "{:?}", s.state());
+            assert!(
+                matches!(
+                    s.state(),
+                    ServerState::Crashed {
+                        retry_in: Some(_),
+                        ..
+                    }
+                ),
+                "{:?}",
+                s.state()
+            );
         }
         other => panic!("{other:?}"),
     }
     let started = Instant::now();
     assert_eq!(s.edit("", "ERROR\n").await, None);
-    assert!(started.elapsed() < Duration::from_secs(1), "gave up, so no wait");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "gave up, so no wait"
+    );
     s.manager.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_missing_program_is_reported_once() {
     let mut missing = settings("normal", 1000);
-    missing.servers.get_mut("fake").unwrap().command =
-        Some(seekclaw_config::LspCommand::Line("seekclaw-no-such-ls --stdio".into()));
+    missing.servers.get_mut("fake").unwrap().command = Some(seekclaw_config::LspCommand::Line(
+        "seekclaw-no-such-ls --stdio".into(),
+    ));
     let s = setup(missing);
     assert_eq!(s.state(), ServerState::Missing);
     assert_eq!(

@@ -54,7 +54,10 @@ const LANGUAGES: &[(&str, &[&str])] = &[
     ("javascript", &["js", "jsx", "mjs", "cjs"]),
     ("go", &["go"]),
     ("c", &["c", "h"]),
-    ("cpp", &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "h"]),
+    (
+        "cpp",
+        &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "h"],
+    ),
 ];
 
 /// The `languageId` of `textDocument/didOpen` for a file extension.

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 
 use crate::support::bin;
 
-const APP: &str = "def greet(name: str) -> str:\n    return \"hi \" + name\n\n\ncount: int = 1\nlabel: str = 3\n";
+const APP: &str =
+    "def greet(name: str) -> str:\n    return \"hi \" + name\n\n\ncount: int = 1\nlabel: str = 3\n";
 
 struct Project {
     _tmp: tempfile::TempDir,
@@ -139,7 +140,8 @@ fn pyright_reports_the_error_an_edit_introduced_and_none_for_a_fix() {
     assert!(!fixed.contains("Diagnostics"), "{fixed}");
     assert_eq!(
         std::fs::read_to_string(p.work.join("app.py")).unwrap(),
-        APP.replace("= 1", "= \"one\"").replace("= 3", "= \"three\"")
+        APP.replace("= 1", "= \"one\"")
+            .replace("= 3", "= \"three\"")
     );
 }
 
@@ -188,7 +190,9 @@ fn a_hung_server_costs_at_most_the_bound_and_ends_with_the_run() {
 
 #[test]
 fn a_missing_server_is_said_once_and_doctor_names_it() {
-    let p = project(Some(json!({"servers": {"pyright": {"command": "seekclaw-no-such-langserver --stdio"}}})));
+    let p = project(Some(
+        json!({"servers": {"pyright": {"command": "seekclaw-no-such-langserver --stdio"}}}),
+    ));
     p.script(&[
         ("count: int = 1", "count: int = 2"),
         ("count: int = 2", "count: int = 5"),
@@ -309,7 +313,11 @@ fn sessions_on_one_workspace_share_one_server_that_ends_with_the_daemon() {
         let all = chat(&mut c, json!({"message": "edit", "workspace": w}));
         assert_eq!(all.last().unwrap()["event"], "done", "{all:?}");
         let requests = server.requests();
-        let result = requests[1].body["messages"].as_array().unwrap().last().unwrap()["content"]
+        let result = requests[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()["content"]
             .as_str()
             .unwrap()
             .to_string();
@@ -320,7 +328,10 @@ fn sessions_on_one_workspace_share_one_server_that_ends_with_the_daemon() {
         let row = lsp_row(&mut c);
         assert_eq!(row["level"], "ok", "{row}");
         let detail = row["detail"].as_str().unwrap().to_string();
-        assert!(detail.starts_with(&format!("running for {w} (pid ")), "{detail}");
+        assert!(
+            detail.starts_with(&format!("running for {w} (pid ")),
+            "{detail}"
+        );
         let pid: u32 = detail
             .rsplit("(pid ")
             .next()
