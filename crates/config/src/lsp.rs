@@ -42,13 +42,40 @@ impl LspSettings {
 
 /// The program line of a server: an argv list, or one string split like a
 /// shell would (`"pyright-langserver --stdio"`). Written back as it was read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum LspCommand {
     /// `["pyright-langserver", "--stdio"]`.
     Argv(Vec<String>),
     /// `"pyright-langserver --stdio"`.
     Line(String),
+}
+
+// By hand: an untagged enum's error names no expected shape.
+impl<'de> Deserialize<'de> for LspCommand {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = LspCommand;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of strings (program and arguments) or one command line")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LspCommand, E> {
+                Ok(LspCommand::Line(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<LspCommand, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(word) = seq.next_element::<String>()? {
+                    argv.push(word);
+                }
+                Ok(LspCommand::Argv(argv))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl LspCommand {
@@ -163,6 +190,47 @@ mod tests {
         let mut unknown = Vec::new();
         parsed.unknown_fields("lsp", &mut unknown);
         assert_eq!(unknown, ["lsp.other", "lsp.servers.mine.future"]);
+    }
+
+    #[test]
+    fn bad_entries_fall_back_alone_and_are_reported_by_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        std::fs::write(
+            &path,
+            r#"{"lsp": {"servers": {"pyright": {"disabled": "yes", "langauges": ["python"]},
+                "x": {"command": 5, "extensions": ["x"]}}, "waitMilliseconds": "soon"}}"#,
+        )
+        .unwrap();
+        let loaded = crate::load_json_file::<crate::Config>(&path).unwrap();
+        let mut paths: Vec<&str> = loaded.warnings.iter().map(|w| w.path.as_str()).collect();
+        paths.sort();
+        assert_eq!(
+            paths,
+            [
+                "lsp.servers.pyright.disabled",
+                "lsp.servers.pyright.langauges",
+                "lsp.servers.x.command",
+                "lsp.waitMilliseconds"
+            ],
+            "{:?}",
+            loaded.warnings
+        );
+        let command = loaded.warnings.iter().find(|w| w.path.ends_with("command"));
+        assert!(
+            command.unwrap().message.contains("a list of strings"),
+            "{command:?}"
+        );
+        let lsp = &loaded.value.lsp;
+        assert_eq!(lsp.wait_ms(), DEFAULT_LSP_WAIT_MS);
+        assert!(!lsp.servers["pyright"].disabled);
+        assert_eq!(lsp.servers["x"].command, None);
+        // What was written stays in the file when it is saved again.
+        assert!(
+            serde_json::to_string(&loaded.value)
+                .unwrap()
+                .contains("langauges")
+        );
     }
 
     #[test]
