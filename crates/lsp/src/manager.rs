@@ -26,6 +26,11 @@ const CRASH_WINDOW: Duration = Duration::from_secs(600);
 const GIVE_UP_FOR: Duration = Duration::from_secs(300);
 /// How long a missing program is not looked for again.
 const MISSING_RETRY: Duration = Duration::from_secs(60);
+/// A start still going after this is likely hung: edits stop waiting for it
+/// (it is given up when `initialize` times out).
+const SLOW_START: Duration = Duration::from_secs(10);
+/// A server no edit used for this long is stopped (it restarts on the next).
+const IDLE_STOP: Duration = Duration::from_secs(30 * 60);
 
 /// Reads the `lsp` settings in effect now (the engine reads its config).
 pub type SettingsSource = Arc<dyn Fn() -> LspSettings + Send + Sync>;
@@ -51,6 +56,8 @@ struct Slot {
     state: Mutex<SlotState>,
     /// Bumped when a start ends.
     started: watch::Sender<u64>,
+    /// The last edit that asked it.
+    used: Mutex<std::time::Instant>,
 }
 
 #[derive(Default)]
@@ -65,7 +72,7 @@ struct SlotState {
 enum Phase {
     #[default]
     Idle,
-    Starting,
+    Starting(std::time::Instant),
     Running(Arc<Server>),
     Missing(std::time::Instant),
     GaveUp(std::time::Instant),
@@ -168,6 +175,7 @@ impl LspManager {
         self.retire(&specs);
         let extension = abs.extension()?.to_str()?.to_ascii_lowercase();
         let covering: Vec<&ServerSpec> = specs.iter().filter(|s| s.covers(&extension)).collect();
+        self.stop_idle();
         if covering.is_empty() {
             return None;
         }
@@ -176,6 +184,7 @@ impl LspManager {
         let language = spec::language_id(&extension);
         let parts = join_all(covering.into_iter().map(|spec| {
             let slot = self.slot(root, spec);
+            *locked(&slot.used) = std::time::Instant::now();
             let (uri, rel) = (&uri, rel.as_str());
             async move {
                 let server = match self.ready(&slot, deadline).await {
@@ -217,6 +226,7 @@ impl LspManager {
                     root: root.to_path_buf(),
                     state: Mutex::default(),
                     started: watch::channel(0).0,
+                    used: Mutex::new(std::time::Instant::now()),
                 })
             })
             .clone()
@@ -238,6 +248,22 @@ impl LspManager {
         };
         for slot in stale {
             if let Phase::Running(server) = std::mem::take(&mut locked(&slot.state).phase) {
+                tokio::spawn(async move { server.stop().await });
+            }
+        }
+    }
+
+    /// Stops the servers no edit asked for [`IDLE_STOP`].
+    fn stop_idle(&self) {
+        let slots: Vec<Arc<Slot>> = locked(&self.inner.slots).values().cloned().collect();
+        for slot in slots {
+            if locked(&slot.used).elapsed() < IDLE_STOP {
+                continue;
+            }
+            let mut state = locked(&slot.state);
+            if matches!(&state.phase, Phase::Running(s) if !s.is_dead())
+                && let Phase::Running(server) = std::mem::take(&mut state.phase)
+            {
                 tokio::spawn(async move { server.stop().await });
             }
         }
@@ -272,7 +298,10 @@ impl LspManager {
                     return Ready::Unavailable;
                 }
             }
-            Phase::Starting => return Ready::Wait,
+            Phase::Starting(since) if now.duration_since(*since) > SLOW_START => {
+                return Ready::Unavailable;
+            }
+            Phase::Starting(_) => return Ready::Wait,
             Phase::Missing(since) if now.duration_since(*since) < MISSING_RETRY => {
                 return Ready::Missing;
             }
@@ -282,7 +311,7 @@ impl LspManager {
         if self.inner.stopping.is_cancelled() {
             return Ready::Unavailable;
         }
-        state.phase = Phase::Starting;
+        state.phase = Phase::Starting(now);
         let (slot, stopping) = (slot.clone(), self.inner.stopping.clone());
         tokio::spawn(async move {
             let result = Server::start(&slot.spec, &slot.root).await;
@@ -408,7 +437,7 @@ impl SlotState {
                 retry_in: None,
                 last_error: server.why_dead(),
             },
-            Phase::Starting => ServerState::Starting,
+            Phase::Starting(_) => ServerState::Starting,
             Phase::Missing(_) => ServerState::Missing,
             Phase::GaveUp(until) => crashed(Some(
                 until.saturating_duration_since(std::time::Instant::now()),
