@@ -57,7 +57,7 @@ pub use session_compaction::{Compacted, compact_session, compaction_range};
 pub use steer::{Steer, SteerKind, SteerQueue, TurnFinishing};
 pub use submit::{SubmitCheck, SubmitTool};
 pub use tool_calls::call_summary;
-pub use turn::{Balance, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
+pub use turn::{Balance, TurnDiagnostics, TurnInput, TurnRuntime, UserImage, owner_id, run_turn};
 
 use seekclaw_providers::Observer;
 use seekclaw_providers::usage::AttemptRecord;

@@ -85,6 +85,19 @@ pub struct TurnInput {
     pub disabled_tools: Vec<String>,
     /// The user's permission rules and hooks (`None`: none apply).
     pub policy: Option<Arc<crate::hooks::TurnPolicy>>,
+    /// Reports the errors an edit introduced (the engine's language servers).
+    pub diagnostics: Option<TurnDiagnostics>,
+}
+
+/// What the edit tools report diagnostics through (a named type so that
+/// [`TurnInput`] stays `Debug`).
+#[derive(Clone)]
+pub struct TurnDiagnostics(pub Arc<dyn seekclaw_tools::Diagnostics>);
+
+impl std::fmt::Debug for TurnDiagnostics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TurnDiagnostics")
+    }
 }
 
 /// Everything a turn runs with, captured at its start: later config, workspace
@@ -433,6 +446,7 @@ impl TurnRuntime {
         };
         ctx.files = input.files.clone();
         ctx.children = input.children.clone();
+        ctx.diagnostics = input.diagnostics.as_ref().map(|d| d.0.clone());
         ctx
     }
 

@@ -5,8 +5,8 @@
 //! Build: `cargo build --release -p seekclaw -p seekclaw-bench`, then run
 //! `seekclaw-bench ping`, `seekclaw-bench startup`, `seekclaw-bench search`,
 //! `seekclaw-bench inspect`, `seekclaw-bench export`,
-//! `seekclaw-bench turns`, `seekclaw-bench soak`, `seekclaw-bench tui` or
-//! `seekclaw-bench fleet`.
+//! `seekclaw-bench turns`, `seekclaw-bench soak`, `seekclaw-bench tui`,
+//! `seekclaw-bench lsp` or `seekclaw-bench fleet`.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod acp;
@@ -25,6 +25,7 @@ mod http;
 mod inspect;
 mod inspect_page;
 mod load;
+mod lsp;
 mod mcp;
 mod ping;
 mod populate;
@@ -202,6 +203,19 @@ enum BenchCommand {
         /// MCP tool calls timed per side.
         #[arg(long, default_value_t = 200)]
         calls: usize,
+    },
+    /// Diagnostics after an edit: an edit's wall time with a warm pyright
+    /// against the same edit with no `lsp` configured.
+    Lsp {
+        /// Turns per daemon after the warm-up.
+        #[arg(long, default_value_t = 10)]
+        turns: usize,
+        /// `edit_file` calls per turn (even).
+        #[arg(long, default_value_t = 20)]
+        edits: usize,
+        /// A previous release's `seekclaw`, whose edits (no `lsp`) are timed alongside.
+        #[arg(long)]
+        previous: Option<PathBuf>,
     },
     /// What a turn holds when its client stops reading mid-stream, against the
     /// same turn read at full speed.
@@ -434,6 +448,17 @@ fn main() -> Result<()> {
             accepts,
             first_events,
             calls,
+        }),
+        BenchCommand::Lsp {
+            turns,
+            edits,
+            previous,
+        } => lsp::run(&lsp::LspArgs {
+            bin: &bin,
+            json: cli.json,
+            turns,
+            edits,
+            previous: previous.as_deref(),
         }),
         BenchCommand::WebTools { runs, captures } => web_tools::run(&web_tools::WebToolsArgs {
             bin: &bin,

@@ -47,6 +47,9 @@ pub struct Config {
     /// Permission rules: `{allow: [], ask: [], deny: []}` (read by the policy crate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub permissions: Option<Value>,
+    /// Language servers asked for diagnostics after an edit (none: off).
+    #[serde(skip_serializing_if = "crate::LspSettings::is_empty")]
+    pub lsp: crate::LspSettings,
     /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -66,6 +69,7 @@ impl Default for Config {
             checkpoints: CheckpointSettings::default(),
             hooks: None,
             permissions: None,
+            lsp: crate::LspSettings::default(),
             extra: Map::new(),
         }
     }

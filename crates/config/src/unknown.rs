@@ -60,6 +60,7 @@ impl UnknownFields for Config {
         self.agent.unknown_fields(&join(at, "agent"), out);
         self.mcp.unknown_fields(&join(at, "mcp"), out);
         self.daemon.unknown_fields(&join(at, "daemon"), out);
+        self.lsp.unknown_fields(&join(at, "lsp"), out);
     }
 }
 

@@ -57,7 +57,8 @@ fn mode_of(_path: &Path) -> Option<u32> {
     None
 }
 
-/// Local checks of the workspace, home, config, sandbox, daemon, MCP and database.
+/// Local checks of the workspace, home, config, sandbox, daemon, MCP, language
+/// servers and database.
 pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
     let status = daemon.engine.config.status();
     let config = daemon.engine.config.load();
@@ -93,6 +94,7 @@ pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
         ),
     });
     checks.extend(mcp_checks(daemon, host));
+    checks.extend(crate::doctor_lsp::checks(daemon));
     checks.push(crate::doctor_tools::web_search(&config));
     checks.push(crate::doctor_tools::screen_capture().await);
     match daemon.db(|s| s.stats()).await {

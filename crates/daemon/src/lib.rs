@@ -10,6 +10,7 @@ mod ctx;
 mod daemon;
 mod dispatch;
 mod doctor;
+mod doctor_lsp;
 mod doctor_policy;
 mod doctor_tools;
 mod endpoint;

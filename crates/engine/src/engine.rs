@@ -52,6 +52,9 @@ pub struct Services {
     pub turns: Turns,
     /// MCP server connections, shared by every turn with the same server config.
     pub mcp: McpManager,
+    /// Language servers for diagnostics after an edit, one per workspace and
+    /// server, shared by every turn (and child turn) on that workspace.
+    pub lsp: seekclaw_lsp::LspManager,
     /// What turns read from disk besides the session, per scope.
     pub extras: ExtrasCache,
     /// Each session's shell jobs (background jobs outlive turns).
@@ -105,7 +108,7 @@ impl Engine {
     /// which logs file problems, or a one-shot process's).
     pub fn new(home: Home, store: Store, config: ConfigService) -> Engine {
         Engine {
-            services: Arc::new_cyclic(|services| Services {
+            services: Arc::new_cyclic(|services: &std::sync::Weak<Services>| Services {
                 home,
                 config,
                 store,
@@ -114,6 +117,16 @@ impl Engine {
                 locks: Arc::new(WriteLocks::new()),
                 turns: Turns::default(),
                 mcp: McpManager::new(),
+                lsp: seekclaw_lsp::LspManager::new({
+                    // Read at every edit: a changed entry applies to the next one.
+                    let services = services.clone();
+                    std::sync::Arc::new(move || {
+                        services
+                            .upgrade()
+                            .map(|s| s.config.load().lsp)
+                            .unwrap_or_default()
+                    })
+                }),
                 extras: ExtrasCache::default(),
                 jobs: Arc::new(SessionJobs::new({
                     // Jobs end on the runtime's tasks; the handle also covers
@@ -153,12 +166,14 @@ impl Engine {
 
     /// Stops the session policy (no goal continuation starts after it),
     /// kills the background jobs (recording those it stopped unfinished in
-    /// their sessions' logs), stops the MCP servers and checkpoints the store.
+    /// their sessions' logs), stops the MCP and language servers and
+    /// checkpoints the store.
     pub async fn close(&self) {
         self.stopping.cancel();
         self.end_open_sessions().await;
         self.stop_jobs().await;
         self.mcp.shutdown().await;
+        self.lsp.shutdown().await;
         let store = self.store.clone();
         match tokio::task::spawn_blocking(move || store.checkpoint()).await {
             Ok(Ok(())) => {}

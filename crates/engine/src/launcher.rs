@@ -325,6 +325,10 @@ impl Engine {
             checkpoints,
             disabled_tools: request.overrides.disabled_tools,
             policy: Some(policy),
+            diagnostics: runtime
+                .workspace_root
+                .clone()
+                .map(|root| seekclaw_agent::TurnDiagnostics(self.lsp.for_workspace(root))),
         };
         let after = AfterTurn {
             engine: self.downgrade(),

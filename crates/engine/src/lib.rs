@@ -60,6 +60,10 @@ pub use policy::{HookSessions, PolicyCache, PolicyView};
 pub use preflight::pin as pin_model;
 pub use roots::RootCache;
 pub use scope::{Scope, local_root, refuse_implicit};
+/// The language servers' states as `doctor` shows them.
+pub use seekclaw_lsp::{
+    ServerState as LspServerState, ServerStatus as LspServerStatus, preset_names as lsp_presets,
+};
 pub use session_lock::{SessionLock, try_hold};
 pub use sessions::{create_session, create_session_as, new_session_id};
 pub use target::{SessionTarget, TurnControls};

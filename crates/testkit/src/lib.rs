@@ -23,8 +23,8 @@ pub use daemon::{DaemonProcess, StartOptions};
 pub use fake_web::{FakeWeb, WebReply, WebRequest, pages};
 pub use provider_server::{BodyMode, ProviderServer, Recorded, Reply, Step, Wire};
 pub use require::{
-    KUBERNETES_VALIDATE, REQUIRE_ENV, capability_missing, kubernetes_validate, not_root,
-    program_missing, required,
+    KUBERNETES_VALIDATE, PYRIGHT, REQUIRE_ENV, capability_missing, kubernetes_validate, not_root,
+    program_missing, pyright, required,
 };
 #[cfg(feature = "schema-check")]
 pub use schema_check::check_envelope;

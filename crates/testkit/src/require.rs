@@ -90,6 +90,31 @@ pub fn kubernetes_validate() -> Result<(PathBuf, PathBuf), String> {
     }
 }
 
+/// The capability `pyright` probes (a name for `SEEKCLAW_TEST_REQUIRE`).
+pub const PYRIGHT: &str = "pyright";
+
+/// The directory holding `pyright-langserver` (npm `pyright`, pinned in
+/// `scripts/install-test-servers`), for a `PATH`, or why it cannot run.
+pub fn pyright() -> Result<PathBuf, String> {
+    let bin = crate::mcp_servers::servers_dir()
+        .join("node_modules")
+        .join(".bin");
+    match std::process::Command::new(bin.join("pyright"))
+        .arg("--version")
+        .output()
+    {
+        Ok(out) if out.status.success() => Ok(bin),
+        Ok(out) => Err(format!(
+            "`pyright --version` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Err(e) => Err(format!(
+            "`{}` cannot be started ({e}): run `bash scripts/install-test-servers`",
+            bin.join("pyright").display()
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
