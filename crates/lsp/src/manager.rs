@@ -211,6 +211,29 @@ impl LspManager {
         (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 
+    /// Starts, in the background, the servers that cover `abs` (read, so
+    /// likely to be edited next): a cold start then happens before the edit,
+    /// not inside its wait bound.
+    pub fn warm(&self, root: &Path, abs: &Path) {
+        if self.inner.stopping.is_cancelled() {
+            return;
+        }
+        let settings = (self.inner.source)();
+        if settings.servers.is_empty() {
+            return;
+        }
+        let Some(extension) = abs.extension().and_then(|e| e.to_str()) else {
+            return;
+        };
+        let extension = extension.to_ascii_lowercase();
+        let (specs, _) = spec::resolve(&settings);
+        for spec in specs.iter().filter(|s| s.covers(&extension)) {
+            let slot = self.slot(root, spec);
+            *locked(&slot.used) = std::time::Instant::now();
+            self.ensure(&slot);
+        }
+    }
+
     fn missing_once(&self, program: &str) -> Option<String> {
         locked(&self.inner.reported)
             .insert(program.to_string())
@@ -462,5 +485,9 @@ impl Diagnostics for WorkspaceDiagnostics {
         after: &'a str,
     ) -> DiagnosticsFuture<'a> {
         Box::pin(self.manager.after_edit(&self.root, abs, before, after))
+    }
+
+    fn warm(&self, abs: &Path) {
+        self.manager.warm(&self.root, abs);
     }
 }

@@ -244,3 +244,27 @@ async fn no_config_starts_nothing_and_a_changed_entry_restarts_its_server() {
     assert!(!alive(second));
     s.manager.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_read_warms_the_server_so_the_first_edit_is_not_spent_on_its_start() {
+    // Cold, a slow-starting server misses the first edit's 300 ms bound.
+    let cold = setup(settings("slowstart", 300));
+    assert_eq!(cold.edit("a\n", "a\nERROR\n").await, None);
+    // Warmed by a read, it is up by the time the edit comes.
+    let s = setup(settings("slowstart", 300));
+    std::fs::write(&s.file, "a\n").unwrap();
+    s.manager.warm(&s.root, &s.file);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !matches!(s.state(), ServerState::Running { .. }) {
+        assert!(Instant::now() < deadline, "never started: {:?}", s.state());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let report = s.edit("a\n", "a\nERROR here\n").await.unwrap();
+    assert!(report.contains("bad: ERROR here"), "{report}");
+    // A file no server covers starts nothing.
+    let other = setup(settings("normal", 300));
+    other.manager.warm(&other.root, &other.root.join("x.txt"));
+    assert_eq!(other.state(), ServerState::NotStarted);
+    s.manager.shutdown().await;
+    cold.manager.shutdown().await;
+}

@@ -27,8 +27,10 @@ pub struct Case {
     /// The intended workspace after (`None`: deleted); `None` when the case
     /// must be refused.
     pub after: Option<BTreeMap<String, Option<String>>>,
-    /// The normalization the tool should report.
+    /// The normalization `edit_file` should report.
     pub normalization: Option<String>,
+    /// The normalizations `apply_patch` should report (one per hunk that needed one).
+    pub patch_normalizations: Vec<String>,
 }
 
 /// Which edit tool a case runs through.
@@ -134,6 +136,15 @@ fn parse(v: &Value) -> Result<Case> {
         patch: string(v, "patch"),
         after,
         normalization: string(v, "normalization"),
+        patch_normalizations: v
+            .get("patch_normalization")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|n| n.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 

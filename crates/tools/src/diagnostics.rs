@@ -22,6 +22,11 @@ pub trait Diagnostics: Send + Sync {
         before: &'a str,
         after: &'a str,
     ) -> DiagnosticsFuture<'a>;
+
+    /// `abs` was read, so an edit of it may follow: start (in the background,
+    /// never waiting) what the edit's diagnostics will need, so that a cold
+    /// server's start is not paid inside the edit's bound.
+    fn warm(&self, _abs: &Path) {}
 }
 
 /// Appends what `ctx.diagnostics` reports for the edit of `abs` to `output`.

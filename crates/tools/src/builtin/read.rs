@@ -48,6 +48,9 @@ impl ReadFileTool {
 
     async fn run(&self, args: ReadFileArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = confine_readable(ctx, &args.path)?;
+        if let Some(diagnostics) = &ctx.diagnostics {
+            diagnostics.warm(&path.abs);
+        }
         let offset = args.offset.unwrap_or(1).max(1);
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let budget = ctx.max_output_chars;

@@ -37,8 +37,16 @@ fn corpus_through(tool: EditTool) -> usize {
             ));
             continue;
         }
-        if let (Verdict::Applied, Some(how)) = (verdict, &case.normalization) {
-            if !outcome.result.contains(&format!("normalizing {how}")) {
+        let said: Vec<String> = match tool {
+            EditTool::Replace => case
+                .normalization
+                .iter()
+                .map(|n| format!("normalizing {n}"))
+                .collect(),
+            EditTool::Patch => case.patch_normalizations.clone(),
+        };
+        for how in said {
+            if verdict == Verdict::Applied && !outcome.result.contains(&how) {
                 wrong.push(format!(
                     "{}: applied, but the result does not say {how:?}: {}",
                     case.name, outcome.result
@@ -59,4 +67,10 @@ fn corpus_through(tool: EditTool) -> usize {
 fn every_near_miss_through_edit_file_lands_what_was_meant_or_nothing() {
     let ran = corpus_through(EditTool::Replace);
     assert!(ran >= 100, "only {ran} cases have an edit_file form");
+}
+
+#[test]
+fn every_near_miss_through_apply_patch_lands_what_was_meant_or_nothing() {
+    let ran = corpus_through(EditTool::Patch);
+    assert!(ran >= 150, "only {ran} cases have an apply_patch form");
 }
