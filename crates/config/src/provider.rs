@@ -283,7 +283,11 @@ impl Default for Capabilities {
 
 /// `id` without a router's vendor prefix (`openai/gpt-5` → `gpt-5`), lowercased.
 fn bare_model_id(id: &str) -> String {
-    id.rsplit('/').next().unwrap_or(id).trim().to_ascii_lowercase()
+    id.rsplit('/')
+        .next()
+        .unwrap_or(id)
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// Whether a model of this id was trained on Codex's patch format: OpenAI's
@@ -292,7 +296,11 @@ pub fn trained_on_apply_patch(model_id: &str) -> bool {
     let id = bare_model_id(model_id);
     let o_series = id.strip_prefix('o').is_some_and(|rest| {
         let digits = rest.chars().take_while(char::is_ascii_digit).count();
-        digits > 0 && rest[digits..].chars().next().is_none_or(|c| c == '-' || c == ':')
+        digits > 0
+            && rest[digits..]
+                .chars()
+                .next()
+                .is_none_or(|c| c == '-' || c == ':')
     });
     (id.starts_with("gpt-") && !id.starts_with("gpt-3")) || o_series || id.contains("codex")
 }
@@ -445,10 +453,16 @@ mod tests {
         assert!(out.get("applyPatch").is_none() && out.get("freeformTools").is_none());
         let caps: Capabilities =
             serde_json::from_str(r#"{"applyPatch":false,"freeformTools":true}"#).unwrap();
-        assert_eq!((caps.apply_patch, caps.freeform_tools), (Some(false), Some(true)));
+        assert_eq!(
+            (caps.apply_patch, caps.freeform_tools),
+            (Some(false), Some(true))
+        );
         assert!(caps.extra.is_empty());
         let out = serde_json::to_value(&caps).unwrap();
-        assert_eq!((&out["applyPatch"], &out["freeformTools"]), (&serde_json::json!(false), &serde_json::json!(true)));
+        assert_eq!(
+            (&out["applyPatch"], &out["freeformTools"]),
+            (&serde_json::json!(false), &serde_json::json!(true))
+        );
     }
 
     #[test]
