@@ -40,11 +40,19 @@ pub(crate) fn rules_for(p: &TurnPolicy, tool: &str, args: &Value, cwd: &Path) ->
             }
             command_rules(command)?
         }
-        "edit_file" | "multi_edit" | "write_file" | "remove" => {
-            vec![format!(
-                "Edit({})",
-                path_rule(root, cwd, args["path"].as_str()?)
-            )]
+        "edit_file" | "multi_edit" | "write_file" | "remove" | "apply_patch" => {
+            // A patch gets a rule per folder it touches.
+            let mut rules: Vec<String> = Vec::new();
+            for path in seekclaw_policy::names::file_paths(tool, args) {
+                let rule = format!("Edit({})", path_rule(root, cwd, &path));
+                if !rules.contains(&rule) {
+                    rules.push(rule);
+                }
+            }
+            if rules.is_empty() {
+                return None;
+            }
+            rules
         }
         "read_file" | "grep" | "glob" | "list_dir" => {
             vec![format!(

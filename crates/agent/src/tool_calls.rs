@@ -179,7 +179,16 @@ async fn run_one(
     } else {
         started.elapsed().as_secs_f64() * 1000.0
     };
-    if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
+    if out.success && !out.file_diffs.is_empty() {
+        // A call that changed several files (a patch): one event per file.
+        for (path, diff) in out.file_diffs.iter().filter(|(_, d)| !d.is_empty()) {
+            let _ = events.send(AgentEvent::FileDiff {
+                call_id: call.id.clone(),
+                path: path.clone(),
+                diff: diff.clone(),
+            });
+        }
+    } else if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
         && out.success
         && !diff.is_empty()
     {
@@ -218,6 +227,10 @@ pub(crate) fn touched(ran: &[Ran]) -> Option<Touched> {
     let mut paths = Vec::new();
     for r in ran.iter().filter(|r| r.ran_mutating) {
         match (&r.out.file_path, r.out.mutated) {
+            // A patch names every file it wrote or deleted.
+            (Some(_), true) if !r.out.touched_paths.is_empty() => {
+                paths.extend(r.out.touched_paths.iter().cloned());
+            }
             (Some(path), true) => paths.push(path.clone()),
             // A command (or a failed write) may have changed anything.
             _ => return Some(Touched::Anything),
@@ -315,6 +328,34 @@ mod tests {
             parse_arguments("not json at all")
                 .unwrap_err()
                 .starts_with("Invalid tool arguments")
+        );
+    }
+
+    #[test]
+    fn a_patch_checkpoints_every_file_it_touched() {
+        let ran = |out: ToolOutput| Ran {
+            ran_mutating: true,
+            ..Ran::new(out, "", 1.0)
+        };
+        let edit = ToolOutput {
+            file_path: Some("a.rs".into()),
+            mutated: true,
+            ..ToolOutput::ok("Edited a.rs", "")
+        };
+        let patch = ToolOutput {
+            file_path: Some("b.rs".into()),
+            touched_paths: vec!["b.rs".into(), "c.rs".into(), "d.rs".into()],
+            mutated: true,
+            ..ToolOutput::ok("Updated b.rs", "")
+        };
+        assert_eq!(
+            touched(&[ran(edit), ran(patch)]),
+            Some(Touched::Paths(vec![
+                "a.rs".into(),
+                "b.rs".into(),
+                "c.rs".into(),
+                "d.rs".into()
+            ]))
         );
     }
 }
