@@ -16,11 +16,23 @@ use crate::ask::{AskCx, Asked};
 use crate::checkpoints::{Touched, TurnCheckpoints};
 use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 
-/// `key: value` for up to three scalar arguments (values cut at 60 chars).
+/// `key: value` for up to three scalar arguments (values cut at 60 chars);
+/// a patch (`apply_patch`) by its files: `path: a.rs, files: 3`.
 pub fn call_summary(arguments: &Value) -> String {
     let Some(obj) = arguments.as_object() else {
         return String::new();
     };
+    if let Some(patch) = obj.get("input").and_then(Value::as_str)
+        && obj.len() == 1
+        && patch.contains("*** Begin Patch")
+    {
+        let files = seekclaw_policy::names::patch_paths(patch);
+        return match files.as_slice() {
+            [] => String::new(),
+            [one] => format!("path: {one}"),
+            [first, ..] => format!("path: {first}, files: {}", files.len()),
+        };
+    }
     obj.iter()
         .filter_map(|(k, v)| {
             let text = match v {
@@ -317,6 +329,17 @@ mod tests {
     fn summaries_and_argument_repair() {
         let v: Value = serde_json::json!({"path": "src/a.rs", "limit": 5, "deep": {"x": 1}, "flag": true, "more": "x"});
         assert_eq!(call_summary(&v), "path: src/a.rs, limit: 5, flag: true");
+        let patch = |body: &str| serde_json::json!({"input": format!("*** Begin Patch\n{body}*** End Patch")});
+        assert_eq!(
+            call_summary(&patch("*** Update File: src/a.rs\n@@\n-a\n+b\n")),
+            "path: src/a.rs"
+        );
+        assert_eq!(
+            call_summary(&patch(
+                "*** Update File: a.rs\n@@\n-a\n+b\n*** Add File: b.rs\n+x\n"
+            )),
+            "path: a.rs, files: 2"
+        );
         let long = serde_json::json!({"command": format!("echo {}\nnext", "a".repeat(80))});
         let s = call_summary(&long);
         assert!(s.ends_with('…') && !s.contains('\n'));
