@@ -185,14 +185,17 @@ fn apply_hunks(
                 hunk.line_no
             )
         };
-        if let Some(anchor) = &hunk.anchor {
-            from = anchor_end(&text, anchor, from, rel).map_err(fail)?;
+        let mut anchor_line = None;
+        for anchor in &hunk.anchors {
+            let (start, end) = anchor_line_at(&text, anchor, from, rel).map_err(fail)?;
+            anchor_line = Some(start);
+            from = end;
         }
         let old = hunk.old_text();
         let new = hunk.new_text();
         if old.is_empty() {
             // Only added lines: they go right after the anchor, or at the end.
-            let at = if hunk.anchor.is_some() && !hunk.end_of_file {
+            let at = if !hunk.anchors.is_empty() && !hunk.end_of_file {
                 from
             } else {
                 text.len()
@@ -202,7 +205,15 @@ fn apply_hunks(
             from = end;
             continue;
         }
-        let found = find_hunk(&text, &old, &new, from, hunk, rel).map_err(fail)?;
+        let found = match find_hunk(&text, &old, &new, from, hunk, rel) {
+            Ok(found) => Ok(found),
+            // The hunk repeats its `@@` line as its first context line.
+            Err(why) => match anchor_line {
+                Some(start) => find_hunk(&text, &old, &new, start, hunk, rel).map_err(|_| why),
+                None => Err(why),
+            },
+        }
+        .map_err(fail)?;
         if let Some(how) = found.how {
             let how = how.describe();
             if !hows.contains(&how) {
@@ -298,9 +309,14 @@ fn reworded(refusal: &str) -> String {
         .replace("old_string", "the hunk's text (context and `-` lines)")
 }
 
-/// The end of the one line at or after `from` that reads `anchor` (exactly,
-/// else ignoring surrounding whitespace).
-fn anchor_end(text: &str, anchor: &str, from: usize, rel: &str) -> Result<usize, String> {
+/// The start and end of the one line at or after `from` that reads
+/// `anchor` (exactly, else ignoring surrounding whitespace).
+fn anchor_line_at(
+    text: &str,
+    anchor: &str,
+    from: usize,
+    rel: &str,
+) -> Result<(usize, usize), String> {
     let exact = |l: &str| l.trim_end_matches(['\r', '\n']) == anchor;
     let loose = |l: &str| l.trim() == anchor.trim();
     for matches in [&exact as &dyn Fn(&str) -> bool, &loose] {
@@ -308,13 +324,13 @@ fn anchor_end(text: &str, anchor: &str, from: usize, rel: &str) -> Result<usize,
         let mut hits = Vec::new();
         for line in text[from..].split_inclusive('\n') {
             if matches(line) {
-                hits.push(at + line.len());
+                hits.push((at, at + line.len()));
             }
             at += line.len();
         }
         match hits.as_slice() {
             [] => continue,
-            [end] => return Ok(*end),
+            [one] => return Ok(*one),
             many => {
                 return Err(format!(
                     "the `@@ {anchor}` line matches {} lines in {rel}; name a unique line (or drop it and give more context).",

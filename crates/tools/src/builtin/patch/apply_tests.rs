@@ -86,3 +86,37 @@ fn crlf_and_bom_are_kept() {
     .unwrap();
     assert_eq!(got, "\u{feff}one\r\n2\r\nextra\r\nthree\r\n");
 }
+
+#[test]
+fn nested_anchors_narrow_in_order() {
+    let text = "class A:\n    def f(self):\n        return 1\n\nclass B:\n    def f(self):\n        return 1\n";
+    let got = update(
+        text,
+        "@@ class B:\n@@     def f(self):\n-        return 1\n+        return 2\n",
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        "class A:\n    def f(self):\n        return 1\n\nclass B:\n    def f(self):\n        return 2\n"
+    );
+}
+
+/// The example of Codex's own tool instructions.
+#[test]
+fn codexs_documented_example() {
+    let patch = "*** Begin Patch\n*** Add File: hello.txt\n+Hello world\n*** Update File: src/app.py\n*** Move to: src/main.py\n@@ def greet():\n-print(\"Hi\")\n+print(\"Hello, world!\")\n*** Delete File: obsolete.txt\n*** End Patch";
+    let ops = parse(patch).unwrap();
+    assert_eq!(ops.len(), 3);
+    assert!(matches!(&ops[1], FileOp::Update { move_to: Some(m), .. } if m == "src/main.py"));
+}
+
+#[test]
+fn a_hunk_may_repeat_its_anchor_line() {
+    let text = "def a():\n    return 1\n\ndef b():\n    return 1\n";
+    let got = update(
+        text,
+        "@@ def b():\n def b():\n-    return 1\n+    return 2\n",
+    )
+    .unwrap();
+    assert_eq!(got, "def a():\n    return 1\n\ndef b():\n    return 2\n");
+}

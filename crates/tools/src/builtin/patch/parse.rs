@@ -57,8 +57,9 @@ pub(crate) enum Line {
 /// One `@@` hunk of an update.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hunk {
-    /// The `@@ anchor` text (a line the hunk comes after), if given.
-    pub anchor: Option<String>,
+    /// The `@@ anchor` lines (each a line the hunk comes after, found in
+    /// order: `@@ class A` then `@@ def f():`), if given.
+    pub anchors: Vec<String>,
     pub lines: Vec<Line>,
     /// `*** End of File`: the hunk's text ends the file.
     pub end_of_file: bool,
@@ -267,20 +268,26 @@ fn hunks(
         }
         let trimmed = line.trim();
         if trimmed == "@@" || trimmed.starts_with("@@ ") {
-            if let Some(h) = current.take() {
-                hunks.push(finished(h, path)?);
-            }
             let anchor = trimmed
                 .strip_prefix("@@")
                 .map(str::trim)
-                .filter(|a| !a.is_empty())
+                .filter(|a| !a.is_empty() && !is_line_numbers(a))
                 .map(str::to_string);
-            current = Some(Hunk {
-                anchor,
-                lines: Vec::new(),
-                end_of_file: false,
-                line_no: n,
-            });
+            match current.as_mut() {
+                // `@@ class A` then `@@ def f():`: anchors narrowing one hunk.
+                Some(h) if h.lines.is_empty() => h.anchors.extend(anchor),
+                _ => {
+                    if let Some(h) = current.take() {
+                        hunks.push(finished(h, path)?);
+                    }
+                    current = Some(Hunk {
+                        anchors: anchor.into_iter().collect(),
+                        lines: Vec::new(),
+                        end_of_file: false,
+                        line_no: n,
+                    });
+                }
+            }
             i += 1;
             continue;
         }
@@ -293,7 +300,7 @@ fn hunks(
             continue;
         }
         let hunk = current.get_or_insert_with(|| Hunk {
-            anchor: None,
+            anchors: Vec::new(),
             lines: Vec::new(),
             end_of_file: false,
             line_no: n,
@@ -323,6 +330,23 @@ fn hunks(
         hunks.push(finished(h, path)?);
     }
     Ok((hunks, i))
+}
+
+/// A unified diff's `-12,3 +12,4 @@` (a model mixing formats): numbers,
+/// not a line to find.
+fn is_line_numbers(anchor: &str) -> bool {
+    let Some(rest) = anchor.strip_suffix("@@") else {
+        return false;
+    };
+    let mut parts = rest.split_whitespace();
+    let range = |p: Option<&str>, sign: char| {
+        p.and_then(|p| p.strip_prefix(sign)).is_some_and(|r| {
+            !r.is_empty()
+                && r.split(',')
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    range(parts.next(), '-') && range(parts.next(), '+') && parts.next().is_none()
 }
 
 fn finished(h: Hunk, path: &str) -> Result<Hunk, ParseError> {
@@ -386,12 +410,12 @@ mod tests {
             ("src/a.rs", Some("src/b.rs"))
         );
         assert_eq!(hunks.len(), 2);
-        assert_eq!(hunks[0].anchor.as_deref(), Some("fn main() {"));
+        assert_eq!(hunks[0].anchors, ["fn main() {"]);
         assert_eq!(hunks[0].lines, vec![ctx("a"), del("b"), add("c")]);
         assert_eq!(hunks[0].old_text(), "a\nb\n");
         assert_eq!(hunks[0].new_text(), "a\nc\n");
         assert!(!hunks[0].end_of_file && hunks[1].end_of_file);
-        assert_eq!(hunks[1].anchor, None);
+        assert!(hunks[1].anchors.is_empty());
         assert_eq!(hunks[0].line_no, 8);
     }
 
@@ -403,7 +427,7 @@ mod tests {
             panic!()
         };
         assert_eq!(hunks[0].lines, vec![ctx("x"), ctx(""), del("y"), add("z")]);
-        assert_eq!(hunks[0].anchor, None);
+        assert!(hunks[0].anchors.is_empty());
         assert!(
             parse("apply_patch <<EOF\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF")
                 .is_ok()
