@@ -2,5 +2,6 @@
 //! `web_search` against a local fake engine (never the internet) and
 //! `capture_screen` on an Xvfb display.
 
+mod apply_patch;
 mod capture_screen;
 mod web_search;

@@ -1,0 +1,165 @@
+//! `apply_patch` for the models trained on it (issue 40, item 2), through
+//! the real binary and the testkit provider: a GPT model is offered
+//! `apply_patch` and not `edit_file`/`multi_edit`, and its patch lands; a
+//! model without the capability is offered `edit_file` only, and its call
+//! of `apply_patch` is refused with the file untouched.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use seekclaw_testkit::{ProviderServer, Reply};
+use serde_json::{Value, json};
+
+use crate::support::bin;
+
+/// A home whose provider `tk` (the testkit server) serves `gpt-5` (an
+/// OpenAI id: apply_patch by the catalog) and `m1` (no capability), and a
+/// workspace holding `src/app.py`.
+fn setup(server: &ProviderServer) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = tmp.path().join("project");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    let config = json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(),
+        "models": [{"id": "gpt-5"}, {"id": "m1"}]}]});
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    std::fs::write(
+        ws.join("src/app.py"),
+        "def greet():\n    print(\"Hi\")\n\n\ndef bye():\n    print(\"Bye\")\n",
+    )
+    .unwrap();
+    (tmp, home, ws)
+}
+
+fn run(home: &Path, ws: &Path, model: &str) -> Output {
+    Command::new(bin())
+        .args([
+            "run",
+            "change the greeting",
+            "--approval",
+            "never",
+            "--model",
+            model,
+        ])
+        .args(["--workspace", ws.to_str().unwrap()])
+        .env("SEEKCLAW_HOME", home)
+        .current_dir(ws)
+        .output()
+        .unwrap()
+}
+
+/// The tool names a request offered.
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| {
+                    t["function"]["name"]
+                        .as_str()
+                        .or(t["custom"]["name"].as_str())
+                })
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The tool result the model read in `body` for `call_id`.
+fn tool_result(body: &Value, call_id: &str) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+const PATCH: &str = "*** Begin Patch\n*** Update File: src/app.py\n@@ def greet():\n-    print(\"Hi\")\n+    print(\"Hello\")\n*** Add File: src/util.py\n+X = 1\n*** End Patch\n";
+
+#[test]
+fn a_gpt_model_gets_apply_patch_and_its_patch_lands() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home, ws) = setup(&server);
+    let args = json!({"input": PATCH}).to_string();
+    server.enqueue(Reply::new().tool_call("p1", "apply_patch", args));
+    server.enqueue(Reply::plain("patched"));
+    let out = run(&home, &ws, "tk/gpt-5");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "patched");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let tools = offered(&requests[0].body);
+    assert!(tools.contains(&"apply_patch".to_string()), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| t == "edit_file" || t == "multi_edit"),
+        "never both edit families: {tools:?}"
+    );
+    let apply = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "apply_patch")
+        .unwrap()
+        .clone();
+    // Not OpenAI's own API: a function tool taking the patch as `input`.
+    assert_eq!(apply["type"], "function");
+    assert_eq!(
+        apply["function"]["parameters"]["required"],
+        json!(["input"])
+    );
+
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/app.py")).unwrap(),
+        "def greet():\n    print(\"Hello\")\n\n\ndef bye():\n    print(\"Bye\")\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/util.py")).unwrap(),
+        "X = 1\n"
+    );
+    let result = tool_result(&requests[1].body, "p1");
+    assert!(
+        result.starts_with("Updated src/app.py\nAdded src/util.py"),
+        "{result}"
+    );
+}
+
+#[test]
+fn a_model_without_the_capability_gets_edit_file_only() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home, ws) = setup(&server);
+    let before = std::fs::read_to_string(ws.join("src/app.py")).unwrap();
+    // It calls apply_patch anyway: refused, naming the tools it has.
+    let args = json!({"input": PATCH}).to_string();
+    server.enqueue(Reply::new().tool_call("p1", "apply_patch", args));
+    server.enqueue(Reply::plain("gave up"));
+    let out = run(&home, &ws, "tk/m1");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = server.requests();
+    let tools = offered(&requests[0].body);
+    assert!(
+        tools.contains(&"edit_file".to_string()) && tools.contains(&"multi_edit".to_string()),
+        "{tools:?}"
+    );
+    assert!(!tools.contains(&"apply_patch".to_string()), "{tools:?}");
+    let result = tool_result(&requests[1].body, "p1");
+    assert!(
+        result.contains("Tool 'apply_patch' is not offered to this model: edit files with edit_file or multi_edit instead."),
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/app.py")).unwrap(),
+        before
+    );
+    assert!(!ws.join("src/util.py").exists());
+}
