@@ -28,7 +28,7 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
 
     // Freeform tools go as custom tools, and their calls replay as custom calls.
     let freeform: Vec<&str> = if caps.tool_calling
-        && seekclaw_config::uses_freeform_tools(&target.provider, &target.model)
+        && seekclaw_config::uses_freeform_tools(target.provider, target.model)
     {
         req.tools
             .iter()

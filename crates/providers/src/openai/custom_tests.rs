@@ -172,9 +172,8 @@ fn a_streamed_custom_call_in_every_split() {
     let piece = |s: &str| serde_json::to_string(s).unwrap();
     let (a, b) = PATCH.split_at(40);
     let stream = [
-        format!(
-            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"call_c\",\"type\":\"custom\",\"custom\":{{\"name\":\"apply_patch\",\"input\":\"\"}}}}]}}}}]}}\n\n"
-        ),
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_c\",\"type\":\"custom\",\"custom\":{\"name\":\"apply_patch\",\"input\":\"\"}}]}}]}\n\n"
+            .to_string(),
         format!(
             "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"custom\":{{\"input\":{}}}}}]}}}}]}}\n\n",
             piece(a)
