@@ -22,7 +22,8 @@ fn setup(server: &ProviderServer) -> (tempfile::TempDir, PathBuf, PathBuf) {
     std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(ws.join("src")).unwrap();
     let config = json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(),
-        "models": [{"id": "gpt-5"}, {"id": "m1"}]}]});
+        "models": [{"id": "gpt-5"}, {"id": "m1"},
+            {"id": "local-coder", "capabilities": {"applyPatch": true, "freeformTools": true}}]}]});
     std::fs::write(home.join("config.json"), config.to_string()).unwrap();
     std::fs::write(
         ws.join("src/app.py"),
@@ -162,4 +163,50 @@ fn a_model_without_the_capability_gets_edit_file_only() {
         before
     );
     assert!(!ws.join("src/util.py").exists());
+}
+
+/// A model set to take freeform tools gets `apply_patch` as a custom tool
+/// with its Lark grammar, and its call replays as a custom call.
+#[test]
+fn a_freeform_model_gets_the_patch_grammar_and_its_calls_replay_as_custom() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home, ws) = setup(&server);
+    let args = json!({"input": PATCH}).to_string();
+    server.enqueue(Reply::new().tool_call("p1", "apply_patch", args));
+    server.enqueue(Reply::plain("patched"));
+    let out = run(&home, &ws, "tk/local-coder");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = server.requests();
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    let apply = tools
+        .iter()
+        .find(|t| t["custom"]["name"] == "apply_patch")
+        .unwrap_or_else(|| panic!("no custom apply_patch: {tools:?}"));
+    assert_eq!(apply["type"], "custom");
+    let grammar = &apply["custom"]["format"]["grammar"];
+    assert_eq!(apply["custom"]["format"]["type"], "grammar");
+    assert_eq!(grammar["syntax"], "lark");
+    assert!(
+        grammar["definition"]
+            .as_str()
+            .unwrap()
+            .contains("\"*** Begin Patch\"")
+    );
+    assert!(!offered(&requests[0].body).contains(&"edit_file".to_string()));
+    let replayed = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|m| m["tool_calls"].as_array())
+        .unwrap()[0]
+        .clone();
+    assert_eq!(
+        replayed,
+        json!({"id": "p1", "type": "custom", "custom": {"name": "apply_patch", "input": PATCH}})
+    );
+    assert!(tool_result(&requests[1].body, "p1").starts_with("Updated src/app.py"));
 }
