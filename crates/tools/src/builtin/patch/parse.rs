@@ -208,6 +208,10 @@ pub(crate) fn parse(input: &str) -> Result<Vec<FileOp>, ParseError> {
                 let mut added = Vec::new();
                 while i < lines.len() && header(lines[i].1).is_none() {
                     let (n, l) = lines[i];
+                    if separator(&lines, i) {
+                        i += 1;
+                        continue;
+                    }
                     match l.strip_prefix('+') {
                         Some(text) => added.push(text.to_string()),
                         None => {
@@ -265,6 +269,10 @@ fn hunks(
         let (n, line) = lines[i];
         if header(line).is_some() {
             break;
+        }
+        if separator(lines, i) {
+            i += 1;
+            continue;
         }
         let trimmed = line.trim();
         if trimmed == "@@" || trimmed.starts_with("@@ ") {
@@ -330,6 +338,21 @@ fn hunks(
         hunks.push(finished(h, path)?);
     }
     Ok((hunks, i))
+}
+
+/// Whether `lines[i]` is an empty line that only separates sections: all
+/// empty up to the next file header, `@@`, `*** End of File` or the end (an
+/// empty context line inside a hunk is kept).
+fn separator(lines: &[(usize, &str)], i: usize) -> bool {
+    let mut j = i;
+    while j < lines.len() && lines[j].1.is_empty() {
+        j += 1;
+    }
+    j > i
+        && lines.get(j).is_none_or(|(_, l)| {
+            let t = l.trim();
+            header(l).is_some() || t == "@@" || t.starts_with("@@ ") || t == EOF_MARK
+        })
 }
 
 /// A unified diff's `-12,3 +12,4 @@` (a model mixing formats): numbers,
