@@ -10,10 +10,10 @@ end_patch: "*** End Patch" LF?
 file_op: add_file | delete_file | update_file
 add_file: "*** Add File: " path LF added_line*
 delete_file: "*** Delete File: " path LF
-update_file: "*** Update File: " path LF move_to? hunk*
+update_file: "*** Update File: " path LF move_to? changes?
 
 move_to: "*** Move to: " path LF
-hunk: hunk_header? hunk_line+ end_of_file?
+changes: (hunk_header | hunk_line)+ end_of_file?
 hunk_header: ("@@" | "@@ " /(.+)/) LF
 hunk_line: (" " | "-" | "+") /(.*)/ LF
 added_line: "+" /(.*)/ LF
