@@ -326,3 +326,54 @@ async fn edits_go_through_the_front_ends_buffers() {
     assert_eq!(w.read("a.txt"), "disk\n", "the disk is left alone");
     assert!(w.ctx.locks.snapshot().is_empty());
 }
+
+#[tokio::test]
+async fn diagnostics_are_asked_for_every_written_file() {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    use crate::diagnostics::{Diagnostics, DiagnosticsFuture};
+
+    #[derive(Default)]
+    struct Seen(Mutex<Vec<PathBuf>>);
+    impl Diagnostics for Seen {
+        fn after_edit<'a>(
+            &'a self,
+            abs: &'a Path,
+            _before: &'a str,
+            after: &'a str,
+        ) -> DiagnosticsFuture<'a> {
+            self.0.lock().unwrap().push(abs.to_path_buf());
+            let report = after
+                .contains("bad")
+                .then(|| format!("error in {}", abs.display()));
+            Box::pin(async move { report })
+        }
+    }
+
+    let mut w = ws();
+    w.write("a.py", "x = 1\n");
+    w.write("gone.py", "y\n");
+    let seen = Arc::new(Seen::default());
+    w.ctx.diagnostics = Some(seen.clone());
+    let out = w
+        .call(
+            &ApplyPatchTool::new(),
+            patch("*** Update File: a.py\n@@\n-x = 1\n+x = bad\n*** Add File: b.py\n+ok\n*** Delete File: gone.py\n"),
+        )
+        .await;
+    assert!(out.success, "{}", out.content);
+    let mut asked = seen.0.lock().unwrap().clone();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [w.path("a.py"), w.path("b.py")],
+        "not the deleted file"
+    );
+    assert!(
+        out.content
+            .ends_with(&format!("\n\nerror in {}", w.path("a.py").display())),
+        "{}",
+        out.content
+    );
+}
