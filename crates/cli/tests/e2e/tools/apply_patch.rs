@@ -210,3 +210,81 @@ fn a_freeform_model_gets_the_patch_grammar_and_its_calls_replay_as_custom() {
     );
     assert!(tool_result(&requests[1].body, "p1").starts_with("Updated src/app.py"));
 }
+
+/// Over the daemon: one `file_diff` per file of the patch, a checkpoint
+/// covering every file it touched, and a rewind that puts each back.
+#[test]
+fn a_patch_over_the_socket_diffs_checkpoints_and_rewinds_every_file() {
+    use crate::support::turns::{chat, events};
+    use seekclaw_testkit::StartOptions;
+
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = crate::support::project_dir(tmp.path(), "proj");
+    std::fs::write(ws.join("a.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(ws.join("c.txt"), "bye\n").unwrap();
+    let w = ws.display().to_string();
+    let config = json!({"providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(),
+        "timeoutSeconds": 20, "models": [{"id": "gpt-5"}]}]});
+    let d = crate::support::start_with(StartOptions {
+        config: Some(config),
+        ..StartOptions::default()
+    });
+    let mut c = d.connect().unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** Add File: b.txt\n+new\n*** Delete File: c.txt\n*** End Patch";
+    let args = json!({"input": patch}).to_string();
+    server.enqueue(Reply::new().tool_call("p1", "apply_patch", args));
+    server.enqueue(Reply::plain("patched"));
+    let all = chat(&mut c, json!({"message": "patch it", "workspace": w}));
+    assert_eq!(all.last().unwrap()["event"], "done", "{all:?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "one\nTWO\n"
+    );
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "new\n");
+    assert!(!ws.join("c.txt").exists());
+
+    let diffs = events(&all, "file_diff");
+    let paths: Vec<&str> = diffs.iter().map(|e| e["data"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["a.txt", "b.txt", "c.txt"], "{diffs:?}");
+    let diff = |i: usize| diffs[i]["details"]["diff"].as_str().unwrap().to_string();
+    assert!(diff(0).starts_with("--- a/a.txt\n+++ b/a.txt\n") && diff(0).contains("-two\n+TWO\n"));
+    assert!(
+        !diff(0).contains("b.txt"),
+        "one file per event: {}",
+        diff(0)
+    );
+    assert!(diff(1).contains("+new\n") && diff(2).contains("-bye\n"));
+
+    let touched: Vec<String> = events(&all, "checkpoint")
+        .iter()
+        .map(|e| serde_json::from_str::<Value>(e["data"].as_str().unwrap()).unwrap())
+        .flat_map(|n| n["files"].as_array().cloned().unwrap_or_default())
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    for path in ["a.txt", "b.txt", "c.txt"] {
+        assert!(touched.iter().any(|t| t == path), "{path}: {touched:?}");
+    }
+    let sid = all[0]["sessionId"].as_str().unwrap().to_string();
+    let session = c
+        .ok_json("session.get", json!({"id": sid, "workspace": w}))
+        .unwrap();
+    let turn = session["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap()["seq"]
+        .clone();
+    c.ok_json(
+        "session.rewind",
+        json!({"id": sid, "workspace": w, "seq": turn, "restore": "code"}),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert_eq!(std::fs::read_to_string(ws.join("c.txt")).unwrap(), "bye\n");
+    assert!(!ws.join("b.txt").exists());
+}
