@@ -132,6 +132,8 @@ fn ask_permission(peer: &Peer, session: &Arc<Session>, ev: &AgentEvent) {
     let mut content = Vec::new();
     if let (Some(diff), Some(path)) = (diff, arguments["path"].as_str()) {
         content.push(crate::tools::diff_content(path, diff, &session.cwd));
+    } else if let (Some(diff), "apply_patch") = (diff, tool.as_str()) {
+        content.extend(crate::tools::diff_items("", diff, &session.cwd));
     } else if let Some(command) = arguments["command"].as_str() {
         content.push(crate::tools::text_content(command));
     }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 pub fn kind(tool: &str) -> &'static str {
     match tool {
         "read_file" => "read",
-        "write_file" | "edit_file" | "multi_edit" => "edit",
+        "write_file" | "edit_file" | "multi_edit" | "apply_patch" => "edit",
         "remove" => "delete",
         "glob" | "grep" | "list_dir" => "search",
         "bash" | "bash_output" | "bash_stop" => "execute",
@@ -39,6 +39,44 @@ pub fn location(summary: &str, cwd: &Path) -> Option<Value> {
         return None;
     }
     Some(json!({"path": absolute(path, cwd)}))
+}
+
+/// The files a call names, from its arguments: a patch's files (every one
+/// it adds, deletes, updates or moves to), else its `path`.
+pub fn call_locations(tool: &str, args: &Value, cwd: &Path) -> Vec<Value> {
+    seekclaw_policy::names::file_paths(tool, args)
+        .iter()
+        .map(|p| json!({"path": absolute(p, cwd)}))
+        .collect()
+}
+
+/// A unified diff of several files (a patch's) cut into one per file, each
+/// named by its `+++ b/…` line.
+pub fn split_diff(unified: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let lines: Vec<&str> = unified.split_inclusive('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        let next = lines.get(i + 1).copied().unwrap_or_default();
+        if line.starts_with("--- a/")
+            && let Some(new) = next.strip_prefix("+++ b/")
+        {
+            out.push((new.trim_end().to_string(), String::new()));
+        }
+        if let Some((_, diff)) = out.last_mut() {
+            diff.push_str(line);
+        }
+    }
+    out
+}
+
+/// The `diff` items of a call's diff: one per file it changed (`path`
+/// names a diff without file headers).
+pub fn diff_items(path: &str, unified: &str, cwd: &Path) -> Vec<Value> {
+    let files = split_diff(unified);
+    if files.is_empty() {
+        return vec![diff_content(path, unified, cwd)];
+    }
+    files.iter().map(|(p, d)| diff_content(p, d, cwd)).collect()
 }
 
 /// `path` against `cwd` unless absolute.
@@ -133,6 +171,43 @@ mod tests {
         let created = diff_content("/abs/n.txt", "@@ -0,0 +1 @@\n+hi\n", Path::new("/w"));
         assert!(created["oldText"].is_null());
         assert_eq!(created["path"], "/abs/n.txt");
+    }
+
+    #[test]
+    fn a_patch_is_an_edit_of_each_of_its_files() {
+        let cwd = Path::new("/w");
+        assert_eq!(kind("apply_patch"), "edit");
+        let args = json!({"input": "*** Begin Patch\n*** Update File: a.rs\n*** Move to: b.rs\n@@\n-x\n+y\n*** Add File: c.rs\n+z\n*** End Patch"});
+        assert_eq!(
+            call_locations("apply_patch", &args, cwd),
+            [
+                json!({"path": "/w/a.rs"}),
+                json!({"path": "/w/b.rs"}),
+                json!({"path": "/w/c.rs"})
+            ]
+        );
+        assert_eq!(
+            call_locations("edit_file", &json!({"path": "d.rs"}), cwd),
+            [json!({"path": "/w/d.rs"})]
+        );
+        let diff = "--- a/a.rs\n+++ b/b.rs\n@@ -1 +1 @@\n-x\n+y\n--- a/c.rs\n+++ b/c.rs\n@@ -0,0 +1 @@\n+z\n";
+        let items = diff_items("a.rs", diff, cwd);
+        assert_eq!(items.len(), 2);
+        assert_eq!(
+            (
+                &items[0]["path"],
+                &items[0]["oldText"],
+                &items[0]["newText"]
+            ),
+            (&json!("/w/b.rs"), &json!("x\n"), &json!("y\n"))
+        );
+        assert_eq!(items[1]["path"], "/w/c.rs");
+        assert!(items[1]["oldText"].is_null());
+        let one = "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(
+            diff_items("x.txt", one, cwd),
+            [diff_content("x.txt", one, cwd)]
+        );
     }
 
     #[test]

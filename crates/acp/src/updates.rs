@@ -19,6 +19,8 @@ const MAX_SHOWN_OUTPUT: usize = 8_000;
 pub struct TurnUpdates {
     cwd: PathBuf,
     content: HashMap<String, Vec<Value>>,
+    /// Each call's files so far (a patch changes several).
+    locations: HashMap<String, Vec<Value>>,
     /// A piece of the answer was streamed (a later failover restarts it).
     pub first_chunk_sent: bool,
 }
@@ -29,6 +31,7 @@ impl TurnUpdates {
         TurnUpdates {
             cwd: cwd.to_path_buf(),
             content: HashMap::new(),
+            locations: HashMap::new(),
             first_chunk_sent: false,
         }
     }
@@ -65,11 +68,16 @@ impl TurnUpdates {
                 let item = tools::diff_content(path, diff, &self.cwd);
                 let content = self.content.entry(call_id.clone()).or_default();
                 content.push(item);
+                let at = json!({"path": tools::absolute(path, &self.cwd)});
+                let locations = self.locations.entry(call_id.clone()).or_default();
+                if !locations.contains(&at) {
+                    locations.push(at);
+                }
                 vec![json!({
                     "sessionUpdate": "tool_call_update",
                     "toolCallId": call_id,
                     "content": content,
-                    "locations": [{"path": tools::absolute(path, &self.cwd)}],
+                    "locations": locations,
                 })]
             }
             AgentEvent::ToolDone {
@@ -183,8 +191,10 @@ pub fn replay(events: &[SessionEvent], cwd: &Path) -> Vec<Value> {
                     let args: Value =
                         serde_json::from_str(&call.arguments_json).unwrap_or_default();
                     let summary = seekclaw_agent::call_summary(&args);
-                    let locations: Vec<Value> =
-                        tools::location(&summary, cwd).into_iter().collect();
+                    let locations: Vec<Value> = match call.name.as_str() {
+                        "apply_patch" => tools::call_locations(&call.name, &args, cwd),
+                        _ => tools::location(&summary, cwd).into_iter().collect(),
+                    };
                     names.insert(call.id.clone(), call.name.clone());
                     out.push(json!({
                         "sessionUpdate": "tool_call",
@@ -218,7 +228,7 @@ pub fn replay(events: &[SessionEvent], cwd: &Path) -> Vec<Value> {
                 }
                 let mut content = Vec::new();
                 if let (Some(diff), Some(path)) = (&r.diff, &r.file_path) {
-                    content.push(tools::diff_content(path, diff, cwd));
+                    content.extend(tools::diff_items(path, diff, cwd));
                 }
                 content.push(tools::text_content(&shown(&r.output)));
                 out.push(json!({

@@ -40,11 +40,8 @@ pub(crate) fn rules_for(p: &TurnPolicy, tool: &str, args: &Value, cwd: &Path) ->
             }
             command_rules(command)?
         }
-        "edit_file" | "multi_edit" | "write_file" | "remove" => {
-            vec![format!(
-                "Edit({})",
-                path_rule(root, cwd, args["path"].as_str()?)
-            )]
+        "edit_file" | "multi_edit" | "write_file" | "remove" | "apply_patch" => {
+            edit_rules(root, cwd, tool, args)?
         }
         "read_file" | "grep" | "glob" | "list_dir" => {
             vec![format!(
@@ -71,6 +68,18 @@ pub(crate) fn rules_for(p: &TurnPolicy, tool: &str, args: &Value, cwd: &Path) ->
         "user"
     };
     Some(Always { rules, target })
+}
+
+/// `Edit(folder/**)` for the call's file; a patch gets one per folder it touches.
+fn edit_rules(root: &Path, cwd: &Path, tool: &str, args: &Value) -> Option<Vec<String>> {
+    let mut rules: Vec<String> = Vec::new();
+    for path in seekclaw_policy::names::file_paths(tool, args) {
+        let rule = format!("Edit({})", path_rule(root, cwd, &path));
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+    (!rules.is_empty()).then_some(rules)
 }
 
 /// One rule per command of the line: `prog sub:*` where the second word
@@ -209,5 +218,24 @@ mod tests {
         assert_eq!(path_rule(root, root, "src/a/b.rs"), "/src/a/**");
         assert_eq!(path_rule(root, root, "README.md"), "/README.md");
         assert_eq!(path_rule(root, root, "/etc/hosts"), "//etc/hosts");
+        let edit = serde_json::json!({"path": "src/a.rs"});
+        assert_eq!(
+            edit_rules(root, root, "edit_file", &edit).unwrap(),
+            ["Edit(/src/**)"]
+        );
+        let patch = serde_json::json!({"input": "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Add File: src/b.rs\n+x\n*** Add File: docs/c.md\n+y\n*** End Patch"});
+        assert_eq!(
+            edit_rules(root, root, "apply_patch", &patch).unwrap(),
+            ["Edit(/src/**)", "Edit(/docs/**)"]
+        );
+        assert!(
+            edit_rules(
+                root,
+                root,
+                "apply_patch",
+                &serde_json::json!({"input": "junk"})
+            )
+            .is_none()
+        );
     }
 }

@@ -481,21 +481,23 @@ impl TurnApprovals {
 /// Whether a file tool's call writes one of the workspace's policy files
 /// (`.seekclaw/config.json`, `.claude/settings.json`, `.claude/settings.local.json`).
 fn writes_policy_file(tool: &str, args: &Value, root: &std::path::Path) -> bool {
-    if !matches!(tool, "edit_file" | "multi_edit" | "write_file" | "remove") {
+    if !matches!(
+        tool,
+        "edit_file" | "multi_edit" | "write_file" | "remove" | "apply_patch"
+    ) {
         return false;
     }
-    let Some(path) = args["path"].as_str() else {
-        return false;
-    };
-    let abs = seekclaw_policy::names::absolute(root, path);
-    let abs = std::path::Path::new(&abs);
-    [
+    let policy_files = [
         root.join(".seekclaw").join("config.json"),
         root.join(".claude").join("settings.json"),
         root.join(".claude").join("settings.local.json"),
-    ]
-    .iter()
-    .any(|p| p == abs)
+    ];
+    seekclaw_policy::names::file_paths(tool, args)
+        .iter()
+        .any(|path| {
+            let abs = seekclaw_policy::names::absolute(root, path);
+            policy_files.iter().any(|p| p == std::path::Path::new(&abs))
+        })
 }
 
 /// `` `Bash(rm -rf:*)` (user rules, ~/.seekclaw/config.json) ``

@@ -338,3 +338,24 @@ async fn cancel_resolves_a_pending_request_and_unattended_never_waits() {
         .await
         .unwrap();
 }
+
+#[test]
+fn a_patch_writing_a_policy_file_is_guarded() {
+    let root = std::path::Path::new("/w");
+    let patch = |body: &str| json!({"input": format!("*** Begin Patch\n{body}*** End Patch")});
+    assert!(writes_policy_file(
+        "apply_patch",
+        &patch("*** Update File: src/a.rs\n@@\n-a\n+b\n*** Add File: .claude/settings.json\n+{}\n"),
+        root
+    ));
+    assert!(writes_policy_file(
+        "apply_patch",
+        &patch("*** Update File: notes.md\n*** Move to: .seekclaw/config.json\n@@\n-a\n+b\n"),
+        root
+    ));
+    assert!(!writes_policy_file(
+        "apply_patch",
+        &patch("*** Update File: src/a.rs\n@@\n-a\n+b\n"),
+        root
+    ));
+}

@@ -68,6 +68,7 @@ impl Control {
                     "required": ["answer"],
                     "additionalProperties": false
                 })),
+                freeform: None,
             });
         }
         if self.goal_offered {
@@ -84,6 +85,7 @@ impl Control {
                     "required": ["status"],
                     "additionalProperties": false
                 })),
+                freeform: None,
             });
         }
         out

@@ -37,6 +37,7 @@ impl SubmitTool {
                 name: name.into(),
                 description: description.into(),
                 parameters: Arc::new(parameters),
+                freeform: None,
             },
             check,
         }

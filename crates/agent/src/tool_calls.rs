@@ -16,11 +16,23 @@ use crate::ask::{AskCx, Asked};
 use crate::checkpoints::{Touched, TurnCheckpoints};
 use crate::events::{AgentEvent, TurnStatus, WorkflowNode};
 
-/// `key: value` for up to three scalar arguments (values cut at 60 chars).
+/// `key: value` for up to three scalar arguments (values cut at 60 chars);
+/// a patch (`apply_patch`) by its files: `path: a.rs, files: 3`.
 pub fn call_summary(arguments: &Value) -> String {
     let Some(obj) = arguments.as_object() else {
         return String::new();
     };
+    if let Some(patch) = obj.get("input").and_then(Value::as_str)
+        && obj.len() == 1
+        && patch.contains("*** Begin Patch")
+    {
+        let files = seekclaw_policy::names::patch_paths(patch);
+        return match files.as_slice() {
+            [] => String::new(),
+            [one] => format!("path: {one}"),
+            [first, ..] => format!("path: {first}, files: {}", files.len()),
+        };
+    }
     obj.iter()
         .filter_map(|(k, v)| {
             let text = match v {
@@ -179,7 +191,16 @@ async fn run_one(
     } else {
         started.elapsed().as_secs_f64() * 1000.0
     };
-    if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
+    if out.success && !out.file_diffs.is_empty() {
+        // A call that changed several files (a patch): one event per file.
+        for (path, diff) in out.file_diffs.iter().filter(|(_, d)| !d.is_empty()) {
+            let _ = events.send(AgentEvent::FileDiff {
+                call_id: call.id.clone(),
+                path: path.clone(),
+                diff: diff.clone(),
+            });
+        }
+    } else if let (Some(diff), Some(path)) = (&out.diff, &out.file_path)
         && out.success
         && !diff.is_empty()
     {
@@ -218,6 +239,10 @@ pub(crate) fn touched(ran: &[Ran]) -> Option<Touched> {
     let mut paths = Vec::new();
     for r in ran.iter().filter(|r| r.ran_mutating) {
         match (&r.out.file_path, r.out.mutated) {
+            // A patch names every file it wrote or deleted.
+            (Some(_), true) if !r.out.touched_paths.is_empty() => {
+                paths.extend(r.out.touched_paths.iter().cloned());
+            }
             (Some(path), true) => paths.push(path.clone()),
             // A command (or a failed write) may have changed anything.
             _ => return Some(Touched::Anything),
@@ -304,6 +329,17 @@ mod tests {
     fn summaries_and_argument_repair() {
         let v: Value = serde_json::json!({"path": "src/a.rs", "limit": 5, "deep": {"x": 1}, "flag": true, "more": "x"});
         assert_eq!(call_summary(&v), "path: src/a.rs, limit: 5, flag: true");
+        let patch = |body: &str| serde_json::json!({"input": format!("*** Begin Patch\n{body}*** End Patch")});
+        assert_eq!(
+            call_summary(&patch("*** Update File: src/a.rs\n@@\n-a\n+b\n")),
+            "path: src/a.rs"
+        );
+        assert_eq!(
+            call_summary(&patch(
+                "*** Update File: a.rs\n@@\n-a\n+b\n*** Add File: b.rs\n+x\n"
+            )),
+            "path: a.rs, files: 2"
+        );
         let long = serde_json::json!({"command": format!("echo {}\nnext", "a".repeat(80))});
         let s = call_summary(&long);
         assert!(s.ends_with('…') && !s.contains('\n'));
@@ -315,6 +351,34 @@ mod tests {
             parse_arguments("not json at all")
                 .unwrap_err()
                 .starts_with("Invalid tool arguments")
+        );
+    }
+
+    #[test]
+    fn a_patch_checkpoints_every_file_it_touched() {
+        let ran = |out: ToolOutput| Ran {
+            ran_mutating: true,
+            ..Ran::new(out, "", 1.0)
+        };
+        let edit = ToolOutput {
+            file_path: Some("a.rs".into()),
+            mutated: true,
+            ..ToolOutput::ok("Edited a.rs", "")
+        };
+        let patch = ToolOutput {
+            file_path: Some("b.rs".into()),
+            touched_paths: vec!["b.rs".into(), "c.rs".into(), "d.rs".into()],
+            mutated: true,
+            ..ToolOutput::ok("Updated b.rs", "")
+        };
+        assert_eq!(
+            touched(&[ran(edit), ran(patch)]),
+            Some(Touched::Paths(vec![
+                "a.rs".into(),
+                "b.rs".into(),
+                "c.rs".into(),
+                "d.rs".into()
+            ]))
         );
     }
 }

@@ -14,7 +14,7 @@ use seekclaw_store::{
     EventItem, ImageAttachment, RuntimeNotice, Spend, StepUsage, Store, TerminalStatus,
     TurnTerminal, UsageRecord, UserMessage,
 };
-use seekclaw_tools::{ImageLimits, Registry, ToolContext, ToolFilter, WriteLocks};
+use seekclaw_tools::{EditTools, ImageLimits, Registry, ToolContext, ToolFilter, WriteLocks};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -392,7 +392,14 @@ impl TurnRuntime {
         }
     }
 
-    pub(crate) fn tool_filter(&self, input: &TurnInput, vision: bool) -> ToolFilter {
+    /// What a step offers; `apply_patch`: the step's model edits with
+    /// `apply_patch` instead of `edit_file`/`multi_edit`.
+    pub(crate) fn tool_filter(
+        &self,
+        input: &TurnInput,
+        vision: bool,
+        apply_patch: bool,
+    ) -> ToolFilter {
         ToolFilter {
             read_only: matches!(self.mode, AgentMode::Plan | AgentMode::Readonly),
             network_enabled: input.network_enabled,
@@ -407,6 +414,11 @@ impl TurnRuntime {
                 .chain(input.disabled_tools.iter().cloned())
                 .collect(),
             subagents: input.children.is_some(),
+            edits: if apply_patch {
+                EditTools::ApplyPatch
+            } else {
+                EditTools::EditFile
+            },
         }
     }
 

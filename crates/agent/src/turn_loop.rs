@@ -6,7 +6,7 @@
 use seekclaw_providers::Completion;
 use seekclaw_providers::ProviderError;
 use seekclaw_providers::routing::{RouteInput, candidates};
-use seekclaw_providers::types::{ChatMessage, ChatRequest, FinishReason, ToolSpec};
+use seekclaw_providers::types::{ChatMessage, ChatRequest, FinishReason, ToolGrammar, ToolSpec};
 use seekclaw_store::{
     AssistantMessage, EventItem, ToolCall as StoredCall, ToolResult, ViewedImage as StoredView,
 };
@@ -248,7 +248,7 @@ async fn prepare(
     let model_ref = first.model_ref(&rt.config);
     let vision = model.capabilities.vision;
     st.window.size = model.context_window;
-    let filter = rt.tool_filter(cx.input, vision);
+    let filter = rt.tool_filter(cx.input, vision, model.uses_apply_patch());
     let offered = cx.ext.registry.offered(&filter);
     let tool_names: Vec<String> = offered
         .iter()
@@ -263,6 +263,10 @@ async fn prepare(
                 name: d.name.clone(),
                 description: d.description.clone(),
                 parameters: d.parameters.clone(),
+                freeform: d.freeform.as_ref().map(|f| ToolGrammar {
+                    syntax: f.syntax.clone(),
+                    definition: f.definition.clone(),
+                }),
             }
         })
         .chain(st.control.specs())

@@ -247,6 +247,15 @@ pub struct Capabilities {
     pub embedding: bool,
     /// Declared MCP support; reported to clients, MCP tools are not filtered by it.
     pub mcp: bool,
+    /// Edits files with `apply_patch` (Codex's patch format) instead of
+    /// `edit_file`/`multi_edit`; absent: the catalog decides
+    /// ([`Model::uses_apply_patch`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apply_patch: Option<bool>,
+    /// Takes freeform (custom, grammar-constrained) tools on OpenAI's wire;
+    /// absent: GPT-5 models on OpenAI's own API ([`uses_freeform_tools`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freeform_tools: Option<bool>,
     /// Unknown capability keys, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -265,9 +274,63 @@ impl Default for Capabilities {
             max_reasoning_level: ReasoningLevel::Max,
             embedding: false,
             mcp: true,
+            apply_patch: None,
+            freeform_tools: None,
             extra: Map::new(),
         }
     }
+}
+
+/// `id` without a router's vendor prefix (`openai/gpt-5` → `gpt-5`), lowercased.
+fn bare_model_id(id: &str) -> String {
+    id.rsplit('/')
+        .next()
+        .unwrap_or(id)
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether a model of this id was trained on Codex's patch format: OpenAI's
+/// GPT (`gpt-…`), o-series (`o1`, `o3`, `o4-mini`, …) and Codex models.
+pub fn trained_on_apply_patch(model_id: &str) -> bool {
+    let id = bare_model_id(model_id);
+    let o_series = id.strip_prefix('o').is_some_and(|rest| {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        digits > 0
+            && rest[digits..]
+                .chars()
+                .next()
+                .is_none_or(|c| c == '-' || c == ':')
+    });
+    (id.starts_with("gpt-") && !id.starts_with("gpt-3")) || o_series || id.contains("codex")
+}
+
+impl Model {
+    /// Whether the model edits with `apply_patch`: its `applyPatch`
+    /// capability, else [`trained_on_apply_patch`] of its id.
+    pub fn uses_apply_patch(&self) -> bool {
+        self.capabilities
+            .apply_patch
+            .unwrap_or_else(|| trained_on_apply_patch(&self.id))
+    }
+}
+
+/// Whether `model` of `provider` takes freeform (custom) tools: its
+/// `freeformTools` capability, else GPT-5 models (Codex ones included) on
+/// OpenAI's own API, the only chat-completions server known to accept them.
+pub fn uses_freeform_tools(provider: &Provider, model: &Model) -> bool {
+    if let Some(set) = model.capabilities.freeform_tools {
+        return set;
+    }
+    let openai_api = provider.kind.eq_ignore_ascii_case("openai")
+        && provider
+            .base_url
+            .trim()
+            .trim_end_matches('/')
+            .to_ascii_lowercase()
+            .strip_prefix("https://api.openai.com")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    openai_api && model.id.trim().to_ascii_lowercase().starts_with("gpt-5")
 }
 
 /// A provider's `models`: each entry a model object or just its id.
@@ -315,6 +378,92 @@ fn models_or_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Model>, D::Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn apply_patch_goes_to_openais_families_unless_set() {
+        for id in [
+            "gpt-5",
+            "gpt-5-codex",
+            "GPT-4.1",
+            "gpt-oss:20b",
+            "openai/gpt-5-mini",
+            "o1",
+            "o3-mini",
+            "o4-mini",
+            "codex-mini-latest",
+        ] {
+            assert!(trained_on_apply_patch(id), "{id}");
+        }
+        for id in [
+            "claude-sonnet-4-5",
+            "deepseek-chat",
+            "gpt-3.5-turbo",
+            "ollama",
+            "o",
+            "omni-moderation",
+            "qwen3-coder",
+            "kimi-k2",
+        ] {
+            assert!(!trained_on_apply_patch(id), "{id}");
+        }
+        let mut m = Model {
+            id: "gpt-5".into(),
+            ..Model::default()
+        };
+        assert!(m.uses_apply_patch());
+        m.capabilities.apply_patch = Some(false);
+        assert!(!m.uses_apply_patch());
+        m.id = "claude-opus-4-1".into();
+        m.capabilities.apply_patch = Some(true);
+        assert!(m.uses_apply_patch());
+    }
+
+    #[test]
+    fn freeform_tools_on_openais_own_api_for_gpt5() {
+        let openai = Provider {
+            kind: "openai".into(),
+            base_url: "https://api.openai.com/v1".into(),
+            ..Provider::default()
+        };
+        let gateway = Provider {
+            base_url: "https://openrouter.ai/api/v1".into(),
+            ..openai.clone()
+        };
+        let model = |id: &str| Model {
+            id: id.into(),
+            ..Model::default()
+        };
+        assert!(uses_freeform_tools(&openai, &model("gpt-5")));
+        assert!(uses_freeform_tools(&openai, &model("gpt-5-codex")));
+        assert!(!uses_freeform_tools(&openai, &model("gpt-4.1")));
+        assert!(!uses_freeform_tools(&gateway, &model("gpt-5")));
+        let mut set = model("my-model");
+        set.capabilities.freeform_tools = Some(true);
+        assert!(uses_freeform_tools(&gateway, &set));
+        set.id = "gpt-5".into();
+        set.capabilities.freeform_tools = Some(false);
+        assert!(!uses_freeform_tools(&openai, &set));
+    }
+
+    #[test]
+    fn capability_keys_round_trip_and_stay_absent() {
+        let caps: Capabilities = serde_json::from_str(r#"{"vision":true}"#).unwrap();
+        assert_eq!((caps.apply_patch, caps.freeform_tools), (None, None));
+        let out = serde_json::to_value(&caps).unwrap();
+        assert!(out.get("applyPatch").is_none() && out.get("freeformTools").is_none());
+        let caps: Capabilities =
+            serde_json::from_str(r#"{"applyPatch":false,"freeformTools":true}"#).unwrap();
+        assert_eq!(
+            (caps.apply_patch, caps.freeform_tools),
+            (Some(false), Some(true))
+        );
+        assert!(caps.extra.is_empty());
+        let out = serde_json::to_value(&caps).unwrap();
+        assert_eq!(
+            (&out["applyPatch"], &out["freeformTools"]),
+            (&serde_json::json!(false), &serde_json::json!(true))
+        );
+    }
 
     #[test]
     fn display_name_written_computed_and_ignored_on_read() {

@@ -215,6 +215,7 @@ impl McpTool {
                     parallel_safe: !mutating,
                 },
                 status_label: format!("Calling {server}"),
+                freeform: None,
             },
             raw_name: tool.name.to_string(),
             slot,

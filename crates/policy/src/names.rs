@@ -113,7 +113,47 @@ pub fn our_name(any: &str) -> &str {
 pub fn is_known(name: &str) -> bool {
     name.starts_with("mcp__")
         || PAIRS.iter().any(|p| p.ours == name || p.claude == name)
-        || matches!(name, "remove" | "capture_screen")
+        || matches!(name, "remove" | "capture_screen" | "apply_patch")
+}
+
+/// The files a file tool's call names, as given (relative or absolute): its
+/// `path`, or every file an `apply_patch` patch adds, deletes, updates or
+/// moves to (read from the patch's headers alone, so even a patch the tool
+/// would refuse is judged by every file it names).
+pub fn file_paths(tool: &str, args: &Value) -> Vec<String> {
+    if tool == "apply_patch" {
+        return patch_paths(args["input"].as_str().unwrap_or_default());
+    }
+    args["path"]
+        .as_str()
+        .map(|p| vec![p.to_string()])
+        .unwrap_or_default()
+}
+
+/// Every path named by a patch's `*** Add File:`, `*** Delete File:`,
+/// `*** Update File:` and `*** Move to:` lines, once each, in order.
+pub fn patch_paths(input: &str) -> Vec<String> {
+    const HEADERS: [&str; 4] = [
+        "*** Add File:",
+        "*** Delete File:",
+        "*** Update File:",
+        "*** Move to:",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for line in input.lines() {
+        let line = line.trim();
+        let named = HEADERS
+            .iter()
+            .find_map(|h| line.strip_prefix(h))
+            .map(str::trim)
+            .filter(|p| !p.is_empty());
+        if let Some(p) = named
+            && !out.iter().any(|o| o == p)
+        {
+            out.push(p.to_string());
+        }
+    }
+    out
 }
 
 /// `args` under Claude Code's argument names; paths made absolute against

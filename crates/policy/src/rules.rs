@@ -87,7 +87,13 @@ pub struct Rule {
 }
 
 const READERS: &[&str] = &["read_file", "grep", "glob", "list_dir"];
-const EDITORS: &[&str] = &["edit_file", "multi_edit", "write_file", "remove"];
+const EDITORS: &[&str] = &[
+    "edit_file",
+    "multi_edit",
+    "write_file",
+    "remove",
+    "apply_patch",
+];
 
 /// Where relative path patterns start and what `~` is.
 #[derive(Debug, Clone)]
@@ -199,7 +205,7 @@ fn spec_of(name: &str, arg: &str, bases: &Bases) -> Result<Spec, String> {
             )),
         },
         "Read" | "Edit" | "read_file" | "edit_file" | "multi_edit" | "write_file" | "remove"
-        | "grep" | "glob" | "list_dir" => Ok(Spec::Path(path_globs(arg, bases)?)),
+        | "apply_patch" | "grep" | "glob" | "list_dir" => Ok(Spec::Path(path_globs(arg, bases)?)),
         _ => Err(format!("`{name}` takes no pattern (write `{name}` alone)")),
     }
 }
@@ -330,7 +336,7 @@ impl Rules {
                 r.covers(call.tool)
                     && match &r.spec {
                         Spec::Any => true,
-                        Spec::Path(globs) => target.path_matches(globs),
+                        Spec::Path(globs) => target.all_paths_match(globs),
                         Spec::Domain(host) => target.host_matches(host),
                         Spec::Command(_) => false,
                     }
@@ -377,8 +383,10 @@ impl Rules {
 /// What a call is about, worked out once for all rules: its file (and,
 /// lazily, where a symlink leads), its host, the files a command writes.
 struct Target {
-    path: Option<String>,
-    real: std::cell::OnceCell<Option<String>>,
+    /// The files the call is about (a patch names several), absolute.
+    paths: Vec<String>,
+    /// Where each of `paths` leads through symlinks, when elsewhere.
+    real: std::cell::OnceCell<Vec<Option<String>>>,
     host: Option<String>,
     writes: Vec<String>,
 }
@@ -386,7 +394,7 @@ struct Target {
 impl Target {
     fn of(call: &Call<'_>, shell: Option<&ShellCommand>) -> Target {
         Target {
-            path: call_path(call),
+            paths: call_paths(call),
             real: std::cell::OnceCell::new(),
             host: call.args["url"].as_str().and_then(host_of),
             writes: shell
@@ -402,21 +410,36 @@ impl Target {
         }
     }
 
+    /// Whether any of the call's files matches (deny and ask rules).
     fn path_matches(&self, globs: &[GlobMatcher]) -> bool {
-        let Some(path) = &self.path else {
-            return false;
-        };
+        (0..self.paths.len()).any(|i| self.nth_matches(i, globs))
+    }
+
+    /// Whether every one of the call's files matches (allow rules: a patch
+    /// is allowed only when all its files are).
+    fn all_paths_match(&self, globs: &[GlobMatcher]) -> bool {
+        !self.paths.is_empty() && (0..self.paths.len()).all(|i| self.nth_matches(i, globs))
+    }
+
+    fn nth_matches(&self, i: usize, globs: &[GlobMatcher]) -> bool {
+        let path = &self.paths[i];
         if globs.iter().any(|g| g.is_match(path)) {
             return true;
         }
         // Through a symlink to the same file (resolved once per call).
         let real = self.real.get_or_init(|| {
-            std::fs::canonicalize(path)
-                .ok()
-                .map(|p| p.display().to_string())
-                .filter(|r| r != path)
+            self.paths
+                .iter()
+                .map(|path| {
+                    std::fs::canonicalize(path)
+                        .ok()
+                        .map(|p| p.display().to_string())
+                        .filter(|r| r != path)
+                })
+                .collect()
         });
-        real.as_ref()
+        real.get(i)
+            .and_then(Option::as_ref)
             .is_some_and(|r| globs.iter().any(|g| g.is_match(r)))
     }
 
@@ -533,15 +556,14 @@ fn raw_match(pattern: &[Pat], raw: &str) -> bool {
     fixed.iter().all(|f| tokens.any(|t| t == *f))
 }
 
-/// The file or folder a file tool's call is about, absolute.
-fn call_path(call: &Call<'_>) -> Option<String> {
-    let p = match call.args["path"].as_str() {
-        Some(p) => p,
+/// The files or folder a file tool's call is about, absolute.
+fn call_paths(call: &Call<'_>) -> Vec<String> {
+    let given = crate::names::file_paths(call.tool, call.args);
+    if given.is_empty() && matches!(call.tool, "grep" | "glob" | "list_dir") {
         // Searches without a path search the turn's directory.
-        None if matches!(call.tool, "grep" | "glob" | "list_dir") => ".",
-        None => return None,
-    };
-    Some(absolute(call.cwd, p))
+        return vec![absolute(call.cwd, ".")];
+    }
+    given.iter().map(|p| absolute(call.cwd, p)).collect()
 }
 
 /// The host a fetch of `url` goes to, parsed as the `web_fetch` tool parses

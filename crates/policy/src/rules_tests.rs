@@ -204,6 +204,55 @@ fn file_web_and_mcp_rules() {
 }
 
 #[test]
+fn a_patch_is_an_edit_of_every_file_it_names() {
+    use Verdict::{Allow, Deny};
+    let rules = rules();
+    let patch = |body: &str| json!({"input": format!("*** Begin Patch\n{body}*** End Patch\n")});
+    let cases = [
+        ("*** Update File: src/a.rs\n@@\n-a\n+b\n", Some(Allow)),
+        (
+            "*** Update File: src/a.rs\n@@\n-a\n+b\n*** Add File: src/new.rs\n+x\n",
+            Some(Allow),
+        ),
+        // One file outside `Edit(src/**)`: the allow rule does not cover the patch.
+        (
+            "*** Update File: src/a.rs\n@@\n-a\n+b\n*** Add File: docs/x.md\n+x\n",
+            None,
+        ),
+        // Any file under a deny rule denies the whole patch, a move's target too.
+        (
+            "*** Update File: src/a.rs\n@@\n-a\n+b\n*** Delete File: /etc/hosts\n",
+            Some(Deny),
+        ),
+        (
+            "*** Update File: src/a.rs\n*** Move to: /etc/cron.d/x\n@@\n-a\n+b\n",
+            Some(Deny),
+        ),
+        ("not a patch", None),
+    ];
+    for (body, want) in cases {
+        assert_eq!(decide(&rules, "apply_patch", patch(body)), want, "{body}");
+    }
+    assert_eq!(
+        crate::names::patch_paths(
+            "*** Begin Patch\n*** Update File: a.rs\n*** Move to: b.rs\n*** Add File: c.rs\n+z\n*** Delete File: a.rs\n*** End Patch"
+        ),
+        ["a.rs", "b.rs", "c.rs"]
+    );
+    let apply = Rule::parse(
+        "apply_patch(src/**)",
+        Verdict::Allow,
+        Layer::User,
+        Path::new("/c"),
+        &Bases {
+            root: PathBuf::from(WS),
+            home: None,
+        },
+    );
+    assert!(apply.is_ok());
+}
+
+#[test]
 fn bad_rules_say_why() {
     let bases = Bases {
         root: PathBuf::from(WS),

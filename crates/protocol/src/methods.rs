@@ -518,6 +518,7 @@ pub struct ProtocolInfo {
 /// The built-in tool names `protocol.info` lists (the engine checks that its
 /// registry holds exactly these).
 pub const BUILTIN_TOOLS: &[&str] = &[
+    "apply_patch",
     "bash",
     "bash_output",
     "bash_stop",

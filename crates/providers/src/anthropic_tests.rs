@@ -28,6 +28,7 @@ fn tool(name: &str) -> ToolSpec {
         name: name.into(),
         description: format!("{name} tool"),
         parameters: json!({"type": "object"}).into(),
+        freeform: None,
     }
 }
 

@@ -32,7 +32,7 @@ pub use router::{Completion, NoObserver, Observer, Providers};
 pub use sse::{SseDecoder, SseEvent, SseEventRef};
 pub use types::{
     ChatMessage, ChatRequest, FinishReason, ImageData, StreamEvent, Thinking, TokenUsage, ToolCall,
-    ToolSpec,
+    ToolGrammar, ToolSpec,
 };
 pub use wire::{
     StreamDecoder, StreamParser, WireRequest, build_request, decoder, parse_completion,

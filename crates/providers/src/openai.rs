@@ -1,6 +1,8 @@
 //! OpenAI-compatible chat completions (reference §6.10): OpenAI, DeepSeek, Kimi,
 //! OpenRouter, Ollama, LM Studio, vLLM and other `kind:"openai"` servers.
 
+#[cfg(test)]
+mod custom_tests;
 mod decode;
 
 use serde_json::{Map, Value, json};
@@ -24,6 +26,18 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
     // streams anyway is handled by `parse_completion`.
     let stream = caps.streaming && !has_images;
 
+    // Freeform tools go as custom tools, and their calls replay as custom calls.
+    let freeform: Vec<&str> = if caps.tool_calling
+        && seekclaw_config::uses_freeform_tools(target.provider, target.model)
+    {
+        req.tools
+            .iter()
+            .filter(|t| t.freeform.is_some())
+            .map(|t| t.name.as_str())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
@@ -40,7 +54,7 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
         {
             pending.push((name, images));
         }
-        messages.push(message(m, pass_back_reasoning));
+        messages.push(message(m, pass_back_reasoning, &freeform));
     }
     flush_tool_images(&mut messages, &mut pending);
 
@@ -68,12 +82,24 @@ pub fn build_request(target: &Target, req: &ChatRequest) -> WireRequest {
     let tools = if caps.tool_calling {
         req.tools
             .iter()
-            .map(|t| WireTool::Function {
-                kind: "function",
-                function: FunctionSpec {
-                    name: t.name.clone(),
-                    description: t.description.clone(),
-                    parameters: t.parameters.clone(),
+            .map(|t| match &t.freeform {
+                Some(g) if freeform.contains(&t.name.as_str()) => WireTool::Custom {
+                    kind: "custom",
+                    custom: json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "format": {"type": "grammar", "grammar": {
+                            "syntax": g.syntax, "definition": g.definition,
+                        }},
+                    }),
+                },
+                _ => WireTool::Function {
+                    kind: "function",
+                    function: FunctionSpec {
+                        name: t.name.clone(),
+                        description: t.description.clone(),
+                        parameters: t.parameters.clone(),
+                    },
                 },
             })
             .collect()
@@ -109,7 +135,7 @@ fn has_images(m: &ChatMessage) -> bool {
     }
 }
 
-fn message(m: &ChatMessage, pass_back_reasoning: bool) -> Value {
+fn message(m: &ChatMessage, pass_back_reasoning: bool, freeform: &[&str]) -> Value {
     match m {
         ChatMessage::User { text, images } => {
             json!({"role": "user", "content": content(text, images)})
@@ -127,6 +153,9 @@ fn message(m: &ChatMessage, pass_back_reasoning: bool) -> Value {
                 let calls = tool_calls
                     .iter()
                     .map(|c| {
+                        if freeform.contains(&c.name.as_str()) {
+                            return custom_call(c);
+                        }
                         json!({"id": c.id, "type": "function", "function": {
                             "name": c.name,
                             "arguments": sanitize_arguments(&c.arguments),
@@ -156,6 +185,16 @@ fn message(m: &ChatMessage, pass_back_reasoning: bool) -> Value {
             json!({"role": "tool", "tool_call_id": call_id, "content": text})
         }
     }
+}
+
+/// A freeform tool's call as the model made it: its raw input text (the
+/// `input` of the arguments it was decoded into).
+fn custom_call(c: &crate::types::ToolCall) -> Value {
+    let input = serde_json::from_str::<Value>(&c.arguments)
+        .ok()
+        .and_then(|v| v.get("input").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| c.arguments.clone());
+    json!({"id": c.id, "type": "custom", "custom": {"name": c.name, "input": input}})
 }
 
 /// The user message carrying the images of the tool results just sent.
@@ -253,6 +292,7 @@ mod tests {
             name: "read_file".into(),
             description: "Read a file".into(),
             parameters: json!({"type":"object","properties":{"path":{"type":"string"}}}).into(),
+            freeform: None,
         }
     }
 

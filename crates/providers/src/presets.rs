@@ -23,6 +23,8 @@ struct Spec {
     thinking: bool,
     reasoning: bool,
     vision: bool,
+    /// Trained on Codex's patch format: offered `apply_patch`.
+    apply_patch: bool,
     max_level: ReasoningLevel,
     /// input, cached input, output
     prices: (f64, f64, f64),
@@ -37,6 +39,7 @@ const fn spec(id: &'static str, context: u64, max_output: u64) -> Spec {
         thinking: false,
         reasoning: false,
         vision: false,
+        apply_patch: false,
         max_level: ReasoningLevel::Max,
         prices: (0.0, 0.0, 0.0),
         cache_write: None,
@@ -54,6 +57,7 @@ fn model(s: Spec) -> Model {
             vision: s.vision,
             image: s.vision,
             max_reasoning_level: s.max_level,
+            apply_patch: s.apply_patch.then_some(true),
             ..Capabilities::default()
         },
         input_price_per_mtok: s.prices.0,
@@ -119,6 +123,7 @@ pub fn preset(name: &str) -> Option<Provider> {
             "OpenAI",
             vec![
                 model(Spec {
+                    apply_patch: true,
                     reasoning: true,
                     vision: true,
                     max_level: ReasoningLevel::High,
@@ -126,6 +131,7 @@ pub fn preset(name: &str) -> Option<Provider> {
                     ..spec("gpt-5", 400_000, 128_000)
                 }),
                 model(Spec {
+                    apply_patch: true,
                     reasoning: true,
                     vision: true,
                     max_level: ReasoningLevel::High,
@@ -133,6 +139,7 @@ pub fn preset(name: &str) -> Option<Provider> {
                     ..spec("gpt-5-mini", 400_000, 128_000)
                 }),
                 model(Spec {
+                    apply_patch: true,
                     vision: true,
                     prices: (2.0, 0.5, 8.0),
                     ..spec("gpt-4.1", 1_047_576, 32_768)
@@ -237,5 +244,19 @@ mod tests {
         let ds = preset("deepseek").unwrap();
         assert!(ds.models[1].capabilities.thinking);
         assert_eq!(preset("anthropic").unwrap().kind, "anthropic");
+    }
+
+    #[test]
+    fn openai_models_edit_with_apply_patch_and_others_do_not() {
+        for m in preset("openai").unwrap().models {
+            assert_eq!(m.capabilities.apply_patch, Some(true), "{}", m.id);
+            assert!(m.uses_apply_patch());
+        }
+        for name in ["deepseek", "kimi", "anthropic"] {
+            for m in preset(name).unwrap().models {
+                assert_eq!(m.capabilities.apply_patch, None, "{}", m.id);
+                assert!(!m.uses_apply_patch(), "{}", m.id);
+            }
+        }
     }
 }

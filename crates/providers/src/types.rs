@@ -96,6 +96,19 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of the arguments (an object schema), shared with the tool.
     pub parameters: std::sync::Arc<serde_json::Value>,
+    /// Sent as a freeform (custom) tool with this grammar where the model
+    /// takes one (OpenAI's custom tools); its raw text input then arrives as
+    /// the arguments `{"input": "<text>"}`, which `parameters` must describe.
+    pub freeform: Option<ToolGrammar>,
+}
+
+/// The grammar a freeform tool's input follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolGrammar {
+    /// `lark` or `regex`.
+    pub syntax: String,
+    /// The grammar.
+    pub definition: String,
 }
 
 /// Token counts of one provider attempt.

@@ -43,6 +43,13 @@ pub enum WireTool {
         kind: &'static str,
         function: FunctionSpec,
     },
+    /// OpenAI's freeform tool: `{"type": "custom", "custom": {name,
+    /// description, format: {type: "grammar", grammar: {syntax, definition}}}}`.
+    Custom {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        custom: Value,
+    },
     /// Anthropic: `{name, description, input_schema, cache_control?}`.
     Input {
         name: String,
@@ -355,6 +362,9 @@ pub(crate) struct PendingCall {
     pub name: String,
     pub args: String,
     pub started: bool,
+    /// A freeform (custom) call: `args` is `{"input":"` plus the escaped
+    /// text so far, closed when the call completes.
+    pub custom: bool,
 }
 
 /// What every decoder holds back until the end of the stream.
@@ -374,7 +384,12 @@ impl Held {
             return;
         }
         self.flushed = true;
-        for (index, call) in self.calls.drain(..).enumerate() {
+        for (index, mut call) in self.calls.drain(..).enumerate() {
+            if call.custom {
+                call.args.push_str(CUSTOM_CLOSE);
+                let delta = CUSTOM_CLOSE.to_string();
+                out.push(StreamEvent::ToolCallArgsDelta { index, delta });
+            }
             let id = if call.id.is_empty() {
                 synthetic_call_id(index)
             } else {
@@ -396,6 +411,21 @@ impl Held {
             out.push(StreamEvent::Finish(f));
         }
     }
+}
+
+/// How a freeform call's text starts and ends as JSON arguments.
+pub(crate) const CUSTOM_OPEN: &str = "{\"input\":\"";
+pub(crate) const CUSTOM_CLOSE: &str = "\"}";
+
+/// `text` escaped as the inside of a JSON string: pieces escaped one by one
+/// join to the escape of the whole.
+pub(crate) fn json_string_inside(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    quoted
+        .strip_prefix('"')
+        .and_then(|q| q.strip_suffix('"'))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// For servers that omit tool-call ids (some local ones); the id must only be

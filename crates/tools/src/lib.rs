@@ -22,7 +22,10 @@ pub mod sandbox;
 mod tool;
 mod walk;
 
-pub use builtin::{builtin_registry, capture_method, display_reachable, engine_unusable};
+pub use builtin::{
+    APPLY_PATCH, PATCH_GRAMMAR, builtin_registry, capture_method, display_reachable,
+    engine_unusable,
+};
 pub use children::{
     ChildError, ChildFuture, ChildReport, ChildRequest, ChildStatus, ChildTurns, GoalFuture,
     MAX_SUBRUNS_PER_TURN, SUBAGENT_TOOLS, SubrunKind,
@@ -33,8 +36,9 @@ pub use error::ToolError;
 pub use files::{FileAccess, FileFuture};
 pub use jobs::{JobInfo, JobNotice, Jobs, Notify};
 pub use locks::{LockError, LockInfo, WriteLocks};
-pub use registry::{Registry, ToolFilter};
+pub use registry::{EditTools, Registry, ToolFilter};
 pub use sandbox::{InUse, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport};
 pub use tool::{
-    ImageLimits, Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture, ToolImage, ToolOutput,
+    FreeformFormat, ImageLimits, Tool, ToolContext, ToolDefinition, ToolFlags, ToolFuture,
+    ToolImage, ToolOutput,
 };

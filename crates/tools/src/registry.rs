@@ -21,6 +21,36 @@ pub struct ToolFilter {
     pub disabled: Vec<String>,
     /// The turn may start child turns (`explore`, `review` are offered).
     pub subagents: bool,
+    /// Which edit tools the model gets: never both families in one request.
+    pub edits: EditTools,
+}
+
+/// The two ways a model edits part of a file; a request offers one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EditTools {
+    /// `edit_file` and `multi_edit` (exact text replacements).
+    #[default]
+    EditFile,
+    /// `apply_patch` (Codex's patch format), for the models trained on it.
+    ApplyPatch,
+}
+
+impl EditTools {
+    /// The tools of this family.
+    pub fn names(self) -> &'static [&'static str] {
+        match self {
+            EditTools::EditFile => &["edit_file", "multi_edit"],
+            EditTools::ApplyPatch => &[crate::builtin::APPLY_PATCH],
+        }
+    }
+
+    /// The other family.
+    fn other(self) -> EditTools {
+        match self {
+            EditTools::EditFile => EditTools::ApplyPatch,
+            EditTools::ApplyPatch => EditTools::EditFile,
+        }
+    }
 }
 
 /// Tools by name.
@@ -56,6 +86,13 @@ impl Registry {
             return Some(format!(
                 "Tool '{}' is disabled in this workspace.",
                 def.name
+            ));
+        }
+        if filter.edits.other().names().contains(&def.name.as_str()) {
+            return Some(format!(
+                "Tool '{}' is not offered to this model: edit files with {} instead.",
+                def.name,
+                filter.edits.names().join(" or ")
             ));
         }
         if !filter.subagents && crate::children::SUBAGENT_TOOLS.contains(&def.name.as_str()) {

@@ -44,6 +44,19 @@ pub struct ToolDefinition {
     pub flags: ToolFlags,
     /// Short status shown while it runs (`Reading files`, `Running command`, …).
     pub status_label: String,
+    /// Called with raw text in this grammar instead of JSON where the
+    /// provider supports it (OpenAI's custom tools); elsewhere a function
+    /// tool whose only argument is `input`, that text.
+    pub freeform: Option<FreeformFormat>,
+}
+
+/// The grammar of a freeform tool's input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FreeformFormat {
+    /// `lark` (or `regex`).
+    pub syntax: String,
+    /// The grammar itself.
+    pub definition: String,
 }
 
 /// An image a tool returns to the model (base64, no data-URL prefix).
@@ -66,8 +79,14 @@ pub struct ToolOutput {
     pub summary: String,
     /// Unified diff of a file change (`file_diff` event).
     pub diff: Option<String>,
-    /// Workspace-relative path of the changed file.
+    /// Workspace-relative path of the changed file (the first, when several).
     pub file_path: Option<String>,
+    /// When a call changed several files (`apply_patch`): each one's path and
+    /// diff, in order; `diff` then holds them all.
+    pub file_diffs: Vec<(String, String)>,
+    /// Every path the call wrote or deleted when more than `file_path`
+    /// (a patch's files, both ends of a move), for checkpoints.
+    pub touched_paths: Vec<String>,
     /// Images for the model (e.g. `read_file` of a picture).
     pub images: Vec<ToolImage>,
     /// A status line to echo to clients (the `plan` tool's checklist).

@@ -231,6 +231,7 @@ impl AnthropicDecoder {
                     name,
                     args,
                     started: true,
+                    custom: false,
                 });
                 BlockKind::Tool(ordinal, prefilled)
             }
@@ -464,6 +465,7 @@ pub(crate) fn parse_completion(
                     name,
                     args,
                     started: true,
+                    custom: false,
                 });
             }
             _ => {}

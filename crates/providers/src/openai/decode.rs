@@ -6,7 +6,10 @@ use serde_json::Value;
 use crate::error::ProviderError;
 use crate::sse::SseEventRef;
 use crate::types::{FinishReason, StreamEvent, TokenUsage};
-use crate::wire::{Held, PendingCall, StreamDecoder, Text, cut_off, json_error, synthetic_call_id};
+use crate::wire::{
+    CUSTOM_OPEN, Held, PendingCall, StreamDecoder, Text, cut_off, json_error, json_string_inside,
+    synthetic_call_id,
+};
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
@@ -50,6 +53,17 @@ struct ToolDelta<'a> {
     id: Option<Text<'a>>,
     #[serde(default, borrow)]
     function: Option<FunctionDelta<'a>>,
+    /// A freeform (custom) tool's call: its name and raw input text.
+    #[serde(default, borrow)]
+    custom: Option<CustomDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct CustomDelta<'a> {
+    #[serde(default, borrow)]
+    name: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    input: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -192,14 +206,28 @@ impl OpenAiDecoder {
 
     fn tool_delta(&mut self, td: ToolDelta<'_>, out: &mut Vec<StreamEvent>) {
         let id = Text::non_empty(td.id);
-        let (name, args) = match td.function {
-            Some(f) => (Text::non_empty(f.name), Text::non_empty(f.arguments)),
-            None => (None, None),
+        let custom = td.custom.is_some();
+        let (name, args) = match (td.custom, td.function) {
+            // Raw text, kept as the JSON arguments `{"input": …}` it stands for.
+            (Some(c), _) => (
+                Text::non_empty(c.name),
+                Text::non_empty(c.input).map(|t| std::borrow::Cow::Owned(json_string_inside(&t))),
+            ),
+            (None, Some(f)) => (Text::non_empty(f.name), Text::non_empty(f.arguments)),
+            (None, None) => (None, None),
         };
         let index = self.ordinal(td.index, id.as_deref(), name.as_deref());
         let Some(call) = self.held.calls.get_mut(index) else {
             return;
         };
+        if custom && !call.custom {
+            call.custom = true;
+            call.args.insert_str(0, CUSTOM_OPEN);
+            if call.started {
+                let delta = CUSTOM_OPEN.to_string();
+                out.push(StreamEvent::ToolCallArgsDelta { index, delta });
+            }
+        }
         if call.id.is_empty()
             && let Some(id) = id
         {
@@ -355,6 +383,17 @@ struct CompletionToolCall {
     id: Option<String>,
     #[serde(default)]
     function: Option<CompletionFunction>,
+    #[serde(default)]
+    custom: Option<CompletionCustom>,
+}
+
+/// A freeform (custom) tool's call.
+#[derive(Deserialize)]
+struct CompletionCustom {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    input: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -407,8 +446,12 @@ pub(crate) fn parse_completion(
             out.push(StreamEvent::TextDelta(text));
         }
         for (index, tc) in msg.tool_calls.into_iter().flatten().enumerate() {
-            let (name, args) = match tc.function {
-                Some(f) => {
+            let (name, args) = match (tc.custom, tc.function) {
+                (Some(c), _) => (
+                    c.name.unwrap_or_default(),
+                    serde_json::json!({"input": c.input.unwrap_or_default()}).to_string(),
+                ),
+                (None, Some(f)) => {
                     let args = match f.arguments {
                         Some(Value::String(s)) => s,
                         Some(Value::Null) | None => String::new(),
@@ -416,7 +459,7 @@ pub(crate) fn parse_completion(
                     };
                     (f.name.unwrap_or_default(), args)
                 }
-                None => (String::new(), String::new()),
+                (None, None) => (String::new(), String::new()),
             };
             let id = tc
                 .id
@@ -436,6 +479,7 @@ pub(crate) fn parse_completion(
                 name,
                 args,
                 started: true,
+                custom: false,
             });
         }
     }

@@ -7,6 +7,7 @@ mod glob;
 mod grep;
 mod html;
 mod list_dir;
+mod patch;
 mod plan;
 mod read;
 mod remove;
@@ -33,6 +34,7 @@ pub use edit::{EditFileTool, MultiEditTool};
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use list_dir::ListDirTool;
+pub use patch::{APPLY_PATCH, ApplyPatchTool, PATCH_GRAMMAR};
 pub use plan::PlanTool;
 pub use read::ReadFileTool;
 pub use remove::RemoveTool;
@@ -48,6 +50,7 @@ pub fn builtin_registry() -> Registry {
     registry.register(Arc::new(WriteFileTool::new()));
     registry.register(Arc::new(EditFileTool::new()));
     registry.register(Arc::new(MultiEditTool::new()));
+    registry.register(Arc::new(ApplyPatchTool::new()));
     registry.register(Arc::new(RemoveTool::new()));
     registry.register(Arc::new(ListDirTool::new()));
     registry.register(Arc::new(GlobTool::new()));
@@ -94,6 +97,7 @@ pub(crate) fn definition<T: JsonSchema>(
         parameters: Arc::new(schema_of::<T>()),
         flags,
         status_label: status_label.to_string(),
+        freeform: None,
     }
 }
 
@@ -303,10 +307,54 @@ mod tests {
     }
 
     #[test]
+    fn one_edit_family_per_request() {
+        let registry = builtin_registry();
+        let patch = ToolFilter {
+            edits: crate::registry::EditTools::ApplyPatch,
+            ..ToolFilter::default()
+        };
+        let offered = names(&registry, &patch);
+        assert!(offered.contains(&"apply_patch".to_string()));
+        assert!(
+            !offered
+                .iter()
+                .any(|n| n == "edit_file" || n == "multi_edit")
+        );
+        assert!(offered.contains(&"write_file".to_string()));
+        let plain = names(&registry, &ToolFilter::default());
+        assert!(
+            plain.contains(&"edit_file".to_string()) && plain.contains(&"multi_edit".to_string())
+        );
+        assert!(!plain.contains(&"apply_patch".to_string()));
+        let edit = registry.get("edit_file").unwrap().definition();
+        assert_eq!(
+            registry.denial(edit, &patch).unwrap(),
+            "Tool 'edit_file' is not offered to this model: edit files with apply_patch instead."
+        );
+        let apply = registry.get("apply_patch").unwrap().definition();
+        assert_eq!(
+            registry.denial(apply, &ToolFilter::default()).unwrap(),
+            "Tool 'apply_patch' is not offered to this model: edit files with edit_file or multi_edit instead."
+        );
+        let read_only = ToolFilter {
+            read_only: true,
+            ..patch
+        };
+        assert!(!names(&registry, &read_only).contains(&"apply_patch".to_string()));
+    }
+
+    #[test]
     fn flags_and_labels() {
         let registry = builtin_registry();
         let flags = |n: &str| registry.get(n).unwrap().definition().flags;
-        for n in ["write_file", "edit_file", "multi_edit", "remove", "bash"] {
+        for n in [
+            "write_file",
+            "edit_file",
+            "multi_edit",
+            "apply_patch",
+            "remove",
+            "bash",
+        ] {
             assert!(flags(n).mutating && !flags(n).parallel_safe, "{n}");
         }
         for n in ["read_file", "list_dir", "glob", "grep", "web_fetch"] {

@@ -4,6 +4,7 @@
 //! against a local fake engine (never the internet) and `capture_screen` on an
 //! Xvfb display.
 
+mod apply_patch;
 mod capture_screen;
 mod diagnostics;
 mod edit_corpus;
