@@ -456,9 +456,18 @@ impl App {
             EventKind::SubrunStarted(started) => self.entries.push(Entry::Subrun(started.into())),
             EventKind::SubrunProgress(progress) => self.update_subrun(progress.into()),
             EventKind::SubrunFinished(finished) => self.update_subrun(finished.into()),
+            // One per changed file: a patch of several files shows them all.
             EventKind::FileDiff(diff) => {
                 if let Some(row) = self.tool_row(&diff.call_id) {
-                    row.diff = Some(diff.diff);
+                    match &mut row.diff {
+                        Some(kept) => {
+                            if !kept.ends_with('\n') {
+                                kept.push('\n');
+                            }
+                            kept.push_str(&diff.diff);
+                        }
+                        None => row.diff = Some(diff.diff),
+                    }
                 }
             }
             // An engine notice the turn took in, or one of an idle session.

@@ -283,3 +283,39 @@ fn a_subagent_is_a_foldable_row_with_live_progress() {
         "folded again"
     );
 }
+
+#[test]
+fn a_patch_of_two_files_shows_both_diffs_under_its_row() {
+    let mut app = App::default();
+    app.start_turn(7, "patch");
+    app.on_envelope(env(
+        7,
+        "tool_start",
+        "apply_patch",
+        json!({"callId": "p1", "summary": "path: a.py, files: 2"}),
+    ));
+    for diff in [
+        "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n",
+        "--- a/b.md\n+++ b/b.md\n@@ -0,0 +1 @@\n+z",
+    ] {
+        app.on_envelope(env(
+            7,
+            "file_diff",
+            "",
+            json!({"callId": "p1", "diff": diff}),
+        ));
+    }
+    let row = app
+        .entries
+        .iter()
+        .find_map(|e| match e {
+            Entry::Tool(row) if row.call_id == "p1" => Some(row),
+            _ => None,
+        })
+        .unwrap();
+    let diff = row.diff.as_deref().unwrap();
+    assert!(
+        diff.contains("+++ b/a.py") && diff.contains("+++ b/b.md"),
+        "{diff}"
+    );
+}

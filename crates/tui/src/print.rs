@@ -238,9 +238,14 @@ impl<W: Write> Printer<W> {
         self.show_running()
     }
 
-    /// A tool changed a file (printed under its row when it ends).
+    /// A tool changed a file (printed under its row when it ends). A call
+    /// that changed several (`apply_patch`) sends one per file: all are kept.
     pub fn file_diff(&mut self, call_id: &str, diff: &str) {
-        self.diffs.insert(call_id.into(), diff.into());
+        let kept = self.diffs.entry(call_id.into()).or_default();
+        if !kept.is_empty() && !kept.ends_with('\n') {
+            kept.push('\n');
+        }
+        kept.push_str(diff);
     }
 
     /// A tool call ended: its ✓/✗ row with the duration, and its diff.

@@ -160,3 +160,14 @@ fn a_block_taller_than_the_screen_stays_as_streamed_and_is_not_repeated() {
     assert!(text.starts_with("a **1**\nb\nc\nd\ne\n\n"), "{text:?}");
     assert!(text.contains("after"), "{text:?}");
 }
+
+#[test]
+fn a_patch_of_two_files_prints_both_diffs() {
+    let mut p = Printer::new(Vec::new(), 80);
+    p.tool_start("p1", "apply_patch", "a.py").unwrap();
+    p.file_diff("p1", "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n");
+    p.file_diff("p1", "--- a/b.md\n+++ b/b.md\n@@ -0,0 +1 @@\n+zed");
+    p.tool_done("p1", "apply_patch", true, 3.0, "").unwrap();
+    let text = plain(&printed(p));
+    assert!(text.contains("  +y") && text.contains("  +zed"), "{text}");
+}

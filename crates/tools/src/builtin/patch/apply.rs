@@ -307,6 +307,7 @@ fn reworded(refusal: &str) -> String {
             " or an `@@` line naming the function or class it is in",
         )
         .replace("old_string", "the hunk's text (context and `-` lines)")
+        .replace("new_string", "the hunk's new text (context and `+` lines)")
 }
 
 /// The start and end of the one line at or after `from` that reads
