@@ -223,7 +223,10 @@ pub(super) fn is_elision(line: &str, python: bool) -> bool {
         "other code",
     ];
     let worded = WORDS.iter().any(|w| lower.contains(w));
-    (dots && (worded || lower.len() <= 8)) || (worded && lower.split_whitespace().count() <= 6)
+    let only_dots = lower
+        .chars()
+        .all(|c| c == '.' || c == '…' || c.is_whitespace());
+    (dots && (worded || only_dots)) || (worded && lower.split_whitespace().count() <= 6)
 }
 
 /// The text of a comment line without its markers, and whether it was one.
@@ -302,6 +305,8 @@ mod tests {
             "// see the existing tests for details on how the cache works",
             "print('...')",
             "return;",
+            "# TODO...",
+            "// wait...",
         ] {
             assert!(!is_elision(line, false), "{line}");
         }
