@@ -38,6 +38,29 @@ impl LspSettings {
     pub fn wait_ms(&self) -> u64 {
         self.wait_milliseconds.unwrap_or(DEFAULT_LSP_WAIT_MS)
     }
+
+    /// Every server entry: `lsp.servers`, and the entries written directly
+    /// under `lsp` as other tools write them (`"lsp": {"pyright": {"command":
+    /// […], "languages": […]}}`, `"gopls": {}` for a preset). An entry in
+    /// `servers` wins over one of the same name beside it.
+    pub fn entries(&self) -> BTreeMap<String, LspServer> {
+        let mut all = self.servers.clone();
+        for (name, value) in &self.extra {
+            if let Some(server) = direct_entry(value) {
+                all.entry(name.clone()).or_insert(server);
+            }
+        }
+        all
+    }
+}
+
+/// A server entry written directly under `lsp`, if `value` reads as one
+/// (an object of a server's keys).
+fn direct_entry(value: &Value) -> Option<LspServer> {
+    match value {
+        Value::Object(_) => serde_json::from_value(value.clone()).ok(),
+        _ => None,
+    }
 }
 
 /// The program line of a server: an argv list, or one string split like a
@@ -157,7 +180,12 @@ impl UnknownFields for LspSettings {
                 format!("{at}.{key}")
             }
         };
-        out.extend(self.extra.keys().map(|k| join(k)));
+        for (key, value) in &self.extra {
+            match direct_entry(value) {
+                Some(server) => server.unknown_fields(&join(key), out),
+                None => out.push(join(key)),
+            }
+        }
         for (name, server) in &self.servers {
             server.unknown_fields(&join(&format!("servers.{name}")), out);
         }
@@ -173,6 +201,38 @@ impl UnknownFields for LspServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn servers_written_directly_under_lsp_count_too() {
+        let parsed: LspSettings = serde_json::from_str(
+            r#"{"pyright": {"command": ["pyright-langserver", "--stdio"], "languages": ["python"]},
+                "gopls": {}, "clangd": {"disabled": true}, "waitMilliseconds": 900, "odd": 3,
+                "servers": {"gopls": {"command": "gopls serve"}}}"#,
+        )
+        .unwrap();
+        let all = parsed.entries();
+        assert_eq!(
+            all["pyright"].command.as_ref().unwrap().argv().unwrap(),
+            ["pyright-langserver", "--stdio"]
+        );
+        assert_eq!(
+            all["pyright"].languages.as_deref(),
+            Some(&["python".to_string()][..])
+        );
+        assert!(all["clangd"].disabled && !all.contains_key("odd"));
+        assert_eq!(
+            all["gopls"].command.as_ref().unwrap().argv().unwrap(),
+            ["gopls", "serve"],
+            "servers wins"
+        );
+        assert_eq!(parsed.wait_ms(), 900);
+        let mut unknown = Vec::new();
+        parsed.unknown_fields("lsp", &mut unknown);
+        assert_eq!(unknown, ["lsp.odd"]);
+        // Written back as it was read.
+        let again = serde_json::to_value(&parsed).unwrap();
+        assert_eq!(again["pyright"]["languages"], serde_json::json!(["python"]));
+    }
 
     #[test]
     fn a_preset_by_name_and_a_full_entry_round_trip() {

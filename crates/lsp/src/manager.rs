@@ -165,7 +165,7 @@ impl LspManager {
             return None;
         }
         let settings = (self.inner.source)();
-        if settings.servers.is_empty() {
+        if settings.entries().is_empty() {
             // Off: stop what an earlier config started.
             self.retire(&[]);
             return None;
@@ -219,7 +219,7 @@ impl LspManager {
             return;
         }
         let settings = (self.inner.source)();
-        if settings.servers.is_empty() {
+        if settings.entries().is_empty() {
             return;
         }
         let Some(extension) = abs.extension().and_then(|e| e.to_str()) else {
@@ -368,7 +368,7 @@ impl LspManager {
         let (specs, problems) = spec::resolve(&settings);
         let slots: Vec<Arc<Slot>> = locked(&self.inner.slots).values().cloned().collect();
         let mut rows = Vec::new();
-        for (name, entry) in &settings.servers {
+        for (name, entry) in &settings.entries() {
             if entry.disabled {
                 rows.push(ServerStatus {
                     name: name.clone(),

@@ -118,7 +118,7 @@ pub struct SpecProblem {
 pub fn resolve(settings: &LspSettings) -> (Vec<ServerSpec>, Vec<SpecProblem>) {
     let mut specs = Vec::new();
     let mut problems = Vec::new();
-    for (name, entry) in &settings.servers {
+    for (name, entry) in &settings.entries() {
         if entry.disabled {
             continue;
         }

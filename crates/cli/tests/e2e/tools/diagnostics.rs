@@ -230,6 +230,23 @@ fn a_missing_server_is_said_once_and_doctor_names_it() {
 }
 
 #[test]
+fn a_server_written_directly_under_lsp_is_used_too() {
+    // The shape other tools write: `"lsp": {"NAME": {"command", "languages"}}`.
+    let p = project(Some(json!({"mine": {
+        "command": ["seekclaw-no-such-langserver", "--stdio"],
+        "languages": ["python"]
+    }})));
+    p.script(&[("count: int = 1", "count: int = 2")]);
+    p.run(None);
+    let results = p.results();
+    assert!(
+        results[0].ends_with("\n\nno diagnostics: seekclaw-no-such-langserver not found"),
+        "{}",
+        results[0]
+    );
+}
+
+#[test]
 fn without_lsp_config_an_edit_reports_as_before() {
     let p = project(None);
     p.script(&[("count: int = 1", "count: int = \"one\"")]);
