@@ -190,7 +190,7 @@ impl LspManager {
                 let server = match self.ready(&slot, deadline).await {
                     Ready::Server(server) => server,
                     Ready::Missing => return self.missing_once(spec.program()),
-                    Ready::Wait | Ready::Unavailable => return None,
+                    Ready::Wait | Ready::Unavailable => return self.failed_once(&slot),
                 };
                 let exchange = server.exchange(uri, language, before, after, deadline).await;
                 match exchange {
@@ -232,6 +232,22 @@ impl LspManager {
             *locked(&slot.used) = std::time::Instant::now();
             self.ensure(&slot);
         }
+    }
+
+    /// A server that keeps failing to start or stops at once (a wrong
+    /// command line) is said once, with why, instead of silently never
+    /// reporting.
+    fn failed_once(&self, slot: &Slot) -> Option<String> {
+        let why = {
+            let state = locked(&slot.state);
+            if state.total_crashes == 0 || state.last_error.is_empty() {
+                return None;
+            }
+            state.last_error.clone()
+        };
+        locked(&self.inner.reported)
+            .insert(format!("{}\0{why}", slot.spec.name))
+            .then(|| format!("no diagnostics: {} stopped: {why}", slot.spec.name))
     }
 
     fn missing_once(&self, program: &str) -> Option<String> {

@@ -172,7 +172,13 @@ async fn a_crashing_server_is_restarted_then_left_alone_for_a_while() {
         }
         // The third crash is counted when it is next looked at.
         ServerState::Running { .. } | ServerState::Crashed { .. } => {
-            assert_eq!(s.edit("", "ERROR\n").await, None);
+            // Given up on: said once, with why.
+            let said = s.edit("", "ERROR\n").await.unwrap_or_default();
+            assert!(
+                said.starts_with("no diagnostics: fake stopped: ")
+                    && said.contains("crashing on purpose"),
+                "{said:?}"
+            );
             assert!(
                 matches!(
                     s.state(),
@@ -188,7 +194,14 @@ async fn a_crashing_server_is_restarted_then_left_alone_for_a_while() {
         other => panic!("{other:?}"),
     }
     let started = Instant::now();
-    assert_eq!(s.edit("", "ERROR\n").await, None);
+    // None, or (if the give-up was not said yet) the one line saying it.
+    let after = s.edit("", "ERROR\n").await;
+    assert!(
+        after
+            .as_deref()
+            .is_none_or(|said| said.starts_with("no diagnostics: fake stopped: ")),
+        "{after:?}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(1),
         "gave up, so no wait"
@@ -267,4 +280,20 @@ async fn a_read_warms_the_server_so_the_first_edit_is_not_spent_on_its_start() {
     assert_eq!(other.state(), ServerState::NotStarted);
     s.manager.shutdown().await;
     cold.manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_stops_at_once_is_said_once_with_why() {
+    let s = setup(settings("exit", 1_500));
+    let first = s.edit("", "ERROR\n").await.unwrap_or_default();
+    assert!(
+        first.starts_with("no diagnostics: fake stopped: ") && first.contains("expected --stdio"),
+        "{first:?}"
+    );
+    assert_eq!(
+        s.edit("ERROR\n", "ERROR\nERROR 2\n").await,
+        None,
+        "said once"
+    );
+    s.manager.shutdown().await;
 }

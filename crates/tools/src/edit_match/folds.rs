@@ -146,12 +146,24 @@ pub(super) fn strip_read_prefixes(lines: &[String]) -> Option<Vec<String>> {
     (!out.is_empty()).then_some(out)
 }
 
-/// Strips a read prefix from each line of `lines` that has one.
-pub(super) fn strip_read_prefixes_where_present(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .map(|l| read_prefix(l).map_or_else(|| l.clone(), |(_, rest)| rest.to_string()))
-        .collect()
+/// `new`'s lines without the read prefixes the model copied along with
+/// `old`'s: a line copied from `old` loses its prefix, and so does one whose
+/// number continues the numbering; a line with no prefix stays as it is. A
+/// number out of sequence could be the text's own (a TSV row): `None`.
+pub(super) fn strip_new_read_prefixes(old: &[String], new: &[String]) -> Option<Vec<String>> {
+    let mut expected = read_prefix(old.first()?)?.0;
+    let mut out = Vec::with_capacity(new.len());
+    for line in new {
+        match read_prefix(line) {
+            Some((n, rest)) if n == expected || old.contains(line) => {
+                expected = n + 1;
+                out.push(rest.to_string());
+            }
+            Some(_) => return None,
+            None => out.push(line.clone()),
+        }
+    }
+    Some(out)
 }
 
 /// `(N, rest)` for a line `   N\trest`.
@@ -283,6 +295,16 @@ mod tests {
         );
         assert_eq!(strip_read_prefixes(&lines(&["9\ta", "11\tb"])), None);
         assert_eq!(strip_read_prefixes(&lines(&["9\ta", "b"])), None);
+        let old = lines(&["2\t1\tfoo", "3\t2\tbar"]);
+        assert_eq!(
+            strip_new_read_prefixes(&old, &lines(&["2\t1\tfoo", "3\tnew", "4\t2\tbar", "plain"])),
+            Some(lines(&["1\tfoo", "new", "2\tbar", "plain"]))
+        );
+        // A TSV row that only looks like a prefix: out of sequence, ambiguous.
+        assert_eq!(
+            strip_new_read_prefixes(&old, &lines(&["2\t1\tfoo", "3\t2\tbar", "3\tbaz"])),
+            None
+        );
     }
 
     #[test]

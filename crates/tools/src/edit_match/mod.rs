@@ -14,7 +14,7 @@ mod search;
 use std::borrow::Cow;
 use std::fmt;
 
-use folds::{Folds, fold, has_typographic, is_nfc, looks_escaped, unescape};
+use folds::{Folds, fold, is_nfc, looks_escaped, unescape};
 use lines::{Line, Model, file_lines};
 use search::{Hit, Rules, search};
 
@@ -78,6 +78,7 @@ impl Normalization {
     /// What matching tolerates from this stage on (the stages accumulate).
     fn rules(self) -> Rules {
         Rules {
+            whole_lines: false,
             folds: Folds {
                 trailing_ws: self >= Normalization::TrailingWhitespace,
                 typographic: self >= Normalization::Typographic,
@@ -129,6 +130,29 @@ pub(crate) fn find(
     from: usize,
     rel: &str,
 ) -> Result<Found, Refusal> {
+    find_in(text, old, new, from, rel, false)
+}
+
+/// As [`find`], but only whole lines match: a patch's hunk is whole lines,
+/// never the tail of a longer line.
+pub(crate) fn find_whole_lines(
+    text: &str,
+    old: &str,
+    new: &str,
+    from: usize,
+    rel: &str,
+) -> Result<Found, Refusal> {
+    find_in(text, old, new, from, rel, true)
+}
+
+fn find_in(
+    text: &str,
+    old: &str,
+    new: &str,
+    from: usize,
+    rel: &str,
+    whole_lines: bool,
+) -> Result<Found, Refusal> {
     if old.is_empty() {
         return Err(Refusal(
             "old_string is empty: give the exact text to replace.".to_string(),
@@ -142,11 +166,26 @@ pub(crate) fn find(
     };
     let python = rel.ends_with(".py") || rel.ends_with(".pyi");
     refuse::elisions(old, new, python, rel)?;
-    let exact: Vec<usize> = occurrences(&text[from..], old)
+    let at_line_start = |at: usize| at == 0 || text[..at].ends_with('\n');
+    let at_line_end = |end: usize| {
+        old.ends_with('\n') || end == text.len() || text[end..].starts_with(['\r', '\n'])
+    };
+    let mut exact: Vec<usize> = occurrences(&text[from..], old)
         .map(|at| from + at)
+        .filter(|&at| !whole_lines || (at_line_start(at) && at_line_end(at + old.len())))
         .collect();
+    // The file's last line, lacking the final line break `old` ends with, is
+    // one more candidate: with it a lone match is not unique.
+    if let Some(body) = old.strip_suffix('\n')
+        && !exact.is_empty()
+        && !text.ends_with('\n')
+        && text[from..].ends_with(body)
+        && at_line_start(text.len() - body.len())
+    {
+        exact.push(text.len() - body.len());
+    }
     match exact.as_slice() {
-        [] => recover(text, old, new, from, rel, python),
+        [] => recover(text, old, new, from, rel, python, whole_lines),
         [start] => Ok(Found {
             // A match never splits a `\r\n`: the line break it starts
             // with is the file's whole line ending.
@@ -188,10 +227,15 @@ pub(crate) fn replace(
         // Every exact occurrence; else, in a CRLF file, every occurrence of
         // the model's LF text in the file's line endings.
         let crlf = with_eol(old, eol);
-        let candidates = [
+        // The file's own line endings first: an LF `old` also matches inside
+        // `\r\n` and would split it.
+        let mut candidates = [
             (old, None),
             (crlf.as_str(), Some(Normalization::LineEndings)),
         ];
+        if crlf != old {
+            candidates.swap(0, 1);
+        }
         for (old, how) in candidates {
             let count = text.matches(old).count();
             if count > 0 {
@@ -205,7 +249,15 @@ pub(crate) fn replace(
             }
         }
     }
-    let found = find(text, old, new, 0, rel)?;
+    let found = find(text, old, new, 0, rel).map_err(|refusal| {
+        if !replace_all {
+            return refusal;
+        }
+        Refusal(refusal.0.replace(
+            ", or set replace_all to true to replace every occurrence.",
+            ". replace_all replaces exact occurrences only, and there are none: copy the text exactly to replace them all.",
+        ))
+    })?;
     Ok(Replaced {
         text: splice(text, &found),
         count: 1,
@@ -261,6 +313,7 @@ fn recover(
     from: usize,
     rel: &str,
     python: bool,
+    whole_lines: bool,
 ) -> Result<Found, Refusal> {
     let lines = file_lines(text, from);
     let last_has_ending = lines.last().is_none_or(Line::has_ending);
@@ -269,7 +322,10 @@ fn recover(
         let Some((o, n)) = prepare(old, new, stage, last_has_ending) else {
             continue;
         };
-        let rules = stage.rules();
+        let rules = Rules {
+            whole_lines,
+            ..stage.rules()
+        };
         if folded.0 != Some(rules.folds) {
             folded = (
                 Some(rules.folds),
@@ -328,8 +384,8 @@ fn prepare(
     if stage >= N::ReadPrefix {
         match folds::strip_read_prefixes(&o.lines) {
             Some(stripped) => {
+                n.lines = folds::strip_new_read_prefixes(&o.lines, &n.lines)?;
                 o.lines = stripped;
-                n.lines = folds::strip_read_prefixes_where_present(&n.lines);
             }
             None if stage == N::ReadPrefix => return None,
             None => {}
@@ -380,9 +436,7 @@ fn build(
     let style = rebuild::Style {
         folds: stage.rules().folds,
         eol,
-        ascii: stage >= Normalization::Typographic
-            && o.lines.iter().any(|l| has_typographic(l))
-            && !has_typographic(region),
+        ascii: stage >= Normalization::Typographic,
         nfc: stage >= Normalization::Unicode
             && !o.lines.iter().all(|l| is_nfc(l))
             && is_nfc(region),

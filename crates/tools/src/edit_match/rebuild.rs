@@ -17,8 +17,8 @@ pub(super) struct Style {
     pub folds: Folds,
     /// The file's line ending.
     pub eol: &'static str,
-    /// Write typographic characters as ASCII (the file used ASCII where the
-    /// model wrote them).
+    /// Typographic characters may be written back as ASCII (per line: where
+    /// the file used ASCII where the model wrote them).
     pub ascii: bool,
     /// Write new lines in NFC.
     pub nfc: bool,
@@ -36,38 +36,68 @@ pub(super) fn replacement(
     new: &Model,
     style: &Style,
 ) -> String {
-    let old_keys: Vec<String> = old
+    let keys = |m: &Model| -> Vec<String> {
+        m.lines
+            .iter()
+            .map(|l| fold(l, style.folds).into_owned())
+            .collect()
+    };
+    let (old_keys, new_keys) = (keys(old), keys(new));
+    // Per old line: the model wrote typographic characters where the file
+    // has ASCII (its new version gets ASCII too).
+    let mistyped: Vec<bool> = old
         .lines
         .iter()
-        .map(|l| fold(l, style.folds).into_owned())
+        .enumerate()
+        .map(|(k, l)| {
+            style.ascii && has_typographic(l) && !has_typographic(file_piece(text, lines, hit, k))
+        })
         .collect();
-    let new_keys: Vec<String> = new
-        .lines
-        .iter()
-        .map(|l| fold(l, style.folds).into_owned())
-        .collect();
+    let any_mistyped = mistyped.iter().any(|m| *m);
+    // A new line paired with old line `k` gets ASCII where the model mistyped
+    // that line, or mistyped others and the file's line has none of its own.
+    let fold_back = |k: usize| {
+        mistyped[k] || (any_mistyped && !has_typographic(file_piece(text, lines, hit, k)))
+    };
     let mut out: Vec<String> = Vec::with_capacity(new.lines.len());
+    let new_at = |j: usize, ascii: bool| {
+        let continues = j == 0 && hit.first_partial;
+        new_line(&new.lines[j], continues, hit, style, ascii)
+    };
     for op in capture_diff_slices(Algorithm::Myers, &old_keys, &new_keys) {
         match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                for k in old_index..old_index + len {
-                    out.push(file_piece(text, lines, hit, k).to_string());
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                for t in 0..len {
+                    let (k, j) = (old_index + t, new_index + t);
+                    // The same line but for what the fold hides. Where the
+                    // model copied the file's line exactly and then changed
+                    // it (trailing spaces, quotes), the change is meant;
+                    // otherwise its text of the line is not to be trusted.
+                    let file = file_piece(text, lines, hit, k);
+                    out.push(if old.lines[k] != new.lines[j] && old.lines[k] == file {
+                        new_at(j, fold_back(k))
+                    } else {
+                        file.to_string()
+                    });
                 }
             }
             DiffOp::Delete { .. } => {}
             DiffOp::Insert {
                 new_index, new_len, ..
-            }
-            | DiffOp::Replace {
-                new_index, new_len, ..
+            } => out.extend((new_index..new_index + new_len).map(|j| new_at(j, any_mistyped))),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
             } => {
                 for j in new_index..new_index + new_len {
-                    out.push(new_line(
-                        &new.lines[j],
-                        j == 0 && hit.first_partial,
-                        hit,
-                        style,
-                    ));
+                    let k = old_index + (j - new_index).min(old_len - 1);
+                    out.push(new_at(j, fold_back(k)));
                 }
             }
         }
@@ -102,13 +132,13 @@ fn file_piece<'t>(text: &'t str, lines: &[Line], hit: &Hit, k: usize) -> &'t str
 /// One of the model's new lines, in the file's conventions. A line that
 /// continues a partial first line keeps its indentation (the file's prefix
 /// precedes it).
-fn new_line(line: &str, continues: bool, hit: &Hit, style: &Style) -> String {
+fn new_line(line: &str, continues: bool, hit: &Hit, style: &Style, ascii: bool) -> String {
     let mut out = if continues {
         line.to_string()
     } else {
         indent::apply(line, &hit.indent)
     };
-    if style.ascii && has_typographic(&out) {
+    if ascii && has_typographic(&out) {
         out = fold_typographic(&out);
     }
     if style.nfc && !is_nfc(&out) {

@@ -18,6 +18,8 @@ pub(super) struct Rules {
     pub tabs: bool,
     /// The model's final line break where the file's last line has none.
     pub final_newline: bool,
+    /// Only whole lines match (a patch's hunk lines are whole lines).
+    pub whole_lines: bool,
 }
 
 /// One place the model's lines match.
@@ -110,7 +112,8 @@ fn fragments(
     }
     for (i, line) in lines.iter().enumerate() {
         for at in super::occurrences(&folded[i], key) {
-            if at_end && at + key.len() != folded[i].len() {
+            let whole = at == 0 && at + key.len() == folded[i].len();
+            if (at_end && at + key.len() != folded[i].len()) || (rules.whole_lines && !whole) {
                 continue;
             }
             let mapped = Mapped::new(&text[line.start..line.end], rules.folds);
@@ -158,7 +161,9 @@ fn indented_fragments(
     for (i, line) in lines.iter().enumerate() {
         let content = &folded[i];
         let lead = content.len() - trim_indent(content).len();
-        if !content[lead..].starts_with(body) || (at_end && content[lead..] != *body) {
+        if !content[lead..].starts_with(body)
+            || ((at_end || rules.whole_lines) && content[lead..] != *body)
+        {
             continue;
         }
         let raw = &text[line.start..line.end];
@@ -202,6 +207,10 @@ fn window(
     let head = &folded[first];
     let partial_at = if same(head, &keys[0], rules) {
         None
+    } else if rules.whole_lines || (rules.indent && !leading(&model.lines[0]).is_empty()) {
+        // An indented first line means a whole line: under the indentation
+        // rules it is never the end of a longer one.
+        return None;
     } else {
         let key = if rules.indent {
             trim_indent(&keys[0])
@@ -223,7 +232,7 @@ fn window(
     if m >= 2 && !same(&folded[last], &keys[m - 1], rules) {
         // A last line that ends in whitespace the fold dropped is whole.
         let pinned = rules.folds.trailing_ws && ends_with_space(&model.lines[m - 1]);
-        if model.newline_end || pinned {
+        if model.newline_end || pinned || rules.whole_lines {
             return None;
         }
         let tail = &folded[last];

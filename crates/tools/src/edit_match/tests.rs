@@ -234,3 +234,79 @@ fn the_corpus_through_the_matcher() {
         wrong.join("\n")
     );
 }
+
+/// Found by a reviewer trying to break it: each once wrote bytes the model
+/// did not mean.
+#[test]
+fn near_misses_that_once_landed_wrong_bytes() {
+    // An indented first line is a whole line, never the end of a longer one.
+    refused(
+        "a = foo\n  bar\n",
+        "    foo\n    bar\n",
+        "    FOO\n    bar\n",
+    );
+    refused(
+        "def f():\n    return g(x,\n             y)\n",
+        "        g(x,\n            y)\n",
+        "        h(x,\n            y)\n",
+    );
+    // A TSV row that looks like a read prefix is not stripped from new lines.
+    refused(
+        "id\tname\n1\tfoo\n2\tbar\n",
+        "2\t1\tfoo\n3\t2\tbar\n",
+        "2\t1\tfoo\n3\t2\tbar\n3\tbaz\n",
+    );
+    assert_eq!(
+        ok(
+            "id\tname\n1\tfoo\n2\tbar\n",
+            "2\t1\tfoo\n3\t2\tbar\n",
+            "2\t1\tfoo\n3\t2\tbar\n4\t3\tbaz\n"
+        )
+        .0,
+        "id\tname\n1\tfoo\n2\tbar\n3\tbaz\n"
+    );
+    // replace_all never splits a CRLF.
+    let all = replace("a\r\nb\r\n", "\nb", "\nB", true, "f").unwrap();
+    assert_eq!(all.text, "a\r\nB\r\n");
+    // Curly quotes in the file's own comment do not let the model's curly
+    // quotes into code.
+    let (after, _) = ok(
+        "# “Quoted” comment\nprint('hi')\n",
+        "# “Quoted” comment\nprint(‘hi’)\n",
+        "# “Quoted” comment\nprint(‘bye’)\n",
+    );
+    assert_eq!(after, "# “Quoted” comment\nprint('bye')\n");
+    // A change the fold hides is written when the model copied the line exactly.
+    let (after, _) = ok("a = 1  \nb = 2   \n", "a = 1\nb = 2   \n", "a = 1\nb = 2\n");
+    assert_eq!(after, "a = 1  \nb = 2\n");
+    // replace_all does not suggest setting replace_all.
+    let refusal = replace("x = 1 \nx = 1  \n", "x = 1\n", "x = 2\n", true, "f").unwrap_err();
+    assert!(
+        refusal
+            .0
+            .contains("replace_all replaces exact occurrences only")
+            && !refusal.0.contains("or set replace_all"),
+        "{refusal}"
+    );
+}
+
+#[test]
+fn a_patch_hunk_matches_whole_lines_only() {
+    let text = "subtotal = 0\ncount = 1\n";
+    assert!(find_whole_lines(text, "total = 0\n", "total = 1\n", 0, "a.py").is_err());
+    let text = "subtotal = 0\ntotal = 0\n";
+    let found = find_whole_lines(text, "total = 0\n", "total = 1\n", 0, "a.py").unwrap();
+    assert_eq!(splice(text, &found), "subtotal = 0\ntotal = 1\n");
+    let text = "x\nlast";
+    let found = find_whole_lines(text, "last", "LAST", 0, "a.py").unwrap();
+    assert_eq!(splice(text, &found), "x\nLAST");
+    assert!(find_whole_lines("x\nlastly", "last", "LAST", 0, "a.py").is_err());
+}
+
+#[test]
+fn a_last_line_without_its_line_break_is_one_more_candidate() {
+    let refusal = refused("}\nfn a() {\n}", "}\n", "}\n// end\n");
+    assert!(refusal.contains("matches 2 places"), "{refusal}");
+    let text = "struct A {\n}\n\nimpl A {\n    fn a() {}\n}";
+    assert!(find_whole_lines(text, "}\n", "}\n\nimpl B {}\n", 0, "a.rs").is_err());
+}

@@ -248,7 +248,7 @@ fn find_hunk(
             return Ok(found);
         }
     }
-    match edit_match::find(text, old, new, from, rel) {
+    match edit_match::find_whole_lines(text, old, new, from, rel) {
         Ok(found) => Ok(found),
         Err(refusal) => {
             if !text.ends_with('\n')
@@ -269,7 +269,7 @@ fn find_at_end(
     from: usize,
     rel: &str,
 ) -> Result<edit_match::Found, edit_match::Refusal> {
-    if let Ok(found) = edit_match::find(text, old, new, from, rel)
+    if let Ok(found) = edit_match::find_whole_lines(text, old, new, from, rel)
         && text[found.end..].trim_end_matches(['\r', '\n']).is_empty()
     {
         return Ok(found);
@@ -277,7 +277,7 @@ fn find_at_end(
     if !text.ends_with('\n') {
         let (o, n) = (old.strip_suffix('\n'), new.strip_suffix('\n'));
         if let (Some(o), Some(n)) = (o, n) {
-            let found = edit_match::find(text, o, n, from, rel)?;
+            let found = edit_match::find_whole_lines(text, o, n, from, rel)?;
             if found.end == text.len() {
                 return Ok(found);
             }
