@@ -325,9 +325,12 @@ impl Engine {
             checkpoints,
             disabled_tools: request.overrides.disabled_tools,
             policy: Some(policy),
+            // Only where `lsp` names a server: without one, reads and edits
+            // pay nothing (no config look-up per call).
             diagnostics: runtime
                 .workspace_root
                 .clone()
+                .filter(|_| !runtime.config.lsp.entries().is_empty())
                 .map(|root| seekclaw_agent::TurnDiagnostics(self.lsp.for_workspace(root))),
         };
         let after = AfterTurn {

@@ -42,6 +42,23 @@ pub(super) struct Hit {
     pub indent: Indent,
 }
 
+impl Hit {
+    /// A match inside file line `line` (bytes `start..end`, short of the
+    /// line's end), from the line's start unless `first_partial`.
+    fn in_line(line: usize, start: usize, end: usize, first_partial: bool, indent: Indent) -> Hit {
+        Hit {
+            first: line,
+            count: 1,
+            start,
+            end,
+            first_partial,
+            last_partial: true,
+            consumed_ending: false,
+            indent,
+        }
+    }
+}
+
 /// Every place (at most `limit`) `model`'s lines match `lines`, whose folded
 /// forms under `rules.folds` are `folded`.
 pub(super) fn search(
@@ -126,16 +143,13 @@ fn fragments(
             if rules.folds.trailing_ws && at + key.len() == folded[i].len() {
                 e = line.end - line.start;
             }
-            hits.push(Hit {
-                first: i,
-                count: 1,
-                start: line.start + s,
-                end: line.start + e,
-                first_partial: true,
-                last_partial: true,
-                consumed_ending: false,
-                indent: Indent::Same,
-            });
+            hits.push(Hit::in_line(
+                i,
+                line.start + s,
+                line.start + e,
+                true,
+                Indent::Same,
+            ));
             if hits.len() >= limit {
                 return hits;
             }
@@ -173,16 +187,7 @@ fn indented_fragments(
         let Some(end) = Mapped::new(raw, rules.folds).original(lead + body.len()) else {
             continue;
         };
-        hits.push(Hit {
-            first: i,
-            count: 1,
-            start: line.start,
-            end: line.start + end,
-            first_partial: false,
-            last_partial: true,
-            consumed_ending: false,
-            indent,
-        });
+        hits.push(Hit::in_line(i, line.start, line.start + end, false, indent));
         if hits.len() >= limit {
             break;
         }
