@@ -14,6 +14,7 @@ pub mod app;
 pub mod approval;
 pub mod attach;
 pub mod client;
+mod commands;
 pub mod completion;
 mod config_notice;
 mod config_watch;
