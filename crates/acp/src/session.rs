@@ -134,6 +134,7 @@ impl Session {
             approval_policy,
             extra_mcp: self.mcp.clone(),
             files: self.files.clone(),
+            start_dir: Some(self.cwd.clone()),
             ..TurnOverrides::default()
         }
     }

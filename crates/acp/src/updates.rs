@@ -145,7 +145,8 @@ impl TurnUpdates {
                 None => Vec::new(),
             },
             AgentEvent::Reminder {
-                kind: seekclaw_agent::ReminderKind::Hooks,
+                kind:
+                    seekclaw_agent::ReminderKind::Hooks | seekclaw_agent::ReminderKind::Instructions,
                 text,
             } => vec![chunk("agent_thought_chunk", &format!("\n{text}\n"))],
             _ => Vec::new(),

@@ -356,6 +356,9 @@ pub enum ReminderKind {
     /// For the user, not the model: the workspace's hooks are off (not
     /// trusted, or their set changed and was not approved).
     Hooks,
+    /// For the user, not the model: the instruction files exceed the
+    /// budget and were cut (said once a session).
+    Instructions,
 }
 
 /// One hook run, as the stream announces it.

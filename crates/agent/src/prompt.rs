@@ -14,6 +14,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+
+use crate::instructions::{InstructionScope, Instructions, read_instructions};
 use seekclaw_config::AgentMode;
 
 /// Cap for each injected file or fragment (about 10k tokens).
@@ -72,6 +74,20 @@ pub struct PromptInput<'a> {
     pub files: &'a PromptFiles,
 }
 
+/// What a turn's prompt files are read from.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptSources<'a> {
+    /// The SeekClaw home (its `prompts/system.md`, its `AGENTS.md`).
+    pub home: Option<&'a Path>,
+    /// The workspace root; `None` for the global scope.
+    pub workspace: Option<&'a Path>,
+    /// The directory the front end was started from (instruction files are
+    /// read from the root down to it).
+    pub start: Option<&'a Path>,
+    /// `instructions` of the config.
+    pub instructions: &'a seekclaw_config::InstructionSettings,
+}
+
 /// The files a turn's system prompt draws on, read once when the turn starts
 /// (the prompt stays the same across its steps, which keeps the provider's
 /// prefix cache hitting).
@@ -81,8 +97,8 @@ pub struct PromptFiles {
     pub home_override: Option<String>,
     /// `<ws>/.seekclaw/prompts/system.md`; wins over the home one.
     pub workspace_override: Option<String>,
-    /// `<ws>/AGENTS.md`.
-    pub agents_md: Option<String>,
+    /// The instruction files (`AGENTS.md` and the like), most general first.
+    pub instructions: Instructions,
     /// `<ws>/.seekclaw/memory/MEMORY.md`.
     pub memory: Option<String>,
     /// As from `seekclaw_config::project_kinds`.
@@ -90,39 +106,42 @@ pub struct PromptFiles {
 }
 
 impl PromptFiles {
-    /// Reads the files of `home_prompts` (`$SEEKCLAW_HOME/prompts`) and of the
-    /// `workspace` (none for the global scope). Blocking.
-    pub fn read(home_prompts: Option<&Path>, workspace: Option<&Path>) -> PromptFiles {
-        let in_ws = |rel: &[&str]| {
-            workspace.and_then(|ws| read_text(&rel.iter().fold(ws.to_path_buf(), |p, c| p.join(c))))
-        };
-        PromptFiles {
-            home_override: home_prompts.and_then(|dir| read_text(&dir.join(SYSTEM_OVERRIDE_FILE))),
-            workspace_override: in_ws(&[".seekclaw", "prompts", SYSTEM_OVERRIDE_FILE]),
-            agents_md: in_ws(&["AGENTS.md"]),
-            memory: in_ws(&[".seekclaw", "memory", "MEMORY.md"]),
+    /// Reads the prompt's files. Blocking.
+    pub fn read(from: &PromptSources<'_>) -> PromptFiles {
+        PromptFiles::read_with_sources(from).0
+    }
+
+    /// [`PromptFiles::read`], and every path the outcome depends on.
+    pub fn read_with_sources(from: &PromptSources<'_>) -> (PromptFiles, Vec<PathBuf>) {
+        let workspace = from.workspace;
+        let home_prompts = from.home.map(|h| h.join("prompts"));
+        let in_ws =
+            |rel: &[&str]| workspace.map(|ws| rel.iter().fold(ws.to_path_buf(), |p, c| p.join(c)));
+        let ws_override = in_ws(&[".seekclaw", "prompts", SYSTEM_OVERRIDE_FILE]);
+        let memory = in_ws(&[".seekclaw", "memory", "MEMORY.md"]);
+        let home_override = home_prompts.as_ref().map(|d| d.join(SYSTEM_OVERRIDE_FILE));
+        let names = from.instructions.names();
+        let (instructions, mut sources) = read_instructions(&InstructionScope {
+            home: from.home,
+            workspace,
+            start: from.start,
+            names: &names,
+            max_bytes: from.instructions.budget(),
+        });
+        let files = PromptFiles {
+            home_override: home_override.as_deref().and_then(read_text),
+            workspace_override: ws_override.as_deref().and_then(read_text),
+            instructions,
+            memory: memory.as_deref().and_then(read_text),
             project_kinds: workspace
                 .map(seekclaw_config::project_kinds)
                 .unwrap_or_default(),
-        }
-    }
-
-    /// Every path [`PromptFiles::read`] with these arguments depends on.
-    pub fn sources(home_prompts: Option<&Path>, workspace: Option<&Path>) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = home_prompts
-            .map(|dir| dir.join(SYSTEM_OVERRIDE_FILE))
-            .into_iter()
-            .collect();
+        };
+        sources.extend([home_override, ws_override, memory].into_iter().flatten());
         if let Some(ws) = workspace {
-            let seekclaw = ws.join(".seekclaw");
-            paths.extend([
-                seekclaw.join("prompts").join(SYSTEM_OVERRIDE_FILE),
-                ws.join("AGENTS.md"),
-                seekclaw.join("memory").join("MEMORY.md"),
-            ]);
-            paths.extend(seekclaw_config::project_kind_sources(ws));
+            sources.extend(seekclaw_config::project_kind_sources(ws));
         }
-        paths
+        (files, sources)
     }
 }
 
@@ -151,10 +170,10 @@ pub fn system_prompt(input: &PromptInput) -> String {
     if let Some(notes) = kind_notes(&files.project_kinds) {
         slots.push(Cow::Owned(notes));
     }
+    if let Some(section) = instructions_section(&files.instructions, in_workspace) {
+        slots.push(Cow::Owned(section));
+    }
     if in_workspace {
-        if let Some(agents) = files.agents_md.as_deref().map(agents_md_section) {
-            slots.push(Cow::Owned(agents));
-        }
         if let Some(memory) = files.memory.as_deref().map(memory_section) {
             slots.push(Cow::Owned(memory));
         }
@@ -280,13 +299,29 @@ fn kind_notes(kinds: &[String]) -> Option<String> {
     (!seen.is_empty()).then_some(out)
 }
 
-fn agents_md_section(text: &str) -> String {
-    format!(
+/// The instruction files, most general first, each under its own heading.
+fn instructions_section(instructions: &Instructions, in_workspace: bool) -> Option<String> {
+    let mut out = String::from(
         "# Project instructions\n\
-         The workspace's AGENTS.md files, written by the project's maintainers. Follow them unless the user says otherwise.\n\n\
-         ## AGENTS.md\n{}",
-        cap_text(text.trim(), MAX_INJECTED_CHARS)
-    )
+         Instruction files (AGENTS.md and the like) written by the user and the project's maintainers, from the most general to the most specific: where they disagree, the later one (nearer the working directory) wins. Follow them unless the user says otherwise.",
+    );
+    let mut any = false;
+    let shown = instructions
+        .files
+        .iter()
+        .filter(|f| (f.user || in_workspace) && !f.text.trim().is_empty());
+    for file in shown {
+        any = true;
+        let _ = write!(out, "\n\n## {}\n{}", file.label, file.text.trim());
+        if file.truncated {
+            let _ = write!(
+                out,
+                "\n[… the rest of {} is left out: the instruction files exceed instructions.maxBytes]",
+                file.label
+            );
+        }
+    }
+    any.then_some(out)
 }
 
 fn memory_section(text: &str) -> String {
@@ -351,7 +386,7 @@ fn environment(input: &PromptInput) -> String {
 }
 
 /// A file's text; `None` when missing, empty or unreadable (logged).
-fn read_text(path: &Path) -> Option<String> {
+pub(crate) fn read_text(path: &Path) -> Option<String> {
     match std::fs::read(path) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes).into_owned();

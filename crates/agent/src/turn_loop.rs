@@ -208,6 +208,9 @@ async fn record_prompt(cx: &TurnCtx<'_>, system: &str, tools: &[ToolSpec]) {
     let store = cx.rt.store.clone();
     let (scope, id) = (cx.input.scope.clone(), cx.input.session_id.clone());
     let prompt = system.to_string();
+    let instructions = &cx.ext.extras.prompt_files.instructions;
+    let listed_files = serde_json::to_string(&instructions.files).unwrap_or_default();
+    let notice = instructions.budget_notice();
     let listed: Vec<serde_json::Value> = tools
         .iter()
         .map(|t| {
@@ -218,11 +221,33 @@ async fn record_prompt(cx: &TurnCtx<'_>, system: &str, tools: &[ToolSpec]) {
         .collect();
     let tools = serde_json::Value::Array(listed).to_string();
     let recorded = crate::blocking::run_now(move || {
-        store.record_system_prompt(&scope, &id, &prompt, Some(&tools))
+        // The budget's cut is said once a session: not when the context
+        // recorded before this turn's was cut already.
+        let said = notice.is_some()
+            && store
+                .turn_context(&scope, &id)
+                .ok()
+                .flatten()
+                .and_then(|c| c.instructions)
+                .is_some_and(|i| i.contains("\"truncated\":true"));
+        let record = seekclaw_store::ContextRecord {
+            prompt: &prompt,
+            tools: Some(&tools),
+            instructions: Some(&listed_files),
+        };
+        store
+            .record_turn_context(&scope, &id, &record)
+            .map(|()| notice.filter(|_| !said))
     })
     .await;
+    if let Ok(Ok(Some(text))) = &recorded {
+        cx.emit(AgentEvent::Reminder {
+            kind: crate::events::ReminderKind::Instructions,
+            text: text.clone(),
+        });
+    }
     if let Some(e) = match recorded {
-        Ok(Ok(())) => None,
+        Ok(Ok(_)) => None,
         Ok(Err(e)) => Some(e.to_string()),
         Err(e) => Some(e.to_string()),
     } {

@@ -209,6 +209,9 @@ pub fn sessions(home: &Home, cmd: SessionsCommand) -> anyhow::Result<()> {
                 serde_json::to_writer_pretty(&mut out, &rows)?;
                 writeln!(out)?;
             } else {
+                let context = store.turn_context(&key, &id)?;
+                let files = context.and_then(|c| c.instructions);
+                sessions_log::print_instruction_files(files.as_deref(), &mut out)?;
                 print_conversation(&messages, &mut out)?;
             }
         }

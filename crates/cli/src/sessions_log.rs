@@ -8,6 +8,37 @@ use std::io::Write;
 
 use seekclaw_store::{EventItem, SessionEvent, UserMessage};
 
+/// The instruction files the latest turn's prompt included (the recorded
+/// JSON list), before the conversation of `--model-view`.
+pub fn print_instruction_files(listed: Option<&str>, out: &mut impl Write) -> anyhow::Result<()> {
+    let files: Vec<serde_json::Value> = listed
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default();
+    if files.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "── instruction files (in the system prompt, most general first)"
+    )?;
+    for f in &files {
+        let label = f["label"].as_str().unwrap_or("?");
+        let path = f["path"].as_str().unwrap_or("");
+        let bytes = f["bytes"].as_u64().unwrap_or(0);
+        let cut = if f["truncated"].as_bool() == Some(true) {
+            ", cut to instructions.maxBytes"
+        } else {
+            ""
+        };
+        writeln!(out, "{label}  ({bytes} bytes{cut})  {path}")?;
+        for import in f["imports"].as_array().into_iter().flatten() {
+            writeln!(out, "  imports {}", import.as_str().unwrap_or("?"))?;
+        }
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
 /// The log as role-labelled blocks, `#seq` on each.
 pub fn print_log(events: &[SessionEvent], out: &mut impl Write) -> anyhow::Result<()> {
     for (i, ev) in events.iter().enumerate() {

@@ -50,6 +50,9 @@ pub struct Config {
     /// Language servers asked for diagnostics after an edit (none: off).
     #[serde(skip_serializing_if = "crate::LspSettings::is_empty")]
     pub lsp: crate::LspSettings,
+    /// Which instruction files the prompt includes, and how much of them.
+    #[serde(skip_serializing_if = "crate::InstructionSettings::is_empty")]
+    pub instructions: crate::InstructionSettings,
     /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -70,6 +73,7 @@ impl Default for Config {
             hooks: None,
             permissions: None,
             lsp: crate::LspSettings::default(),
+            instructions: crate::InstructionSettings::default(),
             extra: Map::new(),
         }
     }

@@ -14,6 +14,7 @@ pub mod edits;
 mod enums;
 mod error;
 mod home;
+mod instructions;
 mod jsonfile;
 mod lenient;
 mod lsp;
@@ -35,6 +36,9 @@ pub use document::{Document, save_json_edit};
 pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};
 pub use error::{ConfigError, Result};
 pub use home::{HOME_ENV, Home, user_home};
+pub use instructions::{
+    DEFAULT_INSTRUCTION_FILE_NAMES, DEFAULT_INSTRUCTIONS_MAX_BYTES, InstructionSettings,
+};
 pub use jsonfile::{FileProblem, Loaded, load_json_file, read_json_lenient, save_json_file};
 pub use lenient::FieldWarning;
 pub use lsp::{DEFAULT_LSP_WAIT_MS, LspCommand, LspServer, LspSettings};

@@ -38,7 +38,7 @@ fn join(at: &str, key: &str) -> String {
     }
 }
 
-fn extra(map: &Map<String, Value>, at: &str, out: &mut Vec<String>) {
+pub(crate) fn extra(map: &Map<String, Value>, at: &str, out: &mut Vec<String>) {
     out.extend(map.keys().map(|k| join(at, k)));
 }
 
@@ -61,6 +61,8 @@ impl UnknownFields for Config {
         self.mcp.unknown_fields(&join(at, "mcp"), out);
         self.daemon.unknown_fields(&join(at, "daemon"), out);
         self.lsp.unknown_fields(&join(at, "lsp"), out);
+        self.instructions
+            .unknown_fields(&join(at, "instructions"), out);
     }
 }
 

@@ -209,6 +209,7 @@ pub fn event_envelope(
                 ReminderKind::GoalCheck => "goal_check",
                 ReminderKind::Plan => "plan",
                 ReminderKind::Hooks => "hooks",
+                ReminderKind::Instructions => "instructions",
             };
             Envelope::event(id, text, &ReminderDetails { kind: kind.into() })
         }

@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
-use seekclaw_agent::PromptFiles;
+use seekclaw_agent::{PromptFiles, PromptSources};
 use seekclaw_agent::{TurnExtras, TurnRuntime};
 use seekclaw_config::{
     Config, Home, McpSettings, State, WorkspaceConfig, read_json_lenient, workspace_config_path,
@@ -13,6 +13,7 @@ use seekclaw_mcp::{Merged, ServerSpec, Timeouts, merge};
 
 use crate::engine::Engine;
 use crate::extras_cache::{DiskExtras, ExtrasInputs, ReadExtras};
+use crate::launcher::TurnOverrides;
 
 /// The workspace root whose own config counts: `None` for the global scope and
 /// for a "workspace" that is the SeekClaw home itself.
@@ -58,18 +59,20 @@ pub fn active_specs(home: &Home, config: &Config, root: &Path) -> Vec<ServerSpec
 pub fn turn_extras(
     engine: Engine,
     rt: &TurnRuntime,
-    extra_mcp: &[ServerSpec],
+    overrides: &TurnOverrides,
 ) -> impl Future<Output = TurnExtras> + Send + use<> {
     engine
         .mcp
         .set_timeouts(Timeouts::from_settings(&rt.config.mcp));
     let inputs = ExtrasInputs {
         root: rt.workspace_root.clone(),
+        start: start_below(rt.workspace_root.as_deref(), overrides.start_dir.as_deref()),
         global_mcp: rt.config.mcp.clone(),
         workspace: rt.workspace.clone(),
+        instructions: rt.config.instructions.clone(),
     };
     let home = rt.home.clone();
-    let extra_mcp = extra_mcp.to_vec();
+    let extra_mcp = overrides.extra_mcp.clone();
     let taken: Vec<String> = rt
         .registry
         .all()
@@ -106,15 +109,26 @@ pub fn turn_extras(
     }
 }
 
+/// `start` when it is a folder strictly below `root` (else the root's own
+/// files are all there is to read).
+fn start_below(root: Option<&Path>, start: Option<&Path>) -> Option<PathBuf> {
+    let (root, start) = (root?, start?);
+    let start = seekclaw_config::normalize_path(start, root);
+    (start != root && start.starts_with(root) && start.is_dir()).then_some(start)
+}
+
 /// Reads the disk side of a scope's extras, and says which paths it read.
 fn read_disk(home: &Home, inputs: &ExtrasInputs) -> ReadExtras {
     let root = inputs.root.as_deref();
     let ws = inputs.workspace.as_ref();
     let specs = mcp_config(home, &inputs.global_mcp, root, ws).specs(&mcp_cwd(home, root));
-    let prompts_dir = home.prompts_dir();
-    let prompt_files = PromptFiles::read(Some(&prompts_dir), root);
+    let (prompt_files, mut sources) = PromptFiles::read_with_sources(&PromptSources {
+        home: Some(home.root()),
+        workspace: root,
+        start: inputs.start.as_deref(),
+        instructions: &inputs.instructions,
+    });
     let skills = enabled_skills(home, root, ws);
-    let mut sources = PromptFiles::sources(Some(&prompts_dir), root);
     sources.extend(skills.sources);
     if let Some(own) = own_workspace(home, root) {
         sources.push(seekclaw_mcp::servers_file(own));

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use seekclaw_agent::PromptFiles;
-use seekclaw_config::{McpSettings, WorkspaceConfig};
+use seekclaw_config::{InstructionSettings, McpSettings, WorkspaceConfig};
 use seekclaw_mcp::ServerSpec;
 
 use crate::roots::settled_at;
@@ -44,8 +44,18 @@ pub struct DiskExtras {
 pub struct ExtrasInputs {
     /// The workspace root; `None` for the global scope.
     pub root: Option<PathBuf>,
+    /// The folder below the root the turn was started from, if any.
+    pub start: Option<PathBuf>,
     pub global_mcp: McpSettings,
     pub workspace: Option<WorkspaceConfig>,
+    pub instructions: InstructionSettings,
+}
+
+impl ExtrasInputs {
+    /// What the cache keeps an outcome under: a scope, seen from one folder.
+    fn key(&self) -> (Option<PathBuf>, Option<PathBuf>) {
+        (self.root.clone(), self.start.clone())
+    }
 }
 
 /// Extras as read, with the sources they were read from.
@@ -58,7 +68,7 @@ pub struct ReadExtras {
 /// Shared by the daemon's turns; cheap to clone.
 #[derive(Clone, Default)]
 pub struct ExtrasCache {
-    entries: Arc<Mutex<HashMap<Option<PathBuf>, Arc<Entry>>>>,
+    entries: Arc<Mutex<HashMap<(Option<PathBuf>, Option<PathBuf>), Arc<Entry>>>>,
 }
 
 struct Entry {
@@ -91,7 +101,7 @@ impl ExtrasCache {
     /// The kept extras of this scope, if none of their sources changed.
     /// Stats only (a few dozen at most): cheap enough for an async thread.
     pub fn fresh(&self, inputs: &ExtrasInputs) -> Option<DiskExtras> {
-        let entry = self.entries.locked().get(&inputs.root).cloned()?;
+        let entry = self.entries.locked().get(&inputs.key()).cloned()?;
         let unchanged = entry.inputs == *inputs
             && entry
                 .stamps
@@ -125,7 +135,7 @@ impl ExtrasCache {
                 stamps,
                 extras: extras.clone(),
             };
-            entries.insert(entry.inputs.root.clone(), Arc::new(entry));
+            entries.insert(entry.inputs.key(), Arc::new(entry));
         }
         extras
     }
@@ -168,8 +178,10 @@ mod tests {
     fn inputs(root: &Path) -> ExtrasInputs {
         ExtrasInputs {
             root: Some(root.to_path_buf()),
+            start: None,
             global_mcp: McpSettings::default(),
             workspace: None,
+            instructions: InstructionSettings::default(),
         }
     }
 
@@ -188,7 +200,7 @@ mod tests {
         ReadExtras {
             extras: DiskExtras {
                 prompt_files: PromptFiles {
-                    agents_md: std::fs::read_to_string(&agents).ok(),
+                    memory: std::fs::read_to_string(&agents).ok(),
                     ..PromptFiles::default()
                 },
                 ..DiskExtras::default()
@@ -219,7 +231,7 @@ mod tests {
         age(root);
         let cache = ExtrasCache::default();
         let first = cache.read_with(inputs(root), read_agents);
-        assert_eq!(first.prompt_files.agents_md.as_deref(), Some("one"));
+        assert_eq!(first.prompt_files.memory.as_deref(), Some("one"));
         assert_eq!(cache.fresh(&inputs(root)), Some(first.clone()));
         // Other inputs are another outcome.
         let mut other = inputs(root);

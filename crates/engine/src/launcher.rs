@@ -112,6 +112,10 @@ pub struct TurnOverrides {
     /// A child turn's kind (`explore`, `review`): its hooks are the
     /// subagent's (`SubagentStart`, `SubagentStop`).
     pub subagent_type: Option<String>,
+    /// The directory the front end was started from, inside the workspace
+    /// (the terminal UI's or `run`'s working directory, the path a chat
+    /// named): instruction files are read from the root down to it.
+    pub start_dir: Option<std::path::PathBuf>,
 }
 
 impl TurnOverrides {
@@ -270,8 +274,7 @@ impl Engine {
         // session is found or made: a failed start leaves no empty session.
         crate::preflight::route(&runtime, !request.images.is_empty())?;
         runtime.balance = crate::balance::for_turn(&self.config, &self.store, &runtime).await;
-        let extras =
-            crate::extensions::turn_extras(self.clone(), &runtime, &request.overrides.extra_mcp);
+        let extras = crate::extensions::turn_extras(self.clone(), &runtime, &request.overrides);
         let mut extras = Box::pin(maybe_done(extras));
         let controls = request.controls;
         let claiming = self.claim_target(

@@ -451,6 +451,12 @@
     view.appendChild(el('p', { class: 'legend', id: 'model-legend' }, model.messages.length + ' messages' +
       (model.systemPrompt ? ' after the system prompt and ' + (tools ? tools.length + ' tools' : 'the tools (not recorded for this session)') + ' (as the latest turn recorded them)' : ' (no system prompt was recorded for this session)') +
       '; ≈' + num(model.estimatedTokens) + ' tokens estimated' + (counted ? ', ' + num(counted.inputTokens) + ' input tokens counted by the provider (' + num(counted.cachedInputTokens) + ' cached)' : '') + '.'));
+    const files = model.instructionFiles || [];
+    if (files.length) {
+      view.appendChild(el('details', { class: 'msg tools', id: 'model-instructions' }, el('summary', {}, files.length + ' instruction files in the system prompt: ' + files.map((f) => f.label + (f.truncated ? ' (cut)' : '')).join(', ')),
+        files.map((f) => el('div', { class: 'call' }, el('span', { class: 'name' }, f.label), el('span', {}, ' ' + num(f.bytes) + ' bytes' + (f.truncated ? ', cut to instructions.maxBytes' : '') + ' · ' + f.path),
+          (f.imports || []).map((i) => el('div', {}, 'imports ' + i))))));
+    }
     if (model.systemPrompt) view.appendChild(el('div', { class: 'msg system' }, el('div', { class: 'ehead' }, el('span', { class: 'kind' }, 'system'), el('span', {}, '≈' + num(model.systemTokens) + ' tokens')), folded('system prompt', model.systemPrompt)));
     if (tools) {
       view.appendChild(el('details', { class: 'msg tools', id: 'model-tools' }, el('summary', {}, tools.length + ' tools offered (≈' + num(model.toolTokens) + ' tokens): ' + tools.map((t) => t.name).join(', ')),

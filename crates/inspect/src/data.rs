@@ -106,7 +106,13 @@ impl Data {
         let context = self.store.turn_context(scope, id)?;
         let prompt = context.as_ref().map(|c| c.system_prompt.as_str());
         let tools = context.as_ref().and_then(|c| c.tools.as_deref());
-        Ok(model_view_of(&events, seq, prompt, tools))
+        let mut view = model_view_of(&events, seq, prompt, tools);
+        // Which instruction files the prompt included (AGENTS.md and the like).
+        let files = context.as_ref().and_then(|c| c.instructions.as_deref());
+        if let Some(files) = files.and_then(|f| serde_json::from_str::<Value>(f).ok()) {
+            view["instructionFiles"] = files;
+        }
+        Ok(view)
     }
 
     /// The session's usage ledger summed per turn: every provider call its

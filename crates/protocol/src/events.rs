@@ -261,7 +261,8 @@ pub struct TurnEndDetails {
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
 pub struct ReminderDetails {
-    /// `goal`, `goal_check`, `plan` or `hooks` (the workspace's hooks are off).
+    /// `goal`, `goal_check`, `plan`, `hooks` (the workspace's hooks are off)
+    /// or `instructions` (the instruction files were cut to the budget).
     pub kind: String,
 }
 

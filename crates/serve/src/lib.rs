@@ -201,6 +201,12 @@ where
         scope,
         overrides: TurnOverrides {
             own_goal_turns: true,
+            start_dir: Some(
+                opts.workspace
+                    .as_deref()
+                    .map(|w| seekclaw_config::normalize_path(w, &opts.cwd))
+                    .unwrap_or_else(|| opts.cwd.clone()),
+            ),
             ..opts.overrides
         },
         session,

@@ -196,6 +196,7 @@ impl TurnMapper {
                 ReminderKind::GoalCheck => WireEvent::GoalCheck { content: text },
                 ReminderKind::Plan => WireEvent::PlanReminder { content: text },
                 ReminderKind::Hooks => WireEvent::HooksOff { content: text },
+                ReminderKind::Instructions => WireEvent::InstructionsCut { content: text },
             }),
             // Hooks run between steps: the step's text is complete by then.
             AgentEvent::HookStarted(run) => {

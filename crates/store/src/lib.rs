@@ -58,7 +58,7 @@ pub use session_file::{
     SESSION_FILE_VERSION, SessionFile, SessionFileError, encode_session_file, event_line,
     header_line, is_valid_session_id, parse_session_file,
 };
-pub use session_prompt::TurnContext;
+pub use session_prompt::{ContextRecord, TurnContext};
 pub use sessions::HeaderRow;
 pub use store::Store;
 pub use summary_range::summary_range_error;

@@ -314,7 +314,13 @@ ALTER TABLE sessions ADD COLUMN forked_from TEXT NULL;
 ALTER TABLE sessions ADD COLUMN forked_at INTEGER NULL;
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
+/// V13: a recorded turn context also names the instruction files the prompt
+/// included (JSON), listed by `session.get` and the inspector.
+const V13: &str = r#"
+ALTER TABLE system_prompts ADD COLUMN instructions TEXT NULL;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

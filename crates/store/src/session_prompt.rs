@@ -20,14 +20,32 @@ pub struct TurnContext {
     /// parameters}`; `None` when not recorded (an imported file, an older
     /// release).
     pub tools: Option<String>,
+    /// The instruction files the prompt included, as a JSON array of
+    /// `{path, label, bytes, truncated, …}`; `None` when not recorded.
+    pub instructions: Option<String>,
+}
+
+/// What a turn records as its context: the prompt, the tools offered, the
+/// instruction files (both JSON).
+#[derive(Debug, Clone, Copy)]
+pub struct ContextRecord<'a> {
+    /// The system prompt.
+    pub prompt: &'a str,
+    /// The tools offered (see [`TurnContext::tools`]).
+    pub tools: Option<&'a str>,
+    /// The instruction files (see [`TurnContext::instructions`]).
+    pub instructions: Option<&'a str>,
 }
 
 /// The content hash of a prompt with its tools (the prompt alone hashes as
 /// before the tools were recorded, so old rows keep matching).
-fn context_hash(prompt: &str, tools: Option<&str>) -> String {
-    match tools {
-        None => sha256_hex(prompt.as_bytes()),
-        Some(t) => sha256_hex(format!("{prompt}\0tools\0{t}").as_bytes()),
+fn context_hash(prompt: &str, tools: Option<&str>, instructions: Option<&str>) -> String {
+    match (tools, instructions) {
+        (None, None) => sha256_hex(prompt.as_bytes()),
+        (Some(t), None) => sha256_hex(format!("{prompt}\0tools\0{t}").as_bytes()),
+        (t, Some(i)) => sha256_hex(
+            format!("{prompt}\0tools\0{}\0instructions\0{i}", t.unwrap_or("")).as_bytes(),
+        ),
     }
 }
 
@@ -37,7 +55,7 @@ impl Store {
         self.read(|tx| {
             Ok(tx
                 .prepare_cached(
-                    "SELECT p.text, p.tools FROM session_prompts sp \
+                    "SELECT p.text, p.tools, p.instructions FROM session_prompts sp \
                      JOIN sessions s ON s.pk = sp.session_pk \
                      JOIN system_prompts p ON p.hash = sp.hash \
                      WHERE s.scope = ?1 AND s.id = ?2",
@@ -46,6 +64,7 @@ impl Store {
                     Ok(TurnContext {
                         system_prompt: r.get(0)?,
                         tools: r.get(1)?,
+                        instructions: r.get(2)?,
                     })
                 })
                 .optional()?)
@@ -79,7 +98,26 @@ impl Store {
         prompt: &str,
         tools: Option<&str>,
     ) -> Result<()> {
-        let hash = context_hash(prompt, tools);
+        self.record_turn_context(
+            scope,
+            id,
+            &ContextRecord {
+                prompt,
+                tools,
+                instructions: None,
+            },
+        )
+    }
+
+    /// Records a turn's context (see [`ContextRecord`]); one read when it is
+    /// the one already recorded.
+    pub fn record_turn_context(
+        &self,
+        scope: &str,
+        id: &str,
+        record: &ContextRecord<'_>,
+    ) -> Result<()> {
+        let hash = context_hash(record.prompt, record.tools, record.instructions);
         let recorded: Option<Option<String>> = self.read(|tx| {
             Ok(tx
                 .prepare_cached(
@@ -99,7 +137,7 @@ impl Store {
                     .query_row(params![scope, id], |r| r.get(0))
                     .optional()?
                     .ok_or_else(|| StoreError::NotFound(format!("session {id}")))?;
-                set_in(tx, pk, prompt, tools, &hash)
+                set_in(tx, pk, record, &hash)
             }),
         }
     }
@@ -110,14 +148,19 @@ impl Store {
 pub(crate) fn set_in(
     tx: &Transaction<'_>,
     pk: i64,
-    prompt: &str,
-    tools: Option<&str>,
+    record: &ContextRecord<'_>,
     hash: &str,
 ) -> Result<()> {
     tx.prepare_cached(
-        "INSERT OR IGNORE INTO system_prompts (hash, text, tools) VALUES (?1, ?2, ?3)",
+        "INSERT OR IGNORE INTO system_prompts (hash, text, tools, instructions) \
+         VALUES (?1, ?2, ?3, ?4)",
     )?
-    .execute(params![hash, prompt, tools])?;
+    .execute(params![
+        hash,
+        record.prompt,
+        record.tools,
+        record.instructions
+    ])?;
     tx.prepare_cached(
         "INSERT INTO session_prompts (session_pk, hash) VALUES (?1, ?2) \
          ON CONFLICT (session_pk) DO UPDATE SET hash = excluded.hash",
@@ -140,7 +183,12 @@ pub(crate) fn drop_unused(tx: &Transaction<'_>) -> Result<()> {
 
 /// [`set_in`] hashing `prompt` itself.
 pub(crate) fn record_in(tx: &Transaction<'_>, pk: i64, prompt: &str) -> Result<()> {
-    set_in(tx, pk, prompt, None, &context_hash(prompt, None))
+    let record = ContextRecord {
+        prompt,
+        tools: None,
+        instructions: None,
+    };
+    set_in(tx, pk, &record, &context_hash(prompt, None, None))
 }
 
 #[cfg(test)]

@@ -465,6 +465,7 @@ impl App {
                 self.hooks_off_said = true;
                 self.notice(env.data);
             }
+            EventKind::Reminder(r) if r.kind == "instructions" => self.notice(env.data),
             EventKind::Done => {
                 if !turn.streamed && !env.data.is_empty() {
                     self.append(&env.data, false);

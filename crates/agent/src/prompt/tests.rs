@@ -3,6 +3,18 @@ use std::path::PathBuf;
 
 use super::*;
 
+/// The prompt files as a turn reads them, with `home_prompts` the home's
+/// `prompts` folder.
+fn read_files(home_prompts: Option<&Path>, ws: Option<&Path>) -> PromptFiles {
+    let settings = seekclaw_config::InstructionSettings::default();
+    PromptFiles::read(&PromptSources {
+        home: home_prompts.and_then(Path::parent),
+        workspace: ws,
+        start: None,
+        instructions: &settings,
+    })
+}
+
 struct Owned {
     root: PathBuf,
     home_prompts: Option<PathBuf>,
@@ -28,7 +40,7 @@ impl Owned {
 
     /// The prompt input over the files on disk now (the project kinds are `kinds`).
     fn input(&mut self) -> PromptInput<'_> {
-        self.files = PromptFiles::read(self.home_prompts.as_deref(), Some(&self.root));
+        self.files = read_files(self.home_prompts.as_deref(), Some(&self.root));
         self.files.project_kinds = self.kinds.clone();
         PromptInput {
             mode: AgentMode::Edit,
@@ -218,11 +230,13 @@ fn agents_and_memory_are_injected_and_capped() {
     write(&tmp.path().join(".seekclaw/memory/MEMORY.md"), &long);
     let mut owned = Owned::new(tmp.path());
     let p = system_prompt(&owned.input());
+    // AGENTS.md is within the instruction budget (64 KiB): whole. Memory is
+    // capped by dropping its middle.
     assert!(p.contains("## AGENTS.md\nHEAD-MARK"));
     assert_eq!(p.matches("HEAD-MARK").count(), 2);
     assert_eq!(p.matches("TAIL-MARK").count(), 2);
-    assert_eq!(p.matches("middle section trimmed").count(), 2);
-    assert!(p.chars().count() < 2 * MAX_INJECTED_CHARS + 10_000);
+    assert_eq!(p.matches("middle section trimmed").count(), 1);
+    assert!(p.chars().count() < 60_000 + MAX_INJECTED_CHARS + 10_000);
 }
 
 #[test]
@@ -278,7 +292,7 @@ fn overrides_replace_the_base_slot() {
     let home = tmp.path().join("home/prompts");
     fs::create_dir_all(&ws).unwrap();
     let overrides = |ws: Option<&Path>| {
-        let files = PromptFiles::read(Some(&home), ws);
+        let files = read_files(Some(&home), ws);
         (files.home_override, files.workspace_override)
     };
     assert_eq!(overrides(Some(&ws)), (None, None));
@@ -345,24 +359,23 @@ fn environment_block() {
 fn prompt_files_are_read_from_home_and_workspace() {
     let tmp = tempfile::tempdir().unwrap();
     let (ws, home) = (tmp.path().join("ws"), tmp.path().join("home"));
-    write(&home.join("system.md"), "HOME");
+    write(&home.join("prompts/system.md"), "HOME");
     write(&ws.join(".seekclaw/prompts/system.md"), "WS");
     write(&ws.join("AGENTS.md"), "AGENTS");
     write(&ws.join(".seekclaw/memory/MEMORY.md"), "MEMORY");
     write(&ws.join("Cargo.toml"), "[package]");
-    let files = PromptFiles::read(Some(&home), Some(&ws));
+    let files = read_files(Some(&home.join("prompts")), Some(&ws));
     assert_eq!(files.home_override.as_deref(), Some("HOME"));
     assert_eq!(files.workspace_override.as_deref(), Some("WS"));
-    assert_eq!(files.agents_md.as_deref(), Some("AGENTS"));
+    assert_eq!(files.instructions.files.len(), 1);
+    assert_eq!(files.instructions.files[0].text, "AGENTS");
     assert_eq!(files.memory.as_deref(), Some("MEMORY"));
     assert_eq!(files.project_kinds, ["rust"]);
     // The global scope reads no workspace: only the home override.
-    let global = PromptFiles::read(Some(&home), None);
-    assert_eq!(
-        global,
-        PromptFiles {
-            home_override: Some("HOME".into()),
-            ..PromptFiles::default()
-        }
-    );
+    let global = read_files(Some(&home.join("prompts")), None);
+    assert_eq!(global.home_override.as_deref(), Some("HOME"));
+    assert_eq!(global.workspace_override, None);
+    assert!(global.instructions.files.is_empty());
+    assert_eq!(global.memory, None);
+    assert!(global.project_kinds.is_empty());
 }

@@ -1,6 +1,8 @@
 //! `chat` (and its aliases), `agent.steer`, `agent.cancel`: turns on sessions,
 //! streamed to the requesting connection as envelopes.
 
+use std::path::Path;
+
 use seekclaw_agent::{AgentEvent, Steer, SteerKind, SteerQueue};
 use seekclaw_config::UiLanguage;
 use seekclaw_protocol::api::Scope as _;
@@ -61,6 +63,10 @@ pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: C
             .map(str::trim)
             .filter(|m| !m.is_empty())
             .map(str::to_string),
+        start_dir: params
+            .workspace
+            .as_deref()
+            .map(|raw| seekclaw_config::normalize_path(Path::new(raw.trim()), daemon.cwd())),
         ..TurnOverrides::default()
     };
     let session = match requested {

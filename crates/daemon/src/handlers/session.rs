@@ -98,6 +98,8 @@ struct SessionView {
     messages: Vec<SeqMessage>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     children: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instruction_files: Option<serde_json::Value>,
 }
 
 /// A message with the log seq it comes from (ours, additive): what
@@ -143,6 +145,7 @@ impl SessionView {
                 })
                 .collect(),
             children: Vec::new(),
+            instruction_files: None,
         }
     }
 }
@@ -171,14 +174,22 @@ pub async fn get(daemon: &Ctx, id: i64, p: &Params) -> Reply {
             let model = s.session_model(&key, &sid)?;
             let messages = s.messages(&key, &sid)?;
             let children = s.child_sessions(&key, &sid)?;
-            Ok(Some((header, approvals, model, messages, children)))
+            let instructions = s.turn_context(&key, &sid)?.and_then(|c| c.instructions);
+            Ok(Some((
+                header,
+                approvals,
+                model,
+                messages,
+                (children, instructions),
+            )))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;
-    let (header, approvals, model, messages, children) = found;
+    let (header, approvals, model, messages, (children, instructions)) = found;
     let policy = session_policy(daemon, &scope, approvals.policy.as_deref());
     let mut view = SessionView::new(header, (policy, approvals.rules), model, messages);
     view.children = children;
+    view.instruction_files = instructions.and_then(|json| serde_json::from_str(&json).ok());
     Ok(Envelope::json_result(id, &view))
 }
 

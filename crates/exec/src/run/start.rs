@@ -69,7 +69,15 @@ pub async fn start_run(
             message: opts.prompt.clone(),
             images,
             reasoning: None,
-            overrides: opts.overrides.clone(),
+            overrides: TurnOverrides {
+                start_dir: Some(
+                    opts.workspace
+                        .as_deref()
+                        .map(|w| normalize_path(w, &opts.cwd))
+                        .unwrap_or_else(|| opts.cwd.clone()),
+                ),
+                ..opts.overrides.clone()
+            },
             controls,
             origin: TurnOrigin::new("run"),
         })

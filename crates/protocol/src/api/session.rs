@@ -344,6 +344,33 @@ pub struct SessionDetail {
     /// absent when there are none (ours, additive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<String>,
+    /// The instruction files (`AGENTS.md` and the like) the system prompt of
+    /// the session's latest turn included, most general first; absent
+    /// before its first turn (ours, additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction_files: Option<Vec<InstructionFileView>>,
+}
+
+/// An instruction file a turn's system prompt included.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct InstructionFileView {
+    /// Where it is (absolute).
+    pub path: String,
+    /// How the prompt names it: relative to the workspace root, or
+    /// `~seekclaw/AGENTS.md` for the user's own file in the SeekClaw home.
+    pub label: String,
+    /// Its size with its `@path` imports expanded.
+    pub bytes: u64,
+    /// Cut (or left out) to keep within `instructions.maxBytes`.
+    pub truncated: bool,
+    /// The user's own file rather than the workspace's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub user: bool,
+    /// The files its `@path` imports brought in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<String>,
 }
 
 /// A call allowed for the rest of a session.

@@ -201,6 +201,9 @@ pub enum Event {
     /// The workspace's hooks are off this turn (not trusted, or its hook
     /// set not approved): what the turn was told (ours, additive).
     HooksOff { content: String },
+    /// The instruction files exceed `instructions.maxBytes` and were cut
+    /// (once a session; ours, additive).
+    InstructionsCut { content: String },
     /// The engine starts a turn toward the `auto` goal; this many remain.
     GoalContinue { remaining: u32 },
     /// The `auto` goal used its budget of turns.
@@ -400,6 +403,7 @@ impl Event {
             GoalReminder { .. } => "goal_reminder",
             PlanReminder { .. } => "plan_reminder",
             HooksOff { .. } => "hooks_off",
+            InstructionsCut { .. } => "instructions_cut",
             GoalContinue { .. } => "goal_continue",
             GoalBudgetExhausted { .. } => "goal_budget_exhausted",
             CompactionStarted { .. } => "compaction_started",

@@ -18,6 +18,7 @@ mod goals;
 mod hardening;
 mod hooks;
 mod hygiene;
+mod instructions;
 mod jobs;
 mod lifecycle;
 mod mcp;
