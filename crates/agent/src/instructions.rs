@@ -11,7 +11,9 @@
 //! stays byte-identical across the turn's steps.
 
 use std::collections::HashSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use seekclaw_config::InstructionPath;
 
 use serde::Serialize;
 
@@ -98,25 +100,13 @@ impl Instructions {
 /// depended on (every name looked for, every import), for the caller's cache.
 pub fn read_instructions(scope: &InstructionScope<'_>) -> (Instructions, Vec<PathBuf>) {
     let mut sources = Vec::new();
-    let mut found: Vec<(PathBuf, String, bool)> = Vec::new();
-    if let Some(home) = scope.home {
-        if let Some(path) = first_existing(home, scope.names, &mut sources) {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let label = format!("~seekclaw/{name}");
-            found.push((path, label, true));
-        }
-    }
-    if let Some(root) = scope.workspace {
-        for dir in chain(root, scope.start) {
-            if let Some(path) = first_existing(&dir, scope.names, &mut sources) {
-                let label = path
-                    .strip_prefix(root)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|_| path.display().to_string());
-                found.push((path, label, false));
-            }
-        }
-    }
+    let found = seekclaw_config::instruction_paths(
+        scope.home,
+        scope.workspace,
+        scope.start,
+        scope.names,
+        &mut sources,
+    );
     let confine: Vec<PathBuf> = [scope.workspace, scope.home]
         .into_iter()
         .flatten()
@@ -128,7 +118,7 @@ pub fn read_instructions(scope: &InstructionScope<'_>) -> (Instructions, Vec<Pat
         sources: &mut sources,
     };
     let mut files = Vec::new();
-    for (path, label, user) in found {
+    for InstructionPath { path, label, user } in found {
         let Ok(canonical) = path.canonicalize() else {
             continue;
         };
@@ -158,39 +148,6 @@ pub fn read_instructions(scope: &InstructionScope<'_>) -> (Instructions, Vec<Pat
         max_bytes: scope.max_bytes,
     };
     (instructions, sources)
-}
-
-/// The directories from `root` down to `start` (just `root` when `start` is
-/// not inside it).
-fn chain(root: &Path, start: Option<&Path>) -> Vec<PathBuf> {
-    let mut dirs = vec![root.to_path_buf()];
-    let Some(rest) = start.and_then(|s| s.strip_prefix(root).ok()) else {
-        return dirs;
-    };
-    let mut dir = root.to_path_buf();
-    for part in rest.components() {
-        match part {
-            Component::Normal(name) => {
-                dir.push(name);
-                dirs.push(dir.clone());
-            }
-            // A start that climbs (`..`) is not below the root: root only.
-            _ => return vec![root.to_path_buf()],
-        }
-    }
-    dirs
-}
-
-/// The first of `names` that is a file in `dir`; every name looked at is a source.
-fn first_existing(dir: &Path, names: &[String], sources: &mut Vec<PathBuf>) -> Option<PathBuf> {
-    for name in names {
-        let path = dir.join(name);
-        sources.push(path.clone());
-        if path.is_file() {
-            return Some(path);
-        }
-    }
-    None
 }
 
 /// Expands `@path` imports, remembering what it read.

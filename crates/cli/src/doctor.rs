@@ -31,6 +31,11 @@ pub struct InitArgs {
     /// a `# SeekClaw` heading (the file is created if needed), and printed.
     #[arg(long)]
     pub no_gitignore: bool,
+    /// Write a starter AGENTS.md at the project root instead (its build and
+    /// test commands found from its manifests); an existing one is never
+    /// overwritten.
+    #[arg(long)]
+    pub agents: bool,
 }
 
 /// Whether any check failed (the exit status says so).
@@ -104,6 +109,9 @@ pub fn init(home: &Home, args: &InitArgs) -> Result<()> {
         }
         None => seekclaw_config::detect_root(&cwd, home),
     };
+    if args.agents {
+        return init_agents(&root);
+    }
     let init = seekclaw_config::init_workspace_with(&root, !args.no_gitignore)?;
     let memory = root.join(".seekclaw").join("memory").join("MEMORY.md");
     let wrote_memory = create_new(&memory, MEMORY_STARTER)?;
@@ -129,6 +137,25 @@ pub fn init(home: &Home, args: &InitArgs) -> Result<()> {
     println!(
         "Put notes for the agent in .seekclaw/memory/MEMORY.md and per-project settings in .seekclaw/config.json."
     );
+    Ok(())
+}
+
+/// `init --agents`: the starter AGENTS.md, or why it was left alone.
+fn init_agents(root: &std::path::Path) -> Result<()> {
+    match seekclaw_config::write_starter_agents_md(root)
+        .with_context(|| format!("cannot write {}", root.join("AGENTS.md").display()))?
+    {
+        seekclaw_config::StarterOutcome::Written(path) => {
+            print!("{}", std::fs::read_to_string(&path).unwrap_or_default());
+            println!(
+                "\nwrote {} (above). Edit it: every turn in this project reads it.",
+                path.display()
+            );
+        }
+        seekclaw_config::StarterOutcome::Exists(path) => {
+            println!("{} already exists; left unchanged.", path.display());
+        }
+    }
     Ok(())
 }
 

@@ -8,6 +8,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+mod agents_starter;
 mod config;
 mod document;
 pub mod edits;
@@ -28,6 +29,7 @@ mod unknown;
 mod web_search;
 mod workspace;
 
+pub use agents_starter::{StarterOutcome, starter_agents_md, write_starter_agents_md};
 pub use config::{
     AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance,
     McpServer, McpSettings, Profile, Retry, Routing,
@@ -37,7 +39,8 @@ pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};
 pub use error::{ConfigError, Result};
 pub use home::{HOME_ENV, Home, user_home};
 pub use instructions::{
-    DEFAULT_INSTRUCTION_FILE_NAMES, DEFAULT_INSTRUCTIONS_MAX_BYTES, InstructionSettings,
+    DEFAULT_INSTRUCTION_FILE_NAMES, DEFAULT_INSTRUCTIONS_MAX_BYTES, InstructionPath,
+    InstructionSettings, instruction_paths,
 };
 pub use jsonfile::{FileProblem, Loaded, load_json_file, read_json_lenient, save_json_file};
 pub use lenient::FieldWarning;

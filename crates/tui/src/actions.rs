@@ -161,6 +161,8 @@ async fn try_act(
         }
         Action::Usage => app.notice(crate::reports::usage(conn).await?),
         Action::Mcp => app.notice(crate::reports::mcp(conn).await?),
+        // Run by the event loop, which holds the terminal they hand over.
+        Action::Init | Action::Memory => {}
         Action::Hooks(approve) => app.notice(crate::hook_set::report(conn, scope, approve).await?),
         Action::Goal(change) => {
             let id = ensure_session(daemon, scope, app).await?;

@@ -134,6 +134,10 @@ pub enum Action {
     Usage,
     /// `/mcp`: the MCP servers and their state.
     Mcp,
+    /// `/init`: a starter AGENTS.md at the project root (never over one).
+    Init,
+    /// `/memory`: the instruction files and MEMORY.md in `$EDITOR`.
+    Memory,
     /// `/hooks`: the hooks and their state; `/hooks approve` (true) approves the workspace's set.
     Hooks(bool),
     /// `/goal` shows the session's goal; `/goal clear` clears it

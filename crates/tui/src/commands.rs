@@ -15,7 +15,8 @@ typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
           /compact  /copy  /rewind (or Esc Esc on an empty prompt)  /fork\n\
-          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /hooks [approve]  /usage  /doctor  /help  /quit";
+          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /hooks [approve]  /usage  /doctor  /help  /quit\n\
+          /init (a starter AGENTS.md)  /memory (AGENTS.md files and MEMORY.md in $EDITOR)";
 
 impl App {
     pub(crate) fn command(&mut self, command: &str) -> Option<Action> {
@@ -57,6 +58,8 @@ impl App {
             ("doctor", _) => Some(Action::Doctor),
             ("usage", _) => Some(Action::Usage),
             ("mcp", _) => Some(Action::Mcp),
+            ("init", _) => Some(Action::Init),
+            ("memory", _) => Some(Action::Memory),
             ("hooks", arg) => Some(Action::Hooks(arg == "approve")),
             ("goal", "") => Some(Action::Goal(None)),
             ("goal", "clear") => Some(Action::Goal(Some(None))),

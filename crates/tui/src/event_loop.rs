@@ -243,7 +243,11 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                             }
                             return Ok(ended(&app, &scope));
                         }
-                        act(daemon, &mut scope, &mut app, action).await;
+                        let screen = (&mut terminal, &mut keys);
+                        let action = crate::memory::intercept(action, &opts.home, &scope, &mut app, screen)?;
+                        if let Some(action) = action {
+                            act(daemon, &mut scope, &mut app, action).await;
+                        }
                     }
                 }
                 Some(Ok(Event::Paste(text))) => app.paste(&text),

@@ -31,6 +31,7 @@ pub mod hooks;
 pub mod input;
 pub mod lifecycle;
 pub mod markdown;
+mod memory;
 mod phase;
 pub mod picker;
 pub mod print;

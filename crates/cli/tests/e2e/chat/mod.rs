@@ -7,6 +7,7 @@ mod config_notice;
 mod first_run;
 mod hooks;
 mod labels;
+mod memory;
 mod models;
 mod on_demand;
 mod pickers;

@@ -41,14 +41,26 @@ impl Screen {
     }
 
     pub(crate) fn start_then(home: &Path, cwd: Option<&Path>, argv: &[&str], tail: &str) -> Screen {
+        Screen::start_env(home, cwd, &[], argv, tail)
+    }
+
+    /// [`Screen::start_then`] with `env` (`NAME`, value) set for the program.
+    pub(crate) fn start_env(
+        home: &Path,
+        cwd: Option<&Path>,
+        env: &[(&str, &str)],
+        argv: &[&str],
+        tail: &str,
+    ) -> Screen {
         static N: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "seekclaw-tui-{}-{}",
             std::process::id(),
             N.fetch_add(1, Ordering::Relaxed)
         );
+        let vars: String = env.iter().map(|(k, v)| format!(" {k}='{v}'")).collect();
         let mut command = format!(
-            "env SEEKCLAW_HOME='{}' '{}'",
+            "env SEEKCLAW_HOME='{}'{vars} '{}'",
             home.display(),
             bin().display()
         );
