@@ -52,7 +52,7 @@ pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};
 pub use history::{conversation, model_messages};
 pub use hooks::{TranscriptWriter, TurnPolicy};
 pub use instructions::{InstructionFile, Instructions, MAX_IMPORT_DEPTH};
-pub use prompt::{PromptFiles, PromptSources};
+pub use prompt::{PromptFiles, PromptInput, PromptSources, system_prompt};
 pub use safe_command::is_safe_command;
 pub use sandbox::effective_mode as effective_sandbox_mode;
 pub use session_compaction::{Compacted, compact_session, compaction_range};

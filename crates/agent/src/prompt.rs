@@ -47,6 +47,7 @@ const KIND_NOTES: [(&str, &str); 7] = [
 /// disk) → same bytes.
 #[derive(Debug, Clone)]
 pub struct PromptInput<'a> {
+    /// The agent mode (its section of the prompt).
     pub mode: AgentMode,
     /// `pragmatic` (default for anything unknown) or `friendly`.
     pub personality: &'a str,
@@ -54,17 +55,21 @@ pub struct PromptInput<'a> {
     pub scope_global: bool,
     /// The turn's working directory (the project root, or the global work dir).
     pub workspace_root: &'a Path,
+    /// The network tools may run.
     pub network_enabled: bool,
     /// The shell sandbox in effect, described (`SandboxPolicy::describe`).
     pub sandbox: &'a str,
+    /// The project's checks run after a turn's edits.
     pub auto_verify: bool,
     /// `provider/model` of the model answering.
     pub model_ref: &'a str,
+    /// The model reads images.
     pub vision: bool,
     /// Active tools; listed sorted in the Environment block.
     pub tool_names: &'a [String],
     /// Date only, so the prompt stays byte-identical for a whole day.
     pub date: NaiveDate,
+    /// `std::env::consts::OS`.
     pub os: &'a str,
     /// The skills section, already rendered (inline texts and a list of files).
     pub skills: Option<&'a str>,

@@ -24,6 +24,7 @@ mod hooks;
 mod http;
 mod inspect;
 mod inspect_page;
+mod instructions;
 mod load;
 mod lsp;
 mod mcp;
@@ -102,6 +103,14 @@ enum BenchCommand {
         /// The previous release's `seekclaw`, run on the same cases.
         #[arg(long)]
         vs: Option<PathBuf>,
+    },
+    /// Instruction files (in process): reading a 6-level tree's 10 files and
+    /// building the system prompt, against none; through the real binary, the
+    /// prompt-cache prefix reuse between consecutive requests.
+    Instructions {
+        /// Timed prompt builds per side.
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
     },
     Hooks {
         /// Measured turns per side.
@@ -380,6 +389,13 @@ fn main() -> Result<()> {
             json: cli.json,
         });
     }
+    if let BenchCommand::Instructions { runs } = cli.command {
+        return instructions::run(&instructions::InstructionsArgs {
+            bin: bin.clone(),
+            runs,
+            json: cli.json,
+        });
+    }
     if let BenchCommand::Hooks { turns } = cli.command {
         return hooks::run(&hooks::HooksArgs {
             turns,
@@ -577,7 +593,8 @@ fn main() -> Result<()> {
         BenchCommand::Sandbox { .. }
         | BenchCommand::Checkpoints { .. }
         | BenchCommand::Hooks { .. }
-        | BenchCommand::Edits { .. } => Ok(()),
+        | BenchCommand::Edits { .. }
+        | BenchCommand::Instructions { .. } => Ok(()),
         BenchCommand::Turns {
             only,
             relay_runs,

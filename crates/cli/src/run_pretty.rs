@@ -74,6 +74,11 @@ mod terminal {
                 ev @ (AgentEvent::Failover { .. } | AgentEvent::Retry { .. }) => {
                     p.notice(&seekclaw_exec::model_notice(&ev).unwrap_or_default())
                 }
+                // The instruction files were cut to the budget (once a session).
+                AgentEvent::Reminder {
+                    kind: seekclaw_agent::ReminderKind::Instructions,
+                    text,
+                } => p.notice(&text),
                 _ => Ok(()),
             };
         }

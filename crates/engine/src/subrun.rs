@@ -55,6 +55,9 @@ pub(crate) struct Children {
     parent: String,
     /// The model the parent's front end pinned, if any: children use it too.
     model: Option<String>,
+    /// The folder the parent turn was started from: children read the same
+    /// instruction files.
+    start_dir: Option<std::path::PathBuf>,
     /// The parent turn's events: subrun brackets, progress and the
     /// children's usage (rolled up into the parent's) go there.
     events: UnboundedSender<AgentEvent>,
@@ -76,7 +79,7 @@ impl Children {
         engine: &Engine,
         scope: &Scope,
         parent: &str,
-        model: Option<String>,
+        (model, start_dir): (Option<String>, Option<std::path::PathBuf>),
         events: UnboundedSender<AgentEvent>,
     ) -> Children {
         Children {
@@ -84,6 +87,7 @@ impl Children {
             scope: scope.clone(),
             parent: parent.to_string(),
             model,
+            start_dir,
             events,
             naming: tokio::sync::Mutex::new(()),
         }
@@ -157,6 +161,7 @@ impl ChildTurns for Children {
                 reasoning: None,
                 overrides: TurnOverrides {
                     subagent_type: Some(request.kind.as_str().to_string()),
+                    start_dir: self.start_dir.clone(),
                     ..child_overrides(
                         self.model.clone(),
                         limits.max_steps,
@@ -369,7 +374,7 @@ pub(crate) fn for_turn(
         engine,
         scope,
         session,
-        overrides.model.clone(),
+        (overrides.model.clone(), overrides.start_dir.clone()),
         events.clone(),
     )))
 }
