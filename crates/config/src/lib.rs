@@ -29,7 +29,7 @@ mod workspace;
 
 pub use config::{
     AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance,
-    McpServer, McpSettings, Profile, Retry, Routing,
+    McpOAuth, McpServer, McpSettings, Profile, Retry, Routing,
 };
 pub use document::{Document, save_json_edit};
 pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::error::EngineError;
 use seekclaw_config::Home;
+use seekclaw_mcp::auth::AuthState;
 use seekclaw_mcp::{McpManager, ServerListing, ServerStatus, Timeouts};
 use serde::Serialize;
 
@@ -75,7 +76,7 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
         .map_err(|e| EngineError::internal(e.to_string()))?;
     std::fs::create_dir_all(&cwd)
         .map_err(|e| EngineError::internal(format!("Cannot create {}: {e}", cwd.display())))?;
-    let manager = McpManager::new();
+    let manager = McpManager::with_auth(seekclaw_mcp::auth::AuthStore::in_home(home.root()));
     manager.set_timeouts(Timeouts::from_settings(&config.mcp));
     let specs = merged.specs(&cwd);
     let all = specs.clone();
@@ -83,7 +84,7 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
     let mut servers = Vec::with_capacity(merged.servers.len());
     for entry in &merged.servers {
         // Names are unique in a merged configuration.
-        let (status, tools) = match specs.iter().find(|s| s.name == entry.name) {
+        let (status, tools, auth) = match specs.iter().find(|s| s.name == entry.name) {
             Some(spec) => {
                 let turn = manager.for_turn(std::slice::from_ref(spec), []).await;
                 let tools = turn
@@ -91,12 +92,12 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
                     .iter()
                     .map(|t| t.definition().name.clone())
                     .collect();
-                (manager.status(spec), tools)
+                (manager.status(spec), tools, manager.auth_state(spec))
             }
-            None => (ServerStatus::default(), Vec::new()),
+            None => (ServerStatus::default(), Vec::new(), AuthState::None),
         };
         servers.push(ServerCheck {
-            listing: ServerListing::new(entry, status),
+            listing: ServerListing::new(entry, status).with_auth(auth),
             tools,
         });
     }

@@ -341,6 +341,8 @@ pub struct ServerListing {
     pub status: &'static str,
     /// Ours: names of the HTTP headers sent (values, like env values, stay here).
     pub header_keys: Vec<String>,
+    /// Ours: OAuth state (`none`, `authorized`, `needs_login`, `login_required`).
+    pub auth: &'static str,
 }
 
 impl ServerListing {
@@ -389,7 +391,14 @@ impl ServerListing {
                 .as_ref()
                 .map(|h| h.keys().cloned().collect())
                 .unwrap_or_default(),
+            auth: "none",
         }
+    }
+
+    /// The row with its OAuth state.
+    pub fn with_auth(mut self, auth: crate::auth::AuthState) -> ServerListing {
+        self.auth = auth.as_str();
+        self
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use seekclaw_config::{McpServer, WorkspaceConfig, read_json_lenient, workspace_config_path};
+use seekclaw_mcp::auth::AuthState;
 use seekclaw_mcp::{ServerListing, ServerSpec, ServerStatus, servers_file, transport_of};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use serde_json::{Map, Value};
@@ -31,15 +32,19 @@ pub(crate) fn listing(daemon: &Ctx) -> Result<Vec<ServerListing>, MethodError> {
         .servers
         .iter()
         .map(|entry| {
-            let status = match &entry.transport {
-                Ok(transport) if entry.config.enabled => daemon.engine.mcp.status(&ServerSpec {
-                    name: entry.name.clone(),
-                    transport: transport.clone(),
-                    cwd: cwd.clone(),
-                }),
-                _ => ServerStatus::default(),
+            let (status, auth) = match &entry.transport {
+                Ok(transport) if entry.config.enabled => {
+                    let spec = ServerSpec {
+                        name: entry.name.clone(),
+                        transport: transport.clone(),
+                        cwd: cwd.clone(),
+                    };
+                    let mcp = &daemon.engine.mcp;
+                    (mcp.status(&spec), mcp.auth_state(&spec))
+                }
+                _ => (ServerStatus::default(), AuthState::None),
             };
-            ServerListing::new(entry, status)
+            ServerListing::new(entry, status).with_auth(auth)
         })
         .collect())
 }
@@ -168,6 +173,10 @@ fn keep_hidden(old: Option<&McpServer>, mut new: McpServer) -> McpServer {
     let Some(old) = old else { return new };
     new.env = keep_values(old.env.as_ref(), new.env.take());
     new.headers = keep_values(old.headers.as_ref(), new.headers.take());
+    // Like header values, a client secret is never listed, so never sent back.
+    if new.oauth.is_none() {
+        new.oauth.clone_from(&old.oauth);
+    }
     for (key, value) in &old.extra {
         new.extra
             .entry(key.clone())

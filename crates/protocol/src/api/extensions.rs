@@ -93,6 +93,10 @@ pub struct McpServerView {
     pub status: String,
     /// Names of the HTTP headers sent.
     pub header_keys: Vec<String>,
+    /// OAuth state of a remote server: none, authorized, needs_login,
+    /// login_required (absent from older daemons).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<String>,
 }
 
 /// `skill.import`.
