@@ -108,3 +108,35 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
         servers,
     })
 }
+
+/// The configured entry named `name` in the scope `opts` names (for `mcp login`).
+pub fn find_mcp_server(
+    home: &Home,
+    opts: &McpCheckOptions,
+    name: &str,
+) -> Result<seekclaw_mcp::ServerEntry, EngineError> {
+    let root = if opts.global {
+        None
+    } else {
+        Some(local_root(home, &opts.cwd, opts.workspace.as_deref())?)
+    };
+    let config = ConfigService::new(home.clone()).load();
+    let ws = workspace_config(home, root.as_deref());
+    let merged = mcp_config(home, &config.mcp, root.as_deref(), ws.as_ref());
+    let known: Vec<&str> = merged.servers.iter().map(|e| e.name.as_str()).collect();
+    merged
+        .servers
+        .iter()
+        .find(|e| e.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            EngineError::not_found(format!(
+                "no MCP server named '{name}' is configured (configured: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })
+}
