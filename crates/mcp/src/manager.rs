@@ -300,12 +300,22 @@ async fn serve(slot: &Arc<Slot>, mut conn: Connection) -> Ended {
         return Ended::Lost("connection state missing".into());
     };
     let mut login_check = tokio::time::interval(LOGIN_POLL);
+    let logged_in = slot
+        .auth_target()
+        .is_some_and(|(store, url)| store.state(url) == AuthState::Authorized);
     let outcome = loop {
         tokio::select! {
-            _ = login_check.tick(), if slot.auth_target().is_some() => {
-                // A refused refresh: drop the connection so the slot shows
-                // `login_required` instead of failing every call.
-                if let Some(why) = slot.login_problem() {
+            _ = login_check.tick(), if logged_in => {
+                // A refused refresh or a logout: drop the connection so the
+                // slot shows the login state instead of failing every call.
+                let gone = match slot.login_problem() {
+                    Some(why) => Some(why),
+                    None => slot
+                        .auth_target()
+                        .filter(|(store, url)| store.state(url) == AuthState::None)
+                        .map(|_| format!("logged out of MCP server '{}'", slot.spec.name)),
+                };
+                if let Some(why) = gone {
                     conn.stop();
                     let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut ended).await;
                     break Ended::Lost(why);

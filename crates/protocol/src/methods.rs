@@ -416,6 +416,10 @@ method_table! {
         (McpRemoveParams => json(Vec<McpServerView>));
     McpReload => "mcp.reload" [] Task [Mcp]
         (NoParams => json(Vec<McpServerView>));
+    McpLogin => "mcp.login" [] Task [Mcp]
+        (McpLoginParams => json(McpLoginResult));
+    McpLogout => "mcp.logout" [] Task [Mcp]
+        (McpLoginParams => json(Vec<McpServerView>));
     SkillList => "skill.list" [] Task [Skill]
         (NoParams => json(Vec<SkillView>));
     SkillImport => "skill.import" [] Exclusive [Skill]

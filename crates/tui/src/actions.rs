@@ -160,7 +160,7 @@ async fn try_act(
             app.notice(report);
         }
         Action::Usage => app.notice(crate::reports::usage(conn).await?),
-        Action::Mcp => app.notice(crate::reports::mcp(conn).await?),
+        Action::Mcp(command) => app.notice(crate::reports::mcp_command(conn, command).await?),
         Action::Hooks(approve) => app.notice(crate::hook_set::report(conn, scope, approve).await?),
         Action::Goal(change) => {
             let id = ensure_session(daemon, scope, app).await?;

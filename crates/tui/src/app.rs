@@ -133,7 +133,7 @@ pub enum Action {
     /// `/usage`: tokens and cost per model.
     Usage,
     /// `/mcp`: the MCP servers and their state.
-    Mcp,
+    Mcp(crate::reports::McpCommand),
     /// `/hooks`: the hooks and their state; `/hooks approve` (true) approves the workspace's set.
     Hooks(bool),
     /// `/goal` shows the session's goal; `/goal clear` clears it

@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use seekclaw_config::{McpServer, WorkspaceConfig, read_json_lenient, workspace_config_path};
-use seekclaw_mcp::auth::AuthState;
+use seekclaw_mcp::Transport;
+use seekclaw_mcp::auth::{AuthState, AuthStore, LOGIN_WAIT, LoginTarget, begin_login};
 use seekclaw_mcp::{ServerListing, ServerSpec, ServerStatus, servers_file, transport_of};
+use seekclaw_protocol::api::McpLoginResult;
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use serde_json::{Map, Value};
 
@@ -67,6 +69,86 @@ async fn reconnect(daemon: &Ctx, restart: bool) {
 
 pub async fn reload(daemon: &Ctx, id: i64) -> Reply {
     reconnect(daemon, true).await;
+    list_reply(daemon, id)
+}
+
+/// The URL of the current workspace's remote server `name`, and its entry.
+fn remote_server(daemon: &Ctx, name: &str) -> Result<(String, McpServer), MethodError> {
+    let root = daemon.current_workspace();
+    let config = daemon.engine.config.load();
+    let ws = workspace_config(&daemon.engine.home, Some(&root));
+    let merged = mcp_config(&daemon.engine.home, &config.mcp, Some(&root), ws.as_ref());
+    let entry = merged
+        .servers
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| MethodError::not_found(format!("MCP server not found: {name}")))?;
+    match &entry.transport {
+        Ok(Transport::Http { url, .. } | Transport::Sse { url, .. }) => {
+            Ok((url.clone(), entry.config))
+        }
+        Ok(Transport::Stdio { .. }) => Err(MethodError::invalid(format!(
+            "MCP server '{name}' runs on stdio: only remote (http, sse) servers log in"
+        ))),
+        Err(e) => Err(MethodError::invalid(e.clone())),
+    }
+}
+
+fn auth_store(daemon: &Ctx) -> Result<AuthStore, MethodError> {
+    daemon
+        .engine
+        .mcp
+        .auth_store()
+        .cloned()
+        .ok_or_else(|| MethodError::invalid("MCP OAuth is not available in this daemon"))
+}
+
+/// `mcp.login`: starts the authorization flow here and answers with the URL;
+/// the redirect is awaited in the background and the server reconnects once
+/// the tokens are stored (the slot watches the token store).
+pub async fn login(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::McpLogin>()?;
+    let name = params.name.trimmed();
+    let (url, config) = remote_server(daemon, &name)?;
+    let store = auth_store(daemon)?;
+    let target = LoginTarget {
+        server: name.clone(),
+        url,
+        oauth: config.oauth.unwrap_or_default(),
+    };
+    let pending = begin_login(&store, target)
+        .await
+        .map_err(|e| MethodError::invalid(e.to_string()))?;
+    let result = McpLoginResult {
+        name: name.clone(),
+        auth_url: pending.auth_url.clone(),
+        redirect_port: pending.port().unwrap_or(0),
+    };
+    tokio::spawn(async move {
+        match pending.finish(&store, LOGIN_WAIT).await {
+            Ok(()) => tracing::info!(server = %name, "MCP OAuth login completed"),
+            Err(e) => tracing::warn!(server = %name, error = %e, "MCP OAuth login did not complete"),
+        }
+    });
+    Ok(Envelope::json_result(id, &result))
+}
+
+/// `mcp.logout`: forgets the stored tokens; the server shows `needs_login`
+/// at its next connection.
+pub async fn logout(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::McpLogout>()?;
+    let name = params.name.trimmed();
+    let (url, _) = remote_server(daemon, &name)?;
+    let store = auth_store(daemon)?;
+    let removed = store
+        .remove(&url)
+        .map_err(|e| MethodError::invalid(format!("cannot remove the stored login: {e}")))?;
+    if !removed {
+        return Err(MethodError::not_found(format!(
+            "No login is stored for MCP server '{name}'"
+        )));
+    }
+    // The server's slot sees the file go and drops its connection.
     list_reply(daemon, id)
 }
 
