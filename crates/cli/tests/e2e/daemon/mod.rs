@@ -21,6 +21,7 @@ mod hygiene;
 mod jobs;
 mod lifecycle;
 mod mcp;
+mod mcp_oauth;
 mod projects;
 mod protocol;
 mod providers;
