@@ -695,6 +695,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 79);
+        assert_eq!(info.methods.len(), 81);
     }
 }
