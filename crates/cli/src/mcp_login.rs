@@ -68,7 +68,10 @@ fn run_login(opts: &McpCheckOptions, name: &str, no_browser: bool) -> anyhow::Re
     let done = runtime.block_on(async {
         let pending = begin_login(&store, target).await?;
         // Printed as well, for a user whose browser is on another machine.
-        println!("To log in to MCP server '{name}', open this URL in a browser:\n\n  {}\n", pending.auth_url);
+        println!(
+            "To log in to MCP server '{name}', open this URL in a browser:\n\n  {}\n",
+            pending.auth_url
+        );
         if !no_browser && let Err(e) = open_browser(&pending.auth_url) {
             println!("(could not open a browser: {e})");
         }
@@ -80,6 +83,9 @@ fn run_login(opts: &McpCheckOptions, name: &str, no_browser: bool) -> anyhow::Re
     });
     runtime.shutdown_background();
     done?;
-    println!("Logged in to MCP server '{name}'. The tokens are stored in {} (owner-only).", home.root().join("mcp-auth").display());
+    println!(
+        "Logged in to MCP server '{name}'. The tokens are stored in {} (owner-only).",
+        home.root().join("mcp-auth").display()
+    );
     Ok(())
 }

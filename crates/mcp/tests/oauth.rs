@@ -37,7 +37,10 @@ async fn login(store: &AuthStore, fixture: &OAuthServer) {
     };
     let pending = begin_login(store, target).await.unwrap();
     let auth_url = pending.auth_url.clone();
-    assert!(auth_url.contains("code_challenge_method=S256"), "{auth_url}");
+    assert!(
+        auth_url.contains("code_challenge_method=S256"),
+        "{auth_url}"
+    );
     assert!(auth_url.contains("state="), "{auth_url}");
     let browser = tokio::spawn(async move { reqwest::get(auth_url).await.map(|r| r.status()) });
     pending.finish(store, T).await.unwrap();
@@ -140,24 +143,43 @@ async fn discovery_registration_login_refresh_and_a_refused_refresh() {
     );
 
     login(&store, &fixture).await;
-    assert_eq!(fixture.stat("registrations"), 1, "dynamic client registration");
+    assert_eq!(
+        fixture.stat("registrations"),
+        1,
+        "dynamic client registration"
+    );
     assert_eq!(fixture.stat("codeExchanges"), 1);
     assert_eq!(store.state(&url), AuthState::Authorized);
     let conn = Connection::open_with_auth(&spec(&url), T, Some(&store))
         .await
         .unwrap();
     assert_eq!(conn.tools[0].name, "whoami_oauth");
-    assert!(call_whoami(&conn).await.unwrap().contains("authorized client"));
+    assert!(
+        call_whoami(&conn)
+            .await
+            .unwrap()
+            .contains("authorized client")
+    );
 
     // Past the 2 s lifetime the stored token is refreshed before it is sent.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert!(call_whoami(&conn).await.unwrap().contains("authorized client"));
+    assert!(
+        call_whoami(&conn)
+            .await
+            .unwrap()
+            .contains("authorized client")
+    );
     assert!(fixture.stat("refreshes") >= 1, "{:?}", fixture.stats());
 
     // A token the server rejects is refreshed once on the 401 and the call retried.
     let refreshes = fixture.stat("refreshes");
     fixture.admin("expire-access").unwrap();
-    assert!(call_whoami(&conn).await.unwrap().contains("authorized client"));
+    assert!(
+        call_whoami(&conn)
+            .await
+            .unwrap()
+            .contains("authorized client")
+    );
     assert!(fixture.stat("refreshes") > refreshes);
 
     // The refresh token dies: the call fails and the login is marked for renewal.
@@ -180,7 +202,12 @@ async fn discovery_registration_login_refresh_and_a_refused_refresh() {
     let conn = Connection::open_with_auth(&spec(&url), T, Some(&store))
         .await
         .unwrap();
-    assert!(call_whoami(&conn).await.unwrap().contains("authorized client"));
+    assert!(
+        call_whoami(&conn)
+            .await
+            .unwrap()
+            .contains("authorized client")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -198,9 +225,11 @@ async fn a_redirect_with_a_wrong_state_is_ignored() {
     let auth_url = pending.auth_url.clone();
     let browser = tokio::spawn(async move {
         // A forged redirect first: refused, and the login keeps waiting.
-        let forged = reqwest::get(format!("http://127.0.0.1:{port}/callback?code=x&state=forged"))
-            .await
-            .unwrap();
+        let forged = reqwest::get(format!(
+            "http://127.0.0.1:{port}/callback?code=x&state=forged"
+        ))
+        .await
+        .unwrap();
         assert_eq!(forged.status(), 400);
         reqwest::get(auth_url).await.unwrap().status()
     });

@@ -68,7 +68,11 @@ pub async fn mcp_command(conn: &Connection, command: McpCommand) -> Result<Strin
             Ok(format!(
                 "{} to log in to MCP server '{}'; if it does not open, visit:\n{}\n\
                  The daemon waits for the browser to come back (to 127.0.0.1:{}); /mcp shows the result.",
-                if opened { "Opened the browser" } else { "Open this URL in a browser" },
+                if opened {
+                    "Opened the browser"
+                } else {
+                    "Open this URL in a browser"
+                },
                 started.name,
                 started.auth_url,
                 started.redirect_port,
@@ -79,14 +83,18 @@ pub async fn mcp_command(conn: &Connection, command: McpCommand) -> Result<Strin
                 name: Required(name.clone()),
             };
             conn.call::<method::McpLogout>(&params).await?;
-            Ok(format!("Logged out of MCP server '{name}': its stored tokens are deleted."))
+            Ok(format!(
+                "Logged out of MCP server '{name}': its stored tokens are deleted."
+            ))
         }
     }
 }
 
 /// `$BROWSER` (its first entry; `%s` is the URL), else the system's opener.
 fn open_browser(url: &str) -> bool {
-    let browser = std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty());
+    let browser = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty());
     let (program, mut args): (String, Vec<String>) = match browser {
         Some(b) => {
             let first = b.split(':').next().unwrap_or_default().to_string();

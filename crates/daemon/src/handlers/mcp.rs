@@ -127,7 +127,9 @@ pub async fn login(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     tokio::spawn(async move {
         match pending.finish(&store, LOGIN_WAIT).await {
             Ok(()) => tracing::info!(server = %name, "MCP OAuth login completed"),
-            Err(e) => tracing::warn!(server = %name, error = %e, "MCP OAuth login did not complete"),
+            Err(e) => {
+                tracing::warn!(server = %name, error = %e, "MCP OAuth login did not complete")
+            }
         }
     });
     Ok(Envelope::json_result(id, &result))

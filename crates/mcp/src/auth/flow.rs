@@ -47,11 +47,15 @@ pub async fn begin_login(store: &AuthStore, target: LoginTarget) -> Result<Pendi
     let challenge = super::probe::challenge(&target.url)
         .await
         .map_err(|e| fail(e))?
-        .ok_or_else(|| fail("the server did not ask for authorization (no 401); no login is needed".into()))?;
+        .ok_or_else(|| {
+            fail("the server did not ask for authorization (no 401); no login is needed".into())
+        })?;
     let port = target.oauth.redirect_port.unwrap_or(0);
-    let listener = TcpListener::bind(("127.0.0.1", port))
-        .await
-        .map_err(|e| fail(format!("cannot listen on 127.0.0.1:{port} for the redirect: {e}")))?;
+    let listener = TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
+        fail(format!(
+            "cannot listen on 127.0.0.1:{port} for the redirect: {e}"
+        ))
+    })?;
     let local = listener
         .local_addr()
         .map_err(|e| fail(format!("loopback listener: {e}")))?;

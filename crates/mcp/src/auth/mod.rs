@@ -21,9 +21,7 @@ pub fn login_message(server: &str, state: AuthState) -> String {
         AuthState::LoginRequired => format!(
             "MCP server '{server}': the login expired and could not be refreshed; log in again: run `seekclaw mcp login {server}`"
         ),
-        _ => format!(
-            "MCP server '{server}' needs a login: run `seekclaw mcp login {server}`"
-        ),
+        _ => format!("MCP server '{server}' needs a login: run `seekclaw mcp login {server}`"),
     }
 }
 

@@ -283,7 +283,12 @@ mod tests {
             assert_eq!(mode(&dir.path().join("mcp-auth")), 0o700);
             assert_eq!(mode(&store.path_for("http://127.0.0.1:9/mcp")), 0o600);
         }
-        assert_eq!(std::fs::read_dir(dir.path().join("mcp-auth")).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("mcp-auth"))
+                .unwrap()
+                .count(),
+            1
+        );
         assert!(store.remove("http://127.0.0.1:9/mcp").unwrap());
         assert!(!store.remove("http://127.0.0.1:9/mcp").unwrap());
         assert_eq!(store.state("http://127.0.0.1:9/mcp"), AuthState::None);

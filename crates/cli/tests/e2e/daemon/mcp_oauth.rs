@@ -42,11 +42,19 @@ fn text(out: &Output) -> String {
 }
 
 /// A turn whose model calls `whoami_oauth`; the tool's answer as the model saw it.
-fn whoami_turn(server: &ProviderServer, c: &mut Client, ws: &Path, call: &str) -> (String, Vec<Value>) {
+fn whoami_turn(
+    server: &ProviderServer,
+    c: &mut Client,
+    ws: &Path,
+    call: &str,
+) -> (String, Vec<Value>) {
     server.clear_requests();
     server.enqueue(Reply::new().tool_call(call, "mcp__secure__whoami_oauth", "{}"));
     server.enqueue(Reply::plain("done"));
-    let events = chat(c, json!({"message": "who am I", "workspace": ws.display().to_string()}));
+    let events = chat(
+        c,
+        json!({"message": "who am I", "workspace": ws.display().to_string()}),
+    );
     let requests = server.requests();
     let answer = requests
         .last()
@@ -103,7 +111,9 @@ fn oauth_login_turns_refresh_refused_refresh_and_logout() {
     let d = setup(
         &server,
         StartOptions {
-            config: Some(json!({"mcp": {"servers": {"secure": {"transport": "http", "url": fixture.url()}}}})),
+            config: Some(
+                json!({"mcp": {"servers": {"secure": {"transport": "http", "url": fixture.url()}}}}),
+            ),
             cwd: Some(ws.clone()),
             ..StartOptions::default()
         },
@@ -114,22 +124,48 @@ fn oauth_login_turns_refresh_refused_refresh_and_logout() {
     // The 401 makes it wait for a login, with what to run.
     let rows = wait_list(&mut c, |r| secure(r)["auth"] == "needs_login");
     let row = secure(&rows);
-    assert_eq!((row["status"].as_str(), row["connected"].as_bool()), (Some("needs_login"), Some(false)));
-    assert!(row["error"].as_str().unwrap().contains("run `seekclaw mcp login secure`"), "{row}");
+    assert_eq!(
+        (row["status"].as_str(), row["connected"].as_bool()),
+        (Some("needs_login"), Some(false))
+    );
+    assert!(
+        row["error"]
+            .as_str()
+            .unwrap()
+            .contains("run `seekclaw mcp login secure`"),
+        "{row}"
+    );
 
     // The CLI logs in: discovery, dynamic registration, PKCE, browser, loopback.
     let out = cli(&d.home, &ws, &browser, &["mcp", "login", "secure"]);
     seen.push_str(&text(&out));
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("/authorize?"), "the URL is printed: {}", text(&out));
-    assert!(text(&out).contains("Logged in to MCP server 'secure'"), "{}", text(&out));
+    assert!(
+        text(&out).contains("/authorize?"),
+        "the URL is printed: {}",
+        text(&out)
+    );
+    assert!(
+        text(&out).contains("Logged in to MCP server 'secure'"),
+        "{}",
+        text(&out)
+    );
     let stats = fixture.stats().unwrap();
-    assert_eq!((stats["registrations"].as_u64(), stats["codeExchanges"].as_u64()), (Some(1), Some(1)), "{stats}");
+    assert_eq!(
+        (
+            stats["registrations"].as_u64(),
+            stats["codeExchanges"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{stats}"
+    );
     let mut tokens = stored_tokens(&d.home);
     assert_eq!(tokens.len(), 2, "access and refresh token stored");
 
     // The daemon picks the login up by itself and turns call the tool.
-    wait_list(&mut c, |r| secure(r)["auth"] == "authorized" && secure(r)["connected"] == true);
+    wait_list(&mut c, |r| {
+        secure(r)["auth"] == "authorized" && secure(r)["connected"] == true
+    });
     let (answer, events) = whoami_turn(&server, &mut c, &ws, "o1");
     assert!(answer.contains("authorized client"), "{answer}");
     seen.push_str(&serde_json::to_string(&events).unwrap());
@@ -146,7 +182,10 @@ fn oauth_login_turns_refresh_refused_refresh_and_logout() {
     fixture.admin("revoke-refresh").unwrap();
     fixture.admin("expire-access").unwrap();
     let (answer, events) = whoami_turn(&server, &mut c, &ws, "o3");
-    assert!(answer.contains("log in again") && answer.contains("seekclaw mcp login secure"), "{answer}");
+    assert!(
+        answer.contains("log in again") && answer.contains("seekclaw mcp login secure"),
+        "{answer}"
+    );
     seen.push_str(&serde_json::to_string(&events).unwrap());
     let rows = wait_list(&mut c, |r| secure(r)["status"] == "login_required");
     assert_eq!(secure(&rows)["auth"], "login_required");
@@ -167,7 +206,10 @@ fn oauth_login_turns_refresh_refused_refresh_and_logout() {
     let out = cli(&d.home, &ws, &browser, &["mcp", "logout", "secure"]);
     seen.push_str(&text(&out));
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(std::fs::read_dir(d.home.join("mcp-auth")).unwrap().count(), 0);
+    assert_eq!(
+        std::fs::read_dir(d.home.join("mcp-auth")).unwrap().count(),
+        0
+    );
     wait_list(&mut c, |r| secure(r)["auth"] == "needs_login");
     seen.push_str(&c.ok_json("mcp.list", json!({})).unwrap().to_string());
 
@@ -184,7 +226,10 @@ fn oauth_login_turns_refresh_refused_refresh_and_logout() {
     assert!(tokens.len() >= 4, "{tokens:?}");
     for token in &tokens {
         for (path, content) in &files {
-            assert!(!content.contains(token.as_str()), "a token leaked into {path}");
+            assert!(
+                !content.contains(token.as_str()),
+                "a token leaked into {path}"
+            );
         }
     }
 }
