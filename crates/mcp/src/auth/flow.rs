@@ -46,7 +46,7 @@ pub async fn begin_login(store: &AuthStore, target: LoginTarget) -> Result<Pendi
     let fail = |what: String| McpError::Auth(format!("MCP server '{name}': {what}"));
     let challenge = super::probe::challenge(&target.url)
         .await
-        .map_err(|e| fail(e))?
+        .map_err(&fail)?
         .ok_or_else(|| {
             fail("the server did not ask for authorization (no 401); no login is needed".into())
         })?;
