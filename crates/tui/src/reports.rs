@@ -188,3 +188,24 @@ pub async fn goal(
         None => "No goal set (/goal TEXT sets one).".to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::McpCommand;
+
+    #[test]
+    fn mcp_arguments_parse_into_list_login_and_logout() {
+        assert_eq!(McpCommand::parse(""), Some(McpCommand::List));
+        assert_eq!(
+            McpCommand::parse("login linear"),
+            Some(McpCommand::Login("linear".into()))
+        );
+        assert_eq!(
+            McpCommand::parse(" logout  linear "),
+            Some(McpCommand::Logout("linear".into()))
+        );
+        assert_eq!(McpCommand::parse("login"), None);
+        assert_eq!(McpCommand::parse("login a b"), None);
+        assert_eq!(McpCommand::parse("frobnicate"), None);
+    }
+}

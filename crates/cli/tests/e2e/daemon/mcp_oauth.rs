@@ -233,3 +233,43 @@ fn oauth_login_turns_refresh_refused_refresh_and_logout() {
         }
     }
 }
+
+#[test]
+fn mcp_login_runs_the_flow_in_the_daemon_for_front_ends() {
+    let fixture = oauth_http(3600).unwrap();
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let d = setup(
+        &server,
+        StartOptions {
+            config: Some(
+                json!({"mcp": {"servers": {"secure": {"transport": "http", "url": fixture.url()}}}}),
+            ),
+            cwd: Some(ws.clone()),
+            ..StartOptions::default()
+        },
+    );
+    let mut c = d.connect().unwrap();
+    wait_list(&mut c, |r| secure(r)["auth"] == "needs_login");
+    let started = c.ok_json("mcp.login", json!({"name": "secure"})).unwrap();
+    assert_eq!(started["name"], "secure");
+    let auth_url = started["authUrl"].as_str().unwrap();
+    assert!(auth_url.contains("code_challenge_method=S256"), "{started}");
+    assert!(started["redirectPort"].as_u64().unwrap() > 0);
+    // The user's browser (here: curl following the redirect) approves.
+    let status = Command::new("curl")
+        .args(["-s", "-L", "-o", "/dev/null", auth_url])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rows = wait_list(&mut c, |r| secure(r)["connected"] == true);
+    assert_eq!(secure(&rows)["auth"], "authorized");
+    let (answer, _) = whoami_turn(&server, &mut c, &ws, "d1");
+    assert!(answer.contains("authorized client"), "{answer}");
+    // An unknown name is not found.
+    let err = c.err("mcp.login", json!({"name": "nope"})).unwrap();
+    assert_eq!(err["details"]["code"], "not_found", "{err}");
+    c.ok_json("mcp.logout", json!({"name": "secure"})).unwrap();
+    wait_list(&mut c, |r| secure(r)["auth"] == "needs_login");
+}
