@@ -7,6 +7,7 @@ mod config_notice;
 mod first_run;
 mod hooks;
 mod labels;
+mod mcp_login;
 mod models;
 mod on_demand;
 mod pickers;
