@@ -97,10 +97,16 @@ pub(crate) async fn serve<H: ClientHandler + Clone>(
     })
 }
 
-/// After a failed start: `Err(NeedsLogin)` when the server asks for authorization.
+/// After a failed start: `Err(NeedsLogin)` when the server asks for
+/// authorization and we hold no usable login (with one, the failure is the
+/// transport's: a legacy SSE server gets its turn with our token).
 async fn needs_login(store: &AuthStore, name: &str, url: &str) -> Result<(), McpError> {
+    let state = store.state(url);
+    if state == AuthState::Authorized {
+        return Ok(());
+    }
     if let Ok(Some(_)) = crate::auth::challenge(url).await {
-        let state = match store.state(url) {
+        let state = match state {
             AuthState::LoginRequired => AuthState::LoginRequired,
             _ => AuthState::NeedsLogin,
         };

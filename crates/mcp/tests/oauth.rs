@@ -237,3 +237,43 @@ async fn a_redirect_with_a_wrong_state_is_ignored() {
     assert!(browser.await.unwrap().is_success());
     assert_eq!(store.state(fixture.url()), AuthState::Authorized);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_legacy_sse_server_logs_in_and_gets_the_bearer_on_stream_and_posts() {
+    let fixture = oauth_http(3600).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let store = AuthStore::in_home(home.path());
+    let url = fixture.url().replace("/mcp", "/sse");
+    let sse = ServerSpec {
+        name: "legacy".into(),
+        transport: Transport::Sse {
+            url: url.clone(),
+            headers: Default::default(),
+        },
+        cwd: std::env::temp_dir(),
+    };
+    let err = Connection::open_with_auth(&sse, T, Some(&store))
+        .await
+        .err()
+        .expect("a guarded event stream must not connect without a login");
+    assert!(matches!(err, McpError::NeedsLogin(_)), "{err:?}");
+    let target = LoginTarget {
+        server: "legacy".into(),
+        url: url.clone(),
+        oauth: McpOAuth::default(),
+    };
+    let pending = begin_login(&store, target).await.unwrap();
+    let auth_url = pending.auth_url.clone();
+    let browser = tokio::spawn(async move { reqwest::get(auth_url).await.map(|r| r.status()) });
+    pending.finish(&store, T).await.unwrap();
+    assert!(browser.await.unwrap().unwrap().is_success());
+    let conn = Connection::open_with_auth(&sse, T, Some(&store))
+        .await
+        .unwrap();
+    assert!(
+        call_whoami(&conn)
+            .await
+            .unwrap()
+            .contains("authorized client")
+    );
+}

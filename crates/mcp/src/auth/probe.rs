@@ -34,15 +34,25 @@ pub async fn challenge(url: &str) -> Result<Option<String>, String> {
         .send()
         .await
         .map_err(|e| format!("cannot reach the server: {}", e.without_url()))?;
-    if response.status() != StatusCode::UNAUTHORIZED {
-        return Ok(None);
+    if response.status() == StatusCode::UNAUTHORIZED {
+        return Ok(Some(challenge_of(&response)));
     }
-    Ok(Some(
-        response
-            .headers()
-            .get(WWW_AUTHENTICATE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string(),
-    ))
+    // A legacy HTTP+SSE server guards its event stream (GET) instead; only
+    // the status line is read, the stream is dropped.
+    let stream = client
+        .get(url)
+        .header(ACCEPT, "text/event-stream")
+        .send()
+        .await
+        .map_err(|e| format!("cannot reach the server: {}", e.without_url()))?;
+    Ok((stream.status() == StatusCode::UNAUTHORIZED).then(|| challenge_of(&stream)))
+}
+
+fn challenge_of(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get(WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
 }
