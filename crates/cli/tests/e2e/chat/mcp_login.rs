@@ -64,26 +64,38 @@ fn slash_mcp_offers_the_login_and_slash_mcp_login_runs_it() {
     );
     let screen = chat_with_browser(&d.home, &browser);
     screen.wait_for("Ask anything");
-    screen.submit("/mcp");
-    screen.wait_for("log in: /mcp login secure");
+    // The first attempt may still be under way: ask again until it says.
+    mcp_until(&screen, "secure [global, http]: needs_login");
+    mcp_until(&screen, "— log in: /mcp login secure");
     screen.submit("/mcp login secure");
-    screen.wait_for("to log in to MCP server 'secure'");
+    screen.wait("the login notice", |s| {
+        flat(s).contains(&flat("to log in to MCP server 'secure'"))
+    });
     // The browser came back to the daemon's listener; the server connects.
-    let mut connected = false;
-    for _ in 0..600 {
-        screen.submit("/mcp");
-        let seen = screen.wait_for("MCP servers:");
-        if seen.contains("(OAuth: logged in)") && seen.contains("secure [global, http]: connected")
-        {
-            connected = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert!(connected, "{}", screen.capture());
+    mcp_until(
+        &screen,
+        "secure [global, http]: connected, 1 tools (OAuth: logged in)",
+    );
     assert!(
         std::fs::read_to_string(tmp.path().join("browser.log"))
             .unwrap()
             .contains("/authorize?")
     );
+}
+
+/// The screen without whitespace: a notice wider than the terminal wraps.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+/// Runs `/mcp` until its report shows `needle`.
+fn mcp_until(screen: &Screen, needle: &str) {
+    for _ in 0..300 {
+        screen.submit("/mcp");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if flat(&screen.capture()).contains(&flat(needle)) {
+            return;
+        }
+    }
+    panic!("/mcp never showed {needle:?}:\n{}", screen.capture());
 }
