@@ -15,6 +15,7 @@ mod inspect;
 mod listing;
 mod logging;
 mod mcp;
+mod mcp_login;
 mod mcp_serve;
 mod pipes;
 mod policy;

@@ -16,6 +16,19 @@ pub enum McpCommand {
     List,
     /// The same, for scripts: say only what failed unless `--json`.
     Check,
+    /// Log in to a remote server that asks for OAuth (opens the browser).
+    Login {
+        /// The server's configured name.
+        name: String,
+        /// Only print the authorization URL (for a browser on another machine).
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget a server's stored OAuth tokens.
+    Logout {
+        /// The server's configured name.
+        name: String,
+    },
     /// Be an MCP server on stdin/stdout for other agents: tools `run_task`,
     /// `session_list`, `session_get`, `session_search`.
     Serve(crate::mcp_serve::McpServeArgs),
@@ -64,6 +77,24 @@ pub fn mcp(args: McpArgs) -> ExitCode {
         }
         return crate::mcp_serve::serve(serve);
     }
+    if let Some(McpCommand::Login { name, no_browser }) = &args.command {
+        return match login_options(&args) {
+            Ok(opts) => crate::mcp_login::login(&opts, name, *no_browser),
+            Err(e) => {
+                eprintln!("seekclaw: {e:#}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    if let Some(McpCommand::Logout { name }) = &args.command {
+        return match login_options(&args) {
+            Ok(opts) => crate::mcp_login::logout(&opts, name),
+            Err(e) => {
+                eprintln!("seekclaw: {e:#}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let checked = (|| -> anyhow::Result<McpCheck> {
         let home = Home::from_env()?;
         let opts = McpCheckOptions {
@@ -103,6 +134,14 @@ pub fn mcp(args: McpArgs) -> ExitCode {
     }
 }
 
+fn login_options(args: &McpArgs) -> anyhow::Result<McpCheckOptions> {
+    Ok(McpCheckOptions {
+        cwd: crate::cwd::working_dir()?,
+        workspace: args.workspace.clone(),
+        global: args.global,
+    })
+}
+
 /// The text report: a line per server (and its tools with `list`).
 fn render(check: &McpCheck, command: McpCommand) -> String {
     let mut out = String::new();
@@ -125,8 +164,17 @@ fn render(check: &McpCheck, command: McpCommand) -> String {
             .unwrap_or_default();
         let state = if !l.enabled {
             "disabled".to_string()
+        } else if l.connected && l.auth == "authorized" {
+            format!("connected (OAuth: logged in), {} tools", s.tools.len())
         } else if l.connected {
             format!("connected, {} tools", s.tools.len())
+        } else if matches!(l.auth, "needs_login" | "login_required") {
+            // The error says what to run; "failed" would send the user hunting.
+            format!(
+                "{}: {}",
+                l.auth.replace('_', " "),
+                l.error.clone().unwrap_or_default()
+            )
         } else {
             format!(
                 "failed: {}",

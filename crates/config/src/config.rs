@@ -443,9 +443,33 @@ pub struct McpServer {
     pub headers: Option<BTreeMap<String, String>>,
     /// A disabled server stays configured but is not connected.
     pub enabled: bool,
+    /// OAuth client settings of a remote server that asks for a login. The
+    /// tokens themselves never live here (they are in `mcp-auth/`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<McpOAuth>,
     /// Unknown keys of the server entry, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// `mcp.servers.X.oauth`: for authorization servers without dynamic client
+/// registration, or to pin scopes or the redirect port.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpOAuth {
+    /// A pre-registered client id (else dynamic registration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// Scopes to ask for (else those the server advertises).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
+    /// The loopback redirect port a pre-registered client was registered with
+    /// (else a random one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect_port: Option<u16>,
 }
 
 impl Default for McpServer {
@@ -458,6 +482,7 @@ impl Default for McpServer {
             url: None,
             headers: None,
             enabled: true,
+            oauth: None,
             extra: Map::new(),
         }
     }

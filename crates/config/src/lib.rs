@@ -32,7 +32,7 @@ mod workspace;
 pub use agents_starter::{StarterOutcome, starter_agents_md, write_starter_agents_md};
 pub use config::{
     AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance,
-    McpServer, McpSettings, Profile, Retry, Routing,
+    McpOAuth, McpServer, McpSettings, Profile, Retry, Routing,
 };
 pub use document::{Document, save_json_edit};
 pub use enums::{AgentMode, ApprovalPolicy, ReasoningLevel, SandboxMode};

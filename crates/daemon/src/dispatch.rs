@@ -93,6 +93,8 @@ pub async fn handle(
         Method::McpUpsert => mcp::upsert(ctx, id, p).await,
         Method::McpRemove => mcp::remove(ctx, id, p).await,
         Method::McpReload => mcp::reload(ctx, id).await,
+        Method::McpLogin => mcp::login(ctx, id, p).await,
+        Method::McpLogout => mcp::logout(ctx, id, p).await,
         Method::SkillList => skill::list(ctx, id).await,
         Method::SkillImport => skill::import(ctx, id, p).await,
         Method::SkillToggle => skill::toggle(ctx, id, p).await,

@@ -417,7 +417,25 @@ fn mcp_checks(daemon: &Ctx, host: Host) -> Vec<Check> {
         .filter(|r| r.enabled)
         .map(|row| {
             let name = format!("MCP {}", row.name);
+            if matches!(row.auth, "needs_login" | "login_required") {
+                let detail = row.error.clone().unwrap_or_else(|| row.auth.replace('_', " "));
+                return check(
+                    &name,
+                    CheckLevel::Warn,
+                    detail,
+                    Some(format!("run `seekclaw mcp login {}`", row.name)),
+                );
+            }
+            let oauth = if row.auth == "authorized" { ", OAuth" } else { "" };
             match (host, row.connected, &row.error) {
+                (_, true, _) if !oauth.is_empty() => ok(
+                    &name,
+                    format!("connected ({}{oauth}), {} tool(s)", row.transport, row.tool_count),
+                ),
+                (Host::InProcess, false, _) if !oauth.is_empty() => info(
+                    &name,
+                    "configured, OAuth login stored; not connected without a daemon (`seekclaw mcp check` connects it)",
+                ),
                 (_, true, _) => ok(
                     &name,
                     format!("connected ({}), {} tool(s)", row.transport, row.tool_count),

@@ -107,6 +107,7 @@ impl Engine {
     /// An engine over an open `store` and a config service (a daemon's,
     /// which logs file problems, or a one-shot process's).
     pub fn new(home: Home, store: Store, config: ConfigService) -> Engine {
+        let auth_store = seekclaw_mcp::auth::AuthStore::in_home(home.root());
         Engine {
             services: Arc::new_cyclic(|services: &std::sync::Weak<Services>| Services {
                 home,
@@ -116,7 +117,7 @@ impl Engine {
                 tools: seekclaw_tools::builtin_registry(),
                 locks: Arc::new(WriteLocks::new()),
                 turns: Turns::default(),
-                mcp: McpManager::new(),
+                mcp: McpManager::with_auth(auth_store),
                 lsp: seekclaw_lsp::LspManager::new({
                     // Read at every edit: a changed entry applies to the next one.
                     let services = services.clone();

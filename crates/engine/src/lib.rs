@@ -55,7 +55,7 @@ pub use images::{from_path as image_from_path, parse_images};
 pub use jobs::{NoticeDelivery, SessionJobs, SessionNotice};
 pub use launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 pub use line_writer::spawn_line_writer;
-pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp};
+pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp, find_mcp_server};
 pub use policy::{HookSessions, PolicyCache, PolicyView};
 pub use preflight::pin as pin_model;
 pub use roots::RootCache;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::error::EngineError;
 use seekclaw_config::Home;
+use seekclaw_mcp::auth::AuthState;
 use seekclaw_mcp::{McpManager, ServerListing, ServerStatus, Timeouts};
 use serde::Serialize;
 
@@ -75,7 +76,7 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
         .map_err(|e| EngineError::internal(e.to_string()))?;
     std::fs::create_dir_all(&cwd)
         .map_err(|e| EngineError::internal(format!("Cannot create {}: {e}", cwd.display())))?;
-    let manager = McpManager::new();
+    let manager = McpManager::with_auth(seekclaw_mcp::auth::AuthStore::in_home(home.root()));
     manager.set_timeouts(Timeouts::from_settings(&config.mcp));
     let specs = merged.specs(&cwd);
     let all = specs.clone();
@@ -83,7 +84,7 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
     let mut servers = Vec::with_capacity(merged.servers.len());
     for entry in &merged.servers {
         // Names are unique in a merged configuration.
-        let (status, tools) = match specs.iter().find(|s| s.name == entry.name) {
+        let (status, tools, auth) = match specs.iter().find(|s| s.name == entry.name) {
             Some(spec) => {
                 let turn = manager.for_turn(std::slice::from_ref(spec), []).await;
                 let tools = turn
@@ -91,12 +92,12 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
                     .iter()
                     .map(|t| t.definition().name.clone())
                     .collect();
-                (manager.status(spec), tools)
+                (manager.status(spec), tools, manager.auth_state(spec))
             }
-            None => (ServerStatus::default(), Vec::new()),
+            None => (ServerStatus::default(), Vec::new(), AuthState::None),
         };
         servers.push(ServerCheck {
-            listing: ServerListing::new(entry, status),
+            listing: ServerListing::new(entry, status).with_auth(auth),
             tools,
         });
     }
@@ -106,4 +107,36 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
         problems: merged.problems,
         servers,
     })
+}
+
+/// The configured entry named `name` in the scope `opts` names (for `mcp login`).
+pub fn find_mcp_server(
+    home: &Home,
+    opts: &McpCheckOptions,
+    name: &str,
+) -> Result<seekclaw_mcp::ServerEntry, EngineError> {
+    let root = if opts.global {
+        None
+    } else {
+        Some(local_root(home, &opts.cwd, opts.workspace.as_deref())?)
+    };
+    let config = ConfigService::new(home.clone()).load();
+    let ws = workspace_config(home, root.as_deref());
+    let merged = mcp_config(home, &config.mcp, root.as_deref(), ws.as_ref());
+    let known: Vec<&str> = merged.servers.iter().map(|e| e.name.as_str()).collect();
+    merged
+        .servers
+        .iter()
+        .find(|e| e.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            EngineError::not_found(format!(
+                "no MCP server named '{name}' is configured (configured: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })
 }

@@ -285,7 +285,11 @@ impl Tool for McpTool {
                         "MCP tool `{name}` timed out after {}s.",
                         timeout.as_secs()
                     )),
-                    Ok(Err(e)) => ToolOutput::error(format!("MCP tool `{name}` call failed: {e}")),
+                    Ok(Err(e)) => match slot.login_problem() {
+                        // A refused refresh surfaces as a transport error: say what to do.
+                        Some(why) => ToolOutput::error(format!("MCP tool `{name}` call failed: {why}")),
+                        None => ToolOutput::error(format!("MCP tool `{name}` call failed: {e}")),
+                    },
                     Ok(Ok(result)) => render(server, name, &result, ctx.max_output_chars),
                 },
             }

@@ -101,24 +101,34 @@ impl Drop for Connection {
 impl Connection {
     /// Connects, initializes and discovers tools and prompts, all within `timeout`.
     pub async fn open(spec: &ServerSpec, timeout: Duration) -> Result<Connection, McpError> {
+        Connection::open_with_auth(spec, timeout, None).await
+    }
+
+    /// [`Connection::open`], with OAuth logins from `auth` for remote servers.
+    pub async fn open_with_auth(
+        spec: &ServerSpec,
+        timeout: Duration,
+        auth: Option<&crate::auth::AuthStore>,
+    ) -> Result<Connection, McpError> {
         let (tx, notices) = mpsc::unbounded_channel();
         let handler = Handler { notices: tx };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let stop = CancellationToken::new();
         // One deadline for starting, initializing and discovering together.
         let deadline = tokio::time::Instant::now() + timeout;
-        let started = match tokio::time::timeout_at(deadline, start(spec, handler, &stderr)).await {
-            Ok(Ok(started)) => started,
-            Ok(Err(e)) => return Err(e),
-            Err(_) => {
-                return Err(McpError::Timeout(format!(
-                    "MCP server '{}' did not initialize within {}s{}",
-                    spec.name,
-                    timeout.as_secs(),
-                    stderr_suffix(&stderr)
-                )));
-            }
-        };
+        let started =
+            match tokio::time::timeout_at(deadline, start(spec, handler, &stderr, auth)).await {
+                Ok(Ok(started)) => started,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    return Err(McpError::Timeout(format!(
+                        "MCP server '{}' did not initialize within {}s{}",
+                        spec.name,
+                        timeout.as_secs(),
+                        stderr_suffix(&stderr)
+                    )));
+                }
+            };
         let Started { service, pgid } = started;
         let peer = service.peer().clone();
         let (ended_tx, ended) = oneshot::channel();
@@ -206,6 +216,7 @@ async fn start(
     spec: &ServerSpec,
     handler: Handler,
     stderr: &Arc<Mutex<VecDeque<String>>>,
+    auth: Option<&crate::auth::AuthStore>,
 ) -> Result<Started, McpError> {
     match &spec.transport {
         Transport::Stdio { command, args, env } => {
@@ -249,11 +260,11 @@ async fn start(
             }
         }
         Transport::Http { url, headers } => Ok(Started {
-            service: crate::remote::serve(&spec.name, url, headers, false, handler).await?,
+            service: crate::remote::serve(&spec.name, url, headers, false, handler, auth).await?,
             pgid: None,
         }),
         Transport::Sse { url, headers } => Ok(Started {
-            service: crate::remote::serve(&spec.name, url, headers, true, handler).await?,
+            service: crate::remote::serve(&spec.name, url, headers, true, handler, auth).await?,
             pgid: None,
         }),
     }

@@ -14,4 +14,10 @@ pub enum McpError {
     /// The server did not answer in time.
     #[error("{0}")]
     Timeout(String),
+    /// The server asks for an OAuth login we do not have (or that expired).
+    #[error("{0}")]
+    NeedsLogin(String),
+    /// A login could not be completed.
+    #[error("{0}")]
+    Auth(String),
 }

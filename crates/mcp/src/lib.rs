@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod auth;
 mod bridge;
 mod client;
 mod error;

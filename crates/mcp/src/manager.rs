@@ -19,9 +19,11 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::auth::{AuthState, AuthStore, login_message};
 use crate::bridge::{McpTool, Names};
 use crate::client::{Caller, Connection, Ended, Notice, PromptText};
-use crate::spec::{ServerSpec, ServerStatus, Timeouts};
+use crate::error::McpError;
+use crate::spec::{ServerSpec, ServerStatus, Timeouts, Transport};
 use crate::sync::{lock, read, write};
 
 /// Longest wait between reconnect attempts.
@@ -30,6 +32,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 const IDLE_CLOSE: Duration = Duration::from_secs(600);
 /// A connection up this long counts as healthy again (resets the backoff).
 const STABLE_AFTER: Duration = Duration::from_secs(30);
+/// How often a server waiting for a login looks at the token store (a login
+/// from the CLI is another process: its file appearing is the signal).
+const LOGIN_POLL: Duration = Duration::from_secs(1);
 /// All MCP prompt text a turn's system prompt may carry.
 const MAX_PROMPT_CHARS: usize = 40_000;
 
@@ -62,10 +67,12 @@ pub struct Slot {
     /// When the slot began connecting: turns wait for its first attempt
     /// only until [`TURN_WAIT`] after this.
     created: Instant,
+    /// The OAuth token store, for remote servers.
+    auth: Option<AuthStore>,
 }
 
 impl Slot {
-    fn new(spec: ServerSpec, timeouts: Arc<RwLock<Timeouts>>) -> Slot {
+    fn new(spec: ServerSpec, timeouts: Arc<RwLock<Timeouts>>, auth: Option<AuthStore>) -> Slot {
         Slot {
             spec,
             live: RwLock::new(Live {
@@ -81,6 +88,56 @@ impl Slot {
             finished: watch::channel(false).0,
             last_used: Mutex::new(Instant::now()),
             created: Instant::now(),
+            auth,
+        }
+    }
+
+    /// The URL of a remote server (its identity in the token store).
+    fn url(&self) -> Option<&str> {
+        match &self.spec.transport {
+            Transport::Http { url, .. } | Transport::Sse { url, .. } => Some(url),
+            Transport::Stdio { .. } => None,
+        }
+    }
+
+    /// The store and URL of a remote server, when OAuth applies.
+    fn auth_target(&self) -> Option<(&AuthStore, &str)> {
+        self.auth.as_ref().zip(self.url())
+    }
+
+    /// Where the server stands with OAuth.
+    pub(crate) fn auth_state(&self) -> AuthState {
+        match self.status().state {
+            "needs_login" => AuthState::NeedsLogin,
+            "login_required" => AuthState::LoginRequired,
+            _ => self
+                .auth_target()
+                .map_or(AuthState::None, |(store, url)| store.state(url)),
+        }
+    }
+
+    /// "Log in again" when the stored login was refused on refresh.
+    pub(crate) fn login_problem(&self) -> Option<String> {
+        let (store, url) = self.auth_target()?;
+        (store.state(url) == AuthState::LoginRequired)
+            .then(|| login_message(&self.spec.name, AuthState::LoginRequired))
+    }
+
+    /// Waits until the token store changes for this server (a login or a
+    /// logout), or the slot is stopped; `false` when stopped.
+    async fn login_changed(&self) -> bool {
+        let Some((store, url)) = self.auth_target() else {
+            return !self.stop.is_cancelled();
+        };
+        let before = store.stamp(url);
+        loop {
+            tokio::select! {
+                _ = self.stop.cancelled() => return false,
+                _ = tokio::time::sleep(LOGIN_POLL) => {}
+            }
+            if store.stamp(url) != before {
+                return true;
+            }
         }
     }
 
@@ -144,7 +201,7 @@ async fn run_slot(slot: Arc<Slot>) {
         let timeout = slot.connect_timeout();
         let opened = tokio::select! {
             _ = slot.stop.cancelled() => break,
-            opened = Connection::open(&slot.spec, timeout) => opened,
+            opened = Connection::open_with_auth(&slot.spec, timeout, slot.auth.as_ref()) => opened,
         };
         match opened {
             Ok(conn) => {
@@ -158,6 +215,29 @@ async fn run_slot(slot: Arc<Slot>) {
                 if since.elapsed() >= STABLE_AFTER {
                     failures = 0;
                 }
+            }
+            Err(McpError::NeedsLogin(why)) => {
+                // Not a broken server: nothing to retry until a login is stored.
+                let state = match slot.login_problem() {
+                    Some(_) => "login_required",
+                    None => "needs_login",
+                };
+                tracing::info!(server = %slot.spec.name, state, "MCP server needs a login");
+                slot.update(|live| {
+                    live.status = ServerStatus {
+                        connected: false,
+                        tool_count: 0,
+                        error: Some(why),
+                        state,
+                    };
+                });
+                slot.attempted.send_replace(true);
+                if !slot.login_changed().await {
+                    break;
+                }
+                failures = 0;
+                slot.update(|live| live.status.state = "reconnecting");
+                continue;
             }
             Err(e) => {
                 tracing::warn!(server = %slot.spec.name, error = %e, "MCP server failed to connect");
@@ -219,8 +299,28 @@ async fn serve(slot: &Arc<Slot>, mut conn: Connection) -> Ended {
     let (Some(mut ended), Some(mut notices)) = (conn.ended.take(), conn.notices.take()) else {
         return Ended::Lost("connection state missing".into());
     };
+    let mut login_check = tokio::time::interval(LOGIN_POLL);
+    let logged_in = slot
+        .auth_target()
+        .is_some_and(|(store, url)| store.state(url) == AuthState::Authorized);
     let outcome = loop {
         tokio::select! {
+            _ = login_check.tick(), if logged_in => {
+                // A refused refresh or a logout: drop the connection so the
+                // slot shows the login state instead of failing every call.
+                let gone = match slot.login_problem() {
+                    Some(why) => Some(why),
+                    None => slot
+                        .auth_target()
+                        .filter(|(store, url)| store.state(url) == AuthState::None)
+                        .map(|_| format!("logged out of MCP server '{}'", slot.spec.name)),
+                };
+                if let Some(why) = gone {
+                    conn.stop();
+                    let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut ended).await;
+                    break Ended::Lost(why);
+                }
+            }
             _ = slot.stop.cancelled() => {
                 conn.stop();
                 let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut ended).await;
@@ -286,6 +386,8 @@ pub struct McpManager {
     /// The current workspace's servers, in connection order.
     active: Mutex<Vec<ServerSpec>>,
     timeouts: Arc<RwLock<Timeouts>>,
+    /// Where OAuth logins are kept; `None` leaves remote servers without OAuth.
+    auth: Option<AuthStore>,
     tasks: TaskTracker,
     /// One (re)connection of the active set at a time.
     switching: tokio::sync::Mutex<()>,
@@ -297,6 +399,33 @@ impl McpManager {
     /// A manager with no server connected.
     pub fn new() -> McpManager {
         McpManager::default()
+    }
+
+    /// A manager whose remote servers use the OAuth logins of `store`.
+    pub fn with_auth(store: AuthStore) -> McpManager {
+        McpManager {
+            auth: Some(store),
+            ..McpManager::default()
+        }
+    }
+
+    /// The token store, if OAuth is on.
+    pub fn auth_store(&self) -> Option<&AuthStore> {
+        self.auth.as_ref()
+    }
+
+    /// Where `spec`'s server stands with OAuth (`none` for stdio servers).
+    pub fn auth_state(&self, spec: &ServerSpec) -> AuthState {
+        let slot = lock(&self.slots).get(spec).cloned();
+        match slot {
+            Some(slot) => slot.auth_state(),
+            None => match (&self.auth, &spec.transport) {
+                (Some(store), Transport::Http { url, .. } | Transport::Sse { url, .. }) => {
+                    store.state(url)
+                }
+                _ => AuthState::None,
+            },
+        }
     }
 
     /// Sets the connect and call limits every slot uses from now on.
@@ -314,7 +443,11 @@ impl McpManager {
             slot.touch();
             return Some(slot.clone());
         }
-        let slot = Arc::new(Slot::new(spec.clone(), self.timeouts.clone()));
+        let slot = Arc::new(Slot::new(
+            spec.clone(),
+            self.timeouts.clone(),
+            self.auth.clone(),
+        ));
         slots.insert(spec.clone(), slot.clone());
         self.tasks.spawn(run_slot(slot.clone()));
         Some(slot)

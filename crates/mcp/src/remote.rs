@@ -8,19 +8,25 @@ use std::time::Duration;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
+use crate::auth::{AuthState, AuthStore, login_message};
 use crate::error::McpError;
 use crate::legacy_sse;
 
-/// Connects and initializes a remote server.
+/// Connects and initializes a remote server. With a token store, a stored
+/// OAuth login is used (rmcp's `AuthClient` adds the bearer, refreshes it
+/// before expiry and once on a 401) and a 401 is reported as
+/// [`McpError::NeedsLogin`], never retried as a broken server.
 pub(crate) async fn serve<H: ClientHandler + Clone>(
     name: &str,
     url: &str,
     headers: &BTreeMap<String, String>,
     legacy_fallback: bool,
     handler: H,
+    auth: Option<&AuthStore>,
 ) -> Result<RunningService<RoleClient, H>, McpError> {
     // reqwest needs a process-wide rustls provider; a second install is a no-op.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -29,6 +35,14 @@ pub(crate) async fn serve<H: ClientHandler + Clone>(
         .build()
         .map_err(|e| McpError::Spawn(format!("HTTP client: {e}")))?;
     let (bearer, custom) = header_map(name, headers)?;
+    // A configured `Authorization` header means the user manages auth himself.
+    let auth = auth.filter(|_| bearer.is_none());
+    let oauth = match auth {
+        Some(store) => crate::auth::stored_manager(store, name, url)
+            .await?
+            .map(|m| AuthClient::new(client.clone(), m)),
+        None => None,
+    };
     let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(
         custom
             .iter()
@@ -38,12 +52,23 @@ pub(crate) async fn serve<H: ClientHandler + Clone>(
     if let Some(token) = &bearer {
         config = config.auth_header(token.clone());
     }
-    let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
-    let streamable = handler.clone().serve(transport).await;
+    let streamable = match &oauth {
+        Some(authed) => {
+            let transport = StreamableHttpClientTransport::with_client(authed.clone(), config);
+            handler.clone().serve(transport).await
+        }
+        None => {
+            let transport = StreamableHttpClientTransport::with_client(client.clone(), config);
+            handler.clone().serve(transport).await
+        }
+    };
     let first = match streamable {
         Ok(service) => return Ok(service),
         Err(e) => e.to_string(),
     };
+    if let Some(store) = auth {
+        needs_login(store, name, url).await?;
+    }
     if !legacy_fallback {
         return Err(McpError::Protocol(format!(
             "MCP server '{name}' failed to initialize: {first}"
@@ -56,18 +81,38 @@ pub(crate) async fn serve<H: ClientHandler + Clone>(
         value.set_sensitive(true);
         legacy_headers.insert(AUTHORIZATION, value);
     }
-    let (sink, stream) = legacy_sse::connect(client, name, url, legacy_headers)
+    let tokens = oauth.map(|a| a.auth_manager.clone());
+    let (sink, stream) = legacy_sse::connect(client, name, url, legacy_headers, tokens)
         .await
-        .map_err(|second| {
-            McpError::Protocol(format!(
+        .map_err(|second| match second {
+            McpError::NeedsLogin(_) => second,
+            second => McpError::Protocol(format!(
                 "MCP server '{name}' failed to initialize over Streamable HTTP ({first}) and over legacy SSE ({second})"
-            ))
+            )),
         })?;
     handler.serve((sink, stream)).await.map_err(|e| {
         McpError::Protocol(format!(
             "MCP server '{name}' failed to initialize over legacy SSE: {e}"
         ))
     })
+}
+
+/// After a failed start: `Err(NeedsLogin)` when the server asks for
+/// authorization and we hold no usable login (with one, the failure is the
+/// transport's: a legacy SSE server gets its turn with our token).
+async fn needs_login(store: &AuthStore, name: &str, url: &str) -> Result<(), McpError> {
+    let state = store.state(url);
+    if state == AuthState::Authorized {
+        return Ok(());
+    }
+    if let Ok(Some(_)) = crate::auth::challenge(url).await {
+        let state = match state {
+            AuthState::LoginRequired => AuthState::LoginRequired,
+            _ => AuthState::NeedsLogin,
+        };
+        return Err(McpError::NeedsLogin(login_message(name, state)));
+    }
+    Ok(())
 }
 
 /// The configured headers: a bearer `Authorization` apart (rmcp sends it itself),

@@ -341,6 +341,14 @@ pub struct ServerListing {
     pub status: &'static str,
     /// Ours: names of the HTTP headers sent (values, like env values, stay here).
     pub header_keys: Vec<String>,
+    /// Ours: OAuth state (`authorized`, `needs_login`, `login_required`);
+    /// absent for `none`, so rows of servers without OAuth keep their shape.
+    #[serde(skip_serializing_if = "no_auth")]
+    pub auth: &'static str,
+}
+
+fn no_auth(auth: &&'static str) -> bool {
+    *auth == "none"
 }
 
 impl ServerListing {
@@ -389,7 +397,14 @@ impl ServerListing {
                 .as_ref()
                 .map(|h| h.keys().cloned().collect())
                 .unwrap_or_default(),
+            auth: "none",
         }
+    }
+
+    /// The row with its OAuth state.
+    pub fn with_auth(mut self, auth: crate::auth::AuthState) -> ServerListing {
+        self.auth = auth.as_str();
+        self
     }
 }
 

@@ -416,6 +416,10 @@ method_table! {
         (McpRemoveParams => json(Vec<McpServerView>));
     McpReload => "mcp.reload" [] Task [Mcp]
         (NoParams => json(Vec<McpServerView>));
+    McpLogin => "mcp.login" [] Task [Mcp]
+        (McpLoginParams => json(McpLoginResult));
+    McpLogout => "mcp.logout" [] Task [Mcp]
+        (McpLoginParams => json(Vec<McpServerView>));
     SkillList => "skill.list" [] Task [Skill]
         (NoParams => json(Vec<SkillView>));
     SkillImport => "skill.import" [] Exclusive [Skill]
@@ -691,6 +695,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 79);
+        assert_eq!(info.methods.len(), 81);
     }
 }

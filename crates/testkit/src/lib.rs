@@ -16,6 +16,7 @@ mod tmpfs;
 mod xvfb;
 
 pub mod mcp_servers;
+pub mod oauth_server;
 
 pub use chromium::chromium_args;
 pub use client::Client;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 /// The workspace root (two levels above this crate).
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .nth(2)
@@ -23,7 +23,7 @@ pub(crate) fn servers_dir() -> PathBuf {
     workspace_root().join("target").join("test-servers")
 }
 
-fn require(path: PathBuf) -> Result<PathBuf> {
+pub(crate) fn require(path: PathBuf) -> Result<PathBuf> {
     if !path.exists() {
         bail!(
             "{} is missing: run `bash scripts/install-test-servers` (scripts/test does)",
@@ -99,7 +99,7 @@ impl Drop for HttpServer {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -121,7 +121,7 @@ fn wait_listening(port: u16, child: &mut Child) -> Result<()> {
 }
 
 /// Starts `command` with `PORT` set and waits until it listens there.
-fn listening(command: Command, port: u16) -> Result<HttpServer> {
+pub(crate) fn listening(command: Command, port: u16) -> Result<HttpServer> {
     listening_at(command, port, "/mcp")
 }
 

@@ -160,7 +160,7 @@ async fn try_act(
             app.notice(report);
         }
         Action::Usage => app.notice(crate::reports::usage(conn).await?),
-        Action::Mcp => app.notice(crate::reports::mcp(conn).await?),
+        Action::Mcp(command) => app.notice(crate::reports::mcp_command(conn, command).await?),
         // Run by the event loop, which holds the terminal they hand over.
         Action::Init | Action::Memory => {}
         Action::Hooks(approve) => app.notice(crate::hook_set::report(conn, scope, approve).await?),

@@ -133,7 +133,7 @@ pub enum Action {
     /// `/usage`: tokens and cost per model.
     Usage,
     /// `/mcp`: the MCP servers and their state.
-    Mcp,
+    Mcp(crate::reports::McpCommand),
     /// `/init`: a starter AGENTS.md at the project root (never over one).
     Init,
     /// `/memory`: the instruction files and MEMORY.md in `$EDITOR`.

@@ -15,7 +15,7 @@ typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
           /compact  /copy  /rewind (or Esc Esc on an empty prompt)  /fork\n\
-          /reasoning LEVEL  /goal [TEXT|clear]  /mcp  /hooks [approve]  /usage  /doctor  /help  /quit\n\
+          /reasoning LEVEL  /goal [TEXT|clear]  /mcp [login|logout NAME]  /hooks [approve]  /usage  /doctor  /help  /quit\n\
           /init (a starter AGENTS.md)  /memory (AGENTS.md files and MEMORY.md in $EDITOR)";
 
 impl App {
@@ -57,7 +57,12 @@ impl App {
             ("reasoning", level) => Some(Action::Reasoning(level.to_string())),
             ("doctor", _) => Some(Action::Doctor),
             ("usage", _) => Some(Action::Usage),
-            ("mcp", _) => Some(Action::Mcp),
+            ("mcp", arg) => crate::reports::McpCommand::parse(arg)
+                .map(Action::Mcp)
+                .or_else(|| {
+                    self.error("usage: /mcp [login NAME | logout NAME]");
+                    None
+                }),
             ("init", _) => Some(Action::Init),
             ("memory", _) => Some(Action::Memory),
             ("hooks", arg) => Some(Action::Hooks(arg == "approve")),

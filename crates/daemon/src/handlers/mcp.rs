@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use seekclaw_config::{McpServer, WorkspaceConfig, read_json_lenient, workspace_config_path};
+use seekclaw_mcp::Transport;
+use seekclaw_mcp::auth::{AuthState, AuthStore, LOGIN_WAIT, LoginTarget, begin_login};
 use seekclaw_mcp::{ServerListing, ServerSpec, ServerStatus, servers_file, transport_of};
+use seekclaw_protocol::api::McpLoginResult;
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use serde_json::{Map, Value};
 
@@ -31,15 +34,19 @@ pub(crate) fn listing(daemon: &Ctx) -> Result<Vec<ServerListing>, MethodError> {
         .servers
         .iter()
         .map(|entry| {
-            let status = match &entry.transport {
-                Ok(transport) if entry.config.enabled => daemon.engine.mcp.status(&ServerSpec {
-                    name: entry.name.clone(),
-                    transport: transport.clone(),
-                    cwd: cwd.clone(),
-                }),
-                _ => ServerStatus::default(),
+            let (status, auth) = match &entry.transport {
+                Ok(transport) if entry.config.enabled => {
+                    let spec = ServerSpec {
+                        name: entry.name.clone(),
+                        transport: transport.clone(),
+                        cwd: cwd.clone(),
+                    };
+                    let mcp = &daemon.engine.mcp;
+                    (mcp.status(&spec), mcp.auth_state(&spec))
+                }
+                _ => (ServerStatus::default(), AuthState::None),
             };
-            ServerListing::new(entry, status)
+            ServerListing::new(entry, status).with_auth(auth)
         })
         .collect())
 }
@@ -62,6 +69,88 @@ async fn reconnect(daemon: &Ctx, restart: bool) {
 
 pub async fn reload(daemon: &Ctx, id: i64) -> Reply {
     reconnect(daemon, true).await;
+    list_reply(daemon, id)
+}
+
+/// The URL of the current workspace's remote server `name`, and its entry.
+fn remote_server(daemon: &Ctx, name: &str) -> Result<(String, McpServer), MethodError> {
+    let root = daemon.current_workspace();
+    let config = daemon.engine.config.load();
+    let ws = workspace_config(&daemon.engine.home, Some(&root));
+    let merged = mcp_config(&daemon.engine.home, &config.mcp, Some(&root), ws.as_ref());
+    let entry = merged
+        .servers
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| MethodError::not_found(format!("MCP server not found: {name}")))?;
+    match &entry.transport {
+        Ok(Transport::Http { url, .. } | Transport::Sse { url, .. }) => {
+            Ok((url.clone(), entry.config))
+        }
+        Ok(Transport::Stdio { .. }) => Err(MethodError::invalid(format!(
+            "MCP server '{name}' runs on stdio: only remote (http, sse) servers log in"
+        ))),
+        Err(e) => Err(MethodError::invalid(e.clone())),
+    }
+}
+
+fn auth_store(daemon: &Ctx) -> Result<AuthStore, MethodError> {
+    daemon
+        .engine
+        .mcp
+        .auth_store()
+        .cloned()
+        .ok_or_else(|| MethodError::invalid("MCP OAuth is not available in this daemon"))
+}
+
+/// `mcp.login`: starts the authorization flow here and answers with the URL;
+/// the redirect is awaited in the background and the server reconnects once
+/// the tokens are stored (the slot watches the token store).
+pub async fn login(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::McpLogin>()?;
+    let name = params.name.trimmed();
+    let (url, config) = remote_server(daemon, &name)?;
+    let store = auth_store(daemon)?;
+    let target = LoginTarget {
+        server: name.clone(),
+        url,
+        oauth: config.oauth.unwrap_or_default(),
+    };
+    let pending = begin_login(&store, target)
+        .await
+        .map_err(|e| MethodError::invalid(e.to_string()))?;
+    let result = McpLoginResult {
+        name: name.clone(),
+        auth_url: pending.auth_url.clone(),
+        redirect_port: pending.port().unwrap_or(0),
+    };
+    tokio::spawn(async move {
+        match pending.finish(&store, LOGIN_WAIT).await {
+            Ok(()) => tracing::info!(server = %name, "MCP OAuth login completed"),
+            Err(e) => {
+                tracing::warn!(server = %name, error = %e, "MCP OAuth login did not complete")
+            }
+        }
+    });
+    Ok(Envelope::json_result(id, &result))
+}
+
+/// `mcp.logout`: forgets the stored tokens; the server shows `needs_login`
+/// at its next connection.
+pub async fn logout(daemon: &Ctx, id: i64, p: &Params) -> Reply {
+    let params = p.read::<method::McpLogout>()?;
+    let name = params.name.trimmed();
+    let (url, _) = remote_server(daemon, &name)?;
+    let store = auth_store(daemon)?;
+    let removed = store
+        .remove(&url)
+        .map_err(|e| MethodError::invalid(format!("cannot remove the stored login: {e}")))?;
+    if !removed {
+        return Err(MethodError::not_found(format!(
+            "No login is stored for MCP server '{name}'"
+        )));
+    }
+    // The server's slot sees the file go and drops its connection.
     list_reply(daemon, id)
 }
 
@@ -168,6 +257,10 @@ fn keep_hidden(old: Option<&McpServer>, mut new: McpServer) -> McpServer {
     let Some(old) = old else { return new };
     new.env = keep_values(old.env.as_ref(), new.env.take());
     new.headers = keep_values(old.headers.as_ref(), new.headers.take());
+    // Like header values, a client secret is never listed, so never sent back.
+    if new.oauth.is_none() {
+        new.oauth.clone_from(&old.oauth);
+    }
     for (key, value) in &old.extra {
         new.extra
             .entry(key.clone())

@@ -61,6 +61,28 @@ pub struct McpRemoveParams {
     pub scope: Option<String>,
 }
 
+/// `mcp.login` and `mcp.logout`: a remote server of the current workspace.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpLoginParams {
+    /// The server name.
+    pub name: Required,
+}
+
+/// `mcp.login`: the daemon waits (up to 5 minutes) on a loopback listener for
+/// the browser's redirect; the client shows or opens `authUrl`. `mcp.list`'s
+/// `auth` turns `authorized` once the login completed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpLoginResult {
+    /// The server name.
+    pub name: String,
+    /// The authorization URL the user's browser must open.
+    pub auth_url: String,
+    /// The loopback port (on the daemon's machine) the browser is sent back to.
+    pub redirect_port: u16,
+}
+
 /// One `mcp.list` row. Env and header values never leave the daemon: only their names.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -93,6 +115,10 @@ pub struct McpServerView {
     pub status: String,
     /// Names of the HTTP headers sent.
     pub header_keys: Vec<String>,
+    /// OAuth state of a remote server: authorized, needs_login or
+    /// login_required; absent when OAuth is not involved (and from older daemons).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<String>,
 }
 
 /// `skill.import`.

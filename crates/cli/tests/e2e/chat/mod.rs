@@ -8,6 +8,7 @@ mod first_run;
 mod hooks;
 mod labels;
 mod memory;
+mod mcp_login;
 mod models;
 mod on_demand;
 mod pickers;

@@ -22,6 +22,7 @@ mod instructions;
 mod jobs;
 mod lifecycle;
 mod mcp;
+mod mcp_oauth;
 mod projects;
 mod protocol;
 mod providers;
