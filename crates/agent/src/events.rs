@@ -278,6 +278,9 @@ pub enum AgentEvent {
         always_rule: Option<String>,
         /// Where they would go: `workspace` or `user`.
         always_target: Option<String>,
+        /// Set when the call's MCP server asks the person for values
+        /// (elicitation): answered with a form, not a decision.
+        elicitation: Option<ElicitationAsk>,
     },
     /// A pending approval ended.
     ApprovalResolved {
@@ -553,4 +556,15 @@ impl Subrun {
     pub fn tokens(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)
     }
+}
+
+/// What an MCP server asks the person during a tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationAsk {
+    /// The server asking.
+    pub server: String,
+    /// Its message.
+    pub message: String,
+    /// The fields it wants (a flat JSON Schema object).
+    pub requested_schema: serde_json::Value,
 }

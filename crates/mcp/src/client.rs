@@ -11,15 +11,17 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
     GetPromptRequestParams, Implementation, Prompt, Tool,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::elicit::{Entered, InFlight};
 use crate::error::McpError;
 use crate::spec::{ServerSpec, Transport};
 use crate::sync::lock;
@@ -39,10 +41,15 @@ pub enum Notice {
     ToolsChanged,
 }
 
-/// Receives server notifications; everything else keeps rmcp's defaults.
+/// Receives server notifications and elicitations; everything else keeps
+/// rmcp's defaults.
 #[derive(Clone)]
 pub(crate) struct Handler {
     notices: mpsc::UnboundedSender<Notice>,
+    server: String,
+    /// Announce form elicitation (a front end can answer it).
+    elicitation: bool,
+    inflight: Arc<InFlight>,
 }
 
 impl ClientHandler for Handler {
@@ -54,12 +61,38 @@ impl ClientHandler for Handler {
         std::future::ready(())
     }
 
+    fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<ElicitResult, rmcp::ErrorData>> + Send + '_ {
+        async move {
+            Ok(crate::elicit::answer(&self.server, &self.inflight, request, context.ct).await)
+        }
+    }
+
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if self.elicitation {
+            let mut form = FormElicitationCapability::new();
+            // Answers are checked against the schema before they are sent.
+            form.schema_validation = Some(true);
+            let mut elicitation = ElicitationCapability::new();
+            elicitation.form = Some(form);
+            capabilities.elicitation = Some(elicitation);
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("seekclaw", env!("CARGO_PKG_VERSION")),
         )
     }
+}
+
+/// How a connection is opened.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Announce form elicitation: only where a front end can answer it.
+    pub elicitation: bool,
 }
 
 /// How a connection ended.
@@ -81,6 +114,7 @@ pub struct PromptText {
 /// A connected server.
 pub struct Connection {
     peer: Peer<RoleClient>,
+    inflight: Arc<InFlight>,
     /// The server's tools, as listed after connecting.
     pub tools: Vec<Tool>,
     /// The server's prompts, rendered.
@@ -101,8 +135,23 @@ impl Drop for Connection {
 impl Connection {
     /// Connects, initializes and discovers tools and prompts, all within `timeout`.
     pub async fn open(spec: &ServerSpec, timeout: Duration) -> Result<Connection, McpError> {
+        Connection::open_with(spec, timeout, Options::default()).await
+    }
+
+    /// [`Connection::open`] with `options`.
+    pub async fn open_with(
+        spec: &ServerSpec,
+        timeout: Duration,
+        options: Options,
+    ) -> Result<Connection, McpError> {
         let (tx, notices) = mpsc::unbounded_channel();
-        let handler = Handler { notices: tx };
+        let inflight = Arc::new(InFlight::default());
+        let handler = Handler {
+            notices: tx,
+            server: spec.name.clone(),
+            elicitation: options.elicitation,
+            inflight: inflight.clone(),
+        };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let stop = CancellationToken::new();
         // One deadline for starting, initializing and discovering together.
@@ -146,6 +195,7 @@ impl Connection {
         closing.disarm();
         Ok(Connection {
             peer,
+            inflight,
             tools,
             prompts,
             stop,
@@ -158,6 +208,7 @@ impl Connection {
     pub fn caller(&self) -> Caller {
         Caller {
             peer: self.peer.clone(),
+            inflight: self.inflight.clone(),
         }
     }
 
@@ -171,9 +222,38 @@ impl Connection {
 #[derive(Clone)]
 pub struct Caller {
     peer: Peer<RoleClient>,
+    inflight: Arc<InFlight>,
 }
 
 impl Caller {
+    /// Marks a call of the turn `owner` as in flight on this connection until
+    /// the guard drops: the server's elicitations during it go to `elicit`.
+    pub(crate) fn enter(
+        &self,
+        owner: &str,
+        elicit: Option<Arc<dyn seekclaw_tools::Elicit>>,
+    ) -> Entered {
+        InFlight::enter(&self.inflight, owner, elicit)
+    }
+
+    /// `work` within `limit`, not counting the time a person spends on the
+    /// server's questions: a deadline that passes while one is open is
+    /// pushed back by `limit` from then.
+    pub(crate) async fn within<T>(
+        &self,
+        limit: Duration,
+        work: impl Future<Output = T>,
+    ) -> Result<T, tokio::time::error::Elapsed> {
+        tokio::pin!(work);
+        loop {
+            match tokio::time::timeout(limit, &mut work).await {
+                Ok(done) => return Ok(done),
+                Err(elapsed) if !self.inflight.asking() => return Err(elapsed),
+                Err(_) => {}
+            }
+        }
+    }
+
     /// `tools/list` again (after `notifications/tools/list_changed`).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
         self.peer

@@ -7,6 +7,7 @@
 
 mod bridge;
 mod client;
+mod elicit;
 mod error;
 mod legacy_sse;
 mod manager;
@@ -14,7 +15,7 @@ mod remote;
 mod spec;
 mod sync;
 
-pub use client::{Caller, Connection};
+pub use client::{Caller, Connection, Options};
 pub use error::McpError;
 pub use manager::{McpManager, TurnMcp};
 pub use spec::{

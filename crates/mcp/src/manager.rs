@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::bridge::{McpTool, Names};
-use crate::client::{Caller, Connection, Ended, Notice, PromptText};
+use crate::client::{Caller, Connection, Ended, Notice, Options, PromptText};
 use crate::spec::{ServerSpec, ServerStatus, Timeouts};
 use crate::sync::{lock, read, write};
 
@@ -53,6 +53,8 @@ pub struct Slot {
     pub(crate) spec: ServerSpec,
     live: RwLock<Live>,
     timeouts: Arc<RwLock<Timeouts>>,
+    /// Announce elicitation (the manager's front end can answer it).
+    elicitation: Arc<AtomicBool>,
     stop: CancellationToken,
     /// `true` once the first connection attempt has finished, either way.
     attempted: watch::Sender<bool>,
@@ -65,9 +67,14 @@ pub struct Slot {
 }
 
 impl Slot {
-    fn new(spec: ServerSpec, timeouts: Arc<RwLock<Timeouts>>) -> Slot {
+    fn new(
+        spec: ServerSpec,
+        timeouts: Arc<RwLock<Timeouts>>,
+        elicitation: Arc<AtomicBool>,
+    ) -> Slot {
         Slot {
             spec,
+            elicitation,
             live: RwLock::new(Live {
                 status: ServerStatus {
                     state: "connecting",
@@ -144,7 +151,9 @@ async fn run_slot(slot: Arc<Slot>) {
         let timeout = slot.connect_timeout();
         let opened = tokio::select! {
             _ = slot.stop.cancelled() => break,
-            opened = Connection::open(&slot.spec, timeout) => opened,
+            opened = Connection::open_with(&slot.spec, timeout, Options {
+                elicitation: slot.elicitation.load(Ordering::Acquire),
+            }) => opened,
         };
         match opened {
             Ok(conn) => {
@@ -286,6 +295,7 @@ pub struct McpManager {
     /// The current workspace's servers, in connection order.
     active: Mutex<Vec<ServerSpec>>,
     timeouts: Arc<RwLock<Timeouts>>,
+    elicitation: Arc<AtomicBool>,
     tasks: TaskTracker,
     /// One (re)connection of the active set at a time.
     switching: tokio::sync::Mutex<()>,
@@ -304,6 +314,13 @@ impl McpManager {
         *write(&self.timeouts) = timeouts;
     }
 
+    /// Whether servers connected from now on are told this client answers
+    /// elicitations (form mode): only where a front end can put them to a
+    /// person (the daemon); a headless run never announces it.
+    pub fn announce_elicitation(&self, on: bool) {
+        self.elicitation.store(on, Ordering::Release);
+    }
+
     /// The slot for `spec`, started if it did not exist.
     fn slot(&self, spec: &ServerSpec) -> Option<Arc<Slot>> {
         let mut slots = lock(&self.slots);
@@ -314,7 +331,11 @@ impl McpManager {
             slot.touch();
             return Some(slot.clone());
         }
-        let slot = Arc::new(Slot::new(spec.clone(), self.timeouts.clone()));
+        let slot = Arc::new(Slot::new(
+            spec.clone(),
+            self.timeouts.clone(),
+            self.elicitation.clone(),
+        ));
         slots.insert(spec.clone(), slot.clone());
         self.tasks.spawn(run_slot(slot.clone()));
         Some(slot)
