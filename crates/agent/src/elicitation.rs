@@ -18,7 +18,10 @@ use crate::events::{AgentEvent, ElicitationAsk};
 /// The answer a response makes of a form with `schema`: a decision counts as
 /// decline (`reject`) or accept with no values (an allow, from a front end
 /// that does not know forms). Accepted values must fit the form.
-pub(crate) fn form_answer(schema: &Value, response: &Response) -> Result<ElicitAnswer, AnswerError> {
+pub(crate) fn form_answer(
+    schema: &Value,
+    response: &Response,
+) -> Result<ElicitAnswer, AnswerError> {
     let (action, content) = match response {
         Response::Decision(Decision::Reject(_)) => return Ok(ElicitAnswer::decline()),
         Response::Decision(_) => (ElicitAction::Accept, None),
@@ -134,7 +137,9 @@ pub fn content_of(value: Option<Value>) -> Result<Option<Map<String, Value>>, St
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(map)) => Ok(Some(map)),
-        Some(other) => Err(format!("content must be an object of field values, got {other}")),
+        Some(other) => Err(format!(
+            "content must be an object of field values, got {other}"
+        )),
     }
 }
 
@@ -154,7 +159,10 @@ mod tests {
         assert_eq!(form_answer(&s, &reject).unwrap(), ElicitAnswer::decline());
         // An allow without values cannot fill in a required field.
         let allow = Response::Decision(Decision::AllowOnce);
-        assert!(matches!(form_answer(&s, &allow), Err(AnswerError::Invalid(_))));
+        assert!(matches!(
+            form_answer(&s, &allow),
+            Err(AnswerError::Invalid(_))
+        ));
         let cancel = Response::Form {
             action: ElicitAction::Cancel,
             content: Some(Map::new()),

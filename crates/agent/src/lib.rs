@@ -39,15 +39,15 @@ pub use approval::{
     AnswerError, ApprovalOutcome, Approvals, Decision, NotPending, Response, Unattended, asks,
     effective_policy,
 };
-pub use elicitation::content_of as elicitation_content;
 pub use checkpoints::{
     CheckpointCause, CheckpointFile, CheckpointFuture, CheckpointNote, NotTrackedNote, Touched,
     TurnCheckpoints,
 };
 pub use context::{estimate_text, estimate_tokens};
+pub use elicitation::content_of as elicitation_content;
 pub use events::{
-    AgentEvent, AutoCompaction, ElicitationAsk, FailureKind, GoalStatus, HookFinish, HookRun, ReminderKind, Subrun,
-    TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
+    AgentEvent, AutoCompaction, ElicitationAsk, FailureKind, GoalStatus, HookFinish, HookRun,
+    ReminderKind, Subrun, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
 pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};

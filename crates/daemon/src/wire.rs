@@ -7,11 +7,12 @@ use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, SteerKind, TurnOutcom
 use seekclaw_config::UiLanguage;
 use seekclaw_engine::Watched;
 use seekclaw_protocol::events::{
-    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, ErrorCause, ErrorDetails,
-    FailoverDetails, FileDiffDetails, GoalUpdatedDetails, HookFinishedDetails, HookStartedDetails,
-    ImageViewDetails, ModelStartDetails, ReminderDetails, RetryDetails, SubrunFinishedDetails,
-    SubrunProgressDetails, SubrunStartedDetails, ToolDoneDetails, ToolStartDetails, TurnEndDetails,
-    TurnStartDetails, UsageDetails, WorkflowDetails,
+    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, ElicitationDetails,
+    ErrorCause, ErrorDetails, FailoverDetails, FileDiffDetails, GoalUpdatedDetails,
+    HookFinishedDetails, HookStartedDetails, ImageViewDetails, ModelStartDetails, ReminderDetails,
+    RetryDetails, SubrunFinishedDetails, SubrunProgressDetails, SubrunStartedDetails,
+    ToolDoneDetails, ToolStartDetails, TurnEndDetails, TurnStartDetails, UsageDetails,
+    WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event, wording};
 
@@ -146,6 +147,7 @@ pub fn event_envelope(
             diff,
             always_rule,
             always_target,
+            elicitation,
         } => Envelope::event(
             id,
             summary.clone(),
@@ -158,6 +160,12 @@ pub fn event_envelope(
                 diff,
                 always_rule,
                 always_target,
+                kind: elicitation.as_ref().map(|_| "elicitation".to_string()),
+                elicitation: elicitation.map(|e| ElicitationDetails {
+                    server: e.server,
+                    message: e.message,
+                    requested_schema: e.requested_schema,
+                }),
             },
         ),
         AgentEvent::HookStarted(run) => Envelope::event(

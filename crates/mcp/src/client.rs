@@ -66,9 +66,7 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> impl Future<Output = Result<ElicitResult, rmcp::ErrorData>> + Send + '_ {
-        async move {
-            Ok(crate::elicit::answer(&self.server, &self.inflight, request, context.ct).await)
-        }
+        async move { Ok(crate::elicit::answer(&self.server, &self.inflight, request, context.ct).await) }
     }
 
     fn get_info(&self) -> ClientConfig {

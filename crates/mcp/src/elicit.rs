@@ -61,7 +61,11 @@ enum Route {
 
 impl InFlight {
     /// Registers a call of the turn `owner` until the guard drops.
-    pub(crate) fn enter(table: &Arc<InFlight>, owner: &str, elicit: Option<Arc<dyn Elicit>>) -> Entered {
+    pub(crate) fn enter(
+        table: &Arc<InFlight>,
+        owner: &str,
+        elicit: Option<Arc<dyn Elicit>>,
+    ) -> Entered {
         let mut calls = lock(&table.calls);
         calls.0 += 1;
         let id = calls.0;
@@ -117,11 +121,17 @@ pub(crate) async fn answer(
     let elicit = match table.route() {
         Route::To(e) => e,
         Route::Nobody => {
-            tracing::info!(server, "elicitation declined: no call in flight can answer it");
+            tracing::info!(
+                server,
+                "elicitation declined: no call in flight can answer it"
+            );
             return ElicitResult::new(ElicitationAction::Decline);
         }
         Route::Ambiguous => {
-            tracing::warn!(server, "elicitation declined: calls of several turns are in flight");
+            tracing::warn!(
+                server,
+                "elicitation declined: calls of several turns are in flight"
+            );
             return ElicitResult::new(ElicitationAction::Decline);
         }
     };
@@ -149,7 +159,9 @@ fn result_of(answer: ElicitAnswer) -> ElicitResult {
     };
     let mut result = ElicitResult::new(action);
     if answer.action == ElicitAction::Accept {
-        result.content = Some(serde_json::Value::Object(answer.content.unwrap_or_default()));
+        result.content = Some(serde_json::Value::Object(
+            answer.content.unwrap_or_default(),
+        ));
     }
     result
 }

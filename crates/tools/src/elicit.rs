@@ -140,7 +140,10 @@ pub fn enum_values(field: &Value) -> Option<Vec<String>> {
 }
 
 fn check_field(field: &Value, value: &Value) -> Result<(), String> {
-    let kind = field.get("type").and_then(Value::as_str).unwrap_or("string");
+    let kind = field
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
     match kind {
         "string" => {
             let Some(s) = value.as_str() else {
@@ -166,7 +169,10 @@ fn check_field(field: &Value, value: &Value) -> Result<(), String> {
         }
         "number" | "integer" => {
             let Some(n) = value.as_f64() else {
-                return Err(format!("must be a{} {kind}", if kind == "integer" { "n" } else { "" }));
+                return Err(format!(
+                    "must be a{} {kind}",
+                    if kind == "integer" { "n" } else { "" }
+                ));
             };
             if kind == "integer" && !(value.is_i64() || value.is_u64()) {
                 return Err("must be a whole number".into());
@@ -291,8 +297,10 @@ mod tests {
 
     #[test]
     fn accepts_values_of_the_right_kinds() {
-        check(json!({"name": "Ada", "age": 36, "score": 1.5, "ok": true, "color": "red",
-            "hero": "h1", "email": "a@b.io", "when": "2024-01-31", "tags": ["a"]}))
+        check(
+            json!({"name": "Ada", "age": 36, "score": 1.5, "ok": true, "color": "red",
+            "hero": "h1", "email": "a@b.io", "when": "2024-01-31", "tags": ["a"]}),
+        )
         .unwrap();
         check(json!({"name": "Ada", "email": null})).unwrap();
     }
@@ -302,16 +310,46 @@ mod tests {
         let cases = [
             (json!({}), "`name` is required"),
             (json!({"name": "A"}), "`name` must be at least 2"),
-            (json!({"name": "Ada", "age": 1.5}), "`age` must be a whole number"),
-            (json!({"name": "Ada", "age": 200}), "`age` must be at most 150"),
-            (json!({"name": "Ada", "age": "3"}), "`age` must be an integer"),
-            (json!({"name": "Ada", "ok": "yes"}), "`ok` must be true or false"),
-            (json!({"name": "Ada", "color": "blue"}), "`color` must be one of red, green"),
-            (json!({"name": "Ada", "hero": "x"}), "`hero` must be one of h1"),
-            (json!({"name": "Ada", "email": "nope"}), "`email` must be an email"),
-            (json!({"name": "Ada", "when": "31/01/2024"}), "`when` must be a date"),
-            (json!({"name": "Ada", "tags": ["a", "b"]}), "`tags` takes at most 1"),
-            (json!({"name": "Ada", "tags": ["c"]}), "`tags` may only hold a, b"),
+            (
+                json!({"name": "Ada", "age": 1.5}),
+                "`age` must be a whole number",
+            ),
+            (
+                json!({"name": "Ada", "age": 200}),
+                "`age` must be at most 150",
+            ),
+            (
+                json!({"name": "Ada", "age": "3"}),
+                "`age` must be an integer",
+            ),
+            (
+                json!({"name": "Ada", "ok": "yes"}),
+                "`ok` must be true or false",
+            ),
+            (
+                json!({"name": "Ada", "color": "blue"}),
+                "`color` must be one of red, green",
+            ),
+            (
+                json!({"name": "Ada", "hero": "x"}),
+                "`hero` must be one of h1",
+            ),
+            (
+                json!({"name": "Ada", "email": "nope"}),
+                "`email` must be an email",
+            ),
+            (
+                json!({"name": "Ada", "when": "31/01/2024"}),
+                "`when` must be a date",
+            ),
+            (
+                json!({"name": "Ada", "tags": ["a", "b"]}),
+                "`tags` takes at most 1",
+            ),
+            (
+                json!({"name": "Ada", "tags": ["c"]}),
+                "`tags` may only hold a, b",
+            ),
             (json!({"name": "Ada", "extra": 1}), "`extra` is not a field"),
         ];
         for (content, want) in cases {

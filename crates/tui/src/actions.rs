@@ -179,6 +179,7 @@ async fn try_act(
                 approval_id: Some(approval_id),
                 decision: Some(decision.to_string()),
                 message,
+                ..ApproveParams::default()
             };
             conn.send::<method::AgentApprove>(&params).await?;
         }

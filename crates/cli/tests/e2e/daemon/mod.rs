@@ -10,6 +10,7 @@ mod checkpoints;
 mod client_crate;
 mod config;
 mod detach;
+mod elicitation;
 mod failed_starts;
 mod failover_policy;
 mod failures;
