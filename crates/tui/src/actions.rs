@@ -183,6 +183,21 @@ async fn try_act(
             };
             conn.send::<method::AgentApprove>(&params).await?;
         }
+        Action::Elicit {
+            approval_id,
+            session_id,
+            action,
+            content,
+        } => {
+            let params = ApproveParams {
+                session_id,
+                approval_id: Some(approval_id),
+                action: Some(action.to_string()),
+                content,
+                ..ApproveParams::default()
+            };
+            conn.send::<method::AgentApprove>(&params).await?;
+        }
         Action::Shell(command) => run_shell(conn, scope, app, command).await?,
         Action::OpenRewind(goal) => crate::rewind_act::open(daemon, scope, app, goal).await?,
         Action::Rewind {
