@@ -15,6 +15,9 @@ use seekclaw_protocol::events::ElicitationDetails;
 
 use crate::app::{Action, App};
 
+/// Fields shown at once (the rest scroll with the focus).
+const SHOWN_FIELDS: usize = 8;
+
 /// What a field takes.
 #[derive(Debug, Clone, PartialEq)]
 enum Kind {
@@ -198,7 +201,17 @@ impl Form {
             ),
         ])];
         let head = out.len();
-        for (i, f) in self.fields.iter().enumerate() {
+        // A long form shows a window of fields around the focus, so the
+        // message and the keys stay in view on a small terminal.
+        let first = self
+            .focus
+            .saturating_sub(SHOWN_FIELDS / 2)
+            .min(self.fields.len().saturating_sub(SHOWN_FIELDS));
+        let last = (first + SHOWN_FIELDS).min(self.fields.len());
+        if first > 0 {
+            out.push(Line::styled(format!("  … {first} more above"), dim));
+        }
+        for (i, f) in self.fields.iter().enumerate().take(last).skip(first) {
             let focused = i == self.focus;
             let mark = if focused { "› " } else { "  " };
             let star = if f.required { "*" } else { "" };
@@ -216,6 +229,12 @@ impl Form {
                 spans.push(Span::styled(format!("  {d}"), dim));
             }
             out.push(Line::from(spans));
+        }
+        if last < self.fields.len() {
+            out.push(Line::styled(
+                format!("  … {} more below", self.fields.len() - last),
+                dim,
+            ));
         }
         if let Some(e) = &self.error {
             out.push(Line::styled(
@@ -368,18 +387,19 @@ impl App {
     pub(crate) fn form_key(&mut self, key: KeyEvent) -> Option<Option<Action>> {
         self.approvals.first()?.form.as_ref()?;
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && key.code == KeyCode::Char('c') {
-            return Some(self.answer_form("cancel", None));
-        }
-        if ctrl {
-            return None;
-        }
-        // Typed ahead of the form: the editor's, as at any prompt.
+        // Typed ahead of the form: the editor's, as at any prompt (a Ctrl-C
+        // then still cancels the turn).
         if self.asking.guard.typed_ahead() {
             return match key.code {
                 KeyCode::Char(_) | KeyCode::Enter | KeyCode::Backspace => None,
                 _ => Some(None),
             };
+        }
+        if ctrl && key.code == KeyCode::Char('c') {
+            return Some(self.answer_form("cancel", None));
+        }
+        if ctrl {
+            return None;
         }
         match key.code {
             KeyCode::Esc => Some(self.answer_form("decline", None)),

@@ -21,7 +21,7 @@ mod hooks;
 mod hygiene;
 mod jobs;
 mod lifecycle;
-mod mcp;
+pub(crate) mod mcp;
 mod projects;
 mod protocol;
 mod providers;
