@@ -125,20 +125,10 @@ fn ask_permission(peer: &Peer, session: &Arc<Session>, ev: &AgentEvent) {
         diff,
         always_rule,
         always_target,
-        elicitation,
     } = ev
     else {
         return;
     };
-    // ACP has no form for an MCP server's questions: they are declined.
-    if elicitation.is_some() {
-        let response = seekclaw_agent::Response::Form {
-            action: seekclaw_tools::ElicitAction::Decline,
-            content: None,
-        };
-        let _ = session.approvals.respond(approval_id, response);
-        return;
-    }
     let mut content = Vec::new();
     if let (Some(diff), Some(path)) = (diff, arguments["path"].as_str()) {
         content.push(crate::tools::diff_content(path, diff, &session.cwd));

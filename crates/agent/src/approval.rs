@@ -507,7 +507,6 @@ impl TurnApprovals {
             diff: a.tool.preview(a.args, cx.ctx),
             always_rule: always.as_ref().map(|al| al.rules.join(", ")),
             always_target: always.as_ref().map(|al| al.target.to_string()),
-            elicitation: None,
         });
         crate::always::notify(cx, a);
         let decided = tokio::select! {

@@ -94,21 +94,17 @@ impl CallElicit {
         else {
             return ElicitAnswer::decline();
         };
-        let _ = self.events.send(AgentEvent::ApprovalRequested {
-            approval_id: approval_id.clone(),
-            call_id: self.call_id.clone(),
-            tool: self.tool.clone(),
-            summary: request.message.clone(),
-            arguments: self.arguments.clone(),
-            diff: None,
-            always_rule: None,
-            always_target: None,
-            elicitation: Some(ElicitationAsk {
+        let _ = self
+            .events
+            .send(AgentEvent::ElicitationRequested(Box::new(ElicitationAsk {
+                approval_id: approval_id.clone(),
+                call_id: self.call_id.clone(),
+                tool: self.tool.clone(),
+                arguments: self.arguments.clone(),
                 server: request.server,
                 message: request.message,
                 requested_schema: request.requested_schema,
-            }),
-        });
+            })));
         let answered = tokio::select! {
             a = rx => a.ok(),
             _ = self.cancel.cancelled() => None,
@@ -199,15 +195,11 @@ mod tests {
             })
             .await
         });
-        let Some(AgentEvent::ApprovalRequested {
-            approval_id,
-            elicitation: Some(ask),
-            ..
-        }) = events.recv().await
-        else {
+        let Some(AgentEvent::ElicitationRequested(ask)) = events.recv().await else {
             panic!("no form asked");
         };
-        assert_eq!(ask.server, "s");
+        assert_eq!((ask.server.as_str(), ask.call_id.as_str()), ("s", "c1"));
+        let approval_id = ask.approval_id.clone();
         let wrong = Response::Form {
             action: ElicitAction::Accept,
             content: json!({"name": 3}).as_object().cloned(),

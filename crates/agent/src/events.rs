@@ -278,10 +278,11 @@ pub enum AgentEvent {
         always_rule: Option<String>,
         /// Where they would go: `workspace` or `user`.
         always_target: Option<String>,
-        /// Set when the call's MCP server asks the person for values
-        /// (elicitation): answered with a form, not a decision.
-        elicitation: Option<ElicitationAsk>,
     },
+    /// A tool call's MCP server asks the person for values (elicitation);
+    /// answered like an approval, with a form's outcome. Only for turns
+    /// whose front end fills in forms. Boxed: rare, and events stay small.
+    ElicitationRequested(Box<ElicitationAsk>),
     /// A pending approval ended.
     ApprovalResolved {
         /// The request.
@@ -561,6 +562,14 @@ impl Subrun {
 /// What an MCP server asks the person during a tool call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationAsk {
+    /// What the front end answers with (an approval id).
+    pub approval_id: String,
+    /// The call during which the server asks.
+    pub call_id: String,
+    /// The call's tool (registry name).
+    pub tool: String,
+    /// The call's arguments.
+    pub arguments: serde_json::Value,
     /// The server asking.
     pub server: String,
     /// Its message.

@@ -147,7 +147,6 @@ pub fn event_envelope(
             diff,
             always_rule,
             always_target,
-            elicitation,
         } => Envelope::event(
             id,
             summary.clone(),
@@ -160,14 +159,35 @@ pub fn event_envelope(
                 diff,
                 always_rule,
                 always_target,
-                kind: elicitation.as_ref().map(|_| "elicitation".to_string()),
-                elicitation: elicitation.map(|e| ElicitationDetails {
-                    server: e.server,
-                    message: e.message,
-                    requested_schema: e.requested_schema,
-                }),
+                kind: None,
+                elicitation: None,
             },
         ),
+        // On the wire an approval request carrying the form: old clients
+        // still see the call and the message.
+        AgentEvent::ElicitationRequested(ask) => {
+            let ask = *ask;
+            Envelope::event(
+                id,
+                ask.message.clone(),
+                &ApprovalRequestDetails {
+                    approval_id: ask.approval_id,
+                    call_id: ask.call_id,
+                    tool: ask.tool,
+                    summary: ask.message.clone(),
+                    arguments: ask.arguments,
+                    diff: None,
+                    always_rule: None,
+                    always_target: None,
+                    kind: Some("elicitation".into()),
+                    elicitation: Some(ElicitationDetails {
+                        server: ask.server,
+                        message: ask.message,
+                        requested_schema: ask.requested_schema,
+                    }),
+                },
+            )
+        }
         AgentEvent::HookStarted(run) => Envelope::event(
             id,
             run.event.clone(),

@@ -61,12 +61,13 @@ impl ClientHandler for Handler {
         std::future::ready(())
     }
 
-    fn create_elicitation(
+    async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
-    ) -> impl Future<Output = Result<ElicitResult, rmcp::ErrorData>> + Send + '_ {
-        async move { Ok(crate::elicit::answer(&self.server, &self.inflight, request, context.ct).await) }
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let answer = crate::elicit::answer(&self.server, &self.inflight, request, context.ct);
+        Ok(answer.await)
     }
 
     fn get_info(&self) -> ClientConfig {
