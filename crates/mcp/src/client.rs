@@ -243,14 +243,7 @@ impl Caller {
         limit: Duration,
         work: impl Future<Output = T>,
     ) -> Result<T, tokio::time::error::Elapsed> {
-        tokio::pin!(work);
-        loop {
-            match tokio::time::timeout(limit, &mut work).await {
-                Ok(done) => return Ok(done),
-                Err(elapsed) if !self.inflight.asking() => return Err(elapsed),
-                Err(_) => {}
-            }
-        }
+        self.inflight.within(limit, work).await
     }
 
     /// `tools/list` again (after `notifications/tools/list_changed`).

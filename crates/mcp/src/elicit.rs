@@ -81,8 +81,25 @@ impl InFlight {
     }
 
     /// A person is answering one of the server's questions.
-    pub(crate) fn asking(&self) -> bool {
+    fn asking(&self) -> bool {
         self.asking.load(Ordering::Acquire) > 0
+    }
+
+    /// `work` within `limit`, a deadline that passes while a question is
+    /// open being pushed back by `limit` from then.
+    pub(crate) async fn within<T>(
+        &self,
+        limit: std::time::Duration,
+        work: impl Future<Output = T>,
+    ) -> Result<T, tokio::time::error::Elapsed> {
+        tokio::pin!(work);
+        loop {
+            match tokio::time::timeout(limit, &mut work).await {
+                Ok(done) => return Ok(done),
+                Err(elapsed) if !self.asking() => return Err(elapsed),
+                Err(_) => {}
+            }
+        }
     }
 
     fn route(&self) -> Route {
@@ -193,6 +210,19 @@ mod tests {
 
     async fn ask(table: &InFlight) -> ElicitResult {
         answer("srv", table, form(), Default::default()).await
+    }
+
+    #[tokio::test]
+    async fn the_call_limit_does_not_run_while_a_person_answers() {
+        let table = InFlight::default();
+        let limit = std::time::Duration::from_millis(40);
+        let slow = || tokio::time::sleep(limit * 4);
+        assert!(table.within(limit, slow()).await.is_err());
+        table.asking.fetch_add(1, Ordering::AcqRel);
+        let asking = Asking(&table.asking);
+        assert!(table.within(limit, slow()).await.is_ok());
+        drop(asking);
+        assert!(!table.asking());
     }
 
     #[tokio::test]
