@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use seekclaw_config::ApprovalPolicy;
 use seekclaw_store::ApprovalRule;
-use seekclaw_tools::Tool;
+use seekclaw_tools::{ElicitAction, ElicitAnswer, Tool};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -91,6 +91,45 @@ pub enum Unattended {
 #[error("no pending approval {0}")]
 pub struct NotPending(pub String);
 
+/// A front end's answer to a pending request: a decision on a tool call, or
+/// a form's outcome for an elicitation (`decision` there: `reject` declines,
+/// an allow accepts with no values).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// A decision (any request).
+    Decision(Decision),
+    /// An elicitation's outcome; `content` is checked against its schema.
+    Form {
+        /// Accept, decline or cancel.
+        action: ElicitAction,
+        /// The values (with accept).
+        content: Option<serde_json::Map<String, Value>>,
+    },
+}
+
+/// Why an answer was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// No such request is waiting.
+    #[error("no pending approval {0}")]
+    NotPending(String),
+    /// The values do not fit the form; the request still waits.
+    #[error("{0}")]
+    Invalid(String),
+    /// A form's outcome for a tool call's approval.
+    #[error("approval {0} is a tool call's, not a form: answer it with a decision")]
+    NotAForm(String),
+}
+
+/// What a pending request waits for.
+enum Waiter {
+    Call(oneshot::Sender<Decision>),
+    Form {
+        tx: oneshot::Sender<ElicitAnswer>,
+        schema: Value,
+    },
+}
+
 /// A turn's approval handle, shared by the turn (which asks) and its front
 /// end (which answers); cheap to clone.
 #[derive(Clone)]
@@ -101,7 +140,9 @@ pub struct Approvals {
 struct Inner {
     /// `None`: a person answers through [`Approvals::answer`].
     unattended: Option<Unattended>,
-    pending: Mutex<HashMap<String, oneshot::Sender<Decision>>>,
+    /// The front end can fill in forms (MCP elicitation).
+    forms: bool,
+    pending: Mutex<HashMap<String, Waiter>>,
     /// Set once nobody can answer any more (why): pending requests were
     /// rejected and new ones are refused at once.
     closed: Mutex<Option<String>>,
@@ -135,18 +176,26 @@ impl Default for Approvals {
 impl Approvals {
     /// A person answers the turn's requests.
     pub fn attended() -> Self {
-        Approvals::with(None)
+        Approvals::with(None, false)
+    }
+
+    /// A person answers, and can fill in an MCP server's forms
+    /// (elicitation); with the others, a server's questions are declined.
+    pub fn attended_with_forms() -> Self {
+        Approvals::with(None, true)
     }
 
     /// Nobody answers: `what` decides every request at once.
     pub fn unattended(what: Unattended) -> Self {
-        Approvals::with(Some(what))
+        Approvals::with(Some(what), false)
     }
 
-    fn with(unattended: Option<Unattended>) -> Self {
+    fn with(unattended: Option<Unattended>, forms: bool) -> Self {
+        let forms = forms && unattended.is_none();
         Approvals {
             inner: Arc::new(Inner {
                 unattended,
+                forms,
                 pending: Mutex::new(HashMap::new()),
                 closed: Mutex::new(None),
             }),
@@ -158,17 +207,41 @@ impl Approvals {
         self.inner.unattended.is_none()
     }
 
+    /// Whether a person can fill in forms for this turn.
+    pub fn answers_forms(&self) -> bool {
+        self.inner.forms && self.closed().is_none()
+    }
+
     /// Decides the pending request `approval_id`.
     pub fn answer(&self, approval_id: &str, decision: Decision) -> Result<(), NotPending> {
-        let sender = self.pending().remove(approval_id);
-        match sender {
-            // A turn that stopped waiting just now dropped its receiver:
-            // the request is no longer pending.
-            Some(tx) => tx
-                .send(decision)
-                .map_err(|_| NotPending(approval_id.to_string())),
-            None => Err(NotPending(approval_id.to_string())),
-        }
+        self.respond(approval_id, Response::Decision(decision))
+            .map_err(|_| NotPending(approval_id.to_string()))
+    }
+
+    /// Answers the pending request `approval_id`. Values that do not fit
+    /// its form are refused and the request keeps waiting.
+    pub fn respond(&self, approval_id: &str, response: Response) -> Result<(), AnswerError> {
+        let not_pending = || AnswerError::NotPending(approval_id.to_string());
+        let mut pending = self.pending();
+        // Checked before the request is taken: wrong values leave it waiting.
+        let form = match (pending.get(approval_id), &response) {
+            (None, _) => return Err(not_pending()),
+            (Some(Waiter::Call(_)), Response::Form { .. }) => {
+                return Err(AnswerError::NotAForm(approval_id.to_string()));
+            }
+            (Some(Waiter::Call(_)), Response::Decision(_)) => None,
+            (Some(Waiter::Form { schema, .. }), response) => {
+                Some(crate::elicitation::form_answer(schema, response)?)
+            }
+        };
+        // A turn that stopped waiting just now dropped its receiver: the
+        // request is no longer pending.
+        let sent = match (pending.remove(approval_id), response, form) {
+            (Some(Waiter::Call(tx)), Response::Decision(d), _) => tx.send(d).is_ok(),
+            (Some(Waiter::Form { tx, .. }), _, Some(answer)) => tx.send(answer).is_ok(),
+            _ => false,
+        };
+        if sent { Ok(()) } else { Err(not_pending()) }
     }
 
     /// Nobody will answer any more (`why`, e.g. the controller's input
@@ -180,10 +253,17 @@ impl Approvals {
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(why.to_string());
         let pending: Vec<_> = self.pending().drain().collect();
-        for (_, tx) in pending {
-            let _ = tx.send(Decision::Reject(Some(format!(
-                "(nobody can answer: {why})"
-            ))));
+        for (_, waiter) in pending {
+            match waiter {
+                Waiter::Call(tx) => {
+                    let _ = tx.send(Decision::Reject(Some(format!(
+                        "(nobody can answer: {why})"
+                    ))));
+                }
+                Waiter::Form { tx, .. } => {
+                    let _ = tx.send(ElicitAnswer::cancel());
+                }
+            }
         }
     }
 
@@ -200,7 +280,7 @@ impl Approvals {
         self.pending().keys().cloned().collect()
     }
 
-    fn pending(&self) -> MutexGuard<'_, HashMap<String, oneshot::Sender<Decision>>> {
+    fn pending(&self) -> MutexGuard<'_, HashMap<String, Waiter>> {
         self.inner
             .pending
             .lock()
@@ -210,19 +290,39 @@ impl Approvals {
     /// Registers a request; dropping the guard withdraws it.
     fn open(&self, approval_id: &str) -> (oneshot::Receiver<Decision>, Withdraw<'_>) {
         let (tx, rx) = oneshot::channel();
-        self.pending().insert(approval_id.to_string(), tx);
-        (
-            rx,
-            Withdraw {
-                approvals: self,
-                id: approval_id.to_string(),
-            },
-        )
+        self.pending()
+            .insert(approval_id.to_string(), Waiter::Call(tx));
+        (rx, self.withdraw(approval_id))
+    }
+
+    /// Registers a form (an elicitation); dropping the guard withdraws it.
+    pub(crate) fn open_form(
+        &self,
+        approval_id: &str,
+        schema: Value,
+    ) -> Option<(oneshot::Receiver<ElicitAnswer>, Withdraw<'_>)> {
+        let (tx, rx) = oneshot::channel();
+        let mut pending = self.pending();
+        // Checked under the lock `close` drains: a form opened after it
+        // would wait for nobody.
+        if self.closed().is_some() {
+            return None;
+        }
+        pending.insert(approval_id.to_string(), Waiter::Form { tx, schema });
+        drop(pending);
+        Some((rx, self.withdraw(approval_id)))
+    }
+
+    fn withdraw(&self, approval_id: &str) -> Withdraw<'_> {
+        Withdraw {
+            approvals: self,
+            id: approval_id.to_string(),
+        }
     }
 }
 
 /// Removes a request that ended without an answer (timeout, cancel).
-struct Withdraw<'a> {
+pub(crate) struct Withdraw<'a> {
     approvals: &'a Approvals,
     id: String,
 }
@@ -292,8 +392,8 @@ fn rule_allows(rule: &ApprovalRule, tool: &str, args: &Value) -> bool {
 /// One turn's approvals: the policy and rules read at its start, its handle.
 pub(crate) struct TurnApprovals {
     pub(crate) policy: ApprovalPolicy,
-    timeout: Duration,
-    handle: Approvals,
+    pub(crate) timeout: Duration,
+    pub(crate) handle: Approvals,
     rules: Mutex<Vec<ApprovalRule>>,
 }
 

@@ -279,6 +279,10 @@ pub enum AgentEvent {
         /// Where they would go: `workspace` or `user`.
         always_target: Option<String>,
     },
+    /// A tool call's MCP server asks the person for values (elicitation);
+    /// answered like an approval, with a form's outcome. Only for turns
+    /// whose front end fills in forms. Boxed: rare, and events stay small.
+    ElicitationRequested(Box<ElicitationAsk>),
     /// A pending approval ended.
     ApprovalResolved {
         /// The request.
@@ -556,4 +560,23 @@ impl Subrun {
     pub fn tokens(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)
     }
+}
+
+/// What an MCP server asks the person during a tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationAsk {
+    /// What the front end answers with (an approval id).
+    pub approval_id: String,
+    /// The call during which the server asks.
+    pub call_id: String,
+    /// The call's tool (registry name).
+    pub tool: String,
+    /// The call's arguments.
+    pub arguments: serde_json::Value,
+    /// The server asking.
+    pub server: String,
+    /// Its message.
+    pub message: String,
+    /// The fields it wants (a flat JSON Schema object).
+    pub requested_schema: serde_json::Value,
 }

@@ -13,6 +13,7 @@ mod closing;
 mod compaction;
 mod context;
 mod control;
+mod elicitation;
 mod events;
 mod extras;
 mod goal;
@@ -36,16 +37,18 @@ mod turn_loop;
 mod verify;
 
 pub use approval::{
-    ApprovalOutcome, Approvals, Decision, NotPending, Unattended, asks, effective_policy,
+    AnswerError, ApprovalOutcome, Approvals, Decision, NotPending, Response, Unattended, asks,
+    effective_policy,
 };
 pub use checkpoints::{
     CheckpointCause, CheckpointFile, CheckpointFuture, CheckpointNote, NotTrackedNote, Touched,
     TurnCheckpoints,
 };
 pub use context::{estimate_text, estimate_tokens};
+pub use elicitation::content_of as elicitation_content;
 pub use events::{
-    AgentEvent, AutoCompaction, FailureKind, GoalStatus, HookFinish, HookRun, ReminderKind, Subrun,
-    TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
+    AgentEvent, AutoCompaction, ElicitationAsk, FailureKind, GoalStatus, HookFinish, HookRun,
+    ReminderKind, Subrun, TurnFailure, TurnOutcome, TurnStatus, WorkflowKind, WorkflowNode,
 };
 pub use extras::TurnExtras;
 pub use goal::{AUTO_TURNS, CONTINUE_PROMPT, GoalMarker, StandingGoal};

@@ -183,6 +183,23 @@ async fn run_one(
     {
         let _ = events.send(AgentEvent::Checkpoint(note));
     }
+    // The call's MCP server may ask the person during it (elicitation).
+    let bound;
+    let ctx = match crate::elicitation::for_call(
+        approvals,
+        events,
+        &ctx.cancel,
+        (&call.id, &call.name, &args),
+    ) {
+        Some(elicit) => {
+            bound = ToolContext {
+                elicit: Some(elicit),
+                ..ctx.clone()
+            };
+            &bound
+        }
+        None => ctx,
+    };
     let started = Instant::now();
     let mut out = tool.execute(args.clone(), ctx).await;
     // Arguments the tool refused count as not run, like a denied call.

@@ -53,6 +53,9 @@ impl Ctx {
     /// root; nothing runs yet.
     pub fn new(engine: Engine, cwd: PathBuf) -> Ctx {
         let root = seekclaw_config::detect_root(&cwd, &engine.home);
+        // Clients that announce approvals can answer a server's questions
+        // (MCP elicitation); the others' turns decline them at once.
+        engine.mcp.announce_elicitation(true);
         let shutdown = CancellationToken::new();
         Ctx {
             engine,

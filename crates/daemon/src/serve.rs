@@ -393,7 +393,8 @@ fn register_chat(daemon: &Ctx, conn: &Connection, req: &Request) -> ChatStart {
     // A client that announces `approvals` is asked; any other (the
     // desktop's protocol has no approvals) gets calls needing one refused.
     let approvals = if matches!(req.params.bool_opt("approvals"), Ok(Some(true))) {
-        seekclaw_agent::Approvals::attended()
+        // …and fills in the forms MCP servers ask for during a call.
+        seekclaw_agent::Approvals::attended_with_forms()
     } else {
         seekclaw_agent::Approvals::default()
     };

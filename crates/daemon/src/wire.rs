@@ -7,11 +7,12 @@ use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, SteerKind, TurnOutcom
 use seekclaw_config::UiLanguage;
 use seekclaw_engine::Watched;
 use seekclaw_protocol::events::{
-    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, ErrorCause, ErrorDetails,
-    FailoverDetails, FileDiffDetails, GoalUpdatedDetails, HookFinishedDetails, HookStartedDetails,
-    ImageViewDetails, ModelStartDetails, ReminderDetails, RetryDetails, SubrunFinishedDetails,
-    SubrunProgressDetails, SubrunStartedDetails, ToolDoneDetails, ToolStartDetails, TurnEndDetails,
-    TurnStartDetails, UsageDetails, WorkflowDetails,
+    ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, ElicitationDetails,
+    ErrorCause, ErrorDetails, FailoverDetails, FileDiffDetails, GoalUpdatedDetails,
+    HookFinishedDetails, HookStartedDetails, ImageViewDetails, ModelStartDetails, ReminderDetails,
+    RetryDetails, SubrunFinishedDetails, SubrunProgressDetails, SubrunStartedDetails,
+    ToolDoneDetails, ToolStartDetails, TurnEndDetails, TurnStartDetails, UsageDetails,
+    WorkflowDetails,
 };
 use seekclaw_protocol::{Envelope, ErrorCode, MethodError, event, wording};
 
@@ -158,8 +159,35 @@ pub fn event_envelope(
                 diff,
                 always_rule,
                 always_target,
+                kind: None,
+                elicitation: None,
             },
         ),
+        // On the wire an approval request carrying the form: old clients
+        // still see the call and the message.
+        AgentEvent::ElicitationRequested(ask) => {
+            let ask = *ask;
+            Envelope::event(
+                id,
+                ask.message.clone(),
+                &ApprovalRequestDetails {
+                    approval_id: ask.approval_id,
+                    call_id: ask.call_id,
+                    tool: ask.tool,
+                    summary: ask.message.clone(),
+                    arguments: ask.arguments,
+                    diff: None,
+                    always_rule: None,
+                    always_target: None,
+                    kind: Some("elicitation".into()),
+                    elicitation: Some(ElicitationDetails {
+                        server: ask.server,
+                        message: ask.message,
+                        requested_schema: ask.requested_schema,
+                    }),
+                },
+            )
+        }
         AgentEvent::HookStarted(run) => Envelope::event(
             id,
             run.event.clone(),

@@ -277,7 +277,9 @@ impl Tool for McpTool {
                 }
             };
             let timeout = slot.call_timeout();
-            let call = tokio::time::timeout(timeout, caller.call(name, arguments));
+            // While it runs, the server's questions go to this turn's person.
+            let _in_flight = caller.enter(&ctx.owner, ctx.elicit.clone());
+            let call = caller.within(timeout, caller.call(name, arguments));
             tokio::select! {
                 _ = ctx.cancel.cancelled() => ToolOutput::error(format!("MCP tool `{name}` was cancelled.")),
                 result = call => match result {

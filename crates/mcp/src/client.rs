@@ -11,15 +11,17 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
     GetPromptRequestParams, Implementation, Prompt, Tool,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::elicit::{Entered, InFlight};
 use crate::error::McpError;
 use crate::spec::{ServerSpec, Transport};
 use crate::sync::lock;
@@ -39,10 +41,15 @@ pub enum Notice {
     ToolsChanged,
 }
 
-/// Receives server notifications; everything else keeps rmcp's defaults.
+/// Receives server notifications and elicitations; everything else keeps
+/// rmcp's defaults.
 #[derive(Clone)]
 pub(crate) struct Handler {
     notices: mpsc::UnboundedSender<Notice>,
+    server: String,
+    /// Announce form elicitation (a front end can answer it).
+    elicitation: bool,
+    inflight: Arc<InFlight>,
 }
 
 impl ClientHandler for Handler {
@@ -54,12 +61,39 @@ impl ClientHandler for Handler {
         std::future::ready(())
     }
 
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let answer = crate::elicit::answer(&self.server, &self.inflight, request, context.ct);
+        Ok(answer.await)
+    }
+
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if self.elicitation {
+            let mut form = FormElicitationCapability::new();
+            // Answers are checked against the schema before they are sent.
+            form.schema_validation = Some(true);
+            let mut elicitation = ElicitationCapability::new();
+            elicitation.form = Some(form);
+            capabilities.elicitation = Some(elicitation);
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("seekclaw", env!("CARGO_PKG_VERSION")),
         )
     }
+}
+
+/// How a connection is opened.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Announce form elicitation: only where a front end can answer it.
+    pub elicitation: bool,
+    /// Where OAuth logins for remote servers are kept (`None`: no OAuth).
+    pub auth: Option<crate::auth::AuthStore>,
 }
 
 /// How a connection ended.
@@ -81,6 +115,7 @@ pub struct PromptText {
 /// A connected server.
 pub struct Connection {
     peer: Peer<RoleClient>,
+    inflight: Arc<InFlight>,
     /// The server's tools, as listed after connecting.
     pub tools: Vec<Tool>,
     /// The server's prompts, rendered.
@@ -101,7 +136,7 @@ impl Drop for Connection {
 impl Connection {
     /// Connects, initializes and discovers tools and prompts, all within `timeout`.
     pub async fn open(spec: &ServerSpec, timeout: Duration) -> Result<Connection, McpError> {
-        Connection::open_with_auth(spec, timeout, None).await
+        Connection::open_with(spec, timeout, Options::default()).await
     }
 
     /// [`Connection::open`], with OAuth logins from `auth` for remote servers.
@@ -110,14 +145,33 @@ impl Connection {
         timeout: Duration,
         auth: Option<&crate::auth::AuthStore>,
     ) -> Result<Connection, McpError> {
+        let options = Options {
+            auth: auth.cloned(),
+            ..Options::default()
+        };
+        Connection::open_with(spec, timeout, options).await
+    }
+
+    /// [`Connection::open`] with `options`.
+    pub async fn open_with(
+        spec: &ServerSpec,
+        timeout: Duration,
+        options: Options,
+    ) -> Result<Connection, McpError> {
         let (tx, notices) = mpsc::unbounded_channel();
-        let handler = Handler { notices: tx };
+        let inflight = Arc::new(InFlight::default());
+        let handler = Handler {
+            notices: tx,
+            server: spec.name.clone(),
+            elicitation: options.elicitation,
+            inflight: inflight.clone(),
+        };
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let stop = CancellationToken::new();
         // One deadline for starting, initializing and discovering together.
         let deadline = tokio::time::Instant::now() + timeout;
         let started =
-            match tokio::time::timeout_at(deadline, start(spec, handler, &stderr, auth)).await {
+            match tokio::time::timeout_at(deadline, start(spec, handler, &stderr, options.auth.as_ref())).await {
                 Ok(Ok(started)) => started,
                 Ok(Err(e)) => return Err(e),
                 Err(_) => {
@@ -156,6 +210,7 @@ impl Connection {
         closing.disarm();
         Ok(Connection {
             peer,
+            inflight,
             tools,
             prompts,
             stop,
@@ -168,6 +223,7 @@ impl Connection {
     pub fn caller(&self) -> Caller {
         Caller {
             peer: self.peer.clone(),
+            inflight: self.inflight.clone(),
         }
     }
 
@@ -181,9 +237,31 @@ impl Connection {
 #[derive(Clone)]
 pub struct Caller {
     peer: Peer<RoleClient>,
+    inflight: Arc<InFlight>,
 }
 
 impl Caller {
+    /// Marks a call of the turn `owner` as in flight on this connection until
+    /// the guard drops: the server's elicitations during it go to `elicit`.
+    pub(crate) fn enter(
+        &self,
+        owner: &str,
+        elicit: Option<Arc<dyn seekclaw_tools::Elicit>>,
+    ) -> Entered {
+        InFlight::enter(&self.inflight, owner, elicit)
+    }
+
+    /// `work` within `limit`, not counting the time a person spends on the
+    /// server's questions: a deadline that passes while one is open is
+    /// pushed back by `limit` from then.
+    pub(crate) async fn within<T>(
+        &self,
+        limit: Duration,
+        work: impl Future<Output = T>,
+    ) -> Result<T, tokio::time::error::Elapsed> {
+        self.inflight.within(limit, work).await
+    }
+
     /// `tools/list` again (after `notifications/tools/list_changed`).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
         self.peer

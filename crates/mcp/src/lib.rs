@@ -8,6 +8,7 @@
 pub mod auth;
 mod bridge;
 mod client;
+mod elicit;
 mod error;
 mod legacy_sse;
 mod manager;
@@ -15,7 +16,7 @@ mod remote;
 mod spec;
 mod sync;
 
-pub use client::{Caller, Connection};
+pub use client::{Caller, Connection, Options};
 pub use error::McpError;
 pub use manager::{McpManager, TurnMcp};
 pub use spec::{

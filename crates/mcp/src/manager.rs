@@ -21,7 +21,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::auth::{AuthState, AuthStore, login_message};
 use crate::bridge::{McpTool, Names};
-use crate::client::{Caller, Connection, Ended, Notice, PromptText};
+use crate::client::{Caller, Connection, Ended, Notice, Options, PromptText};
 use crate::error::McpError;
 use crate::spec::{ServerSpec, ServerStatus, Timeouts, Transport};
 use crate::sync::{lock, read, write};
@@ -58,6 +58,8 @@ pub struct Slot {
     pub(crate) spec: ServerSpec,
     live: RwLock<Live>,
     timeouts: Arc<RwLock<Timeouts>>,
+    /// Announce elicitation (the manager's front end can answer it).
+    elicitation: Arc<AtomicBool>,
     stop: CancellationToken,
     /// `true` once the first connection attempt has finished, either way.
     attempted: watch::Sender<bool>,
@@ -72,9 +74,14 @@ pub struct Slot {
 }
 
 impl Slot {
-    fn new(spec: ServerSpec, timeouts: Arc<RwLock<Timeouts>>, auth: Option<AuthStore>) -> Slot {
+    fn new(
+        spec: ServerSpec,
+        timeouts: Arc<RwLock<Timeouts>>,
+        (elicitation, auth): (Arc<AtomicBool>, Option<AuthStore>),
+    ) -> Slot {
         Slot {
             spec,
+            elicitation,
             live: RwLock::new(Live {
                 status: ServerStatus {
                     state: "connecting",
@@ -201,7 +208,10 @@ async fn run_slot(slot: Arc<Slot>) {
         let timeout = slot.connect_timeout();
         let opened = tokio::select! {
             _ = slot.stop.cancelled() => break,
-            opened = Connection::open_with_auth(&slot.spec, timeout, slot.auth.as_ref()) => opened,
+            opened = Connection::open_with(&slot.spec, timeout, Options {
+                elicitation: slot.elicitation.load(Ordering::Acquire),
+                auth: slot.auth.clone(),
+            }) => opened,
         };
         match opened {
             Ok(conn) => {
@@ -388,6 +398,7 @@ pub struct McpManager {
     timeouts: Arc<RwLock<Timeouts>>,
     /// Where OAuth logins are kept; `None` leaves remote servers without OAuth.
     auth: Option<AuthStore>,
+    elicitation: Arc<AtomicBool>,
     tasks: TaskTracker,
     /// One (re)connection of the active set at a time.
     switching: tokio::sync::Mutex<()>,
@@ -433,6 +444,13 @@ impl McpManager {
         *write(&self.timeouts) = timeouts;
     }
 
+    /// Whether servers connected from now on are told this client answers
+    /// elicitations (form mode): only where a front end can put them to a
+    /// person (the daemon); a headless run never announces it.
+    pub fn announce_elicitation(&self, on: bool) {
+        self.elicitation.store(on, Ordering::Release);
+    }
+
     /// The slot for `spec`, started if it did not exist.
     fn slot(&self, spec: &ServerSpec) -> Option<Arc<Slot>> {
         let mut slots = lock(&self.slots);
@@ -446,7 +464,7 @@ impl McpManager {
         let slot = Arc::new(Slot::new(
             spec.clone(),
             self.timeouts.clone(),
-            self.auth.clone(),
+            (self.elicitation.clone(), self.auth.clone()),
         ));
         slots.insert(spec.clone(), slot.clone());
         self.tasks.spawn(run_slot(slot.clone()));

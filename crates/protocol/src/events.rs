@@ -327,6 +327,29 @@ pub struct ApprovalRequestDetails {
     /// Where `allow_always` saves it: `workspace` or `user`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub always_target: Option<String>,
+    /// `elicitation` when the call's MCP server asks the person for values
+    /// (ours, additive); absent: a tool call's approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// With `kind: "elicitation"`: the form. Answer with `agent.approve`
+    /// `action` (`accept` with `content`, `decline` or `cancel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationDetails>,
+}
+
+/// What an MCP server asks the person during a tool call.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct ElicitationDetails {
+    /// The MCP server asking.
+    pub server: String,
+    /// Its message to the person.
+    pub message: String,
+    /// The fields it wants: a flat JSON Schema object (`properties` of type
+    /// string (with `enum`/`oneOf`, `format`), number, integer, boolean, or
+    /// array of enum values; `required`).
+    pub requested_schema: serde_json::Value,
 }
 
 /// `approval_resolved`. `data` is the outcome.

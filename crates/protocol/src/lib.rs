@@ -12,6 +12,7 @@
 
 mod adapter;
 pub mod api;
+pub mod elicitation;
 mod envelope;
 mod error;
 pub mod events;

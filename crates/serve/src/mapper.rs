@@ -126,6 +126,9 @@ impl TurnMapper {
             }
             // OpenSeek brackets a subagent; its progress has no event there.
             AgentEvent::SubrunProgress(_) => {}
+            // `serve` fills in no forms: its turns decline a server's
+            // questions before any is asked.
+            AgentEvent::ElicitationRequested(_) => {}
             AgentEvent::SubrunFinished(run) => out.push(WireEvent::SubrunFinished {
                 id: run.id,
                 // OpenSeek's word for a subagent that answered.

@@ -168,3 +168,17 @@ pub fn everything_sse() -> Result<HttpServer> {
     command.arg(everything_entry()?).arg("sse");
     listening_at(command, port, "/sse")
 }
+
+/// The MCP TypeScript SDK's own example server that elicits
+/// (`elicitationFormExample.js`: tools `register_user`, `create_event`,
+/// `update_shipping_address`, each asking the user for a form) over
+/// Streamable HTTP on a free port.
+pub fn elicitation_form_http() -> Result<HttpServer> {
+    let port = free_port();
+    let script = require(servers_dir().join(
+        "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationFormExample.js",
+    ))?;
+    let mut command = Command::new("node");
+    command.arg(script);
+    listening(command, port)
+}

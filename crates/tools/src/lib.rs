@@ -12,6 +12,7 @@ mod children;
 mod confine;
 mod diagnostics;
 mod edit_match;
+pub mod elicit;
 mod error;
 mod files;
 mod fsio;
@@ -32,6 +33,7 @@ pub use children::{
 };
 pub use confine::{ConfinedPath, PathError, confine, confine_to};
 pub use diagnostics::{Diagnostics, DiagnosticsFuture};
+pub use elicit::{Elicit, ElicitAction, ElicitAnswer, ElicitFuture, ElicitRequest};
 pub use error::ToolError;
 pub use files::{FileAccess, FileFuture};
 pub use jobs::{JobInfo, JobNotice, Jobs, Notify};

@@ -175,6 +175,10 @@ pub struct ToolContext {
     /// Reports the errors an edit introduced (the engine's language
     /// servers); `None`: no diagnostics.
     pub diagnostics: Option<Arc<dyn crate::diagnostics::Diagnostics>>,
+    /// Puts a tool's question (an MCP server's elicitation) to the person of
+    /// the turn, bound to the running call; `None`: nobody can answer, so
+    /// such questions are declined at once.
+    pub elicit: Option<Arc<dyn crate::elicit::Elicit>>,
 }
 
 /// The largest image a model takes without scaling it down itself.
@@ -254,6 +258,7 @@ impl ToolContext {
             children: None,
             subruns: Arc::default(),
             diagnostics: None,
+            elicit: None,
         }
     }
 }

@@ -181,6 +181,22 @@ async fn try_act(
                 approval_id: Some(approval_id),
                 decision: Some(decision.to_string()),
                 message,
+                ..ApproveParams::default()
+            };
+            conn.send::<method::AgentApprove>(&params).await?;
+        }
+        Action::Elicit {
+            approval_id,
+            session_id,
+            action,
+            content,
+        } => {
+            let params = ApproveParams {
+                session_id,
+                approval_id: Some(approval_id),
+                action: Some(action.to_string()),
+                content,
+                ..ApproveParams::default()
             };
             conn.send::<method::AgentApprove>(&params).await?;
         }

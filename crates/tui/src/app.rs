@@ -145,6 +145,17 @@ pub enum Action {
     Goal(Option<Option<String>>),
     /// `!cmd`: run a shell command here and offer its output as context.
     Shell(String),
+    /// A server's form answered: `accept` (with `content`), `decline`, `cancel`.
+    Elicit {
+        /// The request.
+        approval_id: String,
+        /// The turn's session.
+        session_id: Option<String>,
+        /// `accept`, `decline` or `cancel`.
+        action: &'static str,
+        /// With accept: the values.
+        content: Option<serde_json::Value>,
+    },
     /// A decision on a pending approval (`agent.approve`).
     Approve {
         /// The request.

@@ -39,6 +39,8 @@ pub struct PendingApproval {
     /// The allow rule "always" saves (`Bash(npm test:*)`) and the config it
     /// goes to (`workspace` or `user`); `None`: not offered for this call.
     pub always: Option<(String, String)>,
+    /// An MCP server's form (elicitation) instead of a call to decide.
+    pub form: Option<crate::elicitation::Form>,
 }
 
 impl PendingApproval {
@@ -57,6 +59,11 @@ impl PendingApproval {
                 let target = d.always_target.clone().unwrap_or_else(|| "user".into());
                 (rule, target)
             }),
+            form: d
+                .elicitation
+                .as_ref()
+                .filter(|_| d.kind.as_deref() == Some("elicitation"))
+                .map(crate::elicitation::Form::of),
         }
     }
 }
@@ -200,7 +207,9 @@ impl App {
 
     /// A key while a prompt is open; `None` when the key is the editor's.
     pub(crate) fn approval_key(&mut self, key: KeyEvent) -> Option<Option<Action>> {
-        self.approvals.first()?;
+        if self.approvals.first()?.form.is_some() {
+            return self.form_key(key);
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         // Ctrl-C still cancels the turn; the other Ctrl keys are the UI's.
@@ -340,6 +349,9 @@ impl App {
         let Some(p) = self.approvals.first() else {
             return Vec::new();
         };
+        if let Some((lines, _)) = self.form_lines() {
+            return lines;
+        }
         let bold = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
         let mut out = vec![Line::from(vec![
             Span::styled("⚠ Allow ", bold),
@@ -363,6 +375,9 @@ impl App {
 
     /// How many of [`App::approval_lines`]' last lines are the choices.
     pub fn approval_tail(&self) -> usize {
+        if let Some((_, tail)) = self.form_lines() {
+            return tail;
+        }
         self.approval_choices().len()
     }
 

@@ -102,6 +102,9 @@ impl crate::app::App {
     pub fn paste(&mut self, text: &str) {
         self.completion = None;
         // Pasted text at an approval prompt is a rejection reason, never a choice.
+        if self.picker.is_none() && self.form_paste(text) {
+            return;
+        }
         if self.picker.is_none() && !self.approvals.is_empty() {
             self.open_reason();
         }

@@ -21,6 +21,7 @@ mod config_watch;
 mod cost;
 mod deliberate;
 pub mod detail;
+pub mod elicitation;
 mod event_loop;
 #[cfg(test)]
 mod fixtures;

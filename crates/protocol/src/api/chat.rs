@@ -127,6 +127,16 @@ pub struct ApproveParams {
     /// With `reject`: what the model reads as the call's result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// For an elicitation (`approval_request` with `kind: "elicitation"`;
+    /// ours, additive): `accept`, `decline` or `cancel`; replaces
+    /// `decision` (`reject` there declines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// With `action: "accept"`: the field values, checked against the
+    /// request's `requestedSchema` (values that do not fit are refused and
+    /// the request stays pending).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<serde_json::Value>,
 }
 
 /// `agent.cancel`: one turn of this connection, the turn on a session, or

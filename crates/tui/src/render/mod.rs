@@ -164,6 +164,8 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
             "choose above: a digit, or ↑↓ Enter · Esc stays"
         } else if app.rewind.is_some() {
             "choose above: ↑↓ Enter · Esc closes"
+        } else if app.approvals.first().is_some_and(|a| a.form.is_some()) {
+            "fill in the form above: Enter sends · Esc declines · Ctrl-C cancels"
         } else if !app.approvals.is_empty() {
             if app.choices().len() > 4 {
                 "choose above: ↑↓ Enter · 1-5 · Esc rejects"

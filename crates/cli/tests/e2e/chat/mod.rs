@@ -4,6 +4,7 @@ mod approvals;
 mod bare;
 mod broken_config;
 mod config_notice;
+mod elicitation;
 mod first_run;
 mod hooks;
 mod labels;

@@ -1,6 +1,7 @@
 //! `seekclaw run`: one-shot turns, piped, on a terminal, `--json`/`--events`;
 //! fleets (`--concurrency`) and task lists (`--task-file`).
 
+mod elicitation;
 mod fleet;
 mod implicit_workspace;
 mod in_process;
