@@ -9,7 +9,7 @@ use seekclaw_agent::{TurnExtras, TurnRuntime};
 use seekclaw_config::{
     Config, Home, McpSettings, State, WorkspaceConfig, read_json_lenient, workspace_config_path,
 };
-use seekclaw_mcp::{Merged, ServerSpec, Timeouts, merge};
+use seekclaw_mcp::{Merged, ServerSpec, Timeouts, merge_with_plugins};
 
 use crate::engine::Engine;
 use crate::extras_cache::{DiskExtras, ExtrasInputs, ReadExtras};
@@ -36,8 +36,24 @@ pub fn mcp_config(
     root: Option<&Path>,
     workspace: Option<&WorkspaceConfig>,
 ) -> Merged {
+    let installed = crate::plugins::installation(home, root, false);
+    mcp_config_with(home, global, root, workspace, &installed)
+}
+
+/// [`mcp_config`] with the servers of these plugins' active ones first.
+fn mcp_config_with(
+    home: &Home,
+    global: &McpSettings,
+    root: Option<&Path>,
+    workspace: Option<&WorkspaceConfig>,
+    plugins: &seekclaw_plugins::Installation,
+) -> Merged {
     let inline = workspace.and_then(|w| w.mcp.as_ref());
-    merge(global, own_workspace(home, root).map(|r| (r, inline)))
+    merge_with_plugins(
+        global,
+        own_workspace(home, root).map(|r| (r, inline)),
+        &crate::plugins::plugin_servers(plugins),
+    )
 }
 
 /// Where a scope's stdio servers run: the workspace root, or the global scratch dir.
@@ -46,10 +62,13 @@ pub fn mcp_cwd(home: &Home, root: Option<&Path>) -> PathBuf {
         .unwrap_or_else(|| home.global_dir())
 }
 
-/// The servers to connect for the daemon's current workspace.
-pub fn active_specs(home: &Home, config: &Config, root: &Path) -> Vec<ServerSpec> {
+/// The servers to connect for the daemon's current workspace (`trusted`:
+/// its project plugins' servers too).
+pub fn active_specs(home: &Home, config: &Config, root: &Path, trusted: bool) -> Vec<ServerSpec> {
     let ws = workspace_config(home, Some(root));
-    mcp_config(home, &config.mcp, Some(root), ws.as_ref()).specs(&mcp_cwd(home, Some(root)))
+    let installed = crate::plugins::installation(home, Some(root), trusted);
+    mcp_config_with(home, &config.mcp, Some(root), ws.as_ref(), &installed)
+        .specs(&mcp_cwd(home, Some(root)))
 }
 
 /// A turn's MCP tools and prompts, its skills section and its prompt files.
@@ -63,12 +82,15 @@ pub fn turn_extras(
     engine
         .mcp
         .set_timeouts(Timeouts::from_settings(&rt.config.mcp));
-    let inputs = ExtrasInputs {
+    let mut inputs = ExtrasInputs {
         root: rt.workspace_root.clone(),
         global_mcp: rt.config.mcp.clone(),
         workspace: rt.workspace.clone(),
+        trusted: false,
     };
     let home = rt.home.clone();
+    // Trust is a store read: asked only of a workspace with project plugins.
+    let project_plugins = crate::plugins::has_project_plugins(&home, inputs.root.as_deref());
     let extra_mcp = extra_mcp.to_vec();
     let taken: Vec<String> = rt
         .registry
@@ -76,6 +98,14 @@ pub fn turn_extras(
         .map(|t| t.definition().name.clone())
         .collect();
     async move {
+        if project_plugins && let Some(root) = inputs.root.clone() {
+            let store = engine.store.clone();
+            inputs.trusted = tokio::task::spawn_blocking(move || {
+                crate::plugins::workspace_trusted(&store, &root)
+            })
+            .await
+            .unwrap_or(false);
+        }
         let (mcp, cache) = (&engine.mcp, &engine.extras);
         let disk = match cache.fresh(&inputs) {
             Some(disk) => disk,
@@ -110,12 +140,19 @@ pub fn turn_extras(
 fn read_disk(home: &Home, inputs: &ExtrasInputs) -> ReadExtras {
     let root = inputs.root.as_deref();
     let ws = inputs.workspace.as_ref();
-    let specs = mcp_config(home, &inputs.global_mcp, root, ws).specs(&mcp_cwd(home, root));
+    let plugins = crate::plugins::installation(home, root, inputs.trusted);
+    let specs =
+        mcp_config_with(home, &inputs.global_mcp, root, ws, &plugins).specs(&mcp_cwd(home, root));
     let prompts_dir = home.prompts_dir();
     let prompt_files = PromptFiles::read(Some(&prompts_dir), root);
-    let skills = enabled_skills(home, root, ws);
+    let skills = enabled_skills(home, root, ws, &plugins);
     let mut sources = PromptFiles::sources(Some(&prompts_dir), root);
     sources.extend(skills.sources);
+    // Installing, toggling or removing a plugin changes these: the next turn sees it.
+    sources.extend(seekclaw_plugins::sources(
+        home.root(),
+        own_workspace(home, root),
+    ));
     if let Some(own) = own_workspace(home, root) {
         sources.push(seekclaw_mcp::servers_file(own));
     }
@@ -145,6 +182,7 @@ fn enabled_skills(
     home: &Home,
     root: Option<&Path>,
     workspace: Option<&WorkspaceConfig>,
+    plugins: &seekclaw_plugins::Installation,
 ) -> EnabledSkills {
     let root = own_workspace(home, root);
     let ws_disabled = workspace
@@ -155,14 +193,17 @@ fn enabled_skills(
         .ok()
         .flatten()
         .unwrap_or_default();
-    let entries = seekclaw_skills::list(
+    let plugin_skills = crate::plugins::plugin_skills(plugins);
+    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root);
+    sources.extend(plugin_skills.iter().map(|s| s.prompt_path.clone()));
+    let entries = seekclaw_skills::list_with(
         &home.skills_dir(),
         root,
+        plugin_skills,
         state.disabled_skills.keys(),
         &ws_disabled,
     );
     let enabled = seekclaw_skills::enabled(&entries);
-    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root);
     sources.push(home.state_path());
     EnabledSkills {
         prompt: seekclaw_skills::prompt_section(&enabled),

@@ -46,6 +46,8 @@ pub struct ExtrasInputs {
     pub root: Option<PathBuf>,
     pub global_mcp: McpSettings,
     pub workspace: Option<WorkspaceConfig>,
+    /// The workspace is trusted (its project plugins take part).
+    pub trusted: bool,
 }
 
 /// Extras as read, with the sources they were read from.
@@ -167,6 +169,7 @@ mod tests {
 
     fn inputs(root: &Path) -> ExtrasInputs {
         ExtrasInputs {
+            trusted: false,
             root: Some(root.to_path_buf()),
             global_mcp: McpSettings::default(),
             workspace: None,

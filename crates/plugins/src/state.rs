@@ -192,7 +192,7 @@ impl Installation {
         }
         if p.scope == Scope::Project && !self.trusted {
             return Some(
-                "the workspace is not trusted (run `seekclaw project add` or trust it in the terminal UI)"
+                "the workspace is not a trusted project (open `seekclaw` in it once and choose to trust it)"
                     .to_string(),
             );
         }
@@ -296,7 +296,7 @@ mod tests {
             untrusted
                 .inactive_reason(&untrusted.plugins[1])
                 .unwrap()
-                .contains("not trusted")
+                .contains("not a trusted")
         );
         assert_eq!(untrusted.enabled().count(), 2);
         let trusted = Installation::read(home.path(), Some(ws.path()), true);
