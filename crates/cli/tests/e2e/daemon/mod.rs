@@ -21,6 +21,7 @@ mod hygiene;
 mod jobs;
 mod lifecycle;
 mod mcp;
+mod plugins;
 mod projects;
 mod protocol;
 mod providers;
