@@ -112,6 +112,7 @@ async fn try_act(
         Action::LoadCatalog => {
             let catalog = catalog(conn).await?;
             app.set_catalog(&catalog);
+            crate::commands::load_plugin_commands(conn, scope, app).await;
         }
         Action::Resume(id) => {
             let choice = crate::SessionChoice::Id(id);
