@@ -10,6 +10,7 @@ mod labels;
 mod models;
 mod on_demand;
 mod pickers;
+mod plugins;
 mod provider_add;
 mod quit;
 mod resume;
