@@ -1,0 +1,163 @@
+//! `plugins`: daemon ready time (spawn → first `pong`) with 5 plugins
+//! installed, each bringing a skill, a hook and a stdio MCP server (the
+//! Python SDK fixture) that connects in the background, against a home with
+//! none, alternating in the same run (issue 41: "unchanged against none").
+//! Also reported: how long after spawn the 5 servers are all connected.
+//!
+//! Needs the test servers: `bash scripts/install-test-servers`.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use seekclaw_testkit::mcp_servers;
+use serde_json::{Value, json};
+
+use crate::daemon::{DaemonProc, JsonlClient};
+use crate::stats::{Tail, ms};
+
+pub struct PluginsArgs<'a> {
+    pub bin: &'a Path,
+    pub json: bool,
+    pub runs: usize,
+    pub plugins: usize,
+}
+
+/// A plugin folder `name` under `dir` with a skill, a hook and the fixture server.
+fn write_plugin(dir: &Path, name: &str) -> Result<std::path::PathBuf> {
+    let root = dir.join(name);
+    let fixture = mcp_servers::fixture_stdio()?;
+    let files = [
+        (
+            "plugin.json".to_string(),
+            json!({"name": name, "version": "1.0.0"}).to_string(),
+        ),
+        (
+            "skills/tips/SKILL.md".to_string(),
+            format!("---\nname: tips\n---\nTips from {name}."),
+        ),
+        (
+            "hooks/hooks.json".to_string(),
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+                "hooks": [{"type": "command", "command": "true"}]}]}})
+            .to_string(),
+        ),
+        (
+            ".mcp.json".to_string(),
+            json!({"mcpServers": {"fx": {"command": fixture.command, "args": fixture.args}}})
+                .to_string(),
+        ),
+    ];
+    for (rel, text) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().context("no parent")?)?;
+        std::fs::write(path, text)?;
+    }
+    Ok(root)
+}
+
+/// `seekclaw plugin add DIR --yes` into `home`.
+fn install(bin: &Path, home: &Path, dir: &Path) -> Result<()> {
+    let out = Command::new(bin)
+        .args(["plugin", "add"])
+        .arg(dir)
+        .arg("--yes")
+        .env("SEEKCLAW_HOME", home)
+        .current_dir(home)
+        .stdin(Stdio::null())
+        .output()?;
+    if !out.status.success() {
+        bail!("plugin add: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(())
+}
+
+/// Until `mcp.list` shows `want` servers, all connected; the time since spawn.
+fn connected(client: &mut JsonlClient, since: Instant, want: usize) -> Result<Duration> {
+    loop {
+        let line = client.request_line(r#"{"id":2,"method":"mcp.list"}"#)?;
+        let env: Value = serde_json::from_slice(line)?;
+        let rows: Value = serde_json::from_str(env["data"].as_str().unwrap_or("[]"))?;
+        let rows = rows.as_array().cloned().unwrap_or_default();
+        if rows.len() == want && rows.iter().all(|r| r["connected"] == true) {
+            return Ok(since.elapsed());
+        }
+        if since.elapsed() > Duration::from_secs(60) {
+            bail!("plugin servers did not connect: {rows:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+pub fn run(args: &PluginsArgs<'_>) -> Result<()> {
+    let scratch = tempfile::Builder::new()
+        .prefix("sc-bench-plugins-")
+        .tempdir()?;
+    let (none, with) = (
+        scratch.path().join("home-none"),
+        scratch.path().join("home-plugins"),
+    );
+    std::fs::create_dir_all(&none)?;
+    std::fs::create_dir_all(&with)?;
+    for i in 0..args.plugins {
+        let dir = write_plugin(&scratch.path().join("src"), &format!("bench{i}"))?;
+        install(args.bin, &with, &dir)?;
+    }
+    let (mut ready_none, mut ready_with, mut all_connected) = (Vec::new(), Vec::new(), Vec::new());
+    // Alternating, so both sides see the same machine load.
+    for run in 0..args.runs {
+        let log = scratch.path().join(format!("none-{run}.stderr"));
+        let mut d = DaemonProc::spawn(args.bin, &none, &log)?;
+        ready_none.push(d.wait_answering()?.0);
+        drop(d);
+        let log = scratch.path().join(format!("with-{run}.stderr"));
+        let mut d = DaemonProc::spawn(args.bin, &with, &log)?;
+        let since = Instant::now();
+        let (ready, mut client) = d.wait_answering()?;
+        ready_with.push(ready);
+        all_connected.push(ready + connected(&mut client, since, args.plugins)?);
+        drop(d);
+    }
+    let tail = |s: &[Duration]| Tail::of(s).context("no runs");
+    let (n, w, c) = (
+        tail(&ready_none)?,
+        tail(&ready_with)?,
+        tail(&all_connected)?,
+    );
+    let ratio = ms(w.p50) / ms(n.p50).max(f64::EPSILON);
+    if args.json {
+        let out = json!({
+            "bench": "plugins",
+            "runs": args.runs,
+            "plugins": args.plugins,
+            "readyNoneMs": {"p50": ms(n.p50), "max": ms(n.max)},
+            "readyWithPluginsMs": {"p50": ms(w.p50), "max": ms(w.max)},
+            "readyRatio": ratio,
+            "allServersConnectedMs": {"p50": ms(c.p50), "max": ms(c.max)},
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "daemon ready (spawn → pong), {} runs alternating:",
+            args.runs
+        );
+        println!(
+            "  no plugins        p50 {:8.1} ms  max {:8.1} ms",
+            ms(n.p50),
+            ms(n.max)
+        );
+        println!(
+            "  {} plugins         p50 {:8.1} ms  max {:8.1} ms  ({ratio:.2}x)",
+            args.plugins,
+            ms(w.p50),
+            ms(w.max)
+        );
+        println!(
+            "  their {} MCP servers all connected: p50 {:8.1} ms after spawn (in the background)",
+            args.plugins,
+            ms(c.p50)
+        );
+    }
+    Ok(())
+}
