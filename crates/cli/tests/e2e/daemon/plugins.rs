@@ -390,3 +390,39 @@ fn the_plugin_methods_install_list_toggle_and_remove() {
     assert_eq!(rows, json!([]));
     assert!(!d.home.join("plugins/demo").exists());
 }
+
+#[test]
+fn a_plugin_installs_by_name_from_a_marketplace() {
+    let server = ProviderServer::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = project_dir(tmp.path(), "proj");
+    let market = tmp.path().join("acme-market");
+    plugin_source(&market.join("plugins"), "demo");
+    std::fs::create_dir_all(market.join(".claude-plugin")).unwrap();
+    std::fs::write(
+        market.join(".claude-plugin/marketplace.json"),
+        r#"{"name": "acme", "plugins": [
+            {"name": "demo", "source": "./plugins/demo", "description": "The demo plugin"}
+        ]}"#,
+    )
+    .unwrap();
+    let d = start(&server, &ws);
+    let unknown = plugin(&d, &ws, &["add", "demo@acme", "--yes"]);
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown marketplace 'acme'"));
+    let added = ok(plugin(
+        &d,
+        &ws,
+        &["marketplace", "add", &market.display().to_string()],
+    ));
+    assert!(
+        added.contains("Added marketplace acme (1 plugins)"),
+        "{added}"
+    );
+    let listed = ok(plugin(&d, &ws, &["marketplace", "list"]));
+    assert!(listed.contains("demo@acme  The demo plugin"), "{listed}");
+    ok(plugin(&d, &ws, &["add", "demo@acme", "--yes"]));
+    let rows: Value = serde_json::from_str(&ok(plugin(&d, &ws, &["list", "--json"]))).unwrap();
+    assert_eq!(rows[0]["source"], "demo@acme", "{rows}");
+    assert_eq!(rows[0]["active"], true, "{rows}");
+}
