@@ -2,7 +2,9 @@
 //! installed, each bringing a skill, a hook and a stdio MCP server (the
 //! Python SDK fixture) that connects in the background, against a home with
 //! none, alternating in the same run (issue 41: "unchanged against none").
-//! Also reported: how long after spawn the 5 servers are all connected.
+//! A third side has the same 5 servers in `config.json` and no plugins: the
+//! servers' own start apart from the plugin machinery. Also reported: how
+//! long after spawn the plugins' 5 servers are all connected.
 //!
 //! Needs the test servers: `bash scripts/install-test-servers`.
 
@@ -94,70 +96,97 @@ pub fn run(args: &PluginsArgs<'_>) -> Result<()> {
     let scratch = tempfile::Builder::new()
         .prefix("sc-bench-plugins-")
         .tempdir()?;
-    let (none, with) = (
-        scratch.path().join("home-none"),
-        scratch.path().join("home-plugins"),
+    let home = |name: &str| -> Result<std::path::PathBuf> {
+        let dir = scratch.path().join(name);
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    };
+    let (none, with, configured) = (
+        home("home-none")?,
+        home("home-plugins")?,
+        home("home-config")?,
     );
-    std::fs::create_dir_all(&none)?;
-    std::fs::create_dir_all(&with)?;
+    let fixture = mcp_servers::fixture_stdio()?.config();
+    let mut servers = serde_json::Map::new();
     for i in 0..args.plugins {
         let dir = write_plugin(&scratch.path().join("src"), &format!("bench{i}"))?;
         install(args.bin, &with, &dir)?;
+        servers.insert(format!("fx{i}"), fixture.clone());
     }
-    let (mut ready_none, mut ready_with, mut all_connected) = (Vec::new(), Vec::new(), Vec::new());
-    // Alternating, so both sides see the same machine load.
+    std::fs::write(
+        configured.join("config.json"),
+        serde_json::to_vec_pretty(&json!({"mcp": {"servers": servers}}))?,
+    )?;
+    let mut ready = [Vec::new(), Vec::new(), Vec::new()];
+    let mut all_connected = Vec::new();
+    // Alternating, so every side sees the same machine load; each side's
+    // servers are connected (then end with their daemon) before the next
+    // starts, and the order rotates: the side after one whose servers are
+    // still exiting is not always the same.
+    let sides = [&none, &configured, &with];
     for run in 0..args.runs {
-        let log = scratch.path().join(format!("none-{run}.stderr"));
-        let mut d = DaemonProc::spawn(args.bin, &none, &log)?;
-        ready_none.push(d.wait_answering()?.0);
-        drop(d);
-        let log = scratch.path().join(format!("with-{run}.stderr"));
-        let mut d = DaemonProc::spawn(args.bin, &with, &log)?;
-        let since = Instant::now();
-        let (ready, mut client) = d.wait_answering()?;
-        ready_with.push(ready);
-        all_connected.push(ready + connected(&mut client, since, args.plugins)?);
-        drop(d);
+        for side in (0..3).map(|i| (i + run) % 3) {
+            let dir = sides[side];
+            let log = scratch.path().join(format!("side{side}-{run}.stderr"));
+            let mut d = DaemonProc::spawn(args.bin, dir, &log)?;
+            let since = Instant::now();
+            let (answered, mut client) = d.wait_answering()?;
+            ready[side].push(answered);
+            if side > 0 {
+                let all = connected(&mut client, since, args.plugins)?;
+                if side == 2 {
+                    all_connected.push(all);
+                }
+            }
+            drop(d);
+        }
     }
     let tail = |s: &[Duration]| Tail::of(s).context("no runs");
-    let (n, w, c) = (
-        tail(&ready_none)?,
-        tail(&ready_with)?,
-        tail(&all_connected)?,
-    );
+    let (n, k, w) = (tail(&ready[0])?, tail(&ready[1])?, tail(&ready[2])?);
+    let c = tail(&all_connected)?;
     let ratio = ms(w.p50) / ms(n.p50).max(f64::EPSILON);
+    let vs_config = ms(w.p50) / ms(k.p50).max(f64::EPSILON);
     if args.json {
         let out = json!({
             "bench": "plugins",
             "runs": args.runs,
             "plugins": args.plugins,
             "readyNoneMs": {"p50": ms(n.p50), "max": ms(n.max)},
+            "readySameServersInConfigMs": {"p50": ms(k.p50), "max": ms(k.max)},
             "readyWithPluginsMs": {"p50": ms(w.p50), "max": ms(w.max)},
             "readyRatio": ratio,
+            "readyRatioVsConfig": vs_config,
             "allServersConnectedMs": {"p50": ms(c.p50), "max": ms(c.max)},
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        println!(
-            "daemon ready (spawn → pong), {} runs alternating:",
-            args.runs
-        );
-        println!(
-            "  no plugins        p50 {:8.1} ms  max {:8.1} ms",
-            ms(n.p50),
-            ms(n.max)
-        );
-        println!(
-            "  {} plugins         p50 {:8.1} ms  max {:8.1} ms  ({ratio:.2}x)",
-            args.plugins,
-            ms(w.p50),
-            ms(w.max)
-        );
-        println!(
-            "  their {} MCP servers all connected: p50 {:8.1} ms after spawn (in the background)",
-            args.plugins,
-            ms(c.p50)
-        );
+        return Ok(());
     }
+    println!(
+        "daemon ready (spawn → pong), {} runs alternating:",
+        args.runs
+    );
+    let row = |label: &str, t: &Tail, note: String| {
+        println!(
+            "  {label:<38} p50 {:8.1} ms  max {:8.1} ms{note}",
+            ms(t.p50),
+            ms(t.max)
+        );
+    };
+    row("no plugins, no servers", &n, String::new());
+    row(
+        &format!("{} servers in config.json", args.plugins),
+        &k,
+        String::new(),
+    );
+    row(
+        &format!("{} plugins (a server each)", args.plugins),
+        &w,
+        format!("  ({ratio:.2}x none, {vs_config:.2}x config)"),
+    );
+    println!(
+        "  the plugins' {} servers all connected p50 {:8.1} ms after spawn (in the background)",
+        args.plugins,
+        ms(c.p50)
+    );
     Ok(())
 }
