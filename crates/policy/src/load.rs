@@ -148,7 +148,10 @@ fn plugin_hooks(
             seekclaw_plugins::Scope::User => Layer::User,
             seekclaw_plugins::Scope::Project => Layer::Workspace,
         };
-        let read = read_hooks(hooks, layer, &file, &mut p.problems);
+        let mut read = read_hooks(hooks, layer, &file, &mut p.problems);
+        for hook in &mut read {
+            hook.plugin_root = Some(plugin.root.clone());
+        }
         if layer == Layer::Workspace {
             workspace_hooks.extend(read.iter().cloned());
         }

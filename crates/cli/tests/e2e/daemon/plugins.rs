@@ -196,6 +196,12 @@ fn a_plugin_from_a_folder_works_in_turns_until_disabled_and_removed() {
         serde_json::from_str(&std::fs::read_to_string(ws.join("plugin-hook.json")).unwrap())
             .unwrap();
     assert_eq!(hook["tool_name"], "Bash", "{hook}");
+    let root = std::fs::read_to_string(ws.join("plugin-hook-root.txt")).unwrap();
+    assert_eq!(
+        Path::new(&root),
+        plugin_dir,
+        "CLAUDE_PLUGIN_ROOT in the hook's environment"
+    );
     let skills = c.ok_json("skill.list", json!({})).unwrap();
     assert!(skills.to_string().contains("demo:greet"), "{skills}");
 
