@@ -96,6 +96,9 @@ impl Location {
     /// Removes an installed plugin: its state entry, then its folder.
     pub fn remove(&self, name: &str) -> Result<(), PluginError> {
         let mut state = self.load();
+        if !crate::plugin::valid_name(name) {
+            return Err(PluginError::InvalidName(name.to_string()));
+        }
         if state.0.remove(name).is_none() {
             return Err(PluginError::NotInstalled(name.to_string()));
         }
@@ -113,7 +116,13 @@ impl Location {
             .0
             .into_iter()
             .map(|(name, entry)| {
-                let plugin = Plugin::read(&self.plugin_dir(&name)).map_err(|e| e.to_string());
+                // A project's state file comes with its files: a name must not
+                // lead out of the plugins folder.
+                let plugin = if crate::plugin::valid_name(&name) {
+                    Plugin::read(&self.plugin_dir(&name)).map_err(|e| e.to_string())
+                } else {
+                    Err(PluginError::InvalidName(name.clone()).to_string())
+                };
                 InstalledPlugin {
                     scope: self.scope,
                     name,
@@ -225,7 +234,7 @@ pub fn sources(home_root: &Path, workspace: Option<&Path>) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     for loc in locations {
         paths.push(loc.state_path());
-        for name in loc.load().0.keys() {
+        for name in loc.load().0.keys().filter(|n| crate::plugin::valid_name(n)) {
             paths.extend(Plugin::sources(&loc.plugin_dir(name)));
         }
     }
@@ -271,6 +280,30 @@ mod tests {
         loc.remove("a").unwrap();
         assert!(loc.load().0.is_empty());
         assert!(!loc.plugin_dir("a").exists());
+    }
+
+    #[test]
+    fn a_name_that_leaves_the_plugins_folder_is_never_read_or_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        plugin_folder(tmp.path(), "outside");
+        let loc = Location::project(&ws);
+        let mut st = Installed::default();
+        st.0.insert("../../outside".into(), entry(true));
+        loc.save(&st).unwrap();
+        let all = loc.read_all();
+        assert!(
+            all[0]
+                .plugin
+                .as_ref()
+                .unwrap_err()
+                .contains("invalid plugin name")
+        );
+        assert!(matches!(
+            loc.remove("../../outside"),
+            Err(PluginError::InvalidName(_))
+        ));
+        assert!(tmp.path().join("outside").is_dir());
     }
 
     #[test]
