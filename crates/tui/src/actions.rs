@@ -91,6 +91,8 @@ async fn try_act(
                 .await?;
             app.reset(Some(sid.clone()));
             app.notice(format!("New session {sid}."));
+            // Plugins installed or switched meanwhile: their commands now.
+            crate::commands::load_plugin_commands(conn, scope, app).await;
         }
         Action::ListSessions => {
             let global = matches!(scope, Scope::Global);

@@ -183,6 +183,9 @@ mod tests {
     #[test]
     fn help_lists_the_plugin_commands() {
         let text = help(&app_with_review().plugin_commands);
-        assert!(text.contains("/demo:review  Review the named files"), "{text}");
+        assert!(
+            text.contains("/demo:review  Review the named files"),
+            "{text}"
+        );
     }
 }
