@@ -29,6 +29,7 @@ mod load;
 mod lsp;
 mod mcp;
 mod ping;
+mod plugins;
 mod populate;
 mod pty;
 mod sandbox;
@@ -200,6 +201,16 @@ enum BenchCommand {
         /// How long the provider holds each child's answer, in ms.
         #[arg(long, default_value_t = 300)]
         delay: u64,
+    },
+    /// Plugins: daemon ready time with N plugins installed (their MCP servers
+    /// connecting in the background) against none, in the same run.
+    Plugins {
+        /// Daemon starts per side.
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// Plugins installed on the measured side.
+        #[arg(long, default_value_t = 5)]
+        plugins: usize,
     },
     /// MCP: accept speed and first event with 3 stdio servers, tool call overhead vs direct.
     Mcp {
@@ -453,6 +464,12 @@ fn main() -> Result<()> {
             rounds,
             shapes: configs,
             json: cli.json,
+        }),
+        BenchCommand::Plugins { runs, plugins } => plugins::run(&plugins::PluginsArgs {
+            bin: &bin,
+            json: cli.json,
+            runs,
+            plugins,
         }),
         BenchCommand::Mcp {
             accepts,

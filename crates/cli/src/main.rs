@@ -18,6 +18,7 @@ mod mcp;
 mod mcp_login;
 mod mcp_serve;
 mod pipes;
+mod plugin;
 mod policy;
 mod provider_add;
 mod review;
@@ -106,6 +107,10 @@ enum Command {
     /// a workspace's hook set.
     #[command(subcommand)]
     Hooks(policy::HooksCommand),
+    /// Plugins (Claude Code's layout: skills, commands, hooks, MCP servers):
+    /// add from a folder, git or a marketplace, list, enable, disable, remove.
+    #[command(subcommand)]
+    Plugin(plugin::PluginCommand),
     /// Check the setup (home, config, providers, workspace, sandbox, MCP,
     /// database): through the running daemon, or in this process when none
     /// runs. Exits 1 when a check fails.
@@ -225,6 +230,7 @@ fn main() -> ExitCode {
             | Command::Sessions(_)
             | Command::Permissions(_)
             | Command::Hooks(_)
+            | Command::Plugin(_)
             | Command::Protocol(_)
     ) {
         pipes::end_quietly_on_closed_stdout();
@@ -277,6 +283,11 @@ fn main() -> ExitCode {
             Home::from_env()
                 .map_err(Into::into)
                 .and_then(|h| policy::hooks(&h, cmd)),
+        ),
+        Command::Plugin(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| plugin::plugin(&h, cmd)),
         ),
         Command::Doctor(args) => match Home::from_env()
             .map_err(Into::into)

@@ -9,8 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::ctx::Ctx;
 use crate::handlers::{
-    approve, chat, checkpoint, goal, mcp, model, policy, profile, project, provider, schedule,
-    search, session, skill, system, watch, workspace,
+    approve, chat, checkpoint, goal, mcp, model, plugin, policy, profile, project, provider,
+    schedule, search, session, skill, system, watch, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -98,6 +98,10 @@ pub async fn handle(
         Method::SkillList => skill::list(ctx, id).await,
         Method::SkillImport => skill::import(ctx, id, p).await,
         Method::SkillToggle => skill::toggle(ctx, id, p).await,
+        Method::PluginList => plugin::list(ctx, id, p).await,
+        Method::PluginInstall => plugin::install(ctx, id, p).await,
+        Method::PluginToggle => plugin::toggle(ctx, id, p).await,
+        Method::PluginRemove => plugin::remove(ctx, id, p).await,
         Method::UsageGet => model::usage_get(ctx, id, p).await,
         Method::DoctorText => system::doctor_text(ctx, id, p).await,
         Method::DoctorRun => system::doctor_run(ctx, id, p).await,

@@ -19,7 +19,12 @@ pub async fn activate(daemon: &Ctx, restart: bool) {
                     .engine
                     .mcp
                     .set_timeouts(Timeouts::from_settings(&config.mcp));
-                active_specs(&daemon.engine.home, &config, &daemon.current_workspace())
+                let root = daemon.current_workspace();
+                // Trust matters only where the workspace has project plugins.
+                let trusted =
+                    seekclaw_engine::has_project_plugins(&daemon.engine.home, Some(&root))
+                        && seekclaw_engine::workspace_trusted(&daemon.engine.store, &root);
+                active_specs(&daemon.engine.home, &config, &root, trusted)
             },
             restart,
         )

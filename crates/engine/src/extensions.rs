@@ -9,7 +9,7 @@ use seekclaw_agent::{TurnExtras, TurnRuntime};
 use seekclaw_config::{
     Config, Home, McpSettings, State, WorkspaceConfig, read_json_lenient, workspace_config_path,
 };
-use seekclaw_mcp::{Merged, ServerSpec, Timeouts, merge};
+use seekclaw_mcp::{Merged, ServerSpec, Timeouts, merge_with_plugins};
 
 use crate::engine::Engine;
 use crate::extras_cache::{DiskExtras, ExtrasInputs, ReadExtras};
@@ -37,8 +37,24 @@ pub fn mcp_config(
     root: Option<&Path>,
     workspace: Option<&WorkspaceConfig>,
 ) -> Merged {
+    let installed = crate::plugins::installation(home, root, false);
+    mcp_config_with(home, global, root, workspace, &installed)
+}
+
+/// [`mcp_config`] with the servers of these plugins' active ones first.
+fn mcp_config_with(
+    home: &Home,
+    global: &McpSettings,
+    root: Option<&Path>,
+    workspace: Option<&WorkspaceConfig>,
+    plugins: &seekclaw_plugins::Installation,
+) -> Merged {
     let inline = workspace.and_then(|w| w.mcp.as_ref());
-    merge(global, own_workspace(home, root).map(|r| (r, inline)))
+    merge_with_plugins(
+        global,
+        own_workspace(home, root).map(|r| (r, inline)),
+        &crate::plugins::plugin_servers(plugins),
+    )
 }
 
 /// Where a scope's stdio servers run: the workspace root, or the global scratch dir.
@@ -47,10 +63,13 @@ pub fn mcp_cwd(home: &Home, root: Option<&Path>) -> PathBuf {
         .unwrap_or_else(|| home.global_dir())
 }
 
-/// The servers to connect for the daemon's current workspace.
-pub fn active_specs(home: &Home, config: &Config, root: &Path) -> Vec<ServerSpec> {
+/// The servers to connect for the daemon's current workspace (`trusted`:
+/// its project plugins' servers too).
+pub fn active_specs(home: &Home, config: &Config, root: &Path, trusted: bool) -> Vec<ServerSpec> {
     let ws = workspace_config(home, Some(root));
-    mcp_config(home, &config.mcp, Some(root), ws.as_ref()).specs(&mcp_cwd(home, Some(root)))
+    let installed = crate::plugins::installation(home, Some(root), trusted);
+    mcp_config_with(home, &config.mcp, Some(root), ws.as_ref(), &installed)
+        .specs(&mcp_cwd(home, Some(root)))
 }
 
 /// A turn's MCP tools and prompts, its skills section and its prompt files.
@@ -64,14 +83,17 @@ pub fn turn_extras(
     engine
         .mcp
         .set_timeouts(Timeouts::from_settings(&rt.config.mcp));
-    let inputs = ExtrasInputs {
+    let mut inputs = ExtrasInputs {
         root: rt.workspace_root.clone(),
         start: start_below(rt.workspace_root.as_deref(), overrides.start_dir.as_deref()),
         global_mcp: rt.config.mcp.clone(),
         workspace: rt.workspace.clone(),
         instructions: rt.config.instructions.clone(),
+        trusted: false,
     };
     let home = rt.home.clone();
+    // Trust is a store read: asked only of a workspace with project plugins.
+    let project_plugins = crate::plugins::has_project_plugins(&home, inputs.root.as_deref());
     let extra_mcp = overrides.extra_mcp.clone();
     let taken: Vec<String> = rt
         .registry
@@ -79,6 +101,14 @@ pub fn turn_extras(
         .map(|t| t.definition().name.clone())
         .collect();
     async move {
+        if project_plugins && let Some(root) = inputs.root.clone() {
+            let store = engine.store.clone();
+            inputs.trusted = tokio::task::spawn_blocking(move || {
+                crate::plugins::workspace_trusted(&store, &root)
+            })
+            .await
+            .unwrap_or(false);
+        }
         let (mcp, cache) = (&engine.mcp, &engine.extras);
         let disk = match cache.fresh(&inputs) {
             Some(disk) => disk,
@@ -121,15 +151,22 @@ fn start_below(root: Option<&Path>, start: Option<&Path>) -> Option<PathBuf> {
 fn read_disk(home: &Home, inputs: &ExtrasInputs) -> ReadExtras {
     let root = inputs.root.as_deref();
     let ws = inputs.workspace.as_ref();
-    let specs = mcp_config(home, &inputs.global_mcp, root, ws).specs(&mcp_cwd(home, root));
+    let plugins = crate::plugins::installation(home, root, inputs.trusted);
+    let specs =
+        mcp_config_with(home, &inputs.global_mcp, root, ws, &plugins).specs(&mcp_cwd(home, root));
     let (prompt_files, mut sources) = PromptFiles::read_with_sources(&PromptSources {
         home: Some(home.root()),
         workspace: root,
         start: inputs.start.as_deref(),
         instructions: &inputs.instructions,
     });
-    let skills = enabled_skills(home, root, ws);
+    let skills = enabled_skills(home, root, ws, &plugins);
     sources.extend(skills.sources);
+    // Installing, toggling or removing a plugin changes these: the next turn sees it.
+    sources.extend(seekclaw_plugins::sources(
+        home.root(),
+        own_workspace(home, root),
+    ));
     if let Some(own) = own_workspace(home, root) {
         sources.push(seekclaw_mcp::servers_file(own));
     }
@@ -159,6 +196,7 @@ fn enabled_skills(
     home: &Home,
     root: Option<&Path>,
     workspace: Option<&WorkspaceConfig>,
+    plugins: &seekclaw_plugins::Installation,
 ) -> EnabledSkills {
     let root = own_workspace(home, root);
     let ws_disabled = workspace
@@ -169,14 +207,17 @@ fn enabled_skills(
         .ok()
         .flatten()
         .unwrap_or_default();
-    let entries = seekclaw_skills::list(
+    let plugin_skills = crate::plugins::plugin_skills(plugins);
+    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root);
+    sources.extend(plugin_skills.iter().map(|s| s.prompt_path.clone()));
+    let entries = seekclaw_skills::list_with(
         &home.skills_dir(),
         root,
+        plugin_skills,
         state.disabled_skills.keys(),
         &ws_disabled,
     );
     let enabled = seekclaw_skills::enabled(&entries);
-    let mut sources = seekclaw_skills::sources(&home.skills_dir(), root);
     sources.push(home.state_path());
     EnabledSkills {
         prompt: seekclaw_skills::prompt_section(&enabled),

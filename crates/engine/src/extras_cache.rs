@@ -49,6 +49,8 @@ pub struct ExtrasInputs {
     pub global_mcp: McpSettings,
     pub workspace: Option<WorkspaceConfig>,
     pub instructions: InstructionSettings,
+    /// The workspace is trusted (its project plugins take part).
+    pub trusted: bool,
 }
 
 impl ExtrasInputs {
@@ -177,6 +179,7 @@ mod tests {
 
     fn inputs(root: &Path) -> ExtrasInputs {
         ExtrasInputs {
+            trusted: false,
             root: Some(root.to_path_buf()),
             start: None,
             global_mcp: McpSettings::default(),

@@ -24,6 +24,7 @@ mod line_writer;
 mod local;
 mod mcp_check;
 mod notices;
+mod plugins;
 mod policy;
 mod preflight;
 mod roots;
@@ -56,6 +57,10 @@ pub use jobs::{NoticeDelivery, SessionJobs, SessionNotice};
 pub use launcher::{TurnHandle, TurnOrigin, TurnOverrides, TurnRequest};
 pub use line_writer::spawn_line_writer;
 pub use mcp_check::{McpCheck, McpCheckOptions, ServerCheck, check_mcp, find_mcp_server};
+pub use plugins::{
+    has_project_plugins, installation as plugin_installation, plugin_skills, plugin_view,
+    plugin_views, workspace_trusted,
+};
 pub use policy::{HookSessions, PolicyCache, PolicyView};
 pub use preflight::pin as pin_model;
 pub use roots::RootCache;

@@ -516,9 +516,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
 /// Whether `root` is (inside) a registered project: the trust the terminal
 /// UI asks for and a daemon client gives with `project.upsert`. Blocking.
 fn trusted(store: &seekclaw_store::Store, root: &Path) -> bool {
-    store
-        .list_projects()
-        .is_ok_and(|list| list.iter().any(|p| root.starts_with(&p.path)))
+    crate::plugins::workspace_trusted(store, root)
 }
 
 /// What a session is told once when its workspace's hooks do not run.

@@ -20,6 +20,6 @@ pub use client::{Caller, Connection, Options};
 pub use error::McpError;
 pub use manager::{McpManager, TurnMcp};
 pub use spec::{
-    Merged, ServerEntry, ServerListing, ServerSpec, ServerStatus, Source, Timeouts, Transport,
-    merge, servers_file, transport_of,
+    Merged, PluginServer, ServerEntry, ServerListing, ServerSpec, ServerStatus, Source, Timeouts,
+    Transport, merge, merge_with_plugins, servers_file, transport_of,
 };

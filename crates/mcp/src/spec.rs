@@ -23,14 +23,21 @@ pub enum Source {
     ServersFile,
     /// The workspace's own config file.
     WorkspaceConfig,
+    /// An installed plugin's `.mcp.json` (`project`: a project plugin).
+    Plugin {
+        /// Installed in the workspace rather than for the user.
+        project: bool,
+    },
 }
 
 impl Source {
     /// The wire `scope`.
     pub fn scope(self) -> &'static str {
         match self {
-            Source::GlobalConfig => "global",
-            Source::ServersFile | Source::WorkspaceConfig => "workspace",
+            Source::GlobalConfig | Source::Plugin { project: false } => "global",
+            Source::ServersFile | Source::WorkspaceConfig | Source::Plugin { project: true } => {
+                "workspace"
+            }
         }
     }
 }
@@ -173,6 +180,21 @@ pub fn read_servers_file(path: &Path) -> Result<Option<BTreeMap<String, McpServe
 
 /// Merges the sources of one scope; `workspace` is `None` for the global scope.
 pub fn merge(global: &McpSettings, workspace: Option<(&Path, Option<&McpSettings>)>) -> Merged {
+    merge_with_plugins(global, workspace, &[])
+}
+
+/// A server an active plugin brings: its namespaced name
+/// (`plugin_<plugin>_<server>`), its entry, and whether the plugin is a
+/// project's.
+pub type PluginServer = (String, McpServer, bool);
+
+/// [`merge`] with the servers of active plugins first: the user's own
+/// configuration can still override one by its name.
+pub fn merge_with_plugins(
+    global: &McpSettings,
+    workspace: Option<(&Path, Option<&McpSettings>)>,
+    plugins: &[PluginServer],
+) -> Merged {
     let mut by_name: BTreeMap<String, ServerEntry> = BTreeMap::new();
     let mut problems = Vec::new();
     let mut put = |name: &str, config: &McpServer, source: Source| {
@@ -184,6 +206,9 @@ pub fn merge(global: &McpSettings, workspace: Option<(&Path, Option<&McpSettings
         };
         by_name.insert(name.to_string(), entry);
     };
+    for (name, config, project) in plugins {
+        put(name, config, Source::Plugin { project: *project });
+    }
     for (name, config) in &global.servers {
         put(name, config, Source::GlobalConfig);
     }

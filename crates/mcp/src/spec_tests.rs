@@ -801,3 +801,35 @@ fn transport_managed_headers_are_refused() {
     };
     assert!(transport_of("r", &fine).is_ok());
 }
+
+#[test]
+fn plugin_servers_join_the_merge_and_user_config_overrides_them() {
+    let plugin = McpServer {
+        command: Some("python3".into()),
+        ..McpServer::default()
+    };
+    let mut global = McpSettings::default();
+    global.servers.insert(
+        "plugin_demo_b".into(),
+        McpServer {
+            command: Some("override".into()),
+            ..McpServer::default()
+        },
+    );
+    let merged = merge_with_plugins(
+        &global,
+        None,
+        &[
+            ("plugin_demo_a".into(), plugin.clone(), false),
+            ("plugin_demo_b".into(), plugin, true),
+        ],
+    );
+    let a = &merged.servers[0];
+    assert_eq!(a.name, "plugin_demo_a");
+    assert_eq!(a.source, Source::Plugin { project: false });
+    assert_eq!(a.source.scope(), "global");
+    let b = &merged.servers[1];
+    assert_eq!(b.source, Source::GlobalConfig);
+    assert_eq!(b.config.command.as_deref(), Some("override"));
+    assert_eq!(Source::Plugin { project: true }.scope(), "workspace");
+}

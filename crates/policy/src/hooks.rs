@@ -102,6 +102,8 @@ pub struct HookCommand {
     pub file: PathBuf,
     /// Whether it runs (a workspace's hooks need trust and approval).
     pub active: bool,
+    /// A plugin's hook: its folder, `CLAUDE_PLUGIN_ROOT` in the hook's environment.
+    pub plugin_root: Option<PathBuf>,
 }
 
 impl HookCommand {
@@ -302,6 +304,7 @@ fn read_group(
             layer,
             file: file.to_path_buf(),
             active: true,
+            plugin_root: None,
         });
     }
 }

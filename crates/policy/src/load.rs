@@ -112,6 +112,7 @@ impl Policy {
                 read_rules(perms, (layer, &file), &bases, &mut p.problems, &mut rules);
             }
         }
+        plugin_hooks(scope, &mut p, &mut workspace_hooks);
         p.hooks_hash = (!workspace_hooks.is_empty()).then(|| hash_hooks(&workspace_hooks));
         p.hooks_approved = match (&p.hooks_hash, scope.workspace) {
             (None, _) => true,
@@ -127,6 +128,34 @@ impl Policy {
         }
         p.rules = Rules::new(rules);
         p
+    }
+}
+
+/// The hooks of enabled plugins: a user plugin's join the user layer, a
+/// project plugin's the workspace layer, where they are hashed with the
+/// workspace's own and run only where it is trusted and the set approved.
+fn plugin_hooks(
+    scope: &Scope<'_>,
+    p: &mut Policy,
+    workspace_hooks: &mut Vec<crate::hooks::HookCommand>,
+) {
+    let installed =
+        seekclaw_plugins::Installation::read(scope.home.root(), scope.workspace, scope.trusted);
+    for (plugin_scope, plugin) in installed.enabled() {
+        let Some(hooks) = &plugin.hooks else { continue };
+        let file = seekclaw_plugins::hooks_path(&plugin.root);
+        let layer = match plugin_scope {
+            seekclaw_plugins::Scope::User => Layer::User,
+            seekclaw_plugins::Scope::Project => Layer::Workspace,
+        };
+        let mut read = read_hooks(hooks, layer, &file, &mut p.problems);
+        for hook in &mut read {
+            hook.plugin_root = Some(plugin.root.clone());
+        }
+        if layer == Layer::Workspace {
+            workspace_hooks.extend(read.iter().cloned());
+        }
+        p.hooks.extend(read);
     }
 }
 
@@ -146,6 +175,10 @@ pub fn source_files(scope: &Scope<'_>) -> Vec<PathBuf> {
         files.push(ws.join(".claude").join("settings.json"));
         files.push(ws.join(".claude").join("settings.local.json"));
     }
+    files.extend(seekclaw_plugins::sources(
+        scope.home.root(),
+        scope.workspace,
+    ));
     files
 }
 

@@ -97,6 +97,11 @@ pub async fn run_hook(hook: &HookCommand, input: &Value, cx: &HookContext) -> Ho
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some(root) = &hook.plugin_root {
+        // Scripts of Claude Code plugins read it, not only their command line.
+        cmd.env("CLAUDE_PLUGIN_ROOT", root)
+            .env("SEEKCLAW_PLUGIN_ROOT", root);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {

@@ -94,6 +94,9 @@ pub enum Capability {
     /// `permissions` (ours, additive): `permissions.check`, and the
     /// `allow_always` decision of `agent.approve`.
     Permissions,
+    /// `plugins` (ours, additive): `plugin.list`, `plugin.install`,
+    /// `plugin.toggle`, `plugin.remove`.
+    Plugins,
 }
 
 /// Every capability with its wire name, in the order clients expect.
@@ -128,6 +131,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::Checkpoints, "checkpoints"),
     (Capability::Hooks, "hooks"),
     (Capability::Permissions, "permissions"),
+    (Capability::Plugins, "plugins"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -496,6 +500,14 @@ method_table! {
         (PermissionsCheckParams => json(PermissionCheckView));
     SessionEnd => "session.end" [] Task [Hooks]
         (SessionEndParams => text_matching("`ended`: its `SessionEnd` hooks run now; `not open`: no turn of it ran since the daemon started (or it ended already).", "^(ended|not open)$"));
+    PluginList => "plugin.list" [] Task [Plugins]
+        (PluginListParams => json(Vec<PluginView>));
+    PluginInstall => "plugin.install" [] Task [Plugins]
+        (PluginInstallParams => json(PluginView));
+    PluginToggle => "plugin.toggle" [] Exclusive [Plugins]
+        (PluginToggleParams => json(Vec<PluginView>));
+    PluginRemove => "plugin.remove" [] Exclusive [Plugins]
+        (PluginRemoveParams => json(Vec<PluginView>));
 }
 
 /// The `protocol.info` document.
@@ -695,6 +707,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 81);
+        assert_eq!(info.methods.len(), 85);
     }
 }

@@ -90,6 +90,13 @@ pub fn hooks_off(trusted: bool, commands: &[&str]) -> String {
     )
 }
 
+/// Why a project plugin is not installed in an untrusted workspace.
+pub fn plugin_untrusted(workspace: &str) -> String {
+    format!(
+        "{workspace} is not a trusted project, and a project's plugins run only where it is: open `seekclaw` in it once and choose to trust it (an app trusts a folder by adding it as a project), or install the plugin for yourself (without --project)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -147,7 +147,40 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
+    list_with(
+        global_dir,
+        workspace_root,
+        Vec::new(),
+        global_disabled,
+        workspace_disabled,
+    )
+}
+
+/// A plugin's skill folder as a skill named `name` (`plugin:skill`): its
+/// own declared name gives way to the namespaced one.
+pub fn plugin_skill(name: &str, dir: &Path, scope: SkillScope) -> Option<Skill> {
+    let mut skill = load_skill(dir, scope)?;
+    skill.name = name.to_string();
+    Some(skill)
+}
+
+/// [`list`] plus the skills active plugins bring ([`plugin_skill`]); their
+/// `plugin:` names never shadow a skill of the roots, nor are shadowed.
+pub fn list_with<I, S>(
+    global_dir: &Path,
+    workspace_root: Option<&Path>,
+    plugin_skills: Vec<Skill>,
+    global_disabled: I,
+    workspace_disabled: &[String],
+) -> Vec<SkillEntry>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
     let mut merged: BTreeMap<String, Skill> = BTreeMap::new();
+    for skill in plugin_skills {
+        merged.insert(fold(&skill.name), skill);
+    }
     for skill in discover(global_dir, SkillScope::Global) {
         merged.insert(fold(&skill.name), skill);
     }
@@ -213,6 +246,21 @@ mod tests {
     }
 
     const NONE: [&str; 0] = [];
+
+    #[test]
+    fn plugin_skills_are_namespaced_and_toggle_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let global = tmp.path().join("g");
+        write(&global, "tabs/prompt.txt", "global tabs");
+        let dir = tmp.path().join("plugin/skills/tabs");
+        write(&dir, "SKILL.md", "---\nname: tabs\n---\nplugin tabs");
+        let skill = plugin_skill("demo:tabs", &dir, SkillScope::Global).unwrap();
+        let entries = list_with(&global, None, vec![skill.clone()], NONE, &[]);
+        assert_eq!(names(&entries), ["demo:tabs", "tabs"]);
+        assert_eq!(entries[0].skill.text, "plugin tabs");
+        let off = list_with(&global, None, vec![skill], ["demo:tabs"], &[]);
+        assert!(!off[0].enabled);
+    }
 
     #[test]
     fn missing_roots_have_no_skills() {

@@ -20,7 +20,8 @@ mod skill;
 
 pub use archive::{MAX_ARCHIVE_BYTES, MAX_ARCHIVE_ENTRIES};
 pub use catalog::{
-    SkillEntry, SkillListing, discover, enabled, list, sources, workspace_skills_dir,
+    SkillEntry, SkillListing, discover, enabled, list, list_with, plugin_skill, sources,
+    workspace_skills_dir,
 };
 pub use error::ImportError;
 pub use import::import;

@@ -91,6 +91,8 @@ async fn try_act(
                 .await?;
             app.reset(Some(sid.clone()));
             app.notice(format!("New session {sid}."));
+            // Plugins installed or switched meanwhile: their commands now.
+            crate::commands::load_plugin_commands(conn, scope, app).await;
         }
         Action::ListSessions => {
             let global = matches!(scope, Scope::Global);
@@ -112,6 +114,7 @@ async fn try_act(
         Action::LoadCatalog => {
             let catalog = catalog(conn).await?;
             app.set_catalog(&catalog);
+            crate::commands::load_plugin_commands(conn, scope, app).await;
         }
         Action::Resume(id) => {
             let choice = crate::SessionChoice::Id(id);

@@ -282,6 +282,8 @@ pub struct App {
     pub expand_diffs: bool,
     /// Highlights code blocks; loads its syntaxes on first use.
     pub highlighter: crate::highlight::Highlighter,
+    /// The enabled plugins' prompts (`/plugin:command`), from `plugin.list`.
+    pub plugin_commands: Vec<crate::commands::PluginPrompt>,
     /// `model.catalog` prices per model ref (USD per 1M input, output tokens).
     pub prices: Option<std::collections::HashMap<String, (f64, f64)>>,
     /// Tokens (input, output) per model ref, for the cost; `""` is a loaded

@@ -1,6 +1,9 @@
 //! The slash commands typed at the prompt: `/name [argument]` into an action,
 //! and the help text that lists them. One place to add a command.
 
+use seekclaw_protocol::api::{PluginListParams, PluginView};
+use seekclaw_protocol::method;
+
 use crate::app::{Action, App};
 
 const HELP: &str = "Keys: Enter sends (while a turn runs: steers it) · Ctrl-J or Alt-Enter: newline · \
@@ -25,7 +28,7 @@ impl App {
         match (name, arg.trim()) {
             ("quit" | "exit" | "q", _) => self.request_quit(),
             ("help" | "?", _) => {
-                self.notice(HELP);
+                self.notice(help(&self.plugin_commands));
                 None
             }
             ("new" | "sessions" | "resume", _) if busy => {
@@ -77,10 +80,120 @@ impl App {
                 None
             }
             ("resume", id) => Some(Action::Resume(id.to_string())),
+            (name, arg) if let Some(p) = self.plugin_command(name) => {
+                // A plugin's prompt is a message like any other, `$ARGUMENTS` filled in.
+                let text = p.body.replace("$ARGUMENTS", arg);
+                if busy {
+                    self.pending_steers.push(text.clone());
+                    return Some(Action::Steer(text));
+                }
+                Some(Action::Chat(text))
+            }
             _ => {
                 self.error(format!("Unknown command /{name}; /help lists them."));
                 None
             }
         }
+    }
+}
+
+/// A prompt an enabled plugin brings: `/plugin:name [arguments]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginPrompt {
+    /// `plugin:name`, as typed after `/`.
+    pub command: String,
+    /// One line, possibly empty.
+    pub description: String,
+    /// The prompt; `$ARGUMENTS` stands for what follows the command.
+    pub body: String,
+}
+
+impl PluginPrompt {
+    /// The prompts of the active plugins of a `plugin.list`.
+    pub fn from_views(views: &[PluginView]) -> Vec<PluginPrompt> {
+        views
+            .iter()
+            .filter(|v| v.active)
+            .flat_map(|v| {
+                v.commands.iter().map(|c| PluginPrompt {
+                    command: format!("{}:{}", v.name, c.name),
+                    description: c.description.clone(),
+                    body: c.body.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+impl App {
+    fn plugin_command(&self, name: &str) -> Option<PluginPrompt> {
+        self.plugin_commands
+            .iter()
+            .find(|p| p.command == name)
+            .cloned()
+    }
+}
+
+/// The help text with the plugins' commands, one a line.
+fn help(plugins: &[PluginPrompt]) -> String {
+    let mut text = HELP.to_string();
+    if !plugins.is_empty() {
+        text.push_str("\nPlugin commands:");
+        for p in plugins {
+            text.push_str(&format!("\n          /{}  {}", p.command, p.description));
+        }
+    }
+    text
+}
+
+/// Asks the daemon for the plugins' commands (an older daemon has none).
+pub(crate) async fn load_plugin_commands(
+    conn: &crate::client::Connection,
+    scope: &crate::Scope,
+    app: &mut App,
+) {
+    let workspace = match scope {
+        crate::Scope::Workspace(dir) => Some(dir.display().to_string()),
+        crate::Scope::Global => None,
+    };
+    if let Ok(views) = conn
+        .call::<method::PluginList>(&PluginListParams { workspace })
+        .await
+    {
+        app.plugin_commands = PluginPrompt::from_views(&views);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app_with_review() -> App {
+        let mut app = App::default();
+        app.plugin_commands = vec![PluginPrompt {
+            command: "demo:review".into(),
+            description: "Review the named files".into(),
+            body: "Review $ARGUMENTS for bugs.".into(),
+        }];
+        app
+    }
+
+    #[test]
+    fn a_plugin_command_sends_its_body_with_the_arguments() {
+        let mut app = app_with_review();
+        match app.command("demo:review src/main.rs") {
+            Some(Action::Chat(text)) => assert_eq!(text, "Review src/main.rs for bugs."),
+            other => panic!("{other:?}"),
+        }
+        assert!(app.command("demo:nope").is_none());
+    }
+
+    #[test]
+    fn help_lists_the_plugin_commands() {
+        let text = help(&app_with_review().plugin_commands);
+        assert!(
+            text.contains("/demo:review  Review the named files"),
+            "{text}"
+        );
     }
 }

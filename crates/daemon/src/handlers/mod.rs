@@ -6,6 +6,7 @@ pub mod checkpoint;
 pub mod goal;
 pub mod mcp;
 pub mod model;
+pub mod plugin;
 pub mod policy;
 pub mod profile;
 pub mod project;

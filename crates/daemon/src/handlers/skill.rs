@@ -28,8 +28,20 @@ async fn entries(daemon: &Ctx) -> Result<Vec<SkillEntry>, MethodError> {
         .into_keys()
         .collect();
     let global = daemon.engine.home.skills_dir();
+    let (home, store) = (daemon.engine.home.clone(), daemon.engine.store.clone());
     tokio::task::spawn_blocking(move || {
-        seekclaw_skills::list(&global, own.as_deref(), disabled, &ws_disabled)
+        // Active plugins' skills are listed (and toggled) as `plugin:skill`.
+        let trusted = seekclaw_engine::has_project_plugins(&home, Some(&root))
+            && seekclaw_engine::workspace_trusted(&store, &root);
+        let installed = seekclaw_engine::plugin_installation(&home, Some(&root), trusted);
+        let plugin_skills = seekclaw_engine::plugin_skills(&installed);
+        seekclaw_skills::list_with(
+            &global,
+            own.as_deref(),
+            plugin_skills,
+            disabled,
+            &ws_disabled,
+        )
     })
     .await
     .map_err(|e| MethodError::internal(e.to_string()))

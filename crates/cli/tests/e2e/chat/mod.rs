@@ -13,6 +13,7 @@ mod mcp_login;
 mod models;
 mod on_demand;
 mod pickers;
+mod plugins;
 mod provider_add;
 mod quit;
 mod resume;

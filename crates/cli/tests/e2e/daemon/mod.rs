@@ -24,6 +24,7 @@ mod jobs;
 mod lifecycle;
 pub(crate) mod mcp;
 mod mcp_oauth;
+mod plugins;
 mod projects;
 mod protocol;
 mod providers;
