@@ -215,7 +215,7 @@ impl Expander<'_> {
                     continue;
                 };
                 self.seen.insert(canonical.clone());
-                imports.push(target.clone());
+                imports.push(seekclaw_config::normalize_path(&target, dir));
                 stack.push(canonical);
                 let body = self.expand(&body, &target, stack, imports);
                 stack.pop();
@@ -257,10 +257,10 @@ fn import_tokens(line: &str) -> Vec<&str> {
 /// Where an import token points: `~/x` under the user's home, an absolute
 /// path as is, anything else relative to the importing file's folder.
 fn resolve(dir: &Path, token: &str) -> PathBuf {
-    if let Some(rest) = token.strip_prefix("~/") {
-        if let Some(home) = seekclaw_config::user_home() {
-            return home.join(rest);
-        }
+    if let Some(rest) = token.strip_prefix("~/")
+        && let Some(home) = seekclaw_config::user_home()
+    {
+        return home.join(rest);
     }
     let path = Path::new(token);
     if path.is_absolute() {

@@ -148,7 +148,7 @@ fn imports_are_expanded_once_confined_and_without_cycles() {
     );
     assert_eq!(
         i.files[0].imports,
-        [t.ws.join("docs/style.md"), t.ws.join("docs/./more.md")]
+        [t.ws.join("docs/style.md"), t.ws.join("docs/more.md")]
     );
 }
 

@@ -178,10 +178,8 @@ pub fn system_prompt(input: &PromptInput) -> String {
     if let Some(section) = instructions_section(&files.instructions, in_workspace) {
         slots.push(Cow::Owned(section));
     }
-    if in_workspace {
-        if let Some(memory) = files.memory.as_deref().map(memory_section) {
-            slots.push(Cow::Owned(memory));
-        }
+    if in_workspace && let Some(memory) = files.memory.as_deref().map(memory_section) {
+        slots.push(Cow::Owned(memory));
     }
     if let Some(skills) = input.skills.map(str::trim).filter(|s| !s.is_empty()) {
         slots.push(Cow::Borrowed(skills));

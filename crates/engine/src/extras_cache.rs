@@ -53,9 +53,12 @@ pub struct ExtrasInputs {
     pub trusted: bool,
 }
 
+/// What the cache keeps an outcome under: a scope (its root), seen from one
+/// folder below it.
+type ScopeKey = (Option<PathBuf>, Option<PathBuf>);
+
 impl ExtrasInputs {
-    /// What the cache keeps an outcome under: a scope, seen from one folder.
-    fn key(&self) -> (Option<PathBuf>, Option<PathBuf>) {
+    fn key(&self) -> ScopeKey {
         (self.root.clone(), self.start.clone())
     }
 }
@@ -70,7 +73,7 @@ pub struct ReadExtras {
 /// Shared by the daemon's turns; cheap to clone.
 #[derive(Clone, Default)]
 pub struct ExtrasCache {
-    entries: Arc<Mutex<HashMap<(Option<PathBuf>, Option<PathBuf>), Arc<Entry>>>>,
+    entries: Arc<Mutex<HashMap<ScopeKey, Arc<Entry>>>>,
 }
 
 struct Entry {

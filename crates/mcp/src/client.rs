@@ -170,19 +170,23 @@ impl Connection {
         let stop = CancellationToken::new();
         // One deadline for starting, initializing and discovering together.
         let deadline = tokio::time::Instant::now() + timeout;
-        let started =
-            match tokio::time::timeout_at(deadline, start(spec, handler, &stderr, options.auth.as_ref())).await {
-                Ok(Ok(started)) => started,
-                Ok(Err(e)) => return Err(e),
-                Err(_) => {
-                    return Err(McpError::Timeout(format!(
-                        "MCP server '{}' did not initialize within {}s{}",
-                        spec.name,
-                        timeout.as_secs(),
-                        stderr_suffix(&stderr)
-                    )));
-                }
-            };
+        let started = match tokio::time::timeout_at(
+            deadline,
+            start(spec, handler, &stderr, options.auth.as_ref()),
+        )
+        .await
+        {
+            Ok(Ok(started)) => started,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                return Err(McpError::Timeout(format!(
+                    "MCP server '{}' did not initialize within {}s{}",
+                    spec.name,
+                    timeout.as_secs(),
+                    stderr_suffix(&stderr)
+                )));
+            }
+        };
         let Started { service, pgid } = started;
         let peer = service.peer().clone();
         let (ended_tx, ended) = oneshot::channel();

@@ -8,6 +8,9 @@ pub enum PluginError {
     /// The source names nothing we can install.
     #[error("no plugin at '{0}': expected a folder, a git URL, owner/repo or NAME@MARKETPLACE")]
     UnknownSource(String),
+    /// A source written as a path names no folder.
+    #[error("no such folder: {}", .0.display())]
+    NoSuchFolder(PathBuf),
     /// The folder has no usable manifest or layout.
     #[error("'{path}' is not a plugin: {reason}")]
     NotAPlugin {

@@ -32,7 +32,10 @@ pub fn parse_source(text: &str, home_root: &Path, cwd: &Path) -> Result<Source, 
     if gitish {
         return Ok(Source::Git(text.to_string()));
     }
-    let path = cwd.join(text);
+    let path = match text.strip_prefix("~/").zip(std::env::var_os("HOME")) {
+        Some((rest, home)) => PathBuf::from(home).join(rest),
+        None => cwd.join(text),
+    };
     if path.is_dir() {
         return Ok(Source::Path(path));
     }
@@ -42,6 +45,10 @@ pub fn parse_source(text: &str, home_root: &Path, cwd: &Path) -> Result<Source, 
         && !name.contains('/')
     {
         return marketplace::resolve(home_root, name, market);
+    }
+    // Written as a path (`./x`, `../x`, `/x`, `~/x`): a folder that is not there.
+    if text.starts_with(['.', '/', '~']) {
+        return Err(PluginError::NoSuchFolder(path));
     }
     if let Some((owner, repo)) = text.split_once('/')
         && !owner.is_empty()

@@ -18,8 +18,9 @@ typing starts a reason (Enter rejects with it, Esc goes back)\n\
 Commands: /new  /sessions (picker: type to search, Tab: workspace/global, Ctrl-A: archived)\n\
           /resume ID  /model [REF] (this session)  /model default REF  /mode [NAME]\n\
           /compact  /copy  /rewind (or Esc Esc on an empty prompt)  /fork\n\
-          /reasoning LEVEL  /goal [TEXT|clear]  /mcp [login|logout NAME]  /hooks [approve]  /usage  /doctor  /help  /quit\n\
-          /init (a starter AGENTS.md)  /memory (AGENTS.md files and MEMORY.md in $EDITOR)";
+          /reasoning LEVEL  /goal [TEXT|clear]  /usage  /doctor  /help  /quit\n\
+          /mcp [login|logout NAME]  /hooks [approve]  /init (a starter AGENTS.md)\n\
+          /memory (the AGENTS.md files and MEMORY.md in $EDITOR)";
 
 impl App {
     pub(crate) fn command(&mut self, command: &str) -> Option<Action> {
