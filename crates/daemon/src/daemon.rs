@@ -17,6 +17,8 @@ use crate::state::Daemon;
 
 /// How long shutdown waits for connections to flush before cutting them off.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How long after listening the MCP servers start connecting.
+const MCP_START_GRACE: Duration = Duration::from_millis(150);
 
 /// What `seekclaw daemon` was started with.
 #[derive(Debug, Clone)]
@@ -68,9 +70,15 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
         tracing::info!(idle = ?delay, "on demand: exits when no client is left");
         crate::idle_exit::start(&daemon.ctx, delay);
     }
-    // MCP servers connect after we listen: a slow server never delays clients.
+    // MCP servers (configured or a plugin's) connect after we listen, and a
+    // moment later: a slow server never delays clients, and starting their
+    // processes does not compete with the first client's requests for the CPU.
+    // A turn in between connects what it needs itself.
     let starting = daemon.clone();
-    tokio::spawn(async move { crate::extensions::activate(&starting.ctx, false).await });
+    tokio::spawn(async move {
+        tokio::time::sleep(MCP_START_GRACE).await;
+        crate::extensions::activate(&starting.ctx, false).await
+    });
     serve(&daemon, endpoint).await
 }
 

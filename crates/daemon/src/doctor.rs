@@ -68,6 +68,7 @@ pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
         checks.push(failover_check(daemon, &config, root));
     }
     checks.push(memory_check(root));
+    checks.push(instructions_check(daemon.engine.home.root(), root, &config));
     checks.extend(crate::doctor_policy::checks(daemon, root).await);
     for (name, health) in [
         ("config.json", &status.config),
@@ -247,6 +248,36 @@ fn memory_check(root: &Path) -> Check {
             "no memory file (optional: `seekclaw init` creates .seekclaw/memory/MEMORY.md; notes there reach every turn)",
         ),
     }
+}
+
+/// The instruction files a turn at the workspace root reads (the user's and
+/// the root's; a turn started deeper adds its folders').
+fn instructions_check(home: &Path, root: &Path, config: &Config) -> Check {
+    const NAME: &str = "Instruction Files";
+    let names = config.instructions.names();
+    let mut looked_at = Vec::new();
+    let found =
+        seekclaw_config::instruction_paths(Some(home), Some(root), None, &names, &mut looked_at);
+    if found.is_empty() {
+        return info(
+            NAME,
+            "none at the workspace root or in the home (optional: `seekclaw init --agents` writes a starter AGENTS.md from the project)",
+        );
+    }
+    let bytes: u64 = found
+        .iter()
+        .filter_map(|f| std::fs::metadata(&f.path).ok())
+        .map(|m| m.len())
+        .sum();
+    let labels: Vec<&str> = found.iter().map(|f| f.label.as_str()).collect();
+    ok(
+        NAME,
+        format!(
+            "{} ({bytes} bytes of instructions.maxBytes {}; folders below the root add their own)",
+            labels.join(", "),
+            config.instructions.budget()
+        ),
+    )
 }
 
 fn provider_config(config: &Config, file: &FileHealth) -> Check {

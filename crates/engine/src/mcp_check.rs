@@ -59,9 +59,19 @@ impl McpCheck {
     }
 }
 
-/// Validates and connects the servers of the scope `opts` names; each server
-/// gets its whole connect timeout (`mcp.connectTimeoutSeconds`).
-pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, EngineError> {
+/// The scope's root, the config, and its merged servers (the configured ones
+/// and the user's active plugins').
+fn scope_config(
+    home: &Home,
+    opts: &McpCheckOptions,
+) -> Result<
+    (
+        Option<PathBuf>,
+        seekclaw_config::Config,
+        seekclaw_mcp::Merged,
+    ),
+    EngineError,
+> {
     let root = if opts.global {
         None
     } else {
@@ -70,6 +80,13 @@ pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, 
     let config = ConfigService::new(home.clone()).load();
     let ws = workspace_config(home, root.as_deref());
     let merged = mcp_config(home, &config.mcp, root.as_deref(), ws.as_ref());
+    Ok((root, config, merged))
+}
+
+/// Validates and connects the servers of the scope `opts` names; each server
+/// gets its whole connect timeout (`mcp.connectTimeoutSeconds`).
+pub async fn check_mcp(home: &Home, opts: &McpCheckOptions) -> Result<McpCheck, EngineError> {
+    let (root, config, merged) = scope_config(home, opts)?;
     let cwd = mcp_cwd(home, root.as_deref());
     // Global servers run in the global scratch folder, which a fresh home lacks.
     home.ensure()
@@ -115,14 +132,7 @@ pub fn find_mcp_server(
     opts: &McpCheckOptions,
     name: &str,
 ) -> Result<seekclaw_mcp::ServerEntry, EngineError> {
-    let root = if opts.global {
-        None
-    } else {
-        Some(local_root(home, &opts.cwd, opts.workspace.as_deref())?)
-    };
-    let config = ConfigService::new(home.clone()).load();
-    let ws = workspace_config(home, root.as_deref());
-    let merged = mcp_config(home, &config.mcp, root.as_deref(), ws.as_ref());
+    let (_, _, merged) = scope_config(home, opts)?;
     let known: Vec<&str> = merged.servers.iter().map(|e| e.name.as_str()).collect();
     merged
         .servers

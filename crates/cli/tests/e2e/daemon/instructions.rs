@@ -294,4 +294,20 @@ fn run_reads_the_files_down_to_its_working_folder() {
     let order = positions(&system, &["ROOT-AGENTS", "SRC-RULES"]);
     assert!(order[0] < order[1], "{system}");
     assert!(!system.contains("SRC-AGENTS-HIDDEN"), "{system}");
+    // `doctor` names the root's files and the budget.
+    let out = Command::new(bin())
+        .arg("doctor")
+        .current_dir(&ws)
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.contains("Instruction Files"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains("AGENTS.md (11 bytes of instructions.maxBytes 65536"),
+        "{row}"
+    );
 }
