@@ -309,6 +309,9 @@ mod tests {
             HooksOff {
                 content: s("hooks of this workspace are off"),
             },
+            InstructionsCut {
+                content: s("The instruction files exceed instructions.maxBytes"),
+            },
         ]
     }
 
