@@ -454,7 +454,7 @@ pub struct McpServer {
 
 /// `mcp.servers.X.oauth`: for authorization servers without dynamic client
 /// registration, or to pin scopes or the redirect port.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct McpOAuth {
     /// A pre-registered client id (else dynamic registration).
@@ -470,6 +470,9 @@ pub struct McpOAuth {
     /// (else a random one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redirect_port: Option<u16>,
+    /// Unknown keys of `oauth`, kept so a newer config round-trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 impl Default for McpServer {

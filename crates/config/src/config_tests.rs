@@ -363,3 +363,19 @@ fn a_model_may_be_written_as_its_bare_id_and_a_bad_field_inside_keeps_its_path()
     );
     assert_eq!(loaded.value.providers[0].models.len(), 2);
 }
+
+#[test]
+fn an_oauth_block_keeps_its_unknown_keys() {
+    let config = load(
+        r#"{"mcp": {"servers": {"corp": {"transport": "http", "url": "https://x.example/mcp",
+            "oauth": {"clientId": "sc", "audience": "api://corp"}}}}}"#,
+    );
+    let server = &config.mcp.servers["corp"];
+    let oauth = server.oauth.as_ref().unwrap();
+    assert_eq!(oauth.client_id.as_deref(), Some("sc"));
+    let mut unknown = Vec::new();
+    crate::UnknownFields::unknown_fields(&config, "", &mut unknown);
+    assert_eq!(unknown, ["mcp.servers.corp.oauth.audience"]);
+    let saved = save_and_read(&config);
+    assert!(saved.contains("\"audience\": \"api://corp\""), "{saved}");
+}

@@ -110,6 +110,9 @@ impl UnknownFields for McpSettings {
 impl UnknownFields for McpServer {
     fn unknown_fields(&self, at: &str, out: &mut Vec<String>) {
         extra(&self.extra, at, out);
+        if let Some(oauth) = &self.oauth {
+            extra(&oauth.extra, &join(at, "oauth"), out);
+        }
     }
 }
 

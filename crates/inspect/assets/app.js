@@ -490,7 +490,7 @@
     for (const v of log.views || []) {
       messages = messages.slice(0, v.keep).concat(v.add.map(filled));
       if (v.seq !== seq) continue;
-      return { seq, systemPrompt: log.systemPrompt, systemTokens: log.systemTokens, tools: log.tools, toolTokens: log.toolTokens,
+      return { seq, systemPrompt: log.systemPrompt, systemTokens: log.systemTokens, tools: log.tools, toolTokens: log.toolTokens, instructionFiles: log.instructionFiles,
         messages, estimatedTokens: log.systemTokens + log.toolTokens + v.messageTokens };
     }
     return null;

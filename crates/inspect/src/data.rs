@@ -382,5 +382,17 @@ mod tests {
         assert_eq!(roles, ["user", "assistant", "tool", "user"]);
         assert!(view["messages"][2]["seq"].is_null());
         assert_eq!(view["messages"][2]["isError"], true);
+        assert!(view.get("instructionFiles").is_none());
+
+        // A turn that recorded its instruction files: the model view lists them.
+        let files = r#"[{"path":"/w/AGENTS.md","label":"AGENTS.md","bytes":5,"truncated":false}]"#;
+        let record = seekclaw_store::ContextRecord {
+            prompt: "You are.",
+            tools: Some("[]"),
+            instructions: Some(files),
+        };
+        store.record_turn_context("g", "b", &record).unwrap();
+        let view = data.model_view("g", "b", 5).unwrap();
+        assert_eq!(view["instructionFiles"][0]["label"], "AGENTS.md");
     }
 }

@@ -41,10 +41,13 @@ pub fn export_html(data: &Data, ids: &[String]) -> Result<String, InspectError> 
         let prompt = context.as_ref().map(|c| c.system_prompt.as_str());
         let tools = context.as_ref().and_then(|c| c.tools.as_deref());
         let usage = data.usage(scope, id)?;
-        logs.insert(
-            format!("{scope}\n{id}"),
-            log_json(&events, prompt, tools, &usage),
-        );
+        let mut log = log_json(&events, prompt, tools, &usage);
+        // Which instruction files the prompt included, as the live page shows.
+        let files = context.as_ref().and_then(|c| c.instructions.as_deref());
+        if let Some(files) = files.and_then(|f| serde_json::from_str::<Value>(f).ok()) {
+            log["instructionFiles"] = files;
+        }
+        logs.insert(format!("{scope}\n{id}"), log);
     }
     let blob = json!({"sessions": chosen, "logs": logs});
     Ok(page(&blob))
