@@ -5,6 +5,13 @@ use seekclaw_mcp::Timeouts;
 
 use crate::ctx::Ctx;
 
+/// Whether `root`'s project plugins take part: it has some and is trusted
+/// (trust is a store read, asked only then).
+pub fn plugins_trusted(daemon: &Ctx, root: &std::path::Path) -> bool {
+    seekclaw_engine::has_project_plugins(&daemon.engine.home, Some(root))
+        && seekclaw_engine::workspace_trusted(&daemon.engine.store, root)
+}
+
 /// Connects the daemon's current workspace's servers (one at a time) as the
 /// active set. Config and workspace are read once any earlier switch is done, so
 /// racing callers (start-up, `workspace.open`, `mcp.*`) end on the latest state.
@@ -20,10 +27,7 @@ pub async fn activate(daemon: &Ctx, restart: bool) {
                     .mcp
                     .set_timeouts(Timeouts::from_settings(&config.mcp));
                 let root = daemon.current_workspace();
-                // Trust matters only where the workspace has project plugins.
-                let trusted =
-                    seekclaw_engine::has_project_plugins(&daemon.engine.home, Some(&root))
-                        && seekclaw_engine::workspace_trusted(&daemon.engine.store, &root);
+                let trusted = plugins_trusted(daemon, &root);
                 active_specs(&daemon.engine.home, &config, &root, trusted)
             },
             restart,

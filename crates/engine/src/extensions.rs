@@ -66,10 +66,15 @@ pub fn mcp_cwd(home: &Home, root: Option<&Path>) -> PathBuf {
 /// The servers to connect for the daemon's current workspace (`trusted`:
 /// its project plugins' servers too).
 pub fn active_specs(home: &Home, config: &Config, root: &Path, trusted: bool) -> Vec<ServerSpec> {
+    active_config(home, config, root, trusted).specs(&mcp_cwd(home, Some(root)))
+}
+
+/// The merged MCP configuration of the daemon's workspace `root`: a trusted
+/// workspace's project plugins' servers included (as its turns get them).
+pub fn active_config(home: &Home, config: &Config, root: &Path, trusted: bool) -> Merged {
     let ws = workspace_config(home, Some(root));
     let installed = crate::plugins::installation(home, Some(root), trusted);
     mcp_config_with(home, &config.mcp, Some(root), ws.as_ref(), &installed)
-        .specs(&mcp_cwd(home, Some(root)))
 }
 
 /// A turn's MCP tools and prompts, its skills section and its prompt files.

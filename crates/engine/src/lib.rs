@@ -48,7 +48,9 @@ pub use compact::AppendedSummary;
 pub use config_service::{ConfigService, ConfigStatus, FileHealth};
 pub use engine::{Engine, Services};
 pub use error::{EngineError, ErrorKind, provider_error, store_error};
-pub use extensions::{active_specs, mcp_config, mcp_cwd, own_workspace, workspace_config};
+pub use extensions::{
+    active_config, active_specs, mcp_config, mcp_cwd, own_workspace, workspace_config,
+};
 pub use extras_cache::ExtrasCache;
 pub use goal_policy::GoalTurn;
 pub use goals::{AutoGoals, GoalBudget, GoalStep};

@@ -18,14 +18,14 @@ use crate::ctx::Ctx;
 use crate::error::Wire;
 use crate::extensions;
 use seekclaw_engine::config_service::save_file;
-use seekclaw_engine::{mcp_config, mcp_cwd, own_workspace, workspace_config};
+use seekclaw_engine::{active_config, mcp_cwd, own_workspace, workspace_config};
 
 /// The `mcp.list` rows of the current workspace.
 pub(crate) fn listing(daemon: &Ctx) -> Result<Vec<ServerListing>, MethodError> {
     let root = daemon.current_workspace();
     let config = daemon.engine.config.load();
-    let ws = workspace_config(&daemon.engine.home, Some(&root));
-    let merged = mcp_config(&daemon.engine.home, &config.mcp, Some(&root), ws.as_ref());
+    let trusted = extensions::plugins_trusted(daemon, &root);
+    let merged = active_config(&daemon.engine.home, &config, &root, trusted);
     if let Some(file) = merged.problems.first() {
         return Err(MethodError::invalid(format!("Invalid MCP config: {file}")));
     }
@@ -76,8 +76,8 @@ pub async fn reload(daemon: &Ctx, id: i64) -> Reply {
 fn remote_server(daemon: &Ctx, name: &str) -> Result<(String, McpServer), MethodError> {
     let root = daemon.current_workspace();
     let config = daemon.engine.config.load();
-    let ws = workspace_config(&daemon.engine.home, Some(&root));
-    let merged = mcp_config(&daemon.engine.home, &config.mcp, Some(&root), ws.as_ref());
+    let trusted = extensions::plugins_trusted(daemon, &root);
+    let merged = active_config(&daemon.engine.home, &config, &root, trusted);
     let entry = merged
         .servers
         .into_iter()

@@ -224,6 +224,8 @@ fn a_plugin_from_a_folder_works_in_turns_until_disabled_and_removed() {
     assert!(!plugin_dir.exists());
     let (first, _) = turn(&server, &mut c, &ws, false);
     assert!(!system(&first).contains("PLUGIN-GREETING-7731"));
+    let listed = c.ok_json("mcp.list", json!({})).unwrap();
+    assert!(!listed.to_string().contains("plugin_demo_fx"), "{listed}");
     assert!(
         !ws.join("plugin-hook.json").exists(),
         "a removed plugin's hook ran"
@@ -331,6 +333,9 @@ fn a_project_plugin_is_inactive_until_the_workspace_is_trusted() {
     let hooks = c.ok_json("hooks.list", json!({"workspace": w})).unwrap();
     assert_eq!(hooks["hooksApproved"], false, "{hooks}");
     assert!(hooks.to_string().contains("record.sh"), "{hooks}");
+    // The daemon's listing shows the trusted project's plugin server too.
+    let listed = c.ok_json("mcp.list", json!({})).unwrap();
+    assert!(listed.to_string().contains("plugin_demo_fx"), "{listed}");
 }
 
 #[test]
