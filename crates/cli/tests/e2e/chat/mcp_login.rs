@@ -2,49 +2,24 @@
 //! `/mcp login NAME` runs it (the daemon's `mcp.login`; `$BROWSER` approves).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use seekclaw_testkit::oauth_server::{browser_script, oauth_http};
 use seekclaw_testkit::{ProviderServer, StartOptions};
 use serde_json::json;
 
-use crate::support::bin;
 use crate::support::screen::Screen;
 use crate::support::turns::setup;
 
 /// `seekclaw chat --global` with `BROWSER` set, in a 100×30 terminal.
 fn chat_with_browser(home: &Path, browser: &Path) -> Screen {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let screen = Screen {
-        socket: format!(
-            "seekclaw-tui-oauth-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ),
-    };
-    let command = format!(
-        "env SEEKCLAW_HOME='{}' BROWSER='{}' '{}' chat --global",
-        home.display(),
-        browser.display(),
-        bin().display()
-    );
-    let cwd = std::env::current_dir().unwrap().display().to_string();
-    screen.tmux(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "-s",
-        "main",
-        "-c",
-        &cwd,
-        &command,
-    ]);
-    screen
+    let browser = browser.display().to_string();
+    Screen::start_env(
+        home,
+        None,
+        &[("BROWSER", &browser)],
+        &["chat", "--global"],
+        "",
+    )
 }
 
 #[test]
