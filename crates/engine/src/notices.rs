@@ -13,6 +13,9 @@ use crate::jobs::{NoticeDelivery, SessionNotice};
 /// How often, and how far apart, a notice waits for a finishing turn.
 const NOTICE_RETRIES: u32 = 300;
 const NOTICE_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+/// While the engine stops, a notice still waits out a short busy spell (a
+/// notice being appended beside it) but does not hold the exit up for long.
+const STOPPING_RETRIES: u32 = 20;
 
 /// Delivers `notice` on the engine's runtime (the engine is gone: nobody is
 /// left to read it).
@@ -86,12 +89,20 @@ impl Engine {
             });
             match self.append_idle(&scope, sid, item).await {
                 Ok(_) => return Ok(NoticeDelivery::Logged),
-                Err(_) if tries < NOTICE_RETRIES && !self.stopping.is_cancelled() => {
+                Err(_) if tries < self.notice_retries() => {
                     tries += 1;
                     tokio::time::sleep(NOTICE_RETRY_DELAY).await;
                 }
                 Err(e) => return Err(e),
             }
+        }
+    }
+
+    fn notice_retries(&self) -> u32 {
+        if self.stopping.is_cancelled() {
+            STOPPING_RETRIES
+        } else {
+            NOTICE_RETRIES
         }
     }
 
@@ -105,7 +116,7 @@ impl Engine {
             for job in jobs {
                 let text = seekclaw_protocol::wording::job_stopped_at_exit(&job.id, &job.command);
                 // The engine is stopping: no turn runs, and the write is
-                // not retried.
+                // retried only briefly.
                 if let Err(e) = self.deliver_notice(&sid, &text).await {
                     tracing::warn!(session = %sid, error = %e.message, "stopped job not recorded");
                 }

@@ -309,7 +309,7 @@ async fn supervise(
     // use it (a background job outlives the turn that made it).
     temp: crate::sandbox::InUse,
 ) {
-    let (reason, grace) = tokio::select! {
+    let (mut reason, grace) = tokio::select! {
         _ = child.wait() => (EndReason::Exited, Duration::ZERO),
         _ = ends.turn_over() => (EndReason::Cancelled, FAST_GRACE),
         _ = ends.teardown.cancelled() => (EndReason::Cancelled, FAST_GRACE),
@@ -320,6 +320,9 @@ async fn supervise(
     };
     if reason != EndReason::Exited {
         terminate(&mut child, pgid, grace).await;
+    } else if ends.teardown.is_cancelled() {
+        // Killed by a teardown (raised before its signal), not ended on its own.
+        reason = EndReason::Cancelled;
     }
     let status = child.wait().await.ok();
     // Descendants may still hold the pipes; take what arrives shortly, then go on.

@@ -123,6 +123,10 @@ impl Jobs {
             let teardown = std::mem::take(&mut table.teardown);
             (table.all.clone(), teardown)
         };
+        // The teardown is raised before the signal, so a supervisor that
+        // sees its child die knows it was torn down, not that it ended on
+        // its own (which would be announced as finished).
+        teardown.cancel();
         let mut running = 0;
         for exec in &all {
             if exec.exit().is_none() {
@@ -130,7 +134,6 @@ impl Jobs {
             }
             exec.kill_now();
         }
-        teardown.cancel();
         running
     }
 
