@@ -387,7 +387,7 @@ mod tests {
             (request, lines, w)
         });
         let (client, _unclaimed) = AsyncClient::connect(&path).await.unwrap();
-        let params = seekclaw_protocol::api::SessionRefParams {
+        let params = seekclaw_protocol::api::SessionTimelineParams {
             id: seekclaw_protocol::api::Required("s1".into()),
             ..Default::default()
         };

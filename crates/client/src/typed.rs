@@ -276,6 +276,7 @@ mod tests {
                 _ => "",
             };
             let e = Event {
+                seq: None,
                 id: 1,
                 event: spec.name.to_string(),
                 data: data.to_string(),

@@ -29,6 +29,10 @@ pub struct Event {
     /// The event's details, when it has any.
     #[serde(default)]
     pub details: Option<Value>,
+    /// A session turn event's place in its stream (`session.watch`'s
+    /// `afterSeq` resumes after it).
+    #[serde(default)]
+    pub seq: Option<u64>,
 }
 
 impl Event {

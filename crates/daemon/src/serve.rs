@@ -29,9 +29,6 @@ use seekclaw_engine::sync::Locked;
 const MAX_IN_FLIGHT: usize = 512;
 /// How long a closing connection waits for its running requests before giving up.
 const DRAIN_GRACE: Duration = Duration::from_secs(5);
-/// Why a detached turn left alone refuses calls that need approval (the
-/// model reads it).
-const CLOSED_CLIENT: &str = "the client that started this turn has closed and nobody watches it";
 /// The one method the read loop answers itself, as a first request.
 const UPGRADE: &str = "connection.upgrade";
 /// Inline answers batched past this size are queued without waiting for more.
@@ -268,10 +265,9 @@ fn leave(daemon: &Ctx, conn: &Connection) {
             // The watcher sees its approval requests and may answer them.
             tracing::debug!(conn = conn.id, "a watched turn outlives its connection");
         } else if chat.detach {
-            // Nobody is left to answer: a call that needs approval is not
-            // run (the model reads why) rather than holding the session
-            // until the approval times out.
-            chat.approvals.close(CLOSED_CLIENT);
+            // Its approvals stay open: any client may come back
+            // (`session.watch {afterSeq}` replays the request) and answer
+            // within `agent.approvalTimeoutSeconds`.
             tracing::debug!(conn = conn.id, "a detached turn outlives its connection");
         } else {
             chat.cancel.cancel();

@@ -30,6 +30,7 @@ pub fn session_timeline(
         cost_usd,
         model,
         entries: timeline(events),
+        follow_after_seq: None,
     }
 }
 

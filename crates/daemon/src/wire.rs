@@ -5,7 +5,7 @@
 
 use seekclaw_agent::{AgentEvent, GoalStatus, ReminderKind, SteerKind, TurnOutcome};
 use seekclaw_config::UiLanguage;
-use seekclaw_engine::Watched;
+use seekclaw_engine::{Sequenced, Watched};
 use seekclaw_protocol::events::{
     ApprovalRequestDetails, ApprovalResolvedDetails, ContextYieldDetails, ElicitationDetails,
     ErrorCause, ErrorDetails, FailoverDetails, FileDiffDetails, GoalUpdatedDetails,
@@ -333,6 +333,16 @@ fn subrun<D: seekclaw_protocol::events::EventDetails>(
 pub fn watched_envelope(
     id: i64,
     sid: &str,
+    item: Sequenced,
+    lang: seekclaw_config::UiLanguage,
+) -> Option<Envelope> {
+    let seq = Some(item.seq);
+    watched_item(id, sid, item.item, lang).map(|env| env.with_seq(seq))
+}
+
+fn watched_item(
+    id: i64,
+    sid: &str,
     item: Watched,
     lang: seekclaw_config::UiLanguage,
 ) -> Option<Envelope> {
@@ -487,9 +497,14 @@ mod tests {
             ended: Box::new(TurnOutcome::Done("answer".into())),
             error: "disk full".into(),
         };
-        let env = watched_envelope(3, "s", Watched::TurnEnd(outcome), UiLanguage::En).unwrap();
+        let item = Sequenced {
+            seq: 41,
+            item: Watched::TurnEnd(outcome),
+        };
+        let env = watched_envelope(3, "s", item, UiLanguage::En).unwrap();
         let line: serde_json::Value = serde_json::from_slice(&env.to_line()).unwrap();
         assert_eq!(line["data"], "The turn could not be saved: disk full");
+        assert_eq!(line["seq"], 41);
         assert_eq!(line["details"]["code"], "storage");
     }
 }

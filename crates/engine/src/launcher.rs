@@ -16,7 +16,7 @@ use seekclaw_store::SessionHeader;
 use seekclaw_tools::WriteLocks;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
 
-use crate::bus::{TurnBus, Watched};
+use crate::bus::{Stream, TurnBus, Watched};
 use crate::engine::Engine;
 use crate::jobs::SessionJobs;
 use crate::scope::Scope;
@@ -187,10 +187,9 @@ pub struct TurnHandle {
     turn: Option<TurnFuture>,
     outcome: Option<TurnOutcome>,
     /// Where its events are published, and as whose.
-    bus: Arc<TurnBus>,
-    origin: TurnOrigin,
-    /// The end was published (once every event was taken).
-    published_end: bool,
+    stream: StreamTurn,
+    /// The seq of the item last taken (its `turn_start` at first).
+    seq: u64,
     /// After the turn (which holds the table) and before the session is
     /// unclaimed (no other turn can take the table meanwhile).
     _jobs: JobsRelease,
@@ -260,7 +259,7 @@ impl Engine {
         crate::preflight::message(&request.message, &request.images)?;
         // An unreadable config.json with nothing read before: no turn on defaults.
         self.config.usable_for_turns()?;
-        let watched = self.bus.clone_message_if_watched(&request.message);
+        let watched = request.message.clone();
         if request.overrides.model.is_none() {
             request.overrides.model = self.own_model(&request.scope, &request.session).await?;
         }
@@ -290,12 +289,15 @@ impl Engine {
         let claim = claim?;
         let session = claim.session;
         let origin = request.origin;
-        self.bus
-            .publish(&session.id, origin.reader, || Watched::TurnStart {
-                message: watched.unwrap_or_default(),
-                origin: origin.kind,
-            });
         let owner = owner_id(&session.id);
+        let start = Watched::TurnStart {
+            message: watched,
+            origin: origin.kind,
+        };
+        let (stream, seq) = self
+            .bus
+            .turn_start(&session.id, origin.reader, &owner, start);
+        let stream = StreamTurn::new(self.bus.clone(), stream, origin.reader);
         let (tx, events) = mpsc::unbounded_channel();
         let children =
             crate::subrun::for_turn(self, &request.scope, &session.id, &request.overrides, &tx);
@@ -366,9 +368,8 @@ impl Engine {
             events,
             turn: Some(turn),
             outcome: None,
-            bus: self.bus.clone(),
-            origin,
-            published_end: false,
+            stream,
+            seq,
             _jobs: jobs_release,
             _locks: LockRelease {
                 locks: self.locks.clone(),
@@ -419,16 +420,22 @@ impl TurnHandle {
         self.published(Some(ev))
     }
 
+    /// The seq of the event last taken (of its `turn_start` before any,
+    /// of its `turn_end` once [`TurnHandle::next_event`] returned `None`):
+    /// the front end writes it with the event.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
     /// Hands a taken event (or, once all are taken, the end) to the bus.
     fn published(&mut self, ev: Option<AgentEvent>) -> Option<AgentEvent> {
-        let (sid, from) = (&self.session.id, self.origin.reader);
         match &ev {
-            Some(ev) => self.bus.event(sid, from, ev),
+            Some(ev) => self.seq = self.stream.event(ev),
             None => {
-                if let Some(outcome) = self.outcome.as_ref().filter(|_| !self.published_end) {
-                    self.published_end = true;
-                    self.bus
-                        .publish(sid, from, || Watched::TurnEnd(outcome.clone()));
+                if let Some(outcome) = &self.outcome
+                    && let Some(seq) = self.stream.end(outcome)
+                {
+                    self.seq = seq;
                 }
             }
         }
@@ -474,6 +481,50 @@ impl TurnHandle {
                 "the turn ended without an outcome",
             ))
         })
+    }
+}
+
+/// A turn's place on the bus: its events are published as its reader's,
+/// and its end once (a turn dropped before its end still leaves the
+/// stream's running count).
+struct StreamTurn {
+    bus: Arc<TurnBus>,
+    stream: Arc<Stream>,
+    from: Option<u64>,
+    ended: bool,
+}
+
+impl StreamTurn {
+    fn new(bus: Arc<TurnBus>, stream: Arc<Stream>, from: Option<u64>) -> StreamTurn {
+        StreamTurn {
+            bus,
+            stream,
+            from,
+            ended: false,
+        }
+    }
+
+    fn event(&self, ev: &AgentEvent) -> u64 {
+        self.bus
+            .publish(&self.stream, self.from, Watched::Event(ev.clone()))
+    }
+
+    /// Publishes the end, the first time; its seq.
+    fn end(&mut self, outcome: &TurnOutcome) -> Option<u64> {
+        if self.ended {
+            return None;
+        }
+        self.ended = true;
+        let end = Watched::TurnEnd(outcome.clone());
+        Some(self.bus.turn_end(&self.stream, self.from, end))
+    }
+}
+
+impl Drop for StreamTurn {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.bus.turn_dropped(&self.stream);
+        }
     }
 }
 
@@ -534,9 +585,17 @@ mod tests {
             events,
             turn: Some(turn),
             outcome: None,
-            bus: Arc::default(),
-            origin: TurnOrigin::new("test"),
-            published_end: false,
+            stream: {
+                let bus = Arc::new(TurnBus::default());
+                let (stream, _) = bus.turn_start(
+                    "s",
+                    None,
+                    "s/1",
+                    Watched::Event(AgentEvent::Delta(String::new())),
+                );
+                StreamTurn::new(bus, stream, None)
+            },
+            seq: 0,
             _jobs: JobsRelease {
                 jobs: Arc::new(SessionJobs::new(Arc::new(|_| {}))),
                 session_id: "s".into(),

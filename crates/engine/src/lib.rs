@@ -39,7 +39,7 @@ mod target;
 mod turns;
 
 pub use announce::{Announce, AnnounceGuard, Announcement, Announcers};
-pub use bus::{TurnBus, WatchGuard, Watched};
+pub use bus::{BufferLimits, Resume, Sequenced, StreamPosition, TurnBus, WatchGuard, Watched};
 pub use checkpoints::{
     CheckpointStore, CheckpointSummary, FileDiff, ForkOutcome, ForkRequest, Restore, RewindOutcome,
     RewindRequest, RewoundPrompt,

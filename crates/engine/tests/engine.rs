@@ -339,7 +339,7 @@ async fn the_turn_bus_sees_start_events_and_end_in_order_but_not_its_own_reader(
     drain(engine.start_turn(req).await.unwrap()).await;
     let mut seen = Vec::new();
     while let Ok(item) = other_rx.try_recv() {
-        seen.push(item);
+        seen.push(item.item);
     }
     assert!(
         matches!(&seen[0], Watched::TurnStart { message, origin } if message == "two" && *origin == "chat")

@@ -195,8 +195,13 @@
     src.addEventListener('events', (m) => {
       if (state.current !== s) return;
       const page = JSON.parse(m.data);
-      state.events.push(...page.events);
-      if (state.view === 'raw') appendRaw(page.events); else render();
+      // A reconnect resumes after the last message's id; anything already
+      // drawn is still skipped.
+      const known = state.events.length ? state.events[state.events.length - 1].seq : 0;
+      const fresh = page.events.filter((e) => e.seq > known);
+      if (!fresh.length) return;
+      state.events.push(...fresh);
+      if (state.view === 'raw') appendRaw(fresh); else render();
       // A step's checkpoint is taken as its result is logged.
       loadCheckpoints(s).then(markNew).catch(() => {});
     });

@@ -271,11 +271,19 @@ async fn checkpoint_diff(
 
 /// Server-sent events: each new batch of the log's events as one `events`
 /// message (the same shape as `/events`), polled with a cheap `max(seq)`.
+/// Each message's id is its last event's seq: a browser that reconnects
+/// sends it back (`Last-Event-ID`) and gets the rest from there, each once.
 async fn tail(
     State(data): State<Data>,
     Path(id): Path<String>,
     Query(q): Query<SessionQuery>,
+    headers: axum::http::HeaderMap,
 ) -> Response {
+    let resumed = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let after = resumed.map_or(q.after, |r| r.max(q.after));
     let lookup = data.clone();
     let scope = match blocking(move || {
         lookup
@@ -287,7 +295,7 @@ async fn tail(
         Ok(found) => found,
         Err(e) => return json::<Raw>(Err(e)),
     };
-    Sse::new(tail_stream(data, scope.0, scope.1, q.after))
+    Sse::new(tail_stream(data, scope.0, scope.1, after))
         .keep_alive(KeepAlive::default())
         .into_response()
 }
@@ -315,7 +323,10 @@ fn tail_stream(
                 let (d, s, i) = (data.clone(), scope.clone(), id.clone());
                 let page = blocking(move || d.events(&s, &i, after, PAGE)).await.ok()?;
                 after = page.events.last().map_or(last, |e| e.seq);
-                let event = Event::default().event("events").data(serialized(&page).0);
+                let event = Event::default()
+                    .event("events")
+                    .id(after.to_string())
+                    .data(serialized(&page).0);
                 return Some((Ok(event), after));
             }
         }

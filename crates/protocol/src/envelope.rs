@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::error::MethodError;
 use crate::events::{ErrorDetails, EventDetails, event};
 
-/// One response line: `{id, event, data, sessionId?, details?}` in exactly this key order.
+/// One response line: `{id, event, data, sessionId?, details?, seq?}` in exactly this key order.
 /// `data` is always a string; structured results are JSON encoded into it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
@@ -19,6 +19,9 @@ pub struct Envelope {
     pub session_id: Option<String>,
     /// The event's structured details; not written when absent.
     pub details: Option<Value>,
+    /// A session's turn event's place in its stream (ours, additive: a
+    /// watcher resumes after it); not written when absent.
+    pub seq: Option<u64>,
 }
 
 /// The `data` string, either as text or as a JSON document serialized straight
@@ -225,6 +228,7 @@ impl Envelope {
             data: Data::Text(data.into()),
             session_id: None,
             details: None,
+            seq: None,
         }
     }
 
@@ -308,6 +312,7 @@ impl Envelope {
             session_id: err.session_id.clone(),
             // Plain data: serializing it cannot fail.
             details: serde_json::to_value(details).ok(),
+            seq: None,
         }
     }
 
@@ -319,6 +324,12 @@ impl Envelope {
     /// Sets `sessionId` (a blank one is not written).
     pub fn with_session(mut self, session_id: Option<String>) -> Self {
         self.session_id = session_id;
+        self
+    }
+
+    /// Sets `seq` (a session stream's event).
+    pub fn with_seq(mut self, seq: Option<u64>) -> Self {
+        self.seq = seq;
         self
     }
 
@@ -373,21 +384,29 @@ impl Envelope {
             data,
             session,
             details: self.details.as_ref(),
+            seq: self.seq,
         }
         .write(buf);
     }
 }
 
-/// Appends the line `Envelope::new(id, event, text).with_session(Some(session))`
+/// Appends the line `Envelope::new(id, event, text).with_session(Some(session)).with_seq(seq)`
 /// writes, without building the envelope: streamed text (deltas, thinking)
 /// takes this path once per event.
-pub fn write_text_line(buf: &mut Vec<u8>, id: i64, event: &str, text: &str, session: &str) {
+pub fn write_text_line(
+    buf: &mut Vec<u8>,
+    (id, event): (i64, &str),
+    text: &str,
+    session: &str,
+    seq: Option<u64>,
+) {
     Line {
         id,
         event,
         data: DataRef::Text(text),
         session: (!session.trim().is_empty()).then_some(session),
         details: None,
+        seq,
     }
     .write(buf);
 }
@@ -404,6 +423,7 @@ struct Line<'a> {
     data: DataRef<'a>,
     session: Option<&'a str>,
     details: Option<&'a Value>,
+    seq: Option<u64>,
 }
 
 impl Line<'_> {
@@ -441,6 +461,10 @@ impl Line<'_> {
         if let Some(details) = self.details {
             buf.extend_from_slice(b",\"details\":");
             serde_json::to_writer(&mut *buf, details)?;
+        }
+        if let Some(seq) = self.seq {
+            buf.extend_from_slice(b",\"seq\":");
+            serde_json::to_writer(&mut *buf, &seq)?;
         }
         buf.push(b'}');
         Ok(())
@@ -536,11 +560,27 @@ mod tests {
             ("x", ""),
             ("x", "  "),
         ] {
-            let mut fast = Vec::new();
-            write_text_line(&mut fast, 42, "delta", text, session);
-            let env = Envelope::new(42, "delta", text).with_session(Some(session.to_string()));
-            assert_eq!(fast, env.to_line(), "{text:?} {session:?}");
+            for seq in [None, Some(1_765_000_000_000_001)] {
+                let mut fast = Vec::new();
+                write_text_line(&mut fast, (42, "delta"), text, session, seq);
+                let env = Envelope::new(42, "delta", text)
+                    .with_session(Some(session.to_string()))
+                    .with_seq(seq);
+                assert_eq!(fast, env.to_line(), "{text:?} {session:?}");
+            }
         }
+    }
+
+    #[test]
+    fn a_seq_comes_last_and_only_when_set() {
+        let env = Envelope::new(3, "delta", "hi")
+            .with_session(Some("s".into()))
+            .with_details(serde_json::json!({"a": 1}))
+            .with_seq(Some(17));
+        assert_eq!(
+            String::from_utf8(env.to_line()).unwrap(),
+            "{\"id\":3,\"event\":\"delta\",\"data\":\"hi\",\"sessionId\":\"s\",\"details\":{\"a\":1},\"seq\":17}\n"
+        );
     }
 
     #[test]

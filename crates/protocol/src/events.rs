@@ -67,6 +67,8 @@ pub mod event {
     /// `session.watch`: a turn on the watched session ended (ours, additive;
     /// not terminal: the watch goes on).
     pub const TURN_END: &str = "turn_end";
+    /// `session.watch {afterSeq}` could not replay what was asked (ours).
+    pub const RESYNC: &str = "resync";
     /// The runtime reminded the model (goal, goal check, plan); the text is
     /// in the log as a notice (ours, additive).
     pub const REMINDER: &str = "reminder";
@@ -242,6 +244,22 @@ pub struct BackgroundNoticeDetails {
 pub struct TurnStartDetails {
     /// Who started it: `chat` (a client), `schedule` or `goal` (an `auto` goal's continuation).
     pub origin: String,
+}
+
+/// `resync` (session.watch with `afterSeq`): the replay buffer no longer
+/// reaches back to `afterSeq`; reload with `session.timeline`, the live
+/// events that follow come after `seq`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
+pub struct ResyncDetails {
+    /// The seq the watch asked to resume after.
+    pub after_seq: u64,
+    /// The oldest seq the buffer could still replay.
+    pub oldest_seq: u64,
+    /// The last seq given out when the watch started: the live events
+    /// that follow come after it.
+    pub seq: u64,
 }
 
 /// `turn_end` (session.watch). `data` is the answer (or the error text).
@@ -565,6 +583,7 @@ details_for!(
     SubrunProgressDetails => SUBRUN_PROGRESS,
     SubrunFinishedDetails => SUBRUN_FINISHED,
     TurnEndDetails => TURN_END,
+    ResyncDetails => RESYNC,
     ScheduleUpdatedDetails => SCHEDULE_UPDATED,
     ScheduleUpcomingDetails => SCHEDULE_UPCOMING,
     ErrorDetails => ERROR,
@@ -796,6 +815,13 @@ pub const EVENTS: &[EventSpec] = &[
         Audience::Turn,
         "The turn's answer, or its error text (session.watch; the watch goes on).",
         Some(schema_of::<TurnEndDetails>),
+    ),
+    row(
+        event::RESYNC,
+        false,
+        Audience::Turn,
+        "Why the watch could not replay from `afterSeq` (reload with session.timeline; live events follow).",
+        Some(schema_of::<ResyncDetails>),
     ),
     row(
         event::REMINDER,

@@ -471,11 +471,11 @@ method_table! {
     CheckpointDiff => "checkpoint.diff" [] Task [Checkpoints]
         (CheckpointDiffParams => json(CheckpointDiffResult));
     SessionTimeline => "session.timeline" [] Task [Session, GlobalSession]
-        (SessionRefParams => json(SessionTimeline));
+        (SessionTimelineParams => json(SessionTimeline));
     SessionSearch => "session.search" [] Task [Session, GlobalSession]
         (SessionSearchParams => json(Vec<SessionSearchHit>));
     SessionWatch => "session.watch" [] Task [SessionWatch]
-        (SessionRefParams => watch());
+        (SessionWatchParams => watch());
     SessionUnwatch => "session.unwatch" [] Task [SessionWatch]
         (SessionRefParams => text_matching("How many of this connection's watches of the session ended.", "^[0-9]+$"));
     GoalGet => "goal.get" [] Task [Goal]

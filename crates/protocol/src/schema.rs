@@ -263,8 +263,9 @@ fn envelope_schema(write: &mut SchemaGenerator) -> Value {
         })
         .collect();
     json!({
-        "description": "One response line: {id, event, data, sessionId?, details?}, keys in \
-            this order. `sessionId` is left out when there is none.",
+        "description": "One response line: {id, event, data, sessionId?, details?, seq?}, keys \
+            in this order. `sessionId` is left out when there is none; `seq` is on a session's \
+            turn events only.",
         "type": "object",
         "properties": {
             "id": {"type": "integer", "description": "The request's id; 0 for broadcasts and \
@@ -273,6 +274,9 @@ fn envelope_schema(write: &mut SchemaGenerator) -> Value {
             "data": {"type": "string"},
             "sessionId": {"type": "string", "pattern": "\\S"},
             "details": {"type": "object"},
+            "seq": {"type": "integer", "minimum": 1, "description": "The event's place in its \
+                session's stream (ours, additive): strictly increasing per session; \
+                `session.watch {afterSeq}` resumes after it."},
         },
         "required": ["id", "event", "data"],
         "additionalProperties": false,

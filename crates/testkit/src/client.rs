@@ -169,5 +169,8 @@ fn as_value(env: Event) -> Value {
     if let Some(d) = env.details {
         m.insert("details".into(), d);
     }
+    if let Some(seq) = env.seq {
+        m.insert("seq".into(), seq.into());
+    }
     Value::Object(m)
 }

@@ -37,23 +37,52 @@ pub async fn watch_session(daemon: &Daemon, scope: &Scope, app: &mut App) -> Res
     let Some(sid) = app.session_id.clone() else {
         return Ok(());
     };
-    if app.watch.as_ref().is_some_and(|w| w.session == sid) {
+    // A session loaded to be followed is watched again from where its
+    // timeline stops, even when it is the one watched already.
+    let resume = app.resume_after.take();
+    if resume.is_none() && app.watch.as_ref().is_some_and(|w| w.session == sid) {
         return Ok(());
     }
     if let Some(old) = app.watch.take() {
-        // Not scoped: the watch is found by session id alone.
+        // Not scoped: the watch is found by session id alone. Awaited: an
+        // unwatch handled after the new watch would end that one too.
         let unwatch = seekclaw_protocol::api::SessionRefParams {
             id: Required(old.session),
             ..Default::default()
         };
-        daemon.conn.send::<method::SessionUnwatch>(&unwatch).await?;
+        daemon.conn.call::<method::SessionUnwatch>(&unwatch).await?;
     }
     let id = daemon
         .conn
-        .send::<method::SessionWatch>(&scope.session(&sid))
+        .send::<method::SessionWatch>(&scope.watch(&sid, resume))
         .await?;
     app.watch = Some(crate::watching::Watching::new(id, sid));
     Ok(())
+}
+
+/// The watch could not replay what this window missed (`resync`): the
+/// session is redrawn from the store; the watch goes on live.
+pub async fn reload_session(daemon: &Daemon, scope: &Scope, app: &mut App) {
+    let Some(sid) = app.session_id.clone() else {
+        return;
+    };
+    let timeline = daemon
+        .conn
+        .call_as::<method::SessionTimeline, crate::detail::SessionDetail>(
+            &scope.timeline(&sid, false),
+        )
+        .await;
+    match timeline {
+        Ok(detail) => {
+            let watch = app.watch.take();
+            app.load_session(detail);
+            app.watch = watch;
+            app.notice(
+                "Some of this session's events were no longer kept; reloaded it from the store.",
+            );
+        }
+        Err(e) => app.error(format!("cannot reload the session: {e}")),
+    }
 }
 
 async fn try_act(

@@ -208,6 +208,12 @@ pub struct App {
     pub pending_steers: Vec<String>,
     /// The session the prompts go to (`None` until the first prompt).
     pub session_id: Option<String>,
+    /// The session was loaded to be followed: its watch replays what came
+    /// after this seq (the running turn, from its start).
+    pub resume_after: Option<u64>,
+    /// The watch's replay no longer reached back (`resync`): the session
+    /// is reloaded from the store.
+    pub resync: bool,
     /// A turn was started from this window.
     pub sent: bool,
     /// `provider/model` of the latest `model_start`, or the one the next

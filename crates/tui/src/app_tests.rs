@@ -5,6 +5,7 @@ use super::*;
 
 fn env(id: i64, event: &str, data: &str, details: Value) -> Event {
     Event {
+        seq: None,
         id,
         event: event.into(),
         data: data.into(),

@@ -445,6 +445,7 @@ mod tests {
 
     fn request(id: &str) -> Event {
         Event {
+            seq: None,
             id: 3,
             event: "approval_request".into(),
             data: "command: rm x".into(),
@@ -572,6 +573,7 @@ mod tests {
         app.on_key(key(KeyCode::Char('w')));
         assert_eq!(app.editor.text(), "w");
         let resolved = Event {
+            seq: None,
             id: 3,
             event: "approval_resolved".into(),
             data: "timeout".into(),

@@ -123,6 +123,7 @@ mod tests {
         let mut app = App::default();
         app.start_turn(1, "hi");
         let usage = |cost: Option<f64>| seekclaw_client::Event {
+            seq: None,
             id: 1,
             event: "usage".into(),
             data: "a/m".into(),
@@ -208,6 +209,7 @@ mod tests {
         assert_eq!(app.usage_label(), "tokens ↑0 ↓0 cost unknown");
         app.start_turn(1, "hi");
         app.on_envelope(seekclaw_client::Event {
+            seq: None,
             id: 1,
             event: "usage".into(),
             data: "tk/m1".into(),

@@ -35,6 +35,10 @@ pub struct SessionDetail {
     pub model: Option<String>,
     /// The log, oldest first.
     pub entries: Vec<LogEntry>,
+    /// Where `session.watch` replays what the entries leave out (the
+    /// running turn); absent from older daemons.
+    #[serde(default)]
+    pub follow_after_seq: Option<u64>,
 }
 
 /// One entry of the timeline, by its `kind`.
@@ -215,6 +219,7 @@ impl From<OldSession> for SessionDetail {
             })
             .collect();
         SessionDetail {
+            follow_after_seq: None,
             id: old.id,
             input_tokens: old.input_tokens,
             output_tokens: old.output_tokens,
@@ -242,6 +247,7 @@ impl App {
     /// Shows a session as `session.timeline` returned it.
     pub fn load_session(&mut self, detail: SessionDetail) {
         self.reset(Some(detail.id).filter(|id| !id.is_empty()));
+        self.resume_after = detail.follow_after_seq;
         self.input_tokens = detail.input_tokens;
         self.output_tokens = detail.output_tokens;
         for entry in detail.entries {

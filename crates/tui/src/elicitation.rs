@@ -461,6 +461,7 @@ mod tests {
 
     fn form_request() -> Event {
         Event {
+            seq: None,
             id: 3,
             event: "approval_request".into(),
             data: "Sign up".into(),

@@ -269,6 +269,9 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                         app.on_envelope(more);
                     }
                     at_once |= app.take_waited_frame();
+                    if std::mem::take(&mut app.resync) {
+                        crate::actions::reload_session(daemon, &scope, &mut app).await;
+                    }
                     if running && app.turn.is_none() {
                         crate::status::refresh(&daemon.conn, &mut app).await;
                     }

@@ -164,6 +164,7 @@ mod tests {
 
     fn env(event: &str, details: serde_json::Value) -> Event {
         Event {
+            seq: None,
             id: 7,
             event: event.into(),
             data: "PreToolUse".into(),

@@ -130,6 +130,37 @@ impl Scope {
         }
     }
 
+    /// `session.timeline` params in this scope; `follow`: the running turn
+    /// is left for `session.watch` to replay (see `followAfterSeq`).
+    pub fn timeline(
+        &self,
+        id: &str,
+        follow: bool,
+    ) -> seekclaw_protocol::api::SessionTimelineParams {
+        let (workspace, global) = self.fields();
+        seekclaw_protocol::api::SessionTimelineParams {
+            id: seekclaw_protocol::api::Required(id.to_string()),
+            workspace,
+            global,
+            follow: follow.then_some(true),
+        }
+    }
+
+    /// `session.watch` params in this scope, resuming after `after_seq`.
+    pub fn watch(
+        &self,
+        id: &str,
+        after_seq: Option<u64>,
+    ) -> seekclaw_protocol::api::SessionWatchParams {
+        let (workspace, global) = self.fields();
+        seekclaw_protocol::api::SessionWatchParams {
+            id: seekclaw_protocol::api::Required(id.to_string()),
+            workspace,
+            global,
+            after_seq,
+        }
+    }
+
     /// `session.new` params in this scope.
     pub fn new_session(&self) -> seekclaw_protocol::api::SessionNewParams {
         let (workspace, global) = self.fields();
@@ -227,7 +258,7 @@ pub(crate) async fn open_session(
     // daemon is skipped, not an error).
     let timeline = conn
         .call_as::<seekclaw_protocol::method::SessionTimeline, detail::SessionDetail>(
-            &scope.session(&id),
+            &scope.timeline(&id, true),
         )
         .await;
     match timeline {

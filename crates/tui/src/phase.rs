@@ -39,6 +39,7 @@ mod tests {
 
     fn phase(event: &str, data: &str, kind: &str) -> Option<String> {
         let env = Event {
+            seq: None,
             id: 1,
             event: event.into(),
             data: data.into(),

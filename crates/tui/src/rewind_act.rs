@@ -29,7 +29,7 @@ pub(crate) async fn open(
     let conn = &daemon.conn;
     // Read leniently: only the prompts (`user` entries) and their seqs.
     let timeline: Value = conn
-        .call_as::<method::SessionTimeline, Value>(&scope.session(&sid))
+        .call_as::<method::SessionTimeline, Value>(&scope.timeline(&sid, false))
         .await?;
     let prompts: Vec<(u64, String)> = timeline["entries"]
         .as_array()

@@ -226,6 +226,7 @@ fn checkpoint_events_are_dim_lines_of_this_session_only() {
     let mut app = App::default();
     app.session_id = Some("s1".into());
     let env = |sid: &str, data: serde_json::Value| seekclaw_client::Event {
+        seq: None,
         id: 0,
         event: "checkpoint".into(),
         data: data.to_string(),

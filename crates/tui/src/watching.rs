@@ -45,6 +45,12 @@ impl App {
         if env.id != watch.request_id {
             return Some((env, kind));
         }
+        // The replay no longer reached back: the session is reloaded from
+        // the store (the live events follow on this watch).
+        if env.event == seekclaw_protocol::event::RESYNC {
+            self.resync = true;
+            return None;
+        }
         // A checkpoint outside a turn (a rewind's, a job's end) starts none.
         if env.event == "checkpoint" && self.turn.is_none() {
             self.on_checkpoint(&env);
@@ -134,6 +140,7 @@ mod tests {
 
     fn env(event: &str, data: &str, details: Value) -> Event {
         Event {
+            seq: None,
             id: 9,
             event: event.into(),
             data: data.into(),

@@ -103,14 +103,16 @@ pub async fn chat(daemon: &Ctx, conn: &Connection, id: i64, p: &Params, start: C
         let lines = batch((id, lang), &sid, ev, &mut turn);
         conn.outbox.send_line(lines).await;
     }
+    let seq = turn.seq();
     let outcome = turn.outcome().await;
     // Notices come only from background jobs: a session the turn left
     // without any needs no owner (kept, one per session, forever).
     if !daemon.engine.jobs.holds(&sid) {
         daemon.session_owners.forget(&sid);
     }
-    // Every event is written before the terminal.
-    Ok(terminal(id, Some(sid), outcome))
+    // Every event is written before the terminal (the turn's end: its seq
+    // is the watchers' `turn_end`'s).
+    Ok(terminal(id, Some(sid), outcome).with_seq(Some(seq)))
 }
 
 /// `first` and whatever else the turn has already produced (up to ~64 KB) as
@@ -122,22 +124,32 @@ fn batch(
     turn: &mut TurnHandle,
 ) -> Vec<u8> {
     let mut lines = Vec::with_capacity(256);
-    write_event(&mut lines, (id, lang), sid, first);
+    write_event(&mut lines, (id, lang), (sid, turn.seq()), first);
     while lines.len() < BATCH_BYTES {
         let Some(ev) = turn.ready_event() else { break };
-        write_event(&mut lines, (id, lang), sid, ev);
+        write_event(&mut lines, (id, lang), (sid, turn.seq()), ev);
     }
     lines
 }
 
-/// One event's envelope line; streamed text skips building the envelope.
-fn write_event(lines: &mut Vec<u8>, (id, lang): (i64, UiLanguage), sid: &str, ev: AgentEvent) {
+/// One event's envelope line, with its seq; streamed text skips building
+/// the envelope.
+fn write_event(
+    lines: &mut Vec<u8>,
+    (id, lang): (i64, UiLanguage),
+    (sid, seq): (&str, u64),
+    ev: AgentEvent,
+) {
     match ev {
-        AgentEvent::Delta(text) => write_text_line(lines, id, event::DELTA, &text, sid),
-        AgentEvent::Thinking(text) => write_text_line(lines, id, event::THINKING, &text, sid),
+        AgentEvent::Delta(text) => {
+            write_text_line(lines, (id, event::DELTA), &text, sid, Some(seq))
+        }
+        AgentEvent::Thinking(text) => {
+            write_text_line(lines, (id, event::THINKING), &text, sid, Some(seq))
+        }
         ev => {
             if let Some(env) = event_envelope(id, sid, ev, lang) {
-                env.write_line(lines);
+                env.with_seq(Some(seq)).write_line(lines);
             }
         }
     }

@@ -43,6 +43,24 @@ impl From<&SessionRefParams> for SessionRef {
     }
 }
 
+impl From<&seekclaw_protocol::api::SessionWatchParams> for SessionRef {
+    fn from(p: &seekclaw_protocol::api::SessionWatchParams) -> Self {
+        SessionRef {
+            id: p.id.trimmed(),
+            scope: p.scope(),
+        }
+    }
+}
+
+impl From<&seekclaw_protocol::api::SessionTimelineParams> for SessionRef {
+    fn from(p: &seekclaw_protocol::api::SessionTimelineParams) -> Self {
+        SessionRef {
+            id: p.id.trimmed(),
+            scope: p.scope(),
+        }
+    }
+}
+
 /// Resolves the scope and checks the id of a session-addressing request.
 pub(crate) fn target(daemon: &Ctx, r: &SessionRef) -> Result<Scope, MethodError> {
     validate_id(&r.id)?;
@@ -195,10 +213,22 @@ pub async fn get(daemon: &Ctx, id: i64, p: &Params) -> Reply {
 
 /// `session.timeline`: the whole log as a front end redraws it (see
 /// `crate::timeline`).
+///
+/// With `follow`, the entries of the turns the stream can replay (the one
+/// running when it was asked, and any started since) are left out, and
+/// `followAfterSeq` says where `session.watch` replays them from: read
+/// before the log, so whatever the log misses the replay has.
 pub async fn timeline(daemon: &Ctx, id: i64, p: &Params) -> Reply {
-    let r = SessionRef::from(&p.read::<method::SessionTimeline>()?);
+    let params = p.read::<method::SessionTimeline>()?;
+    let r = SessionRef::from(&params);
     let scope = target(daemon, &r)?;
     let sid = r.id.clone();
+    let follow = params.follow == Some(true);
+    let after = follow.then(|| {
+        let at = daemon.engine.bus.position(&sid);
+        at.running.map_or(at.seq, |(start, _)| start - 1)
+    });
+    let bus = daemon.engine.bus.clone();
     let found = daemon
         .db(move |s| {
             let Some(header) = s.session(&scope.key, &sid)? else {
@@ -206,10 +236,14 @@ pub async fn timeline(daemon: &Ctx, id: i64, p: &Params) -> Reply {
             };
             let cost = s.session_cost(&scope.key, &sid)?;
             let model = s.session_model(&scope.key, &sid)?;
-            let events = s.events(&scope.key, &sid)?;
-            Ok(Some(crate::timeline::session_timeline(
-                header, cost, model, events,
-            )))
+            let mut events = s.events(&scope.key, &sid)?;
+            if let Some(after) = after {
+                let replayed = bus.turns_after(&sid, after);
+                events.retain(|e| e.turn.as_ref().is_none_or(|t| !replayed.contains(t)));
+            }
+            let mut timeline = crate::timeline::session_timeline(header, cost, model, events);
+            timeline.follow_after_seq = after;
+            Ok(Some(timeline))
         })
         .await?
         .ok_or_else(|| not_found(&r.id))?;

@@ -81,6 +81,45 @@ pub struct SessionRefParams {
     pub global: Option<bool>,
 }
 
+/// `session.watch`: a session's turns, live, and (with `afterSeq`) what
+/// was missed first.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionWatchParams {
+    /// The session id.
+    pub id: Required,
+    /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global: Option<bool>,
+    /// Replays every event after this `seq` (the last one the client saw)
+    /// before the live ones, or sends `resync` when it no longer can.
+    /// Absent: live events only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_seq: Option<u64>,
+}
+
+/// `session.timeline`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionTimelineParams {
+    /// The session id.
+    pub id: Required,
+    /// A workspace path (walked up to its project root); must exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The directory-free global scope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global: Option<bool>,
+    /// To follow the session from here: the entries of its running (or
+    /// just started) turns are left out, and `followAfterSeq` says where
+    /// `session.watch {afterSeq}` replays them from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub follow: Option<bool>,
+}
+
 /// `session.new`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -211,6 +250,8 @@ scoped!(
     SessionListParams,
     SessionSearchParams,
     SessionRefParams,
+    SessionWatchParams,
+    SessionTimelineParams,
     SessionNewParams,
     SessionUpdateParams,
     SessionArchiveParams,

@@ -32,6 +32,11 @@ pub struct SessionTimeline {
     pub model: Option<String>,
     /// The log, oldest first.
     pub entries: Vec<TimelineEntry>,
+    /// With `follow`: `session.watch {afterSeq: this}` streams what the
+    /// entries leave out (the running turn, from its start) and then the
+    /// live events, each once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_after_seq: Option<u64>,
 }
 
 /// One entry of a session's timeline; `kind` tells which. `seq` is the

@@ -363,6 +363,70 @@ fn live_tail_pushes_a_new_turn(
     assert!(got.contains("text/event-stream"));
     assert!(got.contains("You are welcome."), "{got}");
     assert!(seen.elapsed() < Duration::from_secs(5));
+    let last: u64 = got
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .last()
+        .unwrap_or_else(|| panic!("no message id: {got}"))
+        .trim()
+        .parse()
+        .unwrap();
+    drop(s);
+    tail_resumes_after_the_last_event_id(port, auth, id, (server, home, ws), last);
+}
+
+/// A browser's EventSource reconnects with its first URL (`after=0`) and
+/// the last message's id: the stream goes on from that id, sending nothing
+/// twice.
+fn tail_resumes_after_the_last_event_id(
+    port: u16,
+    auth: &[String],
+    id: &str,
+    (server, home, ws): (&ProviderServer, &Path, &Path),
+    last: u64,
+) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut req =
+        format!("GET /api/sessions/{id}/tail?after=0 HTTP/1.1\r\nLast-Event-ID: {last}\r\n");
+    for h in auth {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    s.write_all(format!("{req}\r\n").as_bytes()).unwrap();
+    server.enqueue(Reply::plain("Second answer.").usage(5, 0, 3));
+    seekclaw(ws, home, &["run", "again", "--session", id]);
+    let mut got = String::new();
+    let mut buf = [0u8; 4096];
+    while !(got.contains("event: events")
+        && got.contains("Second answer.")
+        && got.contains("\"terminal\""))
+    {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "tail closed: {got}");
+        got.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    let seqs: Vec<u64> = got
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .flat_map(|d| {
+            let page: serde_json::Value = serde_json::from_str(d).unwrap();
+            page["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["seq"].as_u64().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        !seqs.is_empty() && seqs.iter().all(|s| *s > last),
+        "resumed after {last}: {seqs:?}"
+    );
+    assert!(
+        !got.contains("You are welcome."),
+        "the first turn came again: {got}"
+    );
 }
 
 fn in_the_browser(dir: &Path, url: &str, id: &str, home: &Path) {

@@ -1,7 +1,8 @@
 //! A turn and the connection that started it: a closing connection cancels
 //! its turns, except a detached chat's (`chat {detach: true}`) and one whose
 //! session another client watches; those run to their end and are stored,
-//! and `agent.cancel {sessionId}` still stops them from anywhere.
+//! and `agent.cancel {sessionId}` still stops them from anywhere. A detached
+//! turn's approvals wait for a returning client (`agent.approvalTimeoutSeconds`).
 
 use std::time::{Duration, Instant};
 
@@ -172,7 +173,7 @@ fn agent_cancel_by_session_stops_a_turn_its_client_left_running() {
 }
 
 #[test]
-fn a_detached_turn_left_alone_does_not_wait_for_an_approval_nobody_can_give() {
+fn a_detached_turn_left_alone_waits_for_a_returning_client_only_as_long_as_an_approval_waits() {
     let server = ProviderServer::start().unwrap();
     server.enqueue(Reply::new().tool_call(
         "w1",
@@ -183,7 +184,9 @@ fn a_detached_turn_left_alone_does_not_wait_for_an_approval_nobody_can_give() {
     let d = setup(
         &server,
         StartOptions {
-            config: Some(json!({"agent": {"approvalPolicy": "on-request"}})),
+            config: Some(
+                json!({"agent": {"approvalPolicy": "on-request", "approvalTimeoutSeconds": 1}}),
+            ),
             ..StartOptions::default()
         },
     );
@@ -216,7 +219,7 @@ fn a_detached_turn_left_alone_does_not_wait_for_an_approval_nobody_can_give() {
         tool["content"]
             .as_str()
             .unwrap()
-            .contains("nobody can answer"),
+            .contains("Nobody approved this call within 1 s"),
         "{tool}"
     );
 }

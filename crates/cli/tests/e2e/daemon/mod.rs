@@ -28,6 +28,7 @@ mod plugins;
 mod projects;
 mod protocol;
 mod providers;
+mod resume;
 mod sandbox;
 mod schedule;
 mod search;
