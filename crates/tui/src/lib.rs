@@ -10,6 +10,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod actions;
+mod attention;
 pub mod app;
 pub mod approval;
 pub mod attach;
@@ -33,6 +34,7 @@ pub mod input;
 pub mod lifecycle;
 pub mod markdown;
 mod memory;
+mod notify;
 mod phase;
 pub mod picker;
 pub mod print;
@@ -45,6 +47,7 @@ mod rewind_act;
 pub mod setup;
 mod shell;
 pub mod status;
+pub mod status_line;
 pub mod subrun;
 pub mod trust;
 pub mod watching;
