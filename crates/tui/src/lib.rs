@@ -10,10 +10,10 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 mod actions;
-mod attention;
 pub mod app;
 pub mod approval;
 pub mod attach;
+mod attention;
 pub mod client;
 mod commands;
 pub mod completion;

@@ -67,12 +67,18 @@ fn input(n: u64) -> StatusInput {
 async fn runs_at_most_every_gap_and_only_on_change() {
     let mut r = Runner::default();
     let t0 = Instant::now();
-    assert_eq!(r.poll(t0, None, || unreachable!("unset builds nothing")), None);
+    assert_eq!(
+        r.poll(t0, None, || unreachable!("unset builds nothing")),
+        None
+    );
     r.configure(Some("cat"), None);
     assert_eq!(r.poll(t0, None, || input(1)), None);
     assert!(r.running.is_some(), "the first look runs it");
     let shown = r.next().await.unwrap();
-    assert_eq!(shown.text, r#"{"session":null,"model":null,"cost":{"usd":null},"budget":null,"context":{"used":null,"window":null},"tokens":{"input":1,"output":0},"mode":null,"branch":null,"workspace":null,"state":"idle"}"#);
+    assert_eq!(
+        shown.text,
+        r#"{"session":null,"model":null,"cost":{"usd":null},"budget":null,"context":{"used":null,"window":null},"tokens":{"input":1,"output":0},"mode":null,"branch":null,"workspace":null,"state":"idle"}"#
+    );
     // Within the gap: nothing built, a wake-up at its end.
     let soon = t0 + Duration::from_millis(100);
     assert_eq!(
@@ -114,7 +120,10 @@ async fn a_failing_or_slow_command_says_so_and_is_killed() {
     let slow = format!("(sleep 4; touch '{}') & sleep 30", marker.display());
     let started = std::time::Instant::now();
     let shown = run(slow, None, String::new()).await;
-    assert!(shown.failed && shown.text.contains("no answer within"), "{shown:?}");
+    assert!(
+        shown.failed && shown.text.contains("no answer within"),
+        "{shown:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(4));
     std::thread::sleep(Duration::from_millis(4500));
     assert!(!marker.exists(), "the whole group was killed");
@@ -147,6 +156,10 @@ fn the_branch_comes_from_head() {
     assert_eq!(git_branch(dir.path()).as_deref(), Some("0123456"));
     // A worktree's `.git` file.
     let wt = tempfile::tempdir().unwrap();
-    std::fs::write(wt.path().join(".git"), format!("gitdir: {}\n", git.display())).unwrap();
+    std::fs::write(
+        wt.path().join(".git"),
+        format!("gitdir: {}\n", git.display()),
+    )
+    .unwrap();
     assert_eq!(git_branch(wt.path()).as_deref(), Some("0123456"));
 }
