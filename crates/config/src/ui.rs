@@ -186,5 +186,11 @@ mod tests {
             "{:?}",
             loaded.warnings
         );
+        // A typo in the status line's keys is said; `ui`'s own unknown keys are not.
+        let tree = serde_json::json!({"ui": {"theme": "dark", "statusLine": {"comand": "x"}}});
+        let loaded: crate::Loaded<crate::Config> =
+            crate::jsonfile::typed_tree(std::path::Path::new("config.json"), &tree).unwrap();
+        let paths: Vec<&str> = loaded.warnings.iter().map(|w| w.path.as_str()).collect();
+        assert_eq!(paths, ["ui.statusLine.comand"]);
     }
 }

@@ -117,7 +117,9 @@ impl StatusInput {
             session: app.session_id.clone(),
             model,
             cost: Cost { usd: app.cost() },
-            // Filled from the budget view once the TUI has one.
+            // Stays null until the TUI tracks a budget: at merge, h-budget's
+            // `App::budget: Option<BudgetView>` (crates/tui/src/budget_view.rs)
+            // maps here as `Budget { usd: b.usd, spent_usd: b.spent_usd }`.
             budget: None,
             context: Context {
                 used: app.context_used,
