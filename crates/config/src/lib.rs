@@ -49,7 +49,7 @@ pub use paths::{GLOBAL_SCOPE, normalize_path, path_key, scope_key_workspace};
 pub use project_kinds::{project_kind_sources, project_kinds};
 pub use provider::{Capabilities, Model, Provider, trained_on_apply_patch, uses_freeform_tools};
 pub use state::{State, WorkspaceConfig, workspace_config_path};
-pub use ui::{UiLanguage, UiSettings, english_title};
+pub use ui::{Notify, StatusLineSettings, UiLanguage, UiSettings, english_title};
 pub use unknown::UnknownFields;
 pub use web_search::{SearchEngine, WebSearchSettings};
 pub use workspace::{

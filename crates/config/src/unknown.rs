@@ -63,6 +63,11 @@ impl UnknownFields for Config {
         self.lsp.unknown_fields(&join(at, "lsp"), out);
         self.instructions
             .unknown_fields(&join(at, "instructions"), out);
+        // Only the status line's own keys: `ui`'s others stay unreported
+        // (the desktop app may keep its own there).
+        if let Some(status_line) = &self.ui.status_line {
+            extra(&status_line.extra, &join(at, "ui.statusLine"), out);
+        }
     }
 }
 

@@ -58,6 +58,7 @@ fn effective(config: &Config, key: &str) -> Option<Value> {
             UiLanguage::Zh => "zh",
             UiLanguage::En => "en",
         })),
+        "ui.notify" => serde_json::to_value(config.ui.notify()).ok(),
         _ => None,
     };
     if special.is_some() {

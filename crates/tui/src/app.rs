@@ -297,6 +297,12 @@ pub struct App {
     pub model_tokens: std::collections::BTreeMap<String, (u64, u64)>,
     /// What the usage events that carried their cost (`costUsd`) add up to.
     pub priced_cost: f64,
+    /// Tokens the last model request's context held (its input and output).
+    pub context_used: Option<u64>,
+    /// `model.catalog`'s context windows per model ref.
+    pub context_windows: std::collections::HashMap<String, u64>,
+    /// The `ui.statusLine` command's row (`None`: no command configured).
+    pub status_text: Option<crate::status_line::Shown>,
     /// The engine's "hooks of this workspace are off" reminder was shown
     /// (once a chat: every turn carries it).
     pub(crate) hooks_off_said: bool,
@@ -371,6 +377,7 @@ impl App {
         self.output_tokens = 0;
         self.model_tokens.clear();
         self.priced_cost = 0.0;
+        self.context_used = None;
         self.turn = None;
         self.clear_approvals();
         self.scroll = 0;
@@ -429,6 +436,7 @@ impl App {
                 let (input, output) = (usage.input_tokens, usage.output_tokens);
                 self.input_tokens += input;
                 self.output_tokens += output;
+                self.context_used = Some(input + output);
                 // The engine prices each attempt itself (cache prices
                 // included); only an unpriced one (or an older daemon's) is
                 // left to the catalog.

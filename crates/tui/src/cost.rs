@@ -17,6 +17,10 @@ impl App {
             .iter()
             .find(|m| m.active)
             .map(|m| m.model_ref.clone());
+        self.context_windows = catalog
+            .iter()
+            .map(|m| (m.model_ref.clone(), m.context_window))
+            .collect();
         let prices = catalog
             .iter()
             .filter_map(|m| {

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 const FRAME: Duration = Duration::from_millis(16);
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, Event,
-    EventStream, KeyEventKind, MouseEventKind,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseEventKind,
 };
 use crossterm::terminal::{
     BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
@@ -42,7 +42,9 @@ impl TerminalGuard {
             stdout,
             EnterAlternateScreen,
             EnableBracketedPaste,
-            EnableMouseCapture
+            EnableMouseCapture,
+            // Focus reports: notifications only while the user is elsewhere.
+            EnableFocusChange
         )
         .map_err(TuiError::Terminal)?;
         let terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(TuiError::Terminal)?;
@@ -54,6 +56,7 @@ impl Drop for TerminalGuard {
     fn drop(&mut self) {
         let _ = execute!(
             std::io::stdout(),
+            DisableFocusChange,
             DisableMouseCapture,
             DisableBracketedPaste,
             LeaveAlternateScreen
@@ -162,6 +165,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
     } = opened;
     let mut app = App::default();
     app.root = crate::completion::root_of(&scope);
+    let mut attention = crate::attention::Attention::new(&opts.home, &mut app);
     app.editor.insert_str(&draft);
     match open_session(&daemon.conn, &scope, &opts.session).await {
         Ok(Some(detail)) => app.load_session(detail),
@@ -223,14 +227,18 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                 act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
                 crate::config_notice::show(&daemon.conn, &mut app).await;
                 crate::status::refresh_config(&daemon.conn, &mut app).await;
+                attention.refresh(&daemon.conn, &app).await;
                 dirty = true;
             }
         }
         let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
+        // The status line's command, when one is set and due (else when to look again).
+        let status_wake = attention.poll(&app);
         tokio::select! {
             key = keys.next() => match key {
                 Some(Ok(Event::Key(k))) => {
                     at_once = true;
+                    attention.notifier.focus(true);
                     if let Some(action) = app.on_key(k) {
                         if action.quits() {
                             before_quit(daemon, &action).await;
@@ -251,6 +259,8 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                     }
                 }
                 Some(Ok(Event::Paste(text))) => app.paste(&text),
+                Some(Ok(Event::FocusGained)) => attention.notifier.focus(true),
+                Some(Ok(Event::FocusLost)) => attention.notifier.focus(false),
                 // The wheel scrolls the conversation, three lines a notch.
                 Some(Ok(Event::Mouse(m))) => match m.kind {
                     MouseEventKind::ScrollUp => app.scroll += 3,
@@ -274,6 +284,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                     }
                     if running && app.turn.is_none() {
                         crate::status::refresh(&daemon.conn, &mut app).await;
+                        attention.refresh(&daemon.conn, &app).await;
                     }
                 }
                 None => app.on_disconnect(),
@@ -281,11 +292,18 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
             _ = ticks.tick(), if app.animating() => app.tick = app.tick.wrapping_add(1),
             _ = crate::config_watch::changed(&mut watch), if catalog_asked && !app.disconnected => {
                 crate::status::refresh(&daemon.conn, &mut app).await;
+                attention.reload(&opts.home, &mut app);
+                attention.refresh(&daemon.conn, &app).await;
             }
+            shown = attention.status.next() => if let Some(shown) = shown {
+                app.status_text = Some(shown);
+            },
+            _ = crate::status_line::wake(status_wake) => {}
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
             _ = hangup.recv() => return Ok(ended(&app, &scope)),
             _ = terminate.recv() => return Ok(ended(&app, &scope)),
         }
+        attention.observe(&app);
         dirty = true;
     }
 }

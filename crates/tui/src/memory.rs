@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    EventStream,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture, EventStream,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -154,6 +154,7 @@ fn edit(files: &[PathBuf], app: &mut App, (terminal, keys): Screen<'_>) -> Resul
 fn leave() -> Result<(), TuiError> {
     execute!(
         std::io::stdout(),
+        DisableFocusChange,
         DisableMouseCapture,
         DisableBracketedPaste,
         LeaveAlternateScreen
@@ -168,7 +169,8 @@ fn enter() -> Result<(), TuiError> {
         std::io::stdout(),
         EnterAlternateScreen,
         EnableBracketedPaste,
-        EnableMouseCapture
+        EnableMouseCapture,
+        EnableFocusChange
     )
     .map_err(TuiError::Terminal)
 }

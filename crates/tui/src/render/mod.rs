@@ -42,10 +42,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
         asking.truncate(asking_rows - tail);
         asking.extend(choices);
     }
-    let [talk, prompt, input, status] = Layout::vertical([
+    // `ui.statusLine`'s row, over the bar, only while a command is set.
+    let user_rows = u16::from(app.status_text.is_some());
+    let [talk, prompt, input, user_line, status] = Layout::vertical([
         Constraint::Min(1),
         Constraint::Length(u16::try_from(asking_rows).unwrap_or(0)),
         Constraint::Length(u16::try_from(editor_rows).unwrap_or(1) + 1),
+        Constraint::Length(user_rows),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -76,6 +79,16 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     ));
 
     frame.render_widget(Paragraph::new(status_line(app, status.width)), status);
+    if let Some(shown) = &app.status_text {
+        let text = crate::status_line::fit(&shown.text, usize::from(user_line.width));
+        let style = match shown.failed {
+            true => Style::new()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::ITALIC),
+            false => Style::new(),
+        };
+        frame.render_widget(Paragraph::new(Line::styled(text, style)), user_line);
+    }
 
     if let Some(c) = &app.completion {
         popup::completion(frame, c, talk, input.y);

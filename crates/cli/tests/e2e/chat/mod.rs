@@ -1,6 +1,7 @@
 //! `seekclaw chat`: the terminal UI in a real pseudo-terminal (tmux).
 
 mod approvals;
+mod attention;
 mod bare;
 mod broken_config;
 mod config_notice;
