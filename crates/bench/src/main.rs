@@ -32,6 +32,7 @@ mod ping;
 mod plugins;
 mod populate;
 mod pty;
+mod resume;
 mod sandbox;
 mod search;
 mod slow_reader;
@@ -104,6 +105,17 @@ enum BenchCommand {
         /// The previous release's `seekclaw`, run on the same cases.
         #[arg(long)]
         vs: Option<PathBuf>,
+    },
+    /// Resumable streams: replay of a turn's buffered events to a watcher
+    /// that comes back (`session.watch {afterSeq}`), against the session's
+    /// `session.timeline` in the same run.
+    Resume {
+        /// Deltas of the turn (each one buffered event).
+        #[arg(long, default_value_t = 10_000)]
+        events: usize,
+        /// Measured watchers (the median is reported).
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
     },
     /// Instruction files (in process): reading a 6-level tree's 10 files and
     /// building the system prompt, against none; through the real binary, the
@@ -400,6 +412,14 @@ fn main() -> Result<()> {
             json: cli.json,
         });
     }
+    if let BenchCommand::Resume { events, runs } = cli.command {
+        return resume::run(&resume::ResumeArgs {
+            bin: &bin,
+            events,
+            runs,
+            json: cli.json,
+        });
+    }
     if let BenchCommand::Instructions { runs } = cli.command {
         return instructions::run(&instructions::InstructionsArgs {
             bin: bin.clone(),
@@ -611,7 +631,8 @@ fn main() -> Result<()> {
         | BenchCommand::Checkpoints { .. }
         | BenchCommand::Hooks { .. }
         | BenchCommand::Edits { .. }
-        | BenchCommand::Instructions { .. } => Ok(()),
+        | BenchCommand::Instructions { .. }
+        | BenchCommand::Resume { .. } => Ok(()),
         BenchCommand::Turns {
             only,
             relay_runs,

@@ -179,3 +179,53 @@ fn a_job_notice_mid_turn_shows_as_a_notice_live_and_reopened() {
     again.submit("/quit");
     again.wait_exit();
 }
+
+/// Every whole word `word` in `text`.
+fn count_word(text: &str, word: &str) -> usize {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| *w == word)
+        .count()
+}
+
+#[test]
+fn a_chat_killed_mid_turn_and_continued_shows_the_turn_once_and_the_rest_live() {
+    let server = ProviderServer::start().unwrap();
+    let mut slow = Reply::new().chunk_delay(Duration::from_millis(100));
+    for i in 0..40 {
+        slow = slow.text(format!("part{i} "));
+    }
+    server.enqueue(slow);
+    let d = setup(&server, StartOptions::default());
+    let screen = Screen::chat(&d.home, &["--global"]);
+    screen.tmux(&["resize-window", "-t", "main", "-x", "100", "-y", "50"]);
+    screen.wait_for("Ask anything");
+    screen.submit("say the parts");
+    screen.wait_for("part5");
+    // `kill -9` of the chat's own process (the pane's), by its pid.
+    let pid = screen.tmux(&["display", "-p", "-t", "main", "#{pane_pid}"]);
+    let pid: i32 = pid.trim().parse().unwrap();
+    // SAFETY: kill(2) on a pid this test's tmux started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    screen.wait_exit();
+
+    let again = Screen::chat(&d.home, &["--global", "--continue"]);
+    again.tmux(&["resize-window", "-t", "main", "-x", "100", "-y", "50"]);
+    let done = again.wait("the turn's end", |s| {
+        s.contains("part39") && s.lines().last().unwrap_or_default().contains("idle")
+    });
+    let text = conversation(&done).join(" ");
+    assert_eq!(count_word(&text, "say"), 1, "the prompt once: {done}");
+    for i in 0..40 {
+        assert_eq!(
+            count_word(&text, &format!("part{i}")),
+            1,
+            "part{i} once, in order:\n{done}"
+        );
+    }
+    let first = text.find("part0").unwrap();
+    let last = text.find("part39").unwrap();
+    assert!(first < last, "{done}");
+    assert_eq!(server.requests().len(), 1, "the turn ran on, not again");
+    again.submit("/quit");
+    again.wait_exit();
+}
