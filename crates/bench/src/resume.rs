@@ -66,7 +66,7 @@ pub fn run(args: &ResumeArgs) -> Result<()> {
     if streamed != args.events {
         bail!("the turn streamed {streamed} deltas, not {}", args.events);
     }
-    let mut replay = Vec::with_capacity(args.runs);
+    let mut replay: Vec<f64> = Vec::with_capacity(args.runs);
     let mut reload = Vec::with_capacity(args.runs);
     let mut replayed = 0;
     for _ in 0..args.runs {
@@ -85,7 +85,7 @@ pub fn run(args: &ResumeArgs) -> Result<()> {
         reload.push(ms(start.elapsed()));
     }
     let stderr = daemon.finish()?;
-    let (replay_ms, reload_ms) = (median_f64(&mut replay), median_f64(&mut reload));
+    let (replay_ms, reload_ms) = (median_f64(&replay), median_f64(&reload));
     if args.json {
         println!(
             "{}",

@@ -366,7 +366,7 @@ fn live_tail_pushes_a_new_turn(
     let last: u64 = got
         .lines()
         .filter_map(|l| l.strip_prefix("id: "))
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("no message id: {got}"))
         .trim()
         .parse()
