@@ -85,9 +85,11 @@ fn quit_during_a_turn_asks_and_a_kept_turn_ends_in_the_window_that_watches_it() 
     first.wait_for("Ask anything");
     first.submit("long");
     let sid = session_of(&first.wait_for("w1 "));
-    // A second window on the same session shows the turn as it runs.
+    // A second window on the same session shows the turn as it runs, from
+    // its start (the watch replays what streamed before it opened).
     let second = Screen::chat(&d.home, &["--global", "--session", &sid]);
-    second.wait_for("a turn is running on this session");
+    let joined = second.wait_for("a turn started by chat is running");
+    assert!(joined.contains("› long") && joined.contains("w0 w1 "), "{joined}");
 
     // `/quit` asks; a digit typed right behind it (before the prompt could
     // be read) answers nothing.
