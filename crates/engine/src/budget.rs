@@ -105,6 +105,37 @@ pub struct BudgetStatus {
     pub month_usd: f64,
 }
 
+impl BudgetStatus {
+    /// As `budget.get` answers it (the CLI prints the same).
+    pub fn view(self, session_id: Option<String>) -> seekclaw_protocol::api::BudgetView {
+        let budgets = self
+            .lines
+            .into_iter()
+            .map(|l| {
+                let (remaining_usd, remaining_tokens) = l.remaining();
+                seekclaw_protocol::api::BudgetEntry {
+                    scope: l.scope.as_str().to_string(),
+                    usd: l.usd,
+                    tokens: l.tokens,
+                    spent_usd: l.spent_usd,
+                    spent_tokens: l.spent_tokens,
+                    remaining_usd,
+                    remaining_tokens,
+                    source: l.source.to_string(),
+                    task_id: l.task,
+                }
+            })
+            .collect();
+        seekclaw_protocol::api::BudgetView {
+            session_id,
+            budgets,
+            warn_at: self.warn_at,
+            today_cost_usd: self.today_usd,
+            month_cost_usd: self.month_usd,
+        }
+    }
+}
+
 /// The budgets already warned about, per session (said once each).
 #[derive(Debug, Default)]
 pub struct BudgetWarnings(Mutex<HashSet<(String, &'static str)>>);

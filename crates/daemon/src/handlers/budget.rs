@@ -1,8 +1,8 @@
 //! `budget.get`, `budget.set`: spend budgets and what was spent against
 //! them (the engine decides what applies; this maps it to the wire).
 
-use seekclaw_engine::{BudgetScope, BudgetStatus, BudgetSubject, budget_status};
-use seekclaw_protocol::api::{BudgetEntry, BudgetView, Scope as _, ScopeParams};
+use seekclaw_engine::{BudgetScope, BudgetSubject, budget_status};
+use seekclaw_protocol::api::{BudgetView, Scope as _, ScopeParams};
 use seekclaw_protocol::{Envelope, MethodError, Params, method};
 use seekclaw_store::{BudgetOwner, OwnBudget};
 
@@ -127,33 +127,5 @@ async fn view(
     let status = daemon
         .db(move |s| Ok(budget_status(s, &budgets, &subject)))
         .await?;
-    Ok(wire_view(session, status))
-}
-
-fn wire_view(session_id: Option<String>, status: BudgetStatus) -> BudgetView {
-    let budgets = status
-        .lines
-        .into_iter()
-        .map(|l| {
-            let (remaining_usd, remaining_tokens) = l.remaining();
-            BudgetEntry {
-                scope: l.scope.as_str().to_string(),
-                usd: l.usd,
-                tokens: l.tokens,
-                spent_usd: l.spent_usd,
-                spent_tokens: l.spent_tokens,
-                remaining_usd,
-                remaining_tokens,
-                source: l.source.to_string(),
-                task_id: l.task,
-            }
-        })
-        .collect();
-    BudgetView {
-        session_id,
-        budgets,
-        warn_at: status.warn_at,
-        today_cost_usd: status.today_usd,
-        month_cost_usd: status.month_usd,
-    }
+    Ok(status.view(session))
 }
