@@ -223,6 +223,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                 act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
                 crate::config_notice::show(&daemon.conn, &mut app).await;
                 crate::status::refresh_config(&daemon.conn, &mut app).await;
+                crate::budget_view::refresh(&daemon.conn, &scope, &mut app).await;
                 dirty = true;
             }
         }
@@ -271,6 +272,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                     at_once |= app.take_waited_frame();
                     if running && app.turn.is_none() {
                         crate::status::refresh(&daemon.conn, &mut app).await;
+                        crate::budget_view::refresh(&daemon.conn, &scope, &mut app).await;
                     }
                 }
                 None => app.on_disconnect(),

@@ -13,6 +13,7 @@ mod actions;
 pub mod app;
 pub mod approval;
 pub mod attach;
+pub mod budget_view;
 pub mod client;
 mod commands;
 pub mod completion;
