@@ -1,0 +1,54 @@
+//! `seekclaw run --max-cost`: the turn stops before the request that would
+//! exceed it, with its own exit code and terminal event.
+
+use std::process::Command;
+
+use seekclaw_testkit::ProviderServer;
+
+use super::{config, tool_step};
+use crate::support::bin;
+
+fn home_for(server: &ProviderServer) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = config(server, serde_json::json!({}));
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+    (tmp, home)
+}
+
+#[test]
+fn run_max_cost_stops_with_exit_code_3_and_budget_exhausted() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_for(&server);
+    for n in 1..=3 {
+        server.enqueue(tool_step(n));
+    }
+    // $0.10 fits in $0.12; with $0.05 spent the second request would not.
+    let out = Command::new(bin())
+        .args(["run", "list it", "--global", "--max-cost", "0.12"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the session budget is $0.1200 and $0.0500 is spent"),
+        "{stderr}"
+    );
+    assert_eq!(server.requests().len(), 1);
+
+    // `--events`: the OpenSeek stream ends with `budget_exhausted`.
+    server.clear_requests();
+    let out = Command::new(bin())
+        .args(["run", "list it", "--global", "--max-cost", "0.12", "--events"])
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["event"], "budget_exhausted", "{stdout}");
+    assert_eq!(server.requests().len(), 1);
+}
