@@ -120,7 +120,12 @@ fn set_config(home: &Home, which: BudgetScope, own: OwnBudget) -> Result<()> {
 
 fn scope_of(home: &Home, at: &Where) -> Result<Scope> {
     let cwd = crate::cwd::working_dir()?;
-    Ok(Scope::local(home, &cwd, at.workspace.as_deref(), at.global)?)
+    Ok(Scope::local(
+        home,
+        &cwd,
+        at.workspace.as_deref(),
+        at.global,
+    )?)
 }
 
 /// The scope of session `id`, which must exist there.
@@ -129,7 +134,10 @@ fn session_scope(home: &Home, store: &Store, at: &Where, id: &str) -> Result<Sco
     if store.session_cost(&scope.key, id)?.is_none() {
         bail!(
             "no session {id} in {} (name its project with --workspace, or --global)",
-            scope.workspace_string().as_deref().unwrap_or("the global scope")
+            scope
+                .workspace_string()
+                .as_deref()
+                .unwrap_or("the global scope")
         );
     }
     Ok(scope)
@@ -162,9 +170,12 @@ fn print(view: &seekclaw_protocol::api::BudgetView) {
             None => amount(None, Some(b.spent_tokens)),
         };
         let left = amount(b.remaining_usd, b.remaining_tokens);
-        let task = b.task_id.as_deref().map_or(String::new(), |t| format!(" {t}"));
+        let task = b
+            .task_id
+            .as_deref()
+            .map_or(String::new(), |t| format!(" {t}"));
         println!(
-            "{:<9} {:>14}  spent {:>14}  left {:>14}  ({}{task})",
+            "{:<8} {:>10}  spent {:>10}  left {:>10}  ({}{task})",
             b.scope,
             amount(b.usd, b.tokens),
             spent,

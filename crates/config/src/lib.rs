@@ -30,8 +30,8 @@ mod unknown;
 mod web_search;
 mod workspace;
 
-pub use budgets::{Budgets, DEFAULT_WARN_AT, TokenBudgets};
 pub use agents_starter::{StarterOutcome, starter_agents_md, write_starter_agents_md};
+pub use budgets::{Budgets, DEFAULT_WARN_AT, TokenBudgets};
 pub use config::{
     AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance,
     McpOAuth, McpServer, McpSettings, Profile, Retry, Routing,

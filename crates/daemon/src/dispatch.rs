@@ -9,8 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::ctx::Ctx;
 use crate::handlers::{
-    approve, budget, chat, checkpoint, goal, mcp, model, plugin, policy, profile, project, provider,
-    schedule, search, session, skill, system, watch, workspace,
+    approve, budget, chat, checkpoint, goal, mcp, model, plugin, policy, profile, project,
+    provider, schedule, search, session, skill, system, watch, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.

@@ -214,7 +214,10 @@ pub fn status(store: &Store, budgets: &Budgets, subject: &BudgetSubject) -> Budg
             .as_ref()
             .and_then(|t| store.own_budget(&BudgetOwner::Task(t.clone())).ok())
             .and_then(|b| b.usd);
-        let front_end = subject.front_end.as_ref().and_then(|f| Budgets::usable(f.usd));
+        let front_end = subject
+            .front_end
+            .as_ref()
+            .and_then(|f| Budgets::usable(f.usd));
         // The session's own, the task's own, the config's for scheduled
         // runs, the front end's, the config's for sessions: the first set.
         let session_usd = Budgets::usable(own.usd)
@@ -234,18 +237,69 @@ pub fn status(store: &Store, budgets: &Budgets, subject: &BudgetSubject) -> Budg
         }
         let tokens = own.tokens.map(|t| (t, "session"));
         if let Some((t, source)) = tokens.or(budgets.tokens.session.map(|t| (t, "config"))) {
-            lines.push(line(BudgetScope::Session, None, Some(t), spent, source, None));
+            lines.push(line(
+                BudgetScope::Session,
+                None,
+                Some(t),
+                spent,
+                source,
+                None,
+            ));
+        }
+    }
+    if subject.session.is_none() {
+        // No session asked about: the per-session and per-run limits as
+        // configured (nothing spent against them yet).
+        let none = Spent::default();
+        for (scope, usd) in [
+            (BudgetScope::Session, budgets.session),
+            (BudgetScope::Schedule, budgets.schedule),
+        ] {
+            if let Some(usd) = Budgets::usable(usd) {
+                lines.push(line(scope, Some(usd), None, none, "config", None));
+            }
+        }
+        if let Some(t) = budgets.tokens.session {
+            lines.push(line(
+                BudgetScope::Session,
+                None,
+                Some(t),
+                none,
+                "config",
+                None,
+            ));
         }
     }
     if let (Some(scope), Some(usd)) = (&subject.scope, Budgets::usable(budgets.project)) {
         let spent = spent_since(&month, Some(scope));
-        lines.push(line(BudgetScope::Project, Some(usd), None, spent, "config", None));
+        lines.push(line(
+            BudgetScope::Project,
+            Some(usd),
+            None,
+            spent,
+            "config",
+            None,
+        ));
     }
     if let Some(usd) = Budgets::usable(budgets.day) {
-        lines.push(line(BudgetScope::Day, Some(usd), None, today_all, "config", None));
+        lines.push(line(
+            BudgetScope::Day,
+            Some(usd),
+            None,
+            today_all,
+            "config",
+            None,
+        ));
     }
     if let Some(t) = budgets.tokens.day {
-        lines.push(line(BudgetScope::Day, None, Some(t), today_all, "config", None));
+        lines.push(line(
+            BudgetScope::Day,
+            None,
+            Some(t),
+            today_all,
+            "config",
+            None,
+        ));
     }
     BudgetStatus {
         lines,

@@ -176,10 +176,16 @@ mod tests {
             &budget_amount(Some(0.05), 0),
             &budget_amount(Some(0.042), 0),
             &budget_amount(Some(0.012), 0),
-            ("seekclaw budget set session 0.10 --session s1", "budgets.session"),
+            (
+                "seekclaw budget set session 0.10 --session s1",
+                "budgets.session",
+            ),
             None,
         );
-        assert!(text.contains("the session budget is $0.0500 and $0.0420 is spent"), "{text}");
+        assert!(
+            text.contains("the session budget is $0.0500 and $0.0420 is spent"),
+            "{text}"
+        );
         assert!(text.contains("seekclaw budget set session 0.10 --session s1"));
         assert!(text.contains("budget.set") && text.contains("\"go on\""));
         assert_eq!(budget_amount(None, 12), "12 tokens");

@@ -276,12 +276,10 @@ impl TurnMapper {
             TurnOutcome::Failed(f) if f.kind == FailureKind::StepLimit => {
                 WireEvent::MaxStepsExhausted { submission_id }
             }
-            TurnOutcome::Failed(f) if f.kind == FailureKind::Budget => {
-                WireEvent::BudgetExhausted {
-                    error: f.message,
-                    submission_id,
-                }
-            }
+            TurnOutcome::Failed(f) if f.kind == FailureKind::Budget => WireEvent::BudgetExhausted {
+                error: f.message,
+                submission_id,
+            },
             TurnOutcome::Failed(f) => WireEvent::TurnFailed {
                 error: f.message,
                 submission_id,

@@ -339,6 +339,9 @@ mod tests {
         assert!((a.avg_latency_ms - 200.0).abs() < 1e-9);
         assert!((a.success_rate - 0.5).abs() < 1e-9);
         assert!(s.usage_summary(Some("9999")).unwrap().is_empty());
+        let by_model = s.cost_by_model_since("2000").unwrap();
+        assert_eq!(by_model.len(), 2);
+        assert!(s.cost_by_model_since("9999").unwrap().is_empty());
         let json = serde_json::to_value(&sum[0]).unwrap();
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(
@@ -355,7 +358,9 @@ mod tests {
                 "outputTokens",
                 "cost",
                 "avgLatencyMs",
-                "successRate"
+                "successRate",
+                "todayCostUsd",
+                "monthCostUsd"
             ]
         );
     }

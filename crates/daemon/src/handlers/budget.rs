@@ -13,7 +13,11 @@ use crate::scope;
 
 pub async fn get(daemon: &Ctx, id: i64, p: &Params) -> Reply {
     let params = p.read::<method::BudgetGet>()?;
-    let session = params.session_id.as_deref().map(str::trim).map(str::to_string);
+    let session = params
+        .session_id
+        .as_deref()
+        .map(str::trim)
+        .map(str::to_string);
     let view = view(daemon, session, params.scope()).await?;
     Ok(Envelope::json_result(id, &view).with_session(view.session_id.clone()))
 }
@@ -42,7 +46,11 @@ pub async fn set(daemon: &Ctx, id: i64, p: &Params) -> Reply {
         usd: params.usd,
         tokens: params.tokens,
     };
-    let session = params.session_id.as_deref().map(str::trim).map(str::to_string);
+    let session = params
+        .session_id
+        .as_deref()
+        .map(str::trim)
+        .map(str::to_string);
     let task = params.task_id.as_deref().map(str::trim).map(str::to_string);
     match (which, &session, &task) {
         (BudgetScope::Session, Some(sid), _) => {
@@ -101,9 +109,9 @@ async fn known_session(
     let (key, id) = (found.key.clone(), sid.to_string());
     match daemon.db(move |s| s.session_cost(&key, &id)).await? {
         Some(_) => Ok(found),
-        None => Err(
-            MethodError::not_found(format!("Session {sid} not found")).with_session(Some(r.id))
-        ),
+        None => {
+            Err(MethodError::not_found(format!("Session {sid} not found")).with_session(Some(r.id)))
+        }
     }
 }
 

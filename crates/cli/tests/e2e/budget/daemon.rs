@@ -18,7 +18,10 @@ fn assert_budget_stop(all: &[Value], says: &str) -> String {
     assert_eq!(end["details"]["code"], "budget", "{end}");
     let data = end["data"].as_str().unwrap().to_string();
     assert!(data.contains(says), "{data}");
-    assert!(data.contains("budget.set") && data.contains("go on"), "{data}");
+    assert!(
+        data.contains("budget.set") && data.contains("go on"),
+        "{data}"
+    );
     data
 }
 
@@ -46,7 +49,10 @@ fn a_session_budget_stops_before_the_request_that_would_cross_it_and_a_raise_goe
     assert_eq!(events(&all, "tool_done").len(), 3, "every step's tool ran");
 
     // Still stopped while the budget is what it was.
-    let all = chat(&mut c, json!({"message": "go on", "sessionId": sid, "global": true}));
+    let all = chat(
+        &mut c,
+        json!({"message": "go on", "sessionId": sid, "global": true}),
+    );
     assert_budget_stop(&all, "session budget");
     assert_eq!(server.requests().len(), 3);
 
@@ -60,7 +66,10 @@ fn a_session_budget_stops_before_the_request_that_would_cross_it_and_a_raise_goe
     assert_eq!(view["budgets"][0]["source"], "session", "{view}");
     assert_eq!(view["budgets"][0]["usd"], 1.0, "{view}");
     server.enqueue(answer("all five listed"));
-    let all = chat(&mut c, json!({"message": "go on", "sessionId": sid, "global": true}));
+    let all = chat(
+        &mut c,
+        json!({"message": "go on", "sessionId": sid, "global": true}),
+    );
     assert_eq!(terminal(&all)["event"], "done", "{all:?}");
     assert_eq!(terminal(&all)["data"], "all five listed");
     let requests = server.requests();
@@ -87,7 +96,10 @@ fn the_daily_budget_spans_sessions_and_warns_first() {
     server.enqueue(tool_step(2));
     server.enqueue(answer("first session done"));
     let a = c.ok("session.new", json!({"global": true})).unwrap();
-    let all = chat(&mut c, json!({"message": "one", "sessionId": a, "global": true}));
+    let all = chat(
+        &mut c,
+        json!({"message": "one", "sessionId": a, "global": true}),
+    );
     assert_eq!(terminal(&all)["event"], "done", "{all:?}");
     assert!(events(&all, "reminder").is_empty(), "{all:?}");
 
@@ -96,7 +108,10 @@ fn the_daily_budget_spans_sessions_and_warns_first() {
     server.enqueue(tool_step(3));
     server.enqueue(tool_step(4));
     let b = c.ok("session.new", json!({"global": true})).unwrap();
-    let all = chat(&mut c, json!({"message": "two", "sessionId": b, "global": true}));
+    let all = chat(
+        &mut c,
+        json!({"message": "two", "sessionId": b, "global": true}),
+    );
     let warned = events(&all, "reminder");
     assert_eq!(warned.len(), 1, "{all:?}");
     assert_eq!(warned[0]["details"]["kind"], "budget");
@@ -114,7 +129,10 @@ fn the_daily_budget_spans_sessions_and_warns_first() {
     let usage = c.ok_json("usage.get", json!({})).unwrap();
     let today = usage[0]["todayCostUsd"].as_f64().unwrap();
     let month = usage[0]["monthCostUsd"].as_f64().unwrap();
-    assert!((today - 0.20).abs() < 1e-9 && (month - 0.20).abs() < 1e-9, "{usage}");
+    assert!(
+        (today - 0.20).abs() < 1e-9 && (month - 0.20).abs() < 1e-9,
+        "{usage}"
+    );
 }
 
 #[test]
@@ -191,7 +209,10 @@ fn budget_methods_read_and_write_the_config_and_refuse_bad_values() {
     assert_eq!(view["warnAt"], 0.8);
 
     let view = c
-        .ok_json("budget.set", json!({"scope": "day", "usd": 5.0, "tokens": 1000}))
+        .ok_json(
+            "budget.set",
+            json!({"scope": "day", "usd": 5.0, "tokens": 1000}),
+        )
         .unwrap();
     let day: Vec<&Value> = view["budgets"]
         .as_array()
@@ -228,10 +249,7 @@ fn budget_methods_read_and_write_the_config_and_refuse_bad_values() {
         .unwrap();
     assert_eq!(bad["details"]["param"], "tokens", "{bad}");
     let missing = c
-        .err(
-            "budget.get",
-            json!({"sessionId": "nope", "global": true}),
-        )
+        .err("budget.get", json!({"sessionId": "nope", "global": true}))
         .unwrap();
     assert_eq!(missing["details"]["code"], "not_found", "{missing}");
 }

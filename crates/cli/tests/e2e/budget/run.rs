@@ -41,14 +41,55 @@ fn run_max_cost_stops_with_exit_code_3_and_budget_exhausted() {
     // `--events`: the OpenSeek stream ends with `budget_exhausted`.
     server.clear_requests();
     let out = Command::new(bin())
-        .args(["run", "list it", "--global", "--max-cost", "0.12", "--events"])
+        .args([
+            "run",
+            "list it",
+            "--global",
+            "--max-cost",
+            "0.12",
+            "--events",
+        ])
         .env("SEEKCLAW_HOME", &home)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let last: serde_json::Value =
-        serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(last["event"], "budget_exhausted", "{stdout}");
     assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn a_fleet_splits_max_cost_over_its_copies() {
+    let server = ProviderServer::start().unwrap();
+    let (tmp, home) = home_for(&server);
+    let ws = crate::support::project_dir(tmp.path(), "proj");
+    server.set_default(tool_step(1));
+    // $0.24 over two copies is $0.12 each: one request each ($0.10), not
+    // the three each that $0.24 would allow.
+    let out = Command::new(bin())
+        .args([
+            "run",
+            "--concurrency",
+            "2",
+            "--max-cost",
+            "0.24",
+            "--json",
+            "list it",
+        ])
+        .arg("--workspace")
+        .arg(&ws)
+        .env("SEEKCLAW_HOME", &home)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{report:#}");
+    for run in runs {
+        assert_eq!(run["status"], "budget_exhausted", "{run:#}");
+        let error = run["error"].as_str().unwrap();
+        assert!(error.contains("session budget is $0.1200"), "{error}");
+    }
+    assert_eq!(server.requests().len(), 2);
 }
