@@ -93,3 +93,27 @@ fn a_fleet_splits_max_cost_over_its_copies() {
     }
     assert_eq!(server.requests().len(), 2);
 }
+
+#[test]
+fn serve_max_cost_ends_the_turn_with_budget_exhausted_and_serves_on() {
+    let server = ProviderServer::start().unwrap();
+    let (_tmp, home) = home_for(&server);
+    server.set_default(tool_step(1));
+    let mut serve =
+        crate::support::serve::Serve::start(&home, &["--global", "--max-cost", "0.12"]);
+    serve.send(r#"{"command":"prompt","text":"list it","submission_id":"p-1"}"#);
+    let events = serve.until("budget_exhausted");
+    let end = events.last().unwrap();
+    assert_eq!(end["level"], "WARN");
+    assert_eq!(end["submission_id"], "p-1");
+    assert!(
+        end["error"]
+            .as_str()
+            .unwrap()
+            .contains("the session budget is $0.1200 and $0.0500 is spent"),
+        "{end}"
+    );
+    assert_eq!(server.requests().len(), 1);
+    let (_, code) = serve.finish();
+    assert_eq!(code, Some(0));
+}
