@@ -183,6 +183,17 @@ pub struct BudgetSubject {
 /// the session's (its own, else the front end's or its task's, else the
 /// config's), the project's this month, and the day's. Blocking.
 pub fn status(store: &Store, budgets: &Budgets, subject: &BudgetSubject) -> BudgetStatus {
+    collect(store, budgets, subject, true)
+}
+
+/// [`status`]; without `totals`, the day's and month's totals are read only
+/// as far as a budget needs them (a turn's check before each request).
+fn collect(
+    store: &Store,
+    budgets: &Budgets,
+    subject: &BudgetSubject,
+    totals: bool,
+) -> BudgetStatus {
     let (today, month) = local_starts();
     let spent_since = |since: &str, scope: Option<&str>| {
         store.spent_since(since, scope).unwrap_or_else(|e| {
@@ -190,62 +201,18 @@ pub fn status(store: &Store, budgets: &Budgets, subject: &BudgetSubject) -> Budg
             Spent::default()
         })
     };
-    let today_all = spent_since(&today, None);
-    let month_all = spent_since(&month, None);
-    let mut lines = Vec::new();
-    let line = |scope, usd, tokens, spent: Spent, source, task: Option<String>| BudgetLine {
-        scope,
-        usd,
-        tokens,
-        spent_usd: spent.usd,
-        spent_tokens: spent.unpriced_tokens,
-        source,
-        task,
+    let day_limited = budgets.day.is_some() || budgets.tokens.day.is_some();
+    let today_all = match totals || day_limited {
+        true => spent_since(&today, None),
+        false => Spent::default(),
     };
+    let month_all = match totals {
+        true => spent_since(&month, None),
+        false => Spent::default(),
+    };
+    let mut lines = Vec::new();
     if let (Some(scope), Some(id)) = (&subject.scope, &subject.session) {
-        let owner = BudgetOwner::Session {
-            scope: scope.clone(),
-            id: id.clone(),
-        };
-        let own = store.own_budget(&owner).unwrap_or_default();
-        let spent = store.session_spent(scope, id).unwrap_or_default();
-        let task = subject.front_end.as_ref().and_then(|f| f.task.clone());
-        let task_own = task
-            .as_ref()
-            .and_then(|t| store.own_budget(&BudgetOwner::Task(t.clone())).ok())
-            .and_then(|b| b.usd);
-        let front_end = subject
-            .front_end
-            .as_ref()
-            .and_then(|f| Budgets::usable(f.usd));
-        // The session's own, the task's own, the config's for scheduled
-        // runs, the front end's, the config's for sessions: the first set.
-        let session_usd = Budgets::usable(own.usd)
-            .map(|u| (u, "session", BudgetScope::Session))
-            .or_else(|| Budgets::usable(task_own).map(|u| (u, "task", BudgetScope::Schedule)))
-            .or_else(|| {
-                let scheduled = task.as_ref().and(Budgets::usable(budgets.schedule));
-                scheduled.map(|u| (u, "config", BudgetScope::Schedule))
-            })
-            .or_else(|| front_end.map(|u| (u, "frontEnd", BudgetScope::Session)))
-            .or_else(|| {
-                Budgets::usable(budgets.session).map(|u| (u, "config", BudgetScope::Session))
-            });
-        if let Some((usd, source, kind)) = session_usd {
-            let task = task.filter(|_| kind == BudgetScope::Schedule);
-            lines.push(line(kind, Some(usd), None, spent, source, task));
-        }
-        let tokens = own.tokens.map(|t| (t, "session"));
-        if let Some((t, source)) = tokens.or(budgets.tokens.session.map(|t| (t, "config"))) {
-            lines.push(line(
-                BudgetScope::Session,
-                None,
-                Some(t),
-                spent,
-                source,
-                None,
-            ));
-        }
+        lines.extend(session_lines(store, budgets, subject, (scope, id)));
     }
     if subject.session.is_none() {
         // No session asked about: the per-session and per-run limits as
@@ -309,6 +276,79 @@ pub fn status(store: &Store, budgets: &Budgets, subject: &BudgetSubject) -> Budg
     }
 }
 
+/// The session's own lines: its dollar limit (the first set of its own,
+/// its task's own, the config's for scheduled runs, the front end's, the
+/// config's for sessions) and its token limit.
+fn session_lines(
+    store: &Store,
+    budgets: &Budgets,
+    subject: &BudgetSubject,
+    (scope, id): (&String, &String),
+) -> Vec<BudgetLine> {
+    let mut lines = Vec::new();
+    let owner = BudgetOwner::Session {
+        scope: scope.clone(),
+        id: id.clone(),
+    };
+    let own = store.own_budget(&owner).unwrap_or_default();
+    let spent = store.session_spent(scope, id).unwrap_or_default();
+    let task = subject.front_end.as_ref().and_then(|f| f.task.clone());
+    let task_own = task
+        .as_ref()
+        .and_then(|t| store.own_budget(&BudgetOwner::Task(t.clone())).ok())
+        .and_then(|b| b.usd);
+    let front_end = subject
+        .front_end
+        .as_ref()
+        .and_then(|f| Budgets::usable(f.usd));
+    // The session's own, the task's own, the config's for scheduled
+    // runs, the front end's, the config's for sessions: the first set.
+    let session_usd = Budgets::usable(own.usd)
+        .map(|u| (u, "session", BudgetScope::Session))
+        .or_else(|| Budgets::usable(task_own).map(|u| (u, "task", BudgetScope::Schedule)))
+        .or_else(|| {
+            let scheduled = task.as_ref().and(Budgets::usable(budgets.schedule));
+            scheduled.map(|u| (u, "config", BudgetScope::Schedule))
+        })
+        .or_else(|| front_end.map(|u| (u, "frontEnd", BudgetScope::Session)))
+        .or_else(|| Budgets::usable(budgets.session).map(|u| (u, "config", BudgetScope::Session)));
+    if let Some((usd, source, kind)) = session_usd {
+        let task = task.filter(|_| kind == BudgetScope::Schedule);
+        lines.push(line(kind, Some(usd), None, spent, source, task));
+    }
+    let tokens = own.tokens.map(|t| (t, "session"));
+    if let Some((t, source)) = tokens.or(budgets.tokens.session.map(|t| (t, "config"))) {
+        lines.push(line(
+            BudgetScope::Session,
+            None,
+            Some(t),
+            spent,
+            source,
+            None,
+        ));
+    }
+    lines
+}
+
+fn line(
+    scope: BudgetScope,
+    usd: Option<f64>,
+    tokens: Option<u64>,
+    spent: Spent,
+    source: &'static str,
+    task: Option<String>,
+) -> BudgetLine {
+    BudgetLine {
+        scope,
+        usd,
+        tokens,
+        spent_usd: spent.usd,
+        spent_tokens: spent.unpriced_tokens,
+        source,
+        task,
+    }
+}
+
 /// The gate of one turn: the config's budgets as the turn started.
 #[derive(Debug)]
 pub(crate) struct BudgetGate {
@@ -355,7 +395,7 @@ impl SpendGate for BudgetGate {
         if self.unlimited() {
             return SpendVerdict::Go(Vec::new());
         }
-        let status = status(&self.store, &self.budgets, &self.subject);
+        let status = collect(&self.store, &self.budgets, &self.subject, false);
         let session = self.subject.session.clone().unwrap_or_default();
         let unpriced = (!e.priced).then_some(e.model.as_str());
         let mut warnings = Vec::new();

@@ -99,8 +99,7 @@ fn serve_max_cost_ends_the_turn_with_budget_exhausted_and_serves_on() {
     let server = ProviderServer::start().unwrap();
     let (_tmp, home) = home_for(&server);
     server.set_default(tool_step(1));
-    let mut serve =
-        crate::support::serve::Serve::start(&home, &["--global", "--max-cost", "0.12"]);
+    let mut serve = crate::support::serve::Serve::start(&home, &["--global", "--max-cost", "0.12"]);
     serve.send(r#"{"command":"prompt","text":"list it","submission_id":"p-1"}"#);
     let events = serve.until("budget_exhausted");
     let end = events.last().unwrap();
