@@ -34,6 +34,7 @@ pub fn code(kind: ErrorKind) -> i64 {
         | ErrorKind::StepLimit
         | ErrorKind::Storage
         | ErrorKind::ConfigInvalid
+        | ErrorKind::Budget
         | ErrorKind::Internal => INTERNAL_ERROR,
     }
 }

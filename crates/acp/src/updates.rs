@@ -146,7 +146,9 @@ impl TurnUpdates {
             },
             AgentEvent::Reminder {
                 kind:
-                    seekclaw_agent::ReminderKind::Hooks | seekclaw_agent::ReminderKind::Instructions,
+                    seekclaw_agent::ReminderKind::Hooks
+                    | seekclaw_agent::ReminderKind::Instructions
+                    | seekclaw_agent::ReminderKind::Budget,
                 text,
             } => vec![chunk("agent_thought_chunk", &format!("\n{text}\n"))],
             _ => Vec::new(),

@@ -363,6 +363,9 @@ pub enum ReminderKind {
     /// For the user, not the model: the instruction files exceed the
     /// budget and were cut (said once a session).
     Instructions,
+    /// For the user, not the model: a spend budget is nearly used up (said
+    /// once per budget and session).
+    Budget,
 }
 
 /// One hook run, as the stream announces it.
@@ -483,6 +486,9 @@ pub enum FailureKind {
     Internal,
     /// One of the user's hooks refused the turn (its prompt was not sent).
     Blocked,
+    /// The next model request would exceed a spend budget: the turn stopped
+    /// before it (everything so far is kept).
+    Budget,
 }
 
 impl FailureKind {
@@ -496,6 +502,7 @@ impl FailureKind {
             FailureKind::Storage => "storage",
             FailureKind::Internal => "internal",
             FailureKind::Blocked => "blocked",
+            FailureKind::Budget => "budget",
         }
     }
 }

@@ -87,6 +87,9 @@ pub struct TurnInput {
     pub policy: Option<Arc<crate::hooks::TurnPolicy>>,
     /// Reports the errors an edit introduced (the engine's language servers).
     pub diagnostics: Option<TurnDiagnostics>,
+    /// Asked before each model request whether the budgets allow it
+    /// (`None`: nothing is limited).
+    pub budget: Option<Arc<dyn crate::spend::SpendGate>>,
 }
 
 /// What the edit tools report diagnostics through (a named type so that

@@ -51,6 +51,9 @@ struct LoopState<'t> {
 struct Prepared {
     request: ChatRequest,
     filter: ToolFilter,
+    /// The model the request most likely goes to (its prices size the
+    /// spend check).
+    model: seekclaw_config::Model,
 }
 
 /// An image entering a step's model request.
@@ -126,6 +129,9 @@ pub(crate) async fn turn_loop(
         let views = take_guidance(cx, &mut st, transcript).await?;
         control::step_reminders(cx, &mut st.control, transcript, st.step).await?;
         let prepared = prepare(cx, &mut st, transcript, counters, &views).await?;
+        // Stops before a request that would exceed a budget; what the turn
+        // wrote so far stays (the next turn goes on from it).
+        crate::spend::check(cx, &prepared.model, &prepared.request, counters).await?;
         let completion = match sample(cx, &mut st, prepared.request, transcript, counters).await? {
             Ok(completion) => completion,
             Err(ended) => return Ok(ended),
@@ -343,7 +349,11 @@ async fn prepare(
         reasoning: cx.input.reasoning,
         thinking_budget_tokens: rt.config.agent.thinking_budget_tokens,
     };
-    Ok(Prepared { request, filter })
+    Ok(Prepared {
+        request,
+        filter,
+        model: model.clone(),
+    })
 }
 
 /// Asks the model, streaming its answer as events, and counts the usage.

@@ -3,6 +3,7 @@
 
 mod acp;
 mod admin;
+mod budget;
 mod chat;
 #[cfg(unix)]
 mod chat_hint;
@@ -96,6 +97,10 @@ enum Command {
     /// them with none running).
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
+    /// Spend budgets: what applies and what was spent (`show`), or set
+    /// one (`set session 2.50 --session ID`, `set day 10`).
+    #[command(subcommand)]
+    Budget(budget::BudgetCommand),
     /// List, show, export and import sessions (the store directly; no daemon needed).
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
@@ -227,6 +232,7 @@ fn main() -> ExitCode {
         Command::Provider(_)
             | Command::Model(_)
             | Command::Schedule(_)
+            | Command::Budget(_)
             | Command::Sessions(_)
             | Command::Permissions(_)
             | Command::Hooks(_)
@@ -268,6 +274,11 @@ fn main() -> ExitCode {
             Home::from_env()
                 .map_err(Into::into)
                 .and_then(|h| schedule::schedule(&h, cmd)),
+        ),
+        Command::Budget(cmd) => report(
+            Home::from_env()
+                .map_err(Into::into)
+                .and_then(|h| budget::budget(&h, cmd)),
         ),
         Command::Sessions(cmd) => report(
             Home::from_env()

@@ -73,7 +73,7 @@ pub struct RunArgs {
 }
 
 /// Runs one turn (or a fleet) and maps its end to the exit code (0 done,
-/// 130 cancelled, 1 failed).
+/// 130 cancelled, 1 failed, 3 stopped by a spend budget).
 pub fn run(args: RunArgs) -> ExitCode {
     let prompt = match (&args.prompt, &args.task_file, args.task_index) {
         (Some(prompt), _, _) => prompt.clone(),
@@ -134,6 +134,11 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(Ok(RunEnd::Failed(e))) => {
             eprintln!("seekclaw: {e}");
             ExitCode::from(1)
+        }
+        // Its own code: a script can tell "out of budget" from a failure.
+        Ok(Ok(RunEnd::Budget(e))) => {
+            eprintln!("seekclaw: {e}");
+            ExitCode::from(3)
         }
         Ok(Err(e)) => {
             eprintln!("seekclaw: {e}");

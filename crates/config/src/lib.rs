@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 mod agents_starter;
+mod budgets;
 mod config;
 mod document;
 pub mod edits;
@@ -30,6 +31,7 @@ mod web_search;
 mod workspace;
 
 pub use agents_starter::{StarterOutcome, starter_agents_md, write_starter_agents_md};
+pub use budgets::{Budgets, DEFAULT_WARN_AT, TokenBudgets};
 pub use config::{
     AgentSettings, CheckpointSettings, Config, DEFAULT_PROFILE, DaemonSettings, LoadBalance,
     McpOAuth, McpServer, McpSettings, Profile, Retry, Routing,

@@ -9,8 +9,8 @@ use crate::chats::ChatStart;
 use crate::connection::Connection;
 use crate::ctx::Ctx;
 use crate::handlers::{
-    approve, chat, checkpoint, goal, mcp, model, plugin, policy, profile, project, provider,
-    schedule, search, session, skill, system, watch, workspace,
+    approve, budget, chat, checkpoint, goal, mcp, model, plugin, policy, profile, project,
+    provider, schedule, search, session, skill, system, watch, workspace,
 };
 
 /// Handles methods that answer without I/O, straight from the read loop.
@@ -129,6 +129,8 @@ pub async fn handle(
         Method::GoalGet => goal::get(ctx, id, p).await,
         Method::GoalSet => goal::set(ctx, id, p).await,
         Method::GoalClear => goal::clear(ctx, id, p).await,
+        Method::BudgetGet => budget::get(ctx, id, p).await,
+        Method::BudgetSet => budget::set(ctx, id, p).await,
         Method::HooksList => policy::hooks_list(ctx, id, p).await,
         Method::HooksApprove => policy::hooks_approve(ctx, id, p).await,
         Method::SessionEnd => policy::session_end(ctx, id, p).await,

@@ -75,6 +75,7 @@ pub fn code(kind: ErrorKind) -> ErrorCode {
         ErrorKind::Cancelled => ErrorCode::Cancelled,
         ErrorKind::ConfigInvalid => ErrorCode::ConfigInvalid,
         ErrorKind::Internal => ErrorCode::Internal,
+        ErrorKind::Budget => ErrorCode::Budget,
     }
 }
 
@@ -145,6 +146,7 @@ mod tests {
             (ErrorKind::Cancelled, "cancelled"),
             (ErrorKind::ConfigInvalid, "config_invalid"),
             (ErrorKind::Internal, "internal"),
+            (ErrorKind::Budget, "budget"),
         ];
         for (kind, name) in pairs {
             assert_eq!(code(kind).as_str(), name);

@@ -238,6 +238,7 @@ pub fn event_envelope(
                 ReminderKind::Plan => "plan",
                 ReminderKind::Hooks => "hooks",
                 ReminderKind::Instructions => "instructions",
+                ReminderKind::Budget => "budget",
             };
             Envelope::event(id, text, &ReminderDetails { kind: kind.into() })
         }
@@ -360,6 +361,11 @@ fn watched_item(
             let (text, outcome, code) = match outcome {
                 TurnOutcome::Done(t) => (t, "done", None),
                 TurnOutcome::Cancelled(t) => (t, "cancelled", None),
+                // A budget's stop is its own outcome (additive: old
+                // watchers read any outcome but done/cancelled as an end).
+                TurnOutcome::Failed(f) if f.kind == seekclaw_agent::FailureKind::Budget => {
+                    (f.message, "budget_exhausted", Some(ErrorCode::Budget))
+                }
                 TurnOutcome::Failed(f) => (f.message, "error", Some(failure_code(f.kind))),
                 TurnOutcome::Unsaved { error, .. } => (
                     wording::unsaved_message(&error),

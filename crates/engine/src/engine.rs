@@ -73,6 +73,8 @@ pub struct Services {
     pub hook_sessions: crate::policy::HookSessions,
     /// The user's rules and hooks as last read, per workspace.
     pub policies: crate::policy::PolicyCache,
+    /// The spend budgets already warned about, per session.
+    pub budget_warnings: Arc<crate::budget::BudgetWarnings>,
     /// Fired when the engine stops: no goal continuation starts after it,
     /// and notices stop waiting for finishing turns.
     pub stopping: CancellationToken,
@@ -145,6 +147,7 @@ impl Engine {
                 checkpoints: Default::default(),
                 hook_sessions: Default::default(),
                 policies: Default::default(),
+                budget_warnings: Default::default(),
                 stopping: CancellationToken::new(),
             }),
         }

@@ -42,6 +42,8 @@ pub enum ErrorKind {
     ConfigInvalid,
     /// An engine fault (a task that died, a file that could not be made).
     Internal,
+    /// A spend budget stopped the turn before a model request.
+    Budget,
 }
 
 impl From<FailureKind> for ErrorKind {
@@ -55,6 +57,7 @@ impl From<FailureKind> for ErrorKind {
             FailureKind::Internal => ErrorKind::Internal,
             // The user's own hook refused the prompt.
             FailureKind::Blocked => ErrorKind::Invalid,
+            FailureKind::Budget => ErrorKind::Budget,
         }
     }
 }

@@ -116,6 +116,9 @@ pub struct TurnOverrides {
     /// (the terminal UI's or `run`'s working directory, the path a chat
     /// named): instruction files are read from the root down to it.
     pub start_dir: Option<std::path::PathBuf>,
+    /// The session budget this front end sets (`--max-cost`, a scheduled
+    /// run's), under the session's own.
+    pub budget: Option<crate::budget::FrontEndBudget>,
 }
 
 impl TurnOverrides {
@@ -337,6 +340,16 @@ impl Engine {
                 .clone()
                 .filter(|_| !runtime.config.lsp.entries().is_empty())
                 .map(|root| seekclaw_agent::TurnDiagnostics(self.lsp.for_workspace(root))),
+            budget: Some(std::sync::Arc::new(crate::budget::BudgetGate {
+                store: self.store.clone(),
+                budgets: runtime.config.budgets.clone(),
+                subject: crate::budget::BudgetSubject {
+                    scope: Some(request.scope.key.clone()),
+                    session: Some(session.id.clone()),
+                    front_end: request.overrides.budget.clone(),
+                },
+                warned: self.budget_warnings.clone(),
+            })),
         };
         let after = AfterTurn {
             engine: self.downgrade(),

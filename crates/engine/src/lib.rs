@@ -7,6 +7,7 @@
 
 mod announce;
 mod balance;
+mod budget;
 mod bus;
 mod checkpoints;
 mod compact;
@@ -39,6 +40,10 @@ mod target;
 mod turns;
 
 pub use announce::{Announce, AnnounceGuard, Announcement, Announcers};
+pub use budget::{
+    BudgetLine, BudgetScope, BudgetStatus, BudgetSubject, BudgetWarnings, FrontEndBudget,
+    local_starts, status as budget_status,
+};
 pub use bus::{BufferLimits, Resume, Sequenced, StreamPosition, TurnBus, WatchGuard, Watched};
 pub use checkpoints::{
     CheckpointStore, CheckpointSummary, FileDiff, ForkOutcome, ForkRequest, Restore, RewindOutcome,

@@ -69,6 +69,36 @@ pub struct TurnFlags {
     /// `agent.reasoningLevel`).
     #[arg(long, value_name = "LEVEL", value_parser = parse_reasoning)]
     pub reasoning: Option<ReasoningLevel>,
+    /// Spend limit in US dollars for each session this command runs turns
+    /// on (its session budget, unless the session has its own set with
+    /// `seekclaw budget set`); a fleet (`--concurrency N`) splits it evenly
+    /// over its copies. The turn stops before a model request that would
+    /// exceed it.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    pub max_cost: Option<MaxCost>,
+}
+
+/// `--max-cost`, kept in micro-dollars so the flags stay comparable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaxCost(u64);
+
+impl MaxCost {
+    /// In US dollars.
+    pub fn usd(self) -> f64 {
+        self.0 as f64 / 1_000_000.0
+    }
+}
+
+fn parse_usd(s: &str) -> Result<MaxCost, String> {
+    let usd: f64 = s
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("{s:?} is not an amount of dollars (e.g. 0.50)"))?;
+    if !usd.is_finite() || usd < 0.0 {
+        return Err(format!("{s:?} is not an amount of dollars (0 or more)"));
+    }
+    Ok(MaxCost((usd * 1_000_000.0).round() as u64))
 }
 
 impl TurnFlags {
@@ -82,6 +112,10 @@ impl TurnFlags {
             finish_tool: true,
             approval_policy: self.approval,
             reasoning: self.reasoning,
+            budget: self.max_cost.map(|c| seekclaw_engine::FrontEndBudget {
+                usd: Some(c.usd()),
+                task: None,
+            }),
             ..TurnOverrides::default()
         }
     }
@@ -147,6 +181,11 @@ mod tests {
         assert_eq!(o.mode, Some(AgentMode::Readonly));
         assert!(o.approval_policy.is_some());
         assert_eq!(o.reasoning, Some(ReasoningLevel::Low));
+        let capped = Cmd::try_parse_from(["x", "--max-cost", "$0.25"]).unwrap();
+        let budget = capped.turn.overrides().budget.unwrap();
+        assert_eq!(budget.usd, Some(0.25));
+        assert!(Cmd::try_parse_from(["x", "--max-cost", "-1"]).is_err());
+        assert!(Cmd::try_parse_from(["x", "--max-cost", "lots"]).is_err());
         assert_eq!(cmd.at.workspace(), Some(std::path::Path::new("/w")));
         assert!(cmd.at.continue_latest);
         assert!(Cmd::try_parse_from(["x", "--mode", "fast"]).is_err());

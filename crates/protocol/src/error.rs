@@ -41,6 +41,10 @@ pub enum ErrorCode {
     /// refused (the file is left as it is), as are turns when no earlier
     /// version was read. `data` names the file, line and column.
     ConfigInvalid,
+    /// A turn stopped before a model request that would exceed a spend
+    /// budget (`budgets` in the config, or the session's own); `data` names
+    /// the budget, what was spent and how to raise it. Nothing was lost.
+    Budget,
 }
 
 impl ErrorCode {
@@ -63,6 +67,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Internal => "internal",
             ErrorCode::ConfigInvalid => "config_invalid",
+            ErrorCode::Budget => "budget",
         }
     }
 }

@@ -97,6 +97,9 @@ pub enum Capability {
     /// `plugins` (ours, additive): `plugin.list`, `plugin.install`,
     /// `plugin.toggle`, `plugin.remove`.
     Plugins,
+    /// `budgets` (ours, additive): `budget.get`, `budget.set`, the `budget`
+    /// error code and `reminder` kind.
+    Budgets,
 }
 
 /// Every capability with its wire name, in the order clients expect.
@@ -132,6 +135,7 @@ pub const CAPABILITIES: &[(Capability, &str)] = &[
     (Capability::Hooks, "hooks"),
     (Capability::Permissions, "permissions"),
     (Capability::Plugins, "plugins"),
+    (Capability::Budgets, "budgets"),
 ];
 
 /// A schema-producing function: the schema of one type (a `$ref` for named types).
@@ -484,6 +488,10 @@ method_table! {
         (GoalSetParams => json(GoalView));
     GoalClear => "goal.clear" [] Task [Goal]
         (SessionRefParams => json(GoalView));
+    BudgetGet => "budget.get" [] Task [Budgets]
+        (BudgetGetParams => json(BudgetView));
+    BudgetSet => "budget.set" [] Exclusive [Budgets]
+        (BudgetSetParams => json(BudgetView));
     LockList => "lock.list" [] Task [FileLocks]
         (NoParams => json(Vec<LockView>));
     FactoryReset => "factory.reset" [] Exclusive [FactoryReset]
@@ -707,6 +715,6 @@ mod tests {
             .filter(|m| reference.contains(m))
             .collect();
         assert_eq!(ours, reference);
-        assert_eq!(info.methods.len(), 85);
+        assert_eq!(info.methods.len(), 87);
     }
 }

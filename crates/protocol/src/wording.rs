@@ -97,6 +97,42 @@ pub fn plugin_untrusted(workspace: &str) -> String {
     )
 }
 
+/// A budget's amount as people read it: dollars (`$0.0420`, `$12.50`) or tokens.
+pub fn budget_amount(usd: Option<f64>, tokens: u64) -> String {
+    match usd {
+        Some(v) if v.abs() < 1.0 => format!("${v:.4}"),
+        Some(v) => format!("${v:.2}"),
+        None => format!("{tokens} tokens"),
+    }
+}
+
+/// The text a turn stopped by a budget ends with: the budget, what was
+/// spent, and how to raise it (`raise`: the CLI command; `key`: the config
+/// key). `unpriced`: the model without a price whose tokens are counted.
+pub fn budget_exhausted(
+    name: &str,
+    limit: &str,
+    spent: &str,
+    next: &str,
+    (raise, key): (&str, &str),
+    unpriced: Option<&str>,
+) -> String {
+    let why = unpriced.map_or(String::new(), |m| {
+        format!(" ({m} has no price in the model catalog, so its tokens are counted)")
+    });
+    format!(
+        "Budget reached: the {name} budget is {limit}{why} and {spent} is spent; the next model request (about {next}) would exceed it, so the turn stopped before sending it. Nothing was lost. To go on, raise the budget (`{raise}`, the daemon's budget.set, or `{key}` in config.json) and send \"go on\"."
+    )
+}
+
+/// The warning that a budget is nearly used up.
+pub fn budget_warning(name: &str, limit: &str, spent: &str, unpriced: Option<&str>) -> String {
+    let why = unpriced.map_or(String::new(), |m| {
+        format!(" ({m} has no price, so its tokens are counted)")
+    });
+    format!("Budget warning: {spent} of the {name} budget of {limit} is spent{why}.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +167,28 @@ mod tests {
             hook_line("Stop", "sleep 9", "timeout", None, 1000.0, None),
             "hook Stop `sleep 9`: timeout (killed, 1000 ms)"
         );
+    }
+
+    #[test]
+    fn a_budget_stop_says_the_budget_the_spend_and_how_to_raise_it() {
+        let text = budget_exhausted(
+            "session",
+            &budget_amount(Some(0.05), 0),
+            &budget_amount(Some(0.042), 0),
+            &budget_amount(Some(0.012), 0),
+            (
+                "seekclaw budget set session 0.10 --session s1",
+                "budgets.session",
+            ),
+            None,
+        );
+        assert!(
+            text.contains("the session budget is $0.0500 and $0.0420 is spent"),
+            "{text}"
+        );
+        assert!(text.contains("seekclaw budget set session 0.10 --session s1"));
+        assert!(text.contains("budget.set") && text.contains("\"go on\""));
+        assert_eq!(budget_amount(None, 12), "12 tokens");
+        assert_eq!(budget_amount(Some(12.5), 0), "$12.50");
     }
 }

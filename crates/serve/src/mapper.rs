@@ -200,6 +200,7 @@ impl TurnMapper {
                 ReminderKind::Plan => WireEvent::PlanReminder { content: text },
                 ReminderKind::Hooks => WireEvent::HooksOff { content: text },
                 ReminderKind::Instructions => WireEvent::InstructionsCut { content: text },
+                ReminderKind::Budget => WireEvent::BudgetWarning { content: text },
             }),
             // Hooks run between steps: the step's text is complete by then.
             AgentEvent::HookStarted(run) => {
@@ -275,6 +276,10 @@ impl TurnMapper {
             TurnOutcome::Failed(f) if f.kind == FailureKind::StepLimit => {
                 WireEvent::MaxStepsExhausted { submission_id }
             }
+            TurnOutcome::Failed(f) if f.kind == FailureKind::Budget => WireEvent::BudgetExhausted {
+                error: f.message,
+                submission_id,
+            },
             TurnOutcome::Failed(f) => WireEvent::TurnFailed {
                 error: f.message,
                 submission_id,

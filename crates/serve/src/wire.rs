@@ -312,6 +312,13 @@ mod tests {
             InstructionsCut {
                 content: s("The instruction files exceed instructions.maxBytes"),
             },
+            BudgetExhausted {
+                error: s("Budget reached: the session budget is $0.0500"),
+                submission_id: Some(s("p1")),
+            },
+            BudgetWarning {
+                content: s("Budget warning: $0.0400 of the session budget of $0.0500 is spent."),
+            },
         ]
     }
 

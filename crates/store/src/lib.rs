@@ -10,6 +10,7 @@
 
 mod approvals;
 mod blobs;
+mod budgets;
 mod checkpointer;
 mod children;
 mod conversation;
@@ -36,6 +37,7 @@ mod turns;
 mod usage;
 
 pub use approvals::{ApprovalRule, SessionApprovals};
+pub use budgets::{BudgetOwner, OwnBudget, Spent};
 pub use conversation::Conversation;
 pub use error::{Result, StoreError};
 pub use items::{

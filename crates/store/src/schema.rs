@@ -320,7 +320,19 @@ const V13: &str = r#"
 ALTER TABLE system_prompts ADD COLUMN instructions TEXT NULL;
 "#;
 
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13];
+/// V14: budgets of one session or one scheduled task, over the config's
+/// (`budget.set`).
+const V14: &str = r#"
+CREATE TABLE own_budgets (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    usd REAL NULL,
+    tokens INTEGER NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+"#;
+
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -115,6 +115,10 @@ pub struct UsageSummary {
     pub avg_latency_ms: f64,
     /// Share of calls that succeeded (0 to 1).
     pub success_rate: f64,
+    /// Cost in USD today (local time), whatever the window.
+    pub today_cost_usd: f64,
+    /// Cost in USD this calendar month (local time), whatever the window.
+    pub month_cost_usd: f64,
 }
 
 impl Store {
@@ -208,8 +212,26 @@ impl Store {
                         } else {
                             (calls - failures) as f64 / calls as f64
                         },
+                        today_cost_usd: 0.0,
+                        month_cost_usd: 0.0,
                     })
                 })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+}
+
+impl Store {
+    /// USD per (provider, model) since `since` (a `now_iso`-format time).
+    pub fn cost_by_model_since(&self, since: &str) -> Result<Vec<(String, String, f64)>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT provider, model, COALESCE(SUM(cost), 0) FROM usage_records \
+                 WHERE ts >= ?1 GROUP BY provider, model",
+            )?;
+            let rows = stmt
+                .query_map(params![since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })
@@ -317,6 +339,9 @@ mod tests {
         assert!((a.avg_latency_ms - 200.0).abs() < 1e-9);
         assert!((a.success_rate - 0.5).abs() < 1e-9);
         assert!(s.usage_summary(Some("9999")).unwrap().is_empty());
+        let by_model = s.cost_by_model_since("2000").unwrap();
+        assert_eq!(by_model.len(), 2);
+        assert!(s.cost_by_model_since("9999").unwrap().is_empty());
         let json = serde_json::to_value(&sum[0]).unwrap();
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(
@@ -333,7 +358,9 @@ mod tests {
                 "outputTokens",
                 "cost",
                 "avgLatencyMs",
-                "successRate"
+                "successRate",
+                "todayCostUsd",
+                "monthCostUsd"
             ]
         );
     }

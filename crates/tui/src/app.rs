@@ -303,6 +303,9 @@ pub struct App {
     pub context_windows: std::collections::HashMap<String, u64>,
     /// The `ui.statusLine` command's row (`None`: no command configured).
     pub status_text: Option<crate::status_line::Shown>,
+    /// The session's spend against its tightest dollar budget (`None`: no
+    /// budget applies, or the daemon has none).
+    pub budget: Option<crate::budget_view::BudgetView>,
     /// The engine's "hooks of this workspace are off" reminder was shown
     /// (once a chat: every turn carries it).
     pub(crate) hooks_off_said: bool,
@@ -497,6 +500,8 @@ impl App {
                 self.notice(env.data);
             }
             EventKind::Reminder(r) if r.kind == "instructions" => self.notice(env.data),
+            // A spend budget nearly used up: said as a warning.
+            EventKind::Reminder(r) if r.kind == "budget" => self.error(env.data),
             EventKind::Done => {
                 if !turn.streamed && !env.data.is_empty() {
                     self.append(&env.data, false);

@@ -227,6 +227,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                 act(daemon, &mut scope, &mut app, Action::LoadCatalog).await;
                 crate::config_notice::show(&daemon.conn, &mut app).await;
                 crate::status::refresh_config(&daemon.conn, &mut app).await;
+                crate::budget_view::refresh(&daemon.conn, &scope, &mut app).await;
                 attention.refresh(&daemon.conn, &app).await;
                 dirty = true;
             }
@@ -284,6 +285,7 @@ async fn ui(daemon: &mut Daemon, opts: &ChatOptions) -> Result<crate::ChatEnd, T
                     }
                     if running && app.turn.is_none() {
                         crate::status::refresh(&daemon.conn, &mut app).await;
+                        crate::budget_view::refresh(&daemon.conn, &scope, &mut app).await;
                         attention.refresh(&daemon.conn, &app).await;
                     }
                 }

@@ -14,6 +14,7 @@ pub mod app;
 pub mod approval;
 pub mod attach;
 mod attention;
+pub mod budget_view;
 pub mod client;
 mod commands;
 pub mod completion;

@@ -117,10 +117,11 @@ impl StatusInput {
             session: app.session_id.clone(),
             model,
             cost: Cost { usd: app.cost() },
-            // Stays null until the TUI tracks a budget: at merge, h-budget's
-            // `App::budget: Option<BudgetView>` (crates/tui/src/budget_view.rs)
-            // maps here as `Budget { usd: b.usd, spent_usd: b.spent_usd }`.
-            budget: None,
+            // The tightest dollar budget the status bar shows too.
+            budget: app.budget.map(|b| Budget {
+                usd: b.usd,
+                spent_usd: b.spent_usd,
+            }),
             context: Context {
                 used: app.context_used,
                 window,

@@ -33,6 +33,12 @@ fn the_input_has_every_field_the_docs_name() {
     let v = serde_json::to_value(StatusInput::of(&app, None, None)).unwrap();
     assert_eq!(v["state"], "running");
     assert_eq!(v["mode"], serde_json::Value::Null);
+    app.budget = Some(crate::budget_view::BudgetView {
+        usd: 2.0,
+        spent_usd: 0.5,
+    });
+    let v = serde_json::to_value(StatusInput::of(&app, None, None)).unwrap();
+    assert_eq!(v["budget"], json!({"usd": 2.0, "spentUsd": 0.5}));
 }
 
 #[test]

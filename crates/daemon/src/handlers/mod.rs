@@ -1,6 +1,7 @@
 //! Method handlers, one file per domain. Each returns the request's terminal envelope.
 
 pub mod approve;
+pub mod budget;
 pub mod chat;
 pub mod checkpoint;
 pub mod goal;

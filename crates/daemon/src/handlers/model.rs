@@ -264,8 +264,24 @@ pub async fn usage_get(daemon: &Ctx, id: i64, params: &Params) -> Reply {
             ));
         }
     };
-    let rows = daemon
-        .db(move |s| s.usage_summary(since.as_deref()))
+    let (today, month) = seekclaw_engine::local_starts();
+    let (mut rows, today, month) = daemon
+        .db(move |s| {
+            Ok((
+                s.usage_summary(since.as_deref())?,
+                s.cost_by_model_since(&today)?,
+                s.cost_by_model_since(&month)?,
+            ))
+        })
         .await?;
+    for row in &mut rows {
+        let of = |list: &[(String, String, f64)]| {
+            list.iter()
+                .find(|(p, m, _)| *p == row.provider && *m == row.model)
+                .map_or(0.0, |(_, _, c)| *c)
+        };
+        row.today_cost_usd = of(&today);
+        row.month_cost_usd = of(&month);
+    }
     Ok(Envelope::json_result(id, &rows))
 }

@@ -209,7 +209,14 @@ async fn execute(
         message: task.prompt.clone(),
         images: Vec::new(),
         reasoning: None,
-        overrides: Default::default(),
+        // Each run has the task's budget (its own, else `budgets.schedule`).
+        overrides: seekclaw_engine::TurnOverrides {
+            budget: Some(seekclaw_engine::FrontEndBudget {
+                usd: None,
+                task: Some(task.id.clone()),
+            }),
+            ..Default::default()
+        },
         controls,
         origin: TurnOrigin::new("schedule"),
     };

@@ -354,12 +354,22 @@ async fn start(
             message: spec.prompt.clone(),
             images,
             reasoning: None,
-            overrides: spec.overrides.clone(),
+            overrides: split_budget(&spec.overrides, spec.copies),
             controls,
             origin: TurnOrigin::new("run"),
         })
         .await
         .map_err(|e| e.message)
+}
+
+/// Each copy's share of `--max-cost`: the fleet's budget split evenly, so
+/// the fleet together never spends more than it.
+fn split_budget(overrides: &TurnOverrides, copies: usize) -> TurnOverrides {
+    let mut each = overrides.clone();
+    if let Some(b) = each.budget.as_mut() {
+        b.usd = b.usd.map(|usd| usd / copies.max(1) as f64);
+    }
+    each
 }
 
 async fn join_in_order(runs: Vec<tokio::task::JoinHandle<Tally>>) -> Result<Vec<Tally>, ExecError> {
@@ -427,6 +437,9 @@ impl Tally {
         let (status, answer, error) = match outcome {
             TurnOutcome::Done(a) => ("done", Some(a), None),
             TurnOutcome::Cancelled(a) => ("cancelled", Some(a), None),
+            TurnOutcome::Failed(f) if f.kind == seekclaw_agent::FailureKind::Budget => {
+                ("budget_exhausted", None, Some(f.message))
+            }
             TurnOutcome::Failed(f) => ("failed", None, Some(f.message)),
             TurnOutcome::Unsaved { error, .. } => (
                 "failed",

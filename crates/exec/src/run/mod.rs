@@ -26,6 +26,9 @@ pub enum RunEnd {
     Cancelled,
     /// The turn failed; why.
     Failed(String),
+    /// A spend budget stopped the turn before a model request; the text
+    /// names it and how to raise it.
+    Budget(String),
 }
 
 /// The turn's session, once it started.
@@ -120,6 +123,9 @@ async fn run_turn(
     let end = match &outcome {
         TurnOutcome::Done(_) => RunEnd::Done,
         TurnOutcome::Cancelled(_) => RunEnd::Cancelled,
+        TurnOutcome::Failed(f) if f.kind == seekclaw_agent::FailureKind::Budget => {
+            RunEnd::Budget(f.message.clone())
+        }
         TurnOutcome::Failed(f) => RunEnd::Failed(f.message.clone()),
         TurnOutcome::Unsaved { error, .. } => {
             RunEnd::Failed(seekclaw_protocol::wording::unsaved_message(error))

@@ -453,4 +453,12 @@ pub struct UsageSummary {
     pub avg_latency_ms: f64,
     /// Share of attempts that succeeded, 0 to 1.
     pub success_rate: f64,
+    /// This model's cost in USD today (local time), whatever `days` says
+    /// (ours, additive).
+    #[serde(default)]
+    pub today_cost_usd: f64,
+    /// This model's cost in USD this calendar month (local time), whatever
+    /// `days` says (ours, additive).
+    #[serde(default)]
+    pub month_cost_usd: f64,
 }

@@ -8,6 +8,7 @@
 //! every answer against them.
 
 mod admin;
+mod budget;
 mod chat;
 mod checkpoint;
 mod extensions;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::adapter::{FieldMessage, Required, Skipped, Strict};
 pub use admin::*;
+pub use budget::*;
 pub use chat::*;
 pub use checkpoint::*;
 pub use extensions::*;

@@ -149,6 +149,16 @@ pub enum Event {
     },
     /// The turn used its `--max-steps` unfinished.
     MaxStepsExhausted { submission_id: Option<String> },
+    /// The turn stopped before a model request that would exceed a spend
+    /// budget (ours, additive): `error` names the budget, what was spent
+    /// and how to raise it; nothing was lost.
+    BudgetExhausted {
+        error: String,
+        submission_id: Option<String>,
+    },
+    /// A spend budget is nearly used up (ours, additive; once per budget
+    /// and session).
+    BudgetWarning { content: String },
     /// The turn failed.
     TurnFailed {
         error: String,
@@ -391,6 +401,8 @@ impl Event {
             AgentAborted { .. } => "agent_aborted",
             MaxStepsExhausted { .. } => "max_steps_exhausted",
             TurnFailed { .. } => "turn_failed",
+            BudgetExhausted { .. } => "budget_exhausted",
+            BudgetWarning { .. } => "budget_warning",
             SteerApplied { .. } => "steer_applied",
             SteerDropped { .. } => "steer_dropped",
             BackgroundNotice { .. } => "background_notice",
@@ -451,6 +463,8 @@ impl Level {
             | "command_error" => Level::Error,
             "agent_aborted"
             | "max_steps_exhausted"
+            | "budget_exhausted"
+            | "budget_warning"
             | "steer_dropped"
             | "goal_budget_exhausted"
             | "auto_compaction_failed"

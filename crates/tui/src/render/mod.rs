@@ -200,7 +200,7 @@ fn editor(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
     (lines, pos)
 }
 
-fn status_line(app: &App, width: u16) -> Line<'static> {
+pub(crate) fn status_line(app: &App, width: u16) -> Line<'static> {
     let bar = Style::new().fg(Color::Black).bg(Color::Gray);
     let state = match (&app.turn, app.disconnected) {
         (_, true) => "disconnected".to_string(),
@@ -223,6 +223,9 @@ fn status_line(app: &App, width: u16) -> Line<'static> {
         (3, app.usage_label()),
         (6, state),
     ];
+    if let Some(budget) = &app.budget {
+        parts.insert(parts.len() - 1, (3, budget.label()));
+    }
     // The model a new turn uses (or the one answering); left out until known.
     if let Some(model) = app.model_label() {
         parts.insert(1, (4, model));

@@ -89,7 +89,10 @@ fn quit_during_a_turn_asks_and_a_kept_turn_ends_in_the_window_that_watches_it() 
     // its start (the watch replays what streamed before it opened).
     let second = Screen::chat(&d.home, &["--global", "--session", &sid]);
     let joined = second.wait_for("a turn started by chat is running");
-    assert!(joined.contains("› long") && joined.contains("w0 w1 "), "{joined}");
+    assert!(
+        joined.contains("› long") && joined.contains("w0 w1 "),
+        "{joined}"
+    );
 
     // `/quit` asks; a digit typed right behind it (before the prompt could
     // be read) answers nothing.
