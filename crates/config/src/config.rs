@@ -53,6 +53,9 @@ pub struct Config {
     /// Which instruction files the prompt includes, and how much of them.
     #[serde(skip_serializing_if = "crate::InstructionSettings::is_empty")]
     pub instructions: crate::InstructionSettings,
+    /// OpenTelemetry export (off unless `telemetry.otlp.endpoint` is set).
+    #[serde(skip_serializing_if = "crate::TelemetrySettings::is_empty")]
+    pub telemetry: crate::TelemetrySettings,
     /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -74,6 +77,7 @@ impl Default for Config {
             permissions: None,
             lsp: crate::LspSettings::default(),
             instructions: crate::InstructionSettings::default(),
+            telemetry: crate::TelemetrySettings::default(),
             extra: Map::new(),
         }
     }
