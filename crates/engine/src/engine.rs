@@ -76,6 +76,9 @@ pub struct Services {
     /// Fired when the engine stops: no goal continuation starts after it,
     /// and notices stop waiting for finishing turns.
     pub stopping: CancellationToken,
+    /// The process's OpenTelemetry exporter, once a front end started it
+    /// ([`Engine::start_telemetry`]); unset: turns export nothing.
+    pub telemetry: std::sync::OnceLock<seekclaw_telemetry::Telemetry>,
 }
 
 /// The engine: a cheap `Clone` over the services it owns.
@@ -146,6 +149,7 @@ impl Engine {
                 hook_sessions: Default::default(),
                 policies: Default::default(),
                 stopping: CancellationToken::new(),
+                telemetry: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -175,6 +179,7 @@ impl Engine {
         self.stop_jobs().await;
         self.mcp.shutdown().await;
         self.lsp.shutdown().await;
+        self.flush_telemetry().await;
         let store = self.store.clone();
         match tokio::task::spawn_blocking(move || store.checkpoint()).await {
             Ok(Ok(())) => {}

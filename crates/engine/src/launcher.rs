@@ -191,6 +191,8 @@ pub struct TurnHandle {
     origin: TurnOrigin,
     /// The end was published (once every event was taken).
     published_end: bool,
+    /// What the turn's events export (OpenTelemetry), when on.
+    telemetry: seekclaw_telemetry::TurnObserver,
     /// After the turn (which holds the table) and before the session is
     /// unclaimed (no other turn can take the table meanwhile).
     _jobs: JobsRelease,
@@ -295,6 +297,13 @@ impl Engine {
                 message: watched.unwrap_or_default(),
                 origin: origin.kind,
             });
+        let telemetry = self.observe_turn(seekclaw_telemetry::TurnStart {
+            session: &session.id,
+            parent_session: session.parent_id.as_deref(),
+            origin: origin.kind,
+            workspace: session.workspace.as_deref(),
+            prompt: &request.message,
+        });
         let owner = owner_id(&session.id);
         let (tx, events) = mpsc::unbounded_channel();
         let children =
@@ -369,6 +378,7 @@ impl Engine {
             bus: self.bus.clone(),
             origin,
             published_end: false,
+            telemetry,
             _jobs: jobs_release,
             _locks: LockRelease {
                 locks: self.locks.clone(),
@@ -423,10 +433,14 @@ impl TurnHandle {
     fn published(&mut self, ev: Option<AgentEvent>) -> Option<AgentEvent> {
         let (sid, from) = (&self.session.id, self.origin.reader);
         match &ev {
-            Some(ev) => self.bus.event(sid, from, ev),
+            Some(ev) => {
+                self.bus.event(sid, from, ev);
+                self.telemetry.event(ev);
+            }
             None => {
                 if let Some(outcome) = self.outcome.as_ref().filter(|_| !self.published_end) {
                     self.published_end = true;
+                    self.telemetry.end(outcome);
                     self.bus
                         .publish(sid, from, || Watched::TurnEnd(outcome.clone()));
                 }
@@ -537,6 +551,7 @@ mod tests {
             bus: Arc::default(),
             origin: TurnOrigin::new("test"),
             published_end: false,
+            telemetry: seekclaw_telemetry::TurnObserver::off(),
             _jobs: JobsRelease {
                 jobs: Arc::new(SessionJobs::new(Arc::new(|_| {}))),
                 session_id: "s".into(),
