@@ -102,6 +102,9 @@ struct On {
     shared: Arc<Shared>,
     turn: u64,
     step: u32,
+    /// Subagents running: their usage reaches this turn's events too (the
+    /// parent's cost), but their requests are their own turns' spans.
+    subruns: u32,
     ended: bool,
 }
 
@@ -123,6 +126,7 @@ impl TurnObserver {
             shared,
             turn,
             step: 0,
+            subruns: 0,
             ended: false,
         };
         on.send(Record::TurnStart(Box::new(TurnBegan {
@@ -149,6 +153,15 @@ impl TurnObserver {
                 on.step = *step;
                 return;
             }
+            AgentEvent::SubrunStarted(_) => {
+                on.subruns += 1;
+                return;
+            }
+            AgentEvent::SubrunFinished(_) => {
+                on.subruns = on.subruns.saturating_sub(1);
+                return;
+            }
+            AgentEvent::Usage { .. } if on.subruns > 0 => return,
             AgentEvent::Usage {
                 provider,
                 model,

@@ -53,7 +53,8 @@ impl Providers {
             )));
         }
         let headers: HashMap<String, String> = settings.otlp.headers.clone().into_iter().collect();
-        let failed = |e: opentelemetry_otlp::ExporterBuildError| TelemetryError::Exporter(e.to_string());
+        let failed =
+            |e: opentelemetry_otlp::ExporterBuildError| TelemetryError::Exporter(e.to_string());
         let resource = Resource::builder()
             .with_service_name(settings.service_name().to_string())
             .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
@@ -465,7 +466,10 @@ impl State {
             kv("gen_ai.request.model", t.model.clone().unwrap_or_default()),
         ]);
         let mut attrs = base.clone();
-        attrs.push(KeyValue::new("seekclaw.duration_ms", wall.as_secs_f64() * 1000.0));
+        attrs.push(KeyValue::new(
+            "seekclaw.duration_ms",
+            wall.as_secs_f64() * 1000.0,
+        ));
         if let Some(kind) = error {
             attrs.push(kv("error.type", kind));
         }
