@@ -20,6 +20,9 @@ pub(crate) struct RuntimeClient {
 
 impl RuntimeClient {
     pub(crate) fn new(runtime: tokio::runtime::Handle) -> Result<RuntimeClient, TelemetryError> {
+        // reqwest has no TLS provider of its own here (the providers'
+        // client installs the same one; whichever comes first wins).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .timeout(EXPORT_TIMEOUT)
             .connect_timeout(CONNECT_TIMEOUT)
