@@ -10,6 +10,8 @@
 //! client that runs on the runtime. An unreachable collector therefore costs
 //! a turn nothing: exports time out off the path and their batches drop.
 
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
 mod http;
 mod metrics;
 mod observer;

@@ -282,3 +282,85 @@ fn capped(s: &str) -> String {
     }
     format!("{}…", &s[..end])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    fn shared(include_content: bool) -> Arc<Shared> {
+        Arc::new(Shared {
+            dropped: AtomicU64::new(0),
+            include_content,
+            next_turn: AtomicU64::new(1),
+        })
+    }
+
+    fn start() -> TurnStart<'static> {
+        TurnStart {
+            session: "s1",
+            parent_session: None,
+            origin: "chat",
+            workspace: Some("/home/me/proj"),
+            prompt: "secret prompt",
+        }
+    }
+
+    fn tool_done() -> AgentEvent {
+        AgentEvent::ToolDone {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            success: true,
+            duration_ms: 3.0,
+            summary: "read".into(),
+            output: "file text".into(),
+        }
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts_without_waiting() {
+        let (tx, mut rx) = mpsc::channel(1);
+        let shared = shared(false);
+        let mut observer = TurnObserver::new(tx, shared.clone(), start());
+        observer.event(&tool_done());
+        observer.event(&tool_done());
+        observer.end(&TurnOutcome::Done("ok".into()));
+        assert_eq!(shared.dropped.load(Ordering::Relaxed), 3);
+        let Ok(Record::TurnStart(began)) = rx.try_recv() else {
+            panic!("the start is queued first");
+        };
+        assert!(began.prompt.is_none() && began.workspace.is_none());
+        assert_eq!(began.prompt_chars, "secret prompt".len());
+    }
+
+    #[test]
+    fn content_only_with_include_content_and_a_dropped_turn_still_ends() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let mut observer = TurnObserver::new(tx, shared(true), start());
+        observer.event(&tool_done());
+        drop(observer);
+        let mut got = Vec::new();
+        while let Ok(r) = rx.try_recv() {
+            got.push(r);
+        }
+        assert!(
+            matches!(&got[0], Record::TurnStart(b) if b.prompt.as_deref() == Some("secret prompt"))
+        );
+        assert!(matches!(&got[1], Record::ToolEnd { output: Some(o), .. } if o == "file text"));
+        assert!(matches!(
+            &got[2],
+            Record::TurnEnd {
+                status: "dropped",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn capped_cuts_on_a_char_boundary() {
+        let long = "é".repeat(CONTENT_CAP);
+        let cut = capped(&long);
+        assert!(cut.len() <= CONTENT_CAP + "…".len());
+        assert!(cut.ends_with('…'));
+    }
+}

@@ -237,3 +237,65 @@ fn a_collector_that_is_down_fails_no_turn() {
         assert!(stdout.contains(ANSWER), "{addr}: {stdout}");
     }
 }
+
+/// Through the daemon: a chat's turn is exported as the daemon's (front
+/// end `daemon`, origin `chat`), and what is pending is flushed when the
+/// daemon stops.
+#[test]
+fn daemon_chat_turns_are_exported_and_flushed_at_shutdown() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(
+        Reply::new()
+            .tool_call("call_1", "list_dir", r#"{"path":"."}"#)
+            .usage(40, 0, 4),
+    );
+    server.enqueue(Reply::plain(ANSWER).usage(60, 0, 6));
+    let otlp = Collector::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let config = json!({
+        "providers": [{"id": "tk", "kind": "openai", "baseUrl": server.base_url(),
+            "apiKey": API_KEY, "models": [{"id": "m1"}]}],
+        "telemetry": {"otlp": {"endpoint": otlp.endpoint()}}
+    });
+    let opts = seekclaw_testkit::StartOptions {
+        config: Some(config),
+        ..Default::default()
+    };
+    let mut d =
+        seekclaw_testkit::DaemonProcess::spawn(bin(), &tmp.path().join("home"), &opts).unwrap();
+    let mut c = d.connect().unwrap();
+    let all = crate::support::turns::chat(&mut c, json!({"message": PROMPT, "global": true}));
+    assert!(all.iter().any(|e| e["event"] == "done"), "{all:#?}");
+    drop(c);
+    d.signal(15).unwrap();
+    assert!(
+        d.wait_exit(std::time::Duration::from_secs(30))
+            .unwrap()
+            .success()
+    );
+    // Metrics are exported once a minute by default: these came with the
+    // flush at shutdown.
+    otlp.wait_for("/v1/metrics");
+    otlp.wait_for("/v1/traces");
+    let spans = otlp.spans();
+    let turn = spans.iter().find(|s| s.name == "turn").unwrap();
+    let a = attrs(&turn.attributes);
+    assert_eq!(
+        (
+            a["seekclaw.front_end"].as_str(),
+            a["seekclaw.turn.origin"].as_str()
+        ),
+        ("daemon", "chat")
+    );
+    assert_eq!(a["seekclaw.project"], "global");
+    let tool = spans.iter().find(|s| s.name == "tool_call").unwrap();
+    assert_eq!(tool.parent_span_id, turn.span_id);
+    assert!(otlp.metrics().iter().any(|m| {
+        m.name == "seekclaw.turn.count"
+            && points(m)
+                .iter()
+                .any(|p| p["seekclaw.front_end"] == "daemon")
+    }));
+    let raw = otlp.all_raw();
+    assert!(!contains(&raw, "zebra-secret-prompt") && !contains(&raw, API_KEY));
+}
