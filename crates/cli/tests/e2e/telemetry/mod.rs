@@ -299,3 +299,55 @@ fn daemon_chat_turns_are_exported_and_flushed_at_shutdown() {
     let raw = otlp.all_raw();
     assert!(!contains(&raw, "zebra-secret-prompt") && !contains(&raw, API_KEY));
 }
+
+/// A model attempt that fails (retried, then answered) is its own
+/// `model_request` span with an error status, an `api_error` event and an
+/// error count by model.
+#[test]
+fn a_failed_model_attempt_is_an_error_span_event_and_metric() {
+    let server = ProviderServer::start().unwrap();
+    server.enqueue(Reply::http_error(
+        500,
+        json!({"error": {"message": "boom"}}),
+        None,
+    ));
+    server.enqueue(Reply::plain(ANSWER).usage(10, 0, 2));
+    let otlp = Collector::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, ws) = setup(
+        &server,
+        tmp.path(),
+        json!({"otlp": {"endpoint": otlp.endpoint()}}),
+    );
+    assert!(run(&home, &ws).contains(ANSWER));
+    otlp.wait_for("/v1/metrics");
+    otlp.wait_for("/v1/logs");
+    let spans = otlp.spans();
+    let requests: Vec<_> = spans.iter().filter(|s| s.name == "model_request").collect();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    let error = opentelemetry_proto::tonic::trace::v1::status::StatusCode::Error as i32;
+    assert_eq!(
+        requests
+            .iter()
+            .filter(|s| s.status.as_ref().is_some_and(|st| st.code == error))
+            .count(),
+        1
+    );
+    assert!(
+        otlp.events()
+            .iter()
+            .any(|(n, a)| n == "seekclaw.api_error" && a["gen_ai.request.model"] == "m1")
+    );
+    let errors: Vec<_> = otlp
+        .metrics()
+        .into_iter()
+        .filter(|m| m.name == "seekclaw.error.count")
+        .flat_map(|m| points(&m))
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|p| p["error.type"] == "model" && p["gen_ai.request.model"] == "m1"),
+        "{errors:?}"
+    );
+}
