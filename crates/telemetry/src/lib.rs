@@ -92,7 +92,7 @@ impl Telemetry {
             next_turn: AtomicU64::new(1),
         });
         let client = http::RuntimeClient::new(runtime.clone())?;
-        let providers = pipeline::Providers::build(settings, endpoint, client, &shared)?;
+        let providers = pipeline::Providers::build(settings, endpoint, client)?;
         let (records, rx) = mpsc::channel(QUEUE);
         runtime.spawn(pipeline::run(providers, front_end, shared.clone(), rx));
         Ok(Telemetry {

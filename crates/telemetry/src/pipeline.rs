@@ -44,7 +44,6 @@ impl Providers {
         settings: &TelemetrySettings,
         endpoint: &str,
         client: RuntimeClient,
-        _shared: &Arc<Shared>,
     ) -> Result<Providers, TelemetryError> {
         let base = endpoint.trim_end_matches('/');
         if !(base.starts_with("http://") || base.starts_with("https://")) {
