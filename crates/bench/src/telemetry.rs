@@ -67,6 +67,13 @@ async fn measure(args: &TelemetryArgs) -> Result<()> {
             c.push(t_down);
         }
     }
+    // Paired per round (the same moment of a noisy box): the median difference.
+    let paired = |x: &[Duration]| {
+        let mut d: Vec<f64> = x.iter().zip(&a).map(|(x, a)| ms(*x) - ms(*a)).collect();
+        d.sort_by(f64::total_cmp);
+        d.get(d.len() / 2).copied().unwrap_or_default()
+    };
+    let (paired_on, paired_down) = (paired(&b), paired(&c));
     let dropped = on.telemetry.get().map_or(0, |t| t.dropped());
     let flush_started = Instant::now();
     on.flush_telemetry().await;
@@ -94,6 +101,8 @@ async fn measure(args: &TelemetryArgs) -> Result<()> {
                 "turn_collector_down_ms": ms(c.median),
                 "on_vs_off_pct": pct(&b),
                 "down_vs_off_pct": pct(&c),
+                "paired_on_minus_off_ms": paired_on,
+                "paired_down_minus_off_ms": paired_down,
                 "exports": requests,
                 "exported_bytes": bytes,
                 "dropped": dropped,
@@ -107,7 +116,11 @@ async fn measure(args: &TelemetryArgs) -> Result<()> {
         "turn ({CALLS} read_file calls + answer), median of {} each, interleaved:",
         args.turns
     );
-    println!("  telemetry off            {:.2} ms (p95 {:.2})", ms(a.median), ms(a.p95));
+    println!(
+        "  telemetry off            {:.2} ms (p95 {:.2})",
+        ms(a.median),
+        ms(a.p95)
+    );
     println!(
         "  on, local receiver       {:.2} ms (p95 {:.2})  {:+.1} % (target within 2 %)",
         ms(b.median),
@@ -119,6 +132,13 @@ async fn measure(args: &TelemetryArgs) -> Result<()> {
         ms(c.median),
         ms(c.p95),
         pct(&c)
+    );
+    println!(
+        "  paired median difference per round: on {:+.3} ms ({:+.1} %), black hole {:+.3} ms ({:+.1} %)",
+        paired_on,
+        paired_on / ms(a.median) * 100.0,
+        paired_down,
+        paired_down / ms(a.median) * 100.0
     );
     println!(
         "  exported: {requests} requests, {bytes} bytes; dropped {dropped}; flush at exit {:.1} ms (black hole: {:.0} ms, bounded)",
