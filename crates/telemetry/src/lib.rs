@@ -3,9 +3,9 @@
 //!
 //! A process builds one [`Telemetry`] ([`Telemetry::start`]) and hands each
 //! turn a [`TurnObserver`] that sees the turn's events. The observer does
-//! nothing on the turn's path but a `try_send` of a small record onto a
-//! bounded queue (a full queue drops the record and counts it); one task on
-//! the runtime turns records into spans, metrics and log events, and the
+//! nothing on the turn's path but append a small record to a bounded
+//! buffer, waking nobody (a full buffer drops the record and counts it); one
+//! task on the runtime drains it a few times a second and turns records into spans, metrics and log events, and the
 //! SDK's batch processors export them on their own threads through an HTTP
 //! client that runs on the runtime. An unreachable collector therefore costs
 //! a turn nothing: exports time out off the path and their batches drop.
@@ -17,13 +17,14 @@ mod metrics;
 mod observer;
 mod pipeline;
 mod project;
+mod queue;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use seekclaw_config::TelemetrySettings;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 pub use observer::{TurnObserver, TurnStart};
 pub use project::project_id;
@@ -65,7 +66,7 @@ pub struct Telemetry {
 #[derive(Debug)]
 struct Inner {
     shared: Arc<Shared>,
-    records: mpsc::Sender<observer::Record>,
+    records: Arc<queue::Queue>,
 }
 
 impl Telemetry {
@@ -93,8 +94,13 @@ impl Telemetry {
         });
         let client = http::RuntimeClient::new(runtime.clone())?;
         let providers = pipeline::Providers::build(settings, endpoint, client)?;
-        let (records, rx) = mpsc::channel(QUEUE);
-        runtime.spawn(pipeline::run(providers, front_end, shared.clone(), rx));
+        let records = Arc::new(queue::Queue::new(QUEUE));
+        runtime.spawn(pipeline::run(
+            providers,
+            front_end,
+            shared.clone(),
+            records.clone(),
+        ));
         Ok(Telemetry {
             inner: Some(Arc::new(Inner { shared, records })),
         })
@@ -125,13 +131,7 @@ impl Telemetry {
     pub async fn shutdown(&self) {
         let Some(inner) = &self.inner else { return };
         let (done, ended) = oneshot::channel();
-        let asked = tokio::time::timeout(
-            FLUSH_WAIT,
-            inner.records.send(observer::Record::Shutdown(done)),
-        )
-        .await;
-        if matches!(asked, Ok(Ok(()))) {
-            let _ = tokio::time::timeout(FLUSH_WAIT, ended).await;
-        }
+        inner.records.push_now(observer::Record::Shutdown(done));
+        let _ = tokio::time::timeout(FLUSH_WAIT, ended).await;
     }
 }

@@ -7,7 +7,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
 use seekclaw_agent::{AgentEvent, TurnOutcome};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
+
+use crate::queue::Queue;
 
 use crate::Shared;
 
@@ -98,7 +100,7 @@ pub struct TurnObserver {
 
 #[derive(Debug)]
 struct On {
-    records: mpsc::Sender<Record>,
+    records: Arc<Queue>,
     shared: Arc<Shared>,
     turn: u64,
     step: u32,
@@ -115,7 +117,7 @@ impl TurnObserver {
     }
 
     pub(crate) fn new(
-        records: mpsc::Sender<Record>,
+        records: Arc<Queue>,
         shared: Arc<Shared>,
         start: TurnStart<'_>,
     ) -> TurnObserver {
@@ -255,7 +257,7 @@ impl On {
     /// Queues without waiting: a full queue (a collector far behind) drops
     /// the record and counts it.
     fn send(&self, record: Record) {
-        if self.records.try_send(record).is_err() {
+        if !self.records.push(record) {
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -319,14 +321,14 @@ mod tests {
 
     #[test]
     fn a_full_queue_drops_and_counts_without_waiting() {
-        let (tx, mut rx) = mpsc::channel(1);
+        let queue = Arc::new(Queue::new(1));
         let shared = shared(false);
-        let mut observer = TurnObserver::new(tx, shared.clone(), start());
+        let mut observer = TurnObserver::new(queue.clone(), shared.clone(), start());
         observer.event(&tool_done());
         observer.event(&tool_done());
         observer.end(&TurnOutcome::Done("ok".into()));
         assert_eq!(shared.dropped.load(Ordering::Relaxed), 3);
-        let Ok(Record::TurnStart(began)) = rx.try_recv() else {
+        let Some(Record::TurnStart(began)) = queue.take().into_iter().next() else {
             panic!("the start is queued first");
         };
         assert!(began.prompt.is_none() && began.workspace.is_none());
@@ -335,14 +337,11 @@ mod tests {
 
     #[test]
     fn content_only_with_include_content_and_a_dropped_turn_still_ends() {
-        let (tx, mut rx) = mpsc::channel(16);
-        let mut observer = TurnObserver::new(tx, shared(true), start());
+        let queue = Arc::new(Queue::new(16));
+        let mut observer = TurnObserver::new(queue.clone(), shared(true), start());
         observer.event(&tool_done());
         drop(observer);
-        let mut got = Vec::new();
-        while let Ok(r) = rx.try_recv() {
-            got.push(r);
-        }
+        let got = queue.take();
         assert!(
             matches!(&got[0], Record::TurnStart(b) if b.prompt.as_deref() == Some("secret prompt"))
         );

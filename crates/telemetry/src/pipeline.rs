@@ -17,10 +17,10 @@ use opentelemetry_sdk::logs::{BatchLogProcessor, SdkLogger, SdkLoggerProvider};
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{BatchSpanProcessor, SdkTracer, SdkTracerProvider};
 use seekclaw_config::TelemetrySettings;
-use tokio::sync::mpsc;
 
 use crate::metrics::{Instruments, kv};
 use crate::observer::{ModelRequest, Record, TurnBegan};
+use crate::queue::Queue;
 use crate::{Shared, TelemetryError, http::RuntimeClient};
 
 /// How long one export may take (then its batch is dropped).
@@ -31,6 +31,8 @@ const BATCH_DELAY: Duration = Duration::from_secs(1);
 const SDK_QUEUE: usize = 4096;
 /// The longest each provider's shutdown waits at exit.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
+/// How often the task drains the turns' records.
+const DRAIN_EVERY: Duration = Duration::from_millis(250);
 
 /// The SDK's three providers, exporting to one collector.
 pub(crate) struct Providers {
@@ -187,12 +189,12 @@ struct State {
     sessions: HashMap<String, u64>,
 }
 
-/// Reads records until shutdown (or until every sender is gone).
+/// Drains records until shutdown.
 pub(crate) async fn run(
     providers: Providers,
     front_end: &'static str,
     shared: Arc<Shared>,
-    mut records: mpsc::Receiver<Record>,
+    records: Arc<Queue>,
 ) {
     let meter = providers.metrics.meter("seekclaw");
     let mut state = State {
@@ -203,7 +205,26 @@ pub(crate) async fn run(
         turns: HashMap::new(),
         sessions: HashMap::new(),
     };
-    while let Some(record) = records.recv().await {
+    loop {
+        records.wait(DRAIN_EVERY).await;
+        for record in records.take() {
+            if let Some(done) = state.record(record) {
+                let open: Vec<u64> = state.turns.keys().copied().collect();
+                for turn in open {
+                    state.turn_end(turn, SystemTime::now(), "interrupted", None, None);
+                }
+                drop(state);
+                providers.shutdown(done);
+                return;
+            }
+        }
+    }
+}
+
+impl State {
+    /// Handles one record; the answer channel of a shutdown.
+    fn record(&mut self, record: Record) -> Option<tokio::sync::oneshot::Sender<()>> {
+        let state = self;
         match record {
             Record::TurnStart(began) => state.turn_start(*began),
             Record::Model(request) => state.model(*request),
@@ -230,16 +251,9 @@ pub(crate) async fn run(
                 error,
                 answer,
             } => state.turn_end(turn, at, status, error, answer),
-            Record::Shutdown(done) => {
-                let open: Vec<u64> = state.turns.keys().copied().collect();
-                for turn in open {
-                    state.turn_end(turn, SystemTime::now(), "interrupted", None, None);
-                }
-                drop(state);
-                providers.shutdown(done);
-                return;
-            }
+            Record::Shutdown(done) => return Some(done),
         }
+        None
     }
 }
 
