@@ -40,6 +40,7 @@ mod soak;
 mod startup;
 mod stats;
 mod subagents;
+mod telemetry;
 mod tui;
 mod turns;
 mod web_tools;
@@ -128,6 +129,14 @@ enum BenchCommand {
     Hooks {
         /// Measured turns per side.
         #[arg(long, default_value_t = 30)]
+        turns: usize,
+    },
+    /// OpenTelemetry export (in process): a turn's wall time with telemetry
+    /// off, on to a local OTLP receiver, and on to a collector that never
+    /// answers, interleaved in the same run (target: on within 2 % of off).
+    Telemetry {
+        /// Measured turns per side.
+        #[arg(long, default_value_t = 40)]
         turns: usize,
     },
     /// Ping throughput and latency: daemon vs an in-process JSONL echo server.
@@ -427,6 +436,12 @@ fn main() -> Result<()> {
             json: cli.json,
         });
     }
+    if let BenchCommand::Telemetry { turns } = cli.command {
+        return telemetry::run(&telemetry::TelemetryArgs {
+            turns,
+            json: cli.json,
+        });
+    }
     if let BenchCommand::Hooks { turns } = cli.command {
         return hooks::run(&hooks::HooksArgs {
             turns,
@@ -630,6 +645,7 @@ fn main() -> Result<()> {
         BenchCommand::Sandbox { .. }
         | BenchCommand::Checkpoints { .. }
         | BenchCommand::Hooks { .. }
+        | BenchCommand::Telemetry { .. }
         | BenchCommand::Edits { .. }
         | BenchCommand::Instructions { .. }
         | BenchCommand::Resume { .. } => Ok(()),

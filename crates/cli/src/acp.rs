@@ -60,6 +60,7 @@ fn in_process() -> ExitCode {
         return crate::report(Err(e));
     }
     crate::serve::run_stdio(|engine, stop| async move {
+        engine.start_telemetry("acp");
         let stdin = tokio::io::BufReader::new(tokio::io::stdin());
         seekclaw_acp::serve(&engine, stdin, tokio::io::stdout(), stop)
             .await

@@ -24,6 +24,7 @@ pub fn serve(args: McpServeArgs) -> ExitCode {
     overrides.finish_tool = false;
     let opts = McpServeOptions { overrides };
     crate::serve::run_stdio(|engine, stop| async move {
+        engine.start_telemetry("mcp");
         seekclaw_mcp_serve::serve_stdio(&engine, opts, stop)
             .await
             .map_err(anyhow::Error::from)

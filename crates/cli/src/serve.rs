@@ -56,6 +56,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     run_stdio(|engine, stop| async move {
+        engine.start_telemetry("serve");
         let stdin = tokio::io::BufReader::new(tokio::io::stdin());
         seekclaw_serve::serve(&engine, opts, stdin, tokio::io::stdout(), stop)
             .await

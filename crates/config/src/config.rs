@@ -56,6 +56,9 @@ pub struct Config {
     /// Spend limits checked before each model request (none: unlimited).
     #[serde(skip_serializing_if = "crate::Budgets::is_empty")]
     pub budgets: crate::Budgets,
+    /// OpenTelemetry export (off unless `telemetry.otlp.endpoint` is set).
+    #[serde(skip_serializing_if = "crate::TelemetrySettings::is_empty")]
+    pub telemetry: crate::TelemetrySettings,
     /// Unknown keys of the top level, kept so a newer config round-trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -78,6 +81,7 @@ impl Default for Config {
             lsp: crate::LspSettings::default(),
             instructions: crate::InstructionSettings::default(),
             budgets: crate::Budgets::default(),
+            telemetry: crate::TelemetrySettings::default(),
             extra: Map::new(),
         }
     }

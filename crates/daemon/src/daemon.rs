@@ -55,6 +55,7 @@ pub async fn run(opts: DaemonOptions) -> Result<(), DaemonError> {
     daemon.ctx.idle_exit = opts.idle_exit;
     let daemon = Arc::new(daemon);
     daemon.ctx.engine.config.ensure_files().await;
+    daemon.ctx.engine.start_telemetry("daemon");
     recover_interrupted_turns(&daemon.ctx).await;
     signals.watch(daemon.ctx.shutdown.clone());
     // Listen last: a client that connects finds config, store and workspace ready.

@@ -78,6 +78,9 @@ pub struct Services {
     /// Fired when the engine stops: no goal continuation starts after it,
     /// and notices stop waiting for finishing turns.
     pub stopping: CancellationToken,
+    /// The process's OpenTelemetry exporter, once a front end started it
+    /// ([`Engine::start_telemetry`]); unset: turns export nothing.
+    pub telemetry: std::sync::OnceLock<seekclaw_telemetry::Telemetry>,
 }
 
 /// The engine: a cheap `Clone` over the services it owns.
@@ -149,6 +152,7 @@ impl Engine {
                 policies: Default::default(),
                 budget_warnings: Default::default(),
                 stopping: CancellationToken::new(),
+                telemetry: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -178,6 +182,7 @@ impl Engine {
         self.stop_jobs().await;
         self.mcp.shutdown().await;
         self.lsp.shutdown().await;
+        self.flush_telemetry().await;
         let store = self.store.clone();
         match tokio::task::spawn_blocking(move || store.checkpoint()).await {
             Ok(Ok(())) => {}

@@ -193,6 +193,8 @@ pub struct TurnHandle {
     stream: StreamTurn,
     /// The seq of the item last taken (its `turn_start` at first).
     seq: u64,
+    /// What the turn's events export (OpenTelemetry), when on.
+    telemetry: seekclaw_telemetry::TurnObserver,
     /// After the turn (which holds the table) and before the session is
     /// unclaimed (no other turn can take the table meanwhile).
     _jobs: JobsRelease,
@@ -292,6 +294,13 @@ impl Engine {
         let claim = claim?;
         let session = claim.session;
         let origin = request.origin;
+        let telemetry = self.observe_turn(seekclaw_telemetry::TurnStart {
+            session: &session.id,
+            parent_session: session.parent_id.as_deref(),
+            origin: origin.kind,
+            workspace: session.workspace.as_deref(),
+            prompt: &request.message,
+        });
         let owner = owner_id(&session.id);
         let start = Watched::TurnStart {
             message: watched,
@@ -383,6 +392,7 @@ impl Engine {
             outcome: None,
             stream,
             seq,
+            telemetry,
             _jobs: jobs_release,
             _locks: LockRelease {
                 locks: self.locks.clone(),
@@ -443,11 +453,15 @@ impl TurnHandle {
     /// Hands a taken event (or, once all are taken, the end) to the bus.
     fn published(&mut self, ev: Option<AgentEvent>) -> Option<AgentEvent> {
         match &ev {
-            Some(ev) => self.seq = self.stream.event(ev),
+            Some(ev) => {
+                self.seq = self.stream.event(ev);
+                self.telemetry.event(ev);
+            }
             None => {
                 if let Some(outcome) = &self.outcome
                     && let Some(seq) = self.stream.end(outcome)
                 {
+                    self.telemetry.end(outcome);
                     self.seq = seq;
                 }
             }
@@ -609,6 +623,7 @@ mod tests {
                 StreamTurn::new(bus, stream, None)
             },
             seq: 0,
+            telemetry: seekclaw_telemetry::TurnObserver::off(),
             _jobs: JobsRelease {
                 jobs: Arc::new(SessionJobs::new(Arc::new(|_| {}))),
                 session_id: "s".into(),

@@ -37,6 +37,7 @@ mod side;
 mod subrun;
 pub mod sync;
 mod target;
+mod telemetry;
 mod turns;
 
 pub use announce::{Announce, AnnounceGuard, Announcement, Announcers};

@@ -18,4 +18,5 @@ mod run;
 mod serve;
 mod subagents;
 mod support;
+mod telemetry;
 mod tools;

@@ -79,6 +79,7 @@ async fn run_fleet(
 ) -> Result<FleetEnd, ExecError> {
     let home_root = std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().into());
     let engine = Engine::open(home).await?;
+    engine.start_telemetry("fleet");
     let scope = engine.scope_of(
         spec.workspace.as_deref(),
         false,

@@ -94,6 +94,7 @@ async fn run_review(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Ended, ExecError> {
     let engine = Engine::open(home).await?;
+    engine.start_telemetry("review");
     let controls = TurnControls::default();
     let cancel = controls.cancel.clone();
     tokio::spawn(async move {

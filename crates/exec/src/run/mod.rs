@@ -83,6 +83,7 @@ async fn run_turn(
     out: &mut dyn RunOutput,
 ) -> Result<RunEnd, ExecError> {
     let engine = Engine::open(home).await?;
+    engine.start_telemetry("run");
     let controls = TurnControls::default();
     let force = CancellationToken::new();
     watch_ctrl_c(controls.cancel.clone(), force.clone());
