@@ -134,16 +134,37 @@ pub enum Resume {
     },
 }
 
+/// Forgotten sessions whose last seq is remembered, at most.
+const FORGOTTEN: usize = 4096;
+
+/// The sessions' streams, and what is left of those forgotten.
+#[derive(Default)]
+struct Streams {
+    live: HashMap<String, Arc<Stream>>,
+    /// A forgotten session's last seq: its stream, made again, replays
+    /// nothing from before it.
+    forgotten: HashMap<String, u64>,
+    /// Every other session had nothing before this seq that replay could
+    /// still give (this engine's start, or past the forgotten ones it no
+    /// longer lists).
+    forgotten_before: u64,
+}
+
+impl Streams {
+    fn forget(&mut self, sid: String, last: u64) {
+        if self.forgotten.len() >= FORGOTTEN {
+            let most = self.forgotten.drain().map(|(_, l)| l).max().unwrap_or(0);
+            self.forgotten_before = self.forgotten_before.max(most);
+        }
+        self.forgotten.insert(sid, last);
+    }
+}
+
 /// The watchers and streams of every session.
 pub struct TurnBus {
     next: AtomicU64,
-    /// The first seq of this engine: an earlier engine's are before it.
-    base: u64,
-    /// The last seq of the streams forgotten so far (a stream made again
-    /// replays nothing from before it).
-    forgotten: AtomicU64,
     next_key: AtomicU64,
-    streams: Mutex<HashMap<String, Arc<Stream>>>,
+    streams: Mutex<Streams>,
     limits: BufferLimits,
 }
 
@@ -184,27 +205,34 @@ impl TurnBus {
             .unwrap_or(0);
         TurnBus {
             next: AtomicU64::new(start),
-            base: start,
-            forgotten: AtomicU64::new(start),
             next_key: AtomicU64::new(0),
-            streams: Mutex::new(HashMap::new()),
+            streams: Mutex::new(Streams {
+                forgotten_before: start,
+                ..Streams::default()
+            }),
             limits,
         }
     }
 
     fn existing(&self, session: &str) -> Option<Arc<Stream>> {
-        self.streams.locked().get(session).cloned()
+        self.streams.locked().live.get(session).cloned()
     }
 
     /// The session's stream, made on first use (its replay starts now).
     fn stream(&self, session_id: &str) -> Arc<Stream> {
         let key = session_id.to_lowercase();
         let mut streams = self.streams.locked();
-        streams
-            .entry(key)
+        let Streams {
+            live,
+            forgotten,
+            forgotten_before,
+        } = &mut *streams;
+        live.entry(key.clone())
             .or_insert_with(|| {
                 let now = self.next.load(Ordering::Acquire);
-                let horizon = self.forgotten.load(Ordering::Acquire).max(self.base);
+                // Replay reaches back as far as this engine knows the
+                // session had nothing it no longer keeps.
+                let horizon = forgotten.remove(&key).unwrap_or(*forgotten_before);
                 Arc::new(Stream {
                     state: Mutex::new(StreamState {
                         horizon,
@@ -303,6 +331,7 @@ impl TurnBus {
     fn forget_idle(&self) {
         let mut streams = self.streams.locked();
         let idle: Vec<(u64, String)> = streams
+            .live
             .iter()
             .filter_map(|(sid, stream)| {
                 let s = stream.state.locked();
@@ -316,9 +345,9 @@ impl TurnBus {
         idle.sort_unstable();
         let excess = idle.len() - self.limits.idle_sessions;
         for (_, sid) in idle.into_iter().take(excess) {
-            if let Some(gone) = streams.remove(&sid) {
+            if let Some(gone) = streams.live.remove(&sid) {
                 let last = gone.state.locked().last;
-                self.forgotten.fetch_max(last, Ordering::AcqRel);
+                streams.forget(sid, last);
             }
         }
     }
@@ -356,13 +385,11 @@ impl TurnBus {
     }
 
     /// Where `session_id`'s stream stands.
+    ///
+    /// The stream is made if the session has none, so a watch that follows
+    /// from this position replays from it.
     pub fn position(&self, session_id: &str) -> StreamPosition {
-        let Some(stream) = self.existing(&session_id.to_lowercase()) else {
-            return StreamPosition {
-                seq: self.next.load(Ordering::Acquire),
-                running: None,
-            };
-        };
+        let stream = self.stream(session_id);
         let s = stream.state.locked();
         let running = (s.running > 0).then(|| s.turns.back().cloned()).flatten();
         StreamPosition {

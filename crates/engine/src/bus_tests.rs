@@ -137,7 +137,11 @@ fn idle_streams_past_the_limit_are_forgotten_and_replay_nothing_from_before() {
         );
         kept.push((s, end));
     }
-    assert_eq!(bus.streams.locked().len(), 2, "the oldest idle one went");
+    assert_eq!(
+        bus.streams.locked().live.len(),
+        2,
+        "the oldest idle one went"
+    );
     let (_g, _rx, resume) = bus.resume("a", 1, Some(kept[0].0));
     assert!(matches!(resume, Some(Resume::Resync { .. })));
     let (_g, _rx, resume) = bus.resume("c", 1, Some(kept[2].0));
@@ -165,5 +169,28 @@ fn the_position_names_the_running_turn_and_later_turns() {
             seq: end,
             running: None
         }
+    );
+}
+
+#[test]
+fn a_position_read_before_a_stream_is_forgotten_elsewhere_still_replays() {
+    let bus = TurnBus::with_limits(BufferLimits {
+        items: 100,
+        bytes: 1 << 20,
+        idle_sessions: 1,
+    });
+    let at = bus.position("new").seq;
+    for sid in ["a", "b", "c"] {
+        let (stream, _) = start(&bus, sid, None);
+        bus.turn_end(
+            &stream,
+            None,
+            Watched::TurnEnd(TurnOutcome::Done("ok".into())),
+        );
+    }
+    let (_g, _rx, resume) = bus.resume("new", 1, Some(at));
+    assert!(
+        matches!(resume, Some(Resume::Replay(v)) if v.is_empty()),
+        "no resync"
     );
 }
