@@ -59,6 +59,8 @@ pub struct BufferLimits {
     /// Sessions with no running turn and no watcher that keep their buffer
     /// (the oldest is forgotten first).
     pub idle_sessions: usize,
+    /// Bytes (about) the idle sessions' buffers hold together, at most.
+    pub idle_bytes: usize,
 }
 
 impl Default for BufferLimits {
@@ -67,6 +69,7 @@ impl Default for BufferLimits {
             items: 16 * 1024,
             bytes: 8 << 20,
             idle_sessions: 64,
+            idle_bytes: 32 << 20,
         }
     }
 }
@@ -75,11 +78,44 @@ impl Default for BufferLimits {
 /// connection), its queue.
 type Watcher = (u64, u64, mpsc::Sender<Sequenced>);
 
-/// A buffered item, with the reader whose own turn it belongs to.
+/// A buffered item, with the reader whose own turn it belongs to. Kept
+/// small: most of a turn is streamed text, held inline; the rest is boxed.
 struct Buffered {
+    seq: u64,
     from: Option<u64>,
-    bytes: usize,
-    item: Sequenced,
+    kept: Kept,
+}
+
+enum Kept {
+    Delta(Box<str>),
+    Thinking(Box<str>),
+    Other(Box<Watched>),
+}
+
+impl Kept {
+    fn of(item: Watched) -> Kept {
+        match item {
+            Watched::Event(AgentEvent::Delta(t)) => Kept::Delta(t.into_boxed_str()),
+            Watched::Event(AgentEvent::Thinking(t)) => Kept::Thinking(t.into_boxed_str()),
+            other => Kept::Other(Box::new(other)),
+        }
+    }
+
+    fn watched(&self) -> Watched {
+        match self {
+            Kept::Delta(t) => Watched::Event(AgentEvent::Delta(t.to_string())),
+            Kept::Thinking(t) => Watched::Event(AgentEvent::Thinking(t.to_string())),
+            Kept::Other(w) => (**w).clone(),
+        }
+    }
+
+    /// About how much memory it holds.
+    fn bytes(&self) -> usize {
+        match self {
+            Kept::Delta(t) | Kept::Thinking(t) => 64 + t.len(),
+            Kept::Other(w) => approx_bytes(w),
+        }
+    }
 }
 
 /// One session's stream: its buffer, its watchers, its turns.
@@ -310,45 +346,54 @@ impl TurnBus {
         let seq = self.next.fetch_add(1, Ordering::AcqRel) + 1;
         s.last = seq;
         s.touched = seq;
-        let item = Sequenced { seq, item };
         if !s.watchers.is_empty() {
+            let live = Sequenced {
+                seq,
+                item: item.clone(),
+            };
             s.watchers.retain(|(_, reader, tx)| {
-                Some(*reader) == from || tx.try_send(item.clone()).is_ok()
+                Some(*reader) == from || tx.try_send(live.clone()).is_ok()
             });
         }
-        let bytes = approx_bytes(&item.item);
-        s.bytes += bytes;
-        s.buf.push_back(Buffered { from, bytes, item });
+        let kept = Kept::of(item);
+        s.bytes += kept.bytes();
+        s.buf.push_back(Buffered { seq, from, kept });
         while s.buf.len() > self.limits.items || (s.bytes > self.limits.bytes && s.buf.len() > 1) {
             let Some(old) = s.buf.pop_front() else { break };
-            s.bytes -= old.bytes;
-            s.horizon = old.item.seq;
+            s.bytes -= old.kept.bytes();
+            s.horizon = old.seq;
         }
         seq
     }
 
-    /// Forgets the buffers of the idle sessions past the limit, oldest first.
+    /// Forgets the buffers of the idle sessions past the limits (count and
+    /// bytes), oldest first.
     fn forget_idle(&self) {
         let mut streams = self.streams.locked();
-        let idle: Vec<(u64, String)> = streams
+        let mut idle: Vec<(u64, String, usize)> = streams
             .live
             .iter()
             .filter_map(|(sid, stream)| {
                 let s = stream.state.locked();
-                (s.running == 0 && s.watchers.is_empty()).then(|| (s.touched, sid.clone()))
+                (s.running == 0 && s.watchers.is_empty()).then(|| (s.touched, sid.clone(), s.bytes))
             })
             .collect();
-        if idle.len() <= self.limits.idle_sessions {
+        let mut bytes: usize = idle.iter().map(|(_, _, b)| b).sum();
+        if idle.len() <= self.limits.idle_sessions && bytes <= self.limits.idle_bytes {
             return;
         }
-        let mut idle = idle;
         idle.sort_unstable();
-        let excess = idle.len() - self.limits.idle_sessions;
-        for (_, sid) in idle.into_iter().take(excess) {
+        let mut left = idle.len();
+        for (_, sid, held) in idle {
+            if left <= self.limits.idle_sessions && bytes <= self.limits.idle_bytes {
+                break;
+            }
             if let Some(gone) = streams.live.remove(&sid) {
                 let last = gone.state.locked().last;
                 streams.forget(sid, last);
             }
+            left -= 1;
+            bytes -= held;
         }
     }
 
@@ -441,12 +486,15 @@ fn replay(s: &StreamState, conn: u64, after: u64) -> Resume {
         };
     }
     // The buffer is in seq order: skip to the first item after `after`.
-    let start = s.buf.partition_point(|b| b.item.seq <= after);
+    let start = s.buf.partition_point(|b| b.seq <= after);
     Resume::Replay(
         s.buf
             .range(start..)
             .filter(|b| b.from != Some(conn))
-            .map(|b| b.item.clone())
+            .map(|b| Sequenced {
+                seq: b.seq,
+                item: b.kept.watched(),
+            })
             .collect(),
     )
 }

@@ -99,6 +99,7 @@ fn a_seq_the_buffer_no_longer_reaches_is_a_resync() {
         items: 4,
         bytes: 1 << 20,
         idle_sessions: 8,
+        idle_bytes: 1 << 20,
     });
     let (stream, first) = start(&bus, "s", None);
     let mut last = first;
@@ -126,6 +127,7 @@ fn idle_streams_past_the_limit_are_forgotten_and_replay_nothing_from_before() {
         items: 100,
         bytes: 1 << 20,
         idle_sessions: 2,
+        idle_bytes: 1 << 20,
     });
     let mut kept = Vec::new();
     for sid in ["a", "b", "c"] {
@@ -178,6 +180,7 @@ fn a_position_read_before_a_stream_is_forgotten_elsewhere_still_replays() {
         items: 100,
         bytes: 1 << 20,
         idle_sessions: 1,
+        idle_bytes: 1 << 20,
     });
     let at = bus.position("new").seq;
     for sid in ["a", "b", "c"] {
@@ -193,4 +196,26 @@ fn a_position_read_before_a_stream_is_forgotten_elsewhere_still_replays() {
         matches!(resume, Some(Resume::Replay(v)) if v.is_empty()),
         "no resync"
     );
+}
+
+#[test]
+fn idle_buffers_past_their_bytes_are_forgotten_oldest_first() {
+    let bus = TurnBus::with_limits(BufferLimits {
+        items: 1000,
+        bytes: 1 << 20,
+        idle_sessions: 10,
+        idle_bytes: 4000,
+    });
+    for sid in ["a", "b", "c"] {
+        let (stream, _) = start(&bus, sid, None);
+        bus.publish(&stream, None, delta(&"x".repeat(1200)));
+        bus.turn_end(
+            &stream,
+            None,
+            Watched::TurnEnd(TurnOutcome::Done("ok".into())),
+        );
+    }
+    let live = bus.streams.locked().live.len();
+    assert_eq!(live, 2, "a went first");
+    assert!(bus.existing("a").is_none() && bus.existing("c").is_some());
 }
