@@ -417,7 +417,10 @@ impl SpendGate for BudgetGate {
                 None => wording::budget_amount(None, v.round().max(0.0) as u64),
             };
             if spent + next > limit {
-                let raise = raise_hint(l, &session, (spent + next).max(limit * 2.0));
+                let mut raise = raise_hint(l, &session, (spent + next).max(limit * 2.0));
+                if matches!(l.scope, BudgetScope::Session | BudgetScope::Project) {
+                    raise.0.push_str(&where_flag(self.subject.scope.as_deref()));
+                }
                 return SpendVerdict::Stop(wording::budget_exhausted(
                     &name(l),
                     &amount(limit),
@@ -471,6 +474,22 @@ fn name(l: &BudgetLine) -> String {
     match l.tokens {
         Some(_) => format!("{what} token"),
         None => what.to_string(),
+    }
+}
+
+/// The flag that finds a session's (or project's) budget from any folder:
+/// `seekclaw budget` otherwise looks in the current folder's project.
+fn where_flag(scope: Option<&str>) -> String {
+    match scope {
+        Some(seekclaw_config::GLOBAL_SCOPE) => " --global".to_string(),
+        Some(key) => match key.strip_prefix("workspace|") {
+            Some(path) if path.contains([' ', '\'', '"']) => {
+                format!(" --workspace '{}'", path.replace('\'', "'\\''"))
+            }
+            Some(path) => format!(" --workspace {path}"),
+            None => String::new(),
+        },
+        None => String::new(),
     }
 }
 

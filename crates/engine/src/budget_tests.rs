@@ -103,6 +103,11 @@ fn the_sessions_own_budget_wins_over_the_front_ends_and_the_configs() {
         panic!("not stopped")
     };
     assert!(text.contains("session budget is $0.0200"), "{text}");
+    // The command works from any folder: it names the session's scope.
+    assert!(
+        text.contains("seekclaw budget set session 0.05 --session s1 --global"),
+        "{text}"
+    );
     store
         .set_own_budget(
             &owner,
@@ -186,4 +191,15 @@ fn local_day_and_month_starts_are_ledger_times() {
     assert!(month <= today);
     assert!(today <= seekclaw_store::now_iso());
     assert_eq!(today.len(), seekclaw_store::now_iso().len());
+}
+
+#[test]
+fn the_raise_command_names_a_workspace_sessions_project() {
+    assert_eq!(where_flag(Some("global")), " --global");
+    assert_eq!(where_flag(Some("workspace|/w/app")), " --workspace /w/app");
+    assert_eq!(
+        where_flag(Some("workspace|/w/my app")),
+        " --workspace '/w/my app'"
+    );
+    assert_eq!(where_flag(None), "");
 }
