@@ -74,6 +74,27 @@ impl TelemetrySettings {
             .filter(|e| !e.is_empty())
     }
 
+    /// Why the endpoint cannot be exported to: it must be an `http://` or
+    /// `https://` URL. `None` when it can (or none is set).
+    pub fn endpoint_problem(&self) -> Option<String> {
+        let base = self.endpoint()?.trim_end_matches('/');
+        (!(base.starts_with("http://") || base.starts_with("https://")))
+            .then(|| format!("endpoint `{base}` is not an http:// or https:// URL"))
+    }
+
+    /// The endpoint as it may be shown: without a `user:password@` part.
+    pub fn endpoint_shown(&self) -> Option<String> {
+        let endpoint = self.endpoint()?;
+        let Some((scheme, rest)) = endpoint.split_once("://") else {
+            return Some(endpoint.to_string());
+        };
+        let host_end = rest.find('/').unwrap_or(rest.len());
+        Some(match rest[..host_end].rsplit_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}{}", &rest[host_end..]),
+            None => endpoint.to_string(),
+        })
+    }
+
     /// `service.name` in effect.
     pub fn service_name(&self) -> &str {
         self.service_name

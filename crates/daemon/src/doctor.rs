@@ -69,6 +69,7 @@ pub async fn local_checks(daemon: &Ctx, host: Host, root: &Path) -> Vec<Check> {
     }
     checks.push(memory_check(root));
     checks.push(instructions_check(daemon.engine.home.root(), root, &config));
+    checks.push(telemetry_check(&config));
     checks.extend(crate::doctor_policy::checks(daemon, root).await);
     for (name, health) in [
         ("config.json", &status.config),
@@ -278,6 +279,32 @@ fn instructions_check(home: &Path, root: &Path, config: &Config) -> Check {
             config.instructions.budget()
         ),
     )
+}
+
+/// Where the OpenTelemetry export goes (off unless an endpoint is set);
+/// never its headers, which often hold a key.
+fn telemetry_check(config: &Config) -> Check {
+    const NAME: &str = "Telemetry";
+    let t = &config.telemetry;
+    let Some(shown) = t.endpoint_shown() else {
+        return info(
+            NAME,
+            "off (optional: `telemetry.otlp.endpoint` exports traces, metrics and log events over OTLP/HTTP)",
+        );
+    };
+    if let Some(problem) = t.endpoint_problem() {
+        return fail(
+            NAME,
+            format!("telemetry.otlp: {problem}; nothing is exported"),
+            "set `telemetry.otlp.endpoint` to the collector's OTLP/HTTP URL, e.g. http://localhost:4318",
+        );
+    }
+    let content = if t.include_content {
+        "prompts, answers and tool output included (telemetry.includeContent)"
+    } else {
+        "counts, names and durations only"
+    };
+    ok(NAME, format!("OTLP/HTTP to {shown}: {content}"))
 }
 
 fn provider_config(config: &Config, file: &FileHealth) -> Check {
@@ -594,6 +621,34 @@ mod tests {
                 "[FAIL] Workspace Root: Directory not found: {} (fix: start seekclaw in an existing project directory (or pass --workspace DIR))",
                 dir.path().join("gone").display()
             )
+        );
+    }
+
+    #[test]
+    fn telemetry_says_off_where_it_goes_or_why_not_and_never_a_password() {
+        let mut config = Config::default();
+        assert_eq!(telemetry_check(&config).level, CheckLevel::Info);
+        config.telemetry.otlp.endpoint = Some("http://user:s3cret@collector:4318/".into());
+        config
+            .telemetry
+            .otlp
+            .headers
+            .insert("authorization".into(), "Bearer tok-9".into());
+        let row = telemetry_check(&config);
+        assert_eq!(row.level, CheckLevel::Ok, "{}", row.detail);
+        assert!(
+            row.detail.contains("http://…@collector:4318/"),
+            "{}",
+            row.detail
+        );
+        assert!(!row.detail.contains("s3cret") && !row.detail.contains("tok-9"));
+        config.telemetry.otlp.endpoint = Some("collector:4318".into());
+        let row = telemetry_check(&config);
+        assert_eq!(row.level, CheckLevel::Fail, "{}", row.detail);
+        assert!(
+            row.detail.contains("not an http:// or https:// URL"),
+            "{}",
+            row.detail
         );
     }
 }

@@ -48,10 +48,8 @@ impl Providers {
         client: RuntimeClient,
     ) -> Result<Providers, TelemetryError> {
         let base = endpoint.trim_end_matches('/');
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(TelemetryError::Config(format!(
-                "endpoint `{base}` is not an http:// or https:// URL"
-            )));
+        if let Some(problem) = settings.endpoint_problem() {
+            return Err(TelemetryError::Config(problem));
         }
         let headers: HashMap<String, String> = settings.otlp.headers.clone().into_iter().collect();
         let failed =
