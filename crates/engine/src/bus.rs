@@ -456,11 +456,6 @@ impl TurnBus {
             .collect()
     }
 
-    /// A copy of a turn's message for its `turn_start` (kept for replay).
-    pub fn clone_message_if_watched(&self, message: &str) -> Option<String> {
-        Some(message.to_string())
-    }
-
     /// Whether a reader other than `reader` watches `session_id` (a turn
     /// whose own client leaves still has someone to run for).
     pub fn watched_by_others(&self, session_id: &str, reader: u64) -> bool {

@@ -264,7 +264,6 @@ impl Engine {
         crate::preflight::message(&request.message, &request.images)?;
         // An unreadable config.json with nothing read before: no turn on defaults.
         self.config.usable_for_turns()?;
-        let watched = request.message.clone();
         if request.overrides.model.is_none() {
             request.overrides.model = self.own_model(&request.scope, &request.session).await?;
         }
@@ -303,7 +302,7 @@ impl Engine {
         });
         let owner = owner_id(&session.id);
         let start = Watched::TurnStart {
-            message: watched,
+            message: request.message.clone(),
             origin: origin.kind,
         };
         let (stream, seq) = self
