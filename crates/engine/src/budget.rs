@@ -417,10 +417,12 @@ impl SpendGate for BudgetGate {
                 None => wording::budget_amount(None, v.round().max(0.0) as u64),
             };
             if spent + next > limit {
-                let mut raise = raise_hint(l, &session, (spent + next).max(limit * 2.0));
-                if matches!(l.scope, BudgetScope::Session | BudgetScope::Project) {
-                    raise.0.push_str(&where_flag(self.subject.scope.as_deref()));
-                }
+                let raise = wording::budget_raise(
+                    (l.scope.as_str(), l.tokens.is_some()),
+                    (spent + next).max(limit * 2.0),
+                    (&session, l.task.as_deref()),
+                    place(self.subject.scope.as_deref()),
+                );
                 return SpendVerdict::Stop(wording::budget_exhausted(
                     &name(l),
                     &amount(limit),
@@ -465,66 +467,18 @@ fn warn_key((scope, usd): (&'static str, bool)) -> &'static str {
 
 /// How a budget is named in a sentence.
 fn name(l: &BudgetLine) -> String {
-    let what = match l.scope {
-        BudgetScope::Session => "session",
-        BudgetScope::Schedule => "scheduled run",
-        BudgetScope::Project => "project's monthly",
-        BudgetScope::Day => "daily",
-    };
-    match l.tokens {
-        Some(_) => format!("{what} token"),
-        None => what.to_string(),
-    }
+    wording::budget_name(l.scope.as_str(), l.tokens.is_some())
 }
 
-/// The flag that finds a session's (or project's) budget from any folder:
-/// `seekclaw budget` otherwise looks in the current folder's project.
-fn where_flag(scope: Option<&str>) -> String {
+/// Where the subject's budget lives, from its store scope key.
+fn place(scope: Option<&str>) -> wording::BudgetPlace<'_> {
     match scope {
-        Some(seekclaw_config::GLOBAL_SCOPE) => " --global".to_string(),
-        Some(key) => match key.strip_prefix("workspace|") {
-            Some(path) if path.contains([' ', '\'', '"']) => {
-                format!(" --workspace '{}'", path.replace('\'', "'\\''"))
-            }
-            Some(path) => format!(" --workspace {path}"),
-            None => String::new(),
-        },
-        None => String::new(),
-    }
-}
-
-/// The command that raises `l` (to `suggest`), and its config key.
-fn raise_hint(l: &BudgetLine, session: &str, suggest: f64) -> (String, &'static str) {
-    let usd = (suggest * 100.0).ceil() / 100.0;
-    let tokens = suggest.ceil() as u64;
-    match (l.scope, l.tokens.is_some()) {
-        (BudgetScope::Session, false) => (
-            format!("seekclaw budget set session {usd} --session {session}"),
-            "budgets.session",
+        Some(seekclaw_config::GLOBAL_SCOPE) => wording::BudgetPlace::Global,
+        Some(key) => key.strip_prefix("workspace|").map_or(
+            wording::BudgetPlace::Unknown,
+            wording::BudgetPlace::Workspace,
         ),
-        (BudgetScope::Session, true) => (
-            format!("seekclaw budget set session --tokens {tokens} --session {session}"),
-            "budgets.tokens.session",
-        ),
-        (BudgetScope::Schedule, _) => match &l.task {
-            Some(task) => (
-                format!("seekclaw budget set schedule {usd} --task {task}"),
-                "budgets.schedule",
-            ),
-            None => (
-                format!("seekclaw budget set schedule {usd}"),
-                "budgets.schedule",
-            ),
-        },
-        (BudgetScope::Project, _) => (
-            format!("seekclaw budget set project {usd}"),
-            "budgets.project",
-        ),
-        (BudgetScope::Day, false) => (format!("seekclaw budget set day {usd}"), "budgets.day"),
-        (BudgetScope::Day, true) => (
-            format!("seekclaw budget set day --tokens {tokens}"),
-            "budgets.tokens.day",
-        ),
+        None => wording::BudgetPlace::Unknown,
     }
 }
 

@@ -195,11 +195,11 @@ fn local_day_and_month_starts_are_ledger_times() {
 
 #[test]
 fn the_raise_command_names_a_workspace_sessions_project() {
-    assert_eq!(where_flag(Some("global")), " --global");
-    assert_eq!(where_flag(Some("workspace|/w/app")), " --workspace /w/app");
+    use seekclaw_protocol::wording::BudgetPlace;
+    assert_eq!(place(Some("global")), BudgetPlace::Global);
     assert_eq!(
-        where_flag(Some("workspace|/w/my app")),
-        " --workspace '/w/my app'"
+        place(Some("workspace|/w/app")),
+        BudgetPlace::Workspace("/w/app")
     );
-    assert_eq!(where_flag(None), "");
+    assert_eq!(place(None), BudgetPlace::Unknown);
 }

@@ -125,6 +125,93 @@ pub fn budget_exhausted(
     )
 }
 
+/// How a budget is named in a sentence (`scope`: `session`, `schedule`,
+/// `project` or `day`; `tokens`: a token budget).
+pub fn budget_name(scope: &str, tokens: bool) -> String {
+    let what = match scope {
+        "schedule" => "scheduled run",
+        "project" => "project's monthly",
+        "day" => "daily",
+        other => other,
+    };
+    if tokens {
+        format!("{what} token")
+    } else {
+        what.to_string()
+    }
+}
+
+/// Where a session or project budget lives, for the command that raises it
+/// (`seekclaw budget` otherwise looks in the current folder's project).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetPlace<'a> {
+    /// The global scope (`--global`).
+    Global,
+    /// A project (`--workspace PATH`).
+    Workspace(&'a str),
+    /// Not known: no flag.
+    Unknown,
+}
+
+impl BudgetPlace<'_> {
+    fn flag(self) -> String {
+        match self {
+            BudgetPlace::Global => " --global".to_string(),
+            BudgetPlace::Workspace(path) if path.contains([' ', '\'', '"']) => {
+                format!(" --workspace '{}'", path.replace('\'', "'\\''"))
+            }
+            BudgetPlace::Workspace(path) => format!(" --workspace {path}"),
+            BudgetPlace::Unknown => String::new(),
+        }
+    }
+}
+
+/// The command that raises a budget (`scope` as in [`budget_name`]) to
+/// `suggest` (USD, or tokens for a token budget), and its config key.
+pub fn budget_raise(
+    (scope, tokens): (&str, bool),
+    suggest: f64,
+    (session, task): (&str, Option<&str>),
+    place: BudgetPlace,
+) -> (String, &'static str) {
+    let usd = (suggest * 100.0).ceil() / 100.0;
+    let count = suggest.ceil() as u64;
+    let (command, key) = match (scope, tokens) {
+        ("session", false) => (
+            format!("seekclaw budget set session {usd} --session {session}"),
+            "budgets.session",
+        ),
+        ("session", true) => (
+            format!("seekclaw budget set session --tokens {count} --session {session}"),
+            "budgets.tokens.session",
+        ),
+        ("schedule", _) => match task {
+            Some(task) => (
+                format!("seekclaw budget set schedule {usd} --task {task}"),
+                "budgets.schedule",
+            ),
+            None => (
+                format!("seekclaw budget set schedule {usd}"),
+                "budgets.schedule",
+            ),
+        },
+        ("project", _) => (
+            format!("seekclaw budget set project {usd}"),
+            "budgets.project",
+        ),
+        (_, true) => (
+            format!("seekclaw budget set day --tokens {count}"),
+            "budgets.tokens.day",
+        ),
+        _ => (format!("seekclaw budget set day {usd}"), "budgets.day"),
+    };
+    let flag = match scope {
+        "session" | "project" => place.flag(),
+        _ => String::new(),
+    };
+    (command + &flag, key)
+}
+
 /// The warning that a budget is nearly used up.
 pub fn budget_warning(name: &str, limit: &str, spent: &str, unpriced: Option<&str>) -> String {
     let why = unpriced.map_or(String::new(), |m| {
@@ -136,6 +223,28 @@ pub fn budget_warning(name: &str, limit: &str, spent: &str, unpriced: Option<&st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_raise_names_where_its_session_lives() {
+        let raise = |place| budget_raise(("session", false), 0.041, ("s1", None), place).0;
+        assert_eq!(
+            raise(BudgetPlace::Global),
+            "seekclaw budget set session 0.05 --session s1 --global"
+        );
+        assert!(raise(BudgetPlace::Workspace("/w/app")).ends_with(" --workspace /w/app"));
+        assert!(raise(BudgetPlace::Workspace("/w/my app")).ends_with(" --workspace '/w/my app'"));
+        assert!(raise(BudgetPlace::Unknown).ends_with("--session s1"));
+        let day = budget_raise(("day", true), 1200.2, ("s1", None), BudgetPlace::Global);
+        assert_eq!(
+            day,
+            (
+                "seekclaw budget set day --tokens 1201".into(),
+                "budgets.tokens.day"
+            )
+        );
+        assert_eq!(budget_name("project", false), "project's monthly");
+        assert_eq!(budget_name("day", true), "daily token");
+    }
 
     #[test]
     fn a_failover_to_another_provider_says_so() {
